@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file axl/context.h
+ * The context: where axl looks (the sysroot), which backends it uses and where its
+ * diagnostics go. Open one with axl_context_open(), free it with axl_context_free().
+ *
+ * Thread safety: a context may be used from several threads at once for reads
+ * (axl_inventory_open() and everything on an inventory); two threads may each use
+ * their own context freely.
+ */
+#ifndef AXL_CONTEXT_H
+#define AXL_CONTEXT_H
+
+#include "common.h"
+
+AXL_BEGIN_DECLS
+
+typedef struct axl_context axl_context;
+
+typedef enum axl_log_level {
+	AXL_LOG_ERROR = 0,
+	AXL_LOG_WARNING = 1,
+	AXL_LOG_INFO = 2,
+	AXL_LOG_DEBUG = 3
+} axl_log_level;
+
+/** Receives the library's diagnostics. The library itself never writes to stdout or
+ * stderr. May be called from any thread that uses the context. */
+typedef void (*axl_log_fn)(axl_log_level level, const char *message, void *userdata);
+
+/** Flags of axl_context_options. */
+enum {
+	/** Ignore the environment (AXL_SYSROOT, AXL_BACKENDS, AXL_PCI_IDS). */
+	AXL_CONTEXT_NO_ENV = 1u << 0,
+	/** Never load the pci.ids name database. */
+	AXL_CONTEXT_NO_PCI_IDS = 1u << 1
+};
+
+#define AXL_CONTEXT_OPTIONS_VERSION 1
+
+struct axl_context_options {
+	/** AXL_CONTEXT_OPTIONS_VERSION of the headers the caller was built with. */
+	unsigned version;
+	/** Root of the tree to read: NULL for the live system (or $AXL_SYSROOT). A
+	 *  re-rooted context describes another node: control operations refuse. */
+	const char *sysroot;
+	/** Backend selection: "nvidia,amdgpu" uses only those, "-vulkan" all but that;
+	 *  NULL for all (or $AXL_BACKENDS). Unknown names fail with AXL_EINVAL. */
+	const char *backends;
+	/** Diagnostics sink and its threshold (messages above log_level are dropped). */
+	axl_log_fn log;
+	void *log_userdata;
+	axl_log_level log_level;
+	/** AXL_CONTEXT_* flags. */
+	unsigned flags;
+	/** pci.ids file to use for names; NULL for the system's (or $AXL_PCI_IDS). */
+	const char *pci_ids_path;
+};
+
+#define AXL_CONTEXT_OPTIONS_INIT {AXL_CONTEXT_OPTIONS_VERSION, NULL, NULL, NULL, NULL, AXL_LOG_WARNING, 0u, NULL}
+
+/** Open a context. opts may be NULL for the defaults. On failure *out is NULL and
+ *  axl_error_last() says why (for example a sysroot that is not a directory). */
+AXL_API int axl_context_open(axl_context **out, const struct axl_context_options *opts);
+/** Free a context (NULL-safe). Inventories opened from it must be freed first. */
+AXL_API void axl_context_free(axl_context *ctx);
+/** The sysroot in use ("/" for the live system); borrowed. */
+AXL_API const char *axl_context_sysroot(const axl_context *ctx);
+/** Non-zero when the context reads another tree than the live system's. */
+AXL_API int axl_context_is_rerooted(const axl_context *ctx);
+
+/** Backends compiled into the library, in probe order. */
+AXL_API size_t axl_backend_count(void);
+AXL_API const char *axl_backend_name(size_t i);
+/** Non-zero when backend `name` is enabled in this context. */
+AXL_API int axl_context_backend_enabled(const axl_context *ctx, const char *name);
+
+AXL_END_DECLS
+
+#endif

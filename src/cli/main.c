@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: MIT */
+/* The axl command. It uses only libaxl's public API. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "axl.h"
+
+#define EXIT_USAGE 2
+
+struct opts {
+	const char *sysroot;
+	const char *backends;
+	int json;
+	int all;
+	int timing;
+	int verbose;
+	int compact;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: axl [global options] <command> [options]\n"
+		"\n"
+		"commands:\n"
+		"  list            the accelerators of this node, one line each\n"
+		"  show ID         one device in full (ID: nvidia:0, a UUID or a PCI address)\n"
+		"  version         the version of axl and libaxl\n"
+		"\n"
+		"options:\n"
+		"  --json          print the JSON document (schema axl.inventory) instead of a table\n"
+		"  --compact       JSON on one line\n"
+		"  --all           also the host CPU and every PCI function considered\n"
+		"  --timing        time spent per discovery stage (with --json: a \"timing\" object)\n"
+		"  --sysroot DIR   read another node's tree (a capture or a synthetic tree)\n"
+		"  --backends LIST use only these backends (\"nvidia,amdgpu\") or not these (\"-nvidia\")\n"
+		"  -v, --verbose   log diagnostics to standard error\n"
+		"  -h, --help      this text\n"
+		"\n"
+		"environment: AXL_SYSROOT, AXL_BACKENDS, AXL_PCI_IDS (options win).\n");
+}
+
+static void log_stderr(axl_log_level level, const char *msg, void *ud)
+{
+	(void)ud;
+	static const char *const names[] = {"error", "warning", "info", "debug"};
+	fprintf(stderr, "axl: %s: %s\n", names[level <= AXL_LOG_DEBUG ? level : 0], msg);
+}
+
+static int open_inventory(const struct opts *o, axl_context **ctx, axl_inventory **inv)
+{
+	struct axl_context_options co = AXL_CONTEXT_OPTIONS_INIT;
+	co.sysroot = o->sysroot;
+	co.backends = o->backends;
+	if (o->verbose) {
+		co.log = log_stderr;
+		co.log_level = AXL_LOG_DEBUG;
+	}
+	int rc = axl_context_open(ctx, &co);
+	if (rc) {
+		fprintf(stderr, "axl: %s\n", axl_error_last()[0] ? axl_error_last() : axl_strerror(rc));
+		return 1;
+	}
+	rc = axl_inventory_open(inv, *ctx, o->all ? AXL_INVENTORY_ALL : 0);
+	if (rc) {
+		fprintf(stderr, "axl: %s\n", axl_error_last()[0] ? axl_error_last() : axl_strerror(rc));
+		axl_context_free(*ctx);
+		return 1;
+	}
+	return 0;
+}
+
+static void human_bytes(int64_t b, char *out, size_t cap)
+{
+	const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	double v = (double)b;
+	int u = 0;
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+static const char *dstr(const axl_device *d, axl_attr a)
+{
+	const char *s = NULL;
+	return axl_device_get_str(d, a, &s) == 0 ? s : NULL;
+}
+
+static int print_json(const axl_inventory *inv, const struct opts *o)
+{
+	char *doc = NULL;
+	unsigned f = (o->compact ? 0 : AXL_JSON_PRETTY) | (o->timing ? AXL_JSON_TIMING : 0);
+	int rc = axl_inventory_json(inv, f, &doc, NULL);
+	if (rc) {
+		fprintf(stderr, "axl: %s\n", axl_error_last());
+		return 1;
+	}
+	fputs(doc, stdout);
+	if (o->compact)
+		fputc('\n', stdout);
+	axl_free(doc);
+	return 0;
+}
+
+static void print_warnings(const axl_inventory *inv)
+{
+	size_t n = axl_inventory_warning_count(inv);
+	for (size_t i = 0; i < n; i++) {
+		const struct axl_warning *w = axl_inventory_warning(inv, i);
+		fprintf(stderr, "axl: warning: %s%s%s\n", w->path ? w->path : "", w->path ? ": " : "",
+			w->message);
+	}
+}
+
+static void print_timing(const axl_inventory *inv)
+{
+	size_t n = axl_inventory_timing_count(inv);
+	double total = 0;
+	printf("\n%-12s %10s\n", "STAGE", "MS");
+	for (size_t i = 0; i < n; i++) {
+		const struct axl_timing *t = axl_inventory_timing(inv, i);
+		printf("%-12s %10.3f\n", t->stage, t->milliseconds);
+		total += t->milliseconds;
+	}
+	printf("%-12s %10.3f\n", "total", total);
+}
+
+static int cmd_list(const struct opts *o)
+{
+	axl_context *ctx;
+	axl_inventory *inv;
+	if (open_inventory(o, &ctx, &inv))
+		return 1;
+	int rc = 0;
+	if (o->json) {
+		rc = print_json(inv, o);
+	} else {
+		size_t n = axl_inventory_device_count(inv);
+		printf("%-14s %-36s %-10s %-10s %-5s %s\n", "ID", "MODEL", "MEMORY", "LINK", "NUMA", "DRIVER");
+		for (size_t i = 0; i < n; i++) {
+			const axl_device *d = axl_inventory_device(inv, i);
+			char mem[32] = "-", link[32] = "-", numa[16] = "-", drv[96] = "-";
+			int64_t v, g, w;
+			if (axl_device_get_int(d, AXL_ATTR_MEMORY_TOTAL, &v) == 0)
+				human_bytes(v, mem, sizeof mem);
+			if (axl_device_get_int(d, AXL_ATTR_LINK_CURRENT_GEN, &g) == 0 &&
+			    axl_device_get_int(d, AXL_ATTR_LINK_CURRENT_WIDTH, &w) == 0)
+				snprintf(link, sizeof link, "Gen%lld x%lld", (long long)g, (long long)w);
+			if (axl_device_get_int(d, AXL_ATTR_NUMA_NODE, &v) == 0)
+				snprintf(numa, sizeof numa, "%lld", (long long)v);
+			const char *dn = dstr(d, AXL_ATTR_DRIVER), *dv = dstr(d, AXL_ATTR_DRIVER_VERSION);
+			if (dn)
+				snprintf(drv, sizeof drv, "%s%s%s", dn, dv ? " " : "", dv ? dv : "");
+			const char *model = dstr(d, AXL_ATTR_MODEL);
+			printf("%-14s %-36.36s %-10s %-10s %-5s %s\n", axl_device_id(d), model ? model : "(unknown)",
+			       mem, link, numa, drv);
+		}
+		if (n == 0)
+			printf("(no accelerators found)\n");
+		if (o->all) {
+			size_t np = axl_inventory_pci_function_count(inv);
+			printf("\n%-14s %-9s %-6s %-14s %-5s %s\n", "PCI", "ID", "CLASS", "DRIVER", "ACCEL", "WHY");
+			for (size_t i = 0; i < np; i++) {
+				const struct axl_pci_function *f = axl_inventory_pci_function(inv, i);
+				char id[16] = "?", cls[8] = "?";
+				if (f->vendor_id >= 0 && f->device_id >= 0)
+					snprintf(id, sizeof id, "%04x:%04x", f->vendor_id, f->device_id);
+				if (f->class_code >= 0)
+					snprintf(cls, sizeof cls, "%04x", f->class_code >> 8);
+				printf("%-14s %-9s %-6s %-14s %-5s %s%s%s\n", f->address, id, cls,
+				       f->driver ? f->driver : "-", f->accelerator ? "yes" : "no",
+				       f->reason ? f->reason : "", f->name ? "; " : "", f->name ? f->name : "");
+			}
+		}
+		if (o->timing)
+			print_timing(inv);
+		print_warnings(inv);
+	}
+	axl_inventory_free(inv);
+	axl_context_free(ctx);
+	return rc;
+}
+
+static void kv(const char *k, const char *v)
+{
+	if (v)
+		printf("  %-24s %s\n", k, v);
+}
+
+static int cmd_show(const struct opts *o, const char *id)
+{
+	axl_context *ctx;
+	axl_inventory *inv;
+	if (open_inventory(o, &ctx, &inv))
+		return 1;
+	const axl_device *d = axl_inventory_find(inv, id);
+	int rc = 0;
+	if (!d) {
+		fprintf(stderr, "axl: no device '%s' (axl list shows the ids)\n", id);
+		rc = 1;
+	} else if (o->json) {
+		char *doc;
+		if (axl_device_json(d, o->compact ? 0 : AXL_JSON_PRETTY, &doc, NULL) == 0) {
+			fputs(doc, stdout);
+			if (o->compact)
+				fputc('\n', stdout);
+			axl_free(doc);
+		} else {
+			rc = 1;
+		}
+	} else {
+		printf("%s\n", axl_device_id(d));
+		for (int a = 0; a < AXL_ATTR__COUNT; a++) {
+			if (a == AXL_ATTR_ID || axl_device_source(d, (axl_attr)a) == AXL_SOURCE_NONE)
+				continue;
+			char val[512];
+			const char *s;
+			int64_t i;
+			double f;
+			if (axl_device_get_str(d, (axl_attr)a, &s) == 0)
+				snprintf(val, sizeof val, "%s", s);
+			else if (a == AXL_ATTR_FAMILY && axl_device_get_int(d, (axl_attr)a, &i) == 0)
+				snprintf(val, sizeof val, "%s", axl_family_name((axl_family)i));
+			else if ((a == AXL_ATTR_VENDOR_ID || a == AXL_ATTR_DEVICE_ID || a == AXL_ATTR_SUBSYSTEM_VENDOR_ID ||
+				  a == AXL_ATTR_SUBSYSTEM_DEVICE_ID || a == AXL_ATTR_PCI_CLASS || a == AXL_ATTR_REVISION) &&
+				 axl_device_get_int(d, (axl_attr)a, &i) == 0)
+				snprintf(val, sizeof val, "0x%04llx", (long long)i);
+			else if (a == AXL_ATTR_MEMORY_TOTAL && axl_device_get_int(d, (axl_attr)a, &i) == 0) {
+				char h[32];
+				human_bytes(i, h, sizeof h);
+				snprintf(val, sizeof val, "%lld (%s)", (long long)i, h);
+			} else if (axl_device_get_int(d, (axl_attr)a, &i) == 0)
+				snprintf(val, sizeof val, "%lld", (long long)i);
+			else if (axl_device_get_num(d, (axl_attr)a, &f) == 0)
+				snprintf(val, sizeof val, "%g", f);
+			else
+				continue;
+			char key[64];
+			snprintf(key, sizeof key, "%s", axl_attr_name((axl_attr)a));
+			printf("  %-24s %-40s [%s]\n", key, val, axl_source_name(axl_device_source(d, (axl_attr)a)));
+		}
+		size_t nn = axl_device_node_count(d);
+		for (size_t i = 0; i < nn; i++)
+			kv(i == 0 ? "device_nodes" : "", axl_device_node(d, i));
+		size_t nc = axl_device_compute_unit_count(d);
+		for (size_t i = 0; i < nc; i++) {
+			const struct axl_compute_unit *c = axl_device_compute_unit(d, i);
+			printf("  %-24s %s x %lld [%s]\n", i == 0 ? "compute_units" : "", c->name, (long long)c->count,
+			       axl_source_name(c->source));
+		}
+		size_t np = axl_device_precision_count(d);
+		for (size_t i = 0; i < np; i++) {
+			const struct axl_precision *p = axl_device_precision(d, i);
+			char peak[32] = "";
+			if (p->peak_tflops >= 0)
+				snprintf(peak, sizeof peak, " %.1f TFLOPS", p->peak_tflops);
+			printf("  %-24s %-5s %s%s [%s]\n", i == 0 ? "precision" : "", axl_format_name(p->format),
+			       axl_support_name(p->support), peak, axl_source_name(p->source));
+		}
+		size_t nparts = axl_device_partitioning_count(d);
+		for (size_t i = 0; i < nparts; i++) {
+			const struct axl_partitioning *p = axl_device_partitioning(d, i);
+			printf("  %-24s %s", i == 0 ? "partitioning" : "", p->technology);
+			if (p->mode)
+				printf(" mode=%s", p->mode);
+			if (p->max_partitions >= 0)
+				printf(" max=%lld", (long long)p->max_partitions);
+			for (size_t j = 0; j < p->profile_count; j++)
+				printf("%s%s", j ? "," : " profiles=", p->profiles[j]);
+			printf(" [%s]\n", axl_source_name(p->source));
+		}
+		print_warnings(inv);
+	}
+	axl_inventory_free(inv);
+	axl_context_free(ctx);
+	return rc;
+}
+
+/* Apply one option; returns 0, or the exit code to leave with (+1). */
+static int apply_opt(struct opts *o, int c)
+{
+	switch (c) {
+	case 'j': o->json = 1; return 0;
+	case 'a': o->all = 1; return 0;
+	case 't': o->timing = 1; return 0;
+	case 's': o->sysroot = optarg; return 0;
+	case 'b': o->backends = optarg; return 0;
+	case 'v': o->verbose = 1; return 0;
+	case 'c': o->compact = 1; o->json = 1; return 0;
+	case 'h': usage(stdout); return 0 + 1;
+	default: usage(stderr); return EXIT_USAGE + 1;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {0};
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'j'},      {"all", no_argument, NULL, 'a'},
+		{"timing", no_argument, NULL, 't'},    {"sysroot", required_argument, NULL, 's'},
+		{"backends", required_argument, NULL, 'b'}, {"verbose", no_argument, NULL, 'v'},
+		{"compact", no_argument, NULL, 'c'},   {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c, r;
+	/* options may come before or after the command ("+": stop at the command) */
+	while ((c = getopt_long(argc, argv, "+hv", longopts, NULL)) != -1)
+		if ((r = apply_opt(&o, c)))
+			return r - 1;
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *cmd = argv[optind++];
+	const char *arg = NULL;
+	while (optind < argc) {
+		if (argv[optind][0] == '-' && argv[optind][1]) {
+			c = getopt_long(argc, argv, "+hv", longopts, NULL);
+			if (c == -1)
+				break;
+			if ((r = apply_opt(&o, c)))
+				return r - 1;
+			continue;
+		}
+		if (arg) {
+			fprintf(stderr, "axl: unexpected argument '%s'\n", argv[optind]);
+			return EXIT_USAGE;
+		}
+		arg = argv[optind++];
+	}
+	if (optind < argc) {
+		fprintf(stderr, "axl: unexpected argument '%s'\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (strcmp(cmd, "list") == 0) {
+		if (arg) {
+			fprintf(stderr, "axl: list takes no argument\n");
+			return EXIT_USAGE;
+		}
+		return cmd_list(&o);
+	}
+	if (strcmp(cmd, "show") == 0) {
+		if (!arg) {
+			fprintf(stderr, "axl: show needs a device id (axl list shows them)\n");
+			return EXIT_USAGE;
+		}
+		return cmd_show(&o, arg);
+	}
+	if (strcmp(cmd, "version") == 0) {
+		printf("axl %s (libaxl %s)\n", AXL_VERSION_STRING, axl_version());
+		return 0;
+	}
+	if (strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "axl: unknown command '%s'\n", cmd);
+	usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* The backend table, in probe order. "pci" must stay first: it is the base scan. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+static bool pci_owns(const struct axl_device *dev)
+{
+	(void)dev;
+	return false;
+}
+
+static const struct axl__backend backend_pci = {
+	.name = "pci",
+	.owns = pci_owns,
+};
+
+extern const struct axl__backend axl__backend_nvidia;
+extern const struct axl__backend axl__backend_amdgpu;
+extern const struct axl__backend axl__backend_amdxdna;
+extern const struct axl__backend axl__backend_intel;
+extern const struct axl__backend axl__backend_habana;
+extern const struct axl__backend axl__backend_neuron;
+extern const struct axl__backend axl__backend_tpu;
+extern const struct axl__backend axl__backend_tenstorrent;
+extern const struct axl__backend axl__backend_ascend;
+extern const struct axl__backend axl__backend_qaic;
+
+const struct axl__backend *const axl__backends[] = {
+	&backend_pci,
+	&axl__backend_nvidia,
+	&axl__backend_amdgpu,
+	&axl__backend_amdxdna,
+	&axl__backend_intel,
+	&axl__backend_habana,
+	&axl__backend_neuron,
+	&axl__backend_tpu,
+	&axl__backend_tenstorrent,
+	&axl__backend_ascend,
+	&axl__backend_qaic,
+};
+
+const size_t axl__backend_total = sizeof axl__backends / sizeof *axl__backends;

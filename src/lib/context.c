@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+void axl__log(const axl_context *ctx, axl_log_level level, const char *fmt, ...)
+{
+	if (!ctx || !ctx->log || level > ctx->log_level)
+		return;
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	ctx->log(level, msg, ctx->log_userdata);
+}
+
+double axl__now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+AXL_API size_t axl_backend_count(void)
+{
+	return axl__backend_total + 1; /* + "devicedb" */
+}
+
+AXL_API const char *axl_backend_name(size_t i)
+{
+	if (i < axl__backend_total)
+		return axl__backends[i]->name;
+	if (i == axl__backend_total)
+		return "devicedb";
+	return NULL;
+}
+
+bool axl__backend_on(const axl_context *ctx, size_t i)
+{
+	return i < 64 && (ctx->backend_mask >> i) & 1u;
+}
+
+AXL_API int axl_context_backend_enabled(const axl_context *ctx, const char *name)
+{
+	if (!ctx || !name)
+		return 0;
+	if (strcmp(name, "devicedb") == 0)
+		return ctx->devicedb_enabled;
+	for (size_t i = 0; i < axl__backend_total; i++)
+		if (strcmp(axl__backends[i]->name, name) == 0)
+			return axl__backend_on(ctx, i);
+	return 0;
+}
+
+/* "a,b" selects only a and b; "-a,-b" all but those; both kinds may mix: the
+ * positive names form the base set (all when there are none), negatives remove. */
+static int parse_backends(axl_context *ctx, const char *spec)
+{
+	uint64_t all = axl__backend_total >= 64 ? ~0ull : ((1ull << axl__backend_total) - 1);
+	uint64_t pos = 0, neg = 0;
+	bool any_pos = false, db_pos = false, db_neg = false;
+	const char *p = spec;
+	while (*p) {
+		while (*p == ',' || *p == ' ')
+			p++;
+		if (!*p)
+			break;
+		bool minus = false;
+		if (*p == '-' || *p == '+') {
+			minus = *p == '-';
+			p++;
+		}
+		const char *start = p;
+		while (*p && *p != ',' && *p != ' ')
+			p++;
+		size_t len = (size_t)(p - start);
+		if (len == 0)
+			return axl__error(AXL_EINVAL, "backend selection '%s': empty name", spec);
+		bool found = false;
+		if (len == 8 && memcmp(start, "devicedb", 8) == 0) {
+			found = true;
+			if (minus)
+				db_neg = true;
+			else
+				db_pos = true;
+		}
+		for (size_t i = 0; i < axl__backend_total && !found; i++) {
+			const char *n = axl__backends[i]->name;
+			if (strlen(n) == len && memcmp(n, start, len) == 0) {
+				found = true;
+				if (minus)
+					neg |= 1ull << i;
+				else
+					pos |= 1ull << i;
+			}
+		}
+		if (!found)
+			return axl__error(AXL_EINVAL, "backend selection '%s': unknown backend '%.*s'",
+					  spec, (int)(len > 64 ? 64 : len), start);
+		if (!minus)
+			any_pos = true;
+	}
+	uint64_t base = any_pos ? pos : all;
+	/* the PCI scan is the base of discovery: always on unless removed explicitly */
+	ctx->backend_mask = (base | (any_pos ? 1ull : 0)) & ~neg;
+	(void)db_pos;
+	ctx->devicedb_enabled = !db_neg;
+	return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+AXL_API int axl_context_open(axl_context **out, const struct axl_context_options *opts)
+{
+	if (!out)
+		return axl__error(AXL_EINVAL, "axl_context_open: out is NULL");
+	*out = NULL;
+	axl__error_clear();
+	struct axl_context_options defaults = AXL_CONTEXT_OPTIONS_INIT;
+	if (!opts)
+		opts = &defaults;
+	if (opts->version != AXL_CONTEXT_OPTIONS_VERSION)
+		return axl__error(AXL_EVERSION, "axl_context_options version %u, this library knows %u",
+				  opts->version, AXL_CONTEXT_OPTIONS_VERSION);
+	axl_context *ctx = calloc(1, sizeof *ctx);
+	if (!ctx)
+		return axl__error(AXL_ENOMEM, "out of memory");
+	ctx->fs.root_fd = -1;
+	pthread_mutex_init(&ctx->lock, NULL);
+	ctx->log = opts->log;
+	ctx->log_userdata = opts->log_userdata;
+	ctx->log_level = opts->log_level;
+	ctx->flags = opts->flags;
+	bool env = !(opts->flags & AXL_CONTEXT_NO_ENV);
+
+	const char *sysroot = opts->sysroot;
+	if (!sysroot && env)
+		sysroot = getenv("AXL_SYSROOT");
+	if (!sysroot || !*sysroot)
+		sysroot = "/";
+	const char *backends = opts->backends;
+	if (!backends && env)
+		backends = getenv("AXL_BACKENDS");
+	const char *ids = opts->pci_ids_path;
+	if (!ids && env)
+		ids = getenv("AXL_PCI_IDS");
+
+	int rc = axl__fs_init(&ctx->fs, sysroot);
+	if (rc < 0) {
+		rc = axl__error(rc == -ENOENT || rc == -ENOTDIR ? AXL_ENOENT : AXL_EIO,
+				"sysroot '%s': %s", sysroot, strerror(-rc));
+		axl_context_free(ctx);
+		return rc;
+	}
+	ctx->sysroot = strdup(sysroot);
+	ctx->pci_ids_path = dup_or_null(ids);
+	if (!ctx->sysroot || (ids && !ctx->pci_ids_path)) {
+		axl_context_free(ctx);
+		return axl__error(AXL_ENOMEM, "out of memory");
+	}
+	rc = parse_backends(ctx, backends ? backends : "");
+	if (rc) {
+		axl_context_free(ctx);
+		return rc;
+	}
+	*out = ctx;
+	return 0;
+}
+
+AXL_API void axl_context_free(axl_context *ctx)
+{
+	if (!ctx)
+		return;
+	axl__pciids_free(ctx);
+	axl__fs_fini(&ctx->fs);
+	free(ctx->sysroot);
+	free(ctx->pci_ids_path);
+	pthread_mutex_destroy(&ctx->lock);
+	free(ctx);
+}
+
+AXL_API const char *axl_context_sysroot(const axl_context *ctx)
+{
+	return ctx && ctx->sysroot ? ctx->sysroot : "/";
+}
+
+AXL_API int axl_context_is_rerooted(const axl_context *ctx)
+{
+	return ctx ? ctx->fs.rerooted : 0;
+}

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/* libaxl internals shared by the core and the backends. Nothing here is exported. */
+#ifndef AXL_INTERNAL_H
+#define AXL_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "axl.h"
+#include "devicedb.h"
+#include "../util/fs.h"
+#include "../util/strbuf.h"
+
+#define AXL__HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- errors ---------------------------------------------------------------- */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+int axl__error(int code, const char *fmt, ...); /* sets axl_error_last(); returns code */
+void axl__error_clear(void);
+
+/* ---- arena: many small allocations freed at once ------------------------------ */
+struct axl__arena_chunk;
+struct axl__arena {
+	struct axl__arena_chunk *head;
+	bool failed;
+};
+void *axl__arena_alloc(struct axl__arena *a, size_t size);
+char *axl__arena_strdup(struct axl__arena *a, const char *s);
+char *axl__arena_strndup(struct axl__arena *a, const char *s, size_t n);
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+char *axl__arena_printf(struct axl__arena *a, const char *fmt, ...);
+void axl__arena_free(struct axl__arena *a);
+
+/* ---- growable arrays ----------------------------------------------------------- */
+#define AXL__VEC(type)                                                                 \
+	struct {                                                                       \
+		type *v;                                                               \
+		size_t n, cap;                                                         \
+	}
+/* Returns a pointer to a new zeroed slot, NULL on allocation failure. */
+void *axl__vec_push_raw(void **v, size_t *n, size_t *cap, size_t elem);
+#define AXL__VEC_PUSH(vec) \
+	((__typeof__((vec).v))axl__vec_push_raw((void **)&(vec).v, &(vec).n, &(vec).cap, sizeof *(vec).v))
+#define AXL__VEC_FREE(vec) \
+	do {                   \
+		free((vec).v); \
+		(vec).v = NULL; \
+		(vec).n = (vec).cap = 0; \
+	} while (0)
+
+/* ---- values with provenance ---------------------------------------------------- */
+enum { AXL__T_S = 1, AXL__T_I = 2, AXL__T_F = 3 };
+struct axl__val {
+	union {
+		int64_t i;
+		double f;
+		const char *s;
+	} v;
+	uint8_t src; /* axl_source; NONE = unknown */
+};
+
+/* ---- context ------------------------------------------------------------------- */
+struct axl_context {
+	struct axl__fs fs;
+	char *sysroot;
+	axl_log_fn log;
+	void *log_userdata;
+	axl_log_level log_level;
+	unsigned flags;
+	uint64_t backend_mask; /* bit i: backend i enabled */
+	bool devicedb_enabled;
+	char *pci_ids_path;
+	/* lazily loaded pci.ids (guarded by lock) */
+	pthread_mutex_t lock;
+	void *pci_access;
+	bool pci_ids_tried;
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+void axl__log(const axl_context *ctx, axl_log_level level, const char *fmt, ...);
+
+/* pci.ids name of a device (vendor and device name joined); NULL when unknown. The
+ * string is written into buf. Thread-safe. */
+const char *axl__pciids_device(axl_context *ctx, int vendor, int device, int subvendor,
+			       int subdevice, char *buf, size_t cap);
+const char *axl__pciids_vendor(axl_context *ctx, int vendor, char *buf, size_t cap);
+void axl__pciids_free(axl_context *ctx);
+
+/* ---- device ---------------------------------------------------------------------- */
+struct axl__part {
+	struct axl_partitioning pub;
+	AXL__VEC(const char *) profiles;
+};
+
+struct axl_device {
+	struct axl__val attr[AXL_ATTR__COUNT];
+	const char *prefix;  /* id prefix: "nvidia", "amdgpu", ... */
+	const char *owner;   /* backend that owns it (for AXL_BACKENDS filtering) */
+	/* PCI identity */
+	bool has_pci;
+	unsigned domain, bus, devno, fn;
+	const char *syspath; /* "/sys/bus/pci/devices/0000:18:00.0" (or KFD node path) */
+	const char *devpath; /* resolved "/sys/devices/pci0000:00/.../0000:18:00.0" or NULL */
+	int numa_node;       /* copy of the attribute, -1 unknown */
+	AXL__VEC(const char *) nodes;
+	AXL__VEC(struct axl_compute_unit) cus;
+	AXL__VEC(struct axl_precision) precs;
+	AXL__VEC(struct axl__part) parts;
+	const struct axl__db_entry *db;
+	unsigned sources;
+	bool visible_in_list;
+	/* vendor scratch */
+	int nvidia_minor;
+	uint64_t kfd_unique_id;
+	bool kfd_only;
+	uint64_t xgmi_hive;
+};
+
+/* ---- host ------------------------------------------------------------------------ */
+struct axl_host {
+	struct axl__val attr[AXL_HOST__COUNT];
+	AXL__VEC(const char *) isa;
+	AXL__VEC(struct axl_numa_node) numa;
+};
+
+/* ---- inventory ------------------------------------------------------------------- */
+struct axl__pcifn {
+	struct axl_pci_function pub;
+	unsigned domain, bus, devno, fn;
+	const char *devpath; /* resolved path under /sys/devices */
+	int numa_node;
+	struct axl_device *dev; /* when it is an accelerator */
+};
+
+struct axl_inventory {
+	axl_context *ctx;
+	unsigned flags;
+	struct axl__arena arena;
+	struct axl_host host;
+	AXL__VEC(struct axl_device *) devs;
+	AXL__VEC(struct axl_link) links;
+	AXL__VEC(struct axl_warning) warnings;
+	AXL__VEC(struct axl__pcifn) pcifns;
+	AXL__VEC(struct axl_timing) timings;
+	bool kfd_present;
+};
+
+/* Record a warning; message is printf-style. path may be NULL. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+void axl__warn(struct axl_inventory *inv, const char *source, const char *path, const char *fmt,
+	       ...);
+
+struct axl_device *axl__device_new(struct axl_inventory *inv, const char *owner, const char *prefix);
+void axl__device_free(struct axl_device *dev);
+
+/* Set a value (overwrites). Strings are copied into the inventory's arena. */
+void axl__set_str(struct axl_inventory *inv, struct axl_device *dev, axl_attr a, axl_source src,
+		  const char *s);
+void axl__set_int(struct axl_device *dev, axl_attr a, axl_source src, int64_t v);
+void axl__set_num(struct axl_device *dev, axl_attr a, axl_source src, double v);
+/* Set only when not known yet. */
+void axl__fill_str(struct axl_inventory *inv, struct axl_device *dev, axl_attr a, axl_source src,
+		   const char *s);
+void axl__fill_int(struct axl_device *dev, axl_attr a, axl_source src, int64_t v);
+void axl__fill_num(struct axl_device *dev, axl_attr a, axl_source src, double v);
+bool axl__known(const struct axl_device *dev, axl_attr a);
+int64_t axl__int(const struct axl_device *dev, axl_attr a, int64_t dflt);
+const char *axl__str(const struct axl_device *dev, axl_attr a);
+
+int axl__add_node(struct axl_inventory *inv, struct axl_device *dev, const char *path);
+int axl__add_cu(struct axl_inventory *inv, struct axl_device *dev, const char *name, int64_t count,
+		axl_source src);
+struct axl__part *axl__add_part(struct axl_inventory *inv, struct axl_device *dev,
+				const char *technology, axl_source src);
+int axl__part_add_profile(struct axl_inventory *inv, struct axl__part *p, const char *profile);
+
+void axl__host_set_str(struct axl_inventory *inv, axl_host_attr a, axl_source src, const char *s);
+void axl__host_set_int(struct axl_inventory *inv, axl_host_attr a, axl_source src, int64_t v);
+
+/* ---- reading attributes (bounded, with warnings) ------------------------------- */
+enum {
+	AXL__RD_OPTIONAL = 0,     /* missing: silently unknown */
+	AXL__RD_REQUIRED = 1u << 0, /* missing: warning */
+	AXL__RD_EMPTY_OK = 1u << 1  /* an empty file is a valid (empty) value */
+};
+#define AXL__ATTR_CAP 4096
+
+/* Read dir/name (dirfd may be AXL__FS_ROOT with a full path in name). dirpath is used
+ * only for messages. Returns true with the stripped content in buf (NUL-terminated),
+ * false (with a warning where appropriate) otherwise. */
+bool axl__read_attr(struct axl_inventory *inv, const char *source, int dirfd, const char *dirpath,
+		    const char *name, char *buf, size_t cap, unsigned flags);
+/* Same, then parse. */
+bool axl__read_u64(struct axl_inventory *inv, const char *source, int dirfd, const char *dirpath,
+		   const char *name, int base, uint64_t *out, unsigned flags);
+bool axl__read_i64(struct axl_inventory *inv, const char *source, int dirfd, const char *dirpath,
+		   const char *name, int64_t *out, unsigned flags);
+
+/* ---- backends -------------------------------------------------------------------- */
+struct axl__scan {
+	axl_context *ctx;
+	struct axl_inventory *inv;
+	const struct axl__fs *fs;
+};
+
+struct axl__backend {
+	const char *name;
+	/* Add devices the PCI scan cannot see (KFD-only nodes, ...). Optional. */
+	int (*enumerate)(struct axl__scan *scan);
+	/* Does this backend own the device (vendor, driver)? */
+	bool (*owns)(const struct axl_device *dev);
+	/* Add what the driver publishes for one device. Optional. */
+	int (*enrich)(struct axl__scan *scan, struct axl_device *dev);
+	/* After all devices are enriched (links, hive ids). Optional. */
+	int (*finish)(struct axl__scan *scan);
+};
+
+extern const struct axl__backend *const axl__backends[];
+extern const size_t axl__backend_total;
+bool axl__backend_on(const axl_context *ctx, size_t i);
+
+/* Stages of discovery */
+int axl__host_scan(struct axl__scan *scan);
+int axl__pci_scan(struct axl__scan *scan);
+void axl__devnodes_scan(struct axl__scan *scan, struct axl_device *dev);
+void axl__devicedb_apply(struct axl__scan *scan, struct axl_device *dev);
+void axl__links_derive(struct axl__scan *scan);
+
+/* Vendor display name and id prefix for a PCI vendor id (and family); never NULL. */
+const char *axl__vendor_name(int vendor_id);
+const char *axl__vendor_prefix(int vendor_id, axl_family family);
+
+/* Monotonic clock in ms */
+double axl__now_ms(void);
+
+#endif

@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: MIT */
+/* Taking a snapshot: the stages of discovery in order, and the inventory's getters. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "../util/parse.h"
+
+void axl__warn(struct axl_inventory *inv, const char *source, const char *path, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	/* the same problem reported twice (two devices sharing a file) counts once */
+	for (size_t i = 0; i < inv->warnings.n; i++) {
+		const struct axl_warning *w = &inv->warnings.v[i];
+		if (strcmp(w->message, msg) == 0 && strcmp(w->source, source) == 0 &&
+		    ((!w->path && !path) || (w->path && path && strcmp(w->path, path) == 0)))
+			return;
+	}
+	if (inv->warnings.n >= 4096)
+		return; /* a pathological tree: keep the document bounded */
+	struct axl_warning *w = AXL__VEC_PUSH(inv->warnings);
+	if (!w)
+		return;
+	w->source = axl__arena_strdup(&inv->arena, source);
+	w->path = path ? axl__arena_strdup(&inv->arena, path) : NULL;
+	w->message = axl__arena_strdup(&inv->arena, msg);
+	axl__log(inv->ctx, AXL_LOG_WARNING, "%s: %s%s%s", source, path ? path : "", path ? ": " : "",
+		 msg);
+}
+
+static const char *errno_text(long e)
+{
+	switch (-e) {
+	case ENOENT: return "missing";
+	case EISDIR: return "is a directory, not a file";
+	case ELOOP: return "symbolic link loop";
+	case EFBIG: return "file too large";
+	case EACCES: return "permission denied";
+	case EPERM: return "permission denied";
+	case EAGAIN: return "not a regular file";
+	case ENOTDIR: return "a path component is not a directory";
+	case ENAMETOOLONG: return "name too long";
+	case EXDEV: return "link leaves the tree";
+	case ENODEV: return "no such device";
+	case ENXIO: return "no such device or address";
+	case EIO: return "input/output error";
+	case EINVAL: return "invalid argument (read refused by the driver)";
+	default: return strerror((int)-e);
+	}
+}
+
+bool axl__read_attr(struct axl_inventory *inv, const char *source, int dirfd, const char *dirpath,
+		    const char *name, char *buf, size_t cap, unsigned flags)
+{
+	char path[512];
+	long n;
+	if (dirfd == AXL__FS_ROOT && dirpath) {
+		snprintf(path, sizeof path, "%s/%s", dirpath, name);
+		n = axl__fs_read(&inv->ctx->fs, dirfd, path, buf, cap);
+	} else {
+		n = axl__fs_read(&inv->ctx->fs, dirfd, name, buf, cap);
+	}
+	if (n < 0 || n == 0) {
+		if (n == -ENOENT && !(flags & AXL__RD_REQUIRED))
+			return false;
+		if (n == -ENODATA || n == -EOPNOTSUPP || n == -ENODEV)
+			return false; /* attribute not supported by this device */
+		if (n == 0 && (flags & AXL__RD_EMPTY_OK))
+			return true;
+		snprintf(path, sizeof path, "%s%s%s", dirpath ? dirpath : "", dirpath ? "/" : "", name);
+		if (n == 0)
+			axl__warn(inv, source, path, "empty file");
+		else
+			axl__warn(inv, source, path, "%s", errno_text(n));
+		return false;
+	}
+	/* binary junk where text is expected */
+	if (!axl__is_text(buf, (size_t)n) || strlen(buf) != (size_t)n) {
+		snprintf(path, sizeof path, "%s%s%s", dirpath ? dirpath : "", dirpath ? "/" : "", name);
+		axl__warn(inv, source, path, "not text");
+		return false;
+	}
+	char *s = axl__strip(buf);
+	if (s != buf)
+		memmove(buf, s, strlen(s) + 1);
+	if (!*buf && !(flags & AXL__RD_EMPTY_OK)) {
+		snprintf(path, sizeof path, "%s%s%s", dirpath ? dirpath : "", dirpath ? "/" : "", name);
+		axl__warn(inv, source, path, "empty file");
+		return false;
+	}
+	return true;
+}
+
+static void warn_parse(struct axl_inventory *inv, const char *source, const char *dirpath,
+		       const char *name, const char *content, int rc)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s%s%s", dirpath ? dirpath : "", dirpath ? "/" : "", name);
+	axl__warn(inv, source, path, "%s: '%.40s%s'", rc == AXL_ERANGE ? "out of range" : "not a number",
+		  content, strlen(content) > 40 ? "..." : "");
+}
+
+bool axl__read_u64(struct axl_inventory *inv, const char *source, int dirfd, const char *dirpath,
+		   const char *name, int base, uint64_t *out, unsigned flags)
+{
+	char buf[128];
+	if (!axl__read_attr(inv, source, dirfd, dirpath, name, buf, sizeof buf, flags))
+		return false;
+	int rc = axl__parse_u64(buf, base, out);
+	if (rc) {
+		warn_parse(inv, source, dirpath, name, buf, rc);
+		return false;
+	}
+	return true;
+}
+
+bool axl__read_i64(struct axl_inventory *inv, const char *source, int dirfd, const char *dirpath,
+		   const char *name, int64_t *out, unsigned flags)
+{
+	char buf[128];
+	if (!axl__read_attr(inv, source, dirfd, dirpath, name, buf, sizeof buf, flags))
+		return false;
+	int rc = axl__parse_i64(buf, out);
+	if (rc) {
+		warn_parse(inv, source, dirpath, name, buf, rc);
+		return false;
+	}
+	return true;
+}
+
+static void add_timing(struct axl_inventory *inv, const char *stage, double ms)
+{
+	struct axl_timing *t = AXL__VEC_PUSH(inv->timings);
+	if (t) {
+		t->stage = stage;
+		t->milliseconds = ms;
+	}
+}
+
+/* Devices sorted by PCI address (KFD-only and non-PCI devices after, by path). */
+static int cmp_dev(const void *a, const void *b)
+{
+	const struct axl_device *x = *(struct axl_device *const *)a;
+	const struct axl_device *y = *(struct axl_device *const *)b;
+	if (x->attr[AXL_ATTR_FAMILY].v.i == AXL_FAMILY_CPU || y->attr[AXL_ATTR_FAMILY].v.i == AXL_FAMILY_CPU) {
+		bool xc = x->attr[AXL_ATTR_FAMILY].v.i == AXL_FAMILY_CPU;
+		bool yc = y->attr[AXL_ATTR_FAMILY].v.i == AXL_FAMILY_CPU;
+		if (xc != yc)
+			return xc ? 1 : -1;
+	}
+	if (x->has_pci != y->has_pci)
+		return x->has_pci ? -1 : 1;
+	unsigned kx[4] = {x->domain, x->bus, x->devno, x->fn};
+	unsigned ky[4] = {y->domain, y->bus, y->devno, y->fn};
+	for (int i = 0; i < 4; i++)
+		if (kx[i] != ky[i])
+			return kx[i] < ky[i] ? -1 : 1;
+	const char *px = x->syspath ? x->syspath : "", *py = y->syspath ? y->syspath : "";
+	return strcmp(px, py);
+}
+
+static void assign_ids(struct axl_inventory *inv)
+{
+	qsort(inv->devs.v, inv->devs.n, sizeof *inv->devs.v, cmp_dev);
+	for (size_t i = 0; i < inv->devs.n; i++) {
+		struct axl_device *d = inv->devs.v[i];
+		int64_t index = 0;
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(inv->devs.v[j]->prefix, d->prefix) == 0)
+				index++;
+		axl__set_int(d, AXL_ATTR_INDEX, AXL_SOURCE_DERIVED, index);
+		char *id = axl__arena_printf(&inv->arena, "%s:%lld", d->prefix, (long long)index);
+		if (id) {
+			d->attr[AXL_ATTR_ID].v.s = id;
+			d->attr[AXL_ATTR_ID].src = AXL_SOURCE_DERIVED;
+		}
+	}
+}
+
+/* Drop devices whose owning backend is disabled. */
+static void filter_disabled(struct axl_inventory *inv)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < inv->devs.n; i++) {
+		struct axl_device *d = inv->devs.v[i];
+		bool keep = true;
+		for (size_t b = 0; b < axl__backend_total; b++)
+			if (d->owner && strcmp(axl__backends[b]->name, d->owner) == 0)
+				keep = axl__backend_on(inv->ctx, b);
+		if (keep) {
+			inv->devs.v[w++] = d;
+		} else {
+			for (size_t k = 0; k < inv->pcifns.n; k++)
+				if (inv->pcifns.v[k].dev == d) {
+					inv->pcifns.v[k].dev = NULL;
+					inv->pcifns.v[k].pub.accelerator = 0;
+					inv->pcifns.v[k].pub.reason = "backend disabled";
+				}
+			axl__device_free(d);
+		}
+	}
+	inv->devs.n = w;
+}
+
+/* With AXL_INVENTORY_ALL, the host CPU as a device of family "cpu". */
+static void add_cpu_device(struct axl_inventory *inv)
+{
+	struct axl_device *d = axl__device_new(inv, NULL, "cpu");
+	if (!d)
+		return;
+	const struct axl_host *h = &inv->host;
+	axl__set_int(d, AXL_ATTR_FAMILY, AXL_SOURCE_DERIVED, AXL_FAMILY_CPU);
+	if (h->attr[AXL_HOST_CPU_MODEL].src)
+		axl__set_str(inv, d, AXL_ATTR_MODEL, (axl_source)h->attr[AXL_HOST_CPU_MODEL].src,
+			     h->attr[AXL_HOST_CPU_MODEL].v.s);
+	if (h->attr[AXL_HOST_CPU_VENDOR].src)
+		axl__set_str(inv, d, AXL_ATTR_VENDOR, (axl_source)h->attr[AXL_HOST_CPU_VENDOR].src,
+			     h->attr[AXL_HOST_CPU_VENDOR].v.s);
+	if (h->attr[AXL_HOST_CPU_ARCH].src)
+		axl__set_str(inv, d, AXL_ATTR_ARCHITECTURE, (axl_source)h->attr[AXL_HOST_CPU_ARCH].src,
+			     h->attr[AXL_HOST_CPU_ARCH].v.s);
+	if (h->attr[AXL_HOST_MEMORY_TOTAL].src)
+		axl__set_int(d, AXL_ATTR_MEMORY_TOTAL, (axl_source)h->attr[AXL_HOST_MEMORY_TOTAL].src,
+			     h->attr[AXL_HOST_MEMORY_TOTAL].v.i);
+	if (h->attr[AXL_HOST_CPU_CORES].src)
+		axl__add_cu(inv, d, "core", h->attr[AXL_HOST_CPU_CORES].v.i,
+			    (axl_source)h->attr[AXL_HOST_CPU_CORES].src);
+	if (h->attr[AXL_HOST_CPU_THREADS].src)
+		axl__add_cu(inv, d, "thread", h->attr[AXL_HOST_CPU_THREADS].v.i,
+			    (axl_source)h->attr[AXL_HOST_CPU_THREADS].src);
+}
+
+AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned flags)
+{
+	if (!out || !ctx)
+		return axl__error(AXL_EINVAL, "axl_inventory_open: NULL argument");
+	*out = NULL;
+	struct axl_inventory *inv = calloc(1, sizeof *inv);
+	if (!inv)
+		return axl__error(AXL_ENOMEM, "out of memory");
+	inv->ctx = ctx;
+	inv->flags = flags;
+	struct axl__scan scan = {ctx, inv, &ctx->fs};
+
+	double t0 = axl__now_ms();
+	axl__host_scan(&scan);
+	double t1 = axl__now_ms();
+	add_timing(inv, "host", t1 - t0);
+
+	/* backend 0 is the PCI scan */
+	if (axl__backend_on(ctx, 0))
+		axl__pci_scan(&scan);
+	double t2 = axl__now_ms();
+	add_timing(inv, "pci", t2 - t1);
+
+	for (size_t b = 1; b < axl__backend_total; b++) {
+		const struct axl__backend *be = axl__backends[b];
+		if (!axl__backend_on(ctx, b))
+			continue;
+		double tb = axl__now_ms();
+		if (be->enumerate)
+			be->enumerate(&scan);
+		for (size_t i = 0; i < inv->devs.n; i++) {
+			struct axl_device *d = inv->devs.v[i];
+			if (be->owns && be->owns(d)) {
+				if (!d->owner || strcmp(d->owner, "pci") == 0)
+					d->owner = be->name;
+				if (be->enrich)
+					be->enrich(&scan, d);
+			}
+		}
+		if (be->finish)
+			be->finish(&scan);
+		add_timing(inv, be->name, axl__now_ms() - tb);
+	}
+	filter_disabled(inv);
+
+	double t3 = axl__now_ms();
+	for (size_t i = 0; i < inv->devs.n; i++)
+		axl__devnodes_scan(&scan, inv->devs.v[i]);
+	double t4 = axl__now_ms();
+	add_timing(inv, "devnodes", t4 - t3);
+	for (size_t i = 0; i < inv->devs.n; i++)
+		axl__devicedb_apply(&scan, inv->devs.v[i]);
+	double t5 = axl__now_ms();
+	add_timing(inv, "devicedb", t5 - t4);
+
+	if (flags & AXL_INVENTORY_ALL) {
+		add_cpu_device(inv);
+		for (size_t i = 0; i < inv->pcifns.n; i++) {
+			struct axl_pci_function *f = &inv->pcifns.v[i].pub;
+			char buf[256];
+			const char *name = axl__pciids_device(ctx, f->vendor_id, f->device_id, -1, -1, buf, sizeof buf);
+			if (name)
+				f->name = axl__arena_strdup(&inv->arena, name);
+		}
+	}
+	assign_ids(inv);
+	axl__links_derive(&scan);
+	add_timing(inv, "links", axl__now_ms() - t5);
+
+	if (inv->arena.failed) {
+		axl_inventory_free(inv);
+		return axl__error(AXL_ENOMEM, "out of memory while taking the inventory");
+	}
+	*out = inv;
+	return 0;
+}
+
+AXL_API void axl_inventory_free(axl_inventory *inv)
+{
+	if (!inv)
+		return;
+	for (size_t i = 0; i < inv->devs.n; i++)
+		axl__device_free(inv->devs.v[i]);
+	AXL__VEC_FREE(inv->devs);
+	AXL__VEC_FREE(inv->links);
+	AXL__VEC_FREE(inv->warnings);
+	AXL__VEC_FREE(inv->pcifns);
+	AXL__VEC_FREE(inv->timings);
+	AXL__VEC_FREE(inv->host.isa);
+	AXL__VEC_FREE(inv->host.numa);
+	axl__arena_free(&inv->arena);
+	free(inv);
+}
+
+AXL_API const axl_host *axl_inventory_host(const axl_inventory *inv)
+{
+	return inv ? &inv->host : NULL;
+}
+
+AXL_API size_t axl_inventory_device_count(const axl_inventory *inv) { return inv ? inv->devs.n : 0; }
+AXL_API const axl_device *axl_inventory_device(const axl_inventory *inv, size_t i)
+{
+	return inv && i < inv->devs.n ? inv->devs.v[i] : NULL;
+}
+
+AXL_API const axl_device *axl_inventory_find(const axl_inventory *inv, const char *key)
+{
+	if (!inv || !key)
+		return NULL;
+	for (size_t i = 0; i < inv->devs.n; i++) {
+		const struct axl_device *d = inv->devs.v[i];
+		const axl_attr keys[] = {AXL_ATTR_ID, AXL_ATTR_UUID, AXL_ATTR_PCI_ADDRESS};
+		for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+			const char *s = axl__str(d, keys[k]);
+			if (s && strcasecmp(s, key) == 0)
+				return d;
+		}
+		/* "18:00.0" without the domain */
+		const char *pa = axl__str(d, AXL_ATTR_PCI_ADDRESS);
+		if (pa && strlen(key) == 7 && strlen(pa) > 7 && strcasecmp(pa + strlen(pa) - 7, key) == 0)
+			return d;
+	}
+	return NULL;
+}
+
+AXL_API size_t axl_inventory_link_count(const axl_inventory *inv) { return inv ? inv->links.n : 0; }
+AXL_API const struct axl_link *axl_inventory_link(const axl_inventory *inv, size_t i)
+{
+	return inv && i < inv->links.n ? &inv->links.v[i] : NULL;
+}
+AXL_API size_t axl_inventory_warning_count(const axl_inventory *inv) { return inv ? inv->warnings.n : 0; }
+AXL_API const struct axl_warning *axl_inventory_warning(const axl_inventory *inv, size_t i)
+{
+	return inv && i < inv->warnings.n ? &inv->warnings.v[i] : NULL;
+}
+AXL_API size_t axl_inventory_pci_function_count(const axl_inventory *inv)
+{
+	return inv && (inv->flags & AXL_INVENTORY_ALL) ? inv->pcifns.n : 0;
+}
+AXL_API const struct axl_pci_function *axl_inventory_pci_function(const axl_inventory *inv, size_t i)
+{
+	return i < axl_inventory_pci_function_count(inv) ? &inv->pcifns.v[i].pub : NULL;
+}
+AXL_API size_t axl_inventory_timing_count(const axl_inventory *inv) { return inv ? inv->timings.n : 0; }
+AXL_API const struct axl_timing *axl_inventory_timing(const axl_inventory *inv, size_t i)
+{
+	return inv && i < inv->timings.n ? &inv->timings.v[i] : NULL;
+}
+
+AXL_API void axl_free(void *ptr)
+{
+	free(ptr);
+}

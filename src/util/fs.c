@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include "fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+
+int axl__fs_init(struct axl__fs *fs, const char *sysroot)
+{
+	fs->root_fd = -1;
+	fs->rerooted = false;
+	fs->have_openat2 = true;
+	if (!sysroot || !*sysroot)
+		sysroot = "/";
+	int fd = open(sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat a, b;
+	if (fstat(fd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		fs->rerooted = false;
+	else
+		fs->rerooted = true;
+	fs->root_fd = fd;
+	return 0;
+}
+
+void axl__fs_fini(struct axl__fs *fs)
+{
+	if (fs->root_fd >= 0)
+		close(fs->root_fd);
+	fs->root_fd = -1;
+}
+
+static const char *rel(const char *path)
+{
+	while (*path == '/')
+		path++;
+	return *path ? path : ".";
+}
+
+int axl__fs_open(const struct axl__fs *fs, int dirfd, const char *path, int flags)
+{
+	flags |= O_CLOEXEC | O_NOCTTY;
+	const char *p = rel(path);
+	if (dirfd == AXL__FS_ROOT) {
+		dirfd = fs->root_fd;
+		if (fs->rerooted && fs->have_openat2) {
+			struct open_how how;
+			memset(&how, 0, sizeof how);
+			how.flags = (unsigned long long)flags;
+			how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+			long fd = syscall(SYS_openat2, dirfd, p, &how, sizeof how);
+			if (fd >= 0)
+				return (int)fd;
+			if (errno != ENOSYS && errno != EPERM)
+				return -errno;
+			/* kernel without openat2 (or a seccomp filter): plain openat */
+			((struct axl__fs *)fs)->have_openat2 = false;
+		}
+	} else if (fs->rerooted && fs->have_openat2) {
+		struct open_how how;
+		memset(&how, 0, sizeof how);
+		how.flags = (unsigned long long)flags;
+		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+		long fd = syscall(SYS_openat2, dirfd, p, &how, sizeof how);
+		if (fd >= 0)
+			return (int)fd;
+		if (errno == EXDEV) {
+			/* a link that leaves the directory (sysfs' "driver", "device"):
+			 * resolve it from the root of the tree instead */
+			return -EXDEV;
+		}
+		if (errno != ENOSYS && errno != EPERM)
+			return -errno;
+		((struct axl__fs *)fs)->have_openat2 = false;
+	}
+	int fd = openat(dirfd, p, flags);
+	return fd >= 0 ? fd : -errno;
+}
+
+int axl__fs_opendir_fd(const struct axl__fs *fs, int dirfd, const char *path)
+{
+	return axl__fs_open(fs, dirfd, path, O_PATH | O_DIRECTORY);
+}
+
+long axl__fs_read(const struct axl__fs *fs, int dirfd, const char *path, char *buf, size_t cap)
+{
+	if (cap < 2)
+		return -EINVAL;
+	buf[0] = '\0';
+	int fd = axl__fs_open(fs, dirfd, path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	size_t len = 0;
+	long ret = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == cap - 1) {
+			char extra;
+			ssize_t m;
+			do
+				m = read(fd, &extra, 1);
+			while (m < 0 && errno == EINTR);
+			if (m > 0)
+				ret = -EFBIG;
+			else if (m < 0)
+				ret = -errno;
+			break;
+		}
+	}
+	close(fd);
+	buf[len] = '\0';
+	return ret < 0 ? ret : (long)len;
+}
+
+long axl__fs_readlink(const struct axl__fs *fs, int dirfd, const char *path, char *buf,
+		      size_t cap)
+{
+	if (cap < 2)
+		return -EINVAL;
+	if (dirfd == AXL__FS_ROOT)
+		dirfd = fs->root_fd;
+	ssize_t n = readlinkat(dirfd, rel(path), buf, cap - 1);
+	if (n < 0) {
+		buf[0] = '\0';
+		return -errno;
+	}
+	if ((size_t)n >= cap - 1) {
+		buf[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	buf[n] = '\0';
+	return (long)n;
+}
+
+DIR *axl__fs_opendir(const struct axl__fs *fs, int dirfd, const char *path)
+{
+	int fd = axl__fs_open(fs, dirfd, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return d;
+}
+
+bool axl__fs_exists(const struct axl__fs *fs, int dirfd, const char *path)
+{
+	int fd = axl__fs_open(fs, dirfd, path, O_PATH);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+bool axl__fs_isdir(const struct axl__fs *fs, int dirfd, const char *path)
+{
+	int fd = axl__fs_open(fs, dirfd, path, O_PATH | O_DIRECTORY);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sysroot seam. Every read of sysfs, procfs and /dev goes through these calls,
+ * relative to a root directory: "/" on a live system, a captured or synthetic tree
+ * otherwise. On a re-rooted tree, absolute symlinks and ".." resolve inside the root
+ * (openat2 RESOLVE_IN_ROOT), so a hostile tree cannot make axl read the host's files.
+ *
+ * All calls return 0 (or a length) on success and a negative errno on failure:
+ * -ENOENT missing, -EISDIR a directory, -ELOOP a loop, -EFBIG larger than the cap,
+ * -EACCES unreadable, -EAGAIN a FIFO or socket (never blocks), ...
+ */
+#ifndef AXL_UTIL_FS_H
+#define AXL_UTIL_FS_H
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define AXL__FS_ROOT (-100) /* dirfd meaning "relative to the root" */
+
+struct axl__fs {
+	int root_fd;
+	bool rerooted;
+	bool have_openat2;
+};
+
+int axl__fs_init(struct axl__fs *fs, const char *sysroot);
+void axl__fs_fini(struct axl__fs *fs);
+
+/* Open path (relative to dirfd, or to the root with AXL__FS_ROOT; a leading '/' is
+ * ignored). flags are open(2) flags; O_CLOEXEC and O_NOCTTY are added. */
+int axl__fs_open(const struct axl__fs *fs, int dirfd, const char *path, int flags);
+/* Open a directory for later relative reads (O_PATH|O_DIRECTORY). */
+int axl__fs_opendir_fd(const struct axl__fs *fs, int dirfd, const char *path);
+/* Read a whole file into buf (NUL-terminated). Returns its length; -EFBIG when the
+ * file holds more than cap-1 bytes. */
+long axl__fs_read(const struct axl__fs *fs, int dirfd, const char *path, char *buf, size_t cap);
+/* Read a symlink's target (NUL-terminated). Returns its length or -errno. */
+long axl__fs_readlink(const struct axl__fs *fs, int dirfd, const char *path, char *buf,
+		      size_t cap);
+/* Open a directory stream (caller closedir()s). NULL with errno set on failure. */
+DIR *axl__fs_opendir(const struct axl__fs *fs, int dirfd, const char *path);
+/* 1 if path exists (following links), 0 if not. */
+bool axl__fs_exists(const struct axl__fs *fs, int dirfd, const char *path);
+/* Is path a directory (following links)? */
+bool axl__fs_isdir(const struct axl__fs *fs, int dirfd, const char *path);
+
+#endif

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit test of the device database: the generated tables (data/devices.db compiled by
+ * tools/devicedb_gen.c) and the lookups in src/lib/devicedb.c.
+ *
+ * Prints one line per failed check and "N passed, N failed" at the end; exits nonzero
+ * when a check failed.
+ */
+#include "devicedb.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int g_pass, g_fail;
+
+#define CHECK(cond, ...)                                                       \
+	do {                                                                   \
+		if (cond) {                                                    \
+			g_pass++;                                              \
+		} else {                                                       \
+			g_fail++;                                              \
+			printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+			printf(__VA_ARGS__);                                   \
+			printf("\n");                                          \
+		}                                                              \
+	} while (0)
+
+static int near(double a, double b)
+{
+	double d = a - b;
+
+	return d < 1e-9 && d > -1e-9;
+}
+
+static const char *name_or_null(const struct axl__db_entry *e)
+{
+	return e ? e->name : "(null)";
+}
+
+/* Lookup by plain vendor:device must give this marketing name. */
+static void expect_name(int vendor, int device, const char *want)
+{
+	const struct axl__db_entry *e = axl__db_lookup(vendor, device, -1, -1, -1);
+
+	CHECK(e && strcmp(e->name, want) == 0, "%04x:%04x -> '%s', want '%s'", vendor, device,
+	      name_or_null(e), want);
+}
+
+static void expect_full(int vendor, int device, int subvendor, int subdevice, int rev,
+			const char *want_key)
+{
+	const struct axl__db_entry *e = axl__db_lookup(vendor, device, subvendor, subdevice, rev);
+
+	CHECK(e && strcmp(e->key, want_key) == 0, "%04x:%04x:%04x:%04x/%d -> [%s], want [%s]",
+	      vendor, device, subvendor & 0xffff, subdevice & 0xffff, rev, e ? e->key : "(null)",
+	      want_key);
+}
+
+static void expect_null(int vendor, int device, int subvendor, int subdevice, int rev)
+{
+	const struct axl__db_entry *e = axl__db_lookup(vendor, device, subvendor, subdevice, rev);
+
+	CHECK(e == NULL, "%d:%d:%d:%d/%d -> [%s], want NULL", vendor, device, subvendor,
+	      subdevice, rev, e ? e->key : "");
+}
+
+static int row_cmp(const struct axl__db_match *a, const struct axl__db_match *b)
+{
+	if (a->vendor != b->vendor)
+		return a->vendor < b->vendor ? -1 : 1;
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	if (a->has_sub != b->has_sub)
+		return a->has_sub > b->has_sub ? -1 : 1;
+	if (a->subvendor != b->subvendor)
+		return a->subvendor < b->subvendor ? -1 : 1;
+	if (a->subdevice != b->subdevice)
+		return a->subdevice < b->subdevice ? -1 : 1;
+	if (a->has_rev != b->has_rev)
+		return a->has_rev > b->has_rev ? -1 : 1;
+	if (a->revision != b->revision)
+		return a->revision < b->revision ? -1 : 1;
+	return 0;
+}
+
+static void test_entries(void)
+{
+	size_t bad_fields = 0, bad_numbers = 0, bad_lists = 0;
+
+	CHECK(axl__db_entry_count >= 60, "only %zu entries", axl__db_entry_count);
+	CHECK(axl__db_match_count >= axl__db_entry_count, "%zu match rows for %zu entries",
+	      axl__db_match_count, axl__db_entry_count);
+
+	for (size_t i = 0; i < axl__db_entry_count; i++) {
+		const struct axl__db_entry *e = &axl__db_entries[i];
+
+		if (!e->key || !*e->key || !e->name || !*e->name || !e->vendor || !*e->vendor ||
+		    e->family == AXL_FAMILY_UNKNOWN || e->family >= AXL_FAMILY__COUNT ||
+		    e->n_sources < 1 || !e->sources) {
+			bad_fields++;
+			printf("FAIL entry %zu [%s]: missing name/vendor/family/source\n", i,
+			       e->key ? e->key : "?");
+			continue;
+		}
+		for (size_t j = 0; j < e->n_sources; j++)
+			if (!e->sources[j] || !*e->sources[j])
+				bad_fields++;
+
+		/* Unknown is not zero: a set figure is positive, an unset one says so. */
+		if (e->bandwidth_gbps == 0 || (e->bandwidth_gbps < 0 && e->bandwidth_gbps != -1.0) ||
+		    e->tdp_watts == 0 || (e->tdp_watts < 0 && e->tdp_watts != -1.0) ||
+		    (e->memory_bytes % (1024 * 1024)) != 0 || (e->l2_bytes % 1024) != 0) {
+			bad_numbers++;
+			printf("FAIL [%s]: bandwidth %g, tdp %g, memory %llu, l2 %llu\n", e->key,
+			       e->bandwidth_gbps, e->tdp_watts, (unsigned long long)e->memory_bytes,
+			       (unsigned long long)e->l2_bytes);
+		}
+		/* No accelerator here has less than 1 GiB or more than 1 TiB of memory. */
+		if (e->memory_bytes &&
+		    (e->memory_bytes < (1ull << 30) || e->memory_bytes > (1ull << 40))) {
+			bad_numbers++;
+			printf("FAIL [%s]: implausible memory %llu\n", e->key,
+			       (unsigned long long)e->memory_bytes);
+		}
+		if (e->bandwidth_gbps > 0 && e->bandwidth_gbps > 20000) {
+			bad_numbers++;
+			printf("FAIL [%s]: implausible bandwidth %g GB/s\n", e->key, e->bandwidth_gbps);
+		}
+
+		if ((e->n_cus && !e->cus) || (e->n_prec && !e->prec) || (e->n_parts && !e->parts))
+			bad_lists++;
+		for (size_t j = 0; j < e->n_cus; j++)
+			if (!e->cus[j].name || !*e->cus[j].name || e->cus[j].count == 0)
+				bad_lists++;
+		for (size_t j = 0; j < e->n_prec; j++) {
+			const struct axl__db_prec *p = &e->prec[j];
+
+			if (p->format >= AXL_FORMAT__COUNT || p->support == AXL_SUPPORT_UNKNOWN ||
+			    p->support > AXL_SUPPORT_NONE || p->tflops == 0 ||
+			    (p->tflops < 0 && p->tflops != -1.0) ||
+			    (p->support == AXL_SUPPORT_NONE && p->tflops >= 0)) {
+				bad_lists++;
+				printf("FAIL [%s]: precision row %zu\n", e->key, j);
+			}
+			for (size_t k = 0; k < j; k++)
+				if (e->prec[k].format == p->format)
+					bad_lists++;
+		}
+		for (size_t j = 0; j < e->n_parts; j++) {
+			const struct axl__db_part *p = &e->parts[j];
+
+			if (!p->technology || !*p->technology || p->max_partitions == 0 ||
+			    (p->n_profiles && !p->profiles))
+				bad_lists++;
+			for (size_t k = 0; k < p->n_profiles; k++)
+				if (!p->profiles[k] || !*p->profiles[k])
+					bad_lists++;
+		}
+
+		/* Keys are unique. */
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(axl__db_entries[j].key, e->key) == 0) {
+				bad_fields++;
+				printf("FAIL duplicate key [%s]\n", e->key);
+			}
+	}
+	CHECK(bad_fields == 0, "%zu entries with missing fields", bad_fields);
+	CHECK(bad_numbers == 0, "%zu entries with bad figures", bad_numbers);
+	CHECK(bad_lists == 0, "%zu bad compute-unit/precision/partition rows", bad_lists);
+}
+
+static void test_match_rows(void)
+{
+	static unsigned char used[65536];
+	size_t unsorted = 0, bad_entry = 0, bad_pad = 0;
+
+	for (size_t i = 0; i < axl__db_match_count; i++) {
+		const struct axl__db_match *m = &axl__db_matches[i];
+
+		if (i > 0 && row_cmp(&axl__db_matches[i - 1], m) >= 0) {
+			unsorted++;
+			printf("FAIL match rows %zu and %zu out of order or duplicated\n", i - 1, i);
+		}
+		if (m->entry >= axl__db_entry_count)
+			bad_entry++;
+		if ((!m->has_sub && (m->subvendor || m->subdevice)) || (!m->has_rev && m->revision))
+			bad_pad++;
+		if (m->has_sub > 1 || m->has_rev > 1)
+			bad_pad++;
+	}
+	CHECK(unsorted == 0, "%zu match rows not strictly sorted", unsorted);
+	CHECK(bad_entry == 0, "%zu match rows point past the entries", bad_entry);
+	CHECK(bad_pad == 0, "%zu match rows with stray subsystem/revision fields", bad_pad);
+
+	/* Every entry is reachable from at least one match row. */
+	for (size_t i = 0; i < axl__db_match_count; i++)
+		if (axl__db_matches[i].entry < axl__db_entry_count)
+			used[axl__db_matches[i].entry] = 1;
+	for (size_t i = 0; i < axl__db_entry_count; i++)
+		CHECK(used[i], "entry [%s] has no match row", axl__db_entries[i].key);
+
+	/* Every row finds its own entry (a row may be shadowed only by an identical row,
+	 * which the generator rejects). */
+	for (size_t i = 0; i < axl__db_match_count; i++) {
+		const struct axl__db_match *m = &axl__db_matches[i];
+		const struct axl__db_entry *e = axl__db_lookup(
+			m->vendor, m->device, m->has_sub ? m->subvendor : -1,
+			m->has_sub ? m->subdevice : -1, m->has_rev ? m->revision : -1);
+
+		CHECK(e == &axl__db_entries[m->entry], "row %zu (%04x:%04x) finds [%s], want [%s]",
+		      i, m->vendor, m->device, e ? e->key : "(null)",
+		      axl__db_entries[m->entry].key);
+	}
+}
+
+static void test_known_ids(void)
+{
+	expect_name(0x10de, 0x2330, "NVIDIA H100 80GB HBM3");
+	expect_name(0x10de, 0x2331, "NVIDIA H100 PCIe");
+	expect_name(0x10de, 0x20b2, "NVIDIA A100-SXM4-80GB");
+	expect_name(0x10de, 0x20b0, "NVIDIA A100-SXM4-40GB");
+	expect_name(0x10de, 0x2335, "NVIDIA H200");
+	expect_name(0x10de, 0x1eb8, "Tesla T4");
+	expect_name(0x10de, 0x1db4, "Tesla V100-PCIE-16GB");
+	expect_name(0x10de, 0x27b8, "NVIDIA L4");
+	expect_name(0x10de, 0x26b9, "NVIDIA L40S");
+	expect_name(0x10de, 0x2901, "NVIDIA B200");
+	expect_name(0x10de, 0x2684, "NVIDIA GeForce RTX 4090");
+	expect_name(0x10de, 0x2b85, "NVIDIA GeForce RTX 5090");
+	expect_name(0x1002, 0x74a1, "AMD Instinct MI300X");
+	expect_name(0x1002, 0x74a0, "AMD Instinct MI300A");
+	expect_name(0x1002, 0x738c, "AMD Instinct MI100");
+	expect_name(0x1da3, 0x1020, "Habana Gaudi2");
+	expect_name(0x1da3, 0x1060, "Intel Gaudi 3");
+	expect_name(0x1d0f, 0x7264, "AWS Inferentia2");
+	expect_name(0x1d0f, 0x7364, "AWS Trainium2");
+	expect_name(0x1e52, 0x401e, "Tenstorrent Wormhole");
+	expect_name(0x1ae0, 0x0063, "Google TPU v5e");
+	expect_name(0x17cb, 0xa100, "Qualcomm Cloud AI 100");
+	expect_name(0x8086, 0x0bd5, "Intel(R) Data Center GPU Max 1550");
+	expect_name(0x8086, 0x7d1d, "Intel AI Boost NPU (Meteor Lake)");
+	expect_name(0x19e5, 0xd802, "Huawei Ascend 910B");
+
+	/* Upper-case hex in the caller's mind is the same number. */
+	expect_name(0x10DE, 0x233B, "NVIDIA H200 NVL");
+}
+
+static void test_facts(void)
+{
+	const struct axl__db_entry *e = axl__db_lookup(0x10de, 0x2330, -1, -1, -1);
+	int fp16 = 0, fp8_none = 0;
+
+	CHECK(e && e->memory_bytes == 80ull << 30, "H100 memory %llu",
+	      e ? (unsigned long long)e->memory_bytes : 0ull);
+	CHECK(e && e->family == AXL_FAMILY_GPU, "H100 family");
+	CHECK(e && e->architecture && strcmp(e->architecture, "Hopper") == 0, "H100 architecture");
+	CHECK(e && e->memory_type && strcmp(e->memory_type, "HBM3") == 0, "H100 memory type");
+	CHECK(e && e->bus_width_bits == 5120, "H100 bus width");
+	CHECK(e && near(e->bandwidth_gbps, 3350), "H100 bandwidth");
+	CHECK(e && e->n_cus == 1 && strcmp(e->cus[0].name, "SM") == 0 && e->cus[0].count == 132,
+	      "H100 SMs");
+	for (size_t i = 0; e && i < e->n_prec; i++)
+		if (e->prec[i].format == AXL_FORMAT_FP16 && e->prec[i].support == AXL_SUPPORT_NATIVE &&
+		    near(e->prec[i].tflops, 989.4))
+			fp16 = 1;
+	CHECK(fp16, "H100 dense FP16 989.4");
+	CHECK(e && e->n_parts >= 1 && strcmp(e->parts[0].technology, "MIG") == 0 &&
+		      e->parts[0].max_partitions == 7 && e->parts[0].n_profiles == 6,
+	      "H100 MIG");
+
+	e = axl__db_find_key("nvidia-a100-sxm4-80gb");
+	for (size_t i = 0; e && i < e->n_prec; i++)
+		if (e->prec[i].format == AXL_FORMAT_FP8 && e->prec[i].support == AXL_SUPPORT_NONE &&
+		    e->prec[i].tflops < 0)
+			fp8_none = 1;
+	CHECK(fp8_none, "A100 has FP8 marked unsupported");
+
+	e = axl__db_lookup(0x1002, 0x74a1, -1, -1, -1);
+	CHECK(e && e->n_parts == 2 && strcmp(e->parts[0].technology, "AMD-CPX") == 0 &&
+		      strcmp(e->parts[1].technology, "AMD-NPS") == 0 &&
+		      e->parts[1].max_partitions < 0,
+	      "MI300X partitioning");
+
+	/* Unknown stays unknown. */
+	e = axl__db_find_key("nvidia-h20");
+	CHECK(e && e->memory_bytes == 0 && e->bandwidth_gbps < 0 && e->tdp_watts < 0 &&
+		      e->n_prec == 0 && e->bus_width_bits == 0 && e->l2_bytes == 0,
+	      "H20 facts left unknown");
+}
+
+static void test_specificity(void)
+{
+	/* Subsystem-specific entries beat the generic one. */
+	expect_full(0x10de, 0x2342, 0x10de, 0x1809, -1, "nvidia-gh200-480gb");
+	expect_full(0x10de, 0x2342, 0x10de, 0x16eb, -1, "nvidia-gh200-120gb");
+	expect_full(0x10de, 0x2342, 0x10de, 0x1805, 0xa1, "nvidia-gh200-120gb");
+	expect_full(0x10de, 0x2342, -1, -1, -1, "nvidia-gh200");
+	expect_full(0x10de, 0x2342, 0x10de, 0xbeef, -1, "nvidia-gh200");
+	expect_full(0x10de, 0x20b2, 0x10de, 0x1625, -1, "nvidia-pg509-210");
+	expect_full(0x10de, 0x20b2, 0x10de, 0x1463, -1, "nvidia-a100-sxm4-80gb");
+	expect_full(0x1e52, 0x401e, 0x1e52, 0x0014, -1, "tenstorrent-wormhole-n300");
+	expect_full(0x1e52, 0x401e, 0x1e52, 0x0018, -1, "tenstorrent-wormhole-n150");
+	expect_full(0x1e52, 0x401e, 0x1e52, 0x00ff, -1, "tenstorrent-wormhole");
+	expect_full(0x1e52, 0xb140, 0x1e52, 0x0040, -1, "tenstorrent-blackhole-p150a");
+	expect_full(0x1e52, 0xfaca, 0x1e52, 0x0007, -1, "tenstorrent-grayskull-e75");
+	/* Only one subsystem half known: treated as unknown. */
+	expect_full(0x10de, 0x2342, 0x10de, -1, -1, "nvidia-gh200");
+
+	/* Revision-specific entries beat the generic one. */
+	expect_full(0x1002, 0x73bf, -1, -1, 0xc1, "amd-radeon-rx-6800-xt");
+	expect_full(0x1002, 0x73bf, -1, -1, 0xc3, "amd-radeon-rx-6800");
+	expect_full(0x1002, 0x73bf, -1, -1, 0xc0, "amd-radeon-rx-6900-xt");
+	expect_full(0x1002, 0x73bf, -1, -1, 0x42, "amd-navi21");
+	expect_full(0x1002, 0x73bf, -1, -1, -1, "amd-navi21");
+	expect_full(0x1002, 0x744c, 0x1002, 0x0e3b, 0xc8, "amd-radeon-rx-7900-xtx");
+	expect_full(0x1002, 0x744c, -1, -1, 0xcc, "amd-radeon-rx-7900-xt");
+	expect_full(0x1002, 0x66a1, -1, -1, 0x02, "amd-instinct-mi60-mi50");
+	expect_full(0x1002, 0x66a1, -1, -1, 0x06, "amd-radeon-pro-vii");
+	expect_full(0x1002, 0x66a1, -1, -1, -1, "amd-vega20-66a1");
+	expect_full(0x1002, 0x7550, -1, -1, 0xc0, "amd-radeon-rx-9070-xt");
+	expect_full(0x1022, 0x17f0, -1, -1, 0x11, "amd-npu-strix-halo");
+	expect_full(0x1022, 0x17f0, -1, -1, 0x77, "amd-npu-xdna2");
+	/* A plain entry matches whatever revision the device reports. */
+	expect_full(0x10de, 0x2330, 0x10de, 0x16c1, 0xa1, "nvidia-h100-sxm5-80gb");
+}
+
+static void test_unknown(void)
+{
+	expect_null(0x10de, 0xffff, -1, -1, -1);
+	expect_null(0x1234, 0x5678, -1, -1, -1);
+	expect_null(0x8086, 0x1533, -1, -1, -1); /* an Ethernet controller */
+	expect_null(0x10de, 0x2330 + 0x10000, -1, -1, -1);
+	expect_null(-1, 0x2330, -1, -1, -1);
+	expect_null(0x10de, -1, -1, -1, -1);
+	expect_null(0x0000, 0x0000, -1, -1, -1);
+	expect_null(0xffff, 0xffff, 0xffff, 0xffff, 0xff);
+	/* Rev-only entries with no plain fallback do not match other revisions. */
+	expect_null(0x1022, 0x1503, -1, -1, 0x10);
+}
+
+static void test_find(void)
+{
+	const struct axl__db_entry *e;
+
+	e = axl__db_find_key("nvidia-h100-sxm5-80gb");
+	CHECK(e && e == axl__db_lookup(0x10de, 0x2330, -1, -1, -1), "find_key H100");
+	CHECK(axl__db_find_key("no-such-entry") == NULL, "find_key unknown");
+	CHECK(axl__db_find_key("") == NULL, "find_key empty");
+	CHECK(axl__db_find_key(NULL) == NULL, "find_key NULL");
+	CHECK(axl__db_find_key("NVIDIA-H100-SXM5-80GB") == NULL, "find_key is case-sensitive");
+
+	e = axl__db_find_name("AMD Instinct MI300X");
+	CHECK(e && strcmp(e->key, "amd-instinct-mi300x") == 0, "find_name MI300X");
+	e = axl__db_find_name("amd instinct mi300x");
+	CHECK(e && strcmp(e->key, "amd-instinct-mi300x") == 0, "find_name is case-insensitive");
+	e = axl__db_find_name("TESLA T4");
+	CHECK(e && strcmp(e->key, "nvidia-t4") == 0, "find_name T4");
+	CHECK(axl__db_find_name("AMD Instinct MI300") == NULL, "find_name needs the whole name");
+	CHECK(axl__db_find_name("") == NULL, "find_name empty");
+	CHECK(axl__db_find_name(NULL) == NULL, "find_name NULL");
+
+	/* Every entry is found by its own key and its own name (names are unique). */
+	for (size_t i = 0; i < axl__db_entry_count; i++) {
+		const struct axl__db_entry *x = &axl__db_entries[i];
+
+		CHECK(axl__db_find_key(x->key) == x, "find_key [%s]", x->key);
+		CHECK(axl__db_find_name(x->name) == x, "find_name '%s' finds another entry",
+		      x->name);
+	}
+}
+
+int main(void)
+{
+	test_entries();
+	test_match_rows();
+	test_known_ids();
+	test_facts();
+	test_specificity();
+	test_unknown();
+	test_find();
+	printf("%d passed, %d failed\n", g_pass, g_fail);
+	return g_fail ? 1 : 0;
+}
