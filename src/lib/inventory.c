@@ -191,10 +191,16 @@ static void filter_disabled(struct axl_inventory *inv)
 	size_t w = 0;
 	for (size_t i = 0; i < inv->devs.n; i++) {
 		struct axl_device *d = inv->devs.v[i];
-		bool keep = true;
-		for (size_t b = 0; b < axl__backend_total; b++)
-			if (d->owner && strcmp(axl__backends[b]->name, d->owner) == 0)
+		/* the owner is the first vendor backend that claims the device, whether it
+		 * ran or not; devices no vendor claims belong to "pci" */
+		bool keep = axl__backend_on(inv->ctx, 0);
+		for (size_t b = 1; b < axl__backend_total; b++) {
+			const struct axl__backend *be = axl__backends[b];
+			if ((d->owner && strcmp(be->name, d->owner) == 0) || (be->owns && be->owns(d))) {
 				keep = axl__backend_on(inv->ctx, b);
+				break;
+			}
+		}
 		if (keep) {
 			inv->devs.v[w++] = d;
 		} else {

@@ -399,14 +399,17 @@ int axl__pci_scan(struct axl__scan *scan)
 			f->pub.reason = "unreadable";
 			continue;
 		}
+		/* the attribute files come from the kernel's own copy of the ids (cheap);
+		 * config space is read from the device (slow under a hypervisor), so only
+		 * when the attributes are not there at all (a partial capture) */
 		int vendor = -1, device = -1, cls = -1, rev = -1, svendor = -1, sdevice = -1;
-		if (!read_config(inv, dfd, &vendor, &device, &cls, &rev, &svendor, &sdevice)) {
+		bool from_config = false;
+		if (!axl__fs_exists(scan->fs, dfd, "vendor") && !axl__fs_exists(scan->fs, dfd, "class"))
+			from_config = read_config(inv, dfd, &vendor, &device, &cls, &rev, &svendor, &sdevice);
+		if (!from_config) {
+			cls = read_hex_attr(inv, dfd, dirpath, "class", 0xffffff, AXL__RD_REQUIRED);
 			vendor = read_hex_attr(inv, dfd, dirpath, "vendor", 0xffff, AXL__RD_REQUIRED);
 			device = read_hex_attr(inv, dfd, dirpath, "device", 0xffff, AXL__RD_REQUIRED);
-			cls = read_hex_attr(inv, dfd, dirpath, "class", 0xffffff, AXL__RD_REQUIRED);
-			rev = read_hex_attr(inv, dfd, dirpath, "revision", 0xff, 0);
-			svendor = read_hex_attr(inv, dfd, dirpath, "subsystem_vendor", 0xffff, 0);
-			sdevice = read_hex_attr(inv, dfd, dirpath, "subsystem_device", 0xffff, 0);
 		}
 		f->pub.vendor_id = vendor;
 		f->pub.device_id = device;
@@ -421,8 +424,14 @@ int axl__pci_scan(struct axl__scan *scan)
 		bool accel = classify(vendor, device, cls, f->pub.driver, &family, &reason);
 		f->pub.reason = reason;
 		f->pub.accelerator = accel;
-		if (accel)
+		if (accel) {
+			if (!from_config) {
+				rev = read_hex_attr(inv, dfd, dirpath, "revision", 0xff, 0);
+				svendor = read_hex_attr(inv, dfd, dirpath, "subsystem_vendor", 0xffff, 0);
+				sdevice = read_hex_attr(inv, dfd, dirpath, "subsystem_device", 0xffff, 0);
+			}
 			fill_device(scan, f, dfd, dirpath, family, svendor, sdevice, rev);
+		}
 		else if (inv->flags & AXL_INVENTORY_ALL) {
 			int64_t numa;
 			char buf[32];

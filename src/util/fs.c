@@ -50,7 +50,8 @@ static const char *rel(const char *path)
 
 int axl__fs_open(const struct axl__fs *fs, int dirfd, const char *path, int flags)
 {
-	flags |= O_CLOEXEC | O_NOCTTY;
+	/* openat2 refuses flags that do not go with O_PATH (openat ignores them) */
+	flags |= (flags & O_PATH) ? O_CLOEXEC : O_CLOEXEC | O_NOCTTY;
 	const char *p = rel(path);
 	if (dirfd == AXL__FS_ROOT) {
 		dirfd = fs->root_fd;

@@ -110,7 +110,7 @@ void axl__json_escape(struct axl__sb *sb, const char *str, size_t n)
 		unsigned char c = s[i];
 		size_t run = i;
 		/* copy a run of plain ASCII at once */
-		while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' &&
+		while (run < n && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '"' &&
 		       s[run] != '\\')
 			run++;
 		if (run > i) {

@@ -185,6 +185,12 @@ VALID_CASES = [
     ("an 8-digit PCI domain", mutate(lambda d: _set(dev(d)["pci"], "address", "00010000:c1:00.7"))),
     ("a warning without a path", mutate(lambda d: _del(d["warnings"][0], "path"))),
     ("a precision row without peak_tflops", mutate(lambda d: _del(dev(d)["precision"][0], "peak_tflops"))),
+    ("a PCI function whose ids could not be read", mutate(lambda d: d["pci_functions"].append(
+        {"address": "0000:00:00.0", "accelerator": False, "reason": "unreadable"}))),
+    ("per-row sources and rerooted", mutate(lambda d: (
+        _set(d, "rerooted", True), _set(dev(d)["compute_units"][0], "source", "devicedb"),
+        _set(dev(d)["precision"][0], "source", "devicedb"),
+        _set(dev(d)["partitioning"][0], "source", "devicedb")))),
 ]
 
 INVALID_CASES = [
@@ -229,6 +235,9 @@ INVALID_CASES = [
     ("warning without message", mutate(lambda d: _del(d["warnings"][0], "message"))),
     ("pci_functions accelerator as a string", mutate(lambda d: _set(d["pci_functions"][0], "accelerator", "yes"))),
     ("pci_functions class as an integer", mutate(lambda d: _set(d["pci_functions"][1], "class", 0x0604))),
+    ("pci_functions without accelerator", mutate(lambda d: _del(d["pci_functions"][1], "accelerator"))),
+    ("pci_functions without address", mutate(lambda d: _del(d["pci_functions"][1], "address"))),
+    ("precision row with an unknown source", mutate(lambda d: _set(dev(d)["precision"][0], "source", "nvidia-smi"))),
     ("generator with another name", mutate(lambda d: _set(d["generator"], "name", "lstopo"))),
     ("devices not an array", mutate(lambda d: _set(d, "devices", {"nvidia:0": H100}))),
     ("tdp negative", mutate(lambda d: _set(dev(d)["power"], "tdp_watts", -700))),

@@ -17,7 +17,12 @@ through SKIP_RETURN_CODE).
 
 import json
 import re
+import signal
 import sys
+
+# Piped into head(1): stop quietly.
+if hasattr(signal, "SIGPIPE"):
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 USAGE = "usage: validate_json.py SCHEMA.json DOC.json [DOC2.json ...]"
 

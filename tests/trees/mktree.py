@@ -194,6 +194,15 @@ def cpu_layout(cpu):
     nps = cpu.get("numa_per_socket", 1)
     out = []
     n = 0
+    if "core_threads" in cpu:
+        # hybrid parts (e.g. P-cores with SMT + E-cores): per-core thread counts,
+        # sibling threads numbered next to each other as on Intel client CPUs
+        for s in range(S):
+            for c, nt in enumerate(cpu["core_threads"]):
+                for t in range(nt):
+                    out.append({"cpu": n, "socket": s, "core": c, "thread": t, "node": s * nps})
+                    n += 1
+        return out
     for t in range(T):
         for s in range(S):
             for c in range(C):
@@ -218,6 +227,10 @@ X86_CPUINFO_KEYS = [
 def x86_cpuinfo(cpu, layout):
     C = cpu.get("cores_per_socket", 1)
     T = cpu.get("threads_per_core", 1)
+    if "core_threads" in cpu:
+        C = len(cpu["core_threads"])
+        T = max(cpu["core_threads"])
+    siblings = sum(cpu["core_threads"]) if "core_threads" in cpu else C * T
     lines = []
     for e in layout:
         apic = (e["socket"] << 7) | (e["core"] << (1 if T > 1 else 0)) | e["thread"]
@@ -232,7 +245,7 @@ def x86_cpuinfo(cpu, layout):
             "cpu MHz": "%.3f" % float(cpu.get("mhz", 2000.0)),
             "cache size": "%d KB" % int(cpu.get("cache_kb", 32768)),
             "physical id": str(e["socket"]),
-            "siblings": str(C * T),
+            "siblings": str(siblings),
             "core id": str(e["core"]),
             "cpu cores": str(C),
             "apicid": str(apic),
