@@ -348,7 +348,8 @@ static void scan_numa(struct axl__scan *scan)
 		nn->cpulist = "";
 	}
 	closedir(d);
-	qsort(inv->host.numa.v, inv->host.numa.n, sizeof *inv->host.numa.v, cmp_numa);
+	if (inv->host.numa.n > 1)
+		qsort(inv->host.numa.v, inv->host.numa.n, sizeof *inv->host.numa.v, cmp_numa);
 	size_t count = inv->host.numa.n;
 	for (size_t i = 0; i < count; i++) {
 		struct axl_numa_node *nn = &inv->host.numa.v[i];

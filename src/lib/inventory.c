@@ -169,7 +169,8 @@ static int cmp_dev(const void *a, const void *b)
 
 static void assign_ids(struct axl_inventory *inv)
 {
-	qsort(inv->devs.v, inv->devs.n, sizeof *inv->devs.v, cmp_dev);
+	if (inv->devs.n > 1)
+		qsort(inv->devs.v, inv->devs.n, sizeof *inv->devs.v, cmp_dev);
 	for (size_t i = 0; i < inv->devs.n; i++) {
 		struct axl_device *d = inv->devs.v[i];
 		int64_t index = 0;

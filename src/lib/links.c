@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -62,11 +63,13 @@ static bool split(const char *devpath, struct chain *c)
 	return c->n >= 1;
 }
 
-static void add_link(struct axl_inventory *inv, const struct axl_device *a, const struct axl_device *b,
-		     const char *kind, double gbps, axl_source src)
+static void add_link(struct axl_inventory *inv, size_t prior, const struct axl_device *a,
+		     const struct axl_device *b, const char *kind, double gbps, axl_source src)
 {
-	for (size_t i = 0; i < inv->links.n; i++) {
-		struct axl_link *l = &inv->links.v[i];
+	/* a vendor backend may have linked the pair already (NVLink beats PCIe); only
+	 * those earlier links need checking: this pass visits each pair once */
+	for (size_t i = 0; i < prior; i++) {
+		const struct axl_link *l = &inv->links.v[i];
 		if ((strcmp(l->a, axl_device_id(a)) == 0 && strcmp(l->b, axl_device_id(b)) == 0) ||
 		    (strcmp(l->a, axl_device_id(b)) == 0 && strcmp(l->b, axl_device_id(a)) == 0))
 			return;
@@ -85,49 +88,59 @@ void axl__links_derive(struct axl__scan *scan)
 {
 	struct axl_inventory *inv = scan->inv;
 	size_t n = inv->devs.n;
-	if (n > 4096)
+	if (n < 2 || n > 4096)
 		return; /* n^2 links would not help anybody */
+	size_t prior = inv->links.n;
+	struct chain *chains = malloc(n * sizeof *chains);
+	bool *has = malloc(n * sizeof *has);
+	double *gbps = malloc(n * sizeof *gbps);
+	if (!chains || !has || !gbps) {
+		free(chains);
+		free(has);
+		free(gbps);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		has[i] = split(inv->devs.v[i]->devpath, &chains[i]);
+		gbps[i] = pcie_gbps(inv->devs.v[i]);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct axl_device *a = inv->devs.v[i];
 		if (axl_device_family(a) == AXL_FAMILY_CPU)
 			continue;
-		struct chain ca;
-		bool has_a = split(a->devpath, &ca);
+		const struct chain *ca = &chains[i];
 		for (size_t j = i + 1; j < n; j++) {
 			const struct axl_device *b = inv->devs.v[j];
 			if (axl_device_family(b) == AXL_FAMILY_CPU)
 				continue;
-			double ga = pcie_gbps(a), gb = pcie_gbps(b);
-			double pcie = ga < 0 || gb < 0 ? -1 : (ga < gb ? ga : gb);
+			double pcie = gbps[i] < 0 || gbps[j] < 0 ? -1 : (gbps[i] < gbps[j] ? gbps[i] : gbps[j]);
 			if (a->xgmi_hive && a->xgmi_hive == b->xgmi_hive) {
-				add_link(inv, a, b, "xgmi", -1, AXL_SOURCE_SYSFS);
+				add_link(inv, prior, a, b, "xgmi", -1, AXL_SOURCE_SYSFS);
 				continue;
 			}
-			struct chain cb;
-			bool has_b = split(b->devpath, &cb);
-			if (has_a && has_b && strcmp(ca.root, cb.root) == 0) {
+			const struct chain *cb = &chains[j];
+			if (has[i] && has[j] && strcmp(ca->root, cb->root) == 0) {
 				/* common bridges above both devices (excluding the devices) */
 				int common = 0;
-				while (common < ca.n - 1 && common < cb.n - 1 &&
-				       ca.lens[common] == cb.lens[common] &&
-				       memcmp(ca.hops[common], cb.hops[common], ca.lens[common]) == 0)
+				while (common < ca->n - 1 && common < cb->n - 1 &&
+				       ca->lens[common] == cb->lens[common] &&
+				       memcmp(ca->hops[common], cb->hops[common], ca->lens[common]) == 0)
 					common++;
 				/* sharing more than the root port means a switch in between */
-				if (common >= 2)
-					add_link(inv, a, b, "pcie-switch", pcie, AXL_SOURCE_DERIVED);
-				else
-					add_link(inv, a, b, "host-bridge", pcie, AXL_SOURCE_DERIVED);
-				continue;
-			}
-			if (a->numa_node >= 0 && b->numa_node >= 0) {
-				add_link(inv, a, b, a->numa_node == b->numa_node ? "numa" : "system", pcie,
+				add_link(inv, prior, a, b, common >= 2 ? "pcie-switch" : "host-bridge", pcie,
 					 AXL_SOURCE_DERIVED);
 				continue;
 			}
-			if (has_a && has_b) {
-				/* different host bridges, NUMA not known */
-				add_link(inv, a, b, "system", pcie, AXL_SOURCE_DERIVED);
+			if (a->numa_node >= 0 && b->numa_node >= 0) {
+				add_link(inv, prior, a, b, a->numa_node == b->numa_node ? "numa" : "system", pcie,
+					 AXL_SOURCE_DERIVED);
+				continue;
 			}
+			if (has[i] && has[j]) /* different host bridges, NUMA not known */
+				add_link(inv, prior, a, b, "system", pcie, AXL_SOURCE_DERIVED);
 		}
 	}
+	free(chains);
+	free(has);
+	free(gbps);
 }

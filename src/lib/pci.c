@@ -107,6 +107,14 @@ static axl_family family_of(int vendor, int cls)
 	}
 }
 
+/* Classes no accelerator uses: mass storage, network, multimedia (audio), bridges
+ * (NVSwitches too), serial bus (USB, UCSI). */
+static bool class_rules_out(int cls)
+{
+	int base = cls >> 16;
+	return base == 0x01 || base == 0x02 || base == 0x04 || base == 0x06 || base == 0x0c;
+}
+
 /* Decide; returns the reason for the record. */
 static bool classify(int vendor, int device, int cls, const char *driver, axl_family *family,
 		     const char **reason)
@@ -118,7 +126,7 @@ static bool classify(int vendor, int device, int cls, const char *driver, axl_fa
 		return false;
 	}
 	/* an NVIDIA or AMD bridge (NVSwitch, PCIe switch), audio or USB function is not one */
-	if (base == 0x06 || base == 0x04 || base == 0x0c || base == 0x02 || base == 0x01) {
+	if (cls >= 0 && class_rules_out(cls)) {
 		*reason = "bridge, network, storage, audio or serial-bus class";
 		return false;
 	}
@@ -380,12 +388,26 @@ int axl__pci_scan(struct axl__scan *scan)
 		f->pub.vendor_id = f->pub.device_id = f->pub.class_code = -1;
 	}
 	closedir(d);
-	qsort(inv->pcifns.v, inv->pcifns.n, sizeof *inv->pcifns.v, cmp_bdf);
+	if (inv->pcifns.n > 1)
+		qsort(inv->pcifns.v, inv->pcifns.n, sizeof *inv->pcifns.v, cmp_bdf);
 
 	for (size_t i = 0; i < inv->pcifns.n; i++) {
 		struct axl__pcifn *f = &inv->pcifns.v[i];
 		char dirpath[256], target[1024], resolved[1024];
 		snprintf(dirpath, sizeof dirpath, "/sys/bus/pci/devices/%s", f->pub.address);
+		/* Fast path: most functions of a big node are bridges, NICs and storage,
+		 * which the class alone rules out: one read, nothing else. */
+		if (!(inv->flags & AXL_INVENTORY_ALL)) {
+			char path[300], cbuf[64];
+			uint64_t c;
+			snprintf(path, sizeof path, "%s/class", dirpath);
+			if (axl__fs_read(scan->fs, AXL__FS_ROOT, path, cbuf, sizeof cbuf) > 0 &&
+			    axl__parse_hex(cbuf, 0xffffff, &c) == 0 && class_rules_out((int)c)) {
+				f->pub.class_code = (int)c;
+				f->pub.reason = "bridge, network, storage, audio or serial-bus class";
+				continue;
+			}
+		}
 		long ln = axl__fs_readlink(scan->fs, AXL__FS_ROOT, dirpath, target, sizeof target);
 		if (ln > 0) {
 			resolve_link("/sys/bus/pci/devices", target, resolved, sizeof resolved);
@@ -404,10 +426,15 @@ int axl__pci_scan(struct axl__scan *scan)
 		 * when the attributes are not there at all (a partial capture) */
 		int vendor = -1, device = -1, cls = -1, rev = -1, svendor = -1, sdevice = -1;
 		bool from_config = false;
-		if (!axl__fs_exists(scan->fs, dfd, "vendor") && !axl__fs_exists(scan->fs, dfd, "class"))
+		cls = read_hex_attr(inv, dfd, dirpath, "class", 0xffffff, 0);
+		if (cls < 0 && !axl__fs_exists(scan->fs, dfd, "vendor"))
 			from_config = read_config(inv, dfd, &vendor, &device, &cls, &rev, &svendor, &sdevice);
 		if (!from_config) {
-			cls = read_hex_attr(inv, dfd, dirpath, "class", 0xffffff, AXL__RD_REQUIRED);
+			if (cls < 0 && !axl__fs_exists(scan->fs, dfd, "class")) {
+				char path[300];
+				snprintf(path, sizeof path, "%s/class", dirpath);
+				axl__warn(inv, SRC, path, "missing");
+			}
 			vendor = read_hex_attr(inv, dfd, dirpath, "vendor", 0xffff, AXL__RD_REQUIRED);
 			device = read_hex_attr(inv, dfd, dirpath, "device", 0xffff, AXL__RD_REQUIRED);
 		}

@@ -181,7 +181,7 @@ void axl__json_num(struct axl__json *w, double v)
 		return;
 	}
 	pre_value(w);
-	if (v == (double)(int64_t)v && fabs(v) < 1e15) {
+	if (fabs(v) < 1e15 && v == (double)(int64_t)v) {
 		axl__sb_printf(w->sb, "%lld", (long long)v);
 		return;
 	}

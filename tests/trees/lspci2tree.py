@@ -172,7 +172,7 @@ def parse(text, ids):
                         if did:
                             cur["did"] = did
                         else:
-                            notes.add("device name not resolvable in pci.ids: %r" % rest)
+                            notes.add("device name absent from or ambiguous in pci.ids: %r" % rest)
                     else:
                         notes.add("vendor name not resolvable in pci.ids: %r" % rest)
             funcs.append(cur)
@@ -399,9 +399,26 @@ def main():
         spec["host"] = h.get("host", h)
         if "host_provenance" in h:
             spec["host_provenance"] = h["host_provenance"]
-    json.dump(spec, sys.stdout, indent=1, sort_keys=False)
-    sys.stdout.write("\n")
+    sys.stdout.write(dump(spec) + "\n")
     return 0
+
+
+def dump(v, ind=0):
+    """JSON with one PCI function per line (children indented below it)."""
+    pad = " " * ind
+    if isinstance(v, dict) and ("bdf" in v or "root" in v):
+        key = "children" if "children" in v else ("devices" if "devices" in v else None)
+        if key:
+            head = json.dumps({k: x for k, x in v.items() if k != key}, separators=(", ", ": "))[:-1]
+            inner = ",\n".join(dump(c, ind + 1) for c in v[key])
+            return pad + head + ', "%s": [\n' % key + inner + "\n" + pad + "]}"
+        return pad + json.dumps(v, separators=(", ", ": "))
+    if isinstance(v, dict):
+        items = [pad + " " + json.dumps(k) + ": " + dump(x, ind + 1).lstrip(" ") for k, x in v.items()]
+        return pad + "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+        return pad + "[\n" + ",\n".join(dump(x, ind + 1) for x in v) + "\n" + pad + "]"
+    return pad + json.dumps(v, separators=(", ", ": "))
 
 
 if __name__ == "__main__":

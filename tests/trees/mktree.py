@@ -10,6 +10,7 @@ iommu groups).  The spec format is described in README.md next to this file.
 Python 3 standard library only.
 """
 
+import gzip
 import json
 import os
 import re
@@ -982,6 +983,7 @@ def build_kfd(tree, spec, state):
             vals = dict(p)
             vals.update({
                 "cpu_cores_count": 0, "mem_banks_count": 1, "caches_count": 0,
+                "cpu_core_id_base": p.get("cpu_core_id_base", 0),
                 "io_links_count": len(links), "p2p_links_count": 0,
                 "vendor_id": fn["vid"], "device_id": fn["did"],
                 "location_id": (fn["bus"] << 8) | (fn["slot"] << 3) | fn["func"],
@@ -1125,7 +1127,8 @@ def main(argv):
     if len(argv) != 3:
         sys.stderr.write(__doc__)
         return 2
-    with open(argv[1]) as f:
+    opener = gzip.open if argv[1].endswith(".gz") else open
+    with opener(argv[1], "rt", encoding="utf-8") as f:
         spec = json.load(f)
     out = argv[2]
     if os.path.exists(out):

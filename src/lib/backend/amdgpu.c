@@ -179,7 +179,8 @@ static int amdgpu_enumerate(struct axl__scan *scan)
 		*slot = k;
 	}
 	closedir(d);
-	qsort(nodes.v, nodes.n, sizeof *nodes.v, cmp_node);
+	if (nodes.n > 1)
+		qsort(nodes.v, nodes.n, sizeof *nodes.v, cmp_node);
 
 	/* group the partitions of one GPU: same unique id (or same PCI function) */
 	bool *used = calloc(nodes.n ? nodes.n : 1, sizeof *used);

@@ -1,0 +1,17 @@
+/* Compiled with -std=c11 -pedantic -Werror (and as C++ from headers.cpp): the public
+ * headers must stand alone and be clean in both languages. */
+#include <axl.h>
+#include <axl/common.h>
+#include <axl/context.h>
+#include <axl/device.h>
+#include <axl/error.h>
+#include <axl/host.h>
+#include <axl/inventory.h>
+#include <axl/version.h>
+
+int main(void)
+{
+	struct axl_context_options o = AXL_CONTEXT_OPTIONS_INIT;
+	(void)o;
+	return AXL_OK;
+}

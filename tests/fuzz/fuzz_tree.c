@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Whole discovery on a hostile tree. The input is split on 0x00 bytes into the
+ * contents of a fixed set of files of a small sysroot (a GPU's attributes, the NVIDIA
+ * and amdgpu driver files, a KFD node, /proc files, a class device's uevent); the
+ * rest of the tree is well formed. Discovery and the JSON document must survive
+ * anything and never report garbage as a known value of the wrong type.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <ftw.h>
+#include <unistd.h>
+
+#include "axl.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define GPU "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0"
+static const char *const files[] = {
+	GPU "/vendor", GPU "/device", GPU "/class", GPU "/numa_node", GPU "/local_cpulist",
+	GPU "/current_link_speed", GPU "/current_link_width", GPU "/revision",
+	GPU "/subsystem_vendor", GPU "/mem_info_vram_total", GPU "/product_name",
+	GPU "/unique_id", GPU "/current_compute_partition", GPU "/available_compute_partition",
+	GPU "/drm/renderD128/uevent",
+	"proc/driver/nvidia/gpus/0000:01:00.0/information", "proc/driver/nvidia/version",
+	"proc/cpuinfo", "proc/meminfo", "proc/self/cgroup",
+	"sys/class/kfd/kfd/topology/nodes/1/properties",
+	"sys/devices/system/node/node0/distance", "sys/devices/system/node/node0/meminfo",
+	"sys/devices/system/node/node0/cpulist",
+};
+#define NFILES (sizeof files / sizeof *files)
+
+static char root[128];
+
+static void mkparents(char *path)
+{
+	for (char *p = path + strlen(root) + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(path, 0755);
+			*p = '/';
+		}
+}
+
+static void write_file(const char *rel, const uint8_t *data, size_t n)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	mkparents(path);
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return;
+	if (n)
+		fwrite(data, 1, n, f);
+	fclose(f);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* A fresh tree for every input, so a crash reproduces from its input alone. */
+static void setup(void)
+{
+	snprintf(root, sizeof root, "/tmp/axl-fuzz-tree-%d", (int)getpid());
+	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	mkdir(root, 0755);
+	char p[512];
+	snprintf(p, sizeof p, "%s/sys/bus/pci/devices/x", root);
+	mkparents(p);
+	snprintf(p, sizeof p, "%s/sys/bus/pci/devices/0000:01:00.0", root);
+	if (symlink("../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0", p) != 0) {
+		/* already there from an earlier run */
+	}
+	snprintf(p, sizeof p, "%s/sys/bus/pci/drivers/amdgpu/x", root);
+	mkparents(p);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size > 1 << 20)
+		return 0;
+	setup();
+	size_t start = 0, k = 0;
+	for (size_t i = 0; i <= size && k < NFILES; i++) {
+		if (i == size || data[i] == 0) {
+			write_file(files[k++], data + start, i - start);
+			start = i + 1;
+		}
+	}
+	struct axl_context_options o = AXL_CONTEXT_OPTIONS_INIT;
+	o.sysroot = root;
+	o.flags = AXL_CONTEXT_NO_ENV | AXL_CONTEXT_NO_PCI_IDS;
+	axl_context *ctx;
+	if (axl_context_open(&ctx, &o) != 0)
+		abort();
+	axl_inventory *inv;
+	if (axl_inventory_open(&inv, ctx, AXL_INVENTORY_ALL) != 0)
+		abort();
+	char *doc;
+	if (axl_inventory_json(inv, AXL_JSON_PRETTY, &doc, NULL) != 0)
+		abort();
+	axl_free(doc);
+	for (size_t i = 0; i < axl_inventory_device_count(inv); i++) {
+		const axl_device *d = axl_inventory_device(inv, i);
+		int64_t v;
+		if (axl_device_get_int(d, AXL_ATTR_NUMA_NODE, &v) == 0 && (v < 0 || v > 65535))
+			abort();
+		if (axl_device_get_int(d, AXL_ATTR_LINK_CURRENT_GEN, &v) == 0 && (v < 1 || v > 7))
+			abort();
+	}
+	axl_inventory_free(inv);
+	axl_context_free(ctx);
+	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
