@@ -228,7 +228,9 @@ static int cmd_show(const struct opts *o, const char *id)
 			else if ((a == AXL_ATTR_VENDOR_ID || a == AXL_ATTR_DEVICE_ID || a == AXL_ATTR_SUBSYSTEM_VENDOR_ID ||
 				  a == AXL_ATTR_SUBSYSTEM_DEVICE_ID || a == AXL_ATTR_PCI_CLASS || a == AXL_ATTR_REVISION) &&
 				 axl_device_get_int(d, (axl_attr)a, &i) == 0)
-				snprintf(val, sizeof val, "0x%04llx", (long long)i);
+				snprintf(val, sizeof val, a == AXL_ATTR_PCI_CLASS ? "0x%06llx" :
+							  a == AXL_ATTR_REVISION  ? "0x%02llx" : "0x%04llx",
+					 (long long)i);
 			else if (a == AXL_ATTR_MEMORY_TOTAL && axl_device_get_int(d, (axl_attr)a, &i) == 0) {
 				char h[32];
 				human_bytes(i, h, sizeof h);

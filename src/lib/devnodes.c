@@ -25,6 +25,7 @@ static bool skip_dir(const char *name)
 		"physfn", "ptp", "net", "hwmon", "graphics", "infiniband", "infiniband_verbs",
 		"infiniband_mad", "mdev_supported_types", "thermal", "backlight", "leds", "sound",
 		"block", "nvme", "bsg", "typec", "usb", "wakeup", "remoteproc", "link",
+		"vfio-dev", /* the iommufd cdev: runtimes hand out the group node */
 	};
 	if (name[0] == '.')
 		return true;

@@ -26,8 +26,8 @@ static const struct {
 	{"avx512_bf16", "avx512_bf16"}, {"avx512_fp16", "avx512_fp16"}, {"avx_vnni", "avx_vnni"},
 	{"amx_tile", "amx_tile"},   {"amx_bf16", "amx_bf16"}, {"amx_int8", "amx_int8"},
 	{"amx_fp16", "amx_fp16"},
-	/* aarch64 "Features" */
-	{"asimd", "neon"},          {"asimdhp", "neon_fp16"}, {"asimddp", "neon_dotprod"},
+	/* aarch64 "Features" (asimd is NEON); names as /proc/cpuinfo spells them */
+	{"asimd", "asimd"},         {"asimdhp", "asimdhp"},   {"asimddp", "asimddp"},
 	{"sve", "sve"},             {"sve2", "sve2"},         {"i8mm", "i8mm"},
 	{"bf16", "bf16"},           {"sme", "sme"},
 	/* POWER "cpu" line features are not listed per CPU; altivec/vsx come from AT_HWCAP */

@@ -35,6 +35,8 @@ static bool display_only(int vendor, int device)
 		return device == 0x0100;
 	case 0x1af4: /* virtio-gpu */
 		return device == 0x1050;
+	case 0x1d0f: /* the EC2 instance console */
+		return device == 0x1111;
 	case 0x19e5: /* Huawei iBMC Hi171x video */
 		return device == 0x1710 || device == 0x1711;
 	default:
@@ -47,7 +49,7 @@ static bool accel_driver(const char *drv)
 {
 	static const char *const names[] = {
 		"nvidia",    "nouveau",  "amdgpu", "radeon",   "i915",     "xe",
-		"habanalabs", "neuron",  "tenstorrent", "qaic", "intel_vpu", "amdxdna",
+		"habanalabs", "neuron", "neuron-driver",  "tenstorrent", "qaic", "intel_vpu", "amdxdna",
 		"drv_pcie",  "devdrv_pcie", "apex", "gasket", "hydcu", "mtgpu", "cambricon_drv",
 	};
 	if (!drv)
@@ -354,6 +356,189 @@ static void fill_device(struct axl__scan *scan, struct axl__pcifn *f, int dfd, c
 	}
 }
 
+/* The kernel repeats a function's identity in its uevent (PCI_ID=10DE:2330,
+ * PCI_CLASS=30200): used for what the attribute files did not give. */
+static void identity_from_uevent(struct axl_inventory *inv, int dfd, const char *dirpath, int *vendor,
+				 int *device, int *cls)
+{
+	char ue[2048], v[64];
+	uint64_t x;
+	bool have = axl__fs_read(&inv->ctx->fs, dfd, "uevent", ue, sizeof ue) > 0;
+	if (have && axl__kv_find(ue, "PCI_ID", '=', v, sizeof v) == 0) {
+		char *colon = strchr(v, ':');
+		if (colon) {
+			*colon = '\0';
+			if (*vendor < 0 && axl__parse_hex(v, 0xffff, &x) == 0)
+				*vendor = (int)x;
+			if (*device < 0 && axl__parse_hex(colon + 1, 0xffff, &x) == 0)
+				*device = (int)x;
+		}
+	}
+	if (have && *cls < 0 && axl__kv_find(ue, "PCI_CLASS", '=', v, sizeof v) == 0 &&
+	    axl__parse_hex(v, 0xffffff, &x) == 0)
+		*cls = (int)x;
+	static const char *const names[] = {"vendor", "device", "class"};
+	const int vals[] = {*vendor, *device, *cls};
+	for (int i = 0; i < 3; i++) {
+		if (vals[i] < 0 && !axl__fs_exists(&inv->ctx->fs, dfd, names[i])) {
+			char path[300];
+			snprintf(path, sizeof path, "%s/%s", dirpath, names[i]);
+			axl__warn(inv, SRC, path, "missing (and not in uevent)");
+		}
+	}
+}
+
+/* Identify one function (dirpath: its sysfs directory) and, when it is an
+ * accelerator, describe it. */
+static void scan_one(struct axl__scan *scan, struct axl__pcifn *f, const char *dirpath)
+{
+	struct axl_inventory *inv = scan->inv;
+	char target[1024], resolved[1024];
+	/* Fast path: most functions of a big node are bridges, NICs and storage,
+	 * which the class alone rules out: one read, nothing else. */
+	if (!(inv->flags & AXL_INVENTORY_ALL)) {
+		char path[300], cbuf[64];
+		uint64_t c;
+		snprintf(path, sizeof path, "%s/class", dirpath);
+		if (axl__fs_read(scan->fs, AXL__FS_ROOT, path, cbuf, sizeof cbuf) > 0 &&
+		    axl__parse_hex(cbuf, 0xffffff, &c) == 0 && class_rules_out((int)c)) {
+			f->pub.class_code = (int)c;
+			f->pub.reason = "bridge, network, storage, audio or serial-bus class";
+			return;
+		}
+	}
+	long ln = axl__fs_readlink(scan->fs, AXL__FS_ROOT, dirpath, target, sizeof target);
+	if (ln > 0) {
+		resolve_link("/sys/bus/pci/devices", target, resolved, sizeof resolved);
+		f->devpath = axl__arena_strdup(&inv->arena, resolved);
+	}
+	int dfd = axl__fs_opendir_fd(scan->fs, AXL__FS_ROOT, dirpath);
+	if (dfd < 0) {
+		axl__warn(inv, SRC, dirpath, "%s",
+			  dfd == -ENOENT ? "dangling link" :
+			  dfd == -ELOOP ? "symbolic link loop" : strerror(-dfd));
+		f->pub.reason = "unreadable";
+		return;
+	}
+	/* the attribute files come from the kernel's own copy of the ids (cheap);
+	 * config space is read from the device (slow under a hypervisor), so only
+	 * when the attributes are not there at all (a partial capture) */
+	int vendor = -1, device = -1, cls = -1, rev = -1, svendor = -1, sdevice = -1;
+	bool from_config = false;
+	cls = read_hex_attr(inv, dfd, dirpath, "class", 0xffffff, 0);
+	if (cls < 0 && !axl__fs_exists(scan->fs, dfd, "vendor"))
+		from_config = read_config(inv, dfd, &vendor, &device, &cls, &rev, &svendor, &sdevice);
+	if (!from_config) {
+		vendor = read_hex_attr(inv, dfd, dirpath, "vendor", 0xffff, 0);
+		device = read_hex_attr(inv, dfd, dirpath, "device", 0xffff, 0);
+		if (cls < 0 || vendor < 0 || device < 0)
+			identity_from_uevent(inv, dfd, dirpath, &vendor, &device, &cls);
+	}
+	f->pub.vendor_id = vendor;
+	f->pub.device_id = device;
+	f->pub.class_code = cls;
+	long dl = axl__fs_readlink(scan->fs, dfd, "driver", target, sizeof target);
+	if (dl > 0 && !f->pub.driver) {
+		/* the link must lead to the driver's directory */
+		int drvfd = axl__fs_opendir_fd(scan->fs, dfd, "driver");
+		if (drvfd == -EXDEV) {
+			char full[300];
+			snprintf(full, sizeof full, "%s/driver", dirpath);
+			drvfd = axl__fs_opendir_fd(scan->fs, AXL__FS_ROOT, full);
+		}
+		/* a capture that did not copy /sys/bus/pci/drivers leaves the link dangling:
+		 * its target still names the driver */
+		if (drvfd == -ENOENT && strstr(target, "/drivers/") && !strstr(target, "/drivers/..")) {
+			drvfd = -EEXIST;
+		} else if (drvfd < 0) {
+			char full[300];
+			snprintf(full, sizeof full, "%s/driver", dirpath);
+			axl__warn(inv, SRC, full, "%s", drvfd == -ELOOP ? "symbolic link loop" :
+							drvfd == -ENOENT ? "dangling link" : strerror(-drvfd));
+			dl = -1;
+		} else {
+			close(drvfd);
+		}
+	}
+	if (dl > 0 && !f->pub.driver) {
+		const char *base = strrchr(target, '/');
+		f->pub.driver = axl__arena_strdup(&inv->arena, base ? base + 1 : target);
+	}
+	axl_family family = AXL_FAMILY_UNKNOWN;
+	const char *reason = NULL;
+	bool accel = classify(vendor, device, cls, f->pub.driver, &family, &reason);
+	f->pub.reason = reason;
+	f->pub.accelerator = accel;
+	if (accel) {
+		if (!from_config) {
+			rev = read_hex_attr(inv, dfd, dirpath, "revision", 0xff, 0);
+			svendor = read_hex_attr(inv, dfd, dirpath, "subsystem_vendor", 0xffff, 0);
+			sdevice = read_hex_attr(inv, dfd, dirpath, "subsystem_device", 0xffff, 0);
+		}
+		fill_device(scan, f, dfd, dirpath, family, svendor, sdevice, rev);
+	}
+	else if (inv->flags & AXL_INVENTORY_ALL) {
+		int64_t numa;
+		char buf[32];
+		if (axl__read_attr(inv, SRC, dfd, dirpath, "numa_node", buf, sizeof buf, 0) &&
+		    axl__parse_i64(buf, &numa) == 0 && numa >= 0 && numa < 65536)
+			f->numa_node = (int)numa;
+	}
+	close(dfd);
+}
+
+/* GPUs the PCI bus directory does not show (a container that mounts only
+ * /sys/class/drm, a partial capture): /sys/class/drm/cardN/device names its PCI
+ * function in its uevent (PCI_SLOT_NAME). */
+static void scan_drm_class(struct axl__scan *scan)
+{
+	struct axl_inventory *inv = scan->inv;
+	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, "sys/class/drm");
+	if (!d)
+		return;
+	struct dirent *e;
+	char names[64][64];
+	int n = 0;
+	while ((e = readdir(d)) != NULL && n < 64) {
+		/* cards only, not their connectors ("card1-DP-1") nor render nodes */
+		if (strncmp(e->d_name, "card", 4) != 0 || strchr(e->d_name, '-') || strlen(e->d_name) >= 64)
+			continue;
+		snprintf(names[n++], 64, "%s", e->d_name);
+	}
+	closedir(d);
+	for (int i = 0; i < n; i++) {
+		char dirpath[128], ue[2048], slot[64];
+		snprintf(dirpath, sizeof dirpath, "/sys/class/drm/%s/device", names[i]);
+		if (!axl__read_attr(inv, SRC, AXL__FS_ROOT, dirpath, "uevent", ue, sizeof ue, 0))
+			continue;
+		unsigned dom, bus, dev, fn;
+		if (axl__kv_find(ue, "PCI_SLOT_NAME", '=', slot, sizeof slot) != 0 ||
+		    axl__parse_bdf(slot, &dom, &bus, &dev, &fn) != 0)
+			continue; /* not a PCI device (a platform GPU): nothing to say here */
+		bool known = false;
+		for (size_t k = 0; k < inv->pcifns.n && !known; k++) {
+			const struct axl__pcifn *f = &inv->pcifns.v[k];
+			known = f->domain == dom && f->bus == bus && f->devno == dev && f->fn == fn;
+		}
+		if (known)
+			continue;
+		struct axl__pcifn *f = AXL__VEC_PUSH(inv->pcifns);
+		if (!f)
+			return;
+		f->domain = dom;
+		f->bus = bus;
+		f->devno = dev;
+		f->fn = fn;
+		f->numa_node = -1;
+		f->pub.address = axl__arena_printf(&inv->arena, "%04x:%02x:%02x.%u", dom, bus, dev, fn);
+		f->pub.vendor_id = f->pub.device_id = f->pub.class_code = -1;
+		char drv[64];
+		if (axl__kv_find(ue, "DRIVER", '=', drv, sizeof drv) == 0 && drv[0])
+			f->pub.driver = axl__arena_strdup(&inv->arena, drv);
+		scan_one(scan, f, dirpath);
+	}
+}
+
 int axl__pci_scan(struct axl__scan *scan)
 {
 	struct axl_inventory *inv = scan->inv;
@@ -361,6 +546,7 @@ int axl__pci_scan(struct axl__scan *scan)
 	if (!d) {
 		if (errno != ENOENT)
 			axl__warn(inv, SRC, "/sys/bus/pci/devices", "cannot list: %s", strerror(errno));
+		scan_drm_class(scan);
 		return 0;
 	}
 	struct dirent *e;
@@ -392,81 +578,10 @@ int axl__pci_scan(struct axl__scan *scan)
 		qsort(inv->pcifns.v, inv->pcifns.n, sizeof *inv->pcifns.v, cmp_bdf);
 
 	for (size_t i = 0; i < inv->pcifns.n; i++) {
-		struct axl__pcifn *f = &inv->pcifns.v[i];
-		char dirpath[256], target[1024], resolved[1024];
-		snprintf(dirpath, sizeof dirpath, "/sys/bus/pci/devices/%s", f->pub.address);
-		/* Fast path: most functions of a big node are bridges, NICs and storage,
-		 * which the class alone rules out: one read, nothing else. */
-		if (!(inv->flags & AXL_INVENTORY_ALL)) {
-			char path[300], cbuf[64];
-			uint64_t c;
-			snprintf(path, sizeof path, "%s/class", dirpath);
-			if (axl__fs_read(scan->fs, AXL__FS_ROOT, path, cbuf, sizeof cbuf) > 0 &&
-			    axl__parse_hex(cbuf, 0xffffff, &c) == 0 && class_rules_out((int)c)) {
-				f->pub.class_code = (int)c;
-				f->pub.reason = "bridge, network, storage, audio or serial-bus class";
-				continue;
-			}
-		}
-		long ln = axl__fs_readlink(scan->fs, AXL__FS_ROOT, dirpath, target, sizeof target);
-		if (ln > 0) {
-			resolve_link("/sys/bus/pci/devices", target, resolved, sizeof resolved);
-			f->devpath = axl__arena_strdup(&inv->arena, resolved);
-		}
-		int dfd = axl__fs_opendir_fd(scan->fs, AXL__FS_ROOT, dirpath);
-		if (dfd < 0) {
-			axl__warn(inv, SRC, dirpath, "%s",
-				  dfd == -ENOENT ? "dangling link" :
-				  dfd == -ELOOP ? "symbolic link loop" : strerror(-dfd));
-			f->pub.reason = "unreadable";
-			continue;
-		}
-		/* the attribute files come from the kernel's own copy of the ids (cheap);
-		 * config space is read from the device (slow under a hypervisor), so only
-		 * when the attributes are not there at all (a partial capture) */
-		int vendor = -1, device = -1, cls = -1, rev = -1, svendor = -1, sdevice = -1;
-		bool from_config = false;
-		cls = read_hex_attr(inv, dfd, dirpath, "class", 0xffffff, 0);
-		if (cls < 0 && !axl__fs_exists(scan->fs, dfd, "vendor"))
-			from_config = read_config(inv, dfd, &vendor, &device, &cls, &rev, &svendor, &sdevice);
-		if (!from_config) {
-			if (cls < 0 && !axl__fs_exists(scan->fs, dfd, "class")) {
-				char path[300];
-				snprintf(path, sizeof path, "%s/class", dirpath);
-				axl__warn(inv, SRC, path, "missing");
-			}
-			vendor = read_hex_attr(inv, dfd, dirpath, "vendor", 0xffff, AXL__RD_REQUIRED);
-			device = read_hex_attr(inv, dfd, dirpath, "device", 0xffff, AXL__RD_REQUIRED);
-		}
-		f->pub.vendor_id = vendor;
-		f->pub.device_id = device;
-		f->pub.class_code = cls;
-		long dl = axl__fs_readlink(scan->fs, dfd, "driver", target, sizeof target);
-		if (dl > 0) {
-			const char *base = strrchr(target, '/');
-			f->pub.driver = axl__arena_strdup(&inv->arena, base ? base + 1 : target);
-		}
-		axl_family family = AXL_FAMILY_UNKNOWN;
-		const char *reason = NULL;
-		bool accel = classify(vendor, device, cls, f->pub.driver, &family, &reason);
-		f->pub.reason = reason;
-		f->pub.accelerator = accel;
-		if (accel) {
-			if (!from_config) {
-				rev = read_hex_attr(inv, dfd, dirpath, "revision", 0xff, 0);
-				svendor = read_hex_attr(inv, dfd, dirpath, "subsystem_vendor", 0xffff, 0);
-				sdevice = read_hex_attr(inv, dfd, dirpath, "subsystem_device", 0xffff, 0);
-			}
-			fill_device(scan, f, dfd, dirpath, family, svendor, sdevice, rev);
-		}
-		else if (inv->flags & AXL_INVENTORY_ALL) {
-			int64_t numa;
-			char buf[32];
-			if (axl__read_attr(inv, SRC, dfd, dirpath, "numa_node", buf, sizeof buf, 0) &&
-			    axl__parse_i64(buf, &numa) == 0 && numa >= 0 && numa < 65536)
-				f->numa_node = (int)numa;
-		}
-		close(dfd);
+		char dirpath[256];
+		snprintf(dirpath, sizeof dirpath, "/sys/bus/pci/devices/%s", inv->pcifns.v[i].pub.address);
+		scan_one(scan, &inv->pcifns.v[i], dirpath);
 	}
+	scan_drm_class(scan);
 	return 0;
 }

@@ -202,7 +202,6 @@ INVALID_CASES = [
     ("memory size as a float", mutate(lambda d: _set(dev(d)["memory"], "total_bytes", 1.5))),
     ("missing device id", mutate(lambda d: _del(dev(d), "id"))),
     ("missing device sources", mutate(lambda d: _del(dev(d), "sources"))),
-    ("missing vendor_id on a GPU", mutate(lambda d: _del(dev(d), "vendor_id"))),
     ("null device_id on a GPU", mutate(lambda d: _set(dev(d), "device_id", None))),
     ("bad PCI address (no domain)", mutate(lambda d: _set(dev(d)["pci"], "address", "19:00.0"))),
     ("bad PCI address (function 8)", mutate(lambda d: _set(dev(d)["pci"], "address", "0000:19:00.8"))),

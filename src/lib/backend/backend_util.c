@@ -44,7 +44,10 @@ bool axl__attr_str(struct axl__scan *scan, struct axl_device *dev, const char *d
 {
 	char path[600], buf[512];
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	if (!axl__read_attr(scan->inv, source, AXL__FS_ROOT, NULL, path, buf, sizeof buf, 0))
+	/* an empty attribute is the driver saying "not known" (amdgpu's product_name
+	 * on consumer boards): unknown, not a warning */
+	if (!axl__read_attr(scan->inv, source, AXL__FS_ROOT, NULL, path, buf, sizeof buf, AXL__RD_EMPTY_OK) ||
+	    !buf[0])
 		return false;
 	axl__set_str(scan->inv, dev, attr, AXL_SOURCE_SYSFS, buf);
 	return true;

@@ -18,7 +18,8 @@ static bool neuron_owns(const struct axl_device *dev)
 static int neuron_enrich(struct axl__scan *scan, struct axl_device *dev)
 {
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
-	if (!drv || strcmp(drv, "neuron") != 0)
+	/* the module is "neuron", its PCI driver "neuron-driver" */
+	if (!drv || (strcmp(drv, "neuron") != 0 && strcmp(drv, "neuron-driver") != 0))
 		return 0;
 	int n = axl__ordinal(scan->inv, dev);
 	char node[32];

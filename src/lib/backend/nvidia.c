@@ -117,6 +117,17 @@ static int nvidia_enrich(struct axl__scan *scan, struct axl_device *dev)
 				axl__warn(inv, SRC, path, "Device Minor is not a minor number: '%.32s'", v);
 			}
 		}
+		/* every driver since 2010 writes these three: a file without one of them
+		 * was cut short */
+		static const char *const core[] = {"Model", "GPU UUID", "Device Minor"};
+		for (size_t k = 0; k < 3; k++) {
+			if (axl__kv_find(buf, core[k], ':', v, sizeof v) == AXL_ENOENT) {
+				char path[256];
+				snprintf(path, sizeof path, "%s/information", dir);
+				axl__warn(inv, SRC, path, "incomplete: no '%s' line", core[k]);
+				break;
+			}
+		}
 		if (axl__kv_find(buf, "GPU Excluded", ':', v, sizeof v) == 0 && strcmp(v, "Yes") == 0)
 			axl__set_str(inv, dev, AXL_ATTR_STATE, AXL_SOURCE_PROCFS, "excluded");
 	}
@@ -130,14 +141,16 @@ static int nvidia_enrich(struct axl__scan *scan, struct axl_device *dev)
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
 	if (drv && strcmp(drv, "nvidia") == 0) {
 		driver_version(scan, dev);
+		/* the nodes only when the driver told the minor: without it we would
+		 * hand a container the control nodes but not the GPU */
 		if (dev->nvidia_minor >= 0) {
 			char node[32];
 			snprintf(node, sizeof node, "/dev/nvidia%d", dev->nvidia_minor);
 			axl__add_node(inv, dev, node);
+			axl__add_node(inv, dev, "/dev/nvidiactl");
+			axl__add_node(inv, dev, "/dev/nvidia-uvm");
+			axl__add_node(inv, dev, "/dev/nvidia-uvm-tools");
 		}
-		axl__add_node(inv, dev, "/dev/nvidiactl");
-		axl__add_node(inv, dev, "/dev/nvidia-uvm");
-		axl__add_node(inv, dev, "/dev/nvidia-uvm-tools");
 	}
 	return 0;
 }
