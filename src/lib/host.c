@@ -160,6 +160,21 @@ static void scan_cpuinfo(struct axl__scan *scan)
 				if (name)
 					axl__host_set_str(inv, AXL_HOST_CPU_VENDOR, AXL_SOURCE_PROCFS, name);
 			}
+		} else if (strcmp(k, "CPU part") == 0 && !inv->host.attr[AXL_HOST_CPU_MODEL].src) {
+			/* arm64 has no "model name": name the core from its part number */
+			uint64_t part;
+			static const struct {
+				unsigned part;
+				const char *name;
+			} parts[] = {
+				{0xd0c, "ARM Neoverse N1"}, {0xd40, "ARM Neoverse V1"}, {0xd49, "ARM Neoverse N2"},
+				{0xd4f, "ARM Neoverse V2"}, {0xd84, "ARM Neoverse V3"}, {0xd8e, "ARM Neoverse N3"},
+				{0xd08, "ARM Cortex-A72"},  {0xd0b, "ARM Cortex-A76"},  {0xd41, "ARM Cortex-A78"},
+			};
+			if (axl__parse_u64(v, 0, &part) == 0)
+				for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+					if (parts[i].part == part)
+						axl__host_set_str(inv, AXL_HOST_CPU_MODEL, AXL_SOURCE_DERIVED, parts[i].name);
 		} else if (strcmp(k, "cpu") == 0 && strncmp(v, "POWER", 5) == 0) {
 			power = true;
 			if (!inv->host.attr[AXL_HOST_CPU_MODEL].src)

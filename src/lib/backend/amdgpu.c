@@ -25,7 +25,7 @@
 struct kfd_node {
 	int node;
 	uint64_t vendor, device, location, domain, unique, hive, simds, simd_per_cu, gfx, xcc,
-		render_minor, mem_bytes, max_clock;
+		render_minor, mem_bytes, mem_width, max_clock;
 	bool has_vendor, has_render, has_simd_per_cu;
 };
 
@@ -65,8 +65,10 @@ static bool read_node(struct axl__scan *scan, int id, struct kfd_node *k)
 	if (!k->mem_bytes && axl__fs_read(scan->fs, AXL__FS_ROOT, bank, mb, sizeof mb) > 0) {
 		uint64_t heap = 0, size = 0;
 		/* heap_type 1 = FB_PUBLIC, 2 = FB_PRIVATE: device memory */
-		if (prop(mb, "size_in_bytes", &size) && (!prop(mb, "heap_type", &heap) || heap == 1 || heap == 2))
+		if (prop(mb, "size_in_bytes", &size) && (!prop(mb, "heap_type", &heap) || heap == 1 || heap == 2)) {
 			k->mem_bytes = size;
+			prop(mb, "width", &k->mem_width);
+		}
 	}
 	if (k->device > 0xffff || k->vendor > 0xffff || k->location > 0xffff || k->domain > 0xffffffffu) {
 		char path[160];
@@ -106,7 +108,7 @@ static void apply_kfd(struct axl__scan *scan, struct axl_device *dev, const stru
 		      size_t parts)
 {
 	struct axl_inventory *inv = scan->inv;
-	uint64_t cus = 0, xcc = 0, mem = 0;
+	uint64_t cus = 0, xcc = 0, mem = 0, width = 0;
 	bool cu_known = true;
 	for (size_t i = 0; i < parts; i++) {
 		if (g[i].has_simd_per_cu)
@@ -114,16 +116,19 @@ static void apply_kfd(struct axl__scan *scan, struct axl_device *dev, const stru
 		else
 			cu_known = false;
 		xcc += g[i].xcc;
-		if (g[i].mem_bytes > mem)
-			mem = g[i].mem_bytes;
+		/* the memory bank of each partition is the share it can allocate */
+		mem += g[i].mem_bytes;
+		if (g[i].mem_width > width)
+			width = g[i].mem_width;
 	}
 	if (cu_known && cus)
 		axl__add_cu(inv, dev, "CU", (int64_t)cus, AXL_SOURCE_SYSFS);
 	if (xcc)
 		axl__add_cu(inv, dev, "XCC", (int64_t)xcc, AXL_SOURCE_SYSFS);
-	/* every partition node reports the memory it can reach; in NPS1 that is all of it */
 	if (mem && !axl__known(dev, AXL_ATTR_MEMORY_TOTAL))
 		axl__set_int(dev, AXL_ATTR_MEMORY_TOTAL, AXL_SOURCE_SYSFS, (int64_t)mem);
+	if (width && width <= 16384)
+		axl__set_int(dev, AXL_ATTR_MEMORY_BUS_WIDTH, AXL_SOURCE_SYSFS, (int64_t)width);
 	if (g[0].gfx) {
 		char target[32];
 		unsigned major = (unsigned)(g[0].gfx / 10000), minor = (unsigned)(g[0].gfx / 100 % 100),
