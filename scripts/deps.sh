@@ -1,0 +1,17 @@
+#!/bin/sh
+# Install what building and testing axl needs, from Debian's archive only.
+# Runs as root on Debian 12; does nothing for packages that are already there.
+set -eu
+pkgs="build-essential cmake pkg-config libpci-dev pci.ids python3 python3-jsonschema g++"
+[ "${1:-}" = "--test" ] && pkgs="$pkgs clang libclang-rt-14-dev pciutils hwloc-nox hyperfine"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
