@@ -487,6 +487,23 @@ static void scan_one(struct axl__scan *scan, struct axl__pcifn *f, const char *d
 	close(dfd);
 }
 
+/* A new, not yet identified function record. */
+static struct axl__pcifn *new_function(struct axl_inventory *inv, unsigned dom, unsigned bus,
+				       unsigned dev, unsigned fn)
+{
+	struct axl__pcifn *f = AXL__VEC_PUSH(inv->pcifns);
+	if (!f)
+		return NULL;
+	f->domain = dom;
+	f->bus = bus;
+	f->devno = dev;
+	f->fn = fn;
+	f->numa_node = -1;
+	f->pub.address = axl__arena_printf(&inv->arena, "%04x:%02x:%02x.%u", dom, bus, dev, fn);
+	f->pub.vendor_id = f->pub.device_id = f->pub.class_code = -1;
+	return f;
+}
+
 /* GPUs the PCI bus directory does not show (a container that mounts only
  * /sys/class/drm, a partial capture): /sys/class/drm/cardN/device names its PCI
  * function in its uevent (PCI_SLOT_NAME). */
@@ -522,16 +539,9 @@ static void scan_drm_class(struct axl__scan *scan)
 		}
 		if (known)
 			continue;
-		struct axl__pcifn *f = AXL__VEC_PUSH(inv->pcifns);
+		struct axl__pcifn *f = new_function(inv, dom, bus, dev, fn);
 		if (!f)
 			return;
-		f->domain = dom;
-		f->bus = bus;
-		f->devno = dev;
-		f->fn = fn;
-		f->numa_node = -1;
-		f->pub.address = axl__arena_printf(&inv->arena, "%04x:%02x:%02x.%u", dom, bus, dev, fn);
-		f->pub.vendor_id = f->pub.device_id = f->pub.class_code = -1;
 		char drv[64];
 		if (axl__kv_find(ue, "DRIVER", '=', drv, sizeof drv) == 0 && drv[0])
 			f->pub.driver = axl__arena_strdup(&inv->arena, drv);
@@ -562,16 +572,8 @@ int axl__pci_scan(struct axl__scan *scan)
 		}
 		if (inv->pcifns.n >= 65536)
 			break;
-		struct axl__pcifn *f = AXL__VEC_PUSH(inv->pcifns);
-		if (!f)
+		if (!new_function(inv, dom, bus, dev, fn))
 			break;
-		f->domain = dom;
-		f->bus = bus;
-		f->devno = dev;
-		f->fn = fn;
-		f->numa_node = -1;
-		f->pub.address = axl__arena_printf(&inv->arena, "%04x:%02x:%02x.%u", dom, bus, dev, fn);
-		f->pub.vendor_id = f->pub.device_id = f->pub.class_code = -1;
 	}
 	closedir(d);
 	if (inv->pcifns.n > 1)
