@@ -196,7 +196,14 @@ fit_data=$BENCH_OUT/fit.dat
 : >"$fit_data"
 rows=()
 for F in $SIZES; do
-	A=$((F / 8))
+	# ACCELS fixes the accelerator count (capped at F) to see the growth with PCI
+	# functions alone; by default it grows with the tree (F/8)
+	if [ -n "${ACCELS:-}" ]; then
+		A=$ACCELS
+		[ "$A" -gt "$F" ] && A=$F
+	else
+		A=$((F / 8))
+	fi
 	T=$trees/t$F
 	echo "  building and timing the tree of $F functions ..."
 	if ! "$PYTHON" "$here/mkbigtree.py" "$T" --functions "$F" --accelerators "$A" -q; then
