@@ -115,6 +115,11 @@ long axl__fs_read(const struct axl__fs *fs, int dirfd, const char *path, char *b
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		/* A sysfs attribute or a single-record procfs file comes whole in the first
+		 * read: a short first read of a small buffer is the end (saves one read
+		 * syscall per attribute). Large buffers (cpuinfo) read on to EOF. */
+		if (cap <= 65536 && len == (size_t)n && len < cap - 1)
+			break;
 		if (len == cap - 1) {
 			char extra;
 			ssize_t m;
