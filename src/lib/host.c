@@ -74,14 +74,17 @@ static void scan_cpuinfo(struct axl__scan *scan)
 	int64_t threads = 0;
 	/* (package, core) pairs seen; bounded to keep this linear-ish and safe */
 	enum { MAXPAIRS = 8192 };
-	static _Thread_local uint64_t pairs[MAXPAIRS];
+	uint64_t *pairs = malloc(sizeof(uint64_t) * MAXPAIRS);
 	size_t npairs = 0;
+	if (!pairs) {
+		free(buf);
+		return;
+	}
 	uint64_t packages[256];
 	size_t npackages = 0;
 	long cur_pkg = -1, cur_core = -1;
 	bool have_topology = false;
 	bool x86 = false, arm = false, power = false;
-	char value[1024];
 	const char *flags_line = NULL;
 	size_t flags_len = 0;
 
@@ -183,7 +186,6 @@ static void scan_cpuinfo(struct axl__scan *scan)
 				axl__host_set_str(inv, AXL_HOST_CPU_VENDOR, AXL_SOURCE_PROCFS, "IBM");
 		}
 	}
-	(void)value;
 	if (flags_line) {
 		char *copy = malloc(flags_len + 1);
 		if (copy) {
@@ -203,6 +205,7 @@ static void scan_cpuinfo(struct axl__scan *scan)
 		if (npairs > 0 && npairs < MAXPAIRS)
 			axl__host_set_int(inv, AXL_HOST_CPU_CORES, AXL_SOURCE_PROCFS, (int64_t)npairs);
 	}
+	free(pairs);
 	const char *arch = x86 ? "x86_64" : arm ? "aarch64" : power ? "ppc64le" : NULL;
 	if (arch)
 		axl__host_set_str(inv, AXL_HOST_CPU_ARCH, AXL_SOURCE_DERIVED, arch);
