@@ -41,6 +41,9 @@ typedef enum axl_source {
 	AXL_SOURCE_PCIIDS = 5,   /**< the pci.ids name database (through libpci) */
 	AXL_SOURCE_DERIVED = 6,  /**< computed by axl from other known facts */
 	AXL_SOURCE_ENV = 7,      /**< the process environment */
+	AXL_SOURCE_NVML = 8,     /**< NVIDIA's NVML (libnvidia-ml.so.1), live or replayed */
+	AXL_SOURCE_ROCM_SMI = 9, /**< AMD's ROCm SMI (librocm_smi64.so), live or replayed */
+	AXL_SOURCE_LEVEL_ZERO = 10, /**< oneAPI Level Zero sysman (libze_loader.so.1) */
 	AXL_SOURCE__COUNT
 } axl_source;
 

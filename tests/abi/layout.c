@@ -77,7 +77,7 @@ int main(void)
 	S(struct axl_timing, 16);
 	/* enum values are part of the ABI too */
 	if (AXL_ATTR_DB_KEY != 33 || AXL_HOST_MEMORY_LIMIT != 9 || AXL_FORMAT_INT4 != 9 ||
-	    AXL_SOURCE_ENV != 7 || AXL_ENOTSYS != -13) {
+	    AXL_SOURCE_ENV != 7 || AXL_SOURCE_NVML != 8 || AXL_SOURCE_LEVEL_ZERO != 10 || AXL_ENOTSYS != -13) {
 		printf("an enum value moved\n");
 		failed++;
 	} else
