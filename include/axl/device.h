@@ -66,7 +66,8 @@ AXL_API const char *axl_support_name(axl_support support);
 
 /*
  * The scalar attributes of a device: X(NAME, type, "json.path").
- * type: S string, I integer, F number. The JSON path is where the value appears in a
+ * type: S string, I integer, F number, B boolean (read with axl_device_get_int: 0 or
+ * 1; written as true/false). The JSON path is where the value appears in a
  * device object of the axl.inventory document. New attributes are only ever appended.
  */
 #define AXL_DEVICE_ATTR_LIST(X)                                                   \
@@ -103,7 +104,44 @@ AXL_API const char *axl_support_name(axl_support support);
 	X(SERIAL, S, "serial")                                                    \
 	X(STATE, S, "state")                                                      \
 	X(IOMMU_GROUP, I, "iommu_group")                                          \
-	X(DB_KEY, S, "devicedb_key")
+	X(DB_KEY, S, "devicedb_key")                                              \
+	X(BOARD_PART_NUMBER, S, "board_part_number")                              \
+	X(INFOROM_VERSION, S, "firmware.inforom")                                 \
+	X(FIRMWARE_BOOTLOADER, S, "firmware.bootloader")                          \
+	X(FIRMWARE_CPLD, S, "firmware.cpld")                                      \
+	X(CUDA_DRIVER_VERSION, S, "driver.cuda_version")                          \
+	X(COMPUTE_CAPABILITY, S, "compute_capability")                            \
+	X(MEMORY_RESERVED, I, "memory.reserved_bytes")                            \
+	X(MEMORY_USED, I, "memory.used_bytes")                                    \
+	X(MEMORY_VISIBLE, I, "memory.visible_bytes")                              \
+	X(MEMORY_BAR1, I, "memory.bar1_bytes")                                    \
+	X(MEMORY_GTT, I, "memory.gtt_bytes")                                      \
+	X(CLOCK_GRAPHICS, I, "clocks.graphics_mhz")                               \
+	X(CLOCK_GRAPHICS_MAX, I, "clocks.graphics_max_mhz")                       \
+	X(CLOCK_SM, I, "clocks.sm_mhz")                                           \
+	X(CLOCK_SM_MAX, I, "clocks.sm_max_mhz")                                   \
+	X(CLOCK_MEMORY, I, "clocks.memory_mhz")                                   \
+	X(CLOCK_MEMORY_MAX, I, "clocks.memory_max_mhz")                           \
+	X(POWER_LIMIT, F, "power.limit_watts")                                    \
+	X(POWER_DEFAULT_LIMIT, F, "power.default_limit_watts")                    \
+	X(POWER_MAX_LIMIT, F, "power.max_limit_watts")                            \
+	X(POWER_DRAW, F, "power.draw_watts")                                      \
+	X(TEMPERATURE, F, "temperature.celsius")                                  \
+	X(TEMPERATURE_HOTSPOT, F, "temperature.hotspot_celsius")                  \
+	X(TEMPERATURE_MEMORY, F, "temperature.memory_celsius")                    \
+	X(ECC_MODE, B, "ecc.enabled")                                             \
+	X(ECC_PENDING_MODE, B, "ecc.pending_enabled")                             \
+	X(PERSISTENCE_MODE, B, "modes.persistence")                               \
+	X(COMPUTE_MODE, S, "modes.compute")                                       \
+	X(PARTITION_PROFILE, S, "partition.profile")                              \
+	X(PARTITION_GPU_INSTANCE, I, "partition.gpu_instance_id")                 \
+	X(PARTITION_COMPUTE_INSTANCE, I, "partition.compute_instance_id")         \
+	X(MODULE_ID, I, "module_id")                                              \
+	X(BUSY_TIME, I, "busy_time_us")                                           \
+	X(VISIBLE, B, "visibility.visible")                                       \
+	X(VISIBILITY_REASON, S, "visibility.reason")                              \
+	X(NEAREST_NIC, S, "topology.nearest_nic")                                 \
+	X(NEAREST_NIC_PATH, S, "topology.nearest_nic_path")
 
 typedef enum axl_attr {
 #define AXL__ATTR_ENUM(name, type, path) AXL_ATTR_##name,
@@ -161,9 +199,57 @@ struct axl_partitioning {
 	const char *const *profiles;
 	size_t profile_count;
 	axl_source source;
+	/** The mode after the next reset (MIG "pending"), NULL when not known. */
+	const char *pending_mode;
 };
 AXL_API size_t axl_device_partitioning_count(const axl_device *dev);
 AXL_API const struct axl_partitioning *axl_device_partitioning(const axl_device *dev, size_t i);
+
+/**
+ * What one profile of a partitioning technology gives (a MIG GPU-instance profile
+ * "1g.10gb", an AMD compute partition mode "CPX"). Every count is < 0 when not known.
+ */
+struct axl_partition_profile {
+	const char *name;        /**< the same string as in axl_partitioning.profiles */
+	int64_t id;              /**< the vendor's profile id (NVML profile id) */
+	int64_t memory_bytes;    /**< memory of one instance */
+	int64_t compute_units;   /**< SMs / CUs of one instance */
+	int64_t slices;          /**< compute slices one instance takes */
+	int64_t max_instances;   /**< instances that fit on the whole, empty device */
+	int64_t free_instances;  /**< instances that can still be created now */
+	axl_source source;
+};
+/** Details of profile j of partitioning i; NULL when only the name is known. */
+AXL_API const struct axl_partition_profile *axl_device_partition_profile(const axl_device *dev,
+									  size_t i, size_t j);
+
+/**
+ * One port of a device-to-device interconnect (an NVLink or XGMI link) as the device
+ * reports it. Integers are < 0 when not known.
+ */
+struct axl_port {
+	const char *technology;  /**< "nvlink", "xgmi" */
+	int index;               /**< link number on this device */
+	int active;              /**< 1 up, 0 down, < 0 not known */
+	int version;             /**< NVLink version */
+	const char *remote_pci;  /**< PCI address of the far end; NULL when not known */
+	const char *remote_kind; /**< "gpu", "nvswitch", "cpu", "unknown" */
+	const char *remote_id;   /**< the far end's device id when it is listed, else NULL */
+	double bandwidth_gbps;   /**< per direction, GB/s; < 0 not known */
+	axl_source source;
+};
+AXL_API size_t axl_device_port_count(const axl_device *dev);
+AXL_API const struct axl_port *axl_device_port(const axl_device *dev, size_t i);
+
+/**
+ * Partitions that exist now (MIG devices, AMD compute partitions) are devices of their
+ * own, children of the physical device: they have an id ("nvidia:0/mig3.0"), a UUID,
+ * memory, compute units and the partition.* attributes, and are not counted by
+ * axl_inventory_device_count(). axl_inventory_find() finds them.
+ */
+AXL_API const axl_device *axl_device_parent(const axl_device *dev);
+AXL_API size_t axl_device_child_count(const axl_device *dev);
+AXL_API const axl_device *axl_device_child(const axl_device *dev, size_t i);
 
 /** The sources that contributed any fact to this device, as a bit mask of 1u << axl_source. */
 AXL_API unsigned axl_device_sources(const axl_device *dev);

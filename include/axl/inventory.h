@@ -38,15 +38,26 @@ AXL_API const axl_device *axl_inventory_device(const axl_inventory *inv, size_t 
 /** Find a device by id ("nvidia:0"), UUID or PCI address; NULL when none matches. */
 AXL_API const axl_device *axl_inventory_find(const axl_inventory *inv, const char *key);
 
+/** Peer-to-peer capabilities of a link (axl_link.p2p). */
+enum {
+	AXL_P2P_KNOWN = 1u << 0,   /**< the other bits are known */
+	AXL_P2P_READ = 1u << 1,
+	AXL_P2P_WRITE = 1u << 2,
+	AXL_P2P_ATOMICS = 1u << 3,
+	AXL_P2P_NVLINK = 1u << 4
+};
+
 /** How two devices are connected (the best path between them). bandwidth_gbps < 0:
- *  not known. */
+ *  not known; it is per direction. */
 struct axl_link {
 	const char *a;
 	const char *b;
-	const char *kind; /**< "nvlink", "nvswitch", "xgmi", "pcie-switch", "host-bridge",
-			     "numa", "system" */
+	const char *kind; /**< "nvlink", "nvswitch", "xgmi", "board", "pcie-switch",
+			     "host-bridge", "numa", "system" (best first) */
 	double bandwidth_gbps;
 	axl_source source;
+	int link_count;   /**< NVLink/XGMI links between the two, < 0 when not known */
+	unsigned p2p;     /**< AXL_P2P_* bits */
 };
 AXL_API size_t axl_inventory_link_count(const axl_inventory *inv);
 AXL_API const struct axl_link *axl_inventory_link(const axl_inventory *inv, size_t i);

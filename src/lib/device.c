@@ -71,7 +71,8 @@ static int get_val(const struct axl__val *vals, const uint8_t *types, unsigned c
 {
 	if (!vals || a >= count)
 		return axl__error(AXL_EINVAL, "attribute %u out of range", a);
-	if (types[a] != want && !(want == AXL__T_F && types[a] == AXL__T_I))
+	int have = types[a] == AXL__T_B ? AXL__T_I : types[a];
+	if (have != want && !(want == AXL__T_F && have == AXL__T_I))
 		return axl__error(AXL_EINVAL, "attribute %u has another type", a);
 	if (vals[a].src == AXL_SOURCE_NONE)
 		return AXL_EUNKNOWN;
@@ -102,7 +103,7 @@ AXL_API int axl_device_get_num(const axl_device *dev, axl_attr attr, double *out
 	const struct axl__val *v = NULL;
 	int rc = get_val(dev ? dev->attr : NULL, attr_type, AXL_ATTR__COUNT, (unsigned)attr, AXL__T_F, &v);
 	if (rc == 0 && out)
-		*out = attr_type[attr] == AXL__T_I ? (double)v->v.i : v->v.f;
+		*out = attr_type[attr] == AXL__T_F ? v->v.f : (double)v->v.i;
 	return rc;
 }
 
@@ -148,6 +149,24 @@ AXL_API const struct axl_partitioning *axl_device_partitioning(const axl_device 
 	return dev && i < dev->parts.n ? &dev->parts.v[i].pub : NULL;
 }
 AXL_API unsigned axl_device_sources(const axl_device *dev) { return dev ? dev->sources : 0; }
+AXL_API const struct axl_partition_profile *axl_device_partition_profile(const axl_device *dev,
+									  size_t i, size_t j)
+{
+	if (!dev || i >= dev->parts.n || j >= dev->parts.v[i].details.n)
+		return NULL;
+	return dev->parts.v[i].details.v[j];
+}
+AXL_API size_t axl_device_port_count(const axl_device *dev) { return dev ? dev->ports.n : 0; }
+AXL_API const struct axl_port *axl_device_port(const axl_device *dev, size_t i)
+{
+	return dev && i < dev->ports.n ? &dev->ports.v[i] : NULL;
+}
+AXL_API const axl_device *axl_device_parent(const axl_device *dev) { return dev ? dev->parent : NULL; }
+AXL_API size_t axl_device_child_count(const axl_device *dev) { return dev ? dev->children.n : 0; }
+AXL_API const axl_device *axl_device_child(const axl_device *dev, size_t i)
+{
+	return dev && i < dev->children.n ? dev->children.v[i] : NULL;
+}
 
 AXL_API int axl_host_get_str(const axl_host *host, axl_host_attr attr, const char **out)
 {
@@ -206,6 +225,31 @@ struct axl_device *axl__device_new(struct axl_inventory *inv, const char *owner,
 	return dev;
 }
 
+struct axl_device *axl__child_new(struct axl_inventory *inv, struct axl_device *parent,
+				  const char *suffix)
+{
+	struct axl_device *dev = calloc(1, sizeof *dev);
+	if (!dev)
+		return NULL;
+	struct axl_device **slot = AXL__VEC_PUSH(parent->children);
+	const char *s = axl__arena_strdup(&inv->arena, suffix);
+	if (!slot || !s) {
+		if (slot)
+			parent->children.n--;
+		free(dev);
+		return NULL;
+	}
+	*slot = dev;
+	dev->parent = parent;
+	dev->child_suffix = s;
+	dev->owner = parent->owner;
+	dev->prefix = parent->prefix;
+	dev->numa_node = -1;
+	dev->nvidia_minor = -1;
+	dev->visible_in_list = true;
+	return dev;
+}
+
 void axl__device_free(struct axl_device *dev)
 {
 	if (!dev)
@@ -213,9 +257,15 @@ void axl__device_free(struct axl_device *dev)
 	AXL__VEC_FREE(dev->nodes);
 	AXL__VEC_FREE(dev->cus);
 	AXL__VEC_FREE(dev->precs);
-	for (size_t i = 0; i < dev->parts.n; i++)
+	for (size_t i = 0; i < dev->parts.n; i++) {
 		AXL__VEC_FREE(dev->parts.v[i].profiles);
+		AXL__VEC_FREE(dev->parts.v[i].details);
+	}
 	AXL__VEC_FREE(dev->parts);
+	AXL__VEC_FREE(dev->ports);
+	for (size_t i = 0; i < dev->children.n; i++)
+		axl__device_free(dev->children.v[i]);
+	AXL__VEC_FREE(dev->children);
 	free(dev);
 }
 
@@ -358,6 +408,46 @@ int axl__part_add_profile(struct axl_inventory *inv, struct axl__part *p, const 
 	p->pub.profiles = p->profiles.v;
 	p->pub.profile_count = p->profiles.n;
 	return 0;
+}
+
+struct axl_partition_profile *axl__part_profile(struct axl_inventory *inv, struct axl__part *p,
+						const char *profile, axl_source src)
+{
+	if (axl__part_add_profile(inv, p, profile) != 0)
+		return NULL;
+	size_t j = 0;
+	while (j < p->profiles.n && strcmp(p->profiles.v[j], profile) != 0)
+		j++;
+	while (p->details.n < p->profiles.n) {
+		struct axl_partition_profile **slot = AXL__VEC_PUSH(p->details);
+		if (!slot)
+			return NULL;
+	}
+	if (!p->details.v[j]) {
+		struct axl_partition_profile *d = axl__arena_alloc(&inv->arena, sizeof *d);
+		if (!d)
+			return NULL;
+		d->name = p->profiles.v[j];
+		d->id = d->memory_bytes = d->compute_units = d->slices = -1;
+		d->max_instances = d->free_instances = -1;
+		d->source = src;
+		p->details.v[j] = d;
+	}
+	return p->details.v[j];
+}
+
+struct axl_port *axl__add_port(struct axl_inventory *inv, struct axl_device *dev,
+			       const char *technology, axl_source src)
+{
+	struct axl_port *port = AXL__VEC_PUSH(dev->ports);
+	if (!port)
+		return NULL;
+	port->technology = axl__arena_strdup(&inv->arena, technology);
+	port->index = port->active = port->version = -1;
+	port->bandwidth_gbps = -1;
+	port->source = src;
+	mark(dev, src);
+	return port;
 }
 
 void axl__host_set_str(struct axl_inventory *inv, axl_host_attr a, axl_source src, const char *s)

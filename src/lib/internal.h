@@ -55,7 +55,7 @@ void *axl__vec_push_raw(void **v, size_t *n, size_t *cap, size_t elem);
 	} while (0)
 
 /* ---- values with provenance ---------------------------------------------------- */
-enum { AXL__T_S = 1, AXL__T_I = 2, AXL__T_F = 3 };
+enum { AXL__T_S = 1, AXL__T_I = 2, AXL__T_F = 3, AXL__T_B = 4 /* stored as v.i, 0 or 1 */ };
 struct axl__val {
 	union {
 		int64_t i;
@@ -98,6 +98,7 @@ void axl__pciids_free(axl_context *ctx);
 struct axl__part {
 	struct axl_partitioning pub;
 	AXL__VEC(const char *) profiles;
+	AXL__VEC(struct axl_partition_profile *) details; /* parallel to profiles, NULL: none */
 };
 
 struct axl_device {
@@ -114,6 +115,11 @@ struct axl_device {
 	AXL__VEC(struct axl_compute_unit) cus;
 	AXL__VEC(struct axl_precision) precs;
 	AXL__VEC(struct axl__part) parts;
+	AXL__VEC(struct axl_port) ports;
+	/* partitions that exist now: children with ids "<parent id>/<child_suffix>" */
+	struct axl_device *parent;
+	const char *child_suffix;
+	AXL__VEC(struct axl_device *) children;
 	const struct axl__db_entry *db;
 	unsigned sources;
 	bool visible_in_list;
@@ -183,6 +189,17 @@ int axl__add_cu(struct axl_inventory *inv, struct axl_device *dev, const char *n
 struct axl__part *axl__add_part(struct axl_inventory *inv, struct axl_device *dev,
 				const char *technology, axl_source src);
 int axl__part_add_profile(struct axl_inventory *inv, struct axl__part *p, const char *profile);
+/* The details of a profile (added by name when missing); NULL on allocation failure.
+ * Counts start unknown (-1). */
+struct axl_partition_profile *axl__part_profile(struct axl_inventory *inv, struct axl__part *p,
+						const char *profile, axl_source src);
+/* A new interconnect port (counts unknown, strings NULL); NULL on allocation failure. */
+struct axl_port *axl__add_port(struct axl_inventory *inv, struct axl_device *dev,
+			       const char *technology, axl_source src);
+/* A partition that exists now, as a child device ("<parent id>/<suffix>"); it inherits
+ * nothing: the caller sets what it knows. NULL on allocation failure. */
+struct axl_device *axl__child_new(struct axl_inventory *inv, struct axl_device *parent,
+				  const char *suffix);
 
 void axl__host_set_str(struct axl_inventory *inv, axl_host_attr a, axl_source src, const char *s);
 void axl__host_set_int(struct axl_inventory *inv, axl_host_attr a, axl_source src, int64_t v);

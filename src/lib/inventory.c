@@ -167,6 +167,20 @@ static int cmp_dev(const void *a, const void *b)
 	return strcmp(px, py);
 }
 
+/* Children (partitions that exist now) are named after their parent. */
+static void child_ids(struct axl_inventory *inv, struct axl_device *d)
+{
+	for (size_t i = 0; i < d->children.n; i++) {
+		struct axl_device *c = d->children.v[i];
+		char *id = axl__arena_printf(&inv->arena, "%s/%s", axl_device_id(d), c->child_suffix);
+		if (id) {
+			c->attr[AXL_ATTR_ID].v.s = id;
+			c->attr[AXL_ATTR_ID].src = AXL_SOURCE_DERIVED;
+		}
+		child_ids(inv, c);
+	}
+}
+
 static void assign_ids(struct axl_inventory *inv)
 {
 	if (inv->devs.n > 1)
@@ -183,6 +197,7 @@ static void assign_ids(struct axl_inventory *inv)
 			d->attr[AXL_ATTR_ID].v.s = id;
 			d->attr[AXL_ATTR_ID].src = AXL_SOURCE_DERIVED;
 		}
+		child_ids(inv, d);
 	}
 }
 
@@ -350,21 +365,35 @@ AXL_API const axl_device *axl_inventory_device(const axl_inventory *inv, size_t 
 	return inv && i < inv->devs.n ? inv->devs.v[i] : NULL;
 }
 
+static const axl_device *find_in(const struct axl_device *d, const char *key)
+{
+	const axl_attr keys[] = {AXL_ATTR_ID, AXL_ATTR_UUID, AXL_ATTR_PCI_ADDRESS};
+	for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+		const char *s = axl__str(d, keys[k]);
+		if (s && strcasecmp(s, key) == 0)
+			return d;
+	}
+	/* "18:00.0" without the domain (children share their parent's address) */
+	const char *pa = axl__str(d, AXL_ATTR_PCI_ADDRESS);
+	if (!d->parent && pa && strlen(key) == 7 && strlen(pa) > 7 &&
+	    strcasecmp(pa + strlen(pa) - 7, key) == 0)
+		return d;
+	for (size_t i = 0; i < d->children.n; i++) {
+		const axl_device *c = find_in(d->children.v[i], key);
+		if (c)
+			return c;
+	}
+	return NULL;
+}
+
 AXL_API const axl_device *axl_inventory_find(const axl_inventory *inv, const char *key)
 {
 	if (!inv || !key)
 		return NULL;
+	/* a parent first: a PCI address names the physical device, not its partitions */
 	for (size_t i = 0; i < inv->devs.n; i++) {
-		const struct axl_device *d = inv->devs.v[i];
-		const axl_attr keys[] = {AXL_ATTR_ID, AXL_ATTR_UUID, AXL_ATTR_PCI_ADDRESS};
-		for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
-			const char *s = axl__str(d, keys[k]);
-			if (s && strcasecmp(s, key) == 0)
-				return d;
-		}
-		/* "18:00.0" without the domain */
-		const char *pa = axl__str(d, AXL_ATTR_PCI_ADDRESS);
-		if (pa && strlen(key) == 7 && strlen(pa) > 7 && strcasecmp(pa + strlen(pa) - 7, key) == 0)
+		const axl_device *d = find_in(inv->devs.v[i], key);
+		if (d)
 			return d;
 	}
 	return NULL;

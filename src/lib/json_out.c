@@ -8,109 +8,121 @@
 #include "internal.h"
 #include "../util/json.h"
 
-static bool k(const struct axl_device *d, axl_attr a)
-{
-	return d->attr[a].src != AXL_SOURCE_NONE;
-}
+static const char *const attr_types =
+#define AXL__ATTR_TCHAR(name, type, path) #type
+	AXL_DEVICE_ATTR_LIST(AXL__ATTR_TCHAR)
+#undef AXL__ATTR_TCHAR
+	;
 
-static void kstr(struct axl__json *w, const struct axl_device *d, const char *key, axl_attr a)
+/* One scalar attribute as a JSON value, in its documented form. */
+static void write_value(struct axl__json *w, const struct axl_device *d, unsigned a)
 {
-	if (k(d, a))
-		axl__json_kstr(w, key, d->attr[a].v.s);
-}
-
-static void kint(struct axl__json *w, const struct axl_device *d, const char *key, axl_attr a)
-{
-	if (k(d, a))
-		axl__json_kint(w, key, d->attr[a].v.i);
-}
-
-static void knum(struct axl__json *w, const struct axl_device *d, const char *key, axl_attr a)
-{
-	if (k(d, a))
-		axl__json_knum(w, key, d->attr[a].v.f);
-}
-
-static void khex(struct axl__json *w, const struct axl_device *d, const char *key, axl_attr a, int digits)
-{
-	if (k(d, a)) {
-		axl__json_key(w, key);
-		axl__json_hex(w, (uint64_t)d->attr[a].v.i, digits);
+	const struct axl__val *v = &d->attr[a];
+	switch (a) {
+	case AXL_ATTR_VENDOR_ID:
+	case AXL_ATTR_DEVICE_ID:
+	case AXL_ATTR_SUBSYSTEM_VENDOR_ID:
+	case AXL_ATTR_SUBSYSTEM_DEVICE_ID:
+		axl__json_hex(w, (uint64_t)v->v.i, 4);
+		return;
+	case AXL_ATTR_REVISION:
+		axl__json_hex(w, (uint64_t)v->v.i, 2);
+		return;
+	case AXL_ATTR_PCI_CLASS: /* 24-bit class code; the document carries class and subclass */
+		axl__json_hex(w, (uint64_t)v->v.i >> 8, 4);
+		return;
+	case AXL_ATTR_FAMILY:
+		axl__json_str(w, axl_family_name((axl_family)v->v.i));
+		return;
+	default:
+		break;
+	}
+	switch (attr_types[a]) {
+	case 'S': axl__json_str(w, v->v.s); break;
+	case 'I': axl__json_int(w, v->v.i); break;
+	case 'F': axl__json_num(w, v->v.f); break;
+	case 'B': axl__json_bool(w, v->v.i != 0); break;
+	default: axl__json_null(w); break;
 	}
 }
 
-static bool any(const struct axl_device *d, const axl_attr *attrs, size_t n)
+/* The n-th dot-separated component of path (its length in *len), NULL past the end. */
+static const char *component(const char *path, unsigned n, size_t *len)
 {
-	for (size_t i = 0; i < n; i++)
-		if (k(d, attrs[i]))
-			return true;
-	return false;
+	const char *p = path;
+	for (unsigned i = 0; i < n; i++) {
+		p = strchr(p, '.');
+		if (!p)
+			return NULL;
+		p++;
+	}
+	const char *e = strchr(p, '.');
+	*len = e ? (size_t)(e - p) : strlen(p);
+	return p;
 }
 
-#define ANY(d, ...) any(d, (const axl_attr[]){__VA_ARGS__}, sizeof((const axl_attr[]){__VA_ARGS__}) / sizeof(axl_attr))
+/* Write the known attributes in attrs[0..n) as keys of the open object; those sharing
+ * a path component at this depth become one nested object, at the place of the first. */
+static void write_attrs(struct axl__json *w, const struct axl_device *d, const unsigned *attrs,
+			size_t n, unsigned depth)
+{
+	bool done[AXL_ATTR__COUNT] = {false};
+	for (size_t i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		const char *path = axl_attr_name((axl_attr)attrs[i]);
+		size_t len;
+		const char *c = component(path, depth, &len);
+		size_t rest;
+		if (!component(path, depth + 1, &rest)) { /* a leaf at this depth */
+			char key[64];
+			if (len >= sizeof key)
+				continue;
+			memcpy(key, c, len);
+			key[len] = '\0';
+			axl__json_key(w, key);
+			write_value(w, d, attrs[i]);
+			continue;
+		}
+		unsigned group[AXL_ATTR__COUNT];
+		size_t m = 0;
+		for (size_t j = i; j < n; j++) {
+			size_t l2;
+			const char *p2 = axl_attr_name((axl_attr)attrs[j]);
+			const char *c2 = component(p2, depth, &l2);
+			size_t r2;
+			if (!done[j] && c2 && l2 == len && memcmp(c2, c, len) == 0 && component(p2, depth + 1, &r2)) {
+				group[m++] = attrs[j];
+				done[j] = true;
+			}
+		}
+		char key[64];
+		if (len >= sizeof key)
+			continue;
+		memcpy(key, c, len);
+		key[len] = '\0';
+		axl__json_key(w, key);
+		axl__json_obj(w);
+		write_attrs(w, d, group, m, depth + 1);
+		axl__json_obj_end(w);
+	}
+}
 
 static void write_device(struct axl__json *w, const struct axl_device *d)
 {
 	axl__json_obj(w);
 	axl__json_kstr(w, "id", axl_device_id(d));
-	kint(w, d, "index", AXL_ATTR_INDEX);
-	kstr(w, d, "uuid", AXL_ATTR_UUID);
-	kstr(w, d, "vendor", AXL_ATTR_VENDOR);
-	khex(w, d, "vendor_id", AXL_ATTR_VENDOR_ID, 4);
-	khex(w, d, "device_id", AXL_ATTR_DEVICE_ID, 4);
-	khex(w, d, "subsystem_vendor_id", AXL_ATTR_SUBSYSTEM_VENDOR_ID, 4);
-	khex(w, d, "subsystem_device_id", AXL_ATTR_SUBSYSTEM_DEVICE_ID, 4);
-	khex(w, d, "revision", AXL_ATTR_REVISION, 2);
-	axl__json_kstr(w, "family", axl_family_name(axl_device_family(d)));
-	kstr(w, d, "model", AXL_ATTR_MODEL);
-	kstr(w, d, "architecture", AXL_ATTR_ARCHITECTURE);
-	if (ANY(d, AXL_ATTR_PCI_ADDRESS, AXL_ATTR_PCI_CLASS, AXL_ATTR_LINK_CURRENT_GEN,
-		AXL_ATTR_LINK_CURRENT_WIDTH, AXL_ATTR_LINK_MAX_GEN, AXL_ATTR_LINK_MAX_WIDTH)) {
-		axl__json_key(w, "pci");
-		axl__json_obj(w);
-		kstr(w, d, "address", AXL_ATTR_PCI_ADDRESS);
-		if (k(d, AXL_ATTR_PCI_CLASS)) {
-			axl__json_key(w, "class");
-			axl__json_hex(w, (uint64_t)d->attr[AXL_ATTR_PCI_CLASS].v.i >> 8, 4);
-		}
-		if (ANY(d, AXL_ATTR_LINK_CURRENT_GEN, AXL_ATTR_LINK_CURRENT_WIDTH, AXL_ATTR_LINK_MAX_GEN,
-			AXL_ATTR_LINK_MAX_WIDTH)) {
-			axl__json_key(w, "link");
-			axl__json_obj(w);
-			kint(w, d, "current_gen", AXL_ATTR_LINK_CURRENT_GEN);
-			kint(w, d, "current_width", AXL_ATTR_LINK_CURRENT_WIDTH);
-			kint(w, d, "max_gen", AXL_ATTR_LINK_MAX_GEN);
-			kint(w, d, "max_width", AXL_ATTR_LINK_MAX_WIDTH);
-			axl__json_obj_end(w);
-		}
-		axl__json_obj_end(w);
-	}
-	kint(w, d, "numa_node", AXL_ATTR_NUMA_NODE);
-	kstr(w, d, "local_cpulist", AXL_ATTR_LOCAL_CPULIST);
-	kint(w, d, "iommu_group", AXL_ATTR_IOMMU_GROUP);
-	if (ANY(d, AXL_ATTR_DRIVER, AXL_ATTR_DRIVER_VERSION)) {
-		axl__json_key(w, "driver");
-		axl__json_obj(w);
-		kstr(w, d, "name", AXL_ATTR_DRIVER);
-		kstr(w, d, "version", AXL_ATTR_DRIVER_VERSION);
-		axl__json_obj_end(w);
-	}
+	unsigned known[AXL_ATTR__COUNT];
+	size_t n = 0;
+	for (unsigned a = 0; a < AXL_ATTR__COUNT; a++)
+		if (a != AXL_ATTR_ID && d->attr[a].src != AXL_SOURCE_NONE)
+			known[n++] = a;
+	write_attrs(w, d, known, n, 0);
 	axl__json_key(w, "device_nodes");
 	axl__json_arr(w);
 	for (size_t i = 0; i < d->nodes.n; i++)
 		axl__json_str(w, d->nodes.v[i]);
 	axl__json_arr_end(w);
-	if (ANY(d, AXL_ATTR_MEMORY_TOTAL, AXL_ATTR_MEMORY_TYPE, AXL_ATTR_MEMORY_BUS_WIDTH,
-		AXL_ATTR_MEMORY_BANDWIDTH, AXL_ATTR_L2_CACHE)) {
-		axl__json_key(w, "memory");
-		axl__json_obj(w);
-		kint(w, d, "total_bytes", AXL_ATTR_MEMORY_TOTAL);
-		kstr(w, d, "type", AXL_ATTR_MEMORY_TYPE);
-		kint(w, d, "bus_width_bits", AXL_ATTR_MEMORY_BUS_WIDTH);
-		knum(w, d, "bandwidth_gbps", AXL_ATTR_MEMORY_BANDWIDTH);
-		kint(w, d, "l2_cache_bytes", AXL_ATTR_L2_CACHE);
-		axl__json_obj_end(w);
-	}
 	axl__json_key(w, "compute_units");
 	axl__json_arr(w);
 	for (size_t i = 0; i < d->cus.n; i++) {
@@ -137,38 +149,87 @@ static void write_device(struct axl__json *w, const struct axl_device *d)
 	axl__json_key(w, "partitioning");
 	axl__json_arr(w);
 	for (size_t i = 0; i < d->parts.n; i++) {
-		const struct axl_partitioning *p = &d->parts.v[i].pub;
+		const struct axl__part *part = &d->parts.v[i];
+		const struct axl_partitioning *p = &part->pub;
 		axl__json_obj(w);
 		axl__json_kstr(w, "technology", p->technology);
 		if (p->max_partitions >= 0)
 			axl__json_kint(w, "max_partitions", p->max_partitions);
 		if (p->mode)
 			axl__json_kstr(w, "mode", p->mode);
+		if (p->pending_mode)
+			axl__json_kstr(w, "pending_mode", p->pending_mode);
 		axl__json_key(w, "profiles");
 		axl__json_arr(w);
 		for (size_t j = 0; j < p->profile_count; j++)
 			axl__json_str(w, p->profiles[j]);
 		axl__json_arr_end(w);
+		bool details = false;
+		for (size_t j = 0; j < part->details.n; j++)
+			details |= part->details.v[j] != NULL;
+		if (details) {
+			axl__json_key(w, "profile_details");
+			axl__json_arr(w);
+			for (size_t j = 0; j < part->details.n; j++) {
+				const struct axl_partition_profile *x = part->details.v[j];
+				if (!x)
+					continue;
+				axl__json_obj(w);
+				axl__json_kstr(w, "name", x->name);
+				if (x->id >= 0)
+					axl__json_kint(w, "id", x->id);
+				if (x->memory_bytes >= 0)
+					axl__json_kint(w, "memory_bytes", x->memory_bytes);
+				if (x->compute_units >= 0)
+					axl__json_kint(w, "compute_units", x->compute_units);
+				if (x->slices >= 0)
+					axl__json_kint(w, "slices", x->slices);
+				if (x->max_instances >= 0)
+					axl__json_kint(w, "max_instances", x->max_instances);
+				if (x->free_instances >= 0)
+					axl__json_kint(w, "free_instances", x->free_instances);
+				axl__json_kstr(w, "source", axl_source_name(x->source));
+				axl__json_obj_end(w);
+			}
+			axl__json_arr_end(w);
+		}
 		axl__json_kstr(w, "source", axl_source_name(p->source));
 		axl__json_obj_end(w);
 	}
 	axl__json_arr_end(w);
-	if (k(d, AXL_ATTR_POWER_TDP)) {
-		axl__json_key(w, "power");
-		axl__json_obj(w);
-		knum(w, d, "tdp_watts", AXL_ATTR_POWER_TDP);
-		axl__json_obj_end(w);
+	if (d->ports.n) {
+		axl__json_key(w, "ports");
+		axl__json_arr(w);
+		for (size_t i = 0; i < d->ports.n; i++) {
+			const struct axl_port *p = &d->ports.v[i];
+			axl__json_obj(w);
+			axl__json_kstr(w, "technology", p->technology);
+			if (p->index >= 0)
+				axl__json_kint(w, "index", p->index);
+			if (p->active >= 0)
+				axl__json_kbool(w, "active", p->active != 0);
+			if (p->version >= 0)
+				axl__json_kint(w, "version", p->version);
+			if (p->remote_pci)
+				axl__json_kstr(w, "remote_pci", p->remote_pci);
+			if (p->remote_kind)
+				axl__json_kstr(w, "remote_kind", p->remote_kind);
+			if (p->remote_id)
+				axl__json_kstr(w, "remote_id", p->remote_id);
+			if (p->bandwidth_gbps >= 0)
+				axl__json_knum(w, "bandwidth_gbps", p->bandwidth_gbps);
+			axl__json_kstr(w, "source", axl_source_name(p->source));
+			axl__json_obj_end(w);
+		}
+		axl__json_arr_end(w);
 	}
-	if (ANY(d, AXL_ATTR_VBIOS_VERSION, AXL_ATTR_FIRMWARE_VERSION)) {
-		axl__json_key(w, "firmware");
-		axl__json_obj(w);
-		kstr(w, d, "vbios", AXL_ATTR_VBIOS_VERSION);
-		kstr(w, d, "version", AXL_ATTR_FIRMWARE_VERSION);
-		axl__json_obj_end(w);
+	if (d->children.n) {
+		axl__json_key(w, "children");
+		axl__json_arr(w);
+		for (size_t i = 0; i < d->children.n; i++)
+			write_device(w, d->children.v[i]);
+		axl__json_arr_end(w);
 	}
-	kstr(w, d, "serial", AXL_ATTR_SERIAL);
-	kstr(w, d, "state", AXL_ATTR_STATE);
-	kstr(w, d, "devicedb_key", AXL_ATTR_DB_KEY);
 	axl__json_key(w, "sources");
 	axl__json_arr(w);
 	for (unsigned s = 1; s < AXL_SOURCE__COUNT; s++)
@@ -295,6 +356,17 @@ AXL_API int axl_inventory_json(const axl_inventory *inv, unsigned flags, char **
 		axl__json_kstr(&w, "kind", l->kind);
 		if (l->bandwidth_gbps >= 0)
 			axl__json_knum(&w, "bandwidth_gbps", l->bandwidth_gbps);
+		if (l->link_count >= 0)
+			axl__json_kint(&w, "link_count", l->link_count);
+		if (l->p2p & AXL_P2P_KNOWN) {
+			axl__json_key(&w, "p2p");
+			axl__json_obj(&w);
+			axl__json_kbool(&w, "read", (l->p2p & AXL_P2P_READ) != 0);
+			axl__json_kbool(&w, "write", (l->p2p & AXL_P2P_WRITE) != 0);
+			axl__json_kbool(&w, "atomics", (l->p2p & AXL_P2P_ATOMICS) != 0);
+			axl__json_kbool(&w, "nvlink", (l->p2p & AXL_P2P_NVLINK) != 0);
+			axl__json_obj_end(&w);
+		}
 		axl__json_kstr(&w, "source", axl_source_name(l->source));
 		axl__json_obj_end(&w);
 	}

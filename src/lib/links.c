@@ -82,6 +82,7 @@ static void add_link(struct axl_inventory *inv, size_t prior, const struct axl_d
 	l->kind = kind;
 	l->bandwidth_gbps = gbps;
 	l->source = src;
+	l->link_count = -1;
 }
 
 void axl__links_derive(struct axl__scan *scan)

@@ -1,5 +1,8 @@
 /* The public structs are a contract: their layout may only grow at the end. These are
- * the offsets of axl 0.1 on LP64; a change here is an ABI break (bump the SONAME). */
+ * the offsets of axl 0.1 on LP64; a moved member is an ABI break (bump the SONAME).
+ * Structs the library hands out by pointer (links, partitionings, ports, ...) may grow
+ * at the end: their sizes below change then, their members' offsets never. Structs the
+ * caller allocates (axl_context_options) grow only with a new version number. */
 #include <stddef.h>
 #include <stdio.h>
 
@@ -51,7 +54,25 @@ int main(void)
 	L(struct axl_partitioning, profiles, 24);
 	L(struct axl_partitioning, profile_count, 32);
 	L(struct axl_partitioning, source, 40);
-	S(struct axl_partitioning, 48);
+	L(struct axl_partitioning, pending_mode, 48);
+	S(struct axl_partitioning, 56);
+	L(struct axl_partition_profile, id, 8);
+	L(struct axl_partition_profile, memory_bytes, 16);
+	L(struct axl_partition_profile, compute_units, 24);
+	L(struct axl_partition_profile, slices, 32);
+	L(struct axl_partition_profile, max_instances, 40);
+	L(struct axl_partition_profile, free_instances, 48);
+	L(struct axl_partition_profile, source, 56);
+	S(struct axl_partition_profile, 64);
+	L(struct axl_port, index, 8);
+	L(struct axl_port, active, 12);
+	L(struct axl_port, version, 16);
+	L(struct axl_port, remote_pci, 24);
+	L(struct axl_port, remote_kind, 32);
+	L(struct axl_port, remote_id, 40);
+	L(struct axl_port, bandwidth_gbps, 48);
+	L(struct axl_port, source, 56);
+	S(struct axl_port, 64);
 	L(struct axl_numa_node, cpulist, 8);
 	L(struct axl_numa_node, memory_bytes, 16);
 	L(struct axl_numa_node, distances, 24);
@@ -61,7 +82,9 @@ int main(void)
 	L(struct axl_link, kind, 16);
 	L(struct axl_link, bandwidth_gbps, 24);
 	L(struct axl_link, source, 32);
-	S(struct axl_link, 40);
+	L(struct axl_link, link_count, 36);
+	L(struct axl_link, p2p, 40);
+	S(struct axl_link, 48);
 	L(struct axl_warning, path, 8);
 	L(struct axl_warning, message, 16);
 	S(struct axl_warning, 24);
@@ -76,7 +99,7 @@ int main(void)
 	L(struct axl_timing, milliseconds, 8);
 	S(struct axl_timing, 16);
 	/* enum values are part of the ABI too */
-	if (AXL_ATTR_DB_KEY != 33 || AXL_HOST_MEMORY_LIMIT != 9 || AXL_FORMAT_INT4 != 9 ||
+	if (AXL_ATTR_DB_KEY != 33 || AXL_ATTR_BOARD_PART_NUMBER != 34 || AXL_ATTR_NEAREST_NIC_PATH != 70 || AXL_HOST_MEMORY_LIMIT != 9 || AXL_FORMAT_INT4 != 9 ||
 	    AXL_SOURCE_ENV != 7 || AXL_SOURCE_NVML != 8 || AXL_SOURCE_LEVEL_ZERO != 10 || AXL_ENOTSYS != -13) {
 		printf("an enum value moved\n");
 		failed++;
