@@ -15,6 +15,7 @@ static const struct axl__backend backend_pci = {
 };
 
 extern const struct axl__backend axl__backend_nvidia;
+extern const struct axl__backend axl__backend_nvml;
 extern const struct axl__backend axl__backend_amdgpu;
 extern const struct axl__backend axl__backend_amdxdna;
 extern const struct axl__backend axl__backend_intel;
@@ -28,6 +29,7 @@ extern const struct axl__backend axl__backend_qaic;
 const struct axl__backend *const axl__backends[] = {
 	&backend_pci,
 	&axl__backend_nvidia,
+	&axl__backend_nvml,
 	&axl__backend_amdgpu,
 	&axl__backend_amdxdna,
 	&axl__backend_intel,

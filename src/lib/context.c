@@ -155,6 +155,22 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	if (!ids && env)
 		ids = getenv("AXL_PCI_IDS");
 
+	/* vendor libraries: a library to load instead of the system's (a test double,
+	 * or NVML on a replayed tree), and how long a backend may take */
+	const char *nvml = env ? getenv("AXL_NVML_LIBRARY") : NULL;
+	ctx->vendor_timeout_ms = 5000;
+	const char *timeout = env ? getenv("AXL_VENDOR_TIMEOUT_MS") : NULL;
+	if (timeout && *timeout) {
+		char *end;
+		long ms = strtol(timeout, &end, 10);
+		if (*end || ms < 1 || ms > 3600000) {
+			axl_context_free(ctx);
+			return axl__error(AXL_EINVAL, "AXL_VENDOR_TIMEOUT_MS='%s': not a number of milliseconds (1..3600000)",
+					  timeout);
+		}
+		ctx->vendor_timeout_ms = (int)ms;
+	}
+
 	int rc = axl__fs_init(&ctx->fs, sysroot);
 	if (rc < 0) {
 		rc = axl__error(rc == -ENOENT || rc == -ENOTDIR ? AXL_ENOENT : AXL_EIO,
@@ -164,7 +180,8 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	}
 	ctx->sysroot = strdup(sysroot);
 	ctx->pci_ids_path = dup_or_null(ids);
-	if (!ctx->sysroot || (ids && !ctx->pci_ids_path)) {
+	ctx->nvml_library = nvml && *nvml ? strdup(nvml) : NULL;
+	if (!ctx->sysroot || (ids && !ctx->pci_ids_path) || (nvml && *nvml && !ctx->nvml_library)) {
 		axl_context_free(ctx);
 		return axl__error(AXL_ENOMEM, "out of memory");
 	}
@@ -185,6 +202,7 @@ AXL_API void axl_context_free(axl_context *ctx)
 	axl__fs_fini(&ctx->fs);
 	free(ctx->sysroot);
 	free(ctx->pci_ids_path);
+	free(ctx->nvml_library);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
 }

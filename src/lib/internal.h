@@ -76,6 +76,8 @@ struct axl_context {
 	uint64_t backend_mask; /* bit i: backend i enabled */
 	bool devicedb_enabled;
 	char *pci_ids_path;
+	char *nvml_library;   /* $AXL_NVML_LIBRARY: load this instead of libnvidia-ml.so.1 */
+	int vendor_timeout_ms; /* deadline of a vendor library ($AXL_VENDOR_TIMEOUT_MS) */
 	/* lazily loaded pci.ids (guarded by lock) */
 	pthread_mutex_t lock;
 	void *pci_access;
@@ -157,6 +159,7 @@ struct axl_inventory {
 	AXL__VEC(struct axl__pcifn) pcifns;
 	AXL__VEC(struct axl_timing) timings;
 	bool kfd_present;
+	void *bstate[16]; /* per backend (by table index): what a backend keeps between hooks */
 };
 
 /* Record a warning; message is printf-style. path may be NULL. */
@@ -240,6 +243,13 @@ struct axl__backend {
 	int (*enrich)(struct axl__scan *scan, struct axl_device *dev);
 	/* After all devices are enriched (links, hive ids). Optional. */
 	int (*finish)(struct axl__scan *scan);
+	/* Before anything is read: start slow work (a vendor library in a worker thread)
+	 * so it overlaps the PCI scan. Optional. */
+	void (*start)(struct axl__scan *scan, size_t self);
+	/* After ids are assigned: add links (they name devices by id). Optional. */
+	void (*link)(struct axl__scan *scan, size_t self);
+	/* Release inv->bstate[self]. Optional. */
+	void (*release)(struct axl_inventory *inv, size_t self);
 };
 
 extern const struct axl__backend *const axl__backends[];
@@ -252,6 +262,12 @@ int axl__pci_scan(struct axl__scan *scan);
 void axl__devnodes_scan(struct axl__scan *scan, struct axl_device *dev);
 void axl__devicedb_apply(struct axl__scan *scan, struct axl_device *dev);
 void axl__links_derive(struct axl__scan *scan);
+/* PCIe bandwidth of a device's current link, GB/s per direction; < 0 when not known. */
+double axl__pcie_gbps(const struct axl_device *dev);
+/* Add a link between two devices that have ids (kept when the pair has one already);
+ * NULL when it exists or on allocation failure. link_count -1, p2p 0. */
+struct axl_link *axl__link_add(struct axl_inventory *inv, const struct axl_device *a,
+			       const struct axl_device *b, const char *kind, double gbps, axl_source src);
 
 /* Vendor display name and id prefix for a PCI vendor id (and family); never NULL. */
 const char *axl__vendor_name(int vendor_id);

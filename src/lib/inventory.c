@@ -272,6 +272,10 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 	inv->flags = flags;
 	struct axl__scan scan = {ctx, inv, &ctx->fs};
 
+	for (size_t b = 1; b < axl__backend_total; b++)
+		if (axl__backends[b]->start && axl__backend_on(ctx, b))
+			axl__backends[b]->start(&scan, b);
+
 	double t0 = axl__now_ms();
 	axl__host_scan(&scan);
 	double t1 = axl__now_ms();
@@ -326,6 +330,9 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 		}
 	}
 	assign_ids(inv);
+	for (size_t b = 1; b < axl__backend_total; b++)
+		if (axl__backends[b]->link && axl__backend_on(ctx, b))
+			axl__backends[b]->link(&scan, b);
 	axl__links_derive(&scan);
 	add_timing(inv, "links", axl__now_ms() - t5);
 
@@ -341,6 +348,9 @@ AXL_API void axl_inventory_free(axl_inventory *inv)
 {
 	if (!inv)
 		return;
+	for (size_t b = 1; b < axl__backend_total && b < sizeof inv->bstate / sizeof *inv->bstate; b++)
+		if (inv->bstate[b] && axl__backends[b]->release)
+			axl__backends[b]->release(inv, b);
 	for (size_t i = 0; i < inv->devs.n; i++)
 		axl__device_free(inv->devs.v[i]);
 	AXL__VEC_FREE(inv->devs);

@@ -17,7 +17,7 @@
 /* PCIe bandwidth per lane and direction, GB/s, after line coding (gen 1..7). */
 static const double lane_gbps[8] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563, 15.125};
 
-static double pcie_gbps(const struct axl_device *d)
+double axl__pcie_gbps(const struct axl_device *d)
 {
 	int64_t gen = axl__int(d, AXL_ATTR_LINK_CURRENT_GEN, -1);
 	int64_t width = axl__int(d, AXL_ATTR_LINK_CURRENT_WIDTH, -1);
@@ -85,6 +85,14 @@ static void add_link(struct axl_inventory *inv, size_t prior, const struct axl_d
 	l->link_count = -1;
 }
 
+struct axl_link *axl__link_add(struct axl_inventory *inv, const struct axl_device *a,
+			       const struct axl_device *b, const char *kind, double gbps, axl_source src)
+{
+	size_t before = inv->links.n;
+	add_link(inv, inv->links.n, a, b, kind, gbps, src);
+	return inv->links.n > before ? &inv->links.v[inv->links.n - 1] : NULL;
+}
+
 void axl__links_derive(struct axl__scan *scan)
 {
 	struct axl_inventory *inv = scan->inv;
@@ -103,7 +111,7 @@ void axl__links_derive(struct axl__scan *scan)
 	}
 	for (size_t i = 0; i < n; i++) {
 		has[i] = split(inv->devs.v[i]->devpath, &chains[i]);
-		gbps[i] = pcie_gbps(inv->devs.v[i]);
+		gbps[i] = axl__pcie_gbps(inv->devs.v[i]);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct axl_device *a = inv->devs.v[i];

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The part of NVIDIA's NVML C API (libnvidia-ml.so.1) that axl uses, declared from
+ * NVML's public API reference: only the types and functions we call, with their sizes
+ * pinned. NVML's own header is not needed to build axl.
+ *
+ * Versioned structs carry a version word: sizeof(struct) | (version << 24).
+ */
+#ifndef AXL_NVML_API_H
+#define AXL_NVML_API_H
+
+#include <assert.h>
+#include <stddef.h>
+
+typedef int nvmlReturn_t; /* an enum in NVML: int-sized */
+typedef struct nvmlDevice_st *nvmlDevice_t;
+
+enum {
+	NVML_SUCCESS = 0,
+	NVML_ERROR_UNINITIALIZED = 1,
+	NVML_ERROR_INVALID_ARGUMENT = 2,
+	NVML_ERROR_NOT_SUPPORTED = 3,
+	NVML_ERROR_NO_PERMISSION = 4,
+	NVML_ERROR_NOT_FOUND = 6,
+	NVML_ERROR_INSUFFICIENT_SIZE = 7,
+	NVML_ERROR_DRIVER_NOT_LOADED = 9,
+	NVML_ERROR_TIMEOUT = 10,
+	NVML_ERROR_FUNCTION_NOT_FOUND = 13,
+	NVML_ERROR_GPU_IS_LOST = 15,
+	NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
+	NVML_ERROR_UNKNOWN = 999
+};
+
+enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 };
+enum {
+	NVML_COMPUTEMODE_DEFAULT = 0,
+	NVML_COMPUTEMODE_EXCLUSIVE_THREAD = 1,
+	NVML_COMPUTEMODE_PROHIBITED = 2,
+	NVML_COMPUTEMODE_EXCLUSIVE_PROCESS = 3
+};
+enum { NVML_NVLINK_DEVICE_TYPE_GPU = 0, NVML_NVLINK_DEVICE_TYPE_IBMNPU = 1, NVML_NVLINK_DEVICE_TYPE_SWITCH = 2 };
+enum {
+	NVML_TOPOLOGY_INTERNAL = 0,
+	NVML_TOPOLOGY_SINGLE = 10,
+	NVML_TOPOLOGY_MULTIPLE = 20,
+	NVML_TOPOLOGY_HOSTBRIDGE = 30,
+	NVML_TOPOLOGY_NODE = 40,
+	NVML_TOPOLOGY_SYSTEM = 50
+};
+enum { NVML_P2P_CAPS_INDEX_READ = 0, NVML_P2P_CAPS_INDEX_WRITE = 1, NVML_P2P_CAPS_INDEX_NVLINK = 2, NVML_P2P_CAPS_INDEX_ATOMICS = 3 };
+enum { NVML_P2P_STATUS_OK = 0 };
+
+#define AXL_NVML_NVLINK_MAX_LINKS 18 /* NVML_NVLINK_MAX_LINKS since R535 */
+#define AXL_NVML_GI_PROFILE_MAX 16  /* GPU-instance profile ids probed: 0 .. 15 */
+#define AXL_NVML_STR 128            /* above every NVML_*_BUFFER_SIZE we use */
+
+/* nvmlPciInfo_t. The base symbol writes the 2012 layout (busId[16], the five ids,
+ * four reserved words); _v2 and _v3 this one. The first 36 bytes agree in all. */
+typedef struct {
+	char busIdLegacy[16];
+	unsigned int domain;
+	unsigned int bus;
+	unsigned int device;
+	unsigned int pciDeviceId;    /* device id << 16 | vendor id */
+	unsigned int pciSubSystemId; /* subsystem device << 16 | subsystem vendor */
+	char busId[32];
+} nvmlPciInfo_t;
+static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t");
+static_assert(offsetof(nvmlPciInfo_t, busId) == 36, "nvmlPciInfo_t.busId");
+
+typedef struct {
+	unsigned long long total, free, used;
+} nvmlMemory_t;
+static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t");
+
+typedef struct {
+	unsigned int version;
+	unsigned long long total, reserved, free, used;
+} nvmlMemory_v2_t;
+static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t");
+#define AXL_NVML_MEMORY_V2 ((unsigned)sizeof(nvmlMemory_v2_t) | (2u << 24))
+
+typedef struct {
+	unsigned long long bar1Total, bar1Free, bar1Used;
+} nvmlBAR1Memory_t;
+static_assert(sizeof(nvmlBAR1Memory_t) == 24, "nvmlBAR1Memory_t");
+
+typedef struct {
+	unsigned int multiprocessorCount;
+	unsigned int sharedCopyEngineCount;
+	unsigned int sharedDecoderCount;
+	unsigned int sharedEncoderCount;
+	unsigned int sharedJpegCount;
+	unsigned int sharedOfaCount;
+	unsigned int gpuInstanceSliceCount;
+	unsigned int computeInstanceSliceCount;
+	unsigned long long memorySizeMB;
+} nvmlDeviceAttributes_t;
+static_assert(sizeof(nvmlDeviceAttributes_t) == 40, "nvmlDeviceAttributes_t");
+
+typedef struct {
+	unsigned int id;
+	unsigned int isP2pSupported;
+	unsigned int sliceCount;
+	unsigned int instanceCount;
+	unsigned int multiprocessorCount;
+	unsigned int copyEngineCount;
+	unsigned int decoderCount;
+	unsigned int encoderCount;
+	unsigned int jpegCount;
+	unsigned int ofaCount;
+	unsigned long long memorySizeMB;
+} nvmlGpuInstanceProfileInfo_t;
+static_assert(sizeof(nvmlGpuInstanceProfileInfo_t) == 48, "nvmlGpuInstanceProfileInfo_t");
+
+typedef struct {
+	unsigned int version;
+	unsigned int id;
+	unsigned int isP2pSupported;
+	unsigned int sliceCount;
+	unsigned int instanceCount;
+	unsigned int multiprocessorCount;
+	unsigned int copyEngineCount;
+	unsigned int decoderCount;
+	unsigned int encoderCount;
+	unsigned int jpegCount;
+	unsigned int ofaCount;
+	unsigned long long memorySizeMB;
+	char name[96];
+} nvmlGpuInstanceProfileInfo_v2_t;
+static_assert(sizeof(nvmlGpuInstanceProfileInfo_v2_t) == 152, "nvmlGpuInstanceProfileInfo_v2_t");
+static_assert(offsetof(nvmlGpuInstanceProfileInfo_v2_t, memorySizeMB) == 48, "memorySizeMB");
+#define AXL_NVML_GI_PROFILE_INFO_V2 ((unsigned)sizeof(nvmlGpuInstanceProfileInfo_v2_t) | (2u << 24))
+
+/* The functions, each resolved newest version first. NULL: the library lacks it. */
+struct axl__nvml_fns {
+	nvmlReturn_t (*Init)(void);
+	nvmlReturn_t (*SystemGetDriverVersion)(char *, unsigned);
+	nvmlReturn_t (*SystemGetNVMLVersion)(char *, unsigned);
+	nvmlReturn_t (*SystemGetCudaDriverVersion)(int *);
+	nvmlReturn_t (*DeviceGetCount)(unsigned *);
+	nvmlReturn_t (*DeviceGetHandleByIndex)(unsigned, nvmlDevice_t *);
+	nvmlReturn_t (*DeviceGetPciInfo)(nvmlDevice_t, nvmlPciInfo_t *);
+	nvmlReturn_t (*DeviceGetName)(nvmlDevice_t, char *, unsigned);
+	nvmlReturn_t (*DeviceGetUUID)(nvmlDevice_t, char *, unsigned);
+	nvmlReturn_t (*DeviceGetSerial)(nvmlDevice_t, char *, unsigned);
+	nvmlReturn_t (*DeviceGetBoardPartNumber)(nvmlDevice_t, char *, unsigned);
+	nvmlReturn_t (*DeviceGetVbiosVersion)(nvmlDevice_t, char *, unsigned);
+	nvmlReturn_t (*DeviceGetInforomImageVersion)(nvmlDevice_t, char *, unsigned);
+	nvmlReturn_t (*DeviceGetMinorNumber)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetArchitecture)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetCudaComputeCapability)(nvmlDevice_t, int *, int *);
+	nvmlReturn_t (*DeviceGetNumGpuCores)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetMemoryInfo_v2)(nvmlDevice_t, nvmlMemory_v2_t *);
+	nvmlReturn_t (*DeviceGetMemoryInfo)(nvmlDevice_t, nvmlMemory_t *);
+	nvmlReturn_t (*DeviceGetBAR1MemoryInfo)(nvmlDevice_t, nvmlBAR1Memory_t *);
+	nvmlReturn_t (*DeviceGetClockInfo)(nvmlDevice_t, unsigned, unsigned *);
+	nvmlReturn_t (*DeviceGetMaxClockInfo)(nvmlDevice_t, unsigned, unsigned *);
+	nvmlReturn_t (*DeviceGetPowerManagementLimit)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetPowerManagementDefaultLimit)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetPowerManagementLimitConstraints)(nvmlDevice_t, unsigned *, unsigned *);
+	nvmlReturn_t (*DeviceGetEccMode)(nvmlDevice_t, unsigned *, unsigned *);
+	nvmlReturn_t (*DeviceGetPersistenceMode)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetComputeMode)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetCurrPcieLinkGeneration)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetMaxPcieLinkGeneration)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetCurrPcieLinkWidth)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetMaxPcieLinkWidth)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetMigMode)(nvmlDevice_t, unsigned *, unsigned *);
+	nvmlReturn_t (*DeviceGetMaxMigDeviceCount)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetMigDeviceHandleByIndex)(nvmlDevice_t, unsigned, nvmlDevice_t *);
+	nvmlReturn_t (*DeviceGetGpuInstanceId)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetComputeInstanceId)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetAttributes)(nvmlDevice_t, nvmlDeviceAttributes_t *);
+	nvmlReturn_t (*DeviceGetGpuInstanceProfileInfoV)(nvmlDevice_t, unsigned, nvmlGpuInstanceProfileInfo_v2_t *);
+	nvmlReturn_t (*DeviceGetGpuInstanceProfileInfo)(nvmlDevice_t, unsigned, nvmlGpuInstanceProfileInfo_t *);
+	nvmlReturn_t (*DeviceGetGpuInstanceRemainingCapacity)(nvmlDevice_t, unsigned, unsigned *);
+	nvmlReturn_t (*DeviceGetNvLinkState)(nvmlDevice_t, unsigned, unsigned *);
+	nvmlReturn_t (*DeviceGetNvLinkVersion)(nvmlDevice_t, unsigned, unsigned *);
+	nvmlReturn_t (*DeviceGetNvLinkRemotePciInfo)(nvmlDevice_t, unsigned, nvmlPciInfo_t *);
+	nvmlReturn_t (*DeviceGetNvLinkRemoteDeviceType)(nvmlDevice_t, unsigned, unsigned *);
+	nvmlReturn_t (*DeviceGetTopologyCommonAncestor)(nvmlDevice_t, nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetP2PStatus)(nvmlDevice_t, nvmlDevice_t, unsigned, unsigned *);
+};
+
+#endif

@@ -1,0 +1,845 @@
+/* SPDX-License-Identifier: MIT */
+/* NVML calls: loading the library, and every call live, recorded or replayed (see
+ * nvml_call.h). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvml_call.h"
+#include "../../util/json.h"
+
+/* ---- loading ------------------------------------------------------------------------ */
+
+#define F(member) offsetof(struct axl__nvml_fns, member)
+static const struct {
+	size_t off;
+	const char *names[3]; /* newest first */
+} symbols[] = {
+	{F(Init), {"nvmlInit_v2", "nvmlInit"}},
+	{F(SystemGetDriverVersion), {"nvmlSystemGetDriverVersion"}},
+	{F(SystemGetNVMLVersion), {"nvmlSystemGetNVMLVersion"}},
+	{F(SystemGetCudaDriverVersion), {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"}},
+	{F(DeviceGetCount), {"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"}},
+	{F(DeviceGetHandleByIndex), {"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex"}},
+	{F(DeviceGetPciInfo), {"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", "nvmlDeviceGetPciInfo"}},
+	{F(DeviceGetName), {"nvmlDeviceGetName"}},
+	{F(DeviceGetUUID), {"nvmlDeviceGetUUID"}},
+	{F(DeviceGetSerial), {"nvmlDeviceGetSerial"}},
+	{F(DeviceGetBoardPartNumber), {"nvmlDeviceGetBoardPartNumber"}},
+	{F(DeviceGetVbiosVersion), {"nvmlDeviceGetVbiosVersion"}},
+	{F(DeviceGetInforomImageVersion), {"nvmlDeviceGetInforomImageVersion"}},
+	{F(DeviceGetMinorNumber), {"nvmlDeviceGetMinorNumber"}},
+	{F(DeviceGetArchitecture), {"nvmlDeviceGetArchitecture"}},
+	{F(DeviceGetCudaComputeCapability), {"nvmlDeviceGetCudaComputeCapability"}},
+	{F(DeviceGetNumGpuCores), {"nvmlDeviceGetNumGpuCores"}},
+	{F(DeviceGetMemoryInfo_v2), {"nvmlDeviceGetMemoryInfo_v2"}},
+	{F(DeviceGetMemoryInfo), {"nvmlDeviceGetMemoryInfo"}},
+	{F(DeviceGetBAR1MemoryInfo), {"nvmlDeviceGetBAR1MemoryInfo"}},
+	{F(DeviceGetClockInfo), {"nvmlDeviceGetClockInfo"}},
+	{F(DeviceGetMaxClockInfo), {"nvmlDeviceGetMaxClockInfo"}},
+	{F(DeviceGetPowerManagementLimit), {"nvmlDeviceGetPowerManagementLimit"}},
+	{F(DeviceGetPowerManagementDefaultLimit), {"nvmlDeviceGetPowerManagementDefaultLimit"}},
+	{F(DeviceGetPowerManagementLimitConstraints), {"nvmlDeviceGetPowerManagementLimitConstraints"}},
+	{F(DeviceGetEccMode), {"nvmlDeviceGetEccMode"}},
+	{F(DeviceGetPersistenceMode), {"nvmlDeviceGetPersistenceMode"}},
+	{F(DeviceGetComputeMode), {"nvmlDeviceGetComputeMode"}},
+	{F(DeviceGetCurrPcieLinkGeneration), {"nvmlDeviceGetCurrPcieLinkGeneration"}},
+	{F(DeviceGetMaxPcieLinkGeneration), {"nvmlDeviceGetMaxPcieLinkGeneration"}},
+	{F(DeviceGetCurrPcieLinkWidth), {"nvmlDeviceGetCurrPcieLinkWidth"}},
+	{F(DeviceGetMaxPcieLinkWidth), {"nvmlDeviceGetMaxPcieLinkWidth"}},
+	{F(DeviceGetMigMode), {"nvmlDeviceGetMigMode"}},
+	{F(DeviceGetMaxMigDeviceCount), {"nvmlDeviceGetMaxMigDeviceCount"}},
+	{F(DeviceGetMigDeviceHandleByIndex), {"nvmlDeviceGetMigDeviceHandleByIndex"}},
+	{F(DeviceGetGpuInstanceId), {"nvmlDeviceGetGpuInstanceId"}},
+	{F(DeviceGetComputeInstanceId), {"nvmlDeviceGetComputeInstanceId"}},
+	{F(DeviceGetAttributes), {"nvmlDeviceGetAttributes_v2", "nvmlDeviceGetAttributes"}},
+	{F(DeviceGetGpuInstanceProfileInfoV), {"nvmlDeviceGetGpuInstanceProfileInfoV"}},
+	{F(DeviceGetGpuInstanceProfileInfo), {"nvmlDeviceGetGpuInstanceProfileInfo"}},
+	{F(DeviceGetGpuInstanceRemainingCapacity), {"nvmlDeviceGetGpuInstanceRemainingCapacity"}},
+	{F(DeviceGetNvLinkState), {"nvmlDeviceGetNvLinkState"}},
+	{F(DeviceGetNvLinkVersion), {"nvmlDeviceGetNvLinkVersion"}},
+	{F(DeviceGetNvLinkRemotePciInfo), {"nvmlDeviceGetNvLinkRemotePciInfo_v2", "nvmlDeviceGetNvLinkRemotePciInfo"}},
+	{F(DeviceGetNvLinkRemoteDeviceType), {"nvmlDeviceGetNvLinkRemoteDeviceType"}},
+	{F(DeviceGetTopologyCommonAncestor), {"nvmlDeviceGetTopologyCommonAncestor"}},
+	{F(DeviceGetP2PStatus), {"nvmlDeviceGetP2PStatus"}},
+};
+#undef F
+
+#define MAX_LIBS 4
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	char path[256];
+	void *handle;
+	struct axl__nvml_fns fns;
+} libs[MAX_LIBS];
+static size_t nlibs;
+
+const struct axl__nvml_fns *axl__nvml_load(const char *path, char *why, size_t cap)
+{
+	if (!path)
+		path = "libnvidia-ml.so.1";
+	if (strlen(path) >= sizeof libs[0].path) {
+		snprintf(why, cap, "library path too long");
+		return NULL;
+	}
+	const struct axl__nvml_fns *r = NULL;
+	pthread_mutex_lock(&load_lock);
+	for (size_t i = 0; i < nlibs; i++)
+		if (strcmp(libs[i].path, path) == 0) {
+			r = &libs[i].fns;
+			goto out;
+		}
+	if (nlibs == MAX_LIBS) {
+		snprintf(why, cap, "too many NVML libraries loaded");
+		goto out;
+	}
+	/* RTLD_LOCAL: NVML's symbols must not satisfy anything else in the process */
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+		snprintf(why, cap, "%s", e ? e : "dlopen failed");
+		goto out;
+	}
+	struct axl__nvml_fns *fns = &libs[nlibs].fns;
+	memset(fns, 0, sizeof *fns);
+	for (size_t i = 0; i < sizeof symbols / sizeof *symbols; i++) {
+		for (size_t k = 0; k < 3 && symbols[i].names[k]; k++) {
+			void *sym = dlsym(h, symbols[i].names[k]);
+			if (sym) {
+				/* POSIX: a symbol's address converts to a function pointer */
+				memcpy((char *)fns + symbols[i].off, &sym, sizeof sym);
+				break;
+			}
+		}
+	}
+	if (!fns->Init || !fns->DeviceGetCount || !fns->DeviceGetHandleByIndex) {
+		snprintf(why, cap, "%s lacks nvmlInit/nvmlDeviceGetCount/nvmlDeviceGetHandleByIndex", path);
+		/* keep it loaded: a library is never unloaded (see nvml.c) */
+		goto out;
+	}
+	snprintf(libs[nlibs].path, sizeof libs[nlibs].path, "%s", path);
+	libs[nlibs].handle = h;
+	r = fns;
+	nlibs++;
+out:
+	pthread_mutex_unlock(&load_lock);
+	return r;
+}
+
+const char *axl__nvml_strerror(nvmlReturn_t r)
+{
+	switch (r) {
+	case NVML_SUCCESS: return "Success";
+	case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
+	case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
+	case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
+	case NVML_ERROR_NO_PERMISSION: return "Insufficient Permissions";
+	case NVML_ERROR_NOT_FOUND: return "Not Found";
+	case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
+	case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
+	case NVML_ERROR_TIMEOUT: return "Timeout";
+	case NVML_ERROR_FUNCTION_NOT_FOUND: return "Function Not Found";
+	case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
+	case NVML_ERROR_ARGUMENT_VERSION_MISMATCH: return "Argument Version Mismatch";
+	default: return "Unknown Error";
+	}
+}
+
+/* ---- handles ----------------------------------------------------------------------- */
+
+static const char *hid(const struct axl__nvq *q, nvmlDevice_t h)
+{
+	for (size_t i = 0; i < q->nhandles; i++)
+		if (q->handles[i].h == h)
+			return q->handles[i].id;
+	return "?";
+}
+
+/* Register a handle under an id; in replay the handle is made up. */
+static nvmlDevice_t add_handle(struct axl__nvq *q, nvmlDevice_t h, const char *id)
+{
+	for (size_t i = 0; i < q->nhandles; i++)
+		if (strcmp(q->handles[i].id, id) == 0)
+			return q->handles[i].h;
+	if (q->nhandles == AXL_NVQ_MAX_HANDLES)
+		return NULL;
+	size_t i = q->nhandles++;
+	if (q->mode == AXL_NVQ_REPLAY)
+		h = (nvmlDevice_t)(void *)&q->handles[i];
+	q->handles[i].h = h;
+	snprintf(q->handles[i].id, sizeof q->handles[i].id, "%s", id);
+	return h;
+}
+
+/* ---- records ------------------------------------------------------------------------ */
+
+struct axl__nvq_rec {
+	char key[96];
+	const struct axl__jv *v;
+};
+
+static void make_key(char *key, size_t cap, const char *f, const char *d, const char *e,
+		     const unsigned *args, int nargs)
+{
+	int n = snprintf(key, cap, "%s|%s|%s|", f, d ? d : "", e ? e : "");
+	for (int i = 0; i < nargs && n > 0 && (size_t)n < cap; i++)
+		n += snprintf(key + n, cap - (size_t)n, "%u,", args[i]);
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+	return strcmp(((const struct axl__nvq_rec *)a)->key, ((const struct axl__nvq_rec *)b)->key);
+}
+
+bool axl__nvq_replay_open(struct axl__nvq *q, const char *text, size_t len, char *why, size_t cap)
+{
+	/* the lines become one array for the parser: [line,line,...] */
+	struct axl__sb sb = AXL__SB_INIT;
+	axl__sb_putc(&sb, '[');
+	size_t lines = 0;
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+		const char *s = p;
+		while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
+			s++;
+		if (s < e) {
+			if (lines++)
+				axl__sb_putc(&sb, ',');
+			axl__sb_put(&sb, s, (size_t)(e - s));
+		}
+		p = nl ? nl + 1 : end;
+	}
+	axl__sb_putc(&sb, ']');
+	size_t n;
+	char *all = axl__sb_steal(&sb, &n);
+	if (!all) {
+		snprintf(why, cap, "out of memory");
+		return false;
+	}
+	char err[128];
+	int rc = axl__jdoc_parse(all, n, &q->doc, err, sizeof err);
+	free(all);
+	if (rc != 0) {
+		snprintf(why, cap, "bad record: %s", err);
+		return false;
+	}
+	const struct axl__jv *root = axl__jdoc_root(q->doc);
+	q->recs = calloc(root->len ? root->len : 1, sizeof *q->recs);
+	if (!q->recs) {
+		snprintf(why, cap, "out of memory");
+		return false;
+	}
+	for (size_t i = 0; i < root->len; i++) {
+		const struct axl__jv *r = &root->items[i];
+		const char *f = axl__jv_str(r, "f");
+		int64_t ret;
+		if (!f || !axl__jv_int(r, "r", &ret)) {
+			snprintf(why, cap, "record %zu has no \"f\" or \"r\"", i + 1);
+			return false;
+		}
+		unsigned args[4];
+		int na = 0;
+		const struct axl__jv *a = axl__jv_get(r, "a");
+		if (a && a->type == AXL__J_ARR) {
+			for (size_t k = 0; k < a->len && k < 4; k++) {
+				if (a->items[k].type != AXL__J_NUM || !a->items[k].is_int || a->items[k].i < 0 ||
+				    a->items[k].i > 0xffffffffll) {
+					snprintf(why, cap, "record %zu: bad argument", i + 1);
+					return false;
+				}
+				args[na++] = (unsigned)a->items[k].i;
+			}
+		}
+		make_key(q->recs[q->nrecs].key, sizeof q->recs[q->nrecs].key, f, axl__jv_str(r, "d"),
+			 axl__jv_str(r, "e"), args, na);
+		q->recs[q->nrecs++].v = r;
+	}
+	qsort(q->recs, q->nrecs, sizeof *q->recs, cmp_rec);
+	q->mode = AXL_NVQ_REPLAY;
+	return true;
+}
+
+void axl__nvq_fini(struct axl__nvq *q)
+{
+	axl__sb_free(&q->rec);
+	axl__jdoc_free(q->doc);
+	free(q->recs);
+	q->doc = NULL;
+	q->recs = NULL;
+}
+
+/* Replay: the record of this call, NULL when none. */
+static const struct axl__jv *find(struct axl__nvq *q, const char *f, const char *d, const char *e,
+				  const unsigned *args, int nargs, nvmlReturn_t *r)
+{
+	struct axl__nvq_rec key;
+	make_key(key.key, sizeof key.key, f, d, e, args, nargs);
+	const struct axl__nvq_rec *hit = bsearch(&key, q->recs, q->nrecs, sizeof *q->recs, cmp_rec);
+	if (!hit) {
+		*r = NVML_ERROR_NOT_SUPPORTED;
+		return NULL;
+	}
+	int64_t ret = NVML_ERROR_UNKNOWN;
+	axl__jv_int(hit->v, "r", &ret);
+	*r = (nvmlReturn_t)ret;
+	return axl__jv_get(hit->v, "o");
+}
+
+/* Record: the start of a line, up to the output; end it with rec_end(). */
+static void rec_begin(struct axl__nvq *q, struct axl__json *w, const char *f, const char *d,
+		      const char *e, const unsigned *args, int nargs, nvmlReturn_t r)
+{
+	axl__json_init(w, &q->rec, false);
+	axl__json_obj(w);
+	axl__json_kstr(w, "f", f);
+	if (d)
+		axl__json_kstr(w, "d", d);
+	if (e)
+		axl__json_kstr(w, "e", e);
+	if (nargs) {
+		axl__json_key(w, "a");
+		axl__json_arr(w);
+		for (int i = 0; i < nargs; i++)
+			axl__json_int(w, args[i]);
+		axl__json_arr_end(w);
+	}
+	axl__json_kint(w, "r", r);
+}
+
+static void rec_end(struct axl__nvq *q, struct axl__json *w)
+{
+	axl__json_obj_end(w);
+	axl__sb_putc(&q->rec, '\n');
+}
+
+/* ---- struct fields, for records ------------------------------------------------------ */
+
+enum { FT_U32, FT_U64, FT_STR };
+struct field {
+	const char *name;
+	size_t off;
+	int type;
+	size_t size; /* FT_STR: the array size */
+};
+
+#define FU(T, m) {#m, offsetof(T, m), FT_U32, 0}
+#define FL(T, m) {#m, offsetof(T, m), FT_U64, 0}
+#define FS(T, m) {#m, offsetof(T, m), FT_STR, sizeof(((T *)0)->m)}
+static const struct field pci_fields[] = {
+	FS(nvmlPciInfo_t, busIdLegacy), FU(nvmlPciInfo_t, domain), FU(nvmlPciInfo_t, bus),
+	FU(nvmlPciInfo_t, device), FU(nvmlPciInfo_t, pciDeviceId), FU(nvmlPciInfo_t, pciSubSystemId),
+	FS(nvmlPciInfo_t, busId), {NULL, 0, 0, 0}};
+static const struct field mem_fields[] = {
+	FL(nvmlMemory_v2_t, total), FL(nvmlMemory_v2_t, reserved), FL(nvmlMemory_v2_t, free),
+	FL(nvmlMemory_v2_t, used), {NULL, 0, 0, 0}};
+static const struct field mem1_fields[] = {
+	FL(nvmlMemory_t, total), FL(nvmlMemory_t, free), FL(nvmlMemory_t, used), {NULL, 0, 0, 0}};
+static const struct field bar1_fields[] = {
+	FL(nvmlBAR1Memory_t, bar1Total), FL(nvmlBAR1Memory_t, bar1Free), FL(nvmlBAR1Memory_t, bar1Used),
+	{NULL, 0, 0, 0}};
+static const struct field attr_fields[] = {
+	FU(nvmlDeviceAttributes_t, multiprocessorCount), FU(nvmlDeviceAttributes_t, sharedCopyEngineCount),
+	FU(nvmlDeviceAttributes_t, sharedDecoderCount), FU(nvmlDeviceAttributes_t, sharedEncoderCount),
+	FU(nvmlDeviceAttributes_t, sharedJpegCount), FU(nvmlDeviceAttributes_t, sharedOfaCount),
+	FU(nvmlDeviceAttributes_t, gpuInstanceSliceCount), FU(nvmlDeviceAttributes_t, computeInstanceSliceCount),
+	FL(nvmlDeviceAttributes_t, memorySizeMB), {NULL, 0, 0, 0}};
+#define GI nvmlGpuInstanceProfileInfo_v2_t
+static const struct field gi_fields[] = {
+	FU(GI, id), FU(GI, isP2pSupported), FU(GI, sliceCount), FU(GI, instanceCount),
+	FU(GI, multiprocessorCount), FU(GI, copyEngineCount), FU(GI, decoderCount), FU(GI, encoderCount),
+	FU(GI, jpegCount), FU(GI, ofaCount), FL(GI, memorySizeMB), FS(GI, name), {NULL, 0, 0, 0}};
+#undef GI
+#define G1 nvmlGpuInstanceProfileInfo_t
+static const struct field gi1_fields[] = {
+	FU(G1, id), FU(G1, isP2pSupported), FU(G1, sliceCount), FU(G1, instanceCount),
+	FU(G1, multiprocessorCount), FU(G1, copyEngineCount), FU(G1, decoderCount), FU(G1, encoderCount),
+	FU(G1, jpegCount), FU(G1, ofaCount), FL(G1, memorySizeMB), {NULL, 0, 0, 0}};
+#undef G1
+
+static void put_fields(struct axl__json *w, const struct field *fs, const void *p)
+{
+	axl__json_obj(w);
+	for (const struct field *f = fs; f->name; f++) {
+		const char *at = (const char *)p + f->off;
+		if (f->type == FT_U32) {
+			unsigned v;
+			memcpy(&v, at, sizeof v);
+			axl__json_kint(w, f->name, v);
+		} else if (f->type == FT_U64) {
+			unsigned long long v;
+			memcpy(&v, at, sizeof v);
+			/* JSON integers above 2^63 would not come back: written as they are,
+			 * read back clamped (nonsense either way) */
+			axl__json_kint(w, f->name, v > INT64_MAX ? INT64_MAX : (int64_t)v);
+		} else {
+			axl__json_kstr(w, f->name, at[0] ? at : "");
+			/* the writer stops at NUL; the field is terminated on the way in */
+		}
+	}
+	axl__json_obj_end(w);
+}
+
+static void get_fields(const struct axl__jv *o, const struct field *fs, void *p)
+{
+	for (const struct field *f = fs; f->name; f++) {
+		char *at = (char *)p + f->off;
+		if (f->type == FT_STR) {
+			const char *s = axl__jv_str(o, f->name);
+			snprintf(at, f->size, "%s", s ? s : "");
+			continue;
+		}
+		int64_t v = 0;
+		axl__jv_int(o, f->name, &v);
+		if (f->type == FT_U32) {
+			unsigned u = (unsigned)v;
+			memcpy(at, &u, sizeof u);
+		} else {
+			unsigned long long u = (unsigned long long)v;
+			memcpy(at, &u, sizeof u);
+		}
+	}
+}
+
+/* NVML may fill a string field to its end without a terminator (a buggy driver):
+ * terminate every string field of a struct the library wrote. */
+static void terminate(const struct field *fs, void *p)
+{
+	for (const struct field *f = fs; f->name; f++)
+		if (f->type == FT_STR)
+			((char *)p + f->off)[f->size - 1] = '\0';
+}
+
+/* ---- the calls ------------------------------------------------------------------------ */
+
+#define LIVE(fnptr, ...) ((fnptr) ? (fnptr)(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
+
+nvmlReturn_t axl__nvq_init(struct axl__nvq *q)
+{
+	q->calls++;
+	nvmlReturn_t r;
+	if (q->mode == AXL_NVQ_REPLAY) {
+		if (!find(q, "nvmlInit", NULL, NULL, NULL, 0, &r) && r == NVML_ERROR_NOT_SUPPORTED) {
+			/* a capture without NVML records: the library was not there */
+			return NVML_ERROR_DRIVER_NOT_LOADED;
+		}
+		return r;
+	}
+	r = LIVE(q->fn->Init);
+	if (q->mode == AXL_NVQ_RECORD) {
+		struct axl__json w;
+		rec_begin(q, &w, "nvmlInit", NULL, NULL, NULL, 0, r);
+		rec_end(q, &w);
+	}
+	return r;
+}
+
+static void set_str(char *buf, unsigned cap, const char *s)
+{
+	if (cap)
+		snprintf(buf, cap, "%s", s ? s : "");
+}
+
+nvmlReturn_t axl__nvq_sys_str(struct axl__nvq *q, const char *f, nvmlReturn_t (*fn)(char *, unsigned),
+			      char *buf, unsigned cap)
+{
+	q->calls++;
+	nvmlReturn_t r;
+	if (q->mode == AXL_NVQ_REPLAY) {
+		const struct axl__jv *o = find(q, f, NULL, NULL, NULL, 0, &r);
+		set_str(buf, cap, o && o->type == AXL__J_STR ? o->s : "");
+		return r;
+	}
+	memset(buf, 0, cap);
+	r = LIVE(fn, buf, cap);
+	buf[cap - 1] = '\0';
+	if (q->mode == AXL_NVQ_RECORD) {
+		struct axl__json w;
+		rec_begin(q, &w, f, NULL, NULL, NULL, 0, r);
+		if (r == NVML_SUCCESS)
+			axl__json_kstr(&w, "o", buf);
+		rec_end(q, &w);
+	}
+	return r;
+}
+
+nvmlReturn_t axl__nvq_sys_int(struct axl__nvq *q, const char *f, nvmlReturn_t (*fn)(int *), int *out)
+{
+	q->calls++;
+	nvmlReturn_t r;
+	if (q->mode == AXL_NVQ_REPLAY) {
+		const struct axl__jv *o = find(q, f, NULL, NULL, NULL, 0, &r);
+		*out = o && o->type == AXL__J_NUM && o->is_int ? (int)o->i : 0;
+		return r;
+	}
+	r = LIVE(fn, out);
+	if (q->mode == AXL_NVQ_RECORD) {
+		struct axl__json w;
+		rec_begin(q, &w, f, NULL, NULL, NULL, 0, r);
+		if (r == NVML_SUCCESS)
+			axl__json_kint(&w, "o", *out);
+		rec_end(q, &w);
+	}
+	return r;
+}
+
+nvmlReturn_t axl__nvq_count(struct axl__nvq *q, unsigned *out)
+{
+	q->calls++;
+	nvmlReturn_t r;
+	*out = 0;
+	if (q->mode == AXL_NVQ_REPLAY) {
+		const struct axl__jv *o = find(q, "nvmlDeviceGetCount", NULL, NULL, NULL, 0, &r);
+		*out = o && o->type == AXL__J_NUM && o->is_int && o->i >= 0 && o->i < 0x10000 ? (unsigned)o->i : 0;
+		return r;
+	}
+	r = LIVE(q->fn->DeviceGetCount, out);
+	if (q->mode == AXL_NVQ_RECORD) {
+		struct axl__json w;
+		rec_begin(q, &w, "nvmlDeviceGetCount", NULL, NULL, NULL, 0, r);
+		if (r == NVML_SUCCESS)
+			axl__json_kint(&w, "o", *out);
+		rec_end(q, &w);
+	}
+	return r;
+}
+
+nvmlReturn_t axl__nvq_handle(struct axl__nvq *q, unsigned index, nvmlDevice_t *out)
+{
+	q->calls++;
+	char id[24];
+	snprintf(id, sizeof id, "%u", index);
+	nvmlReturn_t r;
+	if (q->mode == AXL_NVQ_REPLAY) {
+		find(q, "nvmlDeviceGetHandleByIndex", NULL, NULL, &index, 1, &r);
+	} else {
+		r = LIVE(q->fn->DeviceGetHandleByIndex, index, out);
+		if (q->mode == AXL_NVQ_RECORD) {
+			struct axl__json w;
+			rec_begin(q, &w, "nvmlDeviceGetHandleByIndex", NULL, NULL, &index, 1, r);
+			rec_end(q, &w);
+		}
+	}
+	if (r == NVML_SUCCESS) {
+		*out = add_handle(q, q->mode == AXL_NVQ_REPLAY ? NULL : *out, id);
+		if (!*out)
+			r = NVML_ERROR_UNKNOWN;
+	}
+	return r;
+}
+
+nvmlReturn_t axl__nvq_mig_handle(struct axl__nvq *q, nvmlDevice_t gpu, unsigned k, nvmlDevice_t *out)
+{
+	q->calls++;
+	const char *d = hid(q, gpu);
+	char id[24];
+	snprintf(id, sizeof id, "%.12s/mig%u", d, k);
+	nvmlReturn_t r;
+	if (q->mode == AXL_NVQ_REPLAY) {
+		find(q, "nvmlDeviceGetMigDeviceHandleByIndex", d, NULL, &k, 1, &r);
+	} else {
+		r = LIVE(q->fn->DeviceGetMigDeviceHandleByIndex, gpu, k, out);
+		if (q->mode == AXL_NVQ_RECORD) {
+			struct axl__json w;
+			rec_begin(q, &w, "nvmlDeviceGetMigDeviceHandleByIndex", d, NULL, &k, 1, r);
+			rec_end(q, &w);
+		}
+	}
+	if (r == NVML_SUCCESS) {
+		*out = add_handle(q, q->mode == AXL_NVQ_REPLAY ? NULL : *out, id);
+		if (!*out)
+			r = NVML_ERROR_UNKNOWN;
+	}
+	return r;
+}
+
+nvmlReturn_t axl__nvq_str(struct axl__nvq *q, const char *f,
+			  nvmlReturn_t (*fn)(nvmlDevice_t, char *, unsigned), nvmlDevice_t d, char *buf,
+			  unsigned cap)
+{
+	q->calls++;
+	nvmlReturn_t r;
+	if (q->mode == AXL_NVQ_REPLAY) {
+		const struct axl__jv *o = find(q, f, hid(q, d), NULL, NULL, 0, &r);
+		set_str(buf, cap, o && o->type == AXL__J_STR ? o->s : "");
+		return r;
+	}
+	memset(buf, 0, cap);
+	r = LIVE(fn, d, buf, cap);
+	buf[cap - 1] = '\0';
+	if (q->mode == AXL_NVQ_RECORD) {
+		struct axl__json w;
+		rec_begin(q, &w, f, hid(q, d), NULL, NULL, 0, r);
+		if (r == NVML_SUCCESS)
+			axl__json_kstr(&w, "o", buf);
+		rec_end(q, &w);
+	}
+	return r;
+}
+
+static unsigned jv_u32(const struct axl__jv *o)
+{
+	return o && o->type == AXL__J_NUM && o->is_int ? (unsigned)o->i : 0;
+}
+
+nvmlReturn_t axl__nvq_u32(struct axl__nvq *q, const char *f, nvmlReturn_t (*fn)(nvmlDevice_t, unsigned *),
+			  nvmlDevice_t d, unsigned *out)
+{
+	q->calls++;
+	nvmlReturn_t r;
+	*out = 0;
+	if (q->mode == AXL_NVQ_REPLAY) {
+		*out = jv_u32(find(q, f, hid(q, d), NULL, NULL, 0, &r));
+		return r;
+	}
+	r = LIVE(fn, d, out);
+	if (q->mode == AXL_NVQ_RECORD) {
+		struct axl__json w;
+		rec_begin(q, &w, f, hid(q, d), NULL, NULL, 0, r);
+		if (r == NVML_SUCCESS)
+			axl__json_kint(&w, "o", *out);
+		rec_end(q, &w);
+	}
+	return r;
+}
+
+nvmlReturn_t axl__nvq_u32a(struct axl__nvq *q, const char *f,
+			   nvmlReturn_t (*fn)(nvmlDevice_t, unsigned, unsigned *), nvmlDevice_t d,
+			   unsigned arg, unsigned *out)
+{
+	q->calls++;
+	nvmlReturn_t r;
+	*out = 0;
+	if (q->mode == AXL_NVQ_REPLAY) {
+		*out = jv_u32(find(q, f, hid(q, d), NULL, &arg, 1, &r));
+		return r;
+	}
+	r = LIVE(fn, d, arg, out);
+	if (q->mode == AXL_NVQ_RECORD) {
+		struct axl__json w;
+		rec_begin(q, &w, f, hid(q, d), NULL, &arg, 1, r);
+		if (r == NVML_SUCCESS)
+			axl__json_kint(&w, "o", *out);
+		rec_end(q, &w);
+	}
+	return r;
+}
+
+nvmlReturn_t axl__nvq_u32x2(struct axl__nvq *q, const char *f,
+			    nvmlReturn_t (*fn)(nvmlDevice_t, unsigned *, unsigned *), nvmlDevice_t d,
+			    unsigned *a, unsigned *b)
+{
+	q->calls++;
+	nvmlReturn_t r;
+	*a = *b = 0;
+	if (q->mode == AXL_NVQ_REPLAY) {
+		const struct axl__jv *o = find(q, f, hid(q, d), NULL, NULL, 0, &r);
+		if (o && o->type == AXL__J_ARR && o->len == 2) {
+			*a = jv_u32(&o->items[0]);
+			*b = jv_u32(&o->items[1]);
+		}
+		return r;
+	}
+	r = LIVE(fn, d, a, b);
+	if (q->mode == AXL_NVQ_RECORD) {
+		struct axl__json w;
+		rec_begin(q, &w, f, hid(q, d), NULL, NULL, 0, r);
+		if (r == NVML_SUCCESS) {
+			axl__json_key(&w, "o");
+			axl__json_arr(&w);
+			axl__json_int(&w, *a);
+			axl__json_int(&w, *b);
+			axl__json_arr_end(&w);
+		}
+		rec_end(q, &w);
+	}
+	return r;
+}
+
+nvmlReturn_t axl__nvq_cc(struct axl__nvq *q, nvmlDevice_t d, int *major, int *minor)
+{
+	static const char f[] = "nvmlDeviceGetCudaComputeCapability";
+	q->calls++;
+	nvmlReturn_t r;
+	*major = *minor = -1;
+	if (q->mode == AXL_NVQ_REPLAY) {
+		const struct axl__jv *o = find(q, f, hid(q, d), NULL, NULL, 0, &r);
+		if (o && o->type == AXL__J_ARR && o->len == 2 && o->items[0].is_int && o->items[1].is_int) {
+			*major = (int)o->items[0].i;
+			*minor = (int)o->items[1].i;
+		}
+		return r;
+	}
+	r = LIVE(q->fn->DeviceGetCudaComputeCapability, d, major, minor);
+	if (q->mode == AXL_NVQ_RECORD) {
+		struct axl__json w;
+		rec_begin(q, &w, f, hid(q, d), NULL, NULL, 0, r);
+		if (r == NVML_SUCCESS) {
+			axl__json_key(&w, "o");
+			axl__json_arr(&w);
+			axl__json_int(&w, *major);
+			axl__json_int(&w, *minor);
+			axl__json_arr_end(&w);
+		}
+		rec_end(q, &w);
+	}
+	return r;
+}
+
+/* A call that fills a struct: live (through call), or replayed into it. */
+static nvmlReturn_t q_struct(struct axl__nvq *q, const char *f, nvmlDevice_t d, const unsigned *args,
+			     int nargs, const struct field *fs, void *out, size_t size, nvmlReturn_t live)
+{
+	if (q->mode == AXL_NVQ_REPLAY) {
+		nvmlReturn_t r;
+		const struct axl__jv *o = find(q, f, hid(q, d), NULL, args, nargs, &r);
+		memset(out, 0, size);
+		if (o && o->type == AXL__J_OBJ)
+			get_fields(o, fs, out);
+		return r;
+	}
+	terminate(fs, out);
+	if (q->mode == AXL_NVQ_RECORD) {
+		struct axl__json w;
+		rec_begin(q, &w, f, hid(q, d), NULL, args, nargs, live);
+		if (live == NVML_SUCCESS) {
+			axl__json_key(&w, "o");
+			put_fields(&w, fs, out);
+		}
+		rec_end(q, &w);
+	}
+	return live;
+}
+
+nvmlReturn_t axl__nvq_pci(struct axl__nvq *q, nvmlDevice_t d, nvmlPciInfo_t *out)
+{
+	q->calls++;
+	memset(out, 0, sizeof *out);
+	nvmlReturn_t r = q->mode == AXL_NVQ_REPLAY ? 0 : LIVE(q->fn->DeviceGetPciInfo, d, out);
+	return q_struct(q, "nvmlDeviceGetPciInfo", d, NULL, 0, pci_fields, out, sizeof *out, r);
+}
+
+nvmlReturn_t axl__nvq_remote_pci(struct axl__nvq *q, nvmlDevice_t d, unsigned link, nvmlPciInfo_t *out)
+{
+	q->calls++;
+	memset(out, 0, sizeof *out);
+	nvmlReturn_t r = q->mode == AXL_NVQ_REPLAY ? 0 : LIVE(q->fn->DeviceGetNvLinkRemotePciInfo, d, link, out);
+	return q_struct(q, "nvmlDeviceGetNvLinkRemotePciInfo", d, &link, 1, pci_fields, out, sizeof *out, r);
+}
+
+nvmlReturn_t axl__nvq_memory(struct axl__nvq *q, nvmlDevice_t d, nvmlMemory_v2_t *out, bool *v2)
+{
+	q->calls++;
+	memset(out, 0, sizeof *out);
+	out->version = AXL_NVML_MEMORY_V2;
+	*v2 = true;
+	nvmlReturn_t r = q->mode == AXL_NVQ_REPLAY ? 0 : LIVE(q->fn->DeviceGetMemoryInfo_v2, d, out);
+	r = q_struct(q, "nvmlDeviceGetMemoryInfo_v2", d, NULL, 0, mem_fields, out, sizeof *out, r);
+	if (r == NVML_SUCCESS || r == NVML_ERROR_GPU_IS_LOST || r == NVML_ERROR_NO_PERMISSION)
+		return r;
+	/* no _v2 (older driver, or it refuses the version): the base call */
+	q->calls++;
+	*v2 = false;
+	nvmlMemory_t m;
+	memset(&m, 0, sizeof m);
+	r = q->mode == AXL_NVQ_REPLAY ? 0 : LIVE(q->fn->DeviceGetMemoryInfo, d, &m);
+	r = q_struct(q, "nvmlDeviceGetMemoryInfo", d, NULL, 0, mem1_fields, &m, sizeof m, r);
+	memset(out, 0, sizeof *out);
+	out->total = m.total;
+	out->free = m.free;
+	out->used = m.used;
+	return r;
+}
+
+nvmlReturn_t axl__nvq_bar1(struct axl__nvq *q, nvmlDevice_t d, nvmlBAR1Memory_t *out)
+{
+	q->calls++;
+	memset(out, 0, sizeof *out);
+	nvmlReturn_t r = q->mode == AXL_NVQ_REPLAY ? 0 : LIVE(q->fn->DeviceGetBAR1MemoryInfo, d, out);
+	return q_struct(q, "nvmlDeviceGetBAR1MemoryInfo", d, NULL, 0, bar1_fields, out, sizeof *out, r);
+}
+
+nvmlReturn_t axl__nvq_attributes(struct axl__nvq *q, nvmlDevice_t d, nvmlDeviceAttributes_t *out)
+{
+	q->calls++;
+	memset(out, 0, sizeof *out);
+	nvmlReturn_t r = q->mode == AXL_NVQ_REPLAY ? 0 : LIVE(q->fn->DeviceGetAttributes, d, out);
+	return q_struct(q, "nvmlDeviceGetAttributes", d, NULL, 0, attr_fields, out, sizeof *out, r);
+}
+
+nvmlReturn_t axl__nvq_gi_profile(struct axl__nvq *q, nvmlDevice_t d, unsigned profile,
+				 nvmlGpuInstanceProfileInfo_v2_t *out)
+{
+	q->calls++;
+	memset(out, 0, sizeof *out);
+	out->version = AXL_NVML_GI_PROFILE_INFO_V2;
+	nvmlReturn_t r = q->mode == AXL_NVQ_REPLAY ? 0 : LIVE(q->fn->DeviceGetGpuInstanceProfileInfoV, d, profile, out);
+	r = q_struct(q, "nvmlDeviceGetGpuInstanceProfileInfoV", d, &profile, 1, gi_fields, out, sizeof *out, r);
+	if (r != NVML_ERROR_FUNCTION_NOT_FOUND && r != NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
+		return r;
+	q->calls++;
+	nvmlGpuInstanceProfileInfo_t v1;
+	memset(&v1, 0, sizeof v1);
+	r = q->mode == AXL_NVQ_REPLAY ? 0 : LIVE(q->fn->DeviceGetGpuInstanceProfileInfo, d, profile, &v1);
+	r = q_struct(q, "nvmlDeviceGetGpuInstanceProfileInfo", d, &profile, 1, gi1_fields, &v1, sizeof v1, r);
+	memset(out, 0, sizeof *out);
+	out->id = v1.id;
+	out->isP2pSupported = v1.isP2pSupported;
+	out->sliceCount = v1.sliceCount;
+	out->instanceCount = v1.instanceCount;
+	out->multiprocessorCount = v1.multiprocessorCount;
+	out->copyEngineCount = v1.copyEngineCount;
+	out->decoderCount = v1.decoderCount;
+	out->encoderCount = v1.encoderCount;
+	out->jpegCount = v1.jpegCount;
+	out->ofaCount = v1.ofaCount;
+	out->memorySizeMB = v1.memorySizeMB;
+	return r;
+}
+
+nvmlReturn_t axl__nvq_pair(struct axl__nvq *q, const char *f,
+			   nvmlReturn_t (*fn)(nvmlDevice_t, nvmlDevice_t, unsigned *), nvmlDevice_t a,
+			   nvmlDevice_t b, unsigned *out)
+{
+	q->calls++;
+	nvmlReturn_t r;
+	*out = 0;
+	if (q->mode == AXL_NVQ_REPLAY) {
+		*out = jv_u32(find(q, f, hid(q, a), hid(q, b), NULL, 0, &r));
+		return r;
+	}
+	r = LIVE(fn, a, b, out);
+	if (q->mode == AXL_NVQ_RECORD) {
+		struct axl__json w;
+		rec_begin(q, &w, f, hid(q, a), hid(q, b), NULL, 0, r);
+		if (r == NVML_SUCCESS)
+			axl__json_kint(&w, "o", *out);
+		rec_end(q, &w);
+	}
+	return r;
+}
+
+nvmlReturn_t axl__nvq_p2p(struct axl__nvq *q, nvmlDevice_t a, nvmlDevice_t b, unsigned index, unsigned *out)
+{
+	static const char f[] = "nvmlDeviceGetP2PStatus";
+	q->calls++;
+	nvmlReturn_t r;
+	*out = 0;
+	if (q->mode == AXL_NVQ_REPLAY) {
+		*out = jv_u32(find(q, f, hid(q, a), hid(q, b), &index, 1, &r));
+		return r;
+	}
+	r = LIVE(q->fn->DeviceGetP2PStatus, a, b, index, out);
+	if (q->mode == AXL_NVQ_RECORD) {
+		struct axl__json w;
+		rec_begin(q, &w, f, hid(q, a), hid(q, b), &index, 1, r);
+		if (r == NVML_SUCCESS)
+			axl__json_kint(&w, "o", *out);
+		rec_end(q, &w);
+	}
+	return r;
+}
