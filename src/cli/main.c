@@ -129,6 +129,39 @@ static void print_timing(const axl_inventory *inv)
 	printf("%-12s %10.3f\n", "total", total);
 }
 
+/* One line of `axl list`; partitions that exist now follow their device, indented. */
+static void list_row(const axl_device *d, int depth)
+{
+	char mem[32] = "-", link[32] = "-", numa[16] = "-", drv[96] = "-", id[64];
+	int64_t v, g, w;
+	if (axl_device_get_int(d, AXL_ATTR_MEMORY_TOTAL, &v) == 0)
+		human_bytes(v, mem, sizeof mem);
+	if (axl_device_get_int(d, AXL_ATTR_LINK_CURRENT_GEN, &g) == 0 &&
+	    axl_device_get_int(d, AXL_ATTR_LINK_CURRENT_WIDTH, &w) == 0)
+		snprintf(link, sizeof link, "Gen%lld x%lld", (long long)g, (long long)w);
+	if (axl_device_get_int(d, AXL_ATTR_NUMA_NODE, &v) == 0)
+		snprintf(numa, sizeof numa, "%lld", (long long)v);
+	const char *dn = dstr(d, AXL_ATTR_DRIVER), *dv = dstr(d, AXL_ATTR_DRIVER_VERSION);
+	if (dn)
+		snprintf(drv, sizeof drv, "%s%s%s", dn, dv ? " " : "", dv ? dv : "");
+	const char *model = dstr(d, AXL_ATTR_MODEL);
+	if (depth) {
+		/* a child: its own name is the partition, not the whole model again */
+		const char *prof = dstr(d, AXL_ATTR_PARTITION_PROFILE);
+		const char *slash = strrchr(axl_device_id(d), '/');
+		snprintf(id, sizeof id, "  %s", slash ? slash : axl_device_id(d));
+		if (prof)
+			model = prof;
+		snprintf(link, sizeof link, "-");
+		snprintf(drv, sizeof drv, "%s", dstr(d, AXL_ATTR_UUID) ? dstr(d, AXL_ATTR_UUID) : "-");
+	} else {
+		snprintf(id, sizeof id, "%s", axl_device_id(d));
+	}
+	printf("%-14s %-36.36s %-10s %-10s %-5s %s\n", id, model ? model : "(unknown)", mem, link, numa, drv);
+	for (size_t i = 0; i < axl_device_child_count(d); i++)
+		list_row(axl_device_child(d, i), depth + 1);
+}
+
 static int cmd_list(const struct opts *o)
 {
 	axl_context *ctx;
@@ -141,24 +174,8 @@ static int cmd_list(const struct opts *o)
 	} else {
 		size_t n = axl_inventory_device_count(inv);
 		printf("%-14s %-36s %-10s %-10s %-5s %s\n", "ID", "MODEL", "MEMORY", "LINK", "NUMA", "DRIVER");
-		for (size_t i = 0; i < n; i++) {
-			const axl_device *d = axl_inventory_device(inv, i);
-			char mem[32] = "-", link[32] = "-", numa[16] = "-", drv[96] = "-";
-			int64_t v, g, w;
-			if (axl_device_get_int(d, AXL_ATTR_MEMORY_TOTAL, &v) == 0)
-				human_bytes(v, mem, sizeof mem);
-			if (axl_device_get_int(d, AXL_ATTR_LINK_CURRENT_GEN, &g) == 0 &&
-			    axl_device_get_int(d, AXL_ATTR_LINK_CURRENT_WIDTH, &w) == 0)
-				snprintf(link, sizeof link, "Gen%lld x%lld", (long long)g, (long long)w);
-			if (axl_device_get_int(d, AXL_ATTR_NUMA_NODE, &v) == 0)
-				snprintf(numa, sizeof numa, "%lld", (long long)v);
-			const char *dn = dstr(d, AXL_ATTR_DRIVER), *dv = dstr(d, AXL_ATTR_DRIVER_VERSION);
-			if (dn)
-				snprintf(drv, sizeof drv, "%s%s%s", dn, dv ? " " : "", dv ? dv : "");
-			const char *model = dstr(d, AXL_ATTR_MODEL);
-			printf("%-14s %-36.36s %-10s %-10s %-5s %s\n", axl_device_id(d), model ? model : "(unknown)",
-			       mem, link, numa, drv);
-		}
+		for (size_t i = 0; i < n; i++)
+			list_row(axl_inventory_device(inv, i), 0);
 		if (n == 0)
 			printf("(no accelerators found)\n");
 		if (o->all) {
@@ -269,11 +286,42 @@ static int cmd_show(const struct opts *o, const char *id)
 			printf("  %-24s %s", i == 0 ? "partitioning" : "", p->technology);
 			if (p->mode)
 				printf(" mode=%s", p->mode);
+			if (p->pending_mode)
+				printf(" pending=%s", p->pending_mode);
 			if (p->max_partitions >= 0)
 				printf(" max=%lld", (long long)p->max_partitions);
 			for (size_t j = 0; j < p->profile_count; j++)
 				printf("%s%s", j ? "," : " profiles=", p->profiles[j]);
 			printf(" [%s]\n", axl_source_name(p->source));
+			for (size_t j = 0; j < p->profile_count; j++) {
+				const struct axl_partition_profile *x = axl_device_partition_profile(d, i, j);
+				if (!x)
+					continue;
+				char mem[32] = "?";
+				if (x->memory_bytes >= 0)
+					human_bytes(x->memory_bytes, mem, sizeof mem);
+				printf("  %-24s   %-12s id=%lld mem=%s units=%lld slices=%lld instances=%lld free=%lld\n", "",
+				       x->name, (long long)x->id, mem, (long long)x->compute_units, (long long)x->slices,
+				       (long long)x->max_instances, (long long)x->free_instances);
+			}
+		}
+		for (size_t i = 0; i < axl_device_port_count(d); i++) {
+			const struct axl_port *p = axl_device_port(d, i);
+			printf("  %-24s %s %d %s", i == 0 ? "ports" : "", p->technology, p->index,
+			       p->active == 1 ? "up" : p->active == 0 ? "down" : "?");
+			if (p->remote_kind)
+				printf(" to %s", p->remote_kind);
+			if (p->remote_id || p->remote_pci)
+				printf(" %s", p->remote_id ? p->remote_id : p->remote_pci);
+			if (p->bandwidth_gbps >= 0)
+				printf(" %.0f GB/s", p->bandwidth_gbps);
+			printf(" [%s]\n", axl_source_name(p->source));
+		}
+		for (size_t i = 0; i < axl_device_child_count(d); i++) {
+			const axl_device *c = axl_device_child(d, i);
+			const char *prof = dstr(c, AXL_ATTR_PARTITION_PROFILE), *uuid = dstr(c, AXL_ATTR_UUID);
+			printf("  %-24s %s%s%s%s%s\n", i == 0 ? "children" : "", axl_device_id(c), prof ? " " : "",
+			       prof ? prof : "", uuid ? " " : "", uuid ? uuid : "");
 		}
 		print_warnings(inv);
 	}
