@@ -74,6 +74,7 @@ static struct {
 	char path[256];
 	void *handle;
 	struct axl__nvml_fns fns;
+	bool inited; /* nvmlInit succeeded: once per process (NVML counts them) */
 } libs[MAX_LIBS];
 static size_t nlibs;
 
@@ -429,7 +430,20 @@ nvmlReturn_t axl__nvq_init(struct axl__nvq *q)
 		}
 		return r;
 	}
-	r = LIVE(q->fn->Init);
+	size_t lib = MAX_LIBS;
+	pthread_mutex_lock(&load_lock);
+	for (size_t i = 0; i < nlibs; i++)
+		if (&libs[i].fns == q->fn)
+			lib = i;
+	bool inited = lib < MAX_LIBS && libs[lib].inited;
+	pthread_mutex_unlock(&load_lock);
+	/* not under the lock: nvmlInit may hang, and a later load must not wait on it */
+	r = inited ? NVML_SUCCESS : LIVE(q->fn->Init);
+	if (r == NVML_SUCCESS && lib < MAX_LIBS) {
+		pthread_mutex_lock(&load_lock);
+		libs[lib].inited = true;
+		pthread_mutex_unlock(&load_lock);
+	}
 	if (q->mode == AXL_NVQ_RECORD) {
 		struct axl__json w;
 		rec_begin(q, &w, "nvmlInit", NULL, NULL, NULL, 0, r);
