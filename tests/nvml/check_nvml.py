@@ -74,9 +74,37 @@ def address(busid):
     return "%04x:%s:%s" % (int(dom, 16), rest[0].lower(), rest[1].lower())
 
 
-def run(args, env_extra, work, timeout=60):
-    root = os.path.join(work, "empty-root")
-    os.makedirs(root, exist_ok=True)
+HOST = {"hostname": "nvml-test", "osrelease": "6.1.0", "memory_kb": 16000000, "numa": [{"memory_kb": 16000000}],
+        "cpu": {"arch": "x86_64", "vendor_id": "GenuineIntel", "family": 6, "model": 85, "stepping": 7,
+                "model_name": "Xeon", "sockets": 1, "cores_per_socket": 4, "threads_per_core": 1,
+                "flags": "fpu sse2 avx2"}}
+
+
+def tree_for(xml_path, work):
+    """A sysfs tree holding the capture's GPUs as PCI functions bound to nvidia (built by
+    tests/trees/mktree.py), so that NVML's answers must meet the kernel's view."""
+    root = ET.parse(xml_path).getroot()
+    devices = []
+    for g in root.findall("gpu"):
+        addr = address(g.get("id"))
+        pid = text(g, "pci/pci_device_id") or ""
+        dev = int(pid[:4], 16) if len(pid) == 8 and pid[4:].upper() == "10DE" else 0xffff
+        devices.append({"bdf": addr, "id": "10de:%04x" % dev, "class": "0x030000", "driver": "nvidia"})
+    spec = {"name": "nvml", "provenance": "generated from " + os.path.basename(xml_path), "host": HOST,
+            "pci": [{"root": "0000:00", "numa": 0, "devices": devices}],
+            "drivers": {"nvidia": {"module": "nvidia", "version": text(root, "driver_version") or "1.0"}}}
+    out = os.path.join(work, "tree-" + os.path.basename(xml_path)[:-4])
+    spec_path = out + ".json"
+    with open(spec_path, "w") as f:
+        json.dump(spec, f)
+    subprocess.run([sys.executable, os.path.join(HERE, "..", "trees", "mktree.py"), spec_path, out], check=True)
+    return out
+
+
+def run(args, env_extra, work, timeout=60, root=None):
+    if root is None:
+        root = os.path.join(work, "empty-root")
+        os.makedirs(root, exist_ok=True)
     env = dict(os.environ)
     env.update(env_extra)
     t0 = time.monotonic()
@@ -93,10 +121,12 @@ def warnings(doc):
     return [w["message"] for w in doc.get("warnings", [])]
 
 
-def check_xml(args, name):
+def check_xml(args, name, tree):
     path = os.path.join(FIXTURES, name + ".xml")
     root = ET.parse(path).getroot()
-    p, doc, _ = run(args, {"AXL_NVML_LIBRARY": args.double, "AXL_NVML_DOUBLE_XML": path}, args.work)
+    sysroot = tree_for(path, args.work) if tree else None
+    name += " (sysfs tree)" if tree else " (NVML alone)"
+    p, doc, _ = run(args, {"AXL_NVML_LIBRARY": args.double, "AXL_NVML_DOUBLE_XML": path}, args.work, root=sysroot)
     eq(p.returncode, 0, name + ": exit code (stderr: %s)" % p.stderr[-400:])
     if doc is None:
         return
@@ -113,6 +143,7 @@ def check_xml(args, name):
             continue
         tag = "%s %s" % (name, addr)
         fs = d.get("field_sources", {})
+        eq(fs.get("pci.address"), "sysfs" if tree else "nvml", tag + " address source")
         model = text(g, "product_name")
         if model and model != "Graphics Device":
             eq(d.get("model"), model, tag + " model")
@@ -208,8 +239,13 @@ def check_xml(args, name):
             eq(sms, [int(text(m, "device_attributes/shared/multiprocessor_count"))], tag + " MIG device SMs")
             ok(str(c.get("uuid", "")).startswith("MIG-"), tag + " MIG device UUID")
             ok("/dev/nvidia%s" % minor in c.get("device_nodes", []), tag + " MIG device nodes")
-    # nothing NVML said was an error on a healthy capture
-    eq([w for w in warnings(doc) if "nvml" in w.lower() or "GPU" in w], [], name + ": warnings")
+    # nothing NVML said was an error on a healthy capture, except ids the capture mangled
+    # (the A10G file says 000000DE): those are refused, with a warning
+    bad_ids = sum(1 for g in gpus if re.match(r"^[0-9A-Fa-f]{8}$", text(g, "pci/pci_device_id") or "") and
+                  text(g, "pci/pci_device_id")[-4:].upper() != "10DE")
+    noise = [w for w in warnings(doc) if "nvml" in w.lower() or "GPU" in w]
+    eq(len([w for w in noise if "is not NVIDIA's" in w]), bad_ids, name + ": warnings about PCI ids")
+    eq([w for w in noise if "is not NVIDIA's" not in w], [], name + ": warnings")
 
 
 def fault(args, kind):
@@ -228,7 +264,8 @@ def fault(args, kind):
     elif kind == "permission":
         p, doc, _ = run(args, dict(base, AXL_NVML_DOUBLE_XML=dual,
                                    AXL_NVML_DOUBLE_FAIL="nvmlDeviceGetMemoryInfo_v2@1=NO_PERMISSION,"
-                                                        "nvmlDeviceGetMemoryInfo@1=NO_PERMISSION"), args.work)
+                                                        "nvmlDeviceGetMemoryInfo@1=NO_PERMISSION"), args.work,
+                        root=tree_for(dual, args.work))
         eq(p.returncode, 0, "permission: exit code")
         if doc:
             eq(len(doc["devices"]), 2, "permission: both GPUs listed")
@@ -237,16 +274,32 @@ def fault(args, kind):
             ok(doc["devices"][1].get("uuid", "").startswith("GPU-"), "permission: GPU 1 keeps its other facts")
             ok(any("Insufficient Permissions" in w for w in warnings(doc)), "permission: warning")
     elif kind == "lost":
-        p, doc, _ = run(args, dict(base, AXL_NVML_DOUBLE_XML=dual, AXL_NVML_DOUBLE_FAIL="*@0=GPU_IS_LOST"), args.work)
+        # every call about GPU 0 fails: NVML cannot even say where it is; it stays listed
+        # from sysfs, the other GPU keeps everything
+        p, doc, _ = run(args, dict(base, AXL_NVML_DOUBLE_XML=dual, AXL_NVML_DOUBLE_FAIL="*@0=GPU_IS_LOST"), args.work,
+                        root=tree_for(dual, args.work))
+        eq(p.returncode, 0, "lost-early: exit code")
+        if doc:
+            eq(len(doc["devices"]), 2, "lost-early: both GPUs listed")
+            srcs = {d["pci"]["address"]: d["field_sources"].get("model") == "nvml" for d in doc["devices"]}
+            eq(srcs, {"0000:81:00.0": False, "0000:c1:00.0": True}, "lost-early: only GPU 1 described by NVML")
+            ok(any("lost" in w for w in warnings(doc)), "lost-early: warning")
+        # GPU 0 falls off the bus after it was found
+        p, doc, _ = run(args, dict(base, AXL_NVML_DOUBLE_XML=dual,
+                                   AXL_NVML_DOUBLE_FAIL="nvmlDeviceGetMemoryInfo_v2@0=GPU_IS_LOST,"
+                                                        "nvmlDeviceGetMemoryInfo@0=GPU_IS_LOST"), args.work,
+                        root=tree_for(dual, args.work))
         eq(p.returncode, 0, "lost: exit code")
         if doc:
             eq(len(doc["devices"]), 2, "lost: both GPUs listed")
-            states = [d.get("state") for d in doc["devices"]]
-            eq(states, ["lost", None], "lost: GPU 0 marked lost, GPU 1 not")
-            ok(doc["devices"][1].get("memory", {}).get("total_bytes") is not None, "lost: GPU 1 unaffected")
+            # NVML's GPU 0 is the first in PCI order: 0000:81:00.0
+            states = {d["pci"]["address"]: d.get("state") for d in doc["devices"]}
+            eq(states, {"0000:81:00.0": "lost", "0000:c1:00.0": None}, "lost: GPU 0 marked lost, GPU 1 not")
+            ok(doc["devices"][1].get("memory", {}).get("total_bytes") == 24564 * MIB, "lost: GPU 1 unaffected")
             ok(any("lost" in w for w in warnings(doc)), "lost: warning")
     elif kind == "nonsense":
-        p, doc, _ = run(args, dict(base, AXL_NVML_DOUBLE_XML=a100, AXL_NVML_DOUBLE_NONSENSE="1"), args.work)
+        p, doc, _ = run(args, dict(base, AXL_NVML_DOUBLE_XML=a100, AXL_NVML_DOUBLE_NONSENSE="1"), args.work,
+                        root=tree_for(a100, args.work))
         eq(p.returncode, 0, "nonsense: exit code (stderr %s)" % p.stderr[-300:])
         if doc:
             eq(len(doc["devices"]), 1, "nonsense: the GPU is listed")
@@ -291,6 +344,43 @@ def fault(args, kind):
         raise SystemExit("unknown fault " + kind)
 
 
+def board(args, name):
+    """The 8-GPU HGX H100 board: the real PCI tree (tests/trees/nodes/hgx-8x-h100.json),
+    NVML answering from the board's nvidia-smi -q capture and its NVLink fabric file. The
+    expected fabric is read from that file here."""
+    spec = os.path.join(HERE, "..", "trees", "nodes", name + ".json")
+    tree = os.path.join(args.work, "tree-" + name)
+    subprocess.run([sys.executable, os.path.join(HERE, "..", "trees", "mktree.py"), spec, tree], check=True)
+    xml = os.path.join(FIXTURES, name + "-q2x.xml")
+    extra = os.path.join(FIXTURES, name + ".extra")
+    p, doc, _ = run(args, {"AXL_NVML_LIBRARY": args.double, "AXL_NVML_DOUBLE_XML": xml,
+                           "AXL_NVML_DOUBLE_EXTRA": extra}, args.work, root=tree)
+    eq(p.returncode, 0, name + ": exit code")
+    if not doc:
+        return
+    fabric = {}  # GPU address -> [(link, switch address)]
+    for line in open(extra):
+        f = line.split()
+        if f and f[0] == "nvlink":
+            kv = dict(x.split("=", 1) for x in f[2:])
+            if kv.get("state", "1") == "1" and kv.get("type") == "switch":
+                fabric.setdefault(f[1].lower(), []).append((int(kv["link"]), kv["remote"].lower()))
+    gpus = [d for d in doc["devices"] if d["vendor_id"] == "0x10de"]
+    eq(len(gpus), 8, name + ": 8 GPUs")
+    eq(sorted(d["pci"]["address"] for d in gpus), sorted(fabric), name + ": the GPUs of the fabric file")
+    for d in gpus:
+        eq(d["field_sources"].get("pci.address"), "sysfs", name + " " + d["id"] + ": matched to sysfs")
+        eq(d["field_sources"].get("memory.total_bytes"), "nvml", name + " " + d["id"] + ": memory from NVML")
+        ports = sorted((x["index"], x.get("remote_pci")) for x in d.get("ports", []) if x.get("remote_kind") == "nvswitch")
+        eq(ports, sorted(fabric.get(d["pci"]["address"], [])), name + " " + d["id"] + ": NVLink ports")
+        ok(all(x.get("bandwidth_gbps") == 25 and x.get("version") == 4 for x in d.get("ports", [])),
+           name + " " + d["id"] + ": NVLink 4 at 25 GB/s per direction")
+    links = [l for l in doc["links"] if l["a"].startswith("nvidia") and l["b"].startswith("nvidia")]
+    eq(len(links), 28, name + ": a link for every pair")
+    eq(sorted({(l["kind"], l.get("link_count"), l.get("bandwidth_gbps"), l["source"]) for l in links}),
+       [("nvswitch", 18, 450, "nvml")], name + ": NVSwitch, 18 links, 450 GB/s per direction")
+
+
 FAULTS = ["no-xml", "missing-library", "permission", "lost", "nonsense", "hang", "old-driver", "calls-once"]
 
 
@@ -304,16 +394,20 @@ def main():
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()
     if args.list:
-        print(";".join(["xml:" + x for x in xmls()] + ["fault:" + f for f in FAULTS]))
+        print(";".join(["xml:" + x for x in xmls()] + ["tree:" + x for x in xmls()] + ["fault:" + f for f in FAULTS] +
+                       ["board:hgx-8x-h100"]))
         return 0
     args.work = os.path.join(os.path.abspath(args.work), (args.case or "all").replace(":", "-"))
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
-    cases = [args.case] if args.case else ["xml:" + x for x in xmls()] + ["fault:" + f for f in FAULTS]
+    cases = [args.case] if args.case else ["xml:" + x for x in xmls()] + ["tree:" + x for x in xmls()] + \
+        ["fault:" + f for f in FAULTS] + ["board:hgx-8x-h100"]
     for c in cases:
         kind, name = c.split(":", 1)
-        if kind == "xml":
-            check_xml(args, name)
+        if kind in ("xml", "tree"):
+            check_xml(args, name, kind == "tree")
+        elif kind == "board":
+            board(args, name)
         else:
             fault(args, name)
     print("%d passed, %d failed" % (passed, failed))
