@@ -761,6 +761,8 @@ static void access_of(struct vis *v, struct vdev *x)
 	int kind = 0; /* 2 nvidiaN, 1 render, 0 other */
 	for (size_t i = 0; i < d->nodes.n; i++) {
 		const char *p = d->nodes.v[i];
+		if (parent && listed_by(parent, p))
+			continue;
 		if (strncmp(p, "/dev/nvidia", 11) == 0 && digits(p + 11))
 			kind = 2;
 		else if (strncmp(p, "/dev/dri/renderD", 16) == 0 && kind < 1)

@@ -13,6 +13,7 @@
 
 #include "axl.h"
 #include "check.h"
+#include "internal.h"
 #include "visibility.h"
 
 #define N(a) (sizeof(a) / sizeof *(a))
@@ -347,6 +348,121 @@ static void test_api(void)
 	remove_tree();
 }
 
+/* MIG devices are children that only NVML creates: add two to nvidia:0 by hand, the
+ * second with a capability node that is absent, and run the stage again. */
+static void set_var(axl_context *ctx, const char *value)
+{
+	free(ctx->vis[AXL__V_CUDA_VISIBLE_DEVICES]);
+	ctx->vis[AXL__V_CUDA_VISIBLE_DEVICES] = value ? strdup(value) : NULL;
+}
+
+static const char *verdict(const axl_device *d)
+{
+	static char buf[8][300];
+	static int k;
+	char *b = buf[k++ % 8];
+	int64_t v;
+	const char *why = NULL;
+	int rc = axl_device_get_int(d, AXL_ATTR_VISIBLE, &v);
+	axl_device_get_str(d, AXL_ATTR_VISIBILITY_REASON, &why);
+	snprintf(b, 300, "%s: %s", rc ? "?" : v ? "visible" : "hidden", why ? why : "");
+	return b;
+}
+
+static void rerun(axl_context *ctx, struct axl_inventory *inv)
+{
+	for (size_t i = 0; i < inv->devs.n; i++) {
+		struct axl_device *d = inv->devs.v[i];
+		for (size_t c = 0; c <= d->children.n; c++) {
+			struct axl_device *x = c < d->children.n ? d->children.v[c] : d;
+			x->attr[AXL_ATTR_VISIBLE].src = AXL_SOURCE_NONE;
+			x->attr[AXL_ATTR_VISIBILITY_REASON].src = AXL_SOURCE_NONE;
+		}
+	}
+	struct axl__scan scan = {ctx, inv, &ctx->fs};
+	axl__visibility_apply(&scan);
+}
+
+static void test_mig(void)
+{
+	build_tree();
+	put("dev/nvidia-caps/nvidia-cap21", "");
+	const char *const env[] = {"CUDA_VISIBLE_DEVICES=MIG-bbbb", NULL};
+	struct axl_context_options o = AXL_CONTEXT_OPTIONS_INIT;
+	o.sysroot = root;
+	o.env = env;
+	axl_context *ctx = NULL;
+	axl_inventory *inv = NULL;
+	CHECK_INT(axl_context_open(&ctx, &o), 0);
+	CHECK_INT(axl_inventory_open(&inv, ctx, 0), 0);
+	if (!inv) {
+		axl_context_free(ctx);
+		return;
+	}
+	/* without MIG devices the entry cannot be resolved: no verdict, a reason */
+	const axl_device *g0 = axl_inventory_device(inv, 0);
+	CHECK_STR(verdict(g0), "?: CUDA_VISIBLE_DEVICES=MIG-bbbb: cannot tell: 'MIG-bbbb' names a MIG device and axl does not know the MIG devices (no NVML)");
+	CHECK_STR(verdict(axl_inventory_device(inv, 1)), "hidden: /dev/nvidia1 is absent");
+
+	struct axl_device *gpu = inv->devs.v[0];
+	const char *uuid[] = {"MIG-aaaa1111-2222-3333-4444-555555555555", "MIG-bbbb1111-2222-3333-4444-555555555555"};
+	const char *node[] = {"/dev/nvidia-caps/nvidia-cap21", "/dev/nvidia-caps/nvidia-cap30"};
+	const char *id[] = {"nvidia:0/mig1.0", "nvidia:0/mig2.0"};
+	for (int i = 0; i < 2; i++) {
+		struct axl_device *c = axl__child_new(inv, gpu, id[i] + 9);
+		CHECK(c != NULL);
+		if (!c)
+			break;
+		axl__set_str(inv, c, AXL_ATTR_ID, AXL_SOURCE_DERIVED, id[i]);
+		axl__set_str(inv, c, AXL_ATTR_UUID, AXL_SOURCE_NVML, uuid[i]);
+		axl__set_int(c, AXL_ATTR_PARTITION_GPU_INSTANCE, AXL_SOURCE_NVML, i + 1);
+		axl__set_int(c, AXL_ATTR_PARTITION_COMPUTE_INSTANCE, AXL_SOURCE_NVML, 0);
+		axl__add_node(inv, c, "/dev/nvidia0");
+		axl__add_node(inv, c, node[i]);
+	}
+	if (gpu->children.n != 2)
+		goto out;
+	const axl_device *c0 = axl_device_child(g0, 0), *c1 = axl_device_child(g0, 1);
+
+	/* a MIG UUID: that MIG device; its GPU in part; the sibling's node is absent */
+	set_var(ctx, "MIG-aaaa");
+	rerun(ctx, inv);
+	CHECK_STR(verdict(c0), "visible: CUDA_VISIBLE_DEVICES=MIG-aaaa lists it as CUDA device 0");
+	CHECK_STR(verdict(c1), "hidden: /dev/nvidia-caps/nvidia-cap30 is absent");
+	CHECK_STR(verdict(g0), "hidden: partly visible: CUDA_VISIBLE_DEVICES=MIG-aaaa lists only nvidia:0/mig1.0 of it");
+	CHECK_STR(verdict(axl_inventory_device(inv, 2)), "hidden: CUDA_VISIBLE_DEVICES=MIG-aaaa does not list it");
+
+	/* the format before R470: MIG-<GPU UUID>/<GI>/<CI> */
+	put("dev/nvidia-caps/nvidia-cap30", "");
+	set_var(ctx, "MIG-GPU-01111111-2222-3333-4444-555555555555/2/0,MIG-aaaa");
+	rerun(ctx, inv);
+	CHECK_STR(verdict(c1), "visible: CUDA_VISIBLE_DEVICES=MIG-GPU-01111111-2222-3333-4444-555555555555/2/0,MIG-aaaa lists it as CUDA device 0");
+	CHECK_STR(verdict(c0), "visible: CUDA_VISIBLE_DEVICES=MIG-GPU-01111111-2222-3333-4444-555555555555/2/0,MIG-aaaa lists it as CUDA device 1");
+	CHECK(strncmp(verdict(g0), "hidden: partly visible: ", 24) == 0);
+
+	/* the GPU by index brings its MIG devices; an unknown MIG UUID now stops the list */
+	set_var(ctx, "1,MIG-ffff");
+	rerun(ctx, inv);
+	CHECK_STR(verdict(axl_inventory_device(inv, 2)), "visible: CUDA_VISIBLE_DEVICES=1,MIG-ffff lists it as CUDA device 0");
+	CHECK_STR(verdict(g0), "hidden: CUDA_VISIBLE_DEVICES=1,MIG-ffff does not list it (CUDA stops at 'MIG-ffff', which is not an index)");
+	set_var(ctx, "0");
+	rerun(ctx, inv);
+	CHECK_STR(verdict(g0), "visible: CUDA_VISIBLE_DEVICES=0 lists it as CUDA device 0");
+	CHECK_STR(verdict(c1), "visible: CUDA_VISIBLE_DEVICES=0 lists its GPU as CUDA device 0");
+	set_var(ctx, "MIG-ffff");
+	rerun(ctx, inv);
+	CHECK_STR(verdict(c0), "hidden: CUDA_VISIBLE_DEVICES=MIG-ffff does not list it (CUDA stops at 'MIG-ffff', which matches no MIG device)");
+	/* no variable: everything that opens is visible, with no reason */
+	set_var(ctx, NULL);
+	rerun(ctx, inv);
+	CHECK_STR(verdict(c0), "visible: ");
+	CHECK_STR(verdict(g0), "visible: ");
+out:
+	axl_inventory_free(inv);
+	axl_context_free(ctx);
+	remove_tree();
+}
+
 int main(void)
 {
 	test_cuda();
@@ -354,5 +470,6 @@ int main(void)
 	test_runtime_lists();
 	test_cgroup();
 	test_api();
+	test_mig();
 	return check_summary();
 }
