@@ -30,13 +30,16 @@ typedef void (*axl_log_fn)(axl_log_level level, const char *message, void *userd
 
 /** Flags of axl_context_options. */
 enum {
-	/** Ignore the environment (AXL_SYSROOT, AXL_BACKENDS, AXL_PCI_IDS). */
+	/** Ignore the process environment (AXL_SYSROOT, AXL_BACKENDS, AXL_PCI_IDS and the
+	 *  visibility variables such as CUDA_VISIBLE_DEVICES). An explicit
+	 *  axl_context_options.env is still read. */
 	AXL_CONTEXT_NO_ENV = 1u << 0,
 	/** Never load the pci.ids name database. */
 	AXL_CONTEXT_NO_PCI_IDS = 1u << 1
 };
 
-#define AXL_CONTEXT_OPTIONS_VERSION 1
+/** Version 2 added `env`. Callers built with version 1 headers keep working. */
+#define AXL_CONTEXT_OPTIONS_VERSION 2
 
 struct axl_context_options {
 	/** AXL_CONTEXT_OPTIONS_VERSION of the headers the caller was built with. */
@@ -55,9 +58,18 @@ struct axl_context_options {
 	unsigned flags;
 	/** pci.ids file to use for names; NULL for the system's (or $AXL_PCI_IDS). */
 	const char *pci_ids_path;
+	/** (version 2) The environment axl reads, "NAME=value" strings ending with a NULL
+	 *  pointer, in place of the process environment: AXL_SYSROOT, AXL_BACKENDS,
+	 *  AXL_PCI_IDS and the visibility variables (CUDA_VISIBLE_DEVICES,
+	 *  NVIDIA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES,
+	 *  HABANA_VISIBLE_DEVICES, HABANA_VISIBLE_MODULES, CUDA_DEVICE_ORDER). NULL: the
+	 *  process environment, whose visibility variables apply only to the live system
+	 *  (a re-rooted context describes another node). Variables given here apply to a
+	 *  re-rooted context too. The strings are copied. */
+	const char *const *env;
 };
 
-#define AXL_CONTEXT_OPTIONS_INIT {AXL_CONTEXT_OPTIONS_VERSION, NULL, NULL, NULL, NULL, AXL_LOG_WARNING, 0u, NULL}
+#define AXL_CONTEXT_OPTIONS_INIT {AXL_CONTEXT_OPTIONS_VERSION, NULL, NULL, NULL, NULL, AXL_LOG_WARNING, 0u, NULL, NULL}
 
 /** Open a context. opts may be NULL for the defaults. On failure *out is NULL and
  *  axl_error_last() says why (for example a sysroot that is not a directory). */

@@ -9,9 +9,14 @@
 
 #define EXIT_USAGE 2
 
+#define MAX_ENV 32
+
 struct opts {
 	const char *sysroot;
 	const char *backends;
+	/* --env NAME=VALUE, in the order given */
+	const char *env[MAX_ENV];
+	int nenv;
 	int json;
 	int all;
 	int timing;
@@ -36,10 +41,14 @@ static void usage(FILE *f)
 		"  --timing        time spent per discovery stage (with --json: a \"timing\" object)\n"
 		"  --sysroot DIR   read another node's tree (a capture or a synthetic tree)\n"
 		"  --backends LIST use only these backends (\"nvidia,amdgpu\") or not these (\"-nvidia\")\n"
+		"  --env NAME=VALUE  judge visibility as if the environment held only these\n"
+		"                  visibility variables (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, ...);\n"
+		"                  repeatable; applies under --sysroot too\n"
 		"  -v, --verbose   log diagnostics to standard error\n"
 		"  -h, --help      this text\n"
 		"\n"
-		"environment: AXL_SYSROOT, AXL_BACKENDS, AXL_PCI_IDS (options win).\n");
+		"environment: AXL_SYSROOT, AXL_BACKENDS, AXL_PCI_IDS (options win); the visibility\n"
+		"variables (docs/visibility.md) on the live system.\n");
 }
 
 static void log_stderr(axl_log_level level, const char *msg, void *ud)
@@ -54,6 +63,24 @@ static int open_inventory(const struct opts *o, axl_context **ctx, axl_inventory
 	struct axl_context_options co = AXL_CONTEXT_OPTIONS_INIT;
 	co.sysroot = o->sysroot;
 	co.backends = o->backends;
+	/* --env: an explicit environment, the given variables plus axl's own settings */
+	const char *env[MAX_ENV + 4];
+	if (o->nenv) {
+		int n = 0;
+		for (int i = 0; i < o->nenv; i++)
+			env[n++] = o->env[i];
+		static const char *const own[] = {"AXL_SYSROOT", "AXL_BACKENDS", "AXL_PCI_IDS"};
+		static char keep[3][4096];
+		for (int k = 0; k < 3; k++) {
+			const char *val = getenv(own[k]);
+			if (val && strlen(val) < sizeof keep[k] - 16) {
+				snprintf(keep[k], sizeof keep[k], "%s=%s", own[k], val);
+				env[n++] = keep[k];
+			}
+		}
+		env[n] = NULL;
+		co.env = env;
+	}
 	if (o->verbose) {
 		co.log = log_stderr;
 		co.log_level = AXL_LOG_DEBUG;
@@ -88,6 +115,26 @@ static const char *dstr(const axl_device *d, axl_attr a)
 {
 	const char *s = NULL;
 	return axl_device_get_str(d, a, &s) == 0 ? s : NULL;
+}
+
+/* "  (hidden: reason)" for a device this process may not use, "  (partly visible: ...)"
+ * for one it may use in part, "  (visibility unknown: ...)" when that cannot be told. */
+static void visibility_note(const axl_device *d, char *out, size_t cap)
+{
+	int64_t vis;
+	const char *why = dstr(d, AXL_ATTR_VISIBILITY_REASON);
+	static const char partly[] = "partly visible: ";
+	if (axl_device_get_int(d, AXL_ATTR_VISIBLE, &vis) != 0) {
+		if (why)
+			snprintf(out, cap, "  (visibility unknown: %s)", why);
+		return;
+	}
+	if (vis)
+		return;
+	if (why && strncmp(why, partly, sizeof partly - 1) == 0)
+		snprintf(out, cap, "  (partly visible: %s)", why + sizeof partly - 1);
+	else
+		snprintf(out, cap, "  (hidden%s%s)", why ? ": " : "", why ? why : "");
 }
 
 static int print_json(const axl_inventory *inv, const struct opts *o)
@@ -157,7 +204,9 @@ static void list_row(const axl_device *d, int depth)
 	} else {
 		snprintf(id, sizeof id, "%s", axl_device_id(d));
 	}
-	printf("%-14s %-36.36s %-10s %-10s %-5s %s\n", id, model ? model : "(unknown)", mem, link, numa, drv);
+	char vis[600] = "";
+	visibility_note(d, vis, sizeof vis);
+	printf("%-14s %-36.36s %-10s %-10s %-5s %s%s\n", id, model ? model : "(unknown)", mem, link, numa, drv, vis);
 	for (size_t i = 0; i < axl_device_child_count(d); i++)
 		list_row(axl_device_child(d, i), depth + 1);
 }
@@ -248,6 +297,10 @@ static int cmd_show(const struct opts *o, const char *id)
 				snprintf(val, sizeof val, a == AXL_ATTR_PCI_CLASS ? "0x%06llx" :
 							  a == AXL_ATTR_REVISION  ? "0x%02llx" : "0x%04llx",
 					 (long long)i);
+			else if ((a == AXL_ATTR_VISIBLE || a == AXL_ATTR_ECC_MODE || a == AXL_ATTR_ECC_PENDING_MODE ||
+				  a == AXL_ATTR_PERSISTENCE_MODE) &&
+				 axl_device_get_int(d, (axl_attr)a, &i) == 0)
+				snprintf(val, sizeof val, "%s", i ? "true" : "false");
 			else if (a == AXL_ATTR_MEMORY_TOTAL && axl_device_get_int(d, (axl_attr)a, &i) == 0) {
 				char h[32];
 				human_bytes(i, h, sizeof h);
@@ -341,6 +394,17 @@ static int apply_opt(struct opts *o, int c)
 	case 'b': o->backends = optarg; return 0;
 	case 'v': o->verbose = 1; return 0;
 	case 'c': o->compact = 1; o->json = 1; return 0;
+	case 'e':
+		if (!strchr(optarg, '=') || optarg[0] == '=') {
+			fprintf(stderr, "axl: --env takes NAME=VALUE, not '%s'\n", optarg);
+			return EXIT_USAGE + 1;
+		}
+		if (o->nenv >= MAX_ENV) {
+			fprintf(stderr, "axl: at most %d --env options\n", MAX_ENV);
+			return EXIT_USAGE + 1;
+		}
+		o->env[o->nenv++] = optarg;
+		return 0;
 	case 'h': usage(stdout); return 0 + 1;
 	default: usage(stderr); return EXIT_USAGE + 1;
 	}
@@ -354,6 +418,7 @@ int main(int argc, char **argv)
 		{"timing", no_argument, NULL, 't'},    {"sysroot", required_argument, NULL, 's'},
 		{"backends", required_argument, NULL, 'b'}, {"verbose", no_argument, NULL, 'v'},
 		{"compact", no_argument, NULL, 'c'},   {"help", no_argument, NULL, 'h'},
+		{"env", required_argument, NULL, 'e'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, r;

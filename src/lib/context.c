@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,29 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+const char *const axl__visvar_names[AXL__V__COUNT] = {
+#define AXL__VISVAR_NAME(name) #name,
+	AXL__VISVAR_LIST(AXL__VISVAR_NAME)
+#undef AXL__VISVAR_NAME
+};
+
+/* The one place axl reads the environment: the caller's list when it gave one, else the
+ * process environment (unless AXL_CONTEXT_NO_ENV). NULL: not set. */
+static const char *env_get(const char *const *list, bool process, const char *name)
+{
+	if (list) {
+		size_t n = strlen(name);
+		for (size_t i = 0; list[i] && i < 4096; i++)
+			if (strncmp(list[i], name, n) == 0 && list[i][n] == '=')
+				return list[i] + n + 1;
+		return NULL;
+	}
+	return process ? getenv(name) : NULL;
+}
+
+/* A visibility variable longer than this is cut (the lists name a few dozen devices). */
+#define AXL__VISVAR_MAX 4096
+
 AXL_API int axl_context_open(axl_context **out, const struct axl_context_options *opts)
 {
 	if (!out)
@@ -129,9 +153,16 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	struct axl_context_options defaults = AXL_CONTEXT_OPTIONS_INIT;
 	if (!opts)
 		opts = &defaults;
-	if (opts->version != AXL_CONTEXT_OPTIONS_VERSION)
-		return axl__error(AXL_EVERSION, "axl_context_options version %u, this library knows %u",
+	/* version 1 callers have a shorter struct: read only what it holds */
+	struct axl_context_options o = AXL_CONTEXT_OPTIONS_INIT;
+	if (opts->version == 1)
+		memcpy(&o, opts, offsetof(struct axl_context_options, env));
+	else if (opts->version == AXL_CONTEXT_OPTIONS_VERSION)
+		o = *opts;
+	else
+		return axl__error(AXL_EVERSION, "axl_context_options version %u, this library knows 1 to %u",
 				  opts->version, AXL_CONTEXT_OPTIONS_VERSION);
+	opts = &o;
 	axl_context *ctx = calloc(1, sizeof *ctx);
 	if (!ctx)
 		return axl__error(AXL_ENOMEM, "out of memory");
@@ -141,25 +172,26 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	ctx->log_userdata = opts->log_userdata;
 	ctx->log_level = opts->log_level;
 	ctx->flags = opts->flags;
-	bool env = !(opts->flags & AXL_CONTEXT_NO_ENV);
+	bool process = !(opts->flags & AXL_CONTEXT_NO_ENV);
+	const char *const *list = opts->env;
 
 	const char *sysroot = opts->sysroot;
-	if (!sysroot && env)
-		sysroot = getenv("AXL_SYSROOT");
+	if (!sysroot)
+		sysroot = env_get(list, process, "AXL_SYSROOT");
 	if (!sysroot || !*sysroot)
 		sysroot = "/";
 	const char *backends = opts->backends;
-	if (!backends && env)
-		backends = getenv("AXL_BACKENDS");
+	if (!backends)
+		backends = env_get(list, process, "AXL_BACKENDS");
 	const char *ids = opts->pci_ids_path;
-	if (!ids && env)
-		ids = getenv("AXL_PCI_IDS");
+	if (!ids)
+		ids = env_get(list, process, "AXL_PCI_IDS");
 
 	/* vendor libraries: a library to load instead of the system's (a test double,
 	 * or NVML on a replayed tree), and how long a backend may take */
-	const char *nvml = env ? getenv("AXL_NVML_LIBRARY") : NULL;
+	const char *nvml = env_get(list, process, "AXL_NVML_LIBRARY");
 	ctx->vendor_timeout_ms = 5000;
-	const char *timeout = env ? getenv("AXL_VENDOR_TIMEOUT_MS") : NULL;
+	const char *timeout = env_get(list, process, "AXL_VENDOR_TIMEOUT_MS");
 	if (timeout && *timeout) {
 		char *end;
 		long ms = strtol(timeout, &end, 10);
@@ -190,6 +222,21 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 		axl_context_free(ctx);
 		return rc;
 	}
+	/* The visibility variables describe this process: they apply to the live system,
+	 * or to any tree when the caller hands them over explicitly (opts->env). */
+	ctx->vis_explicit = list != NULL;
+	if (list || (process && !ctx->fs.rerooted)) {
+		for (int v = 0; v < AXL__V__COUNT; v++) {
+			const char *val = env_get(list, process, axl__visvar_names[v]);
+			if (!val)
+				continue;
+			ctx->vis[v] = strndup(val, AXL__VISVAR_MAX);
+			if (!ctx->vis[v]) {
+				axl_context_free(ctx);
+				return axl__error(AXL_ENOMEM, "out of memory");
+			}
+		}
+	}
 	*out = ctx;
 	return 0;
 }
@@ -203,6 +250,8 @@ AXL_API void axl_context_free(axl_context *ctx)
 	free(ctx->sysroot);
 	free(ctx->pci_ids_path);
 	free(ctx->nvml_library);
+	for (int v = 0; v < AXL__V__COUNT; v++)
+		free(ctx->vis[v]);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
 }

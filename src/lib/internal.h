@@ -66,6 +66,24 @@ struct axl__val {
 };
 
 /* ---- context ------------------------------------------------------------------- */
+/* The environment variables that say which devices a process may use (docs/visibility.md).
+ * context.c reads them (the one place the environment is read); visibility.c applies them. */
+#define AXL__VISVAR_LIST(X)                                                      \
+	X(CUDA_VISIBLE_DEVICES)                                                  \
+	X(CUDA_DEVICE_ORDER)                                                     \
+	X(NVIDIA_VISIBLE_DEVICES)                                                \
+	X(ROCR_VISIBLE_DEVICES)                                                  \
+	X(HIP_VISIBLE_DEVICES)                                                   \
+	X(HABANA_VISIBLE_DEVICES)                                                \
+	X(HABANA_VISIBLE_MODULES)
+enum axl__visvar {
+#define AXL__VISVAR_ENUM(name) AXL__V_##name,
+	AXL__VISVAR_LIST(AXL__VISVAR_ENUM)
+#undef AXL__VISVAR_ENUM
+	AXL__V__COUNT
+};
+extern const char *const axl__visvar_names[AXL__V__COUNT];
+
 struct axl_context {
 	struct axl__fs fs;
 	char *sysroot;
@@ -78,6 +96,10 @@ struct axl_context {
 	char *pci_ids_path;
 	char *nvml_library;   /* $AXL_NVML_LIBRARY: load this instead of libnvidia-ml.so.1 */
 	int vendor_timeout_ms; /* deadline of a vendor library ($AXL_VENDOR_TIMEOUT_MS) */
+	/* visibility variables: NULL unset, "" set and empty (not the same thing) */
+	char *vis[AXL__V__COUNT];
+	/* where they came from: "env" (the process) or "options" (axl_context_options.env) */
+	bool vis_explicit;
 	/* lazily loaded pci.ids (guarded by lock) */
 	pthread_mutex_t lock;
 	void *pci_access;
@@ -268,6 +290,8 @@ double axl__pcie_gbps(const struct axl_device *dev);
  * NULL when it exists or on allocation failure. link_count -1, p2p 0. */
 struct axl_link *axl__link_add(struct axl_inventory *inv, const struct axl_device *a,
 			       const struct axl_device *b, const char *kind, double gbps, axl_source src);
+/* Mark every device (and child) visible or not, with the reason (visibility.c). */
+void axl__visibility_apply(struct axl__scan *scan);
 
 /* Vendor display name and id prefix for a PCI vendor id (and family); never NULL. */
 const char *axl__vendor_name(int vendor_id);

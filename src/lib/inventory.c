@@ -330,11 +330,16 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 		}
 	}
 	assign_ids(inv);
+	/* after the ids: the reasons name devices by them */
+	double t6 = axl__now_ms();
+	axl__visibility_apply(&scan);
+	double t7 = axl__now_ms();
+	add_timing(inv, "visibility", t7 - t6);
 	for (size_t b = 1; b < axl__backend_total; b++)
 		if (axl__backends[b]->link && axl__backend_on(ctx, b))
 			axl__backends[b]->link(&scan, b);
 	axl__links_derive(&scan);
-	add_timing(inv, "links", axl__now_ms() - t5);
+	add_timing(inv, "links", axl__now_ms() - t7 + (t6 - t5));
 
 	if (inv->arena.failed) {
 		axl_inventory_free(inv);

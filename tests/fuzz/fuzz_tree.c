@@ -31,6 +31,8 @@ static const char *const files[] = {
 	"sys/class/kfd/kfd/topology/nodes/1/properties",
 	"sys/devices/system/node/node0/distance", "sys/devices/system/node/node0/meminfo",
 	"sys/devices/system/node/node0/cpulist",
+	/* visibility: the majors, a cgroup v1 device list, the node of the render device */
+	"proc/devices", "sys/fs/cgroup/devices/devices.list", "dev/dri/renderD128",
 };
 #define NFILES (sizeof files / sizeof *files)
 
@@ -99,6 +101,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct axl_context_options o = AXL_CONTEXT_OPTIONS_INIT;
 	o.sysroot = root;
 	o.flags = AXL_CONTEXT_NO_ENV | AXL_CONTEXT_NO_PCI_IDS;
+	/* every visibility layer runs: the variables are handed over explicitly */
+	static const char *const env[] = {
+		"CUDA_VISIBLE_DEVICES=0,GPU-1", "ROCR_VISIBLE_DEVICES=0,GPU-00", "HIP_VISIBLE_DEVICES=0",
+		"NVIDIA_VISIBLE_DEVICES=0", "HABANA_VISIBLE_MODULES=0", NULL,
+	};
+	o.env = env;
 	axl_context *ctx;
 	if (axl_context_open(&ctx, &o) != 0)
 		abort();
@@ -115,6 +123,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (axl_device_get_int(d, AXL_ATTR_NUMA_NODE, &v) == 0 && (v < 0 || v > 65535))
 			abort();
 		if (axl_device_get_int(d, AXL_ATTR_LINK_CURRENT_GEN, &v) == 0 && (v < 1 || v > 7))
+			abort();
+		if (axl_device_get_int(d, AXL_ATTR_VISIBLE, &v) == 0 &&
+		    ((v != 0 && v != 1) || axl_device_source(d, AXL_ATTR_VISIBLE) == AXL_SOURCE_NONE))
 			abort();
 	}
 	axl_inventory_free(inv);
