@@ -111,7 +111,8 @@ def build_root(kind, src, root):
 # Cases whose `axl topo` matrix is also kept as a golden text (golden/<case>.topo.txt):
 # the multi-accelerator boards.
 TOPO_CASES = {"hgx-8x-h100", "gpud-hgx-8x-h100-lspci-vvv", "gpud-azure-8x-a100-lspci-nn", "mi300x-8x",
-              "gaudi2-8x", "dgx2h-16x-v100-hwloc", "kfd-8x-mi210-xgmi", "hwloc-power9-6x-v100-numa"}
+              "gaudi2-8x", "dgx2h-16x-v100-hwloc", "kfd-8x-mi210-xgmi", "hwloc-power9-6x-v100-numa",
+              "hwloc-2s-8x-nec-ve", "hwloc-2s-xeon-phi-mic", "damaged"}
 
 
 def run_axl(axl, root, args=("list", "--json", "--all"), backends=None):
