@@ -138,8 +138,10 @@ struct entry {
 	long line; /* of the section header */
 	char *name, *vendor, *architecture, *memory_type;
 	int family; /* -1 unset */
-	int have_memory, have_bus, have_bw, have_l2, have_tdp;
+	int have_memory, have_bus, have_bw, have_l2, have_tdp, have_nvlink;
 	uint64_t memory_bytes, l2_bytes;
+	unsigned long nvlink_version, nvlink_links;
+	double nvlink_gbps;
 	unsigned long bus_width;
 	double bandwidth, tdp;
 	struct vec cus;     /* struct cu * */
@@ -516,6 +518,31 @@ static void parse_partitioning(long line, char *v)
 	vec_push(&g_cur->parts, pt);
 }
 
+/* "VERSION LINKS GBPS": NVLink generation, links of one GPU, GB/s per link and direction. */
+static void parse_nvlink(long line, char *v)
+{
+	char *cur = v;
+	char *ver = next_token(&cur);
+	char *links = next_token(&cur);
+	char *rate = next_token(&cur);
+	unsigned long long a, b;
+	struct entry *e = g_cur;
+
+	if (e->have_nvlink)
+		die(line, "'nvlink' given twice in entry [%s]", e->key);
+	if (!ver || !links || !rate || next_token(&cur))
+		die(line, "nvlink wants 'VERSION LINKS GBPS'");
+	if (parse_uint(ver, 9, &a) || a == 0)
+		die(line, "malformed NVLink version '%s' in nvlink (1-9)", ver);
+	if (parse_uint(links, 64, &b) || b == 0)
+		die(line, "malformed link count '%s' in nvlink (1-64)", links);
+	if (parse_decimal(rate, &e->nvlink_gbps) || e->nvlink_gbps <= 0 || e->nvlink_gbps > 1000)
+		die(line, "malformed number '%s' in nvlink (GB/s per link and direction)", rate);
+	e->nvlink_version = (unsigned long)a;
+	e->nvlink_links = (unsigned long)b;
+	e->have_nvlink = 1;
+}
+
 static void parse_pair(long line, char *key, char *v)
 {
 	struct entry *e = g_cur;
@@ -568,6 +595,8 @@ static void parse_pair(long line, char *key, char *v)
 		if (parse_decimal(v, &e->tdp) || e->tdp <= 0)
 			die(line, "malformed number '%s' in tdp", v);
 		e->have_tdp = 1;
+	} else if (strcmp(key, "nvlink") == 0) {
+		parse_nvlink(line, v);
 	} else if (strcmp(key, "compute_units") == 0) {
 		parse_compute_units(line, v);
 	} else if (strcmp(key, "precision") == 0) {
@@ -885,6 +914,10 @@ static void emit(void)
 		out(",\n\t\t.l2_bytes = %lluull,\n", (unsigned long long)(e->have_l2 ? e->l2_bytes : 0));
 		out("\t\t.tdp_watts = ");
 		out_double(e->have_tdp ? e->tdp : -1.0);
+		out(",\n");
+		out("\t\t.nvlink_version = %luu, .nvlink_links = %luu, .nvlink_link_gbps = ",
+		    e->have_nvlink ? e->nvlink_version : 0ul, e->have_nvlink ? e->nvlink_links : 0ul);
+		out_double(e->have_nvlink ? e->nvlink_gbps : -1.0);
 		out(",\n");
 		if (e->cus.n)
 			out("\t\t.cus = cus_%zu, .n_cus = %zuu,\n", i, e->cus.n);

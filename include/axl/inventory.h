@@ -58,9 +58,57 @@ struct axl_link {
 	axl_source source;
 	int link_count;   /**< NVLink/XGMI links between the two, < 0 when not known */
 	unsigned p2p;     /**< AXL_P2P_* bits */
+	/** PCIe switches on the path between the two through the PCI tree, whatever the
+	 *  kind: with kind "pcie-switch", 1 is one switch above both (nvidia-smi "PIX") and
+	 *  more is a path through several (nvidia-smi "PXB"). < 0 when the tree does not
+	 *  tell (a device that is not on the PCI bus). */
+	int pcie_switches;
 };
+/** Links between accelerators: one per pair, the best path (a and b are device ids). */
 AXL_API size_t axl_inventory_link_count(const axl_inventory *inv);
 AXL_API const struct axl_link *axl_inventory_link(const axl_inventory *inv, size_t i);
+
+/**
+ * A device-to-device fabric switch on the PCI bus: an NVSwitch (a PCI function of
+ * NVIDIA with class 0x068000, the functions the nvidia-nvswitch driver binds).
+ * Integers are < 0 when not known.
+ */
+struct axl_switch {
+	const char *kind;        /**< "nvswitch" */
+	const char *pci_address; /**< "0000:83:00.0" */
+	const char *driver;      /**< the bound driver ("nvidia-nvswitch"); NULL when none */
+	int vendor_id;
+	int device_id;
+	int generation;          /**< NVSwitch generation (1 DGX-2, 2 A100, 3 H100 boards) */
+	int numa_node;
+	axl_source source;
+};
+AXL_API size_t axl_inventory_switch_count(const axl_inventory *inv);
+AXL_API const struct axl_switch *axl_inventory_switch(const axl_inventory *inv, size_t i);
+
+/**
+ * An RDMA network adapter (InfiniBand or RoCE): one entry of /sys/class/infiniband,
+ * ordered by name. The port facts are those of its first active port, else of its
+ * lowest-numbered one. Integers and rate_gbit are < 0, strings NULL, when not known.
+ */
+struct axl_nic {
+	const char *name;        /**< the RDMA device ("mlx5_0") */
+	const char *pci_address; /**< its PCI function; NULL when it is not one */
+	const char *link_layer;  /**< "InfiniBand", "Ethernet" */
+	const char *state;       /**< port state: "ACTIVE", "DOWN", "INIT", "ARMED", ... */
+	const char *node_guid;   /**< "b8ce:f603:00a1:2b3c" */
+	double rate_gbit;        /**< port rate in Gb/s (10^9 bits/s), as the kernel gives it */
+	int numa_node;
+	int port_count;
+	axl_source source;
+};
+AXL_API size_t axl_inventory_nic_count(const axl_inventory *inv);
+AXL_API const struct axl_nic *axl_inventory_nic(const axl_inventory *inv, size_t i);
+/** The path from every accelerator to every NIC through the PCI tree (a: the device id,
+ *  b: the NIC name; kind "pcie-switch", "host-bridge", "numa" or "system"). Each
+ *  accelerator's nearest NIC is also its AXL_ATTR_NEAREST_NIC attribute. */
+AXL_API size_t axl_inventory_nic_link_count(const axl_inventory *inv);
+AXL_API const struct axl_link *axl_inventory_nic_link(const axl_inventory *inv, size_t i);
 
 /** Something that could not be read or made sense of. path may be NULL. */
 struct axl_warning {

@@ -6,23 +6,7 @@
 #include <string.h>
 
 #include "axl.h"
-
-#define EXIT_USAGE 2
-
-#define MAX_ENV 32
-
-struct opts {
-	const char *sysroot;
-	const char *backends;
-	/* --env NAME=VALUE, in the order given */
-	const char *env[MAX_ENV];
-	int nenv;
-	int json;
-	int all;
-	int timing;
-	int verbose;
-	int compact;
-};
+#include "cli.h"
 
 static void usage(FILE *f)
 {
@@ -32,6 +16,8 @@ static void usage(FILE *f)
 		"commands:\n"
 		"  list            the accelerators of this node, one line each\n"
 		"  show ID         one device in full (ID: nvidia:0, a UUID or a PCI address)\n"
+		"  topo            the best path between every pair of accelerators and to\n"
+		"                  every RDMA NIC, as a matrix (like nvidia-smi topo -m)\n"
 		"  version         the version of axl and libaxl\n"
 		"\n"
 		"options:\n"
@@ -58,7 +44,7 @@ static void log_stderr(axl_log_level level, const char *msg, void *ud)
 	fprintf(stderr, "axl: %s: %s\n", names[level <= AXL_LOG_DEBUG ? level : 0], msg);
 }
 
-static int open_inventory(const struct opts *o, axl_context **ctx, axl_inventory **inv)
+int open_inventory(const struct opts *o, axl_context **ctx, axl_inventory **inv)
 {
 	struct axl_context_options co = AXL_CONTEXT_OPTIONS_INIT;
 	co.sysroot = o->sysroot;
@@ -137,7 +123,7 @@ static void visibility_note(const axl_device *d, char *out, size_t cap)
 		snprintf(out, cap, "  (hidden%s%s)", why ? ": " : "", why ? why : "");
 }
 
-static int print_json(const axl_inventory *inv, const struct opts *o)
+int print_json(const axl_inventory *inv, const struct opts *o)
 {
 	char *doc = NULL;
 	unsigned f = (o->compact ? 0 : AXL_JSON_PRETTY) | (o->timing ? AXL_JSON_TIMING : 0);
@@ -153,7 +139,7 @@ static int print_json(const axl_inventory *inv, const struct opts *o)
 	return 0;
 }
 
-static void print_warnings(const axl_inventory *inv)
+void print_warnings(const axl_inventory *inv)
 {
 	size_t n = axl_inventory_warning_count(inv);
 	for (size_t i = 0; i < n; i++) {
@@ -464,6 +450,13 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		return cmd_show(&o, arg);
+	}
+	if (strcmp(cmd, "topo") == 0) {
+		if (arg) {
+			fprintf(stderr, "axl: topo takes no argument\n");
+			return EXIT_USAGE;
+		}
+		return cmd_topo(&o);
 	}
 	if (strcmp(cmd, "version") == 0) {
 		printf("axl %s (libaxl %s)\n", AXL_VERSION_STRING, axl_version());

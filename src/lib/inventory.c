@@ -329,17 +329,24 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 				f->name = axl__arena_strdup(&inv->arena, name);
 		}
 	}
+	double t6 = axl__now_ms();
+	axl__fabric_scan(&scan);
+	double t7 = axl__now_ms();
 	assign_ids(inv);
 	/* after the ids: the reasons name devices by them */
-	double t6 = axl__now_ms();
+	double tv0 = axl__now_ms();
 	axl__visibility_apply(&scan);
-	double t7 = axl__now_ms();
-	add_timing(inv, "visibility", t7 - t6);
+	double tv1 = axl__now_ms();
+	add_timing(inv, "visibility", tv1 - tv0);
 	for (size_t b = 1; b < axl__backend_total; b++)
 		if (axl__backends[b]->link && axl__backend_on(ctx, b))
 			axl__backends[b]->link(&scan, b);
+	double t8 = axl__now_ms();
 	axl__links_derive(&scan);
-	add_timing(inv, "links", axl__now_ms() - t7 + (t6 - t5));
+	double t9 = axl__now_ms();
+	add_timing(inv, "links", (t9 - t8) + (t6 - t5));
+	axl__nics_link(&scan);
+	add_timing(inv, "fabric", (t7 - t6) + (axl__now_ms() - t9));
 
 	if (inv->arena.failed) {
 		axl_inventory_free(inv);
@@ -363,6 +370,9 @@ AXL_API void axl_inventory_free(axl_inventory *inv)
 	AXL__VEC_FREE(inv->warnings);
 	AXL__VEC_FREE(inv->pcifns);
 	AXL__VEC_FREE(inv->timings);
+	AXL__VEC_FREE(inv->switches);
+	AXL__VEC_FREE(inv->nics);
+	AXL__VEC_FREE(inv->nic_links);
 	AXL__VEC_FREE(inv->host.isa);
 	AXL__VEC_FREE(inv->host.numa);
 	axl__arena_free(&inv->arena);
@@ -418,6 +428,21 @@ AXL_API size_t axl_inventory_link_count(const axl_inventory *inv) { return inv ?
 AXL_API const struct axl_link *axl_inventory_link(const axl_inventory *inv, size_t i)
 {
 	return inv && i < inv->links.n ? &inv->links.v[i] : NULL;
+}
+AXL_API size_t axl_inventory_switch_count(const axl_inventory *inv) { return inv ? inv->switches.n : 0; }
+AXL_API const struct axl_switch *axl_inventory_switch(const axl_inventory *inv, size_t i)
+{
+	return inv && i < inv->switches.n ? &inv->switches.v[i] : NULL;
+}
+AXL_API size_t axl_inventory_nic_count(const axl_inventory *inv) { return inv ? inv->nics.n : 0; }
+AXL_API const struct axl_nic *axl_inventory_nic(const axl_inventory *inv, size_t i)
+{
+	return inv && i < inv->nics.n ? &inv->nics.v[i].pub : NULL;
+}
+AXL_API size_t axl_inventory_nic_link_count(const axl_inventory *inv) { return inv ? inv->nic_links.n : 0; }
+AXL_API const struct axl_link *axl_inventory_nic_link(const axl_inventory *inv, size_t i)
+{
+	return inv && i < inv->nic_links.n ? &inv->nic_links.v[i] : NULL;
 }
 AXL_API size_t axl_inventory_warning_count(const axl_inventory *inv) { return inv ? inv->warnings.n : 0; }
 AXL_API const struct axl_warning *axl_inventory_warning(const axl_inventory *inv, size_t i)

@@ -303,6 +303,76 @@ static void write_host(struct axl__json *w, const struct axl_host *h)
 	axl__json_obj_end(w);
 }
 
+static void write_link(struct axl__json *w, const struct axl_link *l)
+{
+	axl__json_obj(w);
+	axl__json_kstr(w, "a", l->a);
+	axl__json_kstr(w, "b", l->b);
+	axl__json_kstr(w, "kind", l->kind);
+	if (l->bandwidth_gbps >= 0)
+		axl__json_knum(w, "bandwidth_gbps", l->bandwidth_gbps);
+	if (l->link_count >= 0)
+		axl__json_kint(w, "link_count", l->link_count);
+	if (l->pcie_switches >= 0)
+		axl__json_kint(w, "pcie_switches", l->pcie_switches);
+	if (l->p2p & AXL_P2P_KNOWN) {
+		axl__json_key(w, "p2p");
+		axl__json_obj(w);
+		axl__json_kbool(w, "read", (l->p2p & AXL_P2P_READ) != 0);
+		axl__json_kbool(w, "write", (l->p2p & AXL_P2P_WRITE) != 0);
+		axl__json_kbool(w, "atomics", (l->p2p & AXL_P2P_ATOMICS) != 0);
+		axl__json_kbool(w, "nvlink", (l->p2p & AXL_P2P_NVLINK) != 0);
+		axl__json_obj_end(w);
+	}
+	axl__json_kstr(w, "source", axl_source_name(l->source));
+	axl__json_obj_end(w);
+}
+
+static void write_switch(struct axl__json *w, const struct axl_switch *s)
+{
+	axl__json_obj(w);
+	axl__json_kstr(w, "kind", s->kind);
+	axl__json_kstr(w, "pci_address", s->pci_address);
+	if (s->vendor_id >= 0) {
+		axl__json_key(w, "vendor_id");
+		axl__json_hex(w, (uint64_t)s->vendor_id, 4);
+	}
+	if (s->device_id >= 0) {
+		axl__json_key(w, "device_id");
+		axl__json_hex(w, (uint64_t)s->device_id, 4);
+	}
+	if (s->generation >= 0)
+		axl__json_kint(w, "generation", s->generation);
+	if (s->driver)
+		axl__json_kstr(w, "driver", s->driver);
+	if (s->numa_node >= 0)
+		axl__json_kint(w, "numa_node", s->numa_node);
+	axl__json_kstr(w, "source", axl_source_name(s->source));
+	axl__json_obj_end(w);
+}
+
+static void write_nic(struct axl__json *w, const struct axl_nic *n)
+{
+	axl__json_obj(w);
+	axl__json_kstr(w, "name", n->name);
+	if (n->pci_address)
+		axl__json_kstr(w, "pci_address", n->pci_address);
+	if (n->numa_node >= 0)
+		axl__json_kint(w, "numa_node", n->numa_node);
+	if (n->link_layer)
+		axl__json_kstr(w, "link_layer", n->link_layer);
+	if (n->rate_gbit >= 0)
+		axl__json_knum(w, "rate_gbit", n->rate_gbit);
+	if (n->state)
+		axl__json_kstr(w, "state", n->state);
+	if (n->port_count >= 0)
+		axl__json_kint(w, "port_count", n->port_count);
+	if (n->node_guid)
+		axl__json_kstr(w, "node_guid", n->node_guid);
+	axl__json_kstr(w, "source", axl_source_name(n->source));
+	axl__json_obj_end(w);
+}
+
 static int finish(struct axl__sb *sb, char **out, size_t *len)
 {
 	char *s = axl__sb_steal(sb, len);
@@ -348,28 +418,23 @@ AXL_API int axl_inventory_json(const axl_inventory *inv, unsigned flags, char **
 	axl__json_arr_end(&w);
 	axl__json_key(&w, "links");
 	axl__json_arr(&w);
-	for (size_t i = 0; i < inv->links.n; i++) {
-		const struct axl_link *l = &inv->links.v[i];
-		axl__json_obj(&w);
-		axl__json_kstr(&w, "a", l->a);
-		axl__json_kstr(&w, "b", l->b);
-		axl__json_kstr(&w, "kind", l->kind);
-		if (l->bandwidth_gbps >= 0)
-			axl__json_knum(&w, "bandwidth_gbps", l->bandwidth_gbps);
-		if (l->link_count >= 0)
-			axl__json_kint(&w, "link_count", l->link_count);
-		if (l->p2p & AXL_P2P_KNOWN) {
-			axl__json_key(&w, "p2p");
-			axl__json_obj(&w);
-			axl__json_kbool(&w, "read", (l->p2p & AXL_P2P_READ) != 0);
-			axl__json_kbool(&w, "write", (l->p2p & AXL_P2P_WRITE) != 0);
-			axl__json_kbool(&w, "atomics", (l->p2p & AXL_P2P_ATOMICS) != 0);
-			axl__json_kbool(&w, "nvlink", (l->p2p & AXL_P2P_NVLINK) != 0);
-			axl__json_obj_end(&w);
-		}
-		axl__json_kstr(&w, "source", axl_source_name(l->source));
-		axl__json_obj_end(&w);
-	}
+	for (size_t i = 0; i < inv->links.n; i++)
+		write_link(&w, &inv->links.v[i]);
+	axl__json_arr_end(&w);
+	axl__json_key(&w, "switches");
+	axl__json_arr(&w);
+	for (size_t i = 0; i < inv->switches.n; i++)
+		write_switch(&w, &inv->switches.v[i]);
+	axl__json_arr_end(&w);
+	axl__json_key(&w, "nics");
+	axl__json_arr(&w);
+	for (size_t i = 0; i < inv->nics.n; i++)
+		write_nic(&w, &inv->nics.v[i].pub);
+	axl__json_arr_end(&w);
+	axl__json_key(&w, "nic_links");
+	axl__json_arr(&w);
+	for (size_t i = 0; i < inv->nic_links.n; i++)
+		write_link(&w, &inv->nic_links.v[i]);
 	axl__json_arr_end(&w);
 	axl__json_key(&w, "warnings");
 	axl__json_arr(&w);

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The best path between every pair of accelerators, from what discovery saw: a shared
- * XGMI hive (set by the amdgpu backend), else the PCI tree in sysfs (a shared PCIe
+ * XGMI hive (set by the amdgpu backend), an NVSwitch fabric (NVSwitches of the GPUs'
+ * NVLink generation on the bus, fabric.c), else the PCI tree in sysfs (a shared PCIe
  * switch, the same host bridge), else NUMA placement (same node, or across nodes).
- * Vendor backends may add better links (NVLink, NVSwitch) before this runs; a pair
- * that already has a link keeps it.
+ * Vendor backends may add better links (NVLink, NVSwitch from NVML) before this runs; a
+ * pair that already has a link keeps it, and gets the PCIe facts of its tree path.
+ *
+ * NVLink without switches (bridged pairs, DGX-1's hybrid cube mesh) cannot be seen in
+ * sysfs: such pairs keep their PCIe path here.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -12,7 +16,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "../util/parse.h"
 
 /* PCIe bandwidth per lane and direction, GB/s, after line coding (gen 1..7). */
 static const double lane_gbps[8] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563, 15.125};
@@ -26,45 +29,17 @@ double axl__pcie_gbps(const struct axl_device *d)
 	return lane_gbps[gen] * (double)width;
 }
 
-/* Split "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0" into its root
- * ("pci0000:00") and the chain of bridge addresses above the device. */
-struct chain {
-	char root[32];
-	const char *hops[32];
-	size_t lens[32];
-	int n;
+/* What links.c knows of one device. */
+struct node {
+	struct axl__chain chain;
+	bool on_tree;
+	double pcie;        /* GB/s, < 0 unknown */
+	int nvs_links;      /* NVLinks into the NVSwitch fabric, 0 when not on one */
+	double nvs_gbps;    /* per link and direction */
 };
 
-static bool split(const char *devpath, struct chain *c)
-{
-	memset(c, 0, sizeof *c);
-	if (!devpath)
-		return false;
-	const char *p = strstr(devpath, "/pci");
-	if (!p)
-		return false;
-	p++;
-	const char *slash = strchr(p, '/');
-	if (!slash || (size_t)(slash - p) >= sizeof c->root)
-		return false;
-	memcpy(c->root, p, (size_t)(slash - p));
-	p = slash + 1;
-	while (*p && c->n < 32) {
-		const char *e = strchr(p, '/');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		c->hops[c->n] = p;
-		c->lens[c->n] = len;
-		c->n++;
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	/* the last hop is the device itself */
-	return c->n >= 1;
-}
-
-static void add_link(struct axl_inventory *inv, size_t prior, const struct axl_device *a,
-		     const struct axl_device *b, const char *kind, double gbps, axl_source src)
+static struct axl_link *add_link(struct axl_inventory *inv, size_t prior, const struct axl_device *a,
+				 const struct axl_device *b)
 {
 	/* a vendor backend may have linked the pair already (NVLink beats PCIe); only
 	 * those earlier links need checking: this pass visits each pair once */
@@ -72,84 +47,113 @@ static void add_link(struct axl_inventory *inv, size_t prior, const struct axl_d
 		const struct axl_link *l = &inv->links.v[i];
 		if ((strcmp(l->a, axl_device_id(a)) == 0 && strcmp(l->b, axl_device_id(b)) == 0) ||
 		    (strcmp(l->a, axl_device_id(b)) == 0 && strcmp(l->b, axl_device_id(a)) == 0))
-			return;
+			return NULL;
 	}
 	struct axl_link *l = AXL__VEC_PUSH(inv->links);
 	if (!l)
-		return;
+		return NULL;
 	l->a = axl_device_id(a);
 	l->b = axl_device_id(b);
-	l->kind = kind;
-	l->bandwidth_gbps = gbps;
-	l->source = src;
+	l->bandwidth_gbps = -1;
 	l->link_count = -1;
+	l->pcie_switches = -1;
+	return l;
+}
+
+static ptrdiff_t index_of(const struct axl_inventory *inv, const char *id)
+{
+	for (size_t i = 0; id && i < inv->devs.n; i++)
+		if (strcmp(axl_device_id(inv->devs.v[i]), id) == 0)
+			return (ptrdiff_t)i;
+	return -1;
+}
+
+/* The PCIe switches on the tree path of the links vendor backends added. */
+static void annotate_prior(struct axl_inventory *inv, size_t prior, const struct node *nodes)
+{
+	for (size_t k = 0; k < prior; k++) {
+		struct axl_link *l = &inv->links.v[k];
+		ptrdiff_t i = index_of(inv, l->a), j = index_of(inv, l->b);
+		int sw = -1;
+		if (i >= 0 && j >= 0 && nodes[i].on_tree && nodes[j].on_tree)
+			axl__pci_path(&nodes[i].chain, &nodes[j].chain, -1, -1, &sw);
+		l->pcie_switches = sw;
+	}
+}
+
+static void link_pair(struct axl_inventory *inv, size_t prior, size_t i, size_t j,
+		      const struct node *nodes)
+{
+	const struct axl_device *a = inv->devs.v[i], *b = inv->devs.v[j];
+	const struct node *na = &nodes[i], *nb = &nodes[j];
+	int sw;
+	enum axl__path path = axl__pci_path(na->on_tree ? &na->chain : NULL,
+					    nb->on_tree ? &nb->chain : NULL, a->numa_node,
+					    b->numa_node, &sw);
+	bool xgmi = a->xgmi_hive && a->xgmi_hive == b->xgmi_hive;
+	bool nvs = na->nvs_links > 0 && nb->nvs_links > 0;
+	if (!xgmi && !nvs && path == AXL__PATH_NONE)
+		return;
+	struct axl_link *l = add_link(inv, prior, a, b);
+	if (!l)
+		return;
+	l->pcie_switches = sw;
+	if (xgmi) {
+		l->kind = "xgmi";
+		l->source = AXL_SOURCE_SYSFS;
+	} else if (nvs) {
+		/* every GPU reaches every other through the switches with all its links */
+		int links = na->nvs_links < nb->nvs_links ? na->nvs_links : nb->nvs_links;
+		double ga = na->nvs_links * na->nvs_gbps, gb = nb->nvs_links * nb->nvs_gbps;
+		l->kind = "nvswitch";
+		l->link_count = links;
+		l->bandwidth_gbps = ga < gb ? ga : gb;
+		l->source = AXL_SOURCE_DERIVED;
+	} else {
+		l->kind = axl__path_kind(path);
+		l->bandwidth_gbps = na->pcie < 0 || nb->pcie < 0 ? -1 : (na->pcie < nb->pcie ? na->pcie : nb->pcie);
+		l->source = AXL_SOURCE_DERIVED;
+	}
 }
 
 struct axl_link *axl__link_add(struct axl_inventory *inv, const struct axl_device *a,
 			       const struct axl_device *b, const char *kind, double gbps, axl_source src)
 {
-	size_t before = inv->links.n;
-	add_link(inv, inv->links.n, a, b, kind, gbps, src);
-	return inv->links.n > before ? &inv->links.v[inv->links.n - 1] : NULL;
+	struct axl_link *l = add_link(inv, inv->links.n, a, b);
+	if (!l)
+		return NULL;
+	l->kind = kind;
+	l->bandwidth_gbps = gbps;
+	l->source = src;
+	return l;
 }
 
 void axl__links_derive(struct axl__scan *scan)
 {
 	struct axl_inventory *inv = scan->inv;
 	size_t n = inv->devs.n;
-	if (n < 2 || n > 4096)
-		return; /* n^2 links would not help anybody */
 	size_t prior = inv->links.n;
-	struct chain *chains = malloc(n * sizeof *chains);
-	bool *has = malloc(n * sizeof *has);
-	double *gbps = malloc(n * sizeof *gbps);
-	if (!chains || !has || !gbps) {
-		free(chains);
-		free(has);
-		free(gbps);
+	if (n > 4096)
+		return; /* n^2 links would not help anybody */
+	struct node *nodes = n ? calloc(n, sizeof *nodes) : NULL;
+	if (n && !nodes) {
+		inv->arena.failed = true;
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		has[i] = split(inv->devs.v[i]->devpath, &chains[i]);
-		gbps[i] = axl__pcie_gbps(inv->devs.v[i]);
+		const struct axl_device *d = inv->devs.v[i];
+		nodes[i].on_tree = axl__chain_split(d->devpath, &nodes[i].chain);
+		nodes[i].pcie = axl__pcie_gbps(d);
+		if (!axl__nvswitch_member(inv, d, &nodes[i].nvs_links, &nodes[i].nvs_gbps))
+			nodes[i].nvs_links = 0;
 	}
+	annotate_prior(inv, prior, nodes);
 	for (size_t i = 0; i < n; i++) {
-		const struct axl_device *a = inv->devs.v[i];
-		if (axl_device_family(a) == AXL_FAMILY_CPU)
+		if (axl_device_family(inv->devs.v[i]) == AXL_FAMILY_CPU)
 			continue;
-		const struct chain *ca = &chains[i];
-		for (size_t j = i + 1; j < n; j++) {
-			const struct axl_device *b = inv->devs.v[j];
-			if (axl_device_family(b) == AXL_FAMILY_CPU)
-				continue;
-			double pcie = gbps[i] < 0 || gbps[j] < 0 ? -1 : (gbps[i] < gbps[j] ? gbps[i] : gbps[j]);
-			if (a->xgmi_hive && a->xgmi_hive == b->xgmi_hive) {
-				add_link(inv, prior, a, b, "xgmi", -1, AXL_SOURCE_SYSFS);
-				continue;
-			}
-			const struct chain *cb = &chains[j];
-			if (has[i] && has[j] && strcmp(ca->root, cb->root) == 0) {
-				/* common bridges above both devices (excluding the devices) */
-				int common = 0;
-				while (common < ca->n - 1 && common < cb->n - 1 &&
-				       ca->lens[common] == cb->lens[common] &&
-				       memcmp(ca->hops[common], cb->hops[common], ca->lens[common]) == 0)
-					common++;
-				/* sharing more than the root port means a switch in between */
-				add_link(inv, prior, a, b, common >= 2 ? "pcie-switch" : "host-bridge", pcie,
-					 AXL_SOURCE_DERIVED);
-				continue;
-			}
-			if (a->numa_node >= 0 && b->numa_node >= 0) {
-				add_link(inv, prior, a, b, a->numa_node == b->numa_node ? "numa" : "system", pcie,
-					 AXL_SOURCE_DERIVED);
-				continue;
-			}
-			if (has[i] && has[j]) /* different host bridges, NUMA not known */
-				add_link(inv, prior, a, b, "system", pcie, AXL_SOURCE_DERIVED);
-		}
+		for (size_t j = i + 1; j < n; j++)
+			if (axl_device_family(inv->devs.v[j]) != AXL_FAMILY_CPU)
+				link_pair(inv, prior, i, j, nodes);
 	}
-	free(chains);
-	free(has);
-	free(gbps);
+	free(nodes);
 }

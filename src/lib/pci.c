@@ -161,37 +161,6 @@ static bool classify(int vendor, int device, int cls, const char *driver, axl_fa
 	return false;
 }
 
-/* Turn the relative target of a sysfs link into an absolute path under /sys. */
-static void resolve_link(const char *linkdir, const char *target, char *out, size_t cap)
-{
-	char tmp[1024];
-	if (target[0] == '/')
-		snprintf(tmp, sizeof tmp, "%s", target);
-	else
-		snprintf(tmp, sizeof tmp, "%s/%s", linkdir, target);
-	/* normalise "." and ".." */
-	char *parts[128];
-	int n = 0;
-	char *save = NULL;
-	for (char *tok = strtok_r(tmp, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
-		if (strcmp(tok, ".") == 0)
-			continue;
-		if (strcmp(tok, "..") == 0) {
-			if (n > 0)
-				n--;
-			continue;
-		}
-		if (n < 128)
-			parts[n++] = tok;
-	}
-	size_t len = 0;
-	out[0] = '\0';
-	for (int i = 0; i < n && len < cap; i++)
-		len += (size_t)snprintf(out + len, cap - len, "/%s", parts[i]);
-	if (n == 0)
-		snprintf(out, cap, "/");
-}
-
 static int cmp_bdf(const void *a, const void *b)
 {
 	const struct axl__pcifn *x = a, *y = b;
@@ -401,7 +370,8 @@ static void scan_one(struct axl__scan *scan, struct axl__pcifn *f, const char *d
 		uint64_t c;
 		snprintf(path, sizeof path, "%s/class", dirpath);
 		if (axl__fs_read(scan->fs, AXL__FS_ROOT, path, cbuf, sizeof cbuf) > 0 &&
-		    axl__parse_hex(cbuf, 0xffffff, &c) == 0 && class_rules_out((int)c)) {
+		    axl__parse_hex(cbuf, 0xffffff, &c) == 0 && class_rules_out((int)c) &&
+		    c != 0x068000 /* an NVSwitch: fabric.c wants its identity and driver */) {
 			f->pub.class_code = (int)c;
 			f->pub.reason = "bridge, network, storage, audio or serial-bus class";
 			return;
@@ -409,7 +379,7 @@ static void scan_one(struct axl__scan *scan, struct axl__pcifn *f, const char *d
 	}
 	long ln = axl__fs_readlink(scan->fs, AXL__FS_ROOT, dirpath, target, sizeof target);
 	if (ln > 0) {
-		resolve_link("/sys/bus/pci/devices", target, resolved, sizeof resolved);
+		axl__resolve_link("/sys/bus/pci/devices", target, resolved, sizeof resolved);
 		f->devpath = axl__arena_strdup(&inv->arena, resolved);
 	}
 	int dfd = axl__fs_opendir_fd(scan->fs, AXL__FS_ROOT, dirpath);

@@ -108,16 +108,90 @@ def build_root(kind, src, root):
         raise ValueError(kind)
 
 
-def run_axl(axl, root):
+# Cases whose `axl topo` matrix is also kept as a golden text (golden/<case>.topo.txt):
+# the multi-accelerator boards.
+TOPO_CASES = {"hgx-8x-h100", "gpud-hgx-8x-h100-lspci-vvv", "gpud-azure-8x-a100-lspci-nn", "mi300x-8x",
+              "gaudi2-8x", "dgx2h-16x-v100-hwloc", "kfd-8x-mi210-xgmi", "hwloc-power9-6x-v100-numa",
+              "hwloc-2s-8x-nec-ve", "hwloc-2s-xeon-phi-mic", "damaged"}
+
+
+def run_axl(axl, root, args=("list", "--json", "--all"), backends=None):
     env = dict(os.environ)
     env.pop("AXL_SYSROOT", None)
     env.pop("AXL_BACKENDS", None)
+    if backends:
+        env["AXL_BACKENDS"] = backends
     env["AXL_PCI_IDS"] = "/dev/null"  # names from pci.ids vary by distribution: keep them out
-    p = subprocess.run([axl, "list", "--json", "--all", "--sysroot", root], env=env,
+    p = subprocess.run([axl] + list(args) + ["--sysroot", root], env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     if p.returncode != 0:
         raise RuntimeError("axl exited %d: %s" % (p.returncode, p.stderr.decode(errors="replace")))
     return p.stdout.decode()
+
+
+def cell_code(link):
+    """The axl topo / nvidia-smi topo -m code of a link (computed here from the JSON, not
+    by axl)."""
+    if link is None:
+        return "-"
+    k = link["kind"]
+    if k == "nvlink":
+        return "NV%d" % link["link_count"] if "link_count" in link else "NV"
+    if k == "pcie-switch":
+        return "PXB" if link.get("pcie_switches", 1) > 1 else "PIX"
+    return {"nvswitch": "NVS", "xgmi": "XGMI", "host-bridge": "PHB", "numa": "NODE", "system": "SYS"}.get(k, k)
+
+
+def check_topology(doc, want, errors, tag=""):
+    """The expected matrices (rows: devices; cells as axl topo prints them) and fabric facts."""
+    links = {}
+    for l in doc["links"]:
+        links[(l["a"], l["b"])] = links[(l["b"], l["a"])] = l
+    nic_links = {(l["a"], l["b"]): l for l in doc.get("nic_links", [])}
+    devs = want.get("devices", [])
+    for i, row in enumerate(want.get("matrix", [])):
+        cells = row.split()
+        for j, c in enumerate(cells):
+            got = "X" if i == j else cell_code(links.get((devs[i], devs[j])))
+            if got != c:
+                errors.append("%stopology %s~%s: %s, expected %s" % (tag, devs[i], devs[j], got, c))
+    nics = want.get("nics", [])
+    if "nics" in want:
+        names = [n["name"] for n in doc.get("nics", [])]
+        if names != nics:
+            errors.append("%sNICs %r, expected %r" % (tag, names, nics))
+    for i, row in enumerate(want.get("nic_matrix", [])):
+        for j, c in enumerate(row.split()):
+            got = cell_code(nic_links.get((devs[i], nics[j])))
+            if got != c:
+                errors.append("%stopology %s~%s: %s, expected %s" % (tag, devs[i], nics[j], got, c))
+    for name, facts in want.get("nic_facts", {}).items():
+        found = [n for n in doc.get("nics", []) if n["name"] == name]
+        if not found:
+            errors.append("%sno NIC %s" % (tag, name))
+            continue
+        for k, v in facts.items():
+            if found[0].get(k) != v:
+                errors.append("%sNIC %s: %s = %r, expected %r" % (tag, name, k, found[0].get(k), v))
+    if "switches" in want:
+        sw = doc.get("switches", [])
+        w = want["switches"]
+        if len(sw) != w["count"]:
+            errors.append("%s%d switches, expected %d" % (tag, len(sw), w["count"]))
+        for k in ("generation", "driver", "device_id"):
+            if k in w:
+                bad = [x["pci_address"] for x in sw if x.get(k) != w[k]]
+                if bad:
+                    errors.append("%sswitches %s: %s is not %r" % (tag, ", ".join(bad), k, w[k]))
+    for kind, facts in want.get("link_facts", {}).items():
+        of_kind = [l for l in doc["links"] if l["kind"] == kind]
+        if not of_kind:
+            errors.append("%sno %s links" % (tag, kind))
+        for l in of_kind:
+            for k, v in facts.items():
+                if l.get(k) != v:
+                    errors.append("%slink %s~%s: %s = %r, expected %r" % (tag, l["a"], l["b"], k, l.get(k), v))
+                    break
 
 
 def get_path(obj, dotted):
@@ -189,6 +263,8 @@ def check_expect(doc, expect, errors):
             errors.append("no link between %s and %s" % (a, b))
         elif found[0]["kind"] != want:
             errors.append("link %s: %s, expected %s" % (k, found[0]["kind"], want))
+    if "topology" in expect:
+        check_topology(doc, expect["topology"], errors)
     paths = " ".join(w.get("path", "") + " " + w["message"] for w in doc["warnings"])
     for frag in expect.get("warnings_mention", []):
         if frag not in paths:
@@ -224,7 +300,28 @@ def run_case(case, axl, work, update):
     exp = os.path.join(NODES, name + ".expect.json")
     if os.path.exists(exp):
         with open(exp) as f:
-            check_expect(doc, json.load(f), errors)
+            expect = json.load(f)
+        check_expect(doc, expect, errors)
+        # the same tree with some backends off (the device database: the PCIe paths
+        # behind an NVSwitch fabric)
+        for v in expect.get("variants", []):
+            vdoc = json.loads(run_axl(axl, root, backends=v["backends"]))
+            check_topology(vdoc, v["topology"], errors, "AXL_BACKENDS=%s: " % v["backends"])
+    if name in TOPO_CASES:
+        topo = run_axl(axl, root, args=("topo",))
+        tgold = os.path.join(HERE, "golden", name + ".topo.txt")
+        if update:
+            with open(tgold, "w") as f:
+                f.write(topo)
+        elif not os.path.exists(tgold):
+            errors.append("no golden file %s (run with --update)" % tgold)
+        else:
+            with open(tgold) as f:
+                twant = f.read()
+            if twant != topo:
+                import difflib
+                diff = list(difflib.unified_diff(twant.splitlines(), topo.splitlines(), "golden", "now", lineterm="", n=1))
+                errors.append("axl topo differs from %s:\n%s" % (tgold, "\n".join(diff[:60])))
     golden = os.path.join(HERE, "golden", name + ".json")
     if update:
         with open(golden, "w") as f:

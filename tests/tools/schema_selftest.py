@@ -124,8 +124,21 @@ VALID = {
     },
     "devices": [H100, dict(H100, id="nvidia:1", index=1, pci=dict(H100["pci"], address="0000:3b:00.0"))],
     "links": [
-        {"a": "nvidia:0", "b": "nvidia:1", "kind": "nvswitch", "bandwidth_gbps": 450, "source": "sysfs"},
+        {"a": "nvidia:0", "b": "nvidia:1", "kind": "nvswitch", "bandwidth_gbps": 450, "link_count": 18,
+         "pcie_switches": 2, "source": "derived"},
         {"a": "nvidia:0", "b": "numa:0", "kind": "host-bridge"},
+    ],
+    "switches": [
+        {"kind": "nvswitch", "pci_address": "0000:83:00.0", "vendor_id": "0x10de", "device_id": "0x22a3",
+         "generation": 3, "driver": "nvidia-nvswitch", "numa_node": 1, "source": "sysfs"},
+    ],
+    "nics": [
+        {"name": "mlx5_0", "pci_address": "0000:1a:00.0", "numa_node": 0, "link_layer": "InfiniBand",
+         "rate_gbit": 400, "state": "ACTIVE", "port_count": 1, "node_guid": "b8ce:f603:00a1:2b3c",
+         "source": "sysfs"},
+    ],
+    "nic_links": [
+        {"a": "nvidia:0", "b": "mlx5_0", "kind": "pcie-switch", "pcie_switches": 1, "source": "derived"},
     ],
     "warnings": [
         {"source": "pci", "path": "/sys/bus/pci/devices/0000:19:00.0/current_link_speed", "message": "not a number"},
@@ -240,6 +253,13 @@ INVALID_CASES = [
     ("generator with another name", mutate(lambda d: _set(d["generator"], "name", "lstopo"))),
     ("devices not an array", mutate(lambda d: _set(d, "devices", {"nvidia:0": H100}))),
     ("tdp negative", mutate(lambda d: _set(dev(d)["power"], "tdp_watts", -700))),
+    ("negative pcie_switches", mutate(lambda d: _set(d["links"][0], "pcie_switches", -1))),
+    ("switch without pci_address", mutate(lambda d: _del(d["switches"][0], "pci_address"))),
+    ("switch generation 0", mutate(lambda d: _set(d["switches"][0], "generation", 0))),
+    ("nic without name", mutate(lambda d: _del(d["nics"][0], "name"))),
+    ("nic rate 0 (unknown written as zero)", mutate(lambda d: _set(d["nics"][0], "rate_gbit", 0))),
+    ("nic GUID in upper case", mutate(lambda d: _set(d["nics"][0], "node_guid", "B8CE:F603:00A1:2B3C"))),
+    ("nic_links entry without kind", mutate(lambda d: _del(d["nic_links"][0], "kind"))),
 ]
 
 

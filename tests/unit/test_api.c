@@ -46,7 +46,7 @@ static void link_(const char *target, const char *rel)
 	}
 }
 
-/* One NVIDIA H100 behind a switch, one ASPEED BMC display, one NIC. */
+/* One NVIDIA H100 behind a switch, one ASPEED BMC display, one RDMA NIC, one NVSwitch. */
 static void build_tree(void)
 {
 	snprintf(root, sizeof root, "/tmp/axl-test-api-%d", (int)getpid());
@@ -85,7 +85,28 @@ static void build_tree(void)
 	ATTR(nic, "vendor", "0x15b3\n");
 	ATTR(nic, "device", "0x1021\n");
 	ATTR(nic, "class", "0x020000\n");
+	ATTR(nic, "numa_node", "1\n");
 	link_("../../../devices/pci0000:00/0000:00:1d.0/0000:06:00.0", "sys/bus/pci/devices/0000:06:00.0");
+	/* its RDMA device: port 1 down, port 2 active (drivers/infiniband/core/sysfs.c formats) */
+	const char *ib = "sys/devices/pci0000:00/0000:00:1d.0/0000:06:00.0/infiniband/mlx5_0";
+	ATTR(ib, "node_guid", "b8ce:f603:00a1:2b3c\n");
+	ATTR(ib, "ports/1/state", "1: DOWN\n");
+	ATTR(ib, "ports/1/rate", "10 Gb/sec (4X SDR)\n");
+	ATTR(ib, "ports/1/link_layer", "InfiniBand\n");
+	ATTR(ib, "ports/2/state", "4: ACTIVE\n");
+	ATTR(ib, "ports/2/rate", "400 Gb/sec (4X NDR)\n");
+	ATTR(ib, "ports/2/link_layer", "InfiniBand\n");
+	snprintf(p, sizeof p, "%s/device", ib);
+	link_("../../../0000:06:00.0", p);
+	put("sys/class/infiniband/.keep", "");
+	link_("../../devices/pci0000:00/0000:00:1d.0/0000:06:00.0/infiniband/mlx5_0", "sys/class/infiniband/mlx5_0");
+	/* an NVSwitch of the H100 generation, no driver bound */
+	const char *nvs = "sys/devices/pci0000:00/0000:00:1e.0/0000:07:00.0";
+	ATTR(nvs, "vendor", "0x10de\n");
+	ATTR(nvs, "device", "0x22a3\n");
+	ATTR(nvs, "class", "0x068000\n");
+	ATTR(nvs, "numa_node", "0\n");
+	link_("../../../devices/pci0000:00/0000:00:1e.0/0000:07:00.0", "sys/bus/pci/devices/0000:07:00.0");
 	put("proc/driver/nvidia/gpus/0000:03:00.0/information",
 	    "Model: \t\t NVIDIA H100 80GB HBM3\nIRQ:   \t\t 300\nGPU UUID: \t "
 	    "GPU-11111111-2222-3333-4444-555555555555\nVideo BIOS: \t 96.00.99.00.01\n"
@@ -235,13 +256,40 @@ static void test_inventory(void)
 	CHECK(doc && strstr(doc, "\"vendor_id\":\"0x10de\"") != NULL);
 	axl_free(doc);
 	CHECK_INT(axl_inventory_warning_count(inv), 0);
+	/* the NVSwitch, the RDMA NIC and the path to it */
+	CHECK_INT(axl_inventory_switch_count(inv), 1);
+	const struct axl_switch *sw = axl_inventory_switch(inv, 0);
+	CHECK(sw && strcmp(sw->kind, "nvswitch") == 0 && strcmp(sw->pci_address, "0000:07:00.0") == 0);
+	CHECK(sw && sw->generation == 3 && sw->device_id == 0x22a3 && sw->driver == NULL && sw->numa_node == 0);
+	CHECK(axl_inventory_switch(inv, 1) == NULL);
+	CHECK_INT(axl_inventory_nic_count(inv), 1);
+	const struct axl_nic *nic = axl_inventory_nic(inv, 0);
+	CHECK(nic && strcmp(nic->name, "mlx5_0") == 0);
+	CHECK(nic && nic->pci_address && strcmp(nic->pci_address, "0000:06:00.0") == 0);
+	CHECK(nic && nic->numa_node == 1 && nic->port_count == 2 && nic->rate_gbit == 400.0);
+	CHECK(nic && nic->state && strcmp(nic->state, "ACTIVE") == 0);
+	CHECK(nic && nic->link_layer && strcmp(nic->link_layer, "InfiniBand") == 0);
+	CHECK(nic && nic->node_guid && strcmp(nic->node_guid, "b8ce:f603:00a1:2b3c") == 0);
+	CHECK_INT(axl_inventory_nic_link_count(inv), 1);
+	const struct axl_link *nl = axl_inventory_nic_link(inv, 0);
+	CHECK(nl && strcmp(nl->a, "nvidia:0") == 0 && strcmp(nl->b, "mlx5_0") == 0);
+	CHECK(nl && strcmp(nl->kind, "host-bridge") == 0 && nl->pcie_switches == 1);
+	CHECK(axl_inventory_nic_link(inv, 1) == NULL);
+	CHECK_INT(axl_device_get_str(d, AXL_ATTR_NEAREST_NIC, &s), 0);
+	CHECK_STR(s, "mlx5_0");
+	CHECK_INT(axl_device_get_str(d, AXL_ATTR_NEAREST_NIC_PATH, &s), 0);
+	CHECK_STR(s, "host-bridge");
+	CHECK_INT(axl_device_source(d, AXL_ATTR_NEAREST_NIC), AXL_SOURCE_DERIVED);
+	CHECK_INT(axl_inventory_link_count(inv), 0); /* one accelerator */
+	CHECK(axl_inventory_nic(NULL, 0) == NULL && axl_inventory_nic_count(NULL) == 0);
+	CHECK(axl_inventory_switch_count(NULL) == 0 && axl_inventory_nic_link_count(NULL) == 0);
 	axl_inventory_free(inv);
 
 	/* --all: the CPU and every PCI function */
 	CHECK_INT(axl_inventory_open(&inv, ctx, AXL_INVENTORY_ALL), 0);
 	CHECK_INT(axl_inventory_device_count(inv), 2);
 	CHECK_INT(axl_device_family(axl_inventory_device(inv, 1)), AXL_FAMILY_CPU);
-	CHECK_INT(axl_inventory_pci_function_count(inv), 3);
+	CHECK_INT(axl_inventory_pci_function_count(inv), 4);
 	const struct axl_pci_function *pf = axl_inventory_pci_function(inv, 1);
 	CHECK(pf && !pf->accelerator && pf->vendor_id == 0x1a03);
 	axl_inventory_free(inv);

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* What the axl command's files share. The command uses only libaxl's public API. */
+#ifndef AXL_CLI_H
+#define AXL_CLI_H
+
+#include "axl.h"
+
+#define EXIT_USAGE 2
+
+#define MAX_ENV 32
+
+struct opts {
+	const char *sysroot;
+	const char *backends;
+	/* --env NAME=VALUE, in the order given */
+	const char *env[MAX_ENV];
+	int nenv;
+	int json;
+	int all;
+	int timing;
+	int verbose;
+	int compact;
+};
+
+/* Open a context and take an inventory as the options say; 1 (with a message on
+ * standard error) when that fails. */
+int open_inventory(const struct opts *o, axl_context **ctx, axl_inventory **inv);
+/* The axl.inventory document on standard output; 1 on failure. */
+int print_json(const axl_inventory *inv, const struct opts *o);
+/* The inventory's warnings on standard error. */
+void print_warnings(const axl_inventory *inv);
+/* axl topo (topo.c) */
+int cmd_topo(const struct opts *o);
+
+#endif
