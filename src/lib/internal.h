@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "axl.h"
+#include "capture.h"
 #include "devicedb.h"
 #include "../util/fs.h"
 #include "../util/strbuf.h"
@@ -69,6 +70,7 @@ struct axl__val {
 struct axl_context {
 	struct axl__fs fs;
 	char *sysroot;
+	char *replay_dir; /* a capture file's unpacked tree (removed at free), or NULL */
 	axl_log_fn log;
 	void *log_userdata;
 	axl_log_level log_level;
