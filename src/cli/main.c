@@ -349,7 +349,7 @@ static int cmd_capture(const struct opts *o, int argc, char **argv)
 	char size[32] = "?";
 	if (stat(out, &st) == 0)
 		human_bytes((int64_t)st.st_size, size, sizeof size);
-	printf("wrote %s: %zu members, %s, %zu accelerator%s\n", out, members, size, ndev,
+	printf("wrote %s: %zu members, %s, %zu device%s\n", out, members, size, ndev,
 	       ndev == 1 ? "" : "s");
 	printf("it holds this node's host name and serial numbers; replay it with "
 	       "axl list --sysroot %s\n", out);

@@ -425,14 +425,13 @@ void axl__rec_read(const struct axl__fs *fs, int dirfd, const char *path, int fd
 	(void)fd;
 	pthread_mutex_lock(&r->lock);
 	const char *base = base_of(r, dirfd);
-	if (!base || resolve(r, fs->root_fd, base, path, true, out, &type) != 0 ||
-	    type != AXL__REC_FILE) {
+	if (!base || resolve(r, fs->root_fd, base, path, true, out, &type) != 0) {
 		r->missed++;
-	} else {
+	} else if (type == AXL__REC_FILE) {
 		struct ent *e = lookup(r, out);
 		if (e)
 			set_data(e, data, len, more);
-	}
+	} /* a directory read as a file (EISDIR): recorded as the directory it is */
 	pthread_mutex_unlock(&r->lock);
 }
 

@@ -453,60 +453,70 @@ static int check_target(struct src *s, const char *name, unsigned depth, const c
 }
 
 /* Unpacking: every directory is opened O_NOFOLLOW from the root down, so nothing is
- * ever written through a symlink; the last parent is kept open (members come sorted). */
+ * ever written through a symlink. The directories of the last member's path stay
+ * open, one descriptor per level (members come sorted: most share their parents). */
+#define SINK_LEVELS 256
+
 struct sink {
-	int rootfd;
-	int pfd;
-	char ppath[NAME_MAX_LEN + 1];
+	int n;                        /* levels open below the root */
+	int fd[SINK_LEVELS + 1];      /* fd[0]: the root (the caller's) */
+	size_t end[SINK_LEVELS + 1];  /* path[0, end[i]) is level i's path */
+	char path[NAME_MAX_LEN + 1];
 };
+
+static void sink_pop(struct sink *k, int to)
+{
+	while (k->n > to)
+		close(k->fd[k->n--]);
+}
 
 static int open_parent(struct src *s, struct sink *k, const char *name, const char **leaf)
 {
 	const char *slash = strrchr(name, '/');
 	*leaf = slash ? slash + 1 : name;
-	if (!slash)
-		return k->rootfd;
-	size_t pl = (size_t)(slash - name);
-	if (k->pfd >= 0 && strlen(k->ppath) == pl && memcmp(k->ppath, name, pl) == 0)
-		return k->pfd;
-	if (k->pfd >= 0)
-		close(k->pfd);
-	k->pfd = -1;
-	int cur = k->rootfd;
+	size_t pl = slash ? (size_t)(slash - name) : 0;
+	/* the deepest open level that is a prefix of the parent */
+	int keep = k->n;
+	while (keep > 0 && !(k->end[keep] <= pl && memcmp(k->path, name, k->end[keep]) == 0 &&
+			     (k->end[keep] == pl || name[k->end[keep]] == '/')))
+		keep--;
+	sink_pop(k, keep);
 	char comp[256], sh[128];
-	for (size_t i = 0; i < pl;) {
+	size_t i = k->end[k->n] + (k->n > 0);
+	while (i < pl) {
 		size_t l = 0;
 		while (i + l < pl && name[i + l] != '/')
 			l++;
+		if (k->n >= SINK_LEVELS)
+			return fail(s, -EINVAL, "member '%s': too deep", shown(name, sh, sizeof sh));
 		memcpy(comp, name + i, l);
 		comp[l] = '\0';
-		i += l + 1;
+		int cur = k->fd[k->n];
 		int fd = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 && errno == ENOENT) {
 			if (mkdirat(cur, comp, 0755) != 0 && errno != EEXIST) {
 				int e = errno;
-				if (cur != k->rootfd)
-					close(cur);
 				return fail(s, -e, "member '%s': cannot create a directory: %s",
 					    shown(name, sh, sizeof sh), strerror(e));
 			}
 			fd = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		}
-		int e = errno;
-		if (cur != k->rootfd)
-			close(cur);
 		if (fd < 0) {
+			int e = errno;
 			if (e == ELOOP || e == ENOTDIR)
 				return fail(s, -EINVAL, "member '%s': written through a symlink or a file",
 					    shown(name, sh, sizeof sh));
 			return fail(s, -e, "member '%s': %s", shown(name, sh, sizeof sh), strerror(e));
 		}
-		cur = fd;
+		memcpy(k->path + i, name + i, l);
+		if (i)
+			k->path[i - 1] = '/';
+		k->n++;
+		k->fd[k->n] = fd;
+		k->end[k->n] = i + l;
+		i += l + 1;
 	}
-	memcpy(k->ppath, name, pl);
-	k->ppath[pl] = '\0';
-	k->pfd = cur;
-	return cur;
+	return k->fd[k->n];
 }
 
 /* Make room for a new non-directory leaf: an old file or link of that name goes. */
@@ -731,7 +741,7 @@ static int one_member(struct src *s, struct sink *k, const unsigned char *h, str
 	}
 	const char *leaf = NULL;
 	int pfd = -1;
-	if (k->rootfd >= 0 && (pfd = open_parent(s, k, name, &leaf)) < 0)
+	if (k && (pfd = open_parent(s, k, name, &leaf)) < 0)
 		return pfd;
 	if (type == '5') {
 		st->dirs++;
@@ -853,7 +863,13 @@ int axl__tar_read(int fd, int rootfd, const struct axl__tar_limits *lim, struct 
 		}
 		s->zinit = true;
 	}
-	struct sink k = {rootfd, -1, ""};
+	struct sink *k = rootfd >= 0 ? calloc(1, sizeof *k) : NULL;
+	if (rootfd >= 0 && !k) {
+		free(s);
+		return -ENOMEM;
+	}
+	if (k)
+		k->fd[0] = rootfd;
 	struct pending p = {0};
 	unsigned char h[BLOCK];
 	bool any = false;
@@ -890,15 +906,17 @@ int axl__tar_read(int fd, int rootfd, const struct axl__tar_limits *lim, struct 
 		any = true;
 		char t = (char)h[156];
 		bool ext = t == 'x' || t == 'g' || t == 'L' || t == 'K';
-		rc = one_member(s, &k, h, &p, lim, st);
+		rc = one_member(s, k, h, &p, lim, st);
 		if (rc)
 			break;
 		if (!ext)
 			pending_clear(&p);
 	}
 	pending_clear(&p);
-	if (k.pfd >= 0)
-		close(k.pfd);
+	if (k) {
+		sink_pop(k, 0);
+		free(k);
+	}
 	if (s->zinit)
 		inflateEnd(&s->z);
 	free(s);
