@@ -73,6 +73,14 @@ def check_archive(path, errors):
                     if depth < 0:
                         errors.append("symlink %s -> %s leaves the tree" % (m.name, m.linkname))
                         break
+    try:
+        import jsonschema
+        with open(os.path.join(TOP, "schema", "axl-capture.schema.json")) as fh:
+            v = jsonschema.Draft202012Validator(json.load(fh))
+        for e in v.iter_errors(man):
+            errors.append("manifest: /%s: %s" % ("/".join(str(p) for p in e.absolute_path), e.message))
+    except ImportError:
+        errors.append("python3-jsonschema is not installed: cannot validate the manifest")
     for k, want in (("schema", "axl.capture"), ("schema_version", 1)):
         if man.get(k) != want:
             errors.append("manifest %s = %r" % (k, man.get(k)))
