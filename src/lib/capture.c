@@ -17,6 +17,11 @@
 #include "../util/record.h"
 #include "../util/tar.h"
 
+bool axl__capture_recording(const axl_context *ctx)
+{
+	return ctx && ctx->fs.rec;
+}
+
 void axl__capture_vendor(axl_context *ctx, const char *lib, const char *json_line)
 {
 	if (!ctx || !ctx->fs.rec)

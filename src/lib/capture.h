@@ -17,6 +17,8 @@
 #ifndef AXL_LIB_CAPTURE_H
 #define AXL_LIB_CAPTURE_H
 
+#include <stdbool.h>
+
 #include "axl/context.h"
 
 #define AXL__CAPTURE_DIR "axl-capture"
@@ -27,6 +29,10 @@
  * A no-op when ctx does not record; thread-safe. A record that cannot be kept (bad
  * name, a newline in the line, over 64 MiB) is dropped with a warning in the log. */
 void axl__capture_vendor(axl_context *ctx, const char *lib, const char *json_line);
+
+/* Does ctx record (AXL_CONTEXT_RECORD)? Lets a backend skip building records for
+ * nothing. */
+bool axl__capture_recording(const axl_context *ctx);
 
 /* Context open/free: when sysroot names a capture file, check it and unpack it into a
  * new private directory under tmpbase; *dir is then that directory (malloc'd), NULL

@@ -138,6 +138,8 @@ static void test_record_and_replay(void)
 	if (!ctx)
 		return;
 	char buf[64], cap[512], cap2[512];
+	CHECK(axl__capture_recording(ctx));
+	CHECK(!axl__capture_recording(NULL));
 	/* single-threaded reads of every kind */
 	CHECK_INT(axl__fs_read(&ctx->fs, AXL__FS_ROOT, "/sys/bus/pci/devices/0000:01:00.0/class", buf, sizeof buf), 9);
 	CHECK_INT(axl__fs_read(&ctx->fs, AXL__FS_ROOT, "sys/class/x/dev0/long", buf, 5), -EFBIG);
@@ -192,6 +194,7 @@ static void test_record_and_replay(void)
 	CHECK_INT(axl_capture_write(plain, cap, NULL, NULL), AXL_EINVAL);
 	CHECK(strstr(axl_error_last(), "AXL_CONTEXT_RECORD") != NULL);
 	axl__capture_vendor(plain, "nvml", "{}"); /* no-op */
+	CHECK(!axl__capture_recording(plain));
 	axl_context_free(plain);
 
 	/* replay: the capture file as the sysroot */
