@@ -14,5 +14,6 @@
 #include "axl/device.h"
 #include "axl/host.h"
 #include "axl/inventory.h"
+#include "axl/capture.h"
 
 #endif

@@ -35,7 +35,10 @@ enum {
 	 *  axl_context_options.env is still read. */
 	AXL_CONTEXT_NO_ENV = 1u << 0,
 	/** Never load the pci.ids name database. */
-	AXL_CONTEXT_NO_PCI_IDS = 1u << 1
+	AXL_CONTEXT_NO_PCI_IDS = 1u << 1,
+	/** Record every file, directory and symlink axl reads and every answer of a
+	 *  vendor library, for axl_capture_write() (axl/capture.h). Slower; off by default. */
+	AXL_CONTEXT_RECORD = 1u << 2
 };
 
 /** Version 2 added `env`. Callers built with version 1 headers keep working. */
@@ -44,7 +47,9 @@ enum {
 struct axl_context_options {
 	/** AXL_CONTEXT_OPTIONS_VERSION of the headers the caller was built with. */
 	unsigned version;
-	/** Root of the tree to read: NULL for the live system (or $AXL_SYSROOT). A
+	/** Root of the tree to read: NULL for the live system (or $AXL_SYSROOT): a
+	 *  directory, or a capture file (.tar.gz or .tar, axl/capture.h), unpacked into a
+	 *  private directory under $TMPDIR (or /tmp) until the context is freed. A
 	 *  re-rooted context describes another node: control operations refuse. */
 	const char *sysroot;
 	/** Backend selection: "nvidia,amdgpu" uses only those, "-vulkan" all but that;

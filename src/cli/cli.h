@@ -12,6 +12,7 @@
 struct opts {
 	const char *sysroot;
 	const char *backends;
+	const char *output; /* capture -o */
 	/* --env NAME=VALUE, in the order given */
 	const char *env[MAX_ENV];
 	int nenv;
@@ -25,6 +26,9 @@ struct opts {
 /* Open a context and take an inventory as the options say; 1 (with a message on
  * standard error) when that fails. */
 int open_inventory(const struct opts *o, axl_context **ctx, axl_inventory **inv);
+/* The same with context flags (AXL_CONTEXT_RECORD) and inventory flags added. */
+int open_inventory_ex(const struct opts *o, axl_context **ctx, axl_inventory **inv, unsigned ctx_flags,
+		      unsigned inv_flags);
 /* The axl.inventory document on standard output; 1 on failure. */
 int print_json(const axl_inventory *inv, const struct opts *o);
 /* The inventory's warnings on standard error. */

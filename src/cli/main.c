@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The axl command. It uses only libaxl's public API. */
+#define _GNU_SOURCE
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "axl.h"
 #include "cli.h"
@@ -18,6 +22,8 @@ static void usage(FILE *f)
 		"  show ID         one device in full (ID: nvidia:0, a UUID or a PCI address)\n"
 		"  topo            the best path between every pair of accelerators and to\n"
 		"                  every RDMA NIC, as a matrix (like nvidia-smi topo -m)\n"
+		"  capture         save what axl reads on this node (and the vendor libraries'\n"
+		"                  answers) to one file, to replay elsewhere with --sysroot FILE\n"
 		"  version         the version of axl and libaxl\n"
 		"\n"
 		"options:\n"
@@ -25,7 +31,8 @@ static void usage(FILE *f)
 		"  --compact       JSON on one line\n"
 		"  --all           also the host CPU and every PCI function considered\n"
 		"  --timing        time spent per discovery stage (with --json: a \"timing\" object)\n"
-		"  --sysroot DIR   read another node's tree (a capture or a synthetic tree)\n"
+		"  --sysroot PATH  read another node: a capture file (.tar.gz, .tar) or a folder\n"
+		"  -o, --output FILE  (capture) where to write it; axl-capture-HOSTNAME.tar.gz\n"
 		"  --backends LIST use only these backends (\"nvidia,amdgpu\") or not these (\"-nvidia\")\n"
 		"  --env NAME=VALUE  judge visibility as if the environment held only these\n"
 		"                  visibility variables (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, ...);\n"
@@ -34,7 +41,8 @@ static void usage(FILE *f)
 		"  -h, --help      this text\n"
 		"\n"
 		"environment: AXL_SYSROOT, AXL_BACKENDS, AXL_PCI_IDS (options win); the visibility\n"
-		"variables (docs/visibility.md) on the live system.\n");
+		"variables (docs/visibility.md) on the live system; TMPDIR is where a capture\n"
+		"given as sysroot is unpacked while axl runs.\n");
 }
 
 static void log_stderr(axl_log_level level, const char *msg, void *ud)
@@ -44,20 +52,22 @@ static void log_stderr(axl_log_level level, const char *msg, void *ud)
 	fprintf(stderr, "axl: %s: %s\n", names[level <= AXL_LOG_DEBUG ? level : 0], msg);
 }
 
-int open_inventory(const struct opts *o, axl_context **ctx, axl_inventory **inv)
+int open_inventory_ex(const struct opts *o, axl_context **ctx, axl_inventory **inv, unsigned ctx_flags,
+		      unsigned inv_flags)
 {
 	struct axl_context_options co = AXL_CONTEXT_OPTIONS_INIT;
 	co.sysroot = o->sysroot;
 	co.backends = o->backends;
 	/* --env: an explicit environment, the given variables plus axl's own settings */
-	const char *env[MAX_ENV + 4];
+	const char *env[MAX_ENV + 6];
 	if (o->nenv) {
 		int n = 0;
 		for (int i = 0; i < o->nenv; i++)
 			env[n++] = o->env[i];
-		static const char *const own[] = {"AXL_SYSROOT", "AXL_BACKENDS", "AXL_PCI_IDS"};
-		static char keep[3][4096];
-		for (int k = 0; k < 3; k++) {
+		static const char *const own[] = {"AXL_SYSROOT", "AXL_BACKENDS", "AXL_PCI_IDS", "AXL_NVML_LIBRARY",
+						  "AXL_VENDOR_TIMEOUT_MS"};
+		static char keep[5][4096];
+		for (int k = 0; k < 5; k++) {
 			const char *val = getenv(own[k]);
 			if (val && strlen(val) < sizeof keep[k] - 16) {
 				snprintf(keep[k], sizeof keep[k], "%s=%s", own[k], val);
@@ -67,6 +77,7 @@ int open_inventory(const struct opts *o, axl_context **ctx, axl_inventory **inv)
 		env[n] = NULL;
 		co.env = env;
 	}
+	co.flags = ctx_flags;
 	if (o->verbose) {
 		co.log = log_stderr;
 		co.log_level = AXL_LOG_DEBUG;
@@ -76,13 +87,18 @@ int open_inventory(const struct opts *o, axl_context **ctx, axl_inventory **inv)
 		fprintf(stderr, "axl: %s\n", axl_error_last()[0] ? axl_error_last() : axl_strerror(rc));
 		return 1;
 	}
-	rc = axl_inventory_open(inv, *ctx, o->all ? AXL_INVENTORY_ALL : 0);
+	rc = axl_inventory_open(inv, *ctx, inv_flags | (o->all ? AXL_INVENTORY_ALL : 0));
 	if (rc) {
 		fprintf(stderr, "axl: %s\n", axl_error_last()[0] ? axl_error_last() : axl_strerror(rc));
 		axl_context_free(*ctx);
 		return 1;
 	}
 	return 0;
+}
+
+int open_inventory(const struct opts *o, axl_context **ctx, axl_inventory **inv)
+{
+	return open_inventory_ex(o, ctx, inv, 0, 0);
 }
 
 static void human_bytes(int64_t b, char *out, size_t cap)
@@ -369,6 +385,69 @@ static int cmd_show(const struct opts *o, const char *id)
 	return rc;
 }
 
+/* The command line, for the capture's manifest (arguments with spaces quoted). */
+static char *join_args(int argc, char **argv)
+{
+	size_t n = 1;
+	for (int i = 0; i < argc; i++)
+		n += strlen(argv[i]) + 3;
+	char *s = malloc(n);
+	if (!s)
+		return NULL;
+	size_t o = 0;
+	for (int i = 0; i < argc; i++) {
+		bool q = strpbrk(argv[i], " \t\"'") != NULL || !argv[i][0];
+		o += (size_t)sprintf(s + o, "%s%s%s%s", i ? " " : "", q ? "'" : "", argv[i], q ? "'" : "");
+	}
+	s[o] = '\0';
+	return s;
+}
+
+static int cmd_capture(const struct opts *o, int argc, char **argv)
+{
+	char def[320];
+	const char *out = o->output;
+	if (!out) {
+		char host[256] = "";
+		if (gethostname(host, sizeof host - 1) != 0 || !host[0])
+			snprintf(host, sizeof host, "node");
+		for (char *p = host; *p; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			      *p == '-' || *p == '.' || *p == '_'))
+				*p = '_';
+		snprintf(def, sizeof def, "axl-capture-%s.tar.gz", host);
+		out = def;
+	}
+	axl_context *ctx;
+	axl_inventory *inv;
+	/* the complete inventory, so the capture holds everything a later run may read */
+	if (open_inventory_ex(o, &ctx, &inv, AXL_CONTEXT_RECORD, AXL_INVENTORY_ALL))
+		return 1;
+	struct axl_capture_options co = AXL_CAPTURE_OPTIONS_INIT;
+	char *cmdline = join_args(argc, argv);
+	co.command_line = cmdline;
+	size_t members = 0;
+	int rc = axl_capture_write(ctx, out, &co, &members);
+	free(cmdline);
+	print_warnings(inv);
+	size_t ndev = axl_inventory_device_count(inv);
+	axl_inventory_free(inv);
+	axl_context_free(ctx);
+	if (rc) {
+		fprintf(stderr, "axl: %s\n", axl_error_last()[0] ? axl_error_last() : axl_strerror(rc));
+		return 1;
+	}
+	struct stat st;
+	char size[32] = "?";
+	if (stat(out, &st) == 0)
+		human_bytes((int64_t)st.st_size, size, sizeof size);
+	printf("wrote %s: %zu members, %s, %zu device%s\n", out, members, size, ndev,
+	       ndev == 1 ? "" : "s");
+	printf("it holds this node's host name and serial numbers; replay it with "
+	       "axl list --sysroot %s\n", out);
+	return 0;
+}
+
 /* Apply one option; returns 0, or the exit code to leave with (+1). */
 static int apply_opt(struct opts *o, int c)
 {
@@ -391,6 +470,7 @@ static int apply_opt(struct opts *o, int c)
 		}
 		o->env[o->nenv++] = optarg;
 		return 0;
+	case 'o': o->output = optarg; return 0;
 	case 'h': usage(stdout); return 0 + 1;
 	default: usage(stderr); return EXIT_USAGE + 1;
 	}
@@ -405,11 +485,12 @@ int main(int argc, char **argv)
 		{"backends", required_argument, NULL, 'b'}, {"verbose", no_argument, NULL, 'v'},
 		{"compact", no_argument, NULL, 'c'},   {"help", no_argument, NULL, 'h'},
 		{"env", required_argument, NULL, 'e'},
+		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, r;
 	/* options may come before or after the command ("+": stop at the command) */
-	while ((c = getopt_long(argc, argv, "+hv", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+hvo:", longopts, NULL)) != -1)
 		if ((r = apply_opt(&o, c)))
 			return r - 1;
 	if (optind >= argc) {
@@ -420,7 +501,7 @@ int main(int argc, char **argv)
 	const char *arg = NULL;
 	while (optind < argc) {
 		if (argv[optind][0] == '-' && argv[optind][1]) {
-			c = getopt_long(argc, argv, "+hv", longopts, NULL);
+			c = getopt_long(argc, argv, "+hvo:", longopts, NULL);
 			if (c == -1)
 				break;
 			if ((r = apply_opt(&o, c)))
@@ -435,6 +516,10 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "axl: unexpected argument '%s'\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (o.output && strcmp(cmd, "capture") != 0) {
+		fprintf(stderr, "axl: -o/--output is for axl capture\n");
 		return EXIT_USAGE;
 	}
 	if (strcmp(cmd, "list") == 0) {
@@ -457,6 +542,13 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		return cmd_topo(&o);
+	}
+	if (strcmp(cmd, "capture") == 0) {
+		if (arg) {
+			fprintf(stderr, "axl: capture takes no argument (the file goes after -o)\n");
+			return EXIT_USAGE;
+		}
+		return cmd_capture(&o, argc, argv);
 	}
 	if (strcmp(cmd, "version") == 0) {
 		printf("axl %s (libaxl %s)\n", AXL_VERSION_STRING, axl_version());

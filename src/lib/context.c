@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "../util/record.h"
 
 void axl__log(const axl_context *ctx, axl_log_level level, const char *fmt, ...)
 {
@@ -203,7 +204,15 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 		ctx->vendor_timeout_ms = (int)ms;
 	}
 
-	int rc = axl__fs_init(&ctx->fs, sysroot);
+	/* a capture file is unpacked into a private directory for the context's life */
+	const char *tmpbase = getenv("TMPDIR");
+	int rc = axl__capture_unpack(sysroot, tmpbase && *tmpbase == '/' ? tmpbase : "/tmp",
+				     &ctx->replay_dir);
+	if (rc) {
+		axl_context_free(ctx);
+		return rc;
+	}
+	rc = axl__fs_init(&ctx->fs, ctx->replay_dir ? ctx->replay_dir : sysroot);
 	if (rc < 0) {
 		rc = axl__error(rc == -ENOENT || rc == -ENOTDIR ? AXL_ENOENT : AXL_EIO,
 				"sysroot '%s': %s", sysroot, strerror(-rc));
@@ -213,7 +222,10 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	ctx->sysroot = strdup(sysroot);
 	ctx->pci_ids_path = dup_or_null(ids);
 	ctx->nvml_library = nvml && *nvml ? strdup(nvml) : NULL;
-	if (!ctx->sysroot || (ids && !ctx->pci_ids_path) || (nvml && *nvml && !ctx->nvml_library)) {
+	if (opts->flags & AXL_CONTEXT_RECORD)
+		ctx->fs.rec = axl__rec_new();
+	if (!ctx->sysroot || (ids && !ctx->pci_ids_path) || (nvml && *nvml && !ctx->nvml_library) ||
+	    ((opts->flags & AXL_CONTEXT_RECORD) && !ctx->fs.rec)) {
 		axl_context_free(ctx);
 		return axl__error(AXL_ENOMEM, "out of memory");
 	}
@@ -247,6 +259,8 @@ AXL_API void axl_context_free(axl_context *ctx)
 		return;
 	axl__pciids_free(ctx);
 	axl__fs_fini(&ctx->fs);
+	axl__rec_free(ctx->fs.rec);
+	axl__capture_remove(ctx->replay_dir);
 	free(ctx->sysroot);
 	free(ctx->pci_ids_path);
 	free(ctx->nvml_library);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "axl.h"
+#include "capture.h"
 #include "devicedb.h"
 #include "../util/fs.h"
 #include "../util/strbuf.h"
@@ -87,6 +88,7 @@ extern const char *const axl__visvar_names[AXL__V__COUNT];
 struct axl_context {
 	struct axl__fs fs;
 	char *sysroot;
+	char *replay_dir; /* a capture file's unpacked tree (removed at free), or NULL */
 	axl_log_fn log;
 	void *log_userdata;
 	axl_log_level log_level;

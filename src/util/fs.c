@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "fs.h"
+#include "record.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -19,6 +21,7 @@ int axl__fs_init(struct axl__fs *fs, const char *sysroot)
 	fs->root_fd = -1;
 	fs->rerooted = false;
 	fs->have_openat2 = true;
+	fs->rec = NULL;
 	if (!sysroot || !*sysroot)
 		sysroot = "/";
 	int fd = open(sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -48,7 +51,7 @@ static const char *rel(const char *path)
 	return *path ? path : ".";
 }
 
-int axl__fs_open(const struct axl__fs *fs, int dirfd, const char *path, int flags)
+static int fs_open(const struct axl__fs *fs, int dirfd, const char *path, int flags)
 {
 	/* openat2 refuses flags that do not go with O_PATH (openat ignores them) */
 	flags |= (flags & O_PATH) ? O_CLOEXEC : O_CLOEXEC | O_NOCTTY;
@@ -89,6 +92,14 @@ int axl__fs_open(const struct axl__fs *fs, int dirfd, const char *path, int flag
 	return fd >= 0 ? fd : -errno;
 }
 
+int axl__fs_open(const struct axl__fs *fs, int dirfd, const char *path, int flags)
+{
+	int fd = fs_open(fs, dirfd, path, flags);
+	if (fs->rec && fd >= 0)
+		axl__rec_open(fs, dirfd, path, fd, flags);
+	return fd;
+}
+
 int axl__fs_opendir_fd(const struct axl__fs *fs, int dirfd, const char *path)
 {
 	return axl__fs_open(fs, dirfd, path, O_PATH | O_DIRECTORY);
@@ -99,11 +110,12 @@ long axl__fs_read(const struct axl__fs *fs, int dirfd, const char *path, char *b
 	if (cap < 2)
 		return -EINVAL;
 	buf[0] = '\0';
-	int fd = axl__fs_open(fs, dirfd, path, O_RDONLY | O_NONBLOCK);
+	int fd = fs_open(fs, dirfd, path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return fd;
 	size_t len = 0;
 	long ret = 0;
+	int more = -1; /* the byte past the cap, when there is one */
 	for (;;) {
 		ssize_t n = read(fd, buf + len, cap - 1 - len);
 		if (n < 0) {
@@ -126,16 +138,73 @@ long axl__fs_read(const struct axl__fs *fs, int dirfd, const char *path, char *b
 			do
 				m = read(fd, &extra, 1);
 			while (m < 0 && errno == EINTR);
-			if (m > 0)
+			if (m > 0) {
 				ret = -EFBIG;
+				more = (unsigned char)extra;
+			}
 			else if (m < 0)
 				ret = -errno;
 			break;
 		}
 	}
+	if (fs->rec)
+		axl__rec_read(fs, dirfd, path, fd, buf, len, more);
 	close(fd);
 	buf[len] = '\0';
 	return ret < 0 ? ret : (long)len;
+}
+
+int axl__fs_read_alloc(const struct axl__fs *fs, int dirfd, const char *path, size_t max,
+		       char **out, size_t *len)
+{
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (max > ((size_t)-1) / 2)
+		return -EINVAL;
+	int fd = fs_open(fs, dirfd, path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	/* read up to max + 1 bytes: one more than max means too big */
+	size_t cap = max + 2 < 4096 ? max + 2 : 4096, n = 0;
+	char *buf = malloc(cap);
+	int ret = buf ? 0 : -ENOMEM;
+	while (ret == 0) {
+		if (n == cap - 1) {
+			size_t ncap = cap > (max + 2) / 2 ? max + 2 : cap * 2;
+			char *nb = realloc(buf, ncap);
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		ssize_t r = read(fd, buf + n, cap - 1 - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+		} else if (r == 0) {
+			break;
+		} else {
+			n += (size_t)r;
+			if (n > max)
+				ret = -EFBIG;
+		}
+	}
+	if (fs->rec && buf)
+		axl__rec_read(fs, dirfd, path, fd, buf, n, -1);
+	close(fd);
+	if (ret < 0) {
+		free(buf);
+		return ret;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
 }
 
 long axl__fs_readlink(const struct axl__fs *fs, int dirfd, const char *path, char *buf,
@@ -155,11 +224,14 @@ long axl__fs_readlink(const struct axl__fs *fs, int dirfd, const char *path, cha
 		return -ENAMETOOLONG;
 	}
 	buf[n] = '\0';
+	if (fs->rec)
+		axl__rec_link(fs, dirfd == fs->root_fd ? AXL__FS_ROOT : dirfd, path, buf);
 	return (long)n;
 }
 
 DIR *axl__fs_opendir(const struct axl__fs *fs, int dirfd, const char *path)
 {
+	/* recorded with its entries (axl__rec_open lists a directory opened to read) */
 	int fd = axl__fs_open(fs, dirfd, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
 	if (fd < 0) {
 		errno = -fd;

@@ -19,10 +19,17 @@
 
 #define AXL__FS_ROOT (-100) /* dirfd meaning "relative to the root" */
 
+/* Recording (axl capture): when fs->rec is set, every path opened, read, listed or
+ * read as a link is also recorded (record.h). Without it the calls cost one branch
+ * more: no lock, no allocation. */
+
+struct axl__rec; /* record.h: what a capture saves; NULL unless recording */
+
 struct axl__fs {
 	int root_fd;
 	bool rerooted;
 	bool have_openat2;
+	struct axl__rec *rec;
 };
 
 int axl__fs_init(struct axl__fs *fs, const char *sysroot);
@@ -36,6 +43,11 @@ int axl__fs_opendir_fd(const struct axl__fs *fs, int dirfd, const char *path);
 /* Read a whole file into buf (NUL-terminated). Returns its length; -EFBIG when the
  * file holds more than cap-1 bytes. */
 long axl__fs_read(const struct axl__fs *fs, int dirfd, const char *path, char *buf, size_t cap);
+/* Read a whole file into a malloc'd, NUL-terminated buffer (*out, freed by the caller;
+ * *len its length without the NUL). Returns 0, -EFBIG when the file holds more than max
+ * bytes (nothing is returned then), or -errno. */
+int axl__fs_read_alloc(const struct axl__fs *fs, int dirfd, const char *path, size_t max,
+		       char **out, size_t *len);
 /* Read a symlink's target (NUL-terminated). Returns its length or -errno. */
 long axl__fs_readlink(const struct axl__fs *fs, int dirfd, const char *path, char *buf,
 		      size_t cap);

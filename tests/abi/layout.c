@@ -123,9 +123,15 @@ int main(void)
 		failed++;
 	} else
 		passed++;
+	L(struct axl_capture_options, version, 0);
+	L(struct axl_capture_options, flags, 4);
+	L(struct axl_capture_options, command_line, 8);
+	S(struct axl_capture_options, 16);
 	/* enum values are part of the ABI too */
-	if (AXL_ATTR_DB_KEY != 33 || AXL_ATTR_BOARD_PART_NUMBER != 34 || AXL_ATTR_NEAREST_NIC_PATH != 70 || AXL_HOST_MEMORY_LIMIT != 9 || AXL_FORMAT_INT4 != 9 ||
-	    AXL_SOURCE_ENV != 7 || AXL_SOURCE_NVML != 8 || AXL_SOURCE_LEVEL_ZERO != 10 || AXL_ENOTSYS != -13) {
+	if (AXL_ATTR_DB_KEY != 33 || AXL_ATTR_BOARD_PART_NUMBER != 34 || AXL_ATTR_NEAREST_NIC_PATH != 70 ||
+	    AXL_HOST_MEMORY_LIMIT != 9 || AXL_FORMAT_INT4 != 9 || AXL_SOURCE_ENV != 7 || AXL_SOURCE_NVML != 8 ||
+	    AXL_SOURCE_LEVEL_ZERO != 10 || AXL_ENOTSYS != -13 || AXL_CONTEXT_RECORD != 4 ||
+	    AXL_CAPTURE_OPTIONS_VERSION != 1) {
 		printf("an enum value moved\n");
 		failed++;
 	} else

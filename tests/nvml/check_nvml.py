@@ -381,6 +381,36 @@ def board(args, name):
        [("nvswitch", 18, 450, "nvml")], name + ": NVSwitch, 18 links, 450 GB/s per direction")
 
 
+def capture(args, name):
+    """axl capture with NVML answering (the double), then the capture replayed on a machine
+    without it: the NVML code runs again on the recorded answers and says the same."""
+    if name == "hgx-8x-h100":
+        spec = os.path.join(HERE, "..", "trees", "nodes", name + ".json")
+        tree = os.path.join(args.work, "tree-" + name)
+        subprocess.run([sys.executable, os.path.join(HERE, "..", "trees", "mktree.py"), spec, tree], check=True)
+        env = {"AXL_NVML_DOUBLE_XML": os.path.join(FIXTURES, name + "-q2x.xml"),
+               "AXL_NVML_DOUBLE_EXTRA": os.path.join(FIXTURES, name + ".extra")}
+    else:
+        xml = os.path.join(FIXTURES, name + ".xml")
+        tree = tree_for(xml, args.work)
+        env = {"AXL_NVML_DOUBLE_XML": xml}
+    env["AXL_NVML_LIBRARY"] = args.double
+    live_env = dict(os.environ, **env)
+    cap = os.path.join(args.work, name + ".tar.gz")
+    p = subprocess.run([args.axl, "capture", "-o", cap, "--sysroot", tree], env=live_env, capture_output=True, text=True)
+    eq(p.returncode, 0, name + ": axl capture (stderr %s)" % p.stderr[-300:])
+    p = subprocess.run([args.axl, "list", "--json", "--all", "--sysroot", tree], env=live_env, capture_output=True,
+                       text=True)
+    want = json.loads(p.stdout)
+    bare = {k: v for k, v in os.environ.items() if not k.startswith("AXL_")}
+    p = subprocess.run([args.axl, "list", "--json", "--all", "--sysroot", cap], env=bare, capture_output=True, text=True)
+    eq(p.returncode, 0, name + ": replay (stderr %s)" % p.stderr[-300:])
+    got = json.loads(p.stdout) if p.returncode == 0 else {}
+    ok(any("nvml" in d.get("sources", []) for d in got.get("devices", [])), name + ": the replay used NVML's answers")
+    for key in ("devices", "links", "warnings", "switches", "nics"):
+        eq(got.get(key), want.get(key), name + ": replayed " + key)
+
+
 FAULTS = ["no-xml", "missing-library", "permission", "lost", "nonsense", "hang", "old-driver", "calls-once"]
 
 
@@ -395,19 +425,22 @@ def main():
     args = ap.parse_args()
     if args.list:
         print(";".join(["xml:" + x for x in xmls()] + ["tree:" + x for x in xmls()] + ["fault:" + f for f in FAULTS] +
-                       ["board:hgx-8x-h100"]))
+                       ["board:hgx-8x-h100", "capture:hgx-8x-h100", "capture:telegraf-a100-sxm4-v12"]))
         return 0
     args.work = os.path.join(os.path.abspath(args.work), (args.case or "all").replace(":", "-"))
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
     cases = [args.case] if args.case else ["xml:" + x for x in xmls()] + ["tree:" + x for x in xmls()] + \
-        ["fault:" + f for f in FAULTS] + ["board:hgx-8x-h100"]
+        ["fault:" + f for f in FAULTS] + ["board:hgx-8x-h100", "capture:hgx-8x-h100",
+                                          "capture:telegraf-a100-sxm4-v12"]
     for c in cases:
         kind, name = c.split(":", 1)
         if kind in ("xml", "tree"):
             check_xml(args, name, kind == "tree")
         elif kind == "board":
             board(args, name)
+        elif kind == "capture":
+            capture(args, name)
         else:
             fault(args, name)
     print("%d passed, %d failed" % (passed, failed))

@@ -31,8 +31,7 @@
 #include "../../util/parse.h"
 
 #define SRC "nvml"
-#define REPLAY_FILE "axl-capture/nvml.jsonl"
-#define REPLAY_MAX (64u << 20)
+#define REPLAY_FILE AXL__CAPTURE_DIR "/nvml.jsonl"
 
 /* What the backend keeps between its hooks (inv->bstate). */
 struct nv_state {
@@ -404,44 +403,6 @@ static bool nvidia_driver_here(const struct axl__fs *fs)
 	       axl__fs_exists(fs, AXL__FS_ROOT, "/sys/module/nvidia");
 }
 
-/* The recorded answers of a replayed capture, malloc'd; NULL when there are none. */
-static char *replay_text(struct axl__scan *scan, size_t *len, bool *bad)
-{
-	*bad = false;
-	int fd = axl__fs_open(scan->fs, AXL__FS_ROOT, REPLAY_FILE, O_RDONLY);
-	if (fd < 0)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		if (n == cap) {
-			if (cap >= REPLAY_MAX) {
-				*bad = true;
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	*len = n;
-	return buf;
-}
-
 static void nvml_start(struct axl__scan *scan, size_t self)
 {
 	struct axl_inventory *inv = scan->inv;
@@ -466,11 +427,12 @@ static void nvml_start(struct axl__scan *scan, size_t self)
 	if (ctx->fs.rerooted && !ctx->nvml_library) {
 		/* another node: only its recorded answers, never this machine's NVML */
 		size_t len = 0;
-		bool bad;
-		char *text = replay_text(scan, &len, &bad);
-		if (!text) {
-			if (bad)
-				axl__warn(inv, SRC, REPLAY_FILE, "larger than %u MiB; not replayed", REPLAY_MAX >> 20);
+		char *text = NULL;
+		int rc = axl__fs_read_alloc(scan->fs, AXL__FS_ROOT, REPLAY_FILE, AXL__CAPTURE_VENDOR_MAX, &text, &len);
+		if (rc != 0) {
+			if (rc == -EFBIG)
+				axl__warn(inv, SRC, REPLAY_FILE, "larger than %u MiB; not replayed",
+					  AXL__CAPTURE_VENDOR_MAX >> 20);
 			free(j);
 			return;
 		}
@@ -497,6 +459,9 @@ static void nvml_start(struct axl__scan *scan, size_t self)
 			return;
 		}
 	}
+	/* axl capture: every answer goes into the capture (replay: the file is carried) */
+	if (j->q.mode == AXL_NVQ_LIVE && axl__capture_recording(ctx))
+		j->q.mode = AXL_NVQ_RECORD;
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -574,6 +539,19 @@ static int nvml_enumerate(struct axl__scan *scan)
 	if (!st || !st->job || !wait_job(inv, st))
 		return 0;
 	struct nv_job *j = st->job;
+	if (j->q.mode == AXL_NVQ_RECORD) {
+		/* here, not in the worker: a worker past its deadline must not touch the context */
+		const char *p = axl__sb_str(&j->q.rec);
+		while (p && *p) {
+			const char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+			char *line = strndup(p, len);
+			if (line)
+				axl__capture_vendor(inv->ctx, "nvml", line);
+			free(line);
+			p += len + (nl ? 1 : 0);
+		}
+	}
 	for (size_t i = 0; i < j->nwarn; i++)
 		axl__warn(inv, SRC, NULL, "%s", j->warn[i]);
 	if (j->dropped)
