@@ -115,13 +115,15 @@ TOPO_CASES = {"hgx-8x-h100", "gpud-hgx-8x-h100-lspci-vvv", "gpud-azure-8x-a100-l
               "hwloc-2s-8x-nec-ve", "hwloc-2s-xeon-phi-mic", "damaged"}
 
 
-def run_axl(axl, root, args=("list", "--json", "--all"), backends=None):
+def run_axl(axl, root, pci_ids=None, args=("list", "--json", "--all"), backends=None):
     env = dict(os.environ)
     env.pop("AXL_SYSROOT", None)
     env.pop("AXL_BACKENDS", None)
     if backends:
         env["AXL_BACKENDS"] = backends
-    env["AXL_PCI_IDS"] = "/dev/null"  # names from pci.ids vary by distribution: keep them out
+    # names from pci.ids vary by distribution: keep them out, unless the case brings
+    # its own extract (a spec's "pci_ids", relative to tests/trees)
+    env["AXL_PCI_IDS"] = pci_ids or "/dev/null"
     p = subprocess.run([axl] + list(args) + ["--sysroot", root], env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     if p.returncode != 0:
@@ -290,7 +292,13 @@ def run_case(case, axl, work, update):
     name, kind, src = case
     root = os.path.join(work, name)
     build_root(kind, src, root)
-    text = run_axl(axl, root)
+    pci_ids = None
+    if kind == "spec" and src.endswith(".json"):
+        with open(src) as f:
+            rel = json.load(f).get("pci_ids")
+        if rel:
+            pci_ids = os.path.join(TOP, "tests", "trees", rel)
+    text = run_axl(axl, root, pci_ids)
     errors = []
     try:
         doc = json.loads(text)
@@ -305,10 +313,10 @@ def run_case(case, axl, work, update):
         # the same tree with some backends off (the device database: the PCIe paths
         # behind an NVSwitch fabric)
         for v in expect.get("variants", []):
-            vdoc = json.loads(run_axl(axl, root, backends=v["backends"]))
+            vdoc = json.loads(run_axl(axl, root, pci_ids, backends=v["backends"]))
             check_topology(vdoc, v["topology"], errors, "AXL_BACKENDS=%s: " % v["backends"])
     if name in TOPO_CASES:
-        topo = run_axl(axl, root, args=("topo",))
+        topo = run_axl(axl, root, pci_ids, args=("topo",))
         tgold = os.path.join(HERE, "golden", name + ".topo.txt")
         if update:
             with open(tgold, "w") as f:

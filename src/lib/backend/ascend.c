@@ -1,14 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Huawei Ascend NPUs. The driver numbers NPUs in PCI order and creates /dev/davinciN
- * for each, plus the shared management nodes every container needs
- * (/dev/davinci_manager, /dev/devmm_svm, /dev/hisi_hdc).
+ * Huawei Ascend NPUs (PCI driver devdrv_device_driver). Every container needs the
+ * shared management nodes /dev/davinci_manager, /dev/devmm_svm and /dev/hisi_hdc
+ * (Ascend docker runtime, ascend-device-plugin pkg/common/constants.go).
+ *
+ * The per-chip node /dev/davinciN is a class device created with no parent
+ * (device_create(npu_class, NULL, ..., "davinci%d", devid) in the Ascend driver), and
+ * devid is the driver's chip id, not the PCI order: a real 8x 910B2 node numbers its
+ * chips c1,01,c2,02,81,41,82,42 (gpustack-runtime detect capture, bdf per physical
+ * id). Nothing in sysfs ties davinciN to a PCI function, so axl names /dev/davinci0
+ * only when the node has a single Ascend device, and otherwise lists the shared nodes
+ * alone rather than a wrong chip. Identity, memory type and peaks come from the device
+ * database.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
 
-#include "backend_util.h"
+#include "sysattr.h"
 
 static bool ascend_owns(const struct axl_device *dev)
 {
@@ -18,14 +27,20 @@ static bool ascend_owns(const struct axl_device *dev)
 static int ascend_enrich(struct axl__scan *scan, struct axl_device *dev)
 {
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
-	if (!drv)
-		return 0; /* no driver bound: no nodes */
-	char node[32];
-	snprintf(node, sizeof node, "/dev/davinci%d", axl__ordinal(scan->inv, dev));
-	axl__add_node(scan->inv, dev, node);
+	if (!drv || strcmp(drv, "vfio-pci") == 0)
+		return 0; /* not bound to the Ascend driver: none of its nodes */
+	size_t ascend = 0;
+	for (size_t i = 0; i < scan->inv->devs.n; i++) {
+		const struct axl_device *d = scan->inv->devs.v[i];
+		const char *dd = axl__str(d, AXL_ATTR_DRIVER);
+		ascend += ascend_owns(d) && dd && strcmp(dd, "vfio-pci") != 0;
+	}
+	if (ascend == 1)
+		axl__add_node(scan->inv, dev, "/dev/davinci0");
 	axl__add_node(scan->inv, dev, "/dev/davinci_manager");
 	axl__add_node(scan->inv, dev, "/dev/devmm_svm");
 	axl__add_node(scan->inv, dev, "/dev/hisi_hdc");
+	axl__driver_module_version(scan, dev);
 	return 0;
 }
 

@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Google TPUs. On Cloud TPU VMs they are handed to user space through VFIO
- * (vfio-pci; /dev/vfio/N from the IOMMU group, added by the generic scan), on older
- * images through the "accel" driver (/dev/accelN, a child class device). Edge TPUs
- * (Coral, 1ac1) use the apex driver (/dev/apex_N).
+ * Google TPUs (PCI vendor 1ae0; device 0x0027 v2/v3, 0x005e v4, 0x0056 v4 lite, 0x0063
+ * v5e, 0x0062 v5p, 0x006f v6e: gVisor pkg/abi/tpu, JAX hardware_utils.py). On Cloud
+ * TPU VMs, v5e and later are handed to user space through VFIO: the function is bound
+ * to vfio-pci and used as /dev/vfio/<iommu group> plus /dev/vfio/vfio (added by the
+ * generic scan from the iommu_group link); v4 and older use Google's TPU driver, whose
+ * class device <bdf>/accel/accel<N> gives /dev/accel<N> (gVisor runsc TPU proxy path
+ * patterns). Neither driver publishes chip facts in sysfs: identity, memory and
+ * TensorCores come from the device database, one device per chip. Edge TPUs (Coral,
+ * vendor 1ac1) use the apex/gasket driver (/dev/apex_N).
  */
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "backend_util.h"
+#include "sysattr.h"
 
 static bool tpu_owns(const struct axl_device *dev)
 {
@@ -19,8 +24,12 @@ static bool tpu_owns(const struct axl_device *dev)
 static int tpu_enrich(struct axl__scan *scan, struct axl_device *dev)
 {
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
-	if (drv && (strcmp(drv, "apex") == 0 || strcmp(drv, "gasket") == 0))
+	if (!drv)
+		return 0;
+	if (strcmp(drv, "apex") == 0 || strcmp(drv, "gasket") == 0)
 		axl__module_version(scan, dev, drv);
+	else if (strcmp(drv, "vfio-pci") != 0) /* vfio's version says nothing about the TPU */
+		axl__driver_module_version(scan, dev);
 	return 0;
 }
 
