@@ -28,6 +28,7 @@
 
 #include "backend_util.h"
 #include "nvml_job.h"
+#include "../vjob.h"
 #include "../../util/parse.h"
 
 #define SRC "nvml"
@@ -35,14 +36,10 @@
 
 /* What the backend keeps between its hooks (inv->bstate). */
 struct nv_state {
-	struct nv_job *job;
+	struct axl__vjob *job; /* its arg: a struct nv_job */
 	bool collected;
 	struct axl_device **dev; /* per NVML index, NULL when not matched */
 };
-
-/* process-wide: NVML hung once; do not try again */
-static pthread_mutex_t wedge_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool wedged;
 
 static double now_ms(void)
 {
@@ -51,20 +48,14 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static void job_unref(struct nv_job *j)
+static void job_free(void *arg)
 {
-	pthread_mutex_lock(&j->lock);
-	int left = --j->refs;
-	pthread_mutex_unlock(&j->lock);
-	if (left)
-		return;
+	struct nv_job *j = arg;
 	axl__nvq_fini(&j->q);
 	free(j->gpus);
 	free(j->pairs);
 	for (size_t i = 0; i < j->nwarn; i++)
 		free(j->warn[i]);
-	pthread_mutex_destroy(&j->lock);
-	pthread_cond_destroy(&j->cond);
 	free(j);
 }
 
@@ -383,16 +374,9 @@ out:
 	j->ms = now_ms() - t0;
 }
 
-static void *worker(void *arg)
+static void work(void *arg)
 {
-	struct nv_job *j = arg;
-	collect(j);
-	pthread_mutex_lock(&j->lock);
-	j->done = true;
-	pthread_cond_signal(&j->cond);
-	pthread_mutex_unlock(&j->lock);
-	job_unref(j);
-	return NULL;
+	collect(arg);
 }
 
 /* ---- the backend hooks ------------------------------------------------------------------ */
@@ -412,10 +396,7 @@ static void nvml_start(struct axl__scan *scan, size_t self)
 		return;
 	inv->bstate[self] = st;
 
-	pthread_mutex_lock(&wedge_lock);
-	bool stuck = wedged;
-	pthread_mutex_unlock(&wedge_lock);
-	if (stuck) {
+	if (axl__vlib_wedged(SRC)) {
 		axl__warn(inv, SRC, NULL, "NVML did not answer an earlier call in this process; not used");
 		return;
 	}
@@ -462,57 +443,19 @@ static void nvml_start(struct axl__scan *scan, size_t self)
 	/* axl capture: every answer goes into the capture (replay: the file is carried) */
 	if (j->q.mode == AXL_NVQ_LIVE && axl__capture_recording(ctx))
 		j->q.mode = AXL_NVQ_RECORD;
-	pthread_mutex_init(&j->lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&j->cond, &ca);
-	pthread_condattr_destroy(&ca);
-	j->refs = 2;
-	pthread_attr_t pa;
-	pthread_attr_init(&pa);
-	pthread_attr_setdetachstate(&pa, PTHREAD_CREATE_DETACHED);
-	pthread_t t;
-	int rc = pthread_create(&t, &pa, worker, j);
-	pthread_attr_destroy(&pa);
-	if (rc != 0) {
-		/* no thread: run the calls here, without a deadline */
-		j->refs = 1;
-		collect(j);
-		j->done = true;
-	}
-	st->job = j;
+	st->job = axl__vjob_start(work, job_free, j);
 }
 
 /* Wait for the worker; false (and the job dropped) when it missed the deadline. */
 static bool wait_job(struct axl_inventory *inv, struct nv_state *st)
 {
-	struct nv_job *j = st->job;
-	struct timespec dl;
-	clock_gettime(CLOCK_MONOTONIC, &dl);
 	int ms = inv->ctx->vendor_timeout_ms;
-	dl.tv_sec += ms / 1000;
-	dl.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (dl.tv_nsec >= 1000000000L) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&j->lock);
-	int rc = 0;
-	while (!j->done && rc != ETIMEDOUT)
-		rc = pthread_cond_timedwait(&j->cond, &j->lock, &dl);
-	bool done = j->done;
-	pthread_mutex_unlock(&j->lock);
-	if (done)
+	if (axl__vjob_wait(st->job, ms, SRC))
 		return true;
-	pthread_mutex_lock(&wedge_lock);
-	wedged = true;
-	pthread_mutex_unlock(&wedge_lock);
+	st->job = NULL;
 	axl__warn(inv, SRC, NULL,
 		  "NVML did not answer within %d ms (a call hangs); NVIDIA GPUs are described without it",
 		  ms);
-	job_unref(j);
-	st->job = NULL;
 	return false;
 }
 
@@ -520,8 +463,8 @@ static void nvml_release(struct axl_inventory *inv, size_t self)
 {
 	struct nv_state *st = inv->bstate[self];
 	if (st->job) {
-		/* never waited for (the inventory failed early): let the worker finish alone */
-		job_unref(st->job);
+		/* waited for, or never (the inventory failed early): the worker finishes alone */
+		axl__vjob_free(st->job);
 	}
 	free(st->dev);
 	free(st);
@@ -538,7 +481,7 @@ static int nvml_enumerate(struct axl__scan *scan)
 	struct nv_state *st = self ? inv->bstate[self] : NULL;
 	if (!st || !st->job || !wait_job(inv, st))
 		return 0;
-	struct nv_job *j = st->job;
+	struct nv_job *j = axl__vjob_arg(st->job);
 	if (j->q.mode == AXL_NVQ_RECORD) {
 		/* here, not in the worker: a worker past its deadline must not touch the context */
 		const char *p = axl__sb_str(&j->q.rec);
@@ -577,7 +520,7 @@ static void nvml_link(struct axl__scan *scan, size_t self)
 {
 	struct nv_state *st = scan->inv->bstate[self];
 	if (st && st->collected && st->dev)
-		axl__nvml_link(scan, st->job, st->dev);
+		axl__nvml_link(scan, axl__vjob_arg(st->job), st->dev);
 }
 
 static bool nvml_owns(const struct axl_device *dev)

@@ -72,10 +72,6 @@ struct nv_pair {
 };
 
 struct nv_job {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int refs;
-	bool done;
 	/* inputs */
 	struct axl__nvq q;
 	/* outputs */
