@@ -44,6 +44,8 @@
 #define KFD "/sys/class/kfd/kfd/topology/nodes"
 
 enum { IOLINK_XGMI = 11 }; /* CRAT_IOLINK_TYPE_XGMI */
+/* Bounds for a hostile tree: a real node has an io_link per other node (tens). */
+enum { MAX_IOLINKS = 1024, MAX_IOLINKS_TOTAL = 8192, MAX_PORTS = 512 };
 
 struct kfd_node {
 	int node;
@@ -465,8 +467,8 @@ static void add_link(struct axl_inventory *inv, const struct axl_device *a, cons
 	l->p2p = 0;
 }
 
-/* The XGMI io_links of one unpartitioned GPU. */
-static void gpu_links(struct axl__scan *scan, struct axl_device *dev)
+/* The XGMI io_links of one unpartitioned GPU; *budget bounds the reads of all GPUs. */
+static void gpu_links(struct axl__scan *scan, struct axl_device *dev, int *budget)
 {
 	struct axl_inventory *inv = scan->inv;
 	char links[128];
@@ -475,7 +477,7 @@ static void gpu_links(struct axl__scan *scan, struct axl_device *dev)
 	if (fd < 0)
 		return;
 	int port = 0;
-	for (int m = 0; m < 4096; m++) {
+	for (int m = 0; m < MAX_IOLINKS && *budget > 0; m++, (*budget)--) {
 		char dir[160], name[32], buf[1024];
 		snprintf(dir, sizeof dir, "%s/%d", links, m);
 		snprintf(name, sizeof name, "%d/properties", m);
@@ -494,7 +496,7 @@ static void gpu_links(struct axl__scan *scan, struct axl_device *dev)
 		int count = min > 0 && max >= min && max % min == 0 && max / min <= 64 ? (int)(max / min) : -1;
 		struct axl_device *peer = gpu_of_node(inv, to);
 		const char *kind = peer ? "gpu" : is_cpu_node(scan, to) ? "cpu" : "unknown";
-		for (int i = 0; i < (count > 0 ? count : 1); i++) {
+		for (int i = 0; i < (count > 0 ? count : 1) && dev->ports.n < MAX_PORTS; i++) {
 			struct axl_port *p = axl__add_port(inv, dev, "xgmi", AXL_SOURCE_SYSFS);
 			if (!p)
 				break;
@@ -538,12 +540,13 @@ void axl__kfd_links(struct axl__scan *scan)
 {
 	struct axl_inventory *inv = scan->inv;
 	size_t prior = inv->links.n;
+	int budget = MAX_IOLINKS_TOTAL;
 	for (size_t i = 0; i < inv->devs.n; i++) {
 		struct axl_device *d = inv->devs.v[i];
 		/* XGMI io_links exist only within a hive; partitioned GPUs have none worth
 		 * reading (see the top of this file) */
 		if (d->kfd_node_count == 1 && d->xgmi_hive)
-			gpu_links(scan, d);
+			gpu_links(scan, d, &budget);
 	}
 	/* in device order, as the generic pass writes its links */
 	if (inv->links.n - prior > 1)
