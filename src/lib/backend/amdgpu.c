@@ -295,7 +295,20 @@ static int amdgpu_enrich(struct axl__scan *scan, struct axl_device *dev)
 		close(d.fd);
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
 	if (drv && strcmp(drv, "amdgpu") == 0) {
-		axl__module_version(scan, dev, "amdgpu");
+		/* one module for all GPUs: read its version once */
+		const struct axl_device *seen = NULL;
+		for (size_t i = 0; i < inv->devs.n && !seen; i++) {
+			const struct axl_device *o = inv->devs.v[i];
+			const char *od = axl__str(o, AXL_ATTR_DRIVER);
+			if (o != dev && od && strcmp(od, "amdgpu") == 0 &&
+			    axl_device_source(o, AXL_ATTR_DRIVER_VERSION) == AXL_SOURCE_SYSFS)
+				seen = o;
+		}
+		if (seen)
+			axl__set_str(inv, dev, AXL_ATTR_DRIVER_VERSION, AXL_SOURCE_SYSFS,
+				     axl__str(seen, AXL_ATTR_DRIVER_VERSION));
+		else
+			axl__module_version(scan, dev, "amdgpu");
 		if (inv->kfd_present || axl__fs_exists(scan->fs, AXL__FS_ROOT, "/sys/class/kfd/kfd"))
 			axl__add_node(inv, dev, "/dev/kfd");
 	}
