@@ -23,6 +23,8 @@
  *     between partitions of different GPUs no bandwidth (weight 2*13+15 = 41, 0 MB/s)
  *     and those within one GPU a placeholder (weight 13, 819200): nothing to learn
  *     beyond the hive, so they are not read.
+ *   - io_link flags: 1 enabled, 2 non-coherent, 4/8 no 32/64-bit atomics, 16 no
+ *     peer-to-peer DMA (kfd_crat.h); XGMI links always allow atomics (kfd_topology.c).
  *   - max_engine_clk_fcompute is the GPU's highest engine clock in MHz;
  *     max_engine_clk_ccompute is the CPU's (cpufreq of CPU 0), on every node: unused.
  *   - mem_banks/N/used_memory is the whole GPU's VRAM in use, on every partition.
@@ -44,6 +46,8 @@
 #define KFD "/sys/class/kfd/kfd/topology/nodes"
 
 enum { IOLINK_XGMI = 11 }; /* CRAT_IOLINK_TYPE_XGMI */
+/* io_link flags (kfd_crat.h CRAT_IOLINK_FLAGS_*) */
+enum { FL_ENABLED = 1u << 0, FL_NO_ATOMICS_32 = 1u << 2, FL_NO_ATOMICS_64 = 1u << 3, FL_NO_P2P_DMA = 1u << 4 };
 /* Bounds for a hostile tree: a real node has an io_link per other node (tens). */
 enum { MAX_IOLINKS = 1024, MAX_IOLINKS_TOTAL = 8192, MAX_PORTS = 512 };
 
@@ -436,7 +440,7 @@ static bool is_cpu_node(struct axl__scan *scan, uint64_t node)
 }
 
 static void add_link(struct axl_inventory *inv, const struct axl_device *a, const struct axl_device *b,
-		     int count, double gbps)
+		     int count, double gbps, unsigned p2p)
 {
 	const char *ia = axl_device_id(a), *ib = axl_device_id(b);
 	for (size_t i = 0; i < inv->links.n; i++) {
@@ -464,7 +468,21 @@ static void add_link(struct axl_inventory *inv, const struct axl_device *a, cons
 	l->bandwidth_gbps = gbps;
 	l->link_count = count;
 	l->source = AXL_SOURCE_SYSFS;
-	l->p2p = 0;
+	l->p2p = p2p;
+}
+
+/* What an enabled XGMI io_link allows: peer access, and atomics ("xgmi always supports
+ * atomics", kfd_topology.c kfd_set_iolink_no_atomics) unless the flags say otherwise. */
+static unsigned p2p_of(bool has_flags, uint64_t flags)
+{
+	if (!has_flags || !(flags & FL_ENABLED))
+		return 0;
+	unsigned p = AXL_P2P_KNOWN;
+	if (!(flags & FL_NO_P2P_DMA))
+		p |= AXL_P2P_READ | AXL_P2P_WRITE;
+	if (!(flags & (FL_NO_ATOMICS_32 | FL_NO_ATOMICS_64)))
+		p |= AXL_P2P_ATOMICS;
+	return p;
 }
 
 /* The XGMI io_links of one unpartitioned GPU; *budget bounds the reads of all GPUs. */
@@ -483,7 +501,7 @@ static void gpu_links(struct axl__scan *scan, struct axl_device *dev, int *budge
 		snprintf(name, sizeof name, "%d/properties", m);
 		if (!axl__read_attr(inv, SRC, fd, links, name, buf, sizeof buf, 0))
 			break; /* io_links are numbered from 0 without gaps */
-		uint64_t type, to, min = 0, max = 0;
+		uint64_t type, to, min = 0, max = 0, flags = 0;
 		if (!prop(buf, "type", &type) || !prop(buf, "node_to", &to)) {
 			axl__warn(inv, SRC, dir, "io_link without type or node_to");
 			continue;
@@ -492,6 +510,7 @@ static void gpu_links(struct axl__scan *scan, struct axl_device *dev, int *budge
 			continue; /* PCIe to the CPU node: the PCI tree says more */
 		prop(buf, "min_bandwidth", &min);
 		prop(buf, "max_bandwidth", &max);
+		bool has_flags = prop(buf, "flags", &flags);
 		/* MB/s per direction; max = links x min (see the top of this file) */
 		int count = min > 0 && max >= min && max % min == 0 && max / min <= 64 ? (int)(max / min) : -1;
 		struct axl_device *peer = gpu_of_node(inv, to);
@@ -512,7 +531,7 @@ static void gpu_links(struct axl__scan *scan, struct axl_device *dev, int *budge
 			}
 		}
 		if (peer && peer != dev)
-			add_link(inv, dev, peer, count, max > 0 ? (double)max / 1000.0 : -1);
+			add_link(inv, dev, peer, count, max > 0 ? (double)max / 1000.0 : -1, p2p_of(has_flags, flags));
 	}
 	close(fd);
 }
