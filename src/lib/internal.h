@@ -153,6 +153,8 @@ struct axl_device {
 	int nvidia_minor;
 	uint64_t kfd_unique_id;
 	bool kfd_only;
+	const int *kfd_nodes; /* KFD topology nodes of an AMD GPU, one per partition (arena) */
+	size_t kfd_node_count;
 	uint64_t xgmi_hive;
 };
 
@@ -273,7 +275,8 @@ struct axl__backend {
 	bool (*owns)(const struct axl_device *dev);
 	/* Add what the driver publishes for one device. Optional. */
 	int (*enrich)(struct axl__scan *scan, struct axl_device *dev);
-	/* After all devices are enriched (links, hive ids). Optional. */
+	/* After every device is enriched, filtered and has its id (links between devices,
+	 * ports' remote ids); before the generic link derivation. Optional. */
 	int (*finish)(struct axl__scan *scan);
 	/* Before anything is read: start slow work (a vendor library in a worker thread)
 	 * so it overlaps the PCI scan. Optional. */

@@ -303,8 +303,6 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 					be->enrich(&scan, d);
 			}
 		}
-		if (be->finish)
-			be->finish(&scan);
 		add_timing(inv, be->name, axl__now_ms() - tb);
 	}
 	filter_disabled(inv);
@@ -338,9 +336,22 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 	axl__visibility_apply(&scan);
 	double tv1 = axl__now_ms();
 	add_timing(inv, "visibility", tv1 - tv0);
-	for (size_t b = 1; b < axl__backend_total; b++)
-		if (axl__backends[b]->link && axl__backend_on(ctx, b))
-			axl__backends[b]->link(&scan, b);
+	/* the backends' last word (device-to-device links, ports' remote ids) comes once
+	 * every device has its id; its time counts to the backend's stage */
+	for (size_t b = 1; b < axl__backend_total; b++) {
+		const struct axl__backend *be = axl__backends[b];
+		if ((!be->finish && !be->link) || !axl__backend_on(ctx, b))
+			continue;
+		double tb = axl__now_ms();
+		if (be->finish)
+			be->finish(&scan);
+		if (be->link)
+			be->link(&scan, b);
+		double ms = axl__now_ms() - tb;
+		for (size_t k = 0; k < inv->timings.n; k++)
+			if (strcmp(inv->timings.v[k].stage, be->name) == 0)
+				inv->timings.v[k].milliseconds += ms;
+	}
 	double t8 = axl__now_ms();
 	axl__links_derive(&scan);
 	double t9 = axl__now_ms();

@@ -33,6 +33,15 @@ static const char *const files[] = {
 	"sys/devices/system/node/node0/cpulist",
 	/* visibility: the majors, a cgroup v1 device list, the node of the render device */
 	"proc/devices", "sys/fs/cgroup/devices/devices.list", "dev/dri/renderD128",
+	/* amdgpu power management and the rest of the KFD (appended: older corpus
+	 * entries keep their meaning) */
+	GPU "/pp_dpm_sclk", GPU "/hwmon/hwmon0/temp1_input", GPU "/hwmon/hwmon0/temp1_label",
+	GPU "/hwmon/hwmon0/power1_average", GPU "/hwmon/hwmon0/power1_cap",
+	"sys/class/kfd/kfd/topology/nodes/1/mem_banks/0/properties",
+	"sys/class/kfd/kfd/topology/nodes/1/io_links/0/properties",
+	"sys/class/kfd/kfd/topology/nodes/2/properties",
+	"sys/class/kfd/kfd/topology/nodes/3/properties",
+	"sys/class/kfd/kfd/topology/nodes/3/io_links/0/properties",
 };
 #define NFILES (sizeof files / sizeof *files)
 
@@ -84,6 +93,12 @@ static void setup(void)
 	}
 	snprintf(p, sizeof p, "%s/sys/bus/pci/drivers/amdgpu/x", root);
 	mkparents(p);
+	/* bound to amdgpu, so the amdgpu backend reads the GPU's files too */
+	snprintf(p, sizeof p, "%s/" GPU "/driver", root);
+	mkparents(p);
+	if (symlink("../../../../bus/pci/drivers/amdgpu", p) != 0) {
+		/* already there */
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

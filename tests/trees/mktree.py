@@ -896,11 +896,16 @@ def build_kfd(tree, spec, state):
         cpus = state.get("node_cpus", {}).get(i, [])
         nodes.append({"kind": "cpu", "numa": i, "cpus": cpus})
     for g in gpus:
-        nodes.append({"kind": "gpu", "fn": g})
-    gpu_node_ids = {}
+        # a partitioned GPU (kfd "partitions": N) is N nodes, one per partition
+        nparts = int(g["kfd"].get("partitions", 1))
+        for pi in range(nparts):
+            nodes.append({"kind": "gpu", "fn": g, "part": pi, "nparts": nparts})
+    gpu_node_ids = {}      # bdf -> the GPU's first node
+    gpu_nodes = {}         # bdf -> all its nodes
     for nid, n in enumerate(nodes):
         if n["kind"] == "gpu":
-            gpu_node_ids[n["fn"]["bdf"]] = nid
+            gpu_node_ids.setdefault(n["fn"]["bdf"], nid)
+            gpu_nodes.setdefault(n["fn"]["bdf"], []).append(nid)
     dist = spec.get("host", {}).get("numa_distances")
     for nid, n in enumerate(nodes):
         nd = "%s/nodes/%d" % (topo, nid)
@@ -916,12 +921,13 @@ def build_kfd(tree, spec, state):
                                   ("recommended_sdma_engine_id_mask", 0), ("flags", 0)])
             for g in gpus:
                 if numa_of(g) == n["numa"]:
-                    links.append([("type", 2), ("version_major", 0), ("version_minor", 0),
-                                  ("node_from", nid), ("node_to", gpu_node_ids[g["bdf"]]),
-                                  ("weight", 20), ("min_latency", 0), ("max_latency", 0),
-                                  ("min_bandwidth", 0), ("max_bandwidth", 64000),
-                                  ("recommended_transfer_size", 0),
-                                  ("recommended_sdma_engine_id_mask", 0), ("flags", 3)])
+                    for gn in gpu_nodes[g["bdf"]]:
+                        links.append([("type", 2), ("version_major", 0), ("version_minor", 0),
+                                      ("node_from", nid), ("node_to", gn),
+                                      ("weight", 20), ("min_latency", 0), ("max_latency", 0),
+                                      ("min_bandwidth", 0), ("max_bandwidth", 64000),
+                                      ("recommended_transfer_size", 0),
+                                      ("recommended_sdma_engine_id_mask", 0), ("flags", 3)])
             mem_kb = int(numa[n["numa"]].get("memory_kb", 0)) if n["numa"] < len(numa) else 0
             props = [("cpu_cores_count", len(n["cpus"])), ("simd_count", 0),
                      ("mem_banks_count", 1), ("caches_count", 0), ("io_links_count", len(links)),
@@ -952,7 +958,26 @@ def build_kfd(tree, spec, state):
                           ("max_bandwidth", 64000), ("recommended_transfer_size", 0),
                           ("recommended_sdma_engine_id_mask", 3), ("flags", 1)])
             hive = k.get("hive_id", 0)
-            if hive:
+            nparts, part = n["nparts"], n["part"]
+            if nparts > 1:
+                # partitions (kfd_crat.c kfd_fill_gpu_xgmi_link_to_gpu without TA info):
+                # within the GPU weight 13 and 819200 MB/s, to other GPUs' partitions
+                # weight 2*13+15 = 41 and no bandwidth; ordered by node id
+                for g in gpus:
+                    if g is not fn and (not hive or g["kfd"].get("hive_id") != hive):
+                        continue
+                    for gn in gpu_nodes[g["bdf"]]:
+                        if gn == nid:
+                            continue
+                        same = g is fn
+                        bw = 819200 if same else 0
+                        links.append([("type", 11), ("version_major", 0), ("version_minor", 0),
+                                      ("node_from", nid), ("node_to", gn),
+                                      ("weight", 13 if same else 41), ("min_latency", 0),
+                                      ("max_latency", 0), ("min_bandwidth", bw),
+                                      ("max_bandwidth", bw), ("recommended_transfer_size", 0),
+                                      ("recommended_sdma_engine_id_mask", 3), ("flags", 1)])
+            elif hive:
                 for g in gpus:
                     if g is fn or g["kfd"].get("hive_id") != hive:
                         continue
@@ -969,6 +994,10 @@ def build_kfd(tree, spec, state):
                 m = re.match(r"renderD(\d+)$", cd["name"])
                 if m:
                     render = int(m.group(1))
+            if nparts > 1:
+                # partition 0 uses the GPU's own render node, the others the ones
+                # amdgpu makes for each partition (consecutive minors, real CPX capture)
+                render = k.get("render_minors", list(range(render, render + nparts)))[part]
             p = k.get("properties", {})
             order = ["cpu_cores_count", "simd_count", "mem_banks_count", "caches_count",
                      "io_links_count", "p2p_links_count", "cpu_core_id_base", "simd_id_base",
@@ -981,22 +1010,30 @@ def build_kfd(tree, spec, state):
                      "local_mem_size", "fw_version", "capability", "debug_prop",
                      "sdma_fw_version", "unique_id", "num_xcc", "max_engine_clk_ccompute"]
             vals = dict(p)
+            if nparts > 1:
+                for key in ("simd_count", "num_xcc", "array_count", "num_cp_queues"):
+                    if key in vals:
+                        vals[key] = vals[key] // nparts
             vals.update({
                 "cpu_cores_count": 0, "mem_banks_count": 1, "caches_count": 0,
                 "cpu_core_id_base": p.get("cpu_core_id_base", 0),
                 "io_links_count": len(links), "p2p_links_count": 0,
                 "vendor_id": fn["vid"], "device_id": fn["did"],
-                "location_id": (fn["bus"] << 8) | (fn["slot"] << 3) | fn["func"],
+                # partitions add their number (kfd_topology.c "location_id |= node_id")
+                "location_id": ((fn["bus"] << 8) | (fn["slot"] << 3) | fn["func"]) | (part if nparts > 1 else 0),
                 "domain": fn["domain"], "drm_render_minor": render, "hive_id": hive,
                 "unique_id": k.get("unique_id", 0),
             })
             props = [(name, vals[name]) for name in order if name in vals]
             tree.write(nd + "/properties", kfd_props_text(props))
-            tree.write(nd + "/gpu_id", "%d\n" % k["gpu_id"])
+            tree.write(nd + "/gpu_id", "%d\n" % (k["gpu_id"] + part))
             tree.write(nd + "/name", k.get("name", "ip discovery") + "\n")
             mb = k.get("mem_bank", {})
+            size = mb.get("size_in_bytes", 0)
+            if nparts > 1:
+                size = mb["part_sizes"][part] if "part_sizes" in mb else size // nparts
             tree.write(nd + "/mem_banks/0/properties", kfd_props_text([
-                ("heap_type", mb.get("heap_type", 1)), ("size_in_bytes", mb.get("size_in_bytes", 0)),
+                ("heap_type", mb.get("heap_type", 1)), ("size_in_bytes", size),
                 ("flags", 0), ("width", mb.get("width", 4096)),
                 ("mem_clk_max", mb.get("mem_clk_max", 1000))]))
             tree.write(nd + "/mem_banks/0/used_memory", "%d\n" % mb.get("used_memory", 0))

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* The amdgpu backend's two halves: amdgpu.c reads the PCI device's attributes (and
+ * hwmon), kfd.c the KFD topology (nodes, partitions, XGMI io_links). */
+#ifndef AXL_BACKEND_AMDGPU_H
+#define AXL_BACKEND_AMDGPU_H
+
+#include "backend_util.h"
+
+#define AXL__AMDGPU_SRC "amdgpu"
+
+/* Every GPU (or GPU partition) the KFD topology lists: CUs, XCCs, gfx target, memory,
+ * render nodes, clocks; partitions grouped into their GPU as children ("xcp0", ...).
+ * GPUs whose PCI function is not in the tree are added from the KFD alone. */
+int axl__kfd_enumerate(struct axl__scan *scan);
+
+/* XGMI ports and "xgmi" links between GPUs from the KFD io_links (needs device ids). */
+void axl__kfd_links(struct axl__scan *scan);
+
+/* How many partitions a compute partition mode makes ("SPX" 1, "DPX" 2, "TPX" 3,
+ * "QPX" 4, "CPX" one per XCC: xcc, < 1 when not known); -1 for other names. */
+int axl__amd_mode_instances(const char *mode, int64_t xcc);
+
+#endif
