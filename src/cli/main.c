@@ -59,15 +59,16 @@ int open_inventory_ex(const struct opts *o, axl_context **ctx, axl_inventory **i
 	co.sysroot = o->sysroot;
 	co.backends = o->backends;
 	/* --env: an explicit environment, the given variables plus axl's own settings */
-	const char *env[MAX_ENV + 6];
+	const char *env[MAX_ENV + 8];
 	if (o->nenv) {
 		int n = 0;
 		for (int i = 0; i < o->nenv; i++)
 			env[n++] = o->env[i];
-		static const char *const own[] = {"AXL_SYSROOT", "AXL_BACKENDS", "AXL_PCI_IDS", "AXL_NVML_LIBRARY",
+		static const char *const own[] = {"AXL_SYSROOT",          "AXL_BACKENDS",    "AXL_PCI_IDS",
+						  "AXL_NVML_LIBRARY",     "AXL_ROCM_SMI_LIBRARY", "AXL_ZE_LIBRARY",
 						  "AXL_VENDOR_TIMEOUT_MS"};
-		static char keep[5][4096];
-		for (int k = 0; k < 5; k++) {
+		static char keep[7][4096];
+		for (int k = 0; k < 7; k++) {
 			const char *val = getenv(own[k]);
 			if (val && strlen(val) < sizeof keep[k] - 16) {
 				snprintf(keep[k], sizeof keep[k], "%s=%s", own[k], val);

@@ -191,6 +191,8 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	/* vendor libraries: a library to load instead of the system's (a test double,
 	 * or NVML on a replayed tree), and how long a backend may take */
 	const char *nvml = env_get(list, process, "AXL_NVML_LIBRARY");
+	const char *rsmi = env_get(list, process, "AXL_ROCM_SMI_LIBRARY");
+	const char *ze = env_get(list, process, "AXL_ZE_LIBRARY");
 	ctx->vendor_timeout_ms = 5000;
 	const char *timeout = env_get(list, process, "AXL_VENDOR_TIMEOUT_MS");
 	if (timeout && *timeout) {
@@ -222,9 +224,12 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	ctx->sysroot = strdup(sysroot);
 	ctx->pci_ids_path = dup_or_null(ids);
 	ctx->nvml_library = nvml && *nvml ? strdup(nvml) : NULL;
+	ctx->rocm_smi_library = rsmi && *rsmi ? strdup(rsmi) : NULL;
+	ctx->ze_library = ze && *ze ? strdup(ze) : NULL;
 	if (opts->flags & AXL_CONTEXT_RECORD)
 		ctx->fs.rec = axl__rec_new();
 	if (!ctx->sysroot || (ids && !ctx->pci_ids_path) || (nvml && *nvml && !ctx->nvml_library) ||
+	    (rsmi && *rsmi && !ctx->rocm_smi_library) || (ze && *ze && !ctx->ze_library) ||
 	    ((opts->flags & AXL_CONTEXT_RECORD) && !ctx->fs.rec)) {
 		axl_context_free(ctx);
 		return axl__error(AXL_ENOMEM, "out of memory");
@@ -264,6 +269,8 @@ AXL_API void axl_context_free(axl_context *ctx)
 	free(ctx->sysroot);
 	free(ctx->pci_ids_path);
 	free(ctx->nvml_library);
+	free(ctx->rocm_smi_library);
+	free(ctx->ze_library);
 	for (int v = 0; v < AXL__V__COUNT; v++)
 		free(ctx->vis[v]);
 	pthread_mutex_destroy(&ctx->lock);

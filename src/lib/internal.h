@@ -97,6 +97,8 @@ struct axl_context {
 	bool devicedb_enabled;
 	char *pci_ids_path;
 	char *nvml_library;   /* $AXL_NVML_LIBRARY: load this instead of libnvidia-ml.so.1 */
+	char *rocm_smi_library; /* $AXL_ROCM_SMI_LIBRARY: instead of librocm_smi64.so.* */
+	char *ze_library;     /* $AXL_ZE_LIBRARY: instead of libze_loader.so.1 */
 	int vendor_timeout_ms; /* deadline of a vendor library ($AXL_VENDOR_TIMEOUT_MS) */
 	/* visibility variables: NULL unset, "" set and empty (not the same thing) */
 	char *vis[AXL__V__COUNT];

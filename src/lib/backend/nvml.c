@@ -51,7 +51,7 @@ static double now_ms(void)
 static void job_free(void *arg)
 {
 	struct nv_job *j = arg;
-	axl__nvq_fini(&j->q);
+	axl__vrec_fini(&j->q.v);
 	free(j->gpus);
 	free(j->pairs);
 	for (size_t i = 0; i < j->nwarn; i++)
@@ -403,7 +403,7 @@ static void nvml_start(struct axl__scan *scan, size_t self)
 	struct nv_job *j = calloc(1, sizeof *j);
 	if (!j)
 		return;
-	j->q.mode = AXL_NVQ_LIVE;
+	j->q.v.mode = AXL__VREC_LIVE;
 	char why[256] = "";
 	if (ctx->fs.rerooted && !ctx->nvml_library) {
 		/* another node: only its recorded answers, never this machine's NVML */
@@ -417,11 +417,11 @@ static void nvml_start(struct axl__scan *scan, size_t self)
 			free(j);
 			return;
 		}
-		bool ok = axl__nvq_replay_open(&j->q, text, len, why, sizeof why);
+		bool ok = axl__vrec_replay_open(&j->q.v, text, len, why, sizeof why);
 		free(text);
 		if (!ok) {
 			axl__warn(inv, SRC, REPLAY_FILE, "%s; not replayed", why);
-			axl__nvq_fini(&j->q);
+			axl__vrec_fini(&j->q.v);
 			free(j);
 			return;
 		}
@@ -441,8 +441,8 @@ static void nvml_start(struct axl__scan *scan, size_t self)
 		}
 	}
 	/* axl capture: every answer goes into the capture (replay: the file is carried) */
-	if (j->q.mode == AXL_NVQ_LIVE && axl__capture_recording(ctx))
-		j->q.mode = AXL_NVQ_RECORD;
+	if (j->q.v.mode == AXL__VREC_LIVE && axl__capture_recording(ctx))
+		j->q.v.mode = AXL__VREC_RECORD;
 	st->job = axl__vjob_start(work, job_free, j);
 }
 
@@ -482,19 +482,8 @@ static int nvml_enumerate(struct axl__scan *scan)
 	if (!st || !st->job || !wait_job(inv, st))
 		return 0;
 	struct nv_job *j = axl__vjob_arg(st->job);
-	if (j->q.mode == AXL_NVQ_RECORD) {
-		/* here, not in the worker: a worker past its deadline must not touch the context */
-		const char *p = axl__sb_str(&j->q.rec);
-		while (p && *p) {
-			const char *nl = strchr(p, '\n');
-			size_t len = nl ? (size_t)(nl - p) : strlen(p);
-			char *line = strndup(p, len);
-			if (line)
-				axl__capture_vendor(inv->ctx, "nvml", line);
-			free(line);
-			p += len + (nl ? 1 : 0);
-		}
-	}
+	/* here, not in the worker: a worker past its deadline must not touch the context */
+	axl__vrec_flush(&j->q.v, inv->ctx, SRC);
 	for (size_t i = 0; i < j->nwarn; i++)
 		axl__warn(inv, SRC, NULL, "%s", j->warn[i]);
 	if (j->dropped)

@@ -168,7 +168,7 @@ static nvmlDevice_t add_handle(struct axl__nvq *q, nvmlDevice_t h, const char *i
 	if (q->nhandles == AXL_NVQ_MAX_HANDLES)
 		return NULL;
 	size_t i = q->nhandles++;
-	if (q->mode == AXL_NVQ_REPLAY)
+	if (q->v.mode == AXL__VREC_REPLAY)
 		h = (nvmlDevice_t)(void *)&q->handles[i];
 	q->handles[i].h = h;
 	snprintf(q->handles[i].id, sizeof q->handles[i].id, "%s", id);
@@ -177,243 +177,41 @@ static nvmlDevice_t add_handle(struct axl__nvq *q, nvmlDevice_t h, const char *i
 
 /* ---- records ------------------------------------------------------------------------ */
 
-struct axl__nvq_rec {
-	char key[96];
-	const struct axl__jv *v;
-};
-
-static void make_key(char *key, size_t cap, const char *f, const char *d, const char *e,
-		     const unsigned *args, int nargs)
-{
-	int n = snprintf(key, cap, "%s|%s|%s|", f, d ? d : "", e ? e : "");
-	for (int i = 0; i < nargs && n > 0 && (size_t)n < cap; i++)
-		n += snprintf(key + n, cap - (size_t)n, "%u,", args[i]);
-}
-
-static int cmp_rec(const void *a, const void *b)
-{
-	return strcmp(((const struct axl__nvq_rec *)a)->key, ((const struct axl__nvq_rec *)b)->key);
-}
-
-bool axl__nvq_replay_open(struct axl__nvq *q, const char *text, size_t len, char *why, size_t cap)
-{
-	/* the lines become one array for the parser: [line,line,...] */
-	struct axl__sb sb = AXL__SB_INIT;
-	axl__sb_putc(&sb, '[');
-	size_t lines = 0;
-	const char *p = text, *end = text + len;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *e = nl ? nl : end;
-		const char *s = p;
-		while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
-			s++;
-		if (s < e) {
-			if (lines++)
-				axl__sb_putc(&sb, ',');
-			axl__sb_put(&sb, s, (size_t)(e - s));
-		}
-		p = nl ? nl + 1 : end;
-	}
-	axl__sb_putc(&sb, ']');
-	size_t n;
-	char *all = axl__sb_steal(&sb, &n);
-	if (!all) {
-		snprintf(why, cap, "out of memory");
-		return false;
-	}
-	char err[128];
-	int rc = axl__jdoc_parse(all, n, &q->doc, err, sizeof err);
-	free(all);
-	if (rc != 0) {
-		snprintf(why, cap, "bad record: %s", err);
-		return false;
-	}
-	const struct axl__jv *root = axl__jdoc_root(q->doc);
-	q->recs = calloc(root->len ? root->len : 1, sizeof *q->recs);
-	if (!q->recs) {
-		snprintf(why, cap, "out of memory");
-		return false;
-	}
-	for (size_t i = 0; i < root->len; i++) {
-		const struct axl__jv *r = &root->items[i];
-		const char *f = axl__jv_str(r, "f");
-		int64_t ret;
-		if (!f || !axl__jv_int(r, "r", &ret)) {
-			snprintf(why, cap, "record %zu has no \"f\" or \"r\"", i + 1);
-			return false;
-		}
-		unsigned args[4];
-		int na = 0;
-		const struct axl__jv *a = axl__jv_get(r, "a");
-		if (a && a->type == AXL__J_ARR) {
-			for (size_t k = 0; k < a->len && k < 4; k++) {
-				if (a->items[k].type != AXL__J_NUM || !a->items[k].is_int || a->items[k].i < 0 ||
-				    a->items[k].i > 0xffffffffll) {
-					snprintf(why, cap, "record %zu: bad argument", i + 1);
-					return false;
-				}
-				args[na++] = (unsigned)a->items[k].i;
-			}
-		}
-		make_key(q->recs[q->nrecs].key, sizeof q->recs[q->nrecs].key, f, axl__jv_str(r, "d"),
-			 axl__jv_str(r, "e"), args, na);
-		q->recs[q->nrecs++].v = r;
-	}
-	qsort(q->recs, q->nrecs, sizeof *q->recs, cmp_rec);
-	q->mode = AXL_NVQ_REPLAY;
-	return true;
-}
-
-void axl__nvq_fini(struct axl__nvq *q)
-{
-	axl__sb_free(&q->rec);
-	axl__jdoc_free(q->doc);
-	free(q->recs);
-	q->doc = NULL;
-	q->recs = NULL;
-}
-
-/* Replay: the record of this call, NULL when none. */
-static const struct axl__jv *find(struct axl__nvq *q, const char *f, const char *d, const char *e,
-				  const unsigned *args, int nargs, nvmlReturn_t *r)
-{
-	struct axl__nvq_rec key;
-	make_key(key.key, sizeof key.key, f, d, e, args, nargs);
-	const struct axl__nvq_rec *hit = bsearch(&key, q->recs, q->nrecs, sizeof *q->recs, cmp_rec);
-	if (!hit) {
-		*r = NVML_ERROR_NOT_SUPPORTED;
-		return NULL;
-	}
-	int64_t ret = NVML_ERROR_UNKNOWN;
-	axl__jv_int(hit->v, "r", &ret);
-	*r = (nvmlReturn_t)ret;
-	return axl__jv_get(hit->v, "o");
-}
-
-/* Record: the start of a line, up to the output; end it with rec_end(). */
-static void rec_begin(struct axl__nvq *q, struct axl__json *w, const char *f, const char *d,
-		      const char *e, const unsigned *args, int nargs, nvmlReturn_t r)
-{
-	axl__json_init(w, &q->rec, false);
-	axl__json_obj(w);
-	axl__json_kstr(w, "f", f);
-	if (d)
-		axl__json_kstr(w, "d", d);
-	if (e)
-		axl__json_kstr(w, "e", e);
-	if (nargs) {
-		axl__json_key(w, "a");
-		axl__json_arr(w);
-		for (int i = 0; i < nargs; i++)
-			axl__json_int(w, args[i]);
-		axl__json_arr_end(w);
-	}
-	axl__json_kint(w, "r", r);
-}
-
-static void rec_end(struct axl__nvq *q, struct axl__json *w)
-{
-	axl__json_obj_end(w);
-	axl__sb_putc(&q->rec, '\n');
-}
-
 /* ---- struct fields, for records ------------------------------------------------------ */
 
-enum { FT_U32, FT_U64, FT_STR };
-struct field {
-	const char *name;
-	size_t off;
-	int type;
-	size_t size; /* FT_STR: the array size */
-};
-
-#define FU(T, m) {#m, offsetof(T, m), FT_U32, 0}
-#define FL(T, m) {#m, offsetof(T, m), FT_U64, 0}
-#define FS(T, m) {#m, offsetof(T, m), FT_STR, sizeof(((T *)0)->m)}
-static const struct field pci_fields[] = {
+#define FU(T, m) AXL__VF_UINT(T, m)
+#define FL(T, m) AXL__VF_ULL(T, m)
+#define FS(T, m) AXL__VF_CHARS(T, m)
+static const struct axl__vfield pci_fields[] = {
 	FS(nvmlPciInfo_t, busIdLegacy), FU(nvmlPciInfo_t, domain), FU(nvmlPciInfo_t, bus),
 	FU(nvmlPciInfo_t, device), FU(nvmlPciInfo_t, pciDeviceId), FU(nvmlPciInfo_t, pciSubSystemId),
 	FS(nvmlPciInfo_t, busId), {NULL, 0, 0, 0}};
-static const struct field mem_fields[] = {
+static const struct axl__vfield mem_fields[] = {
 	FL(nvmlMemory_v2_t, total), FL(nvmlMemory_v2_t, reserved), FL(nvmlMemory_v2_t, free),
 	FL(nvmlMemory_v2_t, used), {NULL, 0, 0, 0}};
-static const struct field mem1_fields[] = {
+static const struct axl__vfield mem1_fields[] = {
 	FL(nvmlMemory_t, total), FL(nvmlMemory_t, free), FL(nvmlMemory_t, used), {NULL, 0, 0, 0}};
-static const struct field bar1_fields[] = {
+static const struct axl__vfield bar1_fields[] = {
 	FL(nvmlBAR1Memory_t, bar1Total), FL(nvmlBAR1Memory_t, bar1Free), FL(nvmlBAR1Memory_t, bar1Used),
 	{NULL, 0, 0, 0}};
-static const struct field attr_fields[] = {
+static const struct axl__vfield attr_fields[] = {
 	FU(nvmlDeviceAttributes_t, multiprocessorCount), FU(nvmlDeviceAttributes_t, sharedCopyEngineCount),
 	FU(nvmlDeviceAttributes_t, sharedDecoderCount), FU(nvmlDeviceAttributes_t, sharedEncoderCount),
 	FU(nvmlDeviceAttributes_t, sharedJpegCount), FU(nvmlDeviceAttributes_t, sharedOfaCount),
 	FU(nvmlDeviceAttributes_t, gpuInstanceSliceCount), FU(nvmlDeviceAttributes_t, computeInstanceSliceCount),
 	FL(nvmlDeviceAttributes_t, memorySizeMB), {NULL, 0, 0, 0}};
 #define GI nvmlGpuInstanceProfileInfo_v2_t
-static const struct field gi_fields[] = {
+static const struct axl__vfield gi_fields[] = {
 	FU(GI, id), FU(GI, isP2pSupported), FU(GI, sliceCount), FU(GI, instanceCount),
 	FU(GI, multiprocessorCount), FU(GI, copyEngineCount), FU(GI, decoderCount), FU(GI, encoderCount),
 	FU(GI, jpegCount), FU(GI, ofaCount), FL(GI, memorySizeMB), FS(GI, name), {NULL, 0, 0, 0}};
 #undef GI
 #define G1 nvmlGpuInstanceProfileInfo_t
-static const struct field gi1_fields[] = {
+static const struct axl__vfield gi1_fields[] = {
 	FU(G1, id), FU(G1, isP2pSupported), FU(G1, sliceCount), FU(G1, instanceCount),
 	FU(G1, multiprocessorCount), FU(G1, copyEngineCount), FU(G1, decoderCount), FU(G1, encoderCount),
 	FU(G1, jpegCount), FU(G1, ofaCount), FL(G1, memorySizeMB), {NULL, 0, 0, 0}};
 #undef G1
-
-static void put_fields(struct axl__json *w, const struct field *fs, const void *p)
-{
-	axl__json_obj(w);
-	for (const struct field *f = fs; f->name; f++) {
-		const char *at = (const char *)p + f->off;
-		if (f->type == FT_U32) {
-			unsigned v;
-			memcpy(&v, at, sizeof v);
-			axl__json_kint(w, f->name, v);
-		} else if (f->type == FT_U64) {
-			unsigned long long v;
-			memcpy(&v, at, sizeof v);
-			/* JSON integers above 2^63 would not come back: written as they are,
-			 * read back clamped (nonsense either way) */
-			axl__json_kint(w, f->name, v > INT64_MAX ? INT64_MAX : (int64_t)v);
-		} else {
-			axl__json_kstr(w, f->name, at[0] ? at : "");
-			/* the writer stops at NUL; the field is terminated on the way in */
-		}
-	}
-	axl__json_obj_end(w);
-}
-
-static void get_fields(const struct axl__jv *o, const struct field *fs, void *p)
-{
-	for (const struct field *f = fs; f->name; f++) {
-		char *at = (char *)p + f->off;
-		if (f->type == FT_STR) {
-			const char *s = axl__jv_str(o, f->name);
-			snprintf(at, f->size, "%s", s ? s : "");
-			continue;
-		}
-		int64_t v = 0;
-		axl__jv_int(o, f->name, &v);
-		if (f->type == FT_U32) {
-			unsigned u = (unsigned)v;
-			memcpy(at, &u, sizeof u);
-		} else {
-			unsigned long long u = (unsigned long long)v;
-			memcpy(at, &u, sizeof u);
-		}
-	}
-}
-
-/* NVML may fill a string field to its end without a terminator (a buggy driver):
- * terminate every string field of a struct the library wrote. */
-static void terminate(const struct field *fs, void *p)
-{
-	for (const struct field *f = fs; f->name; f++)
-		if (f->type == FT_STR)
-			((char *)p + f->off)[f->size - 1] = '\0';
-}
 
 /* ---- the calls ------------------------------------------------------------------------ */
 
@@ -423,8 +221,8 @@ nvmlReturn_t axl__nvq_init(struct axl__nvq *q)
 {
 	q->calls++;
 	nvmlReturn_t r;
-	if (q->mode == AXL_NVQ_REPLAY) {
-		if (!find(q, "nvmlInit", NULL, NULL, NULL, 0, &r) && r == NVML_ERROR_NOT_SUPPORTED) {
+	if (q->v.mode == AXL__VREC_REPLAY) {
+		if (!axl__vrec_find(&q->v, "nvmlInit", NULL, NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r) && r == NVML_ERROR_NOT_SUPPORTED) {
 			/* a capture without NVML records: the library was not there */
 			return NVML_ERROR_DRIVER_NOT_LOADED;
 		}
@@ -444,10 +242,10 @@ nvmlReturn_t axl__nvq_init(struct axl__nvq *q)
 		libs[lib].inited = true;
 		pthread_mutex_unlock(&load_lock);
 	}
-	if (q->mode == AXL_NVQ_RECORD) {
+	if (q->v.mode == AXL__VREC_RECORD) {
 		struct axl__json w;
-		rec_begin(q, &w, "nvmlInit", NULL, NULL, NULL, 0, r);
-		rec_end(q, &w);
+		axl__vrec_begin(&q->v, &w, "nvmlInit", NULL, NULL, NULL, 0, r);
+		axl__vrec_end(&q->v, &w);
 	}
 	return r;
 }
@@ -463,20 +261,20 @@ nvmlReturn_t axl__nvq_sys_str(struct axl__nvq *q, const char *f, nvmlReturn_t (*
 {
 	q->calls++;
 	nvmlReturn_t r;
-	if (q->mode == AXL_NVQ_REPLAY) {
-		const struct axl__jv *o = find(q, f, NULL, NULL, NULL, 0, &r);
+	if (q->v.mode == AXL__VREC_REPLAY) {
+		const struct axl__jv *o = axl__vrec_find(&q->v, f, NULL, NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r);
 		set_str(buf, cap, o && o->type == AXL__J_STR ? o->s : "");
 		return r;
 	}
 	memset(buf, 0, cap);
 	r = LIVE(fn, buf, cap);
 	buf[cap - 1] = '\0';
-	if (q->mode == AXL_NVQ_RECORD) {
+	if (q->v.mode == AXL__VREC_RECORD) {
 		struct axl__json w;
-		rec_begin(q, &w, f, NULL, NULL, NULL, 0, r);
+		axl__vrec_begin(&q->v, &w, f, NULL, NULL, NULL, 0, r);
 		if (r == NVML_SUCCESS)
 			axl__json_kstr(&w, "o", buf);
-		rec_end(q, &w);
+		axl__vrec_end(&q->v, &w);
 	}
 	return r;
 }
@@ -485,18 +283,18 @@ nvmlReturn_t axl__nvq_sys_int(struct axl__nvq *q, const char *f, nvmlReturn_t (*
 {
 	q->calls++;
 	nvmlReturn_t r;
-	if (q->mode == AXL_NVQ_REPLAY) {
-		const struct axl__jv *o = find(q, f, NULL, NULL, NULL, 0, &r);
+	if (q->v.mode == AXL__VREC_REPLAY) {
+		const struct axl__jv *o = axl__vrec_find(&q->v, f, NULL, NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r);
 		*out = o && o->type == AXL__J_NUM && o->is_int ? (int)o->i : 0;
 		return r;
 	}
 	r = LIVE(fn, out);
-	if (q->mode == AXL_NVQ_RECORD) {
+	if (q->v.mode == AXL__VREC_RECORD) {
 		struct axl__json w;
-		rec_begin(q, &w, f, NULL, NULL, NULL, 0, r);
+		axl__vrec_begin(&q->v, &w, f, NULL, NULL, NULL, 0, r);
 		if (r == NVML_SUCCESS)
 			axl__json_kint(&w, "o", *out);
-		rec_end(q, &w);
+		axl__vrec_end(&q->v, &w);
 	}
 	return r;
 }
@@ -506,18 +304,18 @@ nvmlReturn_t axl__nvq_count(struct axl__nvq *q, unsigned *out)
 	q->calls++;
 	nvmlReturn_t r;
 	*out = 0;
-	if (q->mode == AXL_NVQ_REPLAY) {
-		const struct axl__jv *o = find(q, "nvmlDeviceGetCount", NULL, NULL, NULL, 0, &r);
+	if (q->v.mode == AXL__VREC_REPLAY) {
+		const struct axl__jv *o = axl__vrec_find(&q->v, "nvmlDeviceGetCount", NULL, NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r);
 		*out = o && o->type == AXL__J_NUM && o->is_int && o->i >= 0 && o->i < 0x10000 ? (unsigned)o->i : 0;
 		return r;
 	}
 	r = LIVE(q->fn->DeviceGetCount, out);
-	if (q->mode == AXL_NVQ_RECORD) {
+	if (q->v.mode == AXL__VREC_RECORD) {
 		struct axl__json w;
-		rec_begin(q, &w, "nvmlDeviceGetCount", NULL, NULL, NULL, 0, r);
+		axl__vrec_begin(&q->v, &w, "nvmlDeviceGetCount", NULL, NULL, NULL, 0, r);
 		if (r == NVML_SUCCESS)
 			axl__json_kint(&w, "o", *out);
-		rec_end(q, &w);
+		axl__vrec_end(&q->v, &w);
 	}
 	return r;
 }
@@ -528,18 +326,18 @@ nvmlReturn_t axl__nvq_handle(struct axl__nvq *q, unsigned index, nvmlDevice_t *o
 	char id[24];
 	snprintf(id, sizeof id, "%u", index);
 	nvmlReturn_t r;
-	if (q->mode == AXL_NVQ_REPLAY) {
-		find(q, "nvmlDeviceGetHandleByIndex", NULL, NULL, &index, 1, &r);
+	if (q->v.mode == AXL__VREC_REPLAY) {
+		axl__vrec_find(&q->v, "nvmlDeviceGetHandleByIndex", NULL, NULL, &index, 1, NVML_ERROR_NOT_SUPPORTED, &r);
 	} else {
 		r = LIVE(q->fn->DeviceGetHandleByIndex, index, out);
-		if (q->mode == AXL_NVQ_RECORD) {
+		if (q->v.mode == AXL__VREC_RECORD) {
 			struct axl__json w;
-			rec_begin(q, &w, "nvmlDeviceGetHandleByIndex", NULL, NULL, &index, 1, r);
-			rec_end(q, &w);
+			axl__vrec_begin(&q->v, &w, "nvmlDeviceGetHandleByIndex", NULL, NULL, &index, 1, r);
+			axl__vrec_end(&q->v, &w);
 		}
 	}
 	if (r == NVML_SUCCESS) {
-		*out = add_handle(q, q->mode == AXL_NVQ_REPLAY ? NULL : *out, id);
+		*out = add_handle(q, q->v.mode == AXL__VREC_REPLAY ? NULL : *out, id);
 		if (!*out)
 			r = NVML_ERROR_UNKNOWN;
 	}
@@ -553,18 +351,18 @@ nvmlReturn_t axl__nvq_mig_handle(struct axl__nvq *q, nvmlDevice_t gpu, unsigned 
 	char id[24];
 	snprintf(id, sizeof id, "%.12s/mig%u", d, k);
 	nvmlReturn_t r;
-	if (q->mode == AXL_NVQ_REPLAY) {
-		find(q, "nvmlDeviceGetMigDeviceHandleByIndex", d, NULL, &k, 1, &r);
+	if (q->v.mode == AXL__VREC_REPLAY) {
+		axl__vrec_find(&q->v, "nvmlDeviceGetMigDeviceHandleByIndex", d, NULL, &k, 1, NVML_ERROR_NOT_SUPPORTED, &r);
 	} else {
 		r = LIVE(q->fn->DeviceGetMigDeviceHandleByIndex, gpu, k, out);
-		if (q->mode == AXL_NVQ_RECORD) {
+		if (q->v.mode == AXL__VREC_RECORD) {
 			struct axl__json w;
-			rec_begin(q, &w, "nvmlDeviceGetMigDeviceHandleByIndex", d, NULL, &k, 1, r);
-			rec_end(q, &w);
+			axl__vrec_begin(&q->v, &w, "nvmlDeviceGetMigDeviceHandleByIndex", d, NULL, &k, 1, r);
+			axl__vrec_end(&q->v, &w);
 		}
 	}
 	if (r == NVML_SUCCESS) {
-		*out = add_handle(q, q->mode == AXL_NVQ_REPLAY ? NULL : *out, id);
+		*out = add_handle(q, q->v.mode == AXL__VREC_REPLAY ? NULL : *out, id);
 		if (!*out)
 			r = NVML_ERROR_UNKNOWN;
 	}
@@ -577,20 +375,20 @@ nvmlReturn_t axl__nvq_str(struct axl__nvq *q, const char *f,
 {
 	q->calls++;
 	nvmlReturn_t r;
-	if (q->mode == AXL_NVQ_REPLAY) {
-		const struct axl__jv *o = find(q, f, hid(q, d), NULL, NULL, 0, &r);
+	if (q->v.mode == AXL__VREC_REPLAY) {
+		const struct axl__jv *o = axl__vrec_find(&q->v, f, hid(q, d), NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r);
 		set_str(buf, cap, o && o->type == AXL__J_STR ? o->s : "");
 		return r;
 	}
 	memset(buf, 0, cap);
 	r = LIVE(fn, d, buf, cap);
 	buf[cap - 1] = '\0';
-	if (q->mode == AXL_NVQ_RECORD) {
+	if (q->v.mode == AXL__VREC_RECORD) {
 		struct axl__json w;
-		rec_begin(q, &w, f, hid(q, d), NULL, NULL, 0, r);
+		axl__vrec_begin(&q->v, &w, f, hid(q, d), NULL, NULL, 0, r);
 		if (r == NVML_SUCCESS)
 			axl__json_kstr(&w, "o", buf);
-		rec_end(q, &w);
+		axl__vrec_end(&q->v, &w);
 	}
 	return r;
 }
@@ -606,17 +404,17 @@ nvmlReturn_t axl__nvq_u32(struct axl__nvq *q, const char *f, nvmlReturn_t (*fn)(
 	q->calls++;
 	nvmlReturn_t r;
 	*out = 0;
-	if (q->mode == AXL_NVQ_REPLAY) {
-		*out = jv_u32(find(q, f, hid(q, d), NULL, NULL, 0, &r));
+	if (q->v.mode == AXL__VREC_REPLAY) {
+		*out = jv_u32(axl__vrec_find(&q->v, f, hid(q, d), NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r));
 		return r;
 	}
 	r = LIVE(fn, d, out);
-	if (q->mode == AXL_NVQ_RECORD) {
+	if (q->v.mode == AXL__VREC_RECORD) {
 		struct axl__json w;
-		rec_begin(q, &w, f, hid(q, d), NULL, NULL, 0, r);
+		axl__vrec_begin(&q->v, &w, f, hid(q, d), NULL, NULL, 0, r);
 		if (r == NVML_SUCCESS)
 			axl__json_kint(&w, "o", *out);
-		rec_end(q, &w);
+		axl__vrec_end(&q->v, &w);
 	}
 	return r;
 }
@@ -628,17 +426,17 @@ nvmlReturn_t axl__nvq_u32a(struct axl__nvq *q, const char *f,
 	q->calls++;
 	nvmlReturn_t r;
 	*out = 0;
-	if (q->mode == AXL_NVQ_REPLAY) {
-		*out = jv_u32(find(q, f, hid(q, d), NULL, &arg, 1, &r));
+	if (q->v.mode == AXL__VREC_REPLAY) {
+		*out = jv_u32(axl__vrec_find(&q->v, f, hid(q, d), NULL, &arg, 1, NVML_ERROR_NOT_SUPPORTED, &r));
 		return r;
 	}
 	r = LIVE(fn, d, arg, out);
-	if (q->mode == AXL_NVQ_RECORD) {
+	if (q->v.mode == AXL__VREC_RECORD) {
 		struct axl__json w;
-		rec_begin(q, &w, f, hid(q, d), NULL, &arg, 1, r);
+		axl__vrec_begin(&q->v, &w, f, hid(q, d), NULL, &arg, 1, r);
 		if (r == NVML_SUCCESS)
 			axl__json_kint(&w, "o", *out);
-		rec_end(q, &w);
+		axl__vrec_end(&q->v, &w);
 	}
 	return r;
 }
@@ -650,8 +448,8 @@ nvmlReturn_t axl__nvq_u32x2(struct axl__nvq *q, const char *f,
 	q->calls++;
 	nvmlReturn_t r;
 	*a = *b = 0;
-	if (q->mode == AXL_NVQ_REPLAY) {
-		const struct axl__jv *o = find(q, f, hid(q, d), NULL, NULL, 0, &r);
+	if (q->v.mode == AXL__VREC_REPLAY) {
+		const struct axl__jv *o = axl__vrec_find(&q->v, f, hid(q, d), NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r);
 		if (o && o->type == AXL__J_ARR && o->len == 2) {
 			*a = jv_u32(&o->items[0]);
 			*b = jv_u32(&o->items[1]);
@@ -659,9 +457,9 @@ nvmlReturn_t axl__nvq_u32x2(struct axl__nvq *q, const char *f,
 		return r;
 	}
 	r = LIVE(fn, d, a, b);
-	if (q->mode == AXL_NVQ_RECORD) {
+	if (q->v.mode == AXL__VREC_RECORD) {
 		struct axl__json w;
-		rec_begin(q, &w, f, hid(q, d), NULL, NULL, 0, r);
+		axl__vrec_begin(&q->v, &w, f, hid(q, d), NULL, NULL, 0, r);
 		if (r == NVML_SUCCESS) {
 			axl__json_key(&w, "o");
 			axl__json_arr(&w);
@@ -669,7 +467,7 @@ nvmlReturn_t axl__nvq_u32x2(struct axl__nvq *q, const char *f,
 			axl__json_int(&w, *b);
 			axl__json_arr_end(&w);
 		}
-		rec_end(q, &w);
+		axl__vrec_end(&q->v, &w);
 	}
 	return r;
 }
@@ -680,8 +478,8 @@ nvmlReturn_t axl__nvq_cc(struct axl__nvq *q, nvmlDevice_t d, int *major, int *mi
 	q->calls++;
 	nvmlReturn_t r;
 	*major = *minor = -1;
-	if (q->mode == AXL_NVQ_REPLAY) {
-		const struct axl__jv *o = find(q, f, hid(q, d), NULL, NULL, 0, &r);
+	if (q->v.mode == AXL__VREC_REPLAY) {
+		const struct axl__jv *o = axl__vrec_find(&q->v, f, hid(q, d), NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r);
 		if (o && o->type == AXL__J_ARR && o->len == 2 && o->items[0].is_int && o->items[1].is_int) {
 			*major = (int)o->items[0].i;
 			*minor = (int)o->items[1].i;
@@ -689,9 +487,9 @@ nvmlReturn_t axl__nvq_cc(struct axl__nvq *q, nvmlDevice_t d, int *major, int *mi
 		return r;
 	}
 	r = LIVE(q->fn->DeviceGetCudaComputeCapability, d, major, minor);
-	if (q->mode == AXL_NVQ_RECORD) {
+	if (q->v.mode == AXL__VREC_RECORD) {
 		struct axl__json w;
-		rec_begin(q, &w, f, hid(q, d), NULL, NULL, 0, r);
+		axl__vrec_begin(&q->v, &w, f, hid(q, d), NULL, NULL, 0, r);
 		if (r == NVML_SUCCESS) {
 			axl__json_key(&w, "o");
 			axl__json_arr(&w);
@@ -699,32 +497,32 @@ nvmlReturn_t axl__nvq_cc(struct axl__nvq *q, nvmlDevice_t d, int *major, int *mi
 			axl__json_int(&w, *minor);
 			axl__json_arr_end(&w);
 		}
-		rec_end(q, &w);
+		axl__vrec_end(&q->v, &w);
 	}
 	return r;
 }
 
 /* A call that fills a struct: live (through call), or replayed into it. */
 static nvmlReturn_t q_struct(struct axl__nvq *q, const char *f, nvmlDevice_t d, const unsigned *args,
-			     int nargs, const struct field *fs, void *out, size_t size, nvmlReturn_t live)
+			     int nargs, const struct axl__vfield *fs, void *out, size_t size, nvmlReturn_t live)
 {
-	if (q->mode == AXL_NVQ_REPLAY) {
+	if (q->v.mode == AXL__VREC_REPLAY) {
 		nvmlReturn_t r;
-		const struct axl__jv *o = find(q, f, hid(q, d), NULL, args, nargs, &r);
+		const struct axl__jv *o = axl__vrec_find(&q->v, f, hid(q, d), NULL, args, nargs, NVML_ERROR_NOT_SUPPORTED, &r);
 		memset(out, 0, size);
 		if (o && o->type == AXL__J_OBJ)
-			get_fields(o, fs, out);
+			axl__vrec_get_fields(o, fs, out);
 		return r;
 	}
-	terminate(fs, out);
-	if (q->mode == AXL_NVQ_RECORD) {
+	axl__vrec_terminate(fs, out);
+	if (q->v.mode == AXL__VREC_RECORD) {
 		struct axl__json w;
-		rec_begin(q, &w, f, hid(q, d), NULL, args, nargs, live);
+		axl__vrec_begin(&q->v, &w, f, hid(q, d), NULL, args, nargs, live);
 		if (live == NVML_SUCCESS) {
 			axl__json_key(&w, "o");
-			put_fields(&w, fs, out);
+			axl__vrec_put_fields(&w, fs, out);
 		}
-		rec_end(q, &w);
+		axl__vrec_end(&q->v, &w);
 	}
 	return live;
 }
@@ -733,7 +531,7 @@ nvmlReturn_t axl__nvq_pci(struct axl__nvq *q, nvmlDevice_t d, nvmlPciInfo_t *out
 {
 	q->calls++;
 	memset(out, 0, sizeof *out);
-	nvmlReturn_t r = q->mode == AXL_NVQ_REPLAY ? 0 : LIVE(q->fn->DeviceGetPciInfo, d, out);
+	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetPciInfo, d, out);
 	return q_struct(q, "nvmlDeviceGetPciInfo", d, NULL, 0, pci_fields, out, sizeof *out, r);
 }
 
@@ -741,7 +539,7 @@ nvmlReturn_t axl__nvq_remote_pci(struct axl__nvq *q, nvmlDevice_t d, unsigned li
 {
 	q->calls++;
 	memset(out, 0, sizeof *out);
-	nvmlReturn_t r = q->mode == AXL_NVQ_REPLAY ? 0 : LIVE(q->fn->DeviceGetNvLinkRemotePciInfo, d, link, out);
+	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetNvLinkRemotePciInfo, d, link, out);
 	return q_struct(q, "nvmlDeviceGetNvLinkRemotePciInfo", d, &link, 1, pci_fields, out, sizeof *out, r);
 }
 
@@ -751,7 +549,7 @@ nvmlReturn_t axl__nvq_memory(struct axl__nvq *q, nvmlDevice_t d, nvmlMemory_v2_t
 	memset(out, 0, sizeof *out);
 	out->version = AXL_NVML_MEMORY_V2;
 	*v2 = true;
-	nvmlReturn_t r = q->mode == AXL_NVQ_REPLAY ? 0 : LIVE(q->fn->DeviceGetMemoryInfo_v2, d, out);
+	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetMemoryInfo_v2, d, out);
 	r = q_struct(q, "nvmlDeviceGetMemoryInfo_v2", d, NULL, 0, mem_fields, out, sizeof *out, r);
 	if (r == NVML_SUCCESS || r == NVML_ERROR_GPU_IS_LOST || r == NVML_ERROR_NO_PERMISSION)
 		return r;
@@ -760,7 +558,7 @@ nvmlReturn_t axl__nvq_memory(struct axl__nvq *q, nvmlDevice_t d, nvmlMemory_v2_t
 	*v2 = false;
 	nvmlMemory_t m;
 	memset(&m, 0, sizeof m);
-	r = q->mode == AXL_NVQ_REPLAY ? 0 : LIVE(q->fn->DeviceGetMemoryInfo, d, &m);
+	r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetMemoryInfo, d, &m);
 	r = q_struct(q, "nvmlDeviceGetMemoryInfo", d, NULL, 0, mem1_fields, &m, sizeof m, r);
 	memset(out, 0, sizeof *out);
 	out->total = m.total;
@@ -773,7 +571,7 @@ nvmlReturn_t axl__nvq_bar1(struct axl__nvq *q, nvmlDevice_t d, nvmlBAR1Memory_t 
 {
 	q->calls++;
 	memset(out, 0, sizeof *out);
-	nvmlReturn_t r = q->mode == AXL_NVQ_REPLAY ? 0 : LIVE(q->fn->DeviceGetBAR1MemoryInfo, d, out);
+	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetBAR1MemoryInfo, d, out);
 	return q_struct(q, "nvmlDeviceGetBAR1MemoryInfo", d, NULL, 0, bar1_fields, out, sizeof *out, r);
 }
 
@@ -781,7 +579,7 @@ nvmlReturn_t axl__nvq_attributes(struct axl__nvq *q, nvmlDevice_t d, nvmlDeviceA
 {
 	q->calls++;
 	memset(out, 0, sizeof *out);
-	nvmlReturn_t r = q->mode == AXL_NVQ_REPLAY ? 0 : LIVE(q->fn->DeviceGetAttributes, d, out);
+	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetAttributes, d, out);
 	return q_struct(q, "nvmlDeviceGetAttributes", d, NULL, 0, attr_fields, out, sizeof *out, r);
 }
 
@@ -791,14 +589,14 @@ nvmlReturn_t axl__nvq_gi_profile(struct axl__nvq *q, nvmlDevice_t d, unsigned pr
 	q->calls++;
 	memset(out, 0, sizeof *out);
 	out->version = AXL_NVML_GI_PROFILE_INFO_V2;
-	nvmlReturn_t r = q->mode == AXL_NVQ_REPLAY ? 0 : LIVE(q->fn->DeviceGetGpuInstanceProfileInfoV, d, profile, out);
+	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetGpuInstanceProfileInfoV, d, profile, out);
 	r = q_struct(q, "nvmlDeviceGetGpuInstanceProfileInfoV", d, &profile, 1, gi_fields, out, sizeof *out, r);
 	if (r != NVML_ERROR_FUNCTION_NOT_FOUND && r != NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
 		return r;
 	q->calls++;
 	nvmlGpuInstanceProfileInfo_t v1;
 	memset(&v1, 0, sizeof v1);
-	r = q->mode == AXL_NVQ_REPLAY ? 0 : LIVE(q->fn->DeviceGetGpuInstanceProfileInfo, d, profile, &v1);
+	r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetGpuInstanceProfileInfo, d, profile, &v1);
 	r = q_struct(q, "nvmlDeviceGetGpuInstanceProfileInfo", d, &profile, 1, gi1_fields, &v1, sizeof v1, r);
 	memset(out, 0, sizeof *out);
 	out->id = v1.id;
@@ -822,17 +620,17 @@ nvmlReturn_t axl__nvq_pair(struct axl__nvq *q, const char *f,
 	q->calls++;
 	nvmlReturn_t r;
 	*out = 0;
-	if (q->mode == AXL_NVQ_REPLAY) {
-		*out = jv_u32(find(q, f, hid(q, a), hid(q, b), NULL, 0, &r));
+	if (q->v.mode == AXL__VREC_REPLAY) {
+		*out = jv_u32(axl__vrec_find(&q->v, f, hid(q, a), hid(q, b), NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r));
 		return r;
 	}
 	r = LIVE(fn, a, b, out);
-	if (q->mode == AXL_NVQ_RECORD) {
+	if (q->v.mode == AXL__VREC_RECORD) {
 		struct axl__json w;
-		rec_begin(q, &w, f, hid(q, a), hid(q, b), NULL, 0, r);
+		axl__vrec_begin(&q->v, &w, f, hid(q, a), hid(q, b), NULL, 0, r);
 		if (r == NVML_SUCCESS)
 			axl__json_kint(&w, "o", *out);
-		rec_end(q, &w);
+		axl__vrec_end(&q->v, &w);
 	}
 	return r;
 }
@@ -843,17 +641,17 @@ nvmlReturn_t axl__nvq_p2p(struct axl__nvq *q, nvmlDevice_t a, nvmlDevice_t b, un
 	q->calls++;
 	nvmlReturn_t r;
 	*out = 0;
-	if (q->mode == AXL_NVQ_REPLAY) {
-		*out = jv_u32(find(q, f, hid(q, a), hid(q, b), &index, 1, &r));
+	if (q->v.mode == AXL__VREC_REPLAY) {
+		*out = jv_u32(axl__vrec_find(&q->v, f, hid(q, a), hid(q, b), &index, 1, NVML_ERROR_NOT_SUPPORTED, &r));
 		return r;
 	}
 	r = LIVE(q->fn->DeviceGetP2PStatus, a, b, index, out);
-	if (q->mode == AXL_NVQ_RECORD) {
+	if (q->v.mode == AXL__VREC_RECORD) {
 		struct axl__json w;
-		rec_begin(q, &w, f, hid(q, a), hid(q, b), &index, 1, r);
+		axl__vrec_begin(&q->v, &w, f, hid(q, a), hid(q, b), &index, 1, r);
 		if (r == NVML_SUCCESS)
 			axl__json_kint(&w, "o", *out);
-		rec_end(q, &w);
+		axl__vrec_end(&q->v, &w);
 	}
 	return r;
 }

@@ -17,22 +17,15 @@
 #include <stdint.h>
 
 #include "nvml_api.h"
+#include "../vrec.h"
 #include "../../util/jsonr.h"
 #include "../../util/strbuf.h"
 
 #define AXL_NVQ_MAX_HANDLES 1024
 
-enum axl__nvq_mode { AXL_NVQ_LIVE, AXL_NVQ_RECORD, AXL_NVQ_REPLAY };
-
-struct axl__nvq_rec;
-
 struct axl__nvq {
-	enum axl__nvq_mode mode;
+	struct axl__vrec v;             /* live, recording or replaying (vrec.h) */
 	const struct axl__nvml_fns *fn; /* live and record */
-	struct axl__sb rec;             /* record: the JSON lines */
-	struct axl__jdoc *doc;          /* replay: the parsed lines */
-	struct axl__nvq_rec *recs;      /* replay: sorted by key */
-	size_t nrecs;
 	struct {
 		nvmlDevice_t h;
 		char id[24];
@@ -45,9 +38,6 @@ struct axl__nvq {
  * the resolved table or NULL with a reason in why. Never unloaded. */
 const struct axl__nvml_fns *axl__nvml_load(const char *path, char *why, size_t cap);
 
-/* Replay: load the recorded lines (text[0..len)); false with a reason on bad input. */
-bool axl__nvq_replay_open(struct axl__nvq *q, const char *text, size_t len, char *why, size_t cap);
-void axl__nvq_fini(struct axl__nvq *q);
 
 /* NVML's name for a return code ("Not Supported"), for warnings. */
 const char *axl__nvml_strerror(nvmlReturn_t r);
