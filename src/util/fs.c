@@ -263,3 +263,19 @@ bool axl__fs_isdir(const struct axl__fs *fs, int dirfd, const char *path)
 	close(fd);
 	return true;
 }
+
+int axl__write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}

@@ -58,4 +58,7 @@ bool axl__fs_exists(const struct axl__fs *fs, int dirfd, const char *path);
 /* Is path a directory (following links)? */
 bool axl__fs_isdir(const struct axl__fs *fs, int dirfd, const char *path);
 
+/* Write all of buf to fd (retrying short writes and EINTR): 0 or -errno. */
+int axl__write_all(int fd, const void *buf, size_t n);
+
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "json.h"
+#include "parse.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -69,39 +70,6 @@ void axl__json_obj_end(struct axl__json *w) { close_(w, '}'); }
 void axl__json_arr(struct axl__json *w) { open_(w, '['); }
 void axl__json_arr_end(struct axl__json *w) { close_(w, ']'); }
 
-/* Length of a valid UTF-8 sequence at s (max n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 void axl__json_escape(struct axl__sb *sb, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -131,7 +99,7 @@ void axl__json_escape(struct axl__sb *sb, const char *str, size_t n)
 			i++;
 			continue;
 		}
-		size_t l = utf8_len(s + i, n - i);
+		size_t l = axl__utf8_len(s + i, n - i);
 		if (l == 0) {
 			axl__sb_put(sb, "\\ufffd", 6);
 			i++;

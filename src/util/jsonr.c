@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "jsonr.h"
+#include "parse.h"
 
 struct block {
 	struct block *next;
@@ -126,37 +127,6 @@ static size_t put_utf8(char *o, unsigned cp)
 	return 4;
 }
 
-/* Length of a valid UTF-8 sequence at s (at most n bytes), 0 when invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	unsigned cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		cp = c & 0x07;
-	} else
-		return 0;
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
-
 /* ps->p at the opening quote. The decoded string is never longer than the source. */
 static const char *string(struct parser *ps, size_t *outlen)
 {
@@ -184,7 +154,7 @@ static const char *string(struct parser *ps, size_t *outlen)
 			return NULL;
 		}
 		if (c != '\\') {
-			size_t l = utf8_len((const unsigned char *)ps->p, (size_t)(q - ps->p));
+			size_t l = axl__utf8_len((const unsigned char *)ps->p, (size_t)(q - ps->p));
 			if (!l) {
 				fail(ps, "invalid UTF-8 in a string");
 				return NULL;

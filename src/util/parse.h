@@ -42,4 +42,8 @@ int axl__parse_kb_size(const char *s, uint64_t *bytes);
 /* Is s printable UTF-8/ASCII text with no control characters besides \t\n? */
 bool axl__is_text(const char *s, size_t len);
 
+/* Length of the valid UTF-8 sequence at s (at most n bytes, n >= 1): 1-4, or 0 when it
+ * is not one (overlong forms, surrogates and code points above U+10FFFF are not). */
+size_t axl__utf8_len(const unsigned char *s, size_t n);
+
 #endif

@@ -2,6 +2,7 @@
 /* Reading capture files safely (tar.h); tar_write.c writes them. */
 #define _GNU_SOURCE
 #include "tar.h"
+#include "fs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,22 +20,6 @@
 #define PAX_MAX (64u << 10)     /* bytes of one pax extended header */
 #define TRAILER_MAX (4u << 20)  /* zero bytes accepted after the end-of-archive blocks */
 #define CHUNK (64u << 10)
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 /* ==== reading ===================================================================== */
 
@@ -363,7 +348,7 @@ static int skip_or_copy(struct src *s, uint64_t size, int outfd)
 			return fail(s, -EBADMSG, "truncated archive");
 		if (outfd >= 0 && size) {
 			size_t w = n > size ? (size_t)size : n;
-			int rc = write_all(outfd, buf, w);
+			int rc = axl__write_all(outfd, buf, w);
 			if (rc)
 				return fail(s, rc, "cannot write the unpacked tree: %s", strerror(-rc));
 			size -= w;

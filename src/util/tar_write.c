@@ -2,6 +2,7 @@
 /* Writing capture files: gzip-compressed POSIX tar (tar.h). */
 #define _GNU_SOURCE
 #include "tar.h"
+#include "fs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,22 +14,6 @@
 #define BLOCK 512
 #define NAME_MAX_LEN 4095
 #define CHUNK (64u << 10)
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 struct axl__tar_writer {
 	int fd;
@@ -72,7 +57,7 @@ static int gz_put(struct axl__tar_writer *w, const void *data, size_t len, int f
 			w->z.avail_out = sizeof w->out;
 			if (deflate(&w->z, f) == Z_STREAM_ERROR)
 				return w->err = -EIO;
-			int rc = write_all(w->fd, w->out, sizeof w->out - w->z.avail_out);
+			int rc = axl__write_all(w->fd, w->out, sizeof w->out - w->z.avail_out);
 			if (rc)
 				return w->err = rc;
 		} while (w->z.avail_out == 0);
