@@ -54,6 +54,14 @@ static void cell_code(const struct axl_link *l, char *out, size_t cap)
 		snprintf(out, cap, "NVS");
 	} else if (strcmp(k, "xgmi") == 0) {
 		snprintf(out, cap, "XGMI");
+	} else if (strcmp(k, "neuronlink") == 0) {
+		if (l->link_count >= 0)
+			snprintf(out, cap, "NL%d", l->link_count);
+		else
+			snprintf(out, cap, "NL");
+	} else if (strcmp(k, "board") == 0) {
+		/* two GPUs of one board (NVML's "internal"): a switch on the board */
+		snprintf(out, cap, "PIX");
 	} else if (strcmp(k, "pcie-switch") == 0) {
 		snprintf(out, cap, l->pcie_switches > 1 ? "PXB" : "PIX");
 	} else if (strcmp(k, "host-bridge") == 0) {
@@ -262,6 +270,7 @@ static void print_legend(const axl_inventory *inv)
 	else
 		printf("  NVS  = the NVSwitch fabric\n");
 	printf("  XGMI = AMD Infinity Fabric (one XGMI hive)\n"
+	       "  NL#  = # AWS NeuronLink ports\n"
 	       "  -    = not known\n");
 }
 
