@@ -3,7 +3,8 @@
  * Whole discovery on a hostile tree. The input is split on 0x00 bytes into the
  * contents of a fixed set of files of a small sysroot (a GPU's attributes, the NVIDIA
  * and amdgpu driver files, a KFD node, /proc files, a class device's uevent); the
- * rest of the tree is well formed. Discovery and the JSON document must survive
+ * rest of the tree is well formed. The last file is a capture's NVML answers, replayed
+ * through the NVML backend. Discovery and the JSON document must survive
  * anything and never report garbage as a known value of the wrong type.
  */
 #define _GNU_SOURCE
@@ -42,6 +43,8 @@ static const char *const files[] = {
 	"sys/class/kfd/kfd/topology/nodes/2/properties",
 	"sys/class/kfd/kfd/topology/nodes/3/properties",
 	"sys/class/kfd/kfd/topology/nodes/3/io_links/0/properties",
+	/* NVML's recorded answers: the NVML backend replays them on any tree */
+	"axl-capture/nvml.jsonl",
 };
 #define NFILES (sizeof files / sizeof *files)
 
