@@ -440,7 +440,11 @@ static void read_topology(void)
     const struct axl__jv *v = &g_system->items[k];
     unsigned a, b;
     char what[32];
-    if (v->type != AXL__J_STR || sscanf(key, "(Topology) %31s between DRM devices %u and %u", what, &a, &b) != 3)
+    if (v->type != AXL__J_STR)
+      continue;
+    if (sscanf(key, "(Topology) Link type between DRM devices %u and %u", &a, &b) == 2)
+      snprintf(what, sizeof(what), "Link");
+    else if (sscanf(key, "(Topology) %31s between DRM devices %u and %u", what, &a, &b) != 3)
       continue;
     if (a >= MAX_GPUS || b >= MAX_GPUS || a == b)
       continue;
@@ -464,17 +468,21 @@ static void read_topology(void)
 
 /* ---- the extra file (AXL_RSMI_DOUBLE_EXTRA) ------------------------------------------------------ */
 
-/* the GPUs a selector names: "*" every one, else the one at that PCI address */
+/* the GPUs a selector names: "*" every one, "cardN" the capture's cardN, else every one
+ * at that PCI address (all partitions of a GPU) */
 static int select_gpus(const char *sel, int *out)
 {
   int n = 0;
-  uint64_t bdf;
-  int any = strcmp(sel, "*") == 0;
-  if (!any && parse_bdf(sel, &bdf))
+  uint64_t bdf = 0;
+  int any = strcmp(sel, "*") == 0, card = strncmp(sel, "card", 4) == 0;
+  if (!any && !card && parse_bdf(sel, &bdf))
     return -1;
   for (unsigned i = 0; i < g_n; i++)
-    if (any || (g_gpu[i].has_bdf && (g_gpu[i].bdf & ~0xf0000000ull) == bdf))
+    if (any || (card && strcmp(g_gpu[i].key, sel) == 0) ||
+        (!card && g_gpu[i].has_bdf && (g_gpu[i].bdf & ~0xf0000000ull) == bdf))
       out[n++] = (int)i;
+  if (card && n == 0)
+    return -1;
   return n;
 }
 

@@ -149,9 +149,6 @@ static void collect_dev(struct rs_job *j, unsigned i)
 		d->has_str[k] = r == RSMI_STATUS_SUCCESS && d->str[k][0];
 		check(j, i, strn[k], r);
 	}
-	r = axl__rsq_u64(q, RSQ_HIVE_ID, i, &d->hive);
-	d->has_hive = r == RSMI_STATUS_SUCCESS;
-	check(j, i, "rsmi_dev_xgmi_hive_id_get", r);
 	static const unsigned mtype[RS_MEM__N] = {RSMI_MEM_TYPE_VRAM, RSMI_MEM_TYPE_VIS_VRAM, RSMI_MEM_TYPE_GTT};
 	for (int m = 0; m < RS_MEM__N; m++) {
 		r = axl__rsq_u64a(q, RSQ_MEMORY_TOTAL, i, mtype[m], &d->mem_total[m]);

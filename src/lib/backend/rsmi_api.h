@@ -123,7 +123,6 @@ struct axl__rsmi_fns {
 	/* ROCm 6 (optional) */
 	rsmi_status_t (*dev_compute_partition_get)(uint32_t dv, char *buf, uint32_t len);
 	rsmi_status_t (*dev_memory_partition_get)(uint32_t dv, char *buf, uint32_t len);
-	rsmi_status_t (*dev_xgmi_hive_id_get)(uint32_t dv, uint64_t *hive);
 	rsmi_status_t (*topo_get_numa_node_number)(uint32_t dv, uint32_t *node);
 	rsmi_status_t (*topo_get_link_type)(uint32_t a, uint32_t b, uint64_t *hops, int *type);
 	/* MB/s; "works if src and dst are connected via xgmi and have 1 hop distance" */

@@ -63,10 +63,11 @@ static void apply_clock(struct axl_inventory *inv, unsigned i, struct axl_device
 		axl__warn(inv, SRC, NULL, "GPU %u: %u %s clock levels? ignored", i, f->num, what);
 		return;
 	}
-	int64_t top = -1;
+	int64_t top = 0;
 	for (uint32_t k = 0; k < f->num; k++) {
+		/* a level of 0 MHz is a gated clock (RDNA GFXOFF; pp_dpm_sclk says "0Mhz" too) */
 		int64_t m = mhz(f->hz[k]);
-		if (m <= 0 || m >= 100000) {
+		if (m >= 100000) {
 			axl__warn(inv, SRC, NULL, "GPU %u: a %s clock level of %llu Hz? ignored", i, what,
 				  (unsigned long long)f->hz[k]);
 			return;
@@ -77,7 +78,8 @@ static void apply_clock(struct axl_inventory *inv, unsigned i, struct axl_device
 	/* current beyond the table: no level is current (a power-gated domain) */
 	if (f->current < f->num)
 		axl__fill_int(dev, cur, R, mhz(f->hz[f->current]));
-	axl__fill_int(dev, max, R, top);
+	if (top > 0)
+		axl__fill_int(dev, max, R, top);
 }
 
 static void apply_partition(struct axl_inventory *inv, unsigned i, struct axl_device *dev, const char *tech,
@@ -168,7 +170,8 @@ static struct axl_device *place(struct axl_inventory *inv, struct rs_job *j, uns
 	return dev;
 }
 
-static void apply_dev(struct axl__scan *scan, struct rs_job *j, unsigned i, struct axl_device **devs)
+static void apply_dev(struct axl__scan *scan, struct rs_job *j, unsigned i, struct axl_device **devs,
+		      const char *driver)
 {
 	struct axl_inventory *inv = scan->inv;
 	const struct rs_dev *d = &j->devs[i];
@@ -210,8 +213,8 @@ static void apply_dev(struct axl__scan *scan, struct rs_job *j, unsigned i, stru
 		snprintf(uuid, sizeof uuid, "GPU-%016llx", (unsigned long long)d->unique_id);
 		axl__fill_str(inv, dev, AXL_ATTR_UUID, R, uuid);
 	}
-	if (j->has_driver && (s = text(inv, i, "the driver version", j->driver)))
-		axl__fill_str(inv, dev, AXL_ATTR_DRIVER_VERSION, R, s);
+	if (driver)
+		axl__fill_str(inv, dev, AXL_ATTR_DRIVER_VERSION, R, driver);
 
 	/* memory (bytes) */
 	const uint64_t limit = 1ull << 50;
@@ -301,8 +304,21 @@ static void apply_dev(struct axl__scan *scan, struct rs_job *j, unsigned i, stru
 
 void axl__rsmi_apply(struct axl__scan *scan, struct rs_job *j, struct axl_device **devs)
 {
+	/* the amdgpu module's version (or, for an in-tree driver, the kernel release that
+	 * rsmi_version_str_get falls back to): one for every GPU */
+	const char *driver = NULL;
+	if (j->has_driver) {
+		driver = j->driver;
+		for (const unsigned char *p = (const unsigned char *)driver; *p && driver; p++)
+			if (*p < 0x20 || *p == 0x7f) {
+				axl__warn(scan->inv, SRC, NULL, "the driver version holds control characters; ignored");
+				driver = NULL;
+			}
+		if (driver && (!driver[0] || strcmp(driver, "N/A") == 0))
+			driver = NULL;
+	}
 	for (unsigned i = 0; i < j->ndevs; i++)
-		apply_dev(scan, j, i, devs);
+		apply_dev(scan, j, i, devs, driver);
 }
 
 /* ---- links: after ids exist ---------------------------------------------------------------- */

@@ -48,7 +48,6 @@ static const struct {
 	{F(dev_gpu_clk_freq_get), "rsmi_dev_gpu_clk_freq_get"},
 	{F(dev_compute_partition_get), "rsmi_dev_compute_partition_get"},
 	{F(dev_memory_partition_get), "rsmi_dev_memory_partition_get"},
-	{F(dev_xgmi_hive_id_get), "rsmi_dev_xgmi_hive_id_get"},
 	{F(topo_get_numa_node_number), "rsmi_topo_get_numa_node_number"},
 	{F(topo_get_link_type), "rsmi_topo_get_link_type"},
 	{F(minmax_bandwidth_get), "rsmi_minmax_bandwidth_get"},
@@ -425,7 +424,7 @@ rsmi_status_t axl__rsq_str(struct axl__rsq *q, enum axl__rsq_str k, unsigned dv,
 rsmi_status_t axl__rsq_u64(struct axl__rsq *q, enum axl__rsq_u64 k, unsigned dv, uint64_t *out)
 {
 	static const char *const names[RSQ_U64__N] = {"rsmi_dev_pci_id_get", "rsmi_dev_unique_id_get",
-						       "rsmi_dev_xgmi_hive_id_get", "rsmi_dev_power_cap_default_get"};
+						       "rsmi_dev_power_cap_default_get"};
 	q->calls++;
 	char d[16];
 	*out = 0;
@@ -435,7 +434,6 @@ rsmi_status_t axl__rsq_u64(struct axl__rsq *q, enum axl__rsq_u64 k, unsigned dv,
 		switch (k) {
 		case RSQ_PCI_ID: r = LIVE(fn->dev_pci_id_get, dv, out); break;
 		case RSQ_UNIQUE_ID: r = LIVE(fn->dev_unique_id_get, dv, out); break;
-		case RSQ_HIVE_ID: r = LIVE(fn->dev_xgmi_hive_id_get, dv, out); break;
 		case RSQ_POWER_CAP_DEFAULT: r = LIVE(fn->dev_power_cap_default_get, dv, out); break;
 		default: r = AXL_RSMI_NO_FUNCTION; break;
 		}

@@ -8,7 +8,7 @@
  *            {"f":"rsmi_dev_name_get","d":"0","r":0,"o":"Arcturus GL-XL [Instinct MI100]"};
  *   replay:  answer from such lines (a call nobody recorded answers NOT_SUPPORTED).
  * Devices are named by their ROCm SMI index ("0"); a pair call names the second one in
- * "e". 64-bit ids (BDF, unique id, hive id) are recorded as "0x..." strings, so that
+ * "e". 64-bit ids (BDF, unique id) are recorded as "0x..." strings, so that
  * values above 2^63 come back exactly. Frequency tables are recorded decoded (whatever
  * layout the library had): {"num_supported":N,"current":C,"deep_sleep":B,"frequency":[Hz...]}.
  */
@@ -58,7 +58,7 @@ enum axl__rsq_str {
 	RSQ_NAME, RSQ_BRAND, RSQ_SERIAL, RSQ_VBIOS, RSQ_COMPUTE_PARTITION, RSQ_MEMORY_PARTITION,
 	RSQ_STR__N
 };
-enum axl__rsq_u64 { RSQ_PCI_ID, RSQ_UNIQUE_ID, RSQ_HIVE_ID, RSQ_POWER_CAP_DEFAULT, RSQ_U64__N };
+enum axl__rsq_u64 { RSQ_PCI_ID, RSQ_UNIQUE_ID, RSQ_POWER_CAP_DEFAULT, RSQ_U64__N };
 enum axl__rsq_u16 { RSQ_DEVICE_ID, RSQ_VENDOR_ID, RSQ_REVISION, RSQ_U16__N };
 /* with one integer argument: a memory type, a sensor index */
 enum axl__rsq_u64a { RSQ_MEMORY_TOTAL, RSQ_MEMORY_USAGE, RSQ_POWER_CAP, RSQ_U64A__N };

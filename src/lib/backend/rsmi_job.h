@@ -23,8 +23,8 @@ struct rs_dev {
 	bool has_u16[RSQ_U16__N];
 	char str[RSQ_STR__N][AXL_RSMI_STR];
 	bool has_str[RSQ_STR__N];
-	uint64_t unique_id, hive;
-	bool has_unique_id, has_hive;
+	uint64_t unique_id;
+	bool has_unique_id;
 	uint64_t mem_total[RS_MEM__N], mem_used[RS_MEM__N];
 	bool has_mem_total[RS_MEM__N], has_mem_used[RS_MEM__N];
 	uint64_t cap, cap_default, cap_max, cap_min; /* microwatts */
