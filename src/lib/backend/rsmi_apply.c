@@ -59,6 +59,11 @@ static void apply_clock(struct axl_inventory *inv, unsigned i, struct axl_device
 {
 	if (f->num == 0)
 		return; /* no levels: nothing known */
+	if (f->deep_sleep > 1) {
+		axl__warn(inv, SRC, NULL, "GPU %u: a %s clock table whose deep-sleep flag is %u? ignored", i, what,
+			  f->deep_sleep);
+		return;
+	}
 	if (f->num > AXL_RSMI_FREQ_V6) {
 		axl__warn(inv, SRC, NULL, "GPU %u: %u %s clock levels? ignored", i, f->num, what);
 		return;

@@ -523,8 +523,8 @@ rsmi_status_t axl__rsq_freq(struct axl__rsq *q, unsigned dv, unsigned clk, struc
 			out->num = (uint32_t)v;
 		if (o && axl__jv_int(o, "current", &v) && v >= 0 && v <= 0xffffffffll)
 			out->current = (uint32_t)v;
-		const struct axl__jv *ds = axl__jv_get(o, "deep_sleep");
-		out->deep_sleep = ds && ds->type == AXL__J_BOOL && ds->b;
+		if (o && axl__jv_int(o, "deep_sleep", &v) && v >= 0 && v <= 0xff)
+			out->deep_sleep = (unsigned)v;
 		const struct axl__jv *fr = axl__jv_get(o, "frequency");
 		for (size_t i = 0; fr && fr->type == AXL__J_ARR && i < fr->len && i < AXL_RSMI_FREQ_V6; i++)
 			out->hz[i] = get_u64(&fr->items[i]);
@@ -537,7 +537,11 @@ rsmi_status_t axl__rsq_freq(struct axl__rsq *q, unsigned dv, unsigned clk, struc
 	if (q->freq_v6) {
 		out->num = buf.v6.num_supported;
 		out->current = buf.v6.current;
-		out->deep_sleep = buf.v6.has_deep_sleep;
+		/* a byte, not a bool: a library of the other layout (or a buggy one) leaves
+		 * anything there, and loading that as a bool is undefined */
+		unsigned char ds;
+		memcpy(&ds, (const unsigned char *)&buf + offsetof(rsmi_frequencies_v6_t, has_deep_sleep), 1);
+		out->deep_sleep = ds;
 		max = AXL_RSMI_FREQ_V6;
 		for (size_t i = 0; i < max && i < out->num; i++)
 			out->hz[i] = buf.v6.frequency[i];
@@ -556,7 +560,7 @@ rsmi_status_t axl__rsq_freq(struct axl__rsq *q, unsigned dv, unsigned clk, struc
 			axl__json_obj(&w);
 			axl__json_kint(&w, "num_supported", out->num);
 			axl__json_kint(&w, "current", out->current);
-			axl__json_kbool(&w, "deep_sleep", out->deep_sleep);
+			axl__json_kint(&w, "deep_sleep", out->deep_sleep);
 			axl__json_key(&w, "frequency");
 			axl__json_arr(&w);
 			for (size_t i = 0; i < max && i < out->num; i++)

@@ -10,7 +10,7 @@
  * Devices are named by their ROCm SMI index ("0"); a pair call names the second one in
  * "e". 64-bit ids (BDF, unique id) are recorded as "0x..." strings, so that
  * values above 2^63 come back exactly. Frequency tables are recorded decoded (whatever
- * layout the library had): {"num_supported":N,"current":C,"deep_sleep":B,"frequency":[Hz...]}.
+ * layout the library had): {"num_supported":N,"current":C,"deep_sleep":0|1,"frequency":[Hz...]}.
  */
 #ifndef AXL_RSMI_CALL_H
 #define AXL_RSMI_CALL_H
@@ -32,7 +32,7 @@ struct axl__rsq {
  * said (not checked here); hz[] holds the first min(num, 33) levels. */
 struct axl__rsmi_freq {
 	uint32_t num, current;
-	bool deep_sleep;
+	unsigned deep_sleep; /* the byte the library wrote into its bool (0 or 1 when sane) */
 	uint64_t hz[AXL_RSMI_FREQ_V6];
 };
 
