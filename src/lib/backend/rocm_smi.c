@@ -145,6 +145,8 @@ static void collect_dev(struct rs_job *j, unsigned i)
 		"rsmi_dev_name_get",          "rsmi_dev_brand_get",          "rsmi_dev_serial_number_get",
 		"rsmi_dev_vbios_version_get", "rsmi_dev_compute_partition_get", "rsmi_dev_memory_partition_get"};
 	for (int k = 0; k < RSQ_STR__N; k++) {
+		if (k == RSQ_BRAND && d->has_str[RSQ_NAME])
+			continue; /* the brand only names a GPU whose name is unknown */
 		r = axl__rsq_str(q, (enum axl__rsq_str)k, i, d->str[k], sizeof d->str[k]);
 		d->has_str[k] = r == RSMI_STATUS_SUCCESS && d->str[k][0];
 		check(j, i, strn[k], r);
