@@ -3,10 +3,10 @@
  * What ROCm SMI said, onto the inventory (main thread). ROCm SMI reads the same sysfs
  * files the amdgpu backend reads (mem_info_*, pp_dpm_*, hwmon power1_cap*, the KFD
  * topology, current_*_partition), at a later moment: where the amdgpu backend has a
- * value, it stays, and ROCm SMI only fills what is unknown. The exceptions are none;
- * in particular the model name: ROCm SMI's rsmi_dev_name_get is the board's FRU
- * product name or the pci.ids name, so it names the GPU only when neither sysfs nor
- * axl's device database does.
+ * value, it stays, and ROCm SMI only fills what is unknown, without exception. The
+ * model name goes further: ROCm SMI's rsmi_dev_name_get is the board's FRU product name
+ * or the pci.ids name, so it names the GPU only when neither sysfs nor axl's device
+ * database does.
  *
  * Every value is checked before it is believed: a library that returns nonsense (a
  * clock of 4 THz, more VRAM used than there is, a name full of control characters, a
