@@ -7,12 +7,16 @@ Runs `axl list --json --timing` RUNS times on
   - every synthetic node tree in tests/trees/nodes (built with tests/trees/mktree.py),
   - the NVML test double (tests/nvml_double) answering from real nvidia-smi captures,
     once per capture, with and without the NVML backend (AXL_BACKENDS=-nvml),
+  - the ROCm SMI test double (tests/rocm_smi_double) answering from rocm-smi captures,
+    once per capture, and the 8x MI300X tree with and without it (AXL_BACKENDS=-rocm-smi),
 and prints the median milliseconds of each stage ("host", "pci", one per backend,
-"devnodes", "devicedb", "links", and "nvml.calls", the NVML worker's own time, which
-overlaps the PCI scan) plus the median wall time of the whole command.
+"devnodes", "devicedb", "links", and "nvml.calls" / "rocm-smi.calls", the vendor
+worker's own time, which overlaps the PCI scan) plus the median wall time of the whole
+command.
 
 Environment: AXL (default build/axl), RUNS (default 15), NODES (space-separated spec
 names, default all), DOUBLE (default build/tests/nvml_double/libnvidia-ml.so.1),
+RSMI_DOUBLE (default build/tests/rocm_smi_double/librocm_smi64.so.7),
 BENCH_OUT (default build/bench). Always exits 0: a benchmark, not a test.
 """
 import glob
@@ -28,6 +32,8 @@ REPO = os.path.dirname(HERE)
 AXL = os.environ.get("AXL", os.path.join(REPO, "build", "axl"))
 RUNS = int(os.environ.get("RUNS", "15"))
 DOUBLE = os.environ.get("DOUBLE", os.path.join(REPO, "build", "tests", "nvml_double", "libnvidia-ml.so.1"))
+RSMI_DOUBLE = os.environ.get("RSMI_DOUBLE", os.path.join(REPO, "build", "tests", "rocm_smi_double",
+                                                         "librocm_smi64.so.7"))
 OUT = os.environ.get("BENCH_OUT", os.path.join(REPO, "build", "bench"))
 
 
@@ -96,6 +102,35 @@ def main():
             row("nvml off (a100 capture)", s, w, out)
     else:
         print("bench: no NVML double at %s (build the tests); NVML rows skipped" % DOUBLE)
+    fixtures = os.path.join(REPO, "tests", "rocm_smi_double", "fixtures")
+    if os.access(RSMI_DOUBLE, os.R_OK) and os.path.isdir(fixtures):
+        empty = os.path.join(OUT, "empty-root")
+        os.makedirs(empty, exist_ok=True)
+
+        def rsmi_env(name, **more):
+            e = dict(env, AXL_ROCM_SMI_LIBRARY=RSMI_DOUBLE, AXL_RSMI_DOUBLE_JSON=os.path.join(fixtures, name + ".json"))
+            for x in (name, name.rsplit("_rocm", 1)[0]):
+                if os.path.exists(os.path.join(fixtures, x + ".extra")):
+                    e["AXL_RSMI_DOUBLE_EXTRA"] = os.path.join(fixtures, x + ".extra")
+                    break
+            e.update(more)
+            return e
+        for js in sorted(glob.glob(os.path.join(fixtures, "*.json"))):
+            name = os.path.basename(js)[:-5]
+            s, w = measure(["--sysroot", empty], rsmi_env(name))
+            if s:
+                row("rocm-smi " + name, s, w, out)
+        tree = os.path.join(trees, "mi300x-8x")
+        if not os.path.isdir(tree):
+            subprocess.run([sys.executable, os.path.join(REPO, "tests", "trees", "mktree.py"),
+                            os.path.join(REPO, "tests", "trees", "nodes", "mi300x-8x.json"), tree], check=True,
+                           capture_output=True)
+        for label, more in (("on", {}), ("off", {"AXL_BACKENDS": "-rocm-smi"})):
+            s, w = measure(["--sysroot", tree], rsmi_env("synthetic-mi300x-8x", **more))
+            if s:
+                row("rocm-smi %s (mi300x-8x tree)" % label, s, w, out)
+    else:
+        print("bench: no ROCm SMI double at %s (build the tests); ROCm SMI rows skipped" % RSMI_DOUBLE)
     with open(os.path.join(OUT, "backends.txt"), "w") as f:
         f.write("\n".join(out) + "\n")
     return 0

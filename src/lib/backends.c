@@ -17,6 +17,7 @@ static const struct axl__backend backend_pci = {
 extern const struct axl__backend axl__backend_nvidia;
 extern const struct axl__backend axl__backend_nvml;
 extern const struct axl__backend axl__backend_amdgpu;
+extern const struct axl__backend axl__backend_rocm_smi;
 extern const struct axl__backend axl__backend_amdxdna;
 extern const struct axl__backend axl__backend_intel;
 extern const struct axl__backend axl__backend_habana;
@@ -31,6 +32,7 @@ const struct axl__backend *const axl__backends[] = {
 	&axl__backend_nvidia,
 	&axl__backend_nvml,
 	&axl__backend_amdgpu,
+	&axl__backend_rocm_smi,
 	&axl__backend_amdxdna,
 	&axl__backend_intel,
 	&axl__backend_habana,
