@@ -19,6 +19,7 @@ extern const struct axl__backend axl__backend_nvml;
 extern const struct axl__backend axl__backend_amdgpu;
 extern const struct axl__backend axl__backend_amdxdna;
 extern const struct axl__backend axl__backend_intel;
+extern const struct axl__backend axl__backend_level_zero;
 extern const struct axl__backend axl__backend_habana;
 extern const struct axl__backend axl__backend_neuron;
 extern const struct axl__backend axl__backend_tpu;
@@ -33,6 +34,7 @@ const struct axl__backend *const axl__backends[] = {
 	&axl__backend_amdgpu,
 	&axl__backend_amdxdna,
 	&axl__backend_intel,
+	&axl__backend_level_zero,
 	&axl__backend_habana,
 	&axl__backend_neuron,
 	&axl__backend_tpu,
