@@ -105,10 +105,14 @@ static void apply_identity(struct axl__scan *scan, unsigned i, const struct ze_d
 		if ((s = text(inv, i, "the model name", p->modelName)) || (s = text(inv, i, "the device name", p->core.name)))
 			axl__fill_str(inv, dev, AXL_ATTR_MODEL, Z, s);
 	}
-	bool zero = true;
-	for (int k = 0; k < ZE_MAX_DEVICE_UUID_SIZE; k++)
+	bool zero = true, ones = true;
+	for (int k = 0; k < ZE_MAX_DEVICE_UUID_SIZE; k++) {
 		zero = zero && p->core.uuid[k] == 0;
-	if (!zero) {
+		ones = ones && p->core.uuid[k] == 0xff;
+	}
+	if (ones)
+		axl__warn(inv, SRC, NULL, "device %u: a UUID of all ones? ignored", i);
+	else if (!zero) {
 		char u[40];
 		const uint8_t *b = p->core.uuid;
 		snprintf(u, sizeof u, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
@@ -121,10 +125,16 @@ static void apply_identity(struct axl__scan *scan, unsigned i, const struct ze_d
 		axl__fill_str(inv, dev, AXL_ATTR_SERIAL, Z, s);
 	if ((s = text(inv, i, "the driver version", p->driverVersion)))
 		axl__fill_str(inv, dev, AXL_ATTR_DRIVER_VERSION, Z, s);
-	if (p->core.coreClockRate > 0 && p->core.coreClockRate < 100000)
-		axl__fill_int(dev, AXL_ATTR_CLOCK_GRAPHICS_MAX, Z, p->core.coreClockRate);
-	else if (p->core.coreClockRate != 0)
-		axl__warn(inv, SRC, NULL, "device %u: a core clock of %u MHz? ignored", i, p->core.coreClockRate);
+}
+
+/* The core clock: the maximum when no GPU frequency domain said (after apply_frequency). */
+static void apply_core_clock(struct axl_inventory *inv, unsigned i, const struct ze_dev *d, struct axl_device *dev)
+{
+	uint32_t mhz = d->props.core.coreClockRate;
+	if (mhz > 0 && mhz < 100000)
+		axl__fill_int(dev, AXL_ATTR_CLOCK_GRAPHICS_MAX, Z, mhz);
+	else if (mhz != 0)
+		axl__warn(inv, SRC, NULL, "device %u: a core clock of %u MHz? ignored", i, mhz);
 }
 
 /* Xe-cores (Level Zero's sub-slices) and EUs (vector engines) of a GPU, its tiles. */
@@ -357,14 +367,20 @@ static void apply_ports(struct axl_inventory *inv, unsigned i, const struct ze_d
 													     : -1;
 		if (x->active != 1)
 			continue;
+		/* the rate now, else the port's maximum; -1 is the specification's "unknown" */
 		double g = port_gbps(p->s.rxSpeed.bitRate, p->s.txSpeed.bitRate);
-		if (g < 0)
-			g = port_gbps(p->p.maxRxSpeed.bitRate, p->p.maxTxSpeed.bitRate);
-		if (g > 0)
-			x->bandwidth_gbps = g;
-		else if (p->s.rxSpeed.bitRate > 0 || p->s.txSpeed.bitRate > 0)
+		if (g < 0 && (p->s.rxSpeed.bitRate > 0 || p->s.txSpeed.bitRate > 0))
 			axl__warn(inv, SRC, NULL, "device %u: Xe Link port %u at %lld bits/s? ignored", i, k,
 				  (long long)p->s.rxSpeed.bitRate);
+		if (g < 0) {
+			g = port_gbps(p->p.maxRxSpeed.bitRate, p->p.maxTxSpeed.bitRate);
+			if (g < 0 && (p->p.maxRxSpeed.bitRate > 0 || p->p.maxTxSpeed.bitRate > 0 ||
+				      p->p.maxRxSpeed.bitRate < -1))
+				axl__warn(inv, SRC, NULL, "device %u: Xe Link port %u at most %lld bits/s? ignored", i, k,
+					  (long long)p->p.maxRxSpeed.bitRate);
+		}
+		if (g > 0)
+			x->bandwidth_gbps = g;
 		x->remote_kind = "unknown";
 	}
 }
@@ -424,6 +440,8 @@ void axl__ze_apply(struct axl__scan *scan, struct ze_job *j, struct axl_device *
 		}
 		apply_memory(scan, i, d, dev);
 		apply_frequency(inv, i, d, dev);
+		if (d->has_props)
+			apply_core_clock(inv, i, d, dev);
 		apply_power(inv, i, d, dev);
 		apply_engines(inv, i, d, dev);
 		apply_ports(inv, i, d, dev);
