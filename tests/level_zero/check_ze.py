@@ -404,9 +404,29 @@ class PortState(ctypes.Structure):
                 ("rxSpeed", PortSpeed), ("txSpeed", PortSpeed)]
 
 
+def sanitizer_runtimes(lib):
+    """The sanitizer runtimes a library was linked with (an ASan build of the double):
+    they must be preloaded before Python can load it."""
+    p = subprocess.run(["ldd", lib], capture_output=True, text=True)
+    return [m.group(1) for m in re.finditer(r"=>\s*(\S*lib(?:asan|ubsan)\.so[.0-9]*)", p.stdout)]
+
+
 def check_layout(args):
     """Sizes the C layout rules give the specification's structs (ze_api.h static_asserts
     say the same for axl's declarations), then the double's answers read through them."""
+    global passed, failed
+    rt = sanitizer_runtimes(args.double)
+    if rt and "AXL_ZE_LAYOUT_CHILD" not in os.environ:
+        env = dict(os.environ, LD_PRELOAD=":".join(rt), AXL_ZE_LAYOUT_CHILD="1",
+                   ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0")
+        p = subprocess.run([sys.executable] + sys.argv, env=env, capture_output=True, text=True)
+        sys.stdout.write("".join(l + "\n" for l in p.stdout.splitlines() if l.startswith("FAIL")))
+        m = re.search(r"(\d+) passed, (\d+) failed", p.stdout)
+        ok(m is not None, "layout: the check under the sanitizer runtimes ran (%s)" % p.stderr[-300:])
+        if m:
+            passed += int(m.group(1))
+            failed += int(m.group(2))
+        return
     for cls, size in ((CoreProps, 368), (DevProps, 776), (PciProps, 56), (MemProps, 48), (FreqProps, 48),
                       (LimitDesc, 48), (PortState, 72)):
         eq(ctypes.sizeof(cls), size, "layout: sizeof " + cls.__name__)
@@ -610,6 +630,50 @@ def fault(args, kind):
         eq(len([l for l in lines if l.startswith(("zesInit", "zeInit"))]), 1, "calls-once: one initialisation")
         ok(0 < len(lines) < 400, "calls-once: %d calls for 2 devices" % len(lines))
         ok(not any(l.startswith("zeInit") for l in lines), "calls-once: zesInit, not zeInit")
+    elif kind == "hostile-replay":
+        # a capture's answers are input like any file: absurd counts, wrong types, huge
+        # strings, unknown handles, broken lines must cost nothing but their values
+        tree = tree_for("xe-desktop-b580", w)
+        os.makedirs(os.path.join(tree, "axl-capture"), exist_ok=True)
+        big = "x" * 100000
+        recs = [
+            {"f": "zesInit", "r": 0},
+            {"f": "zesDriverGet", "r": 0, "o": 4294967295},
+            {"f": "zesDeviceGet", "d": "drv0", "r": 0, "o": 1 << 40},
+            {"f": "zesDevicePciGetProperties", "d": "0", "r": 0,
+             "o": {"address.domain": 0, "address.bus": 3, "address.device": 0, "address.function": 0,
+                   "maxSpeed.gen": "four", "maxSpeed.width": -99999999999}},
+            {"f": "zesDeviceGetProperties", "d": "0", "r": 0,
+             "o": {"core.vendorId": 32902, "core.name": big, "modelName": [1, 2], "core.uuid": "zz" * 40,
+                   "core.numSlices": 1e300, "numSubdevices": -1, "boardNumber": {"a": 1}}},
+            {"f": "zesDeviceEnumMemoryModules", "d": "0", "r": 0, "o": -5},
+            {"f": "zesDeviceEnumFrequencyDomains", "d": "0", "r": 0, "o": 3},
+            {"f": "zesFrequencyGetProperties", "d": "0/freq0", "r": 0, "o": {"type": 0, "min": None, "max": "fast"}},
+            {"f": "zesFrequencyGetProperties", "d": "0/freq1", "r": 0, "o": {"type": 0, "min": 1, "max": 1e308}},
+            {"f": "zesDeviceEnumPowerDomains", "d": "0", "r": 0, "o": 1},
+            {"f": "zesPowerGetProperties", "d": "0/pwr0", "a": [1], "r": 0, "o": {"p.onSubdevice": 0, "e.domain": 1}},
+            {"f": "zesPowerGetLimitsExt", "d": "0/pwr0", "r": 0, "o": [{"level": 1, "limitUnit": 2, "enabled": 1,
+                                                                          "limit": 2147483647}] * 50},
+            {"f": "zesDevicePciGetProperties", "d": "7", "r": 0, "o": {}},
+            {"f": "zesDeviceEnumFabricPorts", "d": "0", "r": -1, "o": 99},
+        ]
+        with open(os.path.join(tree, "axl-capture", "level-zero.jsonl"), "w") as f:
+            for r in recs:
+                f.write(json.dumps(r) + "\n")
+        p, doc, _ = run(args, {}, w, root=tree, bare=True)
+        eq(p.returncode, 0, "hostile-replay: exit code (stderr %s)" % p.stderr[-300:])
+        if doc:
+            eq(len(doc["devices"]), 3, "hostile-replay: the three devices of the tree")
+            b580 = [d for d in doc["devices"] if get(d, "pci.address") == "0000:03:00.0"][0]
+            ok(len(b580.get("model", "")) < 1000, "hostile-replay: no 100 kB model")
+            eq(get(b580, "power.limit_watts"), 190, "hostile-replay: hwmon's power limit stays")
+            ok(all(len(m) < 2000 for m in warnings(doc)), "hostile-replay: bounded warnings")
+        with open(os.path.join(tree, "axl-capture", "level-zero.jsonl"), "w") as f:
+            f.write('{"f":"zesInit","r":0}\n{"f": broken\n')
+        p, doc, _ = run(args, {}, w, root=tree, bare=True)
+        eq(p.returncode, 0, "hostile-replay broken line: exit code")
+        if doc:
+            ok(any("not replayed" in m for m in warnings(doc)), "hostile-replay: a broken file is not replayed")
     elif kind == "backend-off":
         p, doc, _ = run(args, dict(base, AXL_ZE_DOUBLE_JSON=pvc, AXL_BACKENDS="-level-zero"), w,
                         root=tree_for("max-1550-2x", w))
@@ -642,7 +706,7 @@ def capture(args, name):
 
 
 FAULTS = ["no-json", "missing-library", "unsupported", "permission", "lost", "nonsense", "hang", "old-loader",
-          "zesinit-fails", "calls-once", "backend-off"]
+          "zesinit-fails", "calls-once", "backend-off", "hostile-replay"]
 
 
 def cases():

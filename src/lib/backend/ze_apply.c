@@ -385,6 +385,17 @@ static void apply_ports(struct axl_inventory *inv, unsigned i, const struct ze_d
 	}
 }
 
+/* Did the PCI scan see this function (and decide it is no accelerator)? */
+static bool pci_function_seen(const struct axl_inventory *inv, const zes_pci_address_t *a)
+{
+	for (size_t k = 0; k < inv->pcifns.n; k++) {
+		const struct axl__pcifn *f = &inv->pcifns.v[k];
+		if (f->domain == a->domain && f->bus == a->bus && f->devno == a->device && f->fn == a->function)
+			return true;
+	}
+	return false;
+}
+
 void axl__ze_apply(struct axl__scan *scan, struct ze_job *j, struct axl_device **devs)
 {
 	struct axl_inventory *inv = scan->inv;
@@ -410,6 +421,13 @@ void axl__ze_apply(struct axl__scan *scan, struct ze_job *j, struct axl_device *
 		if (seen)
 			continue; /* the same device again (a flat hierarchy of the legacy path) */
 		bool npu = d->has_props && d->props.core.type == ZE_DEVICE_TYPE_VPU;
+		if (!dev && !d->has_props)
+			continue; /* nothing but an address: not enough to add a device */
+		if (!dev && pci_function_seen(inv, a)) {
+			axl__warn(inv, SRC, NULL, "device %u: %04x:%02x:%02x.%u is a PCI function that is no accelerator; skipped",
+				  i, a->domain, a->bus, a->device, a->function);
+			continue;
+		}
 		if (!dev) {
 			/* sysman sees a device that the PCI scan did not (a container without /sys) */
 			axl_family fam = npu ? AXL_FAMILY_NPU : AXL_FAMILY_GPU;
