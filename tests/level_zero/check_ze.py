@@ -600,11 +600,14 @@ def fault(args, kind):
         ok(p.returncode == 0 and took < 10, "hang in zesInit: returned after %.1f s" % took)
     elif kind == "old-loader":
         # a loader before zesInit: sysman only with ZES_ENABLE_SYSMAN=1 from the start
-        p, doc, _ = run(args, {"AXL_ZE_LIBRARY": args.old, "AXL_ZE_DOUBLE_JSON": pvc}, w, bare=True)
+        log = os.path.join(w, "old.log")
+        p, doc, _ = run(args, {"AXL_ZE_LIBRARY": args.old, "AXL_ZE_DOUBLE_JSON": pvc, "AXL_ZE_DOUBLE_LOG": log}, w,
+                        bare=True)
         eq(p.returncode, 0, "old-loader: exit code")
         if doc:
             eq(doc["devices"], [], "old-loader without ZES_ENABLE_SYSMAN: nothing")
             ok(any("ZES_ENABLE_SYSMAN=1" in m for m in warnings(doc)), "old-loader: the warning names ZES_ENABLE_SYSMAN")
+            eq(open(log).read() if os.path.exists(log) else "", "", "old-loader: zeInit not even called")
         p, doc, _ = run(args, {"AXL_ZE_LIBRARY": args.old, "AXL_ZE_DOUBLE_JSON": pvc, "ZES_ENABLE_SYSMAN": "1"}, w, bare=True)
         if doc:
             eq(len(doc["devices"]), 2, "old-loader with ZES_ENABLE_SYSMAN=1: both devices")

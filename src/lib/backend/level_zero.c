@@ -378,6 +378,7 @@ static void ze_start(struct axl__scan *scan, size_t self)
 			return;
 		}
 	}
+	j->q.legacy_ok = ctx->ze_enable_sysman;
 	/* axl capture: every answer goes into the capture (replay: the file is carried) */
 	if (j->q.v.mode == AXL__VREC_LIVE && axl__capture_recording(ctx))
 		j->q.v.mode = AXL__VREC_RECORD;
@@ -424,8 +425,22 @@ static int ze_enumerate(struct axl__scan *scan)
 		axl__warn(inv, SRC, NULL, "%zu more Level Zero warnings not shown", j->dropped);
 	if (j->init_rc == AXL_ZE_NO_FUNCTION && j->q.v.mode == AXL__VREC_REPLAY) {
 		/* a capture without Level Zero records */
+	} else if (j->init_rc == AXL_ZE_NEED_ENV) {
+		/* an old loader: sysman only with the environment variable axl does not set */
+		char msg[300];
+		snprintf(msg, sizeof msg, "%s; sysman then needs ZES_ENABLE_SYSMAN=1 in the environment of the process "
+			 "(not set): Level Zero not used",
+			 j->q.zes_init_called ? "zesInit failed" : "this loader has no zesInit (it predates the Level Zero 1.5 specification)");
+		if (inv->ctx->ze_library)
+			axl__warn(inv, SRC, NULL, "%s", msg);
+		else
+			axl__log(inv->ctx, AXL_LOG_INFO, "%s: %s", SRC, msg);
+	} else if (j->init_rc == ZE_RESULT_ERROR_UNINITIALIZED && !inv->ctx->ze_library) {
+		/* the loader found no Level Zero driver: a loader installed as some program's
+		 * dependency without Intel's compute runtime is common; not worth a warning on
+		 * every listing */
+		axl__log(inv->ctx, AXL_LOG_INFO, "%s: %s: no Level Zero driver", SRC, j->q.legacy ? "zeInit" : "zesInit");
 	} else if (j->init_rc != ZE_RESULT_SUCCESS) {
-		/* no driver behind the loader is a normal state on a node being set up */
 		axl__warn(inv, SRC, NULL, "%s: %s (0x%x)", j->q.legacy ? "zeInit" : "zesInit",
 			  axl__ze_strerror(j->init_rc), (unsigned)j->init_rc);
 	} else {

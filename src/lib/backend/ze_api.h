@@ -47,7 +47,10 @@ enum {
 	ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION = 0x7800000d,
 	ZE_RESULT_ERROR_UNKNOWN = 0x7ffffffe,
 	/* not Level Zero's: axl's answer for a function the loader does not export */
-	AXL_ZE_NO_FUNCTION = 0x7fff0001
+	AXL_ZE_NO_FUNCTION = 0x7fff0001,
+	/* not Level Zero's: no zesInit, and the legacy zeInit would not bring sysman up
+	 * (ZES_ENABLE_SYSMAN=1 is not in the environment), so it is not called */
+	AXL_ZE_NEED_ENV = 0x7fff0002
 };
 
 /* ze_structure_type_t and zes_structure_type_t values of the structs we pass */

@@ -129,6 +129,7 @@ const char *axl__ze_strerror(ze_result_t r)
 	case ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION: return "ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION";
 	case ZE_RESULT_ERROR_UNKNOWN: return "ZE_RESULT_ERROR_UNKNOWN";
 	case AXL_ZE_NO_FUNCTION: return "not exported by the loader";
+	case AXL_ZE_NEED_ENV: return "sysman needs ZES_ENABLE_SYSMAN=1";
 	default: return "unknown result";
 	}
 }
@@ -302,6 +303,8 @@ ze_result_t axl__zeq_init(struct axl__zeq *q)
 	}
 	if (!q->fn->zeInit || !q->fn->zeDriverGet || !q->fn->zeDeviceGet)
 		return q->zes_init_called ? q->zes_init_rc : AXL_ZE_NO_FUNCTION;
+	if (!q->legacy_ok)
+		return AXL_ZE_NEED_ENV;
 	/* a loader older than Level Zero 1.5, or a runtime whose zesInit fails: the core
 	 * initialisation, which brings sysman up only when the process was started with
 	 * ZES_ENABLE_SYSMAN=1 (axl never sets it) */

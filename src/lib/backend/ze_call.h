@@ -28,6 +28,7 @@ struct axl__zeq {
 	struct axl__vrec v;            /* live, recording or replaying (vrec.h) */
 	const struct axl__ze_fns *fn;  /* live and record */
 	bool legacy;                   /* zeInit + core handles (no zesInit) */
+	bool legacy_ok;                /* input: ZES_ENABLE_SYSMAN=1, so zeInit may serve */
 	ze_result_t zes_init_rc;       /* what zesInit said, when it was called */
 	bool zes_init_called;
 	struct {
@@ -46,7 +47,8 @@ const struct axl__ze_fns *axl__ze_load(const char *path, char *why, size_t cap);
 const char *axl__ze_strerror(ze_result_t r);
 
 /* zesInit(0), once per process; when the loader has no zesInit or it fails, the legacy
- * zeInit(0) (sysman then works only if ZES_ENABLE_SYSMAN=1 was in the environment);
+ * zeInit(0) if q->legacy_ok (ZES_ENABLE_SYSMAN=1 was in the environment: without it
+ * sysman stays down and zeInit would only cost the driver's start), else AXL_ZE_NEED_ENV;
  * q->legacy says which path the calls below take. A replay without any init record
  * answers AXL_ZE_NO_FUNCTION (the capture had no Level Zero). */
 ze_result_t axl__zeq_init(struct axl__zeq *q);
