@@ -542,7 +542,9 @@ static int mem_type(const char *s)
 static void uuid_of(const char *hex, uint8_t out[16])
 {
 	memset(out, 0, 16);
-	for (size_t i = 0; hex && i < 16 && isxdigit((unsigned char)hex[2 * i]) && isxdigit((unsigned char)hex[2 * i + 1]); i++) {
+	for (size_t i = 0; hex && i < 16; i++) {
+		if (!isxdigit((unsigned char)hex[2 * i]) || !isxdigit((unsigned char)hex[2 * i + 1]))
+			break;
 		char b[3] = {hex[2 * i], hex[2 * i + 1], 0};
 		out[i] = (uint8_t)strtoul(b, NULL, 16);
 	}

@@ -430,7 +430,8 @@ static int ze_enumerate(struct axl__scan *scan)
 		char msg[300];
 		snprintf(msg, sizeof msg, "%s; sysman then needs ZES_ENABLE_SYSMAN=1 in the environment of the process "
 			 "(not set): Level Zero not used",
-			 j->q.zes_init_called ? "zesInit failed" : "this loader has no zesInit (it predates the Level Zero 1.5 specification)");
+			 j->q.zes_init_called ? "zesInit failed"
+					      : "this loader has no zesInit (it predates the Level Zero 1.5 specification)");
 		if (inv->ctx->ze_library)
 			axl__warn(inv, SRC, NULL, "%s", msg);
 		else
