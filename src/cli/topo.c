@@ -62,6 +62,11 @@ static void cell_code(const struct axl_link *l, char *out, size_t cap)
 	} else if (strcmp(k, "board") == 0) {
 		/* two GPUs of one board (NVML's "internal"): a switch on the board */
 		snprintf(out, cap, "PIX");
+	} else if (strcmp(k, "xelink") == 0) {
+		if (l->link_count >= 0)
+			snprintf(out, cap, "XL%d", l->link_count);
+		else
+			snprintf(out, cap, "XL");
 	} else if (strcmp(k, "pcie-switch") == 0) {
 		snprintf(out, cap, l->pcie_switches > 1 ? "PXB" : "PIX");
 	} else if (strcmp(k, "host-bridge") == 0) {
@@ -244,9 +249,11 @@ static void print_legend(const axl_inventory *inv)
 {
 	int links = -2;
 	double gbps = -2;
+	bool xelink = false;
 	size_t n = axl_inventory_link_count(inv);
 	for (size_t i = 0; i < n; i++) {
 		const struct axl_link *l = axl_inventory_link(inv, i);
+		xelink = xelink || strcmp(l->kind, "xelink") == 0;
 		if (strcmp(l->kind, "nvswitch") != 0)
 			continue;
 		if (links == -2) {
@@ -270,8 +277,10 @@ static void print_legend(const axl_inventory *inv)
 	else
 		printf("  NVS  = the NVSwitch fabric\n");
 	printf("  XGMI = AMD Infinity Fabric (one XGMI hive)\n"
-	       "  NL#  = # AWS NeuronLink ports\n"
-	       "  -    = not known\n");
+	       "  NL#  = # AWS NeuronLink ports\n");
+	if (xelink)
+		printf("  XL#  = a bonded set of # Intel Xe Links\n");
+	printf("  -    = not known\n");
 }
 
 int cmd_topo(const struct opts *o)

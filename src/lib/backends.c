@@ -20,6 +20,7 @@ extern const struct axl__backend axl__backend_amdgpu;
 extern const struct axl__backend axl__backend_rocm_smi;
 extern const struct axl__backend axl__backend_amdxdna;
 extern const struct axl__backend axl__backend_intel;
+extern const struct axl__backend axl__backend_level_zero;
 extern const struct axl__backend axl__backend_habana;
 extern const struct axl__backend axl__backend_neuron;
 extern const struct axl__backend axl__backend_tpu;
@@ -35,6 +36,7 @@ const struct axl__backend *const axl__backends[] = {
 	&axl__backend_rocm_smi,
 	&axl__backend_amdxdna,
 	&axl__backend_intel,
+	&axl__backend_level_zero,
 	&axl__backend_habana,
 	&axl__backend_neuron,
 	&axl__backend_tpu,

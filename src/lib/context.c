@@ -226,6 +226,9 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	ctx->nvml_library = nvml && *nvml ? strdup(nvml) : NULL;
 	ctx->rocm_smi_library = rsmi && *rsmi ? strdup(rsmi) : NULL;
 	ctx->ze_library = ze && *ze ? strdup(ze) : NULL;
+	/* the runtime reads its own process environment, never the caller's list */
+	const char *zes_env = process ? getenv("ZES_ENABLE_SYSMAN") : NULL;
+	ctx->ze_enable_sysman = zes_env && strcmp(zes_env, "1") == 0;
 	if (opts->flags & AXL_CONTEXT_RECORD)
 		ctx->fs.rec = axl__rec_new();
 	if (!ctx->sysroot || (ids && !ctx->pci_ids_path) || (nvml && *nvml && !ctx->nvml_library) ||

@@ -99,6 +99,8 @@ struct axl_context {
 	char *nvml_library;   /* $AXL_NVML_LIBRARY: load this instead of libnvidia-ml.so.1 */
 	char *rocm_smi_library; /* $AXL_ROCM_SMI_LIBRARY: instead of librocm_smi64.so.* */
 	char *ze_library;     /* $AXL_ZE_LIBRARY: instead of libze_loader.so.1 */
+	bool ze_enable_sysman; /* ZES_ENABLE_SYSMAN=1 in the process environment (what a Level
+				* Zero runtime reads at zeInit: axl never sets it) */
 	int vendor_timeout_ms; /* deadline of a vendor library ($AXL_VENDOR_TIMEOUT_MS) */
 	/* visibility variables: NULL unset, "" set and empty (not the same thing) */
 	char *vis[AXL__V__COUNT];

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Vendor-library answers, recorded into a capture and replayed from one (vrec.h). */
 #define _GNU_SOURCE
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,22 +157,69 @@ void axl__vrec_put_fields(struct axl__json *w, const struct axl__vfield *fs, con
 	axl__json_obj(w);
 	for (const struct axl__vfield *f = fs; f->name; f++) {
 		const char *at = (const char *)p + f->off;
-		if (f->type == AXL__VF_U32) {
+		switch (f->type) {
+		case AXL__VF_U32: {
 			unsigned v;
 			memcpy(&v, at, sizeof v);
 			axl__json_kint(w, f->name, v);
-		} else if (f->type == AXL__VF_U64) {
+			break;
+		}
+		case AXL__VF_U64: {
 			unsigned long long v;
 			memcpy(&v, at, sizeof v);
 			/* JSON integers above 2^63 would not come back: written as they are,
 			 * read back clamped (nonsense either way) */
 			axl__json_kint(w, f->name, v > INT64_MAX ? INT64_MAX : (int64_t)v);
-		} else {
+			break;
+		}
+		case AXL__VF_U8:
+			axl__json_kint(w, f->name, (unsigned char)at[0]);
+			break;
+		case AXL__VF_I32: {
+			int32_t v;
+			memcpy(&v, at, sizeof v);
+			axl__json_kint(w, f->name, v);
+			break;
+		}
+		case AXL__VF_I64: {
+			int64_t v;
+			memcpy(&v, at, sizeof v);
+			axl__json_kint(w, f->name, v);
+			break;
+		}
+		case AXL__VF_F64: {
+			double v;
+			memcpy(&v, at, sizeof v);
+			axl__json_knum(w, f->name, v); /* not finite: null */
+			break;
+		}
+		case AXL__VF_BYTES: {
+			char hex[2 * 64 + 1];
+			size_t n = f->size < 64 ? f->size : 64;
+			for (size_t i = 0; i < n; i++)
+				snprintf(hex + 2 * i, 3, "%02x", (unsigned char)at[i]);
+			hex[2 * n] = '\0';
+			axl__json_kstr(w, f->name, hex);
+			break;
+		}
+		default:
 			axl__json_kstr(w, f->name, at[0] ? at : "");
 			/* the writer stops at NUL; the field is terminated on the way in */
+			break;
 		}
 	}
 	axl__json_obj_end(w);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
 }
 
 void axl__vrec_get_fields(const struct axl__jv *o, const struct axl__vfield *fs, void *p)
@@ -182,13 +231,34 @@ void axl__vrec_get_fields(const struct axl__jv *o, const struct axl__vfield *fs,
 			snprintf(at, f->size, "%s", s ? s : "");
 			continue;
 		}
+		if (f->type == AXL__VF_BYTES) {
+			const char *s = axl__jv_str(o, f->name);
+			memset(at, 0, f->size);
+			for (size_t i = 0; s && i < f->size; i++) {
+				int hi = hexval(s[2 * i]), lo = hi < 0 ? -1 : hexval(s[2 * i + 1]);
+				if (hi < 0 || lo < 0)
+					break;
+				at[i] = (char)(hi << 4 | lo);
+			}
+			continue;
+		}
+		if (f->type == AXL__VF_F64) {
+			double v = NAN;
+			const struct axl__jv *j = axl__jv_get(o, f->name);
+			if (j && j->type == AXL__J_NUM)
+				v = j->num;
+			memcpy(at, &v, sizeof v);
+			continue;
+		}
 		int64_t v = 0;
 		axl__jv_int(o, f->name, &v);
-		if (f->type == AXL__VF_U32) {
-			unsigned u = (unsigned)v;
+		if (f->type == AXL__VF_U32 || f->type == AXL__VF_I32) {
+			uint32_t u = (uint32_t)v;
 			memcpy(at, &u, sizeof u);
+		} else if (f->type == AXL__VF_U8) {
+			at[0] = (char)(unsigned char)v;
 		} else {
-			unsigned long long u = (unsigned long long)v;
+			uint64_t u = (uint64_t)v;
 			memcpy(at, &u, sizeof u);
 		}
 	}

@@ -46,8 +46,10 @@ void axl__vrec_end(struct axl__vrec *r, struct axl__json *w);
  * on the inventory's thread, never from a worker (it may outlive the context). */
 void axl__vrec_flush(struct axl__vrec *r, axl_context *ctx, const char *lib);
 
-/* The fields of a struct, for "o" objects. */
-enum { AXL__VF_U32, AXL__VF_U64, AXL__VF_STR };
+/* The fields of a struct, for "o" objects. U8 (a one-byte flag), I32 and I64 are written
+ * as signed integers, F64 as a number (null when not finite, read back as NaN), BYTES as
+ * lowercase hex. A member may be nested ("core.name": offsetof takes a member path). */
+enum { AXL__VF_U32, AXL__VF_U64, AXL__VF_STR, AXL__VF_U8, AXL__VF_I32, AXL__VF_I64, AXL__VF_F64, AXL__VF_BYTES };
 struct axl__vfield {
 	const char *name;
 	size_t off;
@@ -57,6 +59,11 @@ struct axl__vfield {
 #define AXL__VF_UINT(T, m) {#m, offsetof(T, m), AXL__VF_U32, 0}
 #define AXL__VF_ULL(T, m) {#m, offsetof(T, m), AXL__VF_U64, 0}
 #define AXL__VF_CHARS(T, m) {#m, offsetof(T, m), AXL__VF_STR, sizeof(((T *)0)->m)}
+#define AXL__VF_BYTE(T, m) {#m, offsetof(T, m), AXL__VF_U8, 0}
+#define AXL__VF_INT(T, m) {#m, offsetof(T, m), AXL__VF_I32, 0}
+#define AXL__VF_LL(T, m) {#m, offsetof(T, m), AXL__VF_I64, 0}
+#define AXL__VF_DBL(T, m) {#m, offsetof(T, m), AXL__VF_F64, 0}
+#define AXL__VF_HEX(T, m) {#m, offsetof(T, m), AXL__VF_BYTES, sizeof(((T *)0)->m)}
 #define AXL__VF_END {NULL, 0, 0, 0}
 void axl__vrec_put_fields(struct axl__json *w, const struct axl__vfield *fs, const void *p);
 void axl__vrec_get_fields(const struct axl__jv *o, const struct axl__vfield *fs, void *p);

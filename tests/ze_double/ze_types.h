@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/* The Level Zero types the double implements, written from the specification's headers
+ * (oneapi-src/level-zero include/ze_api.h, include/zes_api.h): the real names, so that the
+ * double reads like the API. Independent of axl's src/lib/backend/ze_api.h on purpose. */
+#ifndef ZE_DOUBLE_TYPES_H
+#define ZE_DOUBLE_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum _ze_result_t {
+	ZE_RESULT_SUCCESS = 0,
+	ZE_RESULT_ERROR_DEVICE_LOST = 0x70000001,
+	ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY = 0x70000002,
+	ZE_RESULT_ERROR_DEVICE_REQUIRES_RESET = 0x70000006,
+	ZE_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE = 0x70000007,
+	ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS = 0x70010000,
+	ZE_RESULT_ERROR_NOT_AVAILABLE = 0x70010001,
+	ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE = 0x70020000,
+	ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001,
+	ZE_RESULT_ERROR_UNSUPPORTED_VERSION = 0x78000002,
+	ZE_RESULT_ERROR_UNSUPPORTED_FEATURE = 0x78000003,
+	ZE_RESULT_ERROR_INVALID_ARGUMENT = 0x78000004,
+	ZE_RESULT_ERROR_INVALID_NULL_HANDLE = 0x78000005,
+	ZE_RESULT_ERROR_INVALID_NULL_POINTER = 0x78000007,
+	ZE_RESULT_ERROR_INVALID_SIZE = 0x78000008,
+	ZE_RESULT_ERROR_INVALID_ENUMERATION = 0x7800000c,
+	ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION = 0x7800000d,
+	ZE_RESULT_ERROR_UNKNOWN = 0x7ffffffe,
+	ZE_RESULT_FORCE_UINT32 = 0x7fffffff
+} ze_result_t;
+
+typedef uint8_t ze_bool_t;
+typedef struct _ze_driver_handle_t *ze_driver_handle_t;
+typedef struct _ze_device_handle_t *ze_device_handle_t;
+typedef ze_driver_handle_t zes_driver_handle_t;
+typedef ze_device_handle_t zes_device_handle_t;
+typedef struct _zes_mem_handle_t *zes_mem_handle_t;
+typedef struct _zes_freq_handle_t *zes_freq_handle_t;
+typedef struct _zes_pwr_handle_t *zes_pwr_handle_t;
+typedef struct _zes_engine_handle_t *zes_engine_handle_t;
+typedef struct _zes_fabric_port_handle_t *zes_fabric_port_handle_t;
+typedef uint32_t ze_init_flags_t;
+typedef uint32_t zes_init_flags_t;
+
+#define ZE_DEVICE_TYPE_GPU 1
+#define ZE_DEVICE_TYPE_VPU 5
+#define ZE_DEVICE_PROPERTY_FLAG_INTEGRATED 1u
+#define ZES_STRUCTURE_TYPE_POWER_LIMIT_EXT_DESC 0x27
+#define ZES_STRUCTURE_TYPE_POWER_EXT_PROPERTIES 0x28
+
+typedef struct _ze_device_properties_t {
+	uint32_t stype;
+	void *pNext;
+	uint32_t type;
+	uint32_t vendorId;
+	uint32_t deviceId;
+	uint32_t flags;
+	uint32_t subdeviceId;
+	uint32_t coreClockRate;
+	uint64_t maxMemAllocSize;
+	uint32_t maxHardwareContexts;
+	uint32_t maxCommandQueuePriority;
+	uint32_t numThreadsPerEU;
+	uint32_t physicalEUSimdWidth;
+	uint32_t numEUsPerSubslice;
+	uint32_t numSubslicesPerSlice;
+	uint32_t numSlices;
+	uint64_t timerResolution;
+	uint32_t timestampValidBits;
+	uint32_t kernelTimestampValidBits;
+	struct {
+		uint8_t id[16];
+	} uuid;
+	char name[256];
+} ze_device_properties_t;
+
+typedef struct _zes_device_properties_t {
+	uint32_t stype;
+	void *pNext;
+	ze_device_properties_t core;
+	uint32_t numSubdevices;
+	char serialNumber[64];
+	char boardNumber[64];
+	char brandName[64];
+	char modelName[64];
+	char vendorName[64];
+	char driverVersion[64];
+} zes_device_properties_t;
+
+typedef struct _zes_pci_speed_t {
+	int32_t gen;
+	int32_t width;
+	int64_t maxBandwidth;
+} zes_pci_speed_t;
+
+typedef struct _zes_pci_properties_t {
+	uint32_t stype;
+	void *pNext;
+	struct {
+		uint32_t domain, bus, device, function;
+	} address;
+	zes_pci_speed_t maxSpeed;
+	ze_bool_t haveBandwidthCounters, havePacketCounters, haveReplayCounters;
+} zes_pci_properties_t;
+
+typedef struct _zes_pci_state_t {
+	uint32_t stype;
+	const void *pNext;
+	uint32_t status, qualityIssues, stabilityIssues;
+	zes_pci_speed_t speed;
+} zes_pci_state_t;
+
+typedef struct _zes_mem_properties_t {
+	uint32_t stype;
+	void *pNext;
+	uint32_t type;
+	ze_bool_t onSubdevice;
+	uint32_t subdeviceId;
+	uint32_t location;
+	uint64_t physicalSize;
+	int32_t busWidth;
+	int32_t numChannels;
+} zes_mem_properties_t;
+
+typedef struct _zes_mem_state_t {
+	uint32_t stype;
+	const void *pNext;
+	uint32_t health;
+	uint64_t free;
+	uint64_t size;
+} zes_mem_state_t;
+
+typedef struct _zes_freq_properties_t {
+	uint32_t stype;
+	void *pNext;
+	uint32_t type;
+	ze_bool_t onSubdevice;
+	uint32_t subdeviceId;
+	ze_bool_t canControl;
+	ze_bool_t isThrottleEventSupported;
+	double min;
+	double max;
+} zes_freq_properties_t;
+
+typedef struct _zes_power_properties_t {
+	uint32_t stype;
+	void *pNext;
+	ze_bool_t onSubdevice;
+	uint32_t subdeviceId;
+	ze_bool_t canControl;
+	ze_bool_t isEnergyThresholdSupported;
+	int32_t defaultLimit, minLimit, maxLimit;
+} zes_power_properties_t;
+
+typedef struct _zes_power_limit_ext_desc_t {
+	uint32_t stype;
+	const void *pNext;
+	uint32_t level, source, limitUnit;
+	ze_bool_t enabledStateLocked, enabled, intervalValueLocked;
+	int32_t interval;
+	ze_bool_t limitValueLocked;
+	int32_t limit;
+} zes_power_limit_ext_desc_t;
+
+typedef struct _zes_power_ext_properties_t {
+	uint32_t stype;
+	void *pNext;
+	uint32_t domain;
+	zes_power_limit_ext_desc_t *defaultLimit;
+} zes_power_ext_properties_t;
+
+typedef struct _zes_power_sustained_limit_t {
+	ze_bool_t enabled;
+	int32_t power;
+	int32_t interval;
+} zes_power_sustained_limit_t;
+typedef struct _zes_power_burst_limit_t {
+	ze_bool_t enabled;
+	int32_t power;
+} zes_power_burst_limit_t;
+typedef struct _zes_power_peak_limit_t {
+	int32_t powerAC, powerDC;
+} zes_power_peak_limit_t;
+
+typedef struct _zes_engine_properties_t {
+	uint32_t stype;
+	void *pNext;
+	uint32_t type;
+	ze_bool_t onSubdevice;
+	uint32_t subdeviceId;
+} zes_engine_properties_t;
+
+typedef struct _zes_fabric_port_id_t {
+	uint32_t fabricId, attachId;
+	uint8_t portNumber;
+} zes_fabric_port_id_t;
+typedef struct _zes_fabric_port_speed_t {
+	int64_t bitRate;
+	int32_t width;
+} zes_fabric_port_speed_t;
+typedef struct _zes_fabric_port_properties_t {
+	uint32_t stype;
+	void *pNext;
+	char model[256];
+	ze_bool_t onSubdevice;
+	uint32_t subdeviceId;
+	zes_fabric_port_id_t portId;
+	zes_fabric_port_speed_t maxRxSpeed, maxTxSpeed;
+} zes_fabric_port_properties_t;
+typedef struct _zes_fabric_port_state_t {
+	uint32_t stype;
+	const void *pNext;
+	uint32_t status, qualityIssues, failureReasons;
+	zes_fabric_port_id_t remotePortId;
+	zes_fabric_port_speed_t rxSpeed, txSpeed;
+} zes_fabric_port_state_t;
+
+#endif
