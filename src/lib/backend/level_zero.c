@@ -29,10 +29,9 @@
 #include <time.h>
 
 #include "ze_job.h"
-#include "../vjob.h"
+#include "../vlib.h"
 
 #define SRC "level-zero"
-#define REPLAY_FILE AXL__CAPTURE_DIR "/level-zero.jsonl"
 
 struct ze_state {
 	struct axl__vjob *job; /* its arg: a struct ze_job */
@@ -40,39 +39,16 @@ struct ze_state {
 	struct axl_device **dev; /* per sysman device, NULL when not matched */
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void job_free(void *arg)
 {
 	struct ze_job *j = arg;
 	axl__vrec_fini(&j->q.v);
 	free(j->devs);
-	for (size_t i = 0; i < j->nwarn; i++)
-		free(j->warn[i]);
+	axl__vwarn_free(&j->warn);
 	free(j);
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void jwarn(struct ze_job *j, const char *fmt, ...)
-{
-	if (j->nwarn == ZE_MAX_WARN) {
-		j->dropped++;
-		return;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	char *m = NULL;
-	if (vasprintf(&m, fmt, ap) >= 0 && m)
-		j->warn[j->nwarn++] = m;
-	va_end(ap);
-}
+#define jwarn(j, ...) axl__vwarn_add(&(j)->warn, __VA_ARGS__)
 
 /* Is r worth a warning? Absent features are silent. */
 static bool notable(ze_result_t r)
@@ -275,7 +251,7 @@ static void collect_device(struct ze_job *j, unsigned i)
 static void collect(struct ze_job *j)
 {
 	struct axl__zeq *q = &j->q;
-	double t0 = now_ms();
+	double t0 = axl__now_ms();
 	j->init_rc = axl__zeq_init(q);
 	if (j->init_rc != ZE_RESULT_SUCCESS)
 		goto out;
@@ -306,7 +282,7 @@ static void collect(struct ze_job *j)
 	for (unsigned i = 0; i < j->ndevs && !j->sysman_off; i++)
 		collect_device(j, i);
 out:
-	j->ms = now_ms() - t0;
+	j->ms = axl__now_ms() - t0;
 }
 
 static void work(void *arg)
@@ -340,29 +316,13 @@ static void ze_start(struct axl__scan *scan, size_t self)
 	struct ze_job *j = calloc(1, sizeof *j);
 	if (!j)
 		return;
-	j->q.v.mode = AXL__VREC_LIVE;
 	char why[256] = "";
-	if (ctx->fs.rerooted && !ctx->ze_library) {
-		/* another node: only its recorded answers, never this machine's library */
-		size_t len = 0;
-		char *text = NULL;
-		int rc = axl__fs_read_alloc(scan->fs, AXL__FS_ROOT, REPLAY_FILE, AXL__CAPTURE_VENDOR_MAX, &text, &len);
-		if (rc != 0) {
-			if (rc == -EFBIG)
-				axl__warn(inv, SRC, REPLAY_FILE, "larger than %u MiB; not replayed",
-					  AXL__CAPTURE_VENDOR_MAX >> 20);
-			free(j);
-			return;
-		}
-		bool ok = axl__vrec_replay_open(&j->q.v, text, len, why, sizeof why);
-		free(text);
-		if (!ok) {
-			axl__warn(inv, SRC, REPLAY_FILE, "%s; not replayed", why);
-			axl__vrec_fini(&j->q.v);
-			free(j);
-			return;
-		}
-	} else {
+	int replay = axl__vlib_replay(scan, SRC, ctx->ze_library, &j->q.v);
+	if (replay == 0) {
+		free(j);
+		return;
+	}
+	if (replay < 0) {
 		/* no Intel GPU/NPU driver: nothing sysman could tell (and no dlopen cost) */
 		if (!ctx->ze_library && !intel_driver_here(scan->fs)) {
 			free(j);
@@ -380,20 +340,8 @@ static void ze_start(struct axl__scan *scan, size_t self)
 	}
 	j->q.legacy_ok = ctx->ze_enable_sysman;
 	/* axl capture: every answer goes into the capture (replay: the file is carried) */
-	if (j->q.v.mode == AXL__VREC_LIVE && axl__capture_recording(ctx))
-		j->q.v.mode = AXL__VREC_RECORD;
+	axl__vlib_record(scan, &j->q.v);
 	st->job = axl__vjob_start(work, job_free, j);
-}
-
-static bool wait_job(struct axl_inventory *inv, struct ze_state *st)
-{
-	int ms = inv->ctx->vendor_timeout_ms;
-	if (axl__vjob_wait(st->job, ms, SRC))
-		return true;
-	st->job = NULL;
-	axl__warn(inv, SRC, NULL,
-		  "Level Zero did not answer within %d ms (a call hangs); Intel devices are described without it", ms);
-	return false;
 }
 
 static void ze_release(struct axl_inventory *inv, size_t self)
@@ -409,20 +357,14 @@ static void ze_release(struct axl_inventory *inv, size_t self)
 static int ze_enumerate(struct axl__scan *scan)
 {
 	struct axl_inventory *inv = scan->inv;
-	size_t self = 0;
-	for (size_t b = 0; b < axl__backend_total; b++)
-		if (strcmp(axl__backends[b]->name, SRC) == 0)
-			self = b;
+	size_t self = axl__backend_index(SRC);
 	struct ze_state *st = self ? inv->bstate[self] : NULL;
-	if (!st || !st->job || !wait_job(inv, st))
+	if (!st || !st->job || !axl__vlib_wait(inv, &st->job, SRC, "Level Zero", "Intel devices"))
 		return 0;
 	struct ze_job *j = axl__vjob_arg(st->job);
 	/* here, not in the worker: a worker past its deadline must not touch the context */
 	axl__vrec_flush(&j->q.v, inv->ctx, SRC);
-	for (size_t i = 0; i < j->nwarn; i++)
-		axl__warn(inv, SRC, NULL, "%s", j->warn[i]);
-	if (j->dropped)
-		axl__warn(inv, SRC, NULL, "%zu more Level Zero warnings not shown", j->dropped);
+	axl__vwarn_flush(&j->warn, inv, SRC, "Level Zero");
 	if (j->init_rc == AXL_ZE_NO_FUNCTION && j->q.v.mode == AXL__VREC_REPLAY) {
 		/* a capture without Level Zero records */
 	} else if (j->init_rc == AXL_ZE_NEED_ENV) {

@@ -28,11 +28,10 @@
 
 #include "backend_util.h"
 #include "nvml_job.h"
-#include "../vjob.h"
+#include "../vlib.h"
 #include "../../util/parse.h"
 
 #define SRC "nvml"
-#define REPLAY_FILE AXL__CAPTURE_DIR "/nvml.jsonl"
 
 /* What the backend keeps between its hooks (inv->bstate). */
 struct nv_state {
@@ -41,40 +40,17 @@ struct nv_state {
 	struct axl_device **dev; /* per NVML index, NULL when not matched */
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void job_free(void *arg)
 {
 	struct nv_job *j = arg;
 	axl__vrec_fini(&j->q.v);
 	free(j->gpus);
 	free(j->pairs);
-	for (size_t i = 0; i < j->nwarn; i++)
-		free(j->warn[i]);
+	axl__vwarn_free(&j->warn);
 	free(j);
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void jwarn(struct nv_job *j, const char *fmt, ...)
-{
-	if (j->nwarn == MAX_WARN) {
-		j->dropped++;
-		return;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	char *m = NULL;
-	if (vasprintf(&m, fmt, ap) >= 0 && m)
-		j->warn[j->nwarn++] = m;
-	va_end(ap);
-}
+#define jwarn(j, ...) axl__vwarn_add(&(j)->warn, __VA_ARGS__)
 
 /* Is r worth a warning? Absent features are silent. */
 static bool notable(nvmlReturn_t r)
@@ -333,7 +309,7 @@ static void collect(struct nv_job *j)
 {
 	struct axl__nvq *q = &j->q;
 	const struct axl__nvml_fns *fn = q->fn;
-	double t0 = now_ms();
+	double t0 = axl__now_ms();
 	j->init_rc = axl__nvq_init(q);
 	if (j->init_rc != NVML_SUCCESS)
 		goto out;
@@ -371,7 +347,7 @@ static void collect(struct nv_job *j)
 	}
 	collect_pairs(j);
 out:
-	j->ms = now_ms() - t0;
+	j->ms = axl__now_ms() - t0;
 }
 
 static void work(void *arg)
@@ -403,29 +379,13 @@ static void nvml_start(struct axl__scan *scan, size_t self)
 	struct nv_job *j = calloc(1, sizeof *j);
 	if (!j)
 		return;
-	j->q.v.mode = AXL__VREC_LIVE;
 	char why[256] = "";
-	if (ctx->fs.rerooted && !ctx->nvml_library) {
-		/* another node: only its recorded answers, never this machine's NVML */
-		size_t len = 0;
-		char *text = NULL;
-		int rc = axl__fs_read_alloc(scan->fs, AXL__FS_ROOT, REPLAY_FILE, AXL__CAPTURE_VENDOR_MAX, &text, &len);
-		if (rc != 0) {
-			if (rc == -EFBIG)
-				axl__warn(inv, SRC, REPLAY_FILE, "larger than %u MiB; not replayed",
-					  AXL__CAPTURE_VENDOR_MAX >> 20);
-			free(j);
-			return;
-		}
-		bool ok = axl__vrec_replay_open(&j->q.v, text, len, why, sizeof why);
-		free(text);
-		if (!ok) {
-			axl__warn(inv, SRC, REPLAY_FILE, "%s; not replayed", why);
-			axl__vrec_fini(&j->q.v);
-			free(j);
-			return;
-		}
-	} else {
+	int replay = axl__vlib_replay(scan, SRC, ctx->nvml_library, &j->q.v);
+	if (replay == 0) {
+		free(j);
+		return;
+	}
+	if (replay < 0) {
 		/* no NVIDIA kernel driver: nothing NVML could tell (and no dlopen cost) */
 		if (!ctx->nvml_library && !nvidia_driver_here(scan->fs)) {
 			free(j);
@@ -441,22 +401,8 @@ static void nvml_start(struct axl__scan *scan, size_t self)
 		}
 	}
 	/* axl capture: every answer goes into the capture (replay: the file is carried) */
-	if (j->q.v.mode == AXL__VREC_LIVE && axl__capture_recording(ctx))
-		j->q.v.mode = AXL__VREC_RECORD;
+	axl__vlib_record(scan, &j->q.v);
 	st->job = axl__vjob_start(work, job_free, j);
-}
-
-/* Wait for the worker; false (and the job dropped) when it missed the deadline. */
-static bool wait_job(struct axl_inventory *inv, struct nv_state *st)
-{
-	int ms = inv->ctx->vendor_timeout_ms;
-	if (axl__vjob_wait(st->job, ms, SRC))
-		return true;
-	st->job = NULL;
-	axl__warn(inv, SRC, NULL,
-		  "NVML did not answer within %d ms (a call hangs); NVIDIA GPUs are described without it",
-		  ms);
-	return false;
 }
 
 static void nvml_release(struct axl_inventory *inv, size_t self)
@@ -474,20 +420,14 @@ static void nvml_release(struct axl_inventory *inv, size_t self)
 static int nvml_enumerate(struct axl__scan *scan)
 {
 	struct axl_inventory *inv = scan->inv;
-	size_t self = 0;
-	for (size_t b = 0; b < axl__backend_total; b++)
-		if (strcmp(axl__backends[b]->name, SRC) == 0)
-			self = b;
+	size_t self = axl__backend_index(SRC);
 	struct nv_state *st = self ? inv->bstate[self] : NULL;
-	if (!st || !st->job || !wait_job(inv, st))
+	if (!st || !st->job || !axl__vlib_wait(inv, &st->job, SRC, "NVML", "NVIDIA GPUs"))
 		return 0;
 	struct nv_job *j = axl__vjob_arg(st->job);
 	/* here, not in the worker: a worker past its deadline must not touch the context */
 	axl__vrec_flush(&j->q.v, inv->ctx, SRC);
-	for (size_t i = 0; i < j->nwarn; i++)
-		axl__warn(inv, SRC, NULL, "%s", j->warn[i]);
-	if (j->dropped)
-		axl__warn(inv, SRC, NULL, "%zu more NVML warnings not shown", j->dropped);
+	axl__vwarn_flush(&j->warn, inv, SRC, "NVML");
 	if (j->init_rc != NVML_SUCCESS) {
 		/* no driver behind the library is a normal state on a node being set up */
 		axl__warn(inv, SRC, NULL, "nvmlInit: %s (%d)", axl__nvml_strerror(j->init_rc), j->init_rc);

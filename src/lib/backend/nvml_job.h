@@ -7,9 +7,9 @@
 #include <pthread.h>
 
 #include "backend_util.h"
+#include "../vlib.h"
 #include "nvml_call.h"
 
-#define MAX_WARN 64
 #define MAX_MIG 8 /* a GPU has at most 7 MIG devices */
 
 enum { S_NAME, S_UUID, S_SERIAL, S_PART, S_VBIOS, S_INFOROM, S__N };
@@ -83,8 +83,7 @@ struct nv_job {
 	unsigned ngpus;
 	struct nv_pair *pairs;
 	size_t npairs;
-	char *warn[MAX_WARN];
-	size_t nwarn, dropped;
+	struct axl__vwarn warn; /* vlib.h */
 	double ms;
 };
 

@@ -30,10 +30,9 @@
 #include <time.h>
 
 #include "rsmi_job.h"
-#include "../vjob.h"
+#include "../vlib.h"
 
 #define SRC "rocm-smi"
-#define REPLAY_FILE AXL__CAPTURE_DIR "/rocm-smi.jsonl"
 
 /* What the backend keeps between its hooks (inv->bstate). */
 struct rs_state {
@@ -42,13 +41,6 @@ struct rs_state {
 	struct axl_device **dev; /* per ROCm SMI index, NULL when not matched */
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void job_free(void *arg)
 {
 	struct rs_job *j = arg;
@@ -56,27 +48,11 @@ static void job_free(void *arg)
 	free(j->asleep);
 	free(j->devs);
 	free(j->pairs);
-	for (size_t i = 0; i < j->nwarn; i++)
-		free(j->warn[i]);
+	axl__vwarn_free(&j->warn);
 	free(j);
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void jwarn(struct rs_job *j, const char *fmt, ...)
-{
-	if (j->nwarn == RS_MAX_WARN) {
-		j->dropped++;
-		return;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	char *m = NULL;
-	if (vasprintf(&m, fmt, ap) >= 0 && m)
-		j->warn[j->nwarn++] = m;
-	va_end(ap);
-}
+#define jwarn(j, ...) axl__vwarn_add(&(j)->warn, __VA_ARGS__)
 
 /* Is r worth a warning? What the GPU, the kernel or this library version does not
  * have is silent (ROCm SMI answers FILE_ERROR for a sysfs file the kernel lacks). */
@@ -232,7 +208,7 @@ static void collect_pairs(struct rs_job *j)
 static void collect(struct rs_job *j)
 {
 	struct axl__rsq *q = &j->q;
-	double t0 = now_ms();
+	double t0 = axl__now_ms();
 	j->init_rc = axl__rsq_init(q);
 	if (j->init_rc != RSMI_STATUS_SUCCESS)
 		goto out;
@@ -257,7 +233,7 @@ static void collect(struct rs_job *j)
 		collect_dev(j, i);
 	collect_pairs(j);
 out:
-	j->ms = now_ms() - t0;
+	j->ms = axl__now_ms() - t0;
 }
 
 static void work(void *arg)
@@ -310,29 +286,13 @@ static void rsmi_start(struct axl__scan *scan, size_t self)
 	struct rs_job *j = calloc(1, sizeof *j);
 	if (!j)
 		return;
-	j->q.v.mode = AXL__VREC_LIVE;
 	char why[512] = "";
-	if (ctx->fs.rerooted && !ctx->rocm_smi_library) {
-		/* another node: only its recorded answers, never this machine's ROCm SMI */
-		size_t len = 0;
-		char *text = NULL;
-		int rc = axl__fs_read_alloc(scan->fs, AXL__FS_ROOT, REPLAY_FILE, AXL__CAPTURE_VENDOR_MAX, &text, &len);
-		if (rc != 0) {
-			if (rc == -EFBIG)
-				axl__warn(inv, SRC, REPLAY_FILE, "larger than %u MiB; not replayed",
-					  AXL__CAPTURE_VENDOR_MAX >> 20);
-			free(j);
-			return;
-		}
-		bool ok = axl__vrec_replay_open(&j->q.v, text, len, why, sizeof why);
-		free(text);
-		if (!ok) {
-			axl__warn(inv, SRC, REPLAY_FILE, "%s; not replayed", why);
-			axl__vrec_fini(&j->q.v);
-			free(j);
-			return;
-		}
-	} else {
+	int replay = axl__vlib_replay(scan, SRC, ctx->rocm_smi_library, &j->q.v);
+	if (replay == 0) {
+		free(j);
+		return;
+	}
+	if (replay < 0) {
 		/* no amdgpu kernel driver: nothing ROCm SMI could tell (and no dlopen cost) */
 		if (!ctx->rocm_smi_library && !axl__fs_exists(scan->fs, AXL__FS_ROOT, "/sys/module/amdgpu")) {
 			free(j);
@@ -352,21 +312,8 @@ static void rsmi_start(struct axl__scan *scan, size_t self)
 		find_asleep(scan, j);
 	}
 	/* axl capture: every answer goes into the capture (replay: the file is carried) */
-	if (j->q.v.mode == AXL__VREC_LIVE && axl__capture_recording(ctx))
-		j->q.v.mode = AXL__VREC_RECORD;
+	axl__vlib_record(scan, &j->q.v);
 	st->job = axl__vjob_start(work, job_free, j);
-}
-
-/* Wait for the worker; false (and the job dropped) when it missed the deadline. */
-static bool wait_job(struct axl_inventory *inv, struct rs_state *st)
-{
-	int ms = inv->ctx->vendor_timeout_ms;
-	if (axl__vjob_wait(st->job, ms, SRC))
-		return true;
-	st->job = NULL;
-	axl__warn(inv, SRC, NULL,
-		  "ROCm SMI did not answer within %d ms (a call hangs); AMD GPUs are described without it", ms);
-	return false;
 }
 
 static void rsmi_release(struct axl_inventory *inv, size_t self)
@@ -384,20 +331,14 @@ static void rsmi_release(struct axl_inventory *inv, size_t self)
 static int rsmi_enumerate(struct axl__scan *scan)
 {
 	struct axl_inventory *inv = scan->inv;
-	size_t self = 0;
-	for (size_t b = 0; b < axl__backend_total; b++)
-		if (strcmp(axl__backends[b]->name, SRC) == 0)
-			self = b;
+	size_t self = axl__backend_index(SRC);
 	struct rs_state *st = self ? inv->bstate[self] : NULL;
-	if (!st || !st->job || !wait_job(inv, st))
+	if (!st || !st->job || !axl__vlib_wait(inv, &st->job, SRC, "ROCm SMI", "AMD GPUs"))
 		return 0;
 	struct rs_job *j = axl__vjob_arg(st->job);
 	/* here, not in the worker: a worker past its deadline must not touch the context */
 	axl__vrec_flush(&j->q.v, inv->ctx, SRC);
-	for (size_t i = 0; i < j->nwarn; i++)
-		axl__warn(inv, SRC, NULL, "%s", j->warn[i]);
-	if (j->dropped)
-		axl__warn(inv, SRC, NULL, "%zu more ROCm SMI warnings not shown", j->dropped);
+	axl__vwarn_flush(&j->warn, inv, SRC, "ROCm SMI");
 	if (j->init_rc != RSMI_STATUS_SUCCESS) {
 		axl__warn(inv, SRC, NULL, "rsmi_init: %s (%d)", axl__rsmi_strerror(j->init_rc), j->init_rc);
 	} else {

@@ -5,9 +5,9 @@
 #define AXL_RSMI_JOB_H
 
 #include "backend_util.h"
+#include "../vlib.h"
 #include "rsmi_call.h"
 
-#define RS_MAX_WARN 64
 #define RS_MAX_DEVICES 256  /* ROCm SMI devices (GPUs and, on MI300, partitions) */
 #define RS_MAX_PAIR_GPUS 64 /* whole GPUs whose pairs are asked about */
 
@@ -57,8 +57,7 @@ struct rs_job {
 	unsigned ndevs;
 	struct rs_pair *pairs;
 	size_t npairs;
-	char *warn[RS_MAX_WARN];
-	size_t nwarn, dropped;
+	struct axl__vwarn warn; /* vlib.h */
 	double ms;
 };
 

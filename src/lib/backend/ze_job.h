@@ -5,9 +5,9 @@
 #define AXL_ZE_JOB_H
 
 #include "backend_util.h"
+#include "../vlib.h"
 #include "ze_call.h"
 
-#define ZE_MAX_WARN 64
 #define ZE_MAX_DEVICES 64   /* sysman devices looked at */
 #define ZE_MAX_COMP 32      /* memory modules, frequency and power domains per device */
 #define ZE_MAX_ENGINES 128  /* engine groups per device */
@@ -68,8 +68,7 @@ struct ze_job {
 	bool sysman_off; /* legacy initialisation without ZES_ENABLE_SYSMAN: sysman refused */
 	struct ze_dev *devs;
 	unsigned ndevs;
-	char *warn[ZE_MAX_WARN];
-	size_t nwarn, dropped;
+	struct axl__vwarn warn; /* vlib.h */
 	double ms;
 };
 

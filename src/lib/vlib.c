@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/* The shared parts of the vendor-library backends (vlib.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vlib.h"
+#include "capture.h"
+
+void axl__vwarn_add(struct axl__vwarn *w, const char *fmt, ...)
+{
+	if (w->n == AXL__VWARN_MAX) {
+		w->dropped++;
+		return;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	char *m = NULL;
+	if (vasprintf(&m, fmt, ap) >= 0 && m)
+		w->msg[w->n++] = m;
+	va_end(ap);
+}
+
+void axl__vwarn_flush(const struct axl__vwarn *w, struct axl_inventory *inv, const char *src,
+		      const char *display)
+{
+	for (size_t i = 0; i < w->n; i++)
+		axl__warn(inv, src, NULL, "%s", w->msg[i]);
+	if (w->dropped)
+		axl__warn(inv, src, NULL, "%zu more %s warnings not shown", w->dropped, display);
+}
+
+void axl__vwarn_free(struct axl__vwarn *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		free(w->msg[i]);
+	w->n = 0;
+}
+
+int axl__vlib_replay(struct axl__scan *scan, const char *src, const char *explicit_library,
+		     struct axl__vrec *v)
+{
+	v->mode = AXL__VREC_LIVE;
+	if (!scan->ctx->fs.rerooted || explicit_library)
+		return -1;
+	/* another node: only its recorded answers, never this machine's library */
+	char file[64];
+	snprintf(file, sizeof file, AXL__CAPTURE_DIR "/%s.jsonl", src);
+	size_t len = 0;
+	char *text = NULL;
+	int rc = axl__fs_read_alloc(scan->fs, AXL__FS_ROOT, file, AXL__CAPTURE_VENDOR_MAX, &text, &len);
+	if (rc != 0) {
+		if (rc == -EFBIG)
+			axl__warn(scan->inv, src, file, "larger than %u MiB; not replayed", AXL__CAPTURE_VENDOR_MAX >> 20);
+		return 0;
+	}
+	char why[256] = "";
+	bool ok = axl__vrec_replay_open(v, text, len, why, sizeof why);
+	free(text);
+	if (!ok) {
+		axl__warn(scan->inv, src, file, "%s; not replayed", why);
+		axl__vrec_fini(v);
+		v->mode = AXL__VREC_LIVE;
+		return 0;
+	}
+	return 1;
+}
+
+void axl__vlib_record(const struct axl__scan *scan, struct axl__vrec *v)
+{
+	/* replaying a capture while recording: the answer file is carried by the recorder */
+	if (v->mode == AXL__VREC_LIVE && axl__capture_recording(scan->ctx))
+		v->mode = AXL__VREC_RECORD;
+}
+
+bool axl__vlib_wait(struct axl_inventory *inv, struct axl__vjob **job, const char *src, const char *display,
+		    const char *devices)
+{
+	int ms = inv->ctx->vendor_timeout_ms;
+	if (axl__vjob_wait(*job, ms, src))
+		return true;
+	*job = NULL;
+	axl__warn(inv, src, NULL, "%s did not answer within %d ms (a call hangs); %s are described without it",
+		  display, ms, devices);
+	return false;
+}
+
+size_t axl__backend_index(const char *name)
+{
+	for (size_t b = 0; b < axl__backend_total; b++)
+		if (strcmp(axl__backends[b]->name, name) == 0)
+			return b;
+	return 0;
+}

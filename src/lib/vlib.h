@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every vendor-library backend (nvml, rocm-smi, level-zero) does around its own
+ * calls: warnings gathered by the worker and handed to the inventory afterwards, the
+ * choice between replaying a capture's answers and calling the library, recording into a
+ * capture, and waiting for the worker under the deadline (vjob.h).
+ */
+#ifndef AXL_VLIB_H
+#define AXL_VLIB_H
+
+#include <stdarg.h>
+
+#include "internal.h"
+#include "vjob.h"
+#include "vrec.h"
+
+/* Warnings a worker collects (it must not touch the inventory). */
+#define AXL__VWARN_MAX 64
+struct axl__vwarn {
+	char *msg[AXL__VWARN_MAX];
+	size_t n, dropped;
+};
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void axl__vwarn_add(struct axl__vwarn *w, const char *fmt, ...);
+/* Into the inventory, under source src; display names the library ("NVML"). */
+void axl__vwarn_flush(const struct axl__vwarn *w, struct axl_inventory *inv, const char *src,
+		      const char *display);
+void axl__vwarn_free(struct axl__vwarn *w);
+
+/* Before a backend loads its library. On a re-rooted tree with no library given
+ * explicitly the answers come from the capture's axl-capture/<src>.jsonl: 1 when v now
+ * replays them, 0 when there is nothing to replay (the backend does nothing; bad or
+ * oversized files are warned about). -1: call the library (live). */
+int axl__vlib_replay(struct axl__scan *scan, const char *src, const char *explicit_library,
+		     struct axl__vrec *v);
+/* A live backend in a recording context records (axl capture). */
+void axl__vlib_record(const struct axl__scan *scan, struct axl__vrec *v);
+/* Wait for the worker under the context's deadline. false: it missed it; *job is then
+ * dropped (NULL) and a warning says that `devices` are described without `display`. */
+bool axl__vlib_wait(struct axl_inventory *inv, struct axl__vjob **job, const char *src, const char *display,
+		    const char *devices);
+/* This backend's index in the table (its inv->bstate slot); 0 when there is none. */
+size_t axl__backend_index(const char *name);
+
+#endif
