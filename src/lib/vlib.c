@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The shared parts of the vendor-library backends (vlib.h). */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,4 +94,34 @@ size_t axl__backend_index(const char *name)
 		if (strcmp(axl__backends[b]->name, name) == 0)
 			return b;
 	return 0;
+}
+
+void *axl__vlib_dlopen(const char *name, char *why, size_t cap, bool *absent)
+{
+	if (absent)
+		*absent = false;
+	void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (h)
+		return h;
+	const char *e = dlerror();
+	snprintf(why, cap, "%s", e ? e : "dlopen failed");
+	size_t n = strlen(name);
+	if (absent)
+		*absent = e && strncmp(e, name, n) == 0 && strstr(e + n, "cannot open shared object file");
+	return NULL;
+}
+
+void axl__vlib_resolve(void *handle, const struct axl__vsym *syms, size_t n, void *table, size_t table_size)
+{
+	memset(table, 0, table_size);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < 3 && syms[i].names[k]; k++) {
+			void *sym = dlsym(handle, syms[i].names[k]);
+			if (sym) {
+				/* POSIX: a symbol's address converts to a function pointer */
+				memcpy((char *)table + syms[i].off, &sym, sizeof sym);
+				break;
+			}
+		}
+	}
 }

@@ -41,6 +41,19 @@ void axl__vlib_record(const struct axl__scan *scan, struct axl__vrec *v);
  * dropped (NULL) and a warning says that `devices` are described without `display`. */
 bool axl__vlib_wait(struct axl_inventory *inv, struct axl__vjob **job, const char *src, const char *display,
 		    const char *devices);
+/* dlopen(name) with RTLD_NOW | RTLD_LOCAL (a vendor's symbols must not satisfy anything
+ * else in the process). NULL with dlerror's text in why; *absent (may be NULL) says
+ * whether the file simply is not there (as opposed to there but unloadable). */
+void *axl__vlib_dlopen(const char *name, char *why, size_t cap, bool *absent);
+/* A function of a vendor library: where its pointer goes in the backend's table, and
+ * its symbol names, newest version first (_v3, _v2, base). */
+struct axl__vsym {
+	size_t off;
+	const char *names[3];
+};
+/* Resolve every symbol into table (zeroed first); a missing one stays NULL. */
+void axl__vlib_resolve(void *handle, const struct axl__vsym *syms, size_t n, void *table, size_t table_size);
+
 /* This backend's index in the table (its inv->bstate slot); 0 when there is none. */
 size_t axl__backend_index(const char *name);
 

@@ -9,15 +9,13 @@
 #include <string.h>
 
 #include "nvml_call.h"
+#include "../vlib.h"
 #include "../../util/json.h"
 
 /* ---- loading ------------------------------------------------------------------------ */
 
 #define F(member) offsetof(struct axl__nvml_fns, member)
-static const struct {
-	size_t off;
-	const char *names[3]; /* newest first */
-} symbols[] = {
+static const struct axl__vsym symbols[] = {
 	{F(Init), {"nvmlInit_v2", "nvmlInit"}},
 	{F(SystemGetDriverVersion), {"nvmlSystemGetDriverVersion"}},
 	{F(SystemGetNVMLVersion), {"nvmlSystemGetNVMLVersion"}},
@@ -97,25 +95,11 @@ const struct axl__nvml_fns *axl__nvml_load(const char *path, char *why, size_t c
 		snprintf(why, cap, "too many NVML libraries loaded");
 		goto out;
 	}
-	/* RTLD_LOCAL: NVML's symbols must not satisfy anything else in the process */
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		const char *e = dlerror();
-		snprintf(why, cap, "%s", e ? e : "dlopen failed");
+	void *h = axl__vlib_dlopen(path, why, cap, NULL);
+	if (!h)
 		goto out;
-	}
 	struct axl__nvml_fns *fns = &libs[nlibs].fns;
-	memset(fns, 0, sizeof *fns);
-	for (size_t i = 0; i < sizeof symbols / sizeof *symbols; i++) {
-		for (size_t k = 0; k < 3 && symbols[i].names[k]; k++) {
-			void *sym = dlsym(h, symbols[i].names[k]);
-			if (sym) {
-				/* POSIX: a symbol's address converts to a function pointer */
-				memcpy((char *)fns + symbols[i].off, &sym, sizeof sym);
-				break;
-			}
-		}
-	}
+	axl__vlib_resolve(h, symbols, sizeof symbols / sizeof *symbols, fns, sizeof *fns);
 	if (!fns->Init || !fns->DeviceGetCount || !fns->DeviceGetHandleByIndex) {
 		snprintf(why, cap, "%s lacks nvmlInit/nvmlDeviceGetCount/nvmlDeviceGetHandleByIndex", path);
 		/* keep it loaded: a library is never unloaded (see nvml.c) */

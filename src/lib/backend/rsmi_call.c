@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rsmi_call.h"
+#include "../vlib.h"
 #include "../../util/json.h"
 
 /* ---- loading ------------------------------------------------------------------------ */
@@ -23,36 +24,33 @@ static const char *const sonames[] = {"librocm_smi64.so.7", "librocm_smi64.so.6"
 				      "librocm_smi64.so.1"};
 
 #define F(member) offsetof(struct axl__rsmi_fns, member)
-static const struct {
-	size_t off;
-	const char *name;
-} symbols[] = {
-	{F(init), "rsmi_init"},
-	{F(version_get), "rsmi_version_get"},
-	{F(version_str_get), "rsmi_version_str_get"},
-	{F(num_monitor_devices), "rsmi_num_monitor_devices"},
-	{F(dev_pci_id_get), "rsmi_dev_pci_id_get"},
-	{F(dev_id_get), "rsmi_dev_id_get"},
-	{F(dev_vendor_id_get), "rsmi_dev_vendor_id_get"},
-	{F(dev_revision_get), "rsmi_dev_revision_get"},
-	{F(dev_name_get), "rsmi_dev_name_get"},
-	{F(dev_brand_get), "rsmi_dev_brand_get"},
-	{F(dev_serial_number_get), "rsmi_dev_serial_number_get"},
-	{F(dev_vbios_version_get), "rsmi_dev_vbios_version_get"},
-	{F(dev_unique_id_get), "rsmi_dev_unique_id_get"},
-	{F(dev_memory_total_get), "rsmi_dev_memory_total_get"},
-	{F(dev_memory_usage_get), "rsmi_dev_memory_usage_get"},
-	{F(dev_power_cap_get), "rsmi_dev_power_cap_get"},
-	{F(dev_power_cap_default_get), "rsmi_dev_power_cap_default_get"},
-	{F(dev_power_cap_range_get), "rsmi_dev_power_cap_range_get"},
-	{F(dev_gpu_clk_freq_get), "rsmi_dev_gpu_clk_freq_get"},
-	{F(dev_compute_partition_get), "rsmi_dev_compute_partition_get"},
-	{F(dev_memory_partition_get), "rsmi_dev_memory_partition_get"},
-	{F(topo_get_numa_node_number), "rsmi_topo_get_numa_node_number"},
-	{F(topo_get_link_type), "rsmi_topo_get_link_type"},
-	{F(minmax_bandwidth_get), "rsmi_minmax_bandwidth_get"},
-	{F(is_p2p_accessible), "rsmi_is_P2P_accessible"},
-	{F(dev_activity_metric_get), "rsmi_dev_activity_metric_get"},
+static const struct axl__vsym symbols[] = {
+	{F(init), {"rsmi_init"}},
+	{F(version_get), {"rsmi_version_get"}},
+	{F(version_str_get), {"rsmi_version_str_get"}},
+	{F(num_monitor_devices), {"rsmi_num_monitor_devices"}},
+	{F(dev_pci_id_get), {"rsmi_dev_pci_id_get"}},
+	{F(dev_id_get), {"rsmi_dev_id_get"}},
+	{F(dev_vendor_id_get), {"rsmi_dev_vendor_id_get"}},
+	{F(dev_revision_get), {"rsmi_dev_revision_get"}},
+	{F(dev_name_get), {"rsmi_dev_name_get"}},
+	{F(dev_brand_get), {"rsmi_dev_brand_get"}},
+	{F(dev_serial_number_get), {"rsmi_dev_serial_number_get"}},
+	{F(dev_vbios_version_get), {"rsmi_dev_vbios_version_get"}},
+	{F(dev_unique_id_get), {"rsmi_dev_unique_id_get"}},
+	{F(dev_memory_total_get), {"rsmi_dev_memory_total_get"}},
+	{F(dev_memory_usage_get), {"rsmi_dev_memory_usage_get"}},
+	{F(dev_power_cap_get), {"rsmi_dev_power_cap_get"}},
+	{F(dev_power_cap_default_get), {"rsmi_dev_power_cap_default_get"}},
+	{F(dev_power_cap_range_get), {"rsmi_dev_power_cap_range_get"}},
+	{F(dev_gpu_clk_freq_get), {"rsmi_dev_gpu_clk_freq_get"}},
+	{F(dev_compute_partition_get), {"rsmi_dev_compute_partition_get"}},
+	{F(dev_memory_partition_get), {"rsmi_dev_memory_partition_get"}},
+	{F(topo_get_numa_node_number), {"rsmi_topo_get_numa_node_number"}},
+	{F(topo_get_link_type), {"rsmi_topo_get_link_type"}},
+	{F(minmax_bandwidth_get), {"rsmi_minmax_bandwidth_get"}},
+	{F(is_p2p_accessible), {"rsmi_is_P2P_accessible"}},
+	{F(dev_activity_metric_get), {"rsmi_dev_activity_metric_get"}},
 };
 #undef F
 
@@ -65,21 +63,6 @@ static struct {
 	bool inited; /* rsmi_init succeeded: once per process */
 } libs[MAX_LIBS];
 static size_t nlibs;
-
-/* dlopen one name; *absent when the error is about that very file not being there (a
- * library that is there but cannot load, a missing dependency, is not "absent"). */
-static void *open_one(const char *name, char *why, size_t cap, bool *absent)
-{
-	/* RTLD_LOCAL: ROCm SMI's symbols must not satisfy anything else in the process */
-	void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-	if (h)
-		return h;
-	const char *e = dlerror();
-	snprintf(why, cap, "%s", e ? e : "dlopen failed");
-	size_t n = strlen(name);
-	*absent = e && strncmp(e, name, n) == 0 && strstr(e + n, "cannot open shared object file");
-	return NULL;
-}
 
 const struct axl__rsmi_fns *axl__rsmi_load(const char *path, char *why, size_t cap, bool *absent)
 {
@@ -104,14 +87,14 @@ const struct axl__rsmi_fns *axl__rsmi_load(const char *path, char *why, size_t c
 	const char *name = path;
 	if (path) {
 		bool a;
-		h = open_one(path, why, cap, &a);
+		h = axl__vlib_dlopen(path, why, cap, &a);
 	} else {
 		bool all_absent = true;
 		char first[512] = "";
 		for (size_t i = 0; i < sizeof sonames / sizeof *sonames && !h; i++) {
 			bool a = false;
 			name = sonames[i];
-			h = open_one(name, why, cap, &a);
+			h = axl__vlib_dlopen(name, why, cap, &a);
 			if (!h && !a && !first[0])
 				snprintf(first, sizeof first, "%s", why); /* there, but would not load */
 			all_absent &= a;
@@ -127,13 +110,7 @@ const struct axl__rsmi_fns *axl__rsmi_load(const char *path, char *why, size_t c
 	if (!h)
 		goto out;
 	struct axl__rsmi_fns *fns = &libs[nlibs].fns;
-	memset(fns, 0, sizeof *fns);
-	for (size_t i = 0; i < sizeof symbols / sizeof *symbols; i++) {
-		void *sym = dlsym(h, symbols[i].name);
-		/* POSIX: a symbol's address converts to a function pointer */
-		if (sym)
-			memcpy((char *)fns + symbols[i].off, &sym, sizeof sym);
-	}
+	axl__vlib_resolve(h, symbols, sizeof symbols / sizeof *symbols, fns, sizeof *fns);
 	if (!fns->init || !fns->num_monitor_devices || !fns->dev_pci_id_get) {
 		snprintf(why, cap, "%s lacks rsmi_init/rsmi_num_monitor_devices/rsmi_dev_pci_id_get", name);
 		/* keep it loaded: a library is never unloaded (see rocm_smi.c) */

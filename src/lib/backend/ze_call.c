@@ -9,15 +9,13 @@
 #include <string.h>
 
 #include "ze_call.h"
+#include "../vlib.h"
 #include "../../util/json.h"
 
 /* ---- loading ------------------------------------------------------------------------ */
 
-#define F(member) offsetof(struct axl__ze_fns, member), #member
-static const struct {
-	size_t off;
-	const char *name;
-} symbols[] = {
+#define F(member) offsetof(struct axl__ze_fns, member), {#member}
+static const struct axl__vsym symbols[] = {
 	{F(zesInit)},
 	{F(zesDriverGet)},
 	{F(zesDeviceGet)},
@@ -73,21 +71,11 @@ const struct axl__ze_fns *axl__ze_load(const char *path, char *why, size_t cap)
 		snprintf(why, cap, "too many Level Zero libraries loaded");
 		goto out;
 	}
-	/* RTLD_LOCAL: the loader's symbols must not satisfy anything else in the process */
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		const char *e = dlerror();
-		snprintf(why, cap, "%s", e ? e : "dlopen failed");
+	void *h = axl__vlib_dlopen(path, why, cap, NULL);
+	if (!h)
 		goto out;
-	}
 	struct axl__ze_fns *fns = &libs[nlibs].fns;
-	memset(fns, 0, sizeof *fns);
-	for (size_t i = 0; i < sizeof symbols / sizeof *symbols; i++) {
-		void *sym = dlsym(h, symbols[i].name);
-		/* POSIX: a symbol's address converts to a function pointer */
-		if (sym)
-			memcpy((char *)fns + symbols[i].off, &sym, sizeof sym);
-	}
+	axl__vlib_resolve(h, symbols, sizeof symbols / sizeof *symbols, fns, sizeof *fns);
 	bool zes = fns->zesInit && fns->zesDriverGet && fns->zesDeviceGet;
 	bool legacy = fns->zeInit && fns->zeDriverGet && fns->zeDeviceGet;
 	if ((!zes && !legacy) || !fns->zesDeviceGetProperties || !fns->zesDevicePciGetProperties) {
