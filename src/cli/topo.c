@@ -37,7 +37,7 @@ static const char *dstr(const axl_device *d, axl_attr a)
 	return axl_device_get_str(d, a, &s) == 0 ? s : NULL;
 }
 
-/* The cell for a link: nvidia-smi's codes, and XGMI / NVS for the other fabrics. */
+/* The cell for a link: nvidia-smi's codes, and XGMI, NL#, XL# for the other fabrics. */
 static void cell_code(const struct axl_link *l, char *out, size_t cap)
 {
 	if (!l) {
@@ -51,7 +51,11 @@ static void cell_code(const struct axl_link *l, char *out, size_t cap)
 		else
 			snprintf(out, cap, "NV");
 	} else if (strcmp(k, "nvswitch") == 0) {
-		snprintf(out, cap, "NVS");
+		/* as nvidia-smi writes a switched pair: the links each GPU brings */
+		if (l->link_count >= 0)
+			snprintf(out, cap, "NV%d", l->link_count);
+		else
+			snprintf(out, cap, "NVS");
 	} else if (strcmp(k, "xgmi") == 0) {
 		snprintf(out, cap, "XGMI");
 	} else if (strcmp(k, "neuronlink") == 0) {
@@ -271,11 +275,11 @@ static void print_legend(const axl_inventory *inv)
 	       "  PHB  = PCIe and a PCIe host bridge (typically the CPU)\n"
 	       "  PXB  = PCIe through several PCIe switches, no host bridge\n"
 	       "  PIX  = PCIe through a single PCIe switch\n"
-	       "  NV#  = a bonded set of # NVLinks\n");
+	       "  NV#  = a bonded set of # NVLinks (direct, or into the NVSwitch fabric)\n");
 	if (links >= 0 && gbps >= 0)
-		printf("  NVS  = the NVSwitch fabric (NV%d: %g GB/s per direction)\n", links, gbps);
-	else
-		printf("  NVS  = the NVSwitch fabric\n");
+		printf("  NVSwitch fabric: every pair NV%d, %g GB/s per direction\n", links, gbps);
+	else if (links != -2)
+		printf("  NVS  = the NVSwitch fabric (link count not known)\n");
 	printf("  XGMI = AMD Infinity Fabric (one XGMI hive)\n"
 	       "  NL#  = # AWS NeuronLink ports\n");
 	if (xelink)
