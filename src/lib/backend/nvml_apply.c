@@ -500,7 +500,10 @@ void axl__nvml_link(struct axl__scan *scan, struct nv_job *j, struct axl_device 
 		const char *pb = axl__str(b, AXL_ATTR_PCI_ADDRESS);
 		unsigned direct = count_links(a, pb, "gpu");
 		unsigned sa = count_links(a, NULL, "nvswitch"), sb = count_links(b, NULL, "nvswitch");
-		double per = a->ports.n ? a->ports.v[0].bandwidth_gbps : -1;
+		double per = -1; /* one NVLink's bandwidth: from any port that is up */
+		for (size_t q = 0; q < a->ports.n && per < 0; q++)
+			if (a->ports.v[q].active == 1)
+				per = a->ports.v[q].bandwidth_gbps;
 		const char *kind = NULL;
 		int nlinks = -1;
 		double gbps = -1;
