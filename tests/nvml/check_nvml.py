@@ -379,6 +379,24 @@ def board(args, name):
     eq(len(links), 28, name + ": a link for every pair")
     eq(sorted({(l["kind"], l.get("link_count"), l.get("bandwidth_gbps"), l["source"]) for l in links}),
        [("nvswitch", 18, 450, "nvml")], name + ": NVSwitch, 18 links, 450 GB/s per direction")
+    # GPU 0's link 0 goes down: its pairs lose one link, the others keep 18
+    first = sorted(fabric)[0]
+    broken = os.path.join(args.work, name + "-link0-down.extra")
+    with open(extra) as src, open(broken, "w") as dst:
+        for line in src:
+            f = line.split()
+            if f and f[0] == "nvlink" and f[1].lower() == first and "link=0" in f:
+                line = line.replace("state=1", "state=0")
+            dst.write(line)
+    p, doc, _ = run(args, {"AXL_NVML_LIBRARY": args.double, "AXL_NVML_DOUBLE_XML": xml,
+                           "AXL_NVML_DOUBLE_EXTRA": broken}, args.work, root=tree)
+    if doc:
+        gpu0 = [d["id"] for d in doc["devices"] if d["pci"]["address"] == first][0]
+        got = sorted({(gpu0 in (l["a"], l["b"]), l.get("link_count"), l.get("bandwidth_gbps"))
+                      for l in doc["links"] if l["kind"] == "nvswitch"})
+        eq(got, [(False, 18, 450), (True, 17, 425)], name + ": link 0 of " + gpu0 + " down")
+        up = [x for x in next(d for d in doc["devices"] if d["id"] == gpu0)["ports"] if x.get("active")]
+        eq(len(up), 17, name + ": 17 ports up on " + gpu0)
 
 
 def capture(args, name):
