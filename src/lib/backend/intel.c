@@ -174,7 +174,12 @@ static void i915_enrich(struct axl__scan *scan, struct axl_device *dev)
 		if (axl__adir_open(&d, scan, card, SRC)) {
 			gt_clock(&d, dev, "gt_act_freq_mhz", "gt_cur_freq_mhz", "gt_RP0_freq_mhz");
 			uint64_t total, avail;
-			if (axl__adir_u64(&d, "lmem_total_bytes", 10, &total, 0) && total > 0) {
+			bool have_total = axl__adir_u64(&d, "lmem_total_bytes", 10, &total, 0) && total > 0;
+			if (have_total && total >= (1ull << 50)) { /* a PiB of VRAM is not a card */
+				axl__adir_warn(&d, "lmem_total_bytes", "larger than any card's memory");
+				have_total = false;
+			}
+			if (have_total) {
 				axl__set_int(dev, AXL_ATTR_MEMORY_TOTAL, AXL_SOURCE_SYSFS, (int64_t)total);
 				if (axl__adir_u64(&d, "lmem_avail_bytes", 10, &avail, 0)) {
 					if (avail <= total)
