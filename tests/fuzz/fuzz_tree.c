@@ -142,6 +142,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (axl_device_get_int(d, AXL_ATTR_LINK_CURRENT_GEN, &v) == 0 && (v < 1 || v > 7))
 			abort();
+		/* sizes, clocks and counts are never negative, whatever the files say */
+		static const axl_attr nonneg[] = {AXL_ATTR_MEMORY_TOTAL, AXL_ATTR_MEMORY_USED,
+						  AXL_ATTR_MEMORY_VISIBLE, AXL_ATTR_MEMORY_GTT,
+						  AXL_ATTR_CLOCK_GRAPHICS, AXL_ATTR_CLOCK_GRAPHICS_MAX,
+						  AXL_ATTR_CLOCK_MEMORY_MAX, AXL_ATTR_MEMORY_BUS_WIDTH};
+		for (size_t a = 0; a < sizeof nonneg / sizeof *nonneg; a++)
+			if (axl_device_get_int(d, nonneg[a], &v) == 0 && v < 0)
+				abort();
+		for (size_t c = 0; c < axl_device_compute_unit_count(d); c++)
+			if (axl_device_compute_unit(d, c)->count < 0)
+				abort();
 		if (axl_device_get_int(d, AXL_ATTR_VISIBLE, &v) == 0 &&
 		    ((v != 0 && v != 1) || axl_device_source(d, AXL_ATTR_VISIBLE) == AXL_SOURCE_NONE))
 			abort();

@@ -103,6 +103,13 @@ static bool read_node(struct axl__scan *scan, int id, struct kfd_node *k)
 			prop(mb, "mem_clk_max", &k->mem_clk);
 		}
 	}
+	/* beyond any GPU: not believed (and never cast to a negative size or count) */
+	if (k->mem_bytes >= (1ull << 50))
+		k->mem_bytes = 0;
+	if (k->simds >= (1u << 20))
+		k->has_simd_per_cu = false;
+	if (k->xcc >= 1024)
+		k->xcc = 0;
 	if (k->location > 0xffff && (k->location & 0x0fff0000u) == 0 && k->location <= 0xffffffffu) {
 		/* the partition number in bits 28..31 */
 		k->part = (unsigned)(k->location >> 28);
