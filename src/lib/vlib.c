@@ -125,3 +125,86 @@ void axl__vlib_resolve(void *handle, const struct axl__vsym *syms, size_t n, voi
 		}
 	}
 }
+
+const void *axl__vlib_load(struct axl__vlib_cache *c, const char *key, const char *const *names, size_t nnames,
+			   const struct axl__vsym *syms, size_t nsyms, size_t table_size,
+			   bool (*usable)(const void *table, const char *name, char *why, size_t cap), char *why,
+			   size_t cap, bool *absent)
+{
+	if (absent)
+		*absent = false;
+	if (strlen(key) >= sizeof c->slot[0].key) {
+		snprintf(why, cap, "library path too long");
+		return NULL;
+	}
+	const void *r = NULL;
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->slot[i].key, key) == 0) {
+			r = c->slot[i].table;
+			goto out;
+		}
+	if (c->n == AXL__VLIB_SLOTS) {
+		snprintf(why, cap, "too many copies of this library loaded");
+		goto out;
+	}
+	void *h = NULL;
+	const char *name = NULL;
+	bool all_absent = true;
+	char first[512] = "";
+	for (size_t i = 0; i < nnames && !h; i++) {
+		bool a = false;
+		name = names[i];
+		h = axl__vlib_dlopen(name, why, cap, &a);
+		if (!h && !a && !first[0])
+			snprintf(first, sizeof first, "%s", why); /* there, but would not load */
+		all_absent &= a;
+	}
+	if (!h) {
+		if (absent)
+			*absent = all_absent;
+		if (first[0])
+			snprintf(why, cap, "%s", first);
+		else if (nnames > 1)
+			snprintf(why, cap, "none of %s ... %s is installed", names[0], names[nnames - 1]);
+		goto out;
+	}
+	void *table = malloc(table_size);
+	if (!table) {
+		snprintf(why, cap, "out of memory");
+		goto out; /* the handle stays: a library is never unloaded */
+	}
+	axl__vlib_resolve(h, syms, nsyms, table, table_size);
+	if (!usable(table, name, why, cap)) {
+		free(table);
+		goto out;
+	}
+	snprintf(c->slot[c->n].key, sizeof c->slot[c->n].key, "%s", key);
+	c->slot[c->n].handle = h;
+	c->slot[c->n].table = table;
+	c->n++;
+	r = table;
+out:
+	pthread_mutex_unlock(&c->lock);
+	return r;
+}
+
+bool axl__vlib_flag(struct axl__vlib_cache *c, const void *table, int which)
+{
+	bool r = false;
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->n; i++)
+		if (c->slot[i].table == table)
+			r = c->slot[i].flag[which & 1];
+	pthread_mutex_unlock(&c->lock);
+	return r;
+}
+
+void axl__vlib_set_flag(struct axl__vlib_cache *c, const void *table, int which)
+{
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->n; i++)
+		if (c->slot[i].table == table)
+			c->slot[i].flag[which & 1] = true;
+	pthread_mutex_unlock(&c->lock);
+}

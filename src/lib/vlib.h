@@ -8,7 +8,9 @@
 #ifndef AXL_VLIB_H
 #define AXL_VLIB_H
 
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 
 #include "internal.h"
 #include "vjob.h"
@@ -53,6 +55,36 @@ struct axl__vsym {
 };
 /* Resolve every symbol into table (zeroed first); a missing one stays NULL. */
 void axl__vlib_resolve(void *handle, const struct axl__vsym *syms, size_t n, void *table, size_t table_size);
+
+/*
+ * The libraries a backend loaded, once per process each and never unloaded (a worker past
+ * its deadline may still be inside one). A slot is keyed by what was asked for (a path,
+ * or "" for the system's library) and holds the resolved table and two "initialised"
+ * flags (an init that succeeded is not called again by this process).
+ */
+#define AXL__VLIB_SLOTS 4
+struct axl__vlib_cache {
+	pthread_mutex_t lock;
+	struct {
+		char key[256];
+		void *handle;
+		void *table;
+		bool flag[2];
+	} slot[AXL__VLIB_SLOTS];
+	size_t n;
+};
+#define AXL__VLIB_CACHE_INIT {PTHREAD_MUTEX_INITIALIZER, {{"", NULL, NULL, {false, false}}}, 0}
+/* The table of the library `key` names: the cached one, or dlopen the first of names[]
+ * that loads (a path given explicitly, or SONAMEs newest first), resolve syms into a new
+ * table of table_size bytes and keep it when usable() accepts it (it writes why not).
+ * NULL with why; *absent (may be NULL): none of the names is installed at all. */
+const void *axl__vlib_load(struct axl__vlib_cache *c, const char *key, const char *const *names, size_t nnames,
+			   const struct axl__vsym *syms, size_t nsyms, size_t table_size,
+			   bool (*usable)(const void *table, const char *name, char *why, size_t cap), char *why,
+			   size_t cap, bool *absent);
+/* Flag `which` (0 or 1) of the slot holding table; false when the table is not cached. */
+bool axl__vlib_flag(struct axl__vlib_cache *c, const void *table, int which);
+void axl__vlib_set_flag(struct axl__vlib_cache *c, const void *table, int which);
 
 /* This backend's index in the table (its inv->bstate slot); 0 when there is none. */
 size_t axl__backend_index(const char *name);

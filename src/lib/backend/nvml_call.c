@@ -2,8 +2,6 @@
 /* NVML calls: loading the library, and every call live, recorded or replayed (see
  * nvml_call.h). */
 #define _GNU_SOURCE
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,52 +64,22 @@ static const struct axl__vsym symbols[] = {
 };
 #undef F
 
-#define MAX_LIBS 4
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-	char path[256];
-	void *handle;
-	struct axl__nvml_fns fns;
-	bool inited; /* nvmlInit succeeded: once per process (NVML counts them) */
-} libs[MAX_LIBS];
-static size_t nlibs;
+static struct axl__vlib_cache cache = AXL__VLIB_CACHE_INIT;
+
+static bool usable(const void *table, const char *name, char *why, size_t cap)
+{
+	const struct axl__nvml_fns *fns = table;
+	if (fns->Init && fns->DeviceGetCount && fns->DeviceGetHandleByIndex)
+		return true;
+	snprintf(why, cap, "%s lacks nvmlInit/nvmlDeviceGetCount/nvmlDeviceGetHandleByIndex", name);
+	return false;
+}
 
 const struct axl__nvml_fns *axl__nvml_load(const char *path, char *why, size_t cap)
 {
-	if (!path)
-		path = "libnvidia-ml.so.1";
-	if (strlen(path) >= sizeof libs[0].path) {
-		snprintf(why, cap, "library path too long");
-		return NULL;
-	}
-	const struct axl__nvml_fns *r = NULL;
-	pthread_mutex_lock(&load_lock);
-	for (size_t i = 0; i < nlibs; i++)
-		if (strcmp(libs[i].path, path) == 0) {
-			r = &libs[i].fns;
-			goto out;
-		}
-	if (nlibs == MAX_LIBS) {
-		snprintf(why, cap, "too many NVML libraries loaded");
-		goto out;
-	}
-	void *h = axl__vlib_dlopen(path, why, cap, NULL);
-	if (!h)
-		goto out;
-	struct axl__nvml_fns *fns = &libs[nlibs].fns;
-	axl__vlib_resolve(h, symbols, sizeof symbols / sizeof *symbols, fns, sizeof *fns);
-	if (!fns->Init || !fns->DeviceGetCount || !fns->DeviceGetHandleByIndex) {
-		snprintf(why, cap, "%s lacks nvmlInit/nvmlDeviceGetCount/nvmlDeviceGetHandleByIndex", path);
-		/* keep it loaded: a library is never unloaded (see nvml.c) */
-		goto out;
-	}
-	snprintf(libs[nlibs].path, sizeof libs[nlibs].path, "%s", path);
-	libs[nlibs].handle = h;
-	r = fns;
-	nlibs++;
-out:
-	pthread_mutex_unlock(&load_lock);
-	return r;
+	const char *name = path ? path : "libnvidia-ml.so.1";
+	return axl__vlib_load(&cache, name, &name, 1, symbols, sizeof symbols / sizeof *symbols,
+			      sizeof(struct axl__nvml_fns), usable, why, cap, NULL);
 }
 
 const char *axl__nvml_strerror(nvmlReturn_t r)
@@ -212,20 +180,10 @@ nvmlReturn_t axl__nvq_init(struct axl__nvq *q)
 		}
 		return r;
 	}
-	size_t lib = MAX_LIBS;
-	pthread_mutex_lock(&load_lock);
-	for (size_t i = 0; i < nlibs; i++)
-		if (&libs[i].fns == q->fn)
-			lib = i;
-	bool inited = lib < MAX_LIBS && libs[lib].inited;
-	pthread_mutex_unlock(&load_lock);
-	/* not under the lock: nvmlInit may hang, and a later load must not wait on it */
-	r = inited ? NVML_SUCCESS : LIVE(q->fn->Init);
-	if (r == NVML_SUCCESS && lib < MAX_LIBS) {
-		pthread_mutex_lock(&load_lock);
-		libs[lib].inited = true;
-		pthread_mutex_unlock(&load_lock);
-	}
+	/* nvmlInit may hang: called outside the cache's lock */
+	r = axl__vlib_flag(&cache, q->fn, 0) ? NVML_SUCCESS : LIVE(q->fn->Init);
+	if (r == NVML_SUCCESS)
+		axl__vlib_set_flag(&cache, q->fn, 0);
 	if (q->v.mode == AXL__VREC_RECORD) {
 		struct axl__json w;
 		axl__vrec_begin(&q->v, &w, "nvmlInit", NULL, NULL, NULL, 0, r);

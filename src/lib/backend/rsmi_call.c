@@ -2,9 +2,7 @@
 /* ROCm SMI calls: loading the library, and every call live, recorded or replayed (see
  * rsmi_call.h). */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,75 +52,26 @@ static const struct axl__vsym symbols[] = {
 };
 #undef F
 
-#define MAX_LIBS 4
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-	char path[256]; /* as asked for; "" for the system's library */
-	void *handle;
-	struct axl__rsmi_fns fns;
-	bool inited; /* rsmi_init succeeded: once per process */
-} libs[MAX_LIBS];
-static size_t nlibs;
+static struct axl__vlib_cache cache = AXL__VLIB_CACHE_INIT;
+
+static bool usable(const void *table, const char *name, char *why, size_t cap)
+{
+	const struct axl__rsmi_fns *fns = table;
+	if (fns->init && fns->num_monitor_devices && fns->dev_pci_id_get)
+		return true;
+	snprintf(why, cap, "%s lacks rsmi_init/rsmi_num_monitor_devices/rsmi_dev_pci_id_get", name);
+	return false;
+}
 
 const struct axl__rsmi_fns *axl__rsmi_load(const char *path, char *why, size_t cap, bool *absent)
 {
 	*absent = false;
-	const char *key = path ? path : "";
-	if (strlen(key) >= sizeof libs[0].path) {
-		snprintf(why, cap, "library path too long");
-		return NULL;
-	}
-	const struct axl__rsmi_fns *r = NULL;
-	pthread_mutex_lock(&load_lock);
-	for (size_t i = 0; i < nlibs; i++)
-		if (strcmp(libs[i].path, key) == 0) {
-			r = &libs[i].fns;
-			goto out;
-		}
-	if (nlibs == MAX_LIBS) {
-		snprintf(why, cap, "too many ROCm SMI libraries loaded");
-		goto out;
-	}
-	void *h = NULL;
-	const char *name = path;
-	if (path) {
-		bool a;
-		h = axl__vlib_dlopen(path, why, cap, &a);
-	} else {
-		bool all_absent = true;
-		char first[512] = "";
-		for (size_t i = 0; i < sizeof sonames / sizeof *sonames && !h; i++) {
-			bool a = false;
-			name = sonames[i];
-			h = axl__vlib_dlopen(name, why, cap, &a);
-			if (!h && !a && !first[0])
-				snprintf(first, sizeof first, "%s", why); /* there, but would not load */
-			all_absent &= a;
-		}
-		if (!h) {
-			*absent = all_absent;
-			if (first[0])
-				snprintf(why, cap, "%s", first);
-			else
-				snprintf(why, cap, "no librocm_smi64.so.7, .6, .5 or .1");
-		}
-	}
-	if (!h)
-		goto out;
-	struct axl__rsmi_fns *fns = &libs[nlibs].fns;
-	axl__vlib_resolve(h, symbols, sizeof symbols / sizeof *symbols, fns, sizeof *fns);
-	if (!fns->init || !fns->num_monitor_devices || !fns->dev_pci_id_get) {
-		snprintf(why, cap, "%s lacks rsmi_init/rsmi_num_monitor_devices/rsmi_dev_pci_id_get", name);
-		/* keep it loaded: a library is never unloaded (see rocm_smi.c) */
-		goto out;
-	}
-	snprintf(libs[nlibs].path, sizeof libs[nlibs].path, "%s", key);
-	libs[nlibs].handle = h;
-	r = fns;
-	nlibs++;
-out:
-	pthread_mutex_unlock(&load_lock);
-	return r;
+	/* a library asked for by path that is not there is worth a warning: not "absent" */
+	if (path)
+		return axl__vlib_load(&cache, path, &path, 1, symbols, sizeof symbols / sizeof *symbols,
+				      sizeof(struct axl__rsmi_fns), usable, why, cap, NULL);
+	return axl__vlib_load(&cache, "", sonames, sizeof sonames / sizeof *sonames, symbols,
+			      sizeof symbols / sizeof *symbols, sizeof(struct axl__rsmi_fns), usable, why, cap, absent);
 }
 
 const char *axl__rsmi_strerror(rsmi_status_t r)
@@ -205,20 +154,10 @@ rsmi_status_t axl__rsq_init(struct axl__rsq *q)
 			return RSMI_STATUS_INIT_ERROR; /* nobody recorded an init: no library there */
 		return r;
 	}
-	size_t lib = MAX_LIBS;
-	pthread_mutex_lock(&load_lock);
-	for (size_t i = 0; i < nlibs; i++)
-		if (&libs[i].fns == q->fn)
-			lib = i;
-	bool inited = lib < MAX_LIBS && libs[lib].inited;
-	pthread_mutex_unlock(&load_lock);
-	/* not under the lock: rsmi_init may hang, and a later load must not wait on it */
-	r = inited ? RSMI_STATUS_SUCCESS : LIVE(q->fn->init, 0);
-	if (r == RSMI_STATUS_SUCCESS && lib < MAX_LIBS) {
-		pthread_mutex_lock(&load_lock);
-		libs[lib].inited = true;
-		pthread_mutex_unlock(&load_lock);
-	}
+	/* rsmi_init may hang: called outside the cache's lock */
+	r = axl__vlib_flag(&cache, q->fn, 0) ? RSMI_STATUS_SUCCESS : LIVE(q->fn->init, 0);
+	if (r == RSMI_STATUS_SUCCESS)
+		axl__vlib_set_flag(&cache, q->fn, 0);
 	if (q->v.mode == AXL__VREC_RECORD) {
 		struct axl__json w;
 		rec_begin(q, &w, "rsmi_init", NULL, NULL, NULL, 0, r);

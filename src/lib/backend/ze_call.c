@@ -2,8 +2,6 @@
 /* Level Zero sysman calls: loading the library, and every call live, recorded or replayed
  * (see ze_call.h). */
 #define _GNU_SOURCE
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,55 +40,26 @@ static const struct axl__vsym symbols[] = {
 };
 #undef F
 
-#define MAX_LIBS 4
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-	char path[256];
-	void *handle;
-	struct axl__ze_fns fns;
-	bool zes_inited, ze_inited; /* succeeded once: not called again by this process */
-} libs[MAX_LIBS];
-static size_t nlibs;
+static struct axl__vlib_cache cache = AXL__VLIB_CACHE_INIT;
+enum { ZES_INITED = 0, ZE_INITED = 1 }; /* the cache's flags */
+
+static bool usable(const void *table, const char *name, char *why, size_t cap)
+{
+	const struct axl__ze_fns *fns = table;
+	bool zes = fns->zesInit && fns->zesDriverGet && fns->zesDeviceGet;
+	bool legacy = fns->zeInit && fns->zeDriverGet && fns->zeDeviceGet;
+	if ((zes || legacy) && fns->zesDeviceGetProperties && fns->zesDevicePciGetProperties)
+		return true;
+	snprintf(why, cap, "%s lacks zesInit/zesDriverGet/zesDeviceGet (or zeInit/zeDriverGet/zeDeviceGet) "
+		 "or zesDevicePciGetProperties", name);
+	return false;
+}
 
 const struct axl__ze_fns *axl__ze_load(const char *path, char *why, size_t cap)
 {
-	if (!path)
-		path = "libze_loader.so.1";
-	if (strlen(path) >= sizeof libs[0].path) {
-		snprintf(why, cap, "library path too long");
-		return NULL;
-	}
-	const struct axl__ze_fns *r = NULL;
-	pthread_mutex_lock(&load_lock);
-	for (size_t i = 0; i < nlibs; i++)
-		if (strcmp(libs[i].path, path) == 0) {
-			r = &libs[i].fns;
-			goto out;
-		}
-	if (nlibs == MAX_LIBS) {
-		snprintf(why, cap, "too many Level Zero libraries loaded");
-		goto out;
-	}
-	void *h = axl__vlib_dlopen(path, why, cap, NULL);
-	if (!h)
-		goto out;
-	struct axl__ze_fns *fns = &libs[nlibs].fns;
-	axl__vlib_resolve(h, symbols, sizeof symbols / sizeof *symbols, fns, sizeof *fns);
-	bool zes = fns->zesInit && fns->zesDriverGet && fns->zesDeviceGet;
-	bool legacy = fns->zeInit && fns->zeDriverGet && fns->zeDeviceGet;
-	if ((!zes && !legacy) || !fns->zesDeviceGetProperties || !fns->zesDevicePciGetProperties) {
-		snprintf(why, cap, "%s lacks zesInit/zesDriverGet/zesDeviceGet (or zeInit/zeDriverGet/zeDeviceGet) "
-			 "or zesDevicePciGetProperties", path);
-		/* keep it loaded: a library is never unloaded */
-		goto out;
-	}
-	snprintf(libs[nlibs].path, sizeof libs[nlibs].path, "%s", path);
-	libs[nlibs].handle = h;
-	r = fns;
-	nlibs++;
-out:
-	pthread_mutex_unlock(&load_lock);
-	return r;
+	const char *name = path ? path : "libze_loader.so.1";
+	return axl__vlib_load(&cache, name, &name, 1, symbols, sizeof symbols / sizeof *symbols,
+			      sizeof(struct axl__ze_fns), usable, why, cap, NULL);
 }
 
 const char *axl__ze_strerror(ze_result_t r)
@@ -240,14 +209,6 @@ static void record_plain(struct axl__zeq *q, const char *f, const char *d, const
 	axl__vrec_end(&q->v, &w);
 }
 
-static size_t lib_of(const struct axl__ze_fns *fn)
-{
-	for (size_t i = 0; i < nlibs; i++)
-		if (&libs[i].fns == fn)
-			return i;
-	return MAX_LIBS;
-}
-
 ze_result_t axl__zeq_init(struct axl__zeq *q)
 {
 	q->calls++;
@@ -269,12 +230,9 @@ ze_result_t axl__zeq_init(struct axl__zeq *q)
 		}
 		return r;
 	}
-	pthread_mutex_lock(&load_lock);
-	size_t lib = lib_of(q->fn);
-	bool zes_done = lib < MAX_LIBS && libs[lib].zes_inited;
-	bool ze_done = lib < MAX_LIBS && libs[lib].ze_inited;
-	pthread_mutex_unlock(&load_lock);
-	/* not under the lock: an init may hang, and a later load must not wait on it */
+	bool zes_done = axl__vlib_flag(&cache, q->fn, ZES_INITED);
+	bool ze_done = axl__vlib_flag(&cache, q->fn, ZE_INITED);
+	/* not under the cache's lock: an init may hang, and a later load must not wait on it */
 	if (q->fn->zesInit) {
 		r = zes_done ? ZE_RESULT_SUCCESS : q->fn->zesInit(0);
 		q->zes_init_called = true;
@@ -282,10 +240,7 @@ ze_result_t axl__zeq_init(struct axl__zeq *q)
 		if (q->v.mode == AXL__VREC_RECORD)
 			record_plain(q, "zesInit", NULL, NULL, 0, r);
 		if (r == ZE_RESULT_SUCCESS) {
-			pthread_mutex_lock(&load_lock);
-			if (lib < MAX_LIBS)
-				libs[lib].zes_inited = true;
-			pthread_mutex_unlock(&load_lock);
+			axl__vlib_set_flag(&cache, q->fn, ZES_INITED);
 			return r;
 		}
 	}
@@ -300,12 +255,8 @@ ze_result_t axl__zeq_init(struct axl__zeq *q)
 	r = ze_done ? ZE_RESULT_SUCCESS : q->fn->zeInit(0);
 	if (q->v.mode == AXL__VREC_RECORD)
 		record_plain(q, "zeInit", NULL, NULL, 0, r);
-	if (r == ZE_RESULT_SUCCESS) {
-		pthread_mutex_lock(&load_lock);
-		if (lib < MAX_LIBS)
-			libs[lib].ze_inited = true;
-		pthread_mutex_unlock(&load_lock);
-	}
+	if (r == ZE_RESULT_SUCCESS)
+		axl__vlib_set_flag(&cache, q->fn, ZE_INITED);
 	return r;
 }
 
