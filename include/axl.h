@@ -15,5 +15,6 @@
 #include "axl/host.h"
 #include "axl/inventory.h"
 #include "axl/capture.h"
+#include "axl/metrics.h"
 
 #endif

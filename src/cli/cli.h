@@ -21,6 +21,12 @@ struct opts {
 	int timing;
 	int verbose;
 	int compact;
+	/* metrics, top, serve */
+	int interval_ms;   /* --interval MS (0: not given) */
+	long count;        /* --count N (0: not given) */
+	int no_processes;  /* --no-processes */
+	const char *listen; /* serve --listen ADDR:PORT */
+	int dcgm;          /* serve --dcgm */
 };
 
 /* Open a context and take an inventory as the options say; 1 (with a message on
@@ -35,5 +41,12 @@ int print_json(const axl_inventory *inv, const struct opts *o);
 void print_warnings(const axl_inventory *inv);
 /* axl topo (topo.c) */
 int cmd_topo(const struct opts *o);
+/* axl metrics (metrics.c) */
+int cmd_metrics(const struct opts *o, const char *arg);
+/* A sample's value of device i as text in the metric's display unit ("72%", "41.2 W",
+ * "-" when unknown), for tables. */
+void metric_text(const axl_sample *smp, size_t i, axl_metric m, char *buf, size_t cap);
+/* Bytes as "1.5 GiB" */
+void human_bytes(int64_t v, char *buf, size_t cap);
 
 #endif

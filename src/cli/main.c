@@ -24,6 +24,8 @@ static void usage(FILE *f)
 		"                  every RDMA NIC, as a matrix (like nvidia-smi topo -m)\n"
 		"  capture         save what axl reads on this node (and the vendor libraries'\n"
 		"                  answers) to one file, to replay elsewhere with --sysroot FILE\n"
+		"  metrics [ID]    what every device (or one) is doing now: utilisation, memory,\n"
+		"                  power, temperatures, clocks, PCIe, ECC, and its processes\n"
 		"  version         the version of axl and libaxl\n"
 		"\n"
 		"options:\n"
@@ -37,6 +39,11 @@ static void usage(FILE *f)
 		"  --env NAME=VALUE  judge visibility as if the environment held only these\n"
 		"                  visibility variables (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, ...);\n"
 		"                  repeatable; applies under --sysroot too\n"
+		"  --interval MS   (metrics) sample every MS milliseconds; with --json, one JSON\n"
+		"                  document per line\n"
+		"  --count N       (metrics) stop after N samples (default: 1, or forever with\n"
+		"                  --interval)\n"
+		"  --no-processes  (metrics) do not list processes (skips the /proc sweep)\n"
 		"  -v, --verbose   log diagnostics to standard error\n"
 		"  -h, --help      this text\n"
 		"\n"
@@ -102,7 +109,7 @@ int open_inventory(const struct opts *o, axl_context **ctx, axl_inventory **inv)
 	return open_inventory_ex(o, ctx, inv, 0, 0);
 }
 
-static void human_bytes(int64_t b, char *out, size_t cap)
+void human_bytes(int64_t b, char *out, size_t cap)
 {
 	const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
 	double v = (double)b;
@@ -472,6 +479,29 @@ static int apply_opt(struct opts *o, int c)
 		o->env[o->nenv++] = optarg;
 		return 0;
 	case 'o': o->output = optarg; return 0;
+	case 'i': {
+		char *end;
+		long v = strtol(optarg, &end, 10);
+		if (*end || end == optarg || v < 1 || v > 86400000) {
+			fprintf(stderr, "axl: --interval takes milliseconds (1..86400000), not '%s'\n", optarg);
+			return EXIT_USAGE + 1;
+		}
+		o->interval_ms = (int)v;
+		return 0;
+	}
+	case 'n': {
+		char *end;
+		long v = strtol(optarg, &end, 10);
+		if (*end || end == optarg || v < 1) {
+			fprintf(stderr, "axl: --count takes a positive number, not '%s'\n", optarg);
+			return EXIT_USAGE + 1;
+		}
+		o->count = v;
+		return 0;
+	}
+	case 'P': o->no_processes = 1; return 0;
+	case 'L': o->listen = optarg; return 0;
+	case 'D': o->dcgm = 1; return 0;
 	case 'h': usage(stdout); return 0 + 1;
 	default: usage(stderr); return EXIT_USAGE + 1;
 	}
@@ -487,6 +517,11 @@ int main(int argc, char **argv)
 		{"compact", no_argument, NULL, 'c'},   {"help", no_argument, NULL, 'h'},
 		{"env", required_argument, NULL, 'e'},
 		{"output", required_argument, NULL, 'o'},
+		{"interval", required_argument, NULL, 'i'},
+		{"count", required_argument, NULL, 'n'},
+		{"no-processes", no_argument, NULL, 'P'},
+		{"listen", required_argument, NULL, 'L'},
+		{"dcgm", no_argument, NULL, 'D'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, r;
@@ -551,6 +586,8 @@ int main(int argc, char **argv)
 		}
 		return cmd_capture(&o, argc, argv);
 	}
+	if (strcmp(cmd, "metrics") == 0)
+		return cmd_metrics(&o, arg);
 	if (strcmp(cmd, "version") == 0) {
 		printf("axl %s (libaxl %s)\n", AXL_VERSION_STRING, axl_version());
 		return 0;

@@ -289,6 +289,12 @@ struct axl__backend {
 	void (*link)(struct axl__scan *scan, size_t self);
 	/* Release inv->bstate[self]. Optional. */
 	void (*release)(struct axl_inventory *inv, size_t self);
+	/* Live metrics (sample.h): open what will be read for the sampler's devices this
+	 * backend handles (into s->bstate[self]; leave it NULL when there are none), fill one
+	 * sample, release. Optional. */
+	void (*sample_open)(struct axl_sampler *s, size_t self);
+	void (*sample)(struct axl_sampler *s, size_t self, struct axl_sample *out);
+	void (*sample_close)(struct axl_sampler *s, size_t self);
 };
 
 extern const struct axl__backend *const axl__backends[];

@@ -34,7 +34,7 @@
 
 #define SRC AXL__AMDGPU_SRC
 
-static bool amdgpu_owns(const struct axl_device *dev)
+bool axl__amdgpu_owns(const struct axl_device *dev)
 {
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
 	return strcmp(dev->prefix, "amdgpu") == 0 || (drv && strcmp(drv, "amdgpu") == 0);
@@ -111,7 +111,7 @@ static void partition_attr(const struct devdir *d, struct axl_device *dev, const
 
 /* "0: 852Mhz *\n1: 991Mhz \n..." -> the current level (marked '*') and the highest.
  * False when no line reads as a level. */
-static bool dpm_levels(const char *text, int64_t *cur, int64_t *max)
+bool axl__amdgpu_dpm_levels(const char *text, int64_t *cur, int64_t *max)
 {
 	*cur = *max = -1;
 	int levels = 0;
@@ -149,7 +149,7 @@ static void clock_attr(const struct devdir *d, struct axl_device *dev, const cha
 	if (!rd(d, name, buf, sizeof buf, 0))
 		return;
 	int64_t c, m;
-	if (!dpm_levels(buf, &c, &m)) {
+	if (!axl__amdgpu_dpm_levels(buf, &c, &m)) {
 		char path[600];
 		snprintf(path, sizeof path, "%s/%s", d->dir, name);
 		axl__warn(d->inv, SRC, path, "no clock level in '%.40s'", buf);
@@ -383,7 +383,7 @@ static int amdgpu_finish(struct axl__scan *scan)
 {
 	struct axl_inventory *inv = scan->inv;
 	for (size_t i = 0; i < inv->devs.n; i++)
-		if (amdgpu_owns(inv->devs.v[i]))
+		if (axl__amdgpu_owns(inv->devs.v[i]))
 			profile_details(inv, inv->devs.v[i]);
 	axl__kfd_links(scan);
 	return 0;
@@ -392,7 +392,10 @@ static int amdgpu_finish(struct axl__scan *scan)
 const struct axl__backend axl__backend_amdgpu = {
 	.name = "amdgpu",
 	.enumerate = axl__kfd_enumerate,
-	.owns = amdgpu_owns,
+	.owns = axl__amdgpu_owns,
 	.enrich = amdgpu_enrich,
 	.finish = amdgpu_finish,
+	.sample_open = axl__amdgpu_sample_open,
+	.sample = axl__amdgpu_sample,
+	.sample_close = axl__amdgpu_sample_close,
 };

@@ -20,4 +20,17 @@ void axl__kfd_links(struct axl__scan *scan);
  * "QPX" 4, "CPX" one per XCC: xcc, < 1 when not known); -1 for other names. */
 int axl__amd_mode_instances(const char *mode, int64_t xcc);
 
+/* Is this device amdgpu's (prefix or bound driver)? */
+bool axl__amdgpu_owns(const struct axl_device *dev);
+/* "0: 852Mhz *\n1: 991Mhz \n..." (pp_dpm_*) -> the current level (marked '*', -1 when
+ * none is) and the highest. False when no line reads as a level. */
+bool axl__amdgpu_dpm_levels(const char *text, int64_t *cur, int64_t *max);
+
+/* Live metrics (amdgpu_sample.c, sample.h). */
+struct axl_sampler;
+struct axl_sample;
+void axl__amdgpu_sample_open(struct axl_sampler *s, size_t self);
+void axl__amdgpu_sample(struct axl_sampler *s, size_t self, struct axl_sample *out);
+void axl__amdgpu_sample_close(struct axl_sampler *s, size_t self);
+
 #endif

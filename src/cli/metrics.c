@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/* axl metrics: one sample as a table, or "axl.metrics" JSON (one document per line with
+ * --interval). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+void metric_text(const axl_sample *smp, size_t i, axl_metric m, char *buf, size_t cap)
+{
+	double v;
+	if (axl_sample_get(smp, i, m, &v, NULL) != 0) {
+		snprintf(buf, cap, "-");
+		return;
+	}
+	const char *unit = axl_metric_unit(m);
+	if (m == AXL_METRIC_THROTTLE_REASONS) {
+		unsigned bits = (unsigned)v;
+		size_t o = 0;
+		buf[0] = '\0';
+		for (unsigned b = 0; b < 32 && o < cap; b++)
+			if (bits & (1u << b) && axl_throttle_name(1u << b))
+				o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? "," : "", axl_throttle_name(1u << b));
+		if (!bits)
+			snprintf(buf, cap, "none");
+	} else if (!strcmp(unit, "percent"))
+		snprintf(buf, cap, "%.0f%%", v);
+	else if (!strcmp(unit, "bytes"))
+		human_bytes((int64_t)v, buf, cap);
+	else if (!strcmp(unit, "watts"))
+		snprintf(buf, cap, "%.1f W", v);
+	else if (!strcmp(unit, "joules"))
+		snprintf(buf, cap, v >= 1e6 ? "%.2f MJ" : "%.0f J", v >= 1e6 ? v / 1e6 : v);
+	else if (!strcmp(unit, "celsius"))
+		snprintf(buf, cap, "%.0f C", v);
+	else if (!strcmp(unit, "megahertz"))
+		snprintf(buf, cap, "%.0f MHz", v);
+	else if (!strcmp(unit, "bytes_per_second")) {
+		char h[32];
+		human_bytes((int64_t)v, h, sizeof h);
+		snprintf(buf, cap, "%s/s", h);
+	} else
+		snprintf(buf, cap, "%.0f", v);
+}
+
+static void print_table(const axl_sample *smp, const char *only)
+{
+	printf("%-16s %-5s %5s %19s %8s %8s %5s %5s %9s %9s %s\n", "ID", "STATE", "UTIL", "MEMORY USED/TOTAL",
+	       "POWER", "LIMIT", "TEMP", "HOT", "SM CLK", "MEM CLK", "ECC CE/UE");
+	size_t n = axl_sample_device_count(smp);
+	for (size_t i = 0; i < n; i++) {
+		const char *id = axl_device_id(axl_sample_device(smp, i));
+		if (only && strcmp(only, id) != 0)
+			continue;
+		char util[16], used[24], tot[24], mem[48], pw[24], lim[24], t[16], hot[16], sm[24], mc[24], ce[24], ue[24],
+			ecc[64];
+		metric_text(smp, i, AXL_METRIC_UTILIZATION, util, sizeof util);
+		metric_text(smp, i, AXL_METRIC_MEMORY_USED, used, sizeof used);
+		metric_text(smp, i, AXL_METRIC_MEMORY_TOTAL, tot, sizeof tot);
+		snprintf(mem, sizeof mem, "%s/%s", used, tot);
+		metric_text(smp, i, AXL_METRIC_POWER, pw, sizeof pw);
+		metric_text(smp, i, AXL_METRIC_POWER_LIMIT, lim, sizeof lim);
+		metric_text(smp, i, AXL_METRIC_TEMPERATURE, t, sizeof t);
+		metric_text(smp, i, AXL_METRIC_TEMPERATURE_HOTSPOT, hot, sizeof hot);
+		metric_text(smp, i, AXL_METRIC_SM_CLOCK, sm, sizeof sm);
+		metric_text(smp, i, AXL_METRIC_MEMORY_CLOCK, mc, sizeof mc);
+		metric_text(smp, i, AXL_METRIC_ECC_CORRECTED, ce, sizeof ce);
+		metric_text(smp, i, AXL_METRIC_ECC_UNCORRECTED, ue, sizeof ue);
+		snprintf(ecc, sizeof ecc, "%s/%s", ce, ue);
+		printf("%-16s %-5s %5s %19s %8s %8s %5s %5s %9s %9s %s\n", id,
+		       axl_sample_state_name(axl_sample_device_state(smp, i)), util, mem, pw, lim, t, hot, sm, mc, ecc);
+	}
+	size_t np = axl_sample_process_count(smp);
+	size_t shown = 0;
+	for (size_t k = 0; k < np; k++) {
+		const struct axl_process *p = axl_sample_process(smp, k);
+		if (only && strcmp(only, p->device) != 0)
+			continue;
+		if (!shown++)
+			printf("\n%-16s %8s %-16s %-8s %10s %5s %s\n", "DEVICE", "PID", "NAME", "TYPE", "MEMORY", "UTIL",
+			       "CONTAINER");
+		char mem[24] = "-", util[16] = "-";
+		if (p->memory_used_bytes >= 0)
+			human_bytes(p->memory_used_bytes, mem, sizeof mem);
+		if (p->utilization_percent >= 0)
+			snprintf(util, sizeof util, "%.0f%%", p->utilization_percent);
+		printf("%-16s %8d %-16.16s %-8s %10s %5s %.12s\n", p->device, p->pid, p->name ? p->name : "?",
+		       p->type ? p->type : "-", mem, util, p->container_id ? p->container_id : "-");
+	}
+}
+
+static volatile sig_atomic_t stop;
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	while (!stop && nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+int cmd_metrics(const struct opts *o, const char *only)
+{
+	axl_context *ctx;
+	axl_inventory *inv;
+	if (open_inventory(o, &ctx, &inv))
+		return 1;
+	int rc = 0;
+	if (only) {
+		const axl_device *d = axl_inventory_find(inv, only);
+		if (!d) {
+			fprintf(stderr, "axl: no device '%s' (axl list shows them)\n", only);
+			axl_inventory_free(inv);
+			axl_context_free(ctx);
+			return 1;
+		}
+		only = axl_device_id(d);
+	}
+	axl_sampler *s;
+	if (axl_sampler_open(&s, inv, o->no_processes ? 0 : AXL_SAMPLER_PROCESSES)) {
+		fprintf(stderr, "axl: %s\n", axl_error_last());
+		axl_inventory_free(inv);
+		axl_context_free(ctx);
+		return 1;
+	}
+	long count = o->count ? o->count : (o->interval_ms ? 0 : 1);
+	/* without --interval, utilisation needs two readings: take a first one 100 ms
+	 * before the one shown */
+	if (!o->interval_ms) {
+		axl_sample *first;
+		if (axl_sampler_sample(s, &first) == 0)
+			axl_sample_free(first);
+		sleep_ms(100);
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	for (long k = 0; !stop && (count == 0 || k < count); k++) {
+		if (k)
+			sleep_ms(o->interval_ms);
+		if (stop)
+			break;
+		axl_sample *smp;
+		if (axl_sampler_sample(s, &smp)) {
+			fprintf(stderr, "axl: %s\n", axl_error_last());
+			rc = 1;
+			break;
+		}
+		if (o->json) {
+			char *txt;
+			unsigned fl = (o->compact || o->interval_ms) ? 0 : AXL_METRICS_PRETTY;
+			if (axl_sample_json(smp, fl, &txt, NULL) == 0) {
+				fputs(txt, stdout);
+				if (!(fl & AXL_METRICS_PRETTY))
+					fputc('\n', stdout);
+				axl_free(txt);
+			} else
+				rc = 1;
+		} else {
+			if (k)
+				printf("\n");
+			print_table(smp, only);
+		}
+		axl_sample_free(smp);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			rc = 1;
+			break;
+		}
+	}
+	if (!o->json && !o->interval_ms)
+		print_warnings(inv);
+	axl_sampler_free(s);
+	axl_inventory_free(inv);
+	axl_context_free(ctx);
+	return rc;
+}
