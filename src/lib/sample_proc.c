@@ -89,12 +89,15 @@ static bool proc_memory(const struct axl__fdi_sweep *sw, const struct axl__fdi_p
 	return true;
 }
 
-/* The busiest engine of each kind, over the clients of pid on dev. */
+/* The busiest engine of each kind, over the clients of pid on dev. A kind with an engine
+ * whose difference is not known (a counter went backwards, an engine that just appeared)
+ * is not known as a whole: the busiest one might be the one missing. */
 static void proc_util(const struct axl__fdi_sweep *prev, const struct axl__fdi_sweep *cur,
 		      const struct axl__fdi_proc *p, const char *dev, double out[3], bool have[3])
 {
 	char seen[AXL__FDI_MAX_ENGINES * 2][AXL__FDI_NAME];
 	unsigned nseen = 0;
+	bool bad[3] = {false, false, false};
 	for (unsigned c = p->first; c < p->first + p->n; c++) {
 		const struct axl__fdi_client *cl = &cur->clients[c];
 		if (strcmp(axl__fdi_dev(cl), dev) != 0)
@@ -114,8 +117,10 @@ static void proc_util(const struct axl__fdi_sweep *prev, const struct axl__fdi_s
 			struct axl__fdi_util u;
 			bool partial;
 			axl__fdinfo_proc_util(prev, cur, p->pid, dev, name, &u, &partial);
-			if (!u.valid)
+			if (!u.valid || partial) {
+				bad[k] = true;
 				continue;
+			}
 			double pct = u.busy_pct / (u.capacity ? u.capacity : 1);
 			if (pct > 100)
 				pct = 100;
@@ -126,6 +131,9 @@ static void proc_util(const struct axl__fdi_sweep *prev, const struct axl__fdi_s
 			have[k] = true;
 		}
 	}
+	for (int k = 0; k < 3; k++)
+		if (bad[k])
+			have[k] = false;
 }
 
 void axl__sample_processes(struct axl_sampler *s, struct axl_sample *smp)

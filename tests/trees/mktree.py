@@ -1085,6 +1085,31 @@ def build_files(tree, spec):
         tree.rawlink(rel, target)
 
 
+def build_processes(tree, spec):
+    """"processes": [{"pid": N, "comm": "python3", "cgroup": "/system.slice/x.scope",
+    "fds": [{"fd": 5, "target": "/dev/dri/renderD128", "fdinfo": {"drm-driver": "amdgpu",
+    ...}}]}] -> proc/<pid>/{comm,cgroup,fd/<n> (symlink),fdinfo/<n>} as procfs shows them
+    (fdinfo keys in the order given, "key:\tvalue"; a string fdinfo is written verbatim)."""
+    for pr in spec.get("processes", []):
+        base = "proc/%d" % pr["pid"]
+        tree.mkdir(base + "/fd")
+        tree.mkdir(base + "/fdinfo")
+        if "comm" in pr:
+            tree.write(base + "/comm", pr["comm"] + "\n")
+        if "cgroup" in pr:
+            tree.write(base + "/cgroup", "0::%s\n" % pr["cgroup"])
+        for fd in pr.get("fds", []):
+            n = fd["fd"]
+            tree.rawlink("%s/fd/%d" % (base, n), fd["target"])
+            info = fd.get("fdinfo", {})
+            if isinstance(info, str):
+                text = info
+            else:
+                text = "pos:\t0\nflags:\t02100002\nmnt_id:\t24\nino:\t%d\n" % (1000 + n)
+                text += "".join("%s:\t%s\n" % (k, v) for k, v in info.items())
+            tree.write("%s/fdinfo/%d" % (base, n), text)
+
+
 # ---------------------------------------------------------------------------
 # damage
 
@@ -1191,6 +1216,7 @@ def main(argv):
     if spec.get("proc_devices", True):
         build_chrdevs(tree, spec, pb, state)
     build_files(tree, spec)
+    build_processes(tree, spec)
     damage(tree, spec.get("damage", []))
     return 0
 
