@@ -225,9 +225,10 @@ static int add_dev(struct axl_sampler *s, struct axl_device *d, size_t *cap)
 
 int axl_sampler_open(axl_sampler **out, const axl_inventory *inv, unsigned flags)
 {
+	if (out)
+		*out = NULL;
 	if (!out || !inv)
 		return axl__error(AXL_EINVAL, "axl_sampler_open: NULL argument");
-	*out = NULL;
 	struct axl_sampler *s = calloc(1, sizeof *s);
 	if (!s)
 		return axl__error(AXL_ENOMEM, "out of memory");
@@ -329,9 +330,10 @@ static int cmp_proc(const void *a, const void *b)
 
 int axl_sampler_sample(axl_sampler *s, axl_sample **out)
 {
+	if (out)
+		*out = NULL;
 	if (!s || !out)
 		return axl__error(AXL_EINVAL, "axl_sampler_sample: NULL argument");
-	*out = NULL;
 	double t0 = mono_ms();
 	struct axl_sample *smp = calloc(1, sizeof *smp);
 	if (!smp || !(smp->d = calloc(s->n ? s->n : 1, sizeof *smp->d))) {

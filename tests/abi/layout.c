@@ -127,6 +127,26 @@ int main(void)
 	L(struct axl_capture_options, flags, 4);
 	L(struct axl_capture_options, command_line, 8);
 	S(struct axl_capture_options, 16);
+	L(struct axl_process, pid, 0);
+	L(struct axl_process, device, 8);
+	L(struct axl_process, name, 16);
+	L(struct axl_process, type, 24);
+	L(struct axl_process, memory_used_bytes, 32);
+	L(struct axl_process, utilization_percent, 40);
+	L(struct axl_process, encoder_utilization_percent, 48);
+	L(struct axl_process, decoder_utilization_percent, 56);
+	L(struct axl_process, cgroup, 64);
+	L(struct axl_process, container_id, 72);
+	L(struct axl_process, source, 80);
+	S(struct axl_process, 88);
+	if (AXL_METRIC_UTILIZATION != 0 || AXL_METRIC_MEMORY_USED != 4 || AXL_METRIC_ENERGY != 8 ||
+	    AXL_METRIC_SM_CLOCK != 12 || AXL_METRIC_ECC_CORRECTED != 16 || AXL_METRIC_FAN != 19 ||
+	    AXL_METRIC__COUNT != 20 || AXL_THROTTLE_CURRENT != 512 || AXL_SAMPLE_LOST != 1 ||
+	    AXL_SAMPLER_PROCESSES != 1 || AXL_METRICS_DCGM != 2) {
+		printf("a metrics enum value moved\n");
+		failed++;
+	} else
+		passed++;
 	/* enum values are part of the ABI too */
 	if (AXL_ATTR_DB_KEY != 33 || AXL_ATTR_BOARD_PART_NUMBER != 34 || AXL_ATTR_NEAREST_NIC_PATH != 70 ||
 	    AXL_HOST_MEMORY_LIMIT != 9 || AXL_FORMAT_INT4 != 9 || AXL_SOURCE_ENV != 7 || AXL_SOURCE_NVML != 8 ||
