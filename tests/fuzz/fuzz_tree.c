@@ -45,6 +45,11 @@ static const char *const files[] = {
 	"sys/class/kfd/kfd/topology/nodes/3/io_links/0/properties",
 	/* NVML's recorded answers: the NVML backend replays them on any tree */
 	"axl-capture/nvml.jsonl",
+	/* live metrics (appended): what the amdgpu sampler and the DRM client sweep read */
+	GPU "/gpu_busy_percent", GPU "/mem_info_vram_used", GPU "/mem_busy_percent",
+	GPU "/ras/umc_err_count", GPU "/hwmon/hwmon0/energy1_input", GPU "/hwmon/hwmon0/pwm1",
+	GPU "/hwmon/hwmon0/freq1_input", GPU "/hwmon/hwmon0/temp2_label", GPU "/hwmon/hwmon0/temp2_input",
+	"proc/77/fdinfo/5", "proc/77/comm", "proc/77/cgroup",
 };
 #define NFILES (sizeof files / sizeof *files)
 
@@ -93,6 +98,13 @@ static void setup(void)
 	snprintf(p, sizeof p, "%s/sys/bus/pci/devices/0000:01:00.0", root);
 	if (symlink("../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0", p) != 0) {
 		/* already there from an earlier run */
+	}
+	/* a process with a DRM client on the GPU's render node */
+	snprintf(p, sizeof p, "%s/proc/77/fd/x", root);
+	mkparents(p);
+	snprintf(p, sizeof p, "%s/proc/77/fd/5", root);
+	if (symlink("/dev/dri/renderD128", p) != 0) {
+		/* already there */
 	}
 	snprintf(p, sizeof p, "%s/sys/bus/pci/drivers/amdgpu/x", root);
 	mkparents(p);
@@ -157,6 +169,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    ((v != 0 && v != 1) || axl_device_source(d, AXL_ATTR_VISIBLE) == AXL_SOURCE_NONE))
 			abort();
 	}
+	/* two samples (rates need two), each value in its range, the document written */
+	axl_sampler *smp;
+	if (axl_sampler_open(&smp, inv, AXL_SAMPLER_PROCESSES) != 0)
+		abort();
+	for (int k = 0; k < 2; k++) {
+		axl_sample *s;
+		if (axl_sampler_sample(smp, &s) != 0)
+			abort();
+		for (size_t i = 0; i < axl_sample_device_count(s); i++)
+			for (int m = 0; m < AXL_METRIC__COUNT; m++) {
+				double v;
+				if (axl_sample_get(s, i, (axl_metric)m, &v, NULL) != 0)
+					continue;
+				if (v != v || v < -300 || (strcmp(axl_metric_unit((axl_metric)m), "percent") == 0 && v > 100))
+					abort();
+				if (m != AXL_METRIC_TEMPERATURE && m != AXL_METRIC_TEMPERATURE_HOTSPOT &&
+				    m != AXL_METRIC_TEMPERATURE_MEMORY && v < 0)
+					abort();
+			}
+		for (size_t p = 0; p < axl_sample_process_count(s); p++) {
+			const struct axl_process *pr = axl_sample_process(s, p);
+			if (pr->pid <= 0 || !pr->device || pr->utilization_percent > 100 ||
+			    pr->memory_used_bytes < -1)
+				abort();
+		}
+		char *mdoc;
+		if (axl_sample_json(s, 0, &mdoc, NULL) != 0)
+			abort();
+		axl_free(mdoc);
+		axl_sample_free(s);
+	}
+	axl_sampler_free(smp);
 	axl_inventory_free(inv);
 	axl_context_free(ctx);
 	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
