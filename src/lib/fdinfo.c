@@ -588,7 +588,7 @@ int axl__fdinfo_sweep(const struct axl__fs *fs, struct axl__fdi_sweep *out)
 		return rc;
 	}
 	/* a pid listed twice (a hostile tree) keeps its first entry */
-	if (out->n_clients > 1)
+	if (out->n_clients > 1) /* qsort(NULL, 0, ...) is undefined (UBSan) */
 		qsort(out->clients, out->n_clients, sizeof *out->clients, cmp_client);
 	if (out->n_procs > 1)
 		qsort(out->procs, out->n_procs, sizeof *out->procs, cmp_proc);

@@ -37,7 +37,7 @@ static int temp_metric(const char *label, int index)
 		return index == 1 ? AXL_METRIC_TEMPERATURE : -1; /* unlabelled: temp1 is the chip */
 	if (!strcasecmp(label, "edge") || !strcasecmp(label, "pkg") || !strcasecmp(label, "gpu") ||
 	    !strcasecmp(label, "asic") || !strcasecmp(label, "card") || !strcasecmp(label, "chip") ||
-	    !strcasecmp(label, "asic_temp"))
+	    !strcasecmp(label, "asic_temp") || !strcasecmp(label, "asic1_temp"))
 		return AXL_METRIC_TEMPERATURE;
 	if (!strcasecmp(label, "junction") || !strcasecmp(label, "hotspot"))
 		return AXL_METRIC_TEMPERATURE_HOTSPOT;

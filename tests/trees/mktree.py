@@ -152,7 +152,8 @@ class Tree:
 
 def attr_content(v):
     """Attribute value convention: str -> text (newline appended when missing),
-    {"raw": s} exact text, {"hex": h} binary bytes."""
+    {"raw": s} exact text, {"hex": h} binary bytes, {"gpu_metrics": {...}} an amdgpu
+    gpu_metrics table (gpu_metrics.py)."""
     if isinstance(v, str):
         return v if v.endswith("\n") else v + "\n"
     if isinstance(v, bool):
@@ -164,6 +165,10 @@ def attr_content(v):
             return v["raw"]
         if "hex" in v:
             return bytes.fromhex(v["hex"])
+        if "gpu_metrics" in v:  # amdgpu's binary table, packed as the kernel lays it out
+            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+            import gpu_metrics
+            return gpu_metrics.pack(v["gpu_metrics"])
     die("bad attribute value %r" % (v,))
 
 

@@ -7,6 +7,10 @@
  *   pp_dpm_sclk, pp_dpm_mclk             the current level ('*'), when hwmon has no
  *                                        freq1_input / freq2_input
  *   ras/<block>_err_count                "ue: N\nce: N", summed over the blocks
+ *   gpu_metrics                          the SMU's binary table (amdgpu_metrics.c): fills
+ *                                        only what the files above left unknown (MI300
+ *                                        has no edge sensor, no energy1_input; throttle
+ *                                        reasons exist only there)
  * A read that fails with ENODEV (the GPU was unplugged or is being reset) marks the
  * GPU lost in that sample.
  */
@@ -17,7 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "amdgpu.h"
+#include "amdgpu_metrics.h"
 #include "../sample.h"
 #include "../sample_hwmon.h"
 
@@ -25,7 +32,7 @@
 
 struct agpu {
 	size_t index; /* in the sampler */
-	int busy, mem_busy, vram_used, vram_total, sclk, mclk;
+	int busy, mem_busy, vram_used, vram_total, sclk, mclk, metrics;
 	int ras[MAX_RAS];
 	int nras;
 	struct axl__shwmon hw;
@@ -81,6 +88,7 @@ void axl__amdgpu_sample_open(struct axl_sampler *s, size_t self)
 		g->vram_total = axl__sfile_open(s->fs, dfd, "mem_info_vram_total");
 		g->sclk = axl__sfile_open(s->fs, dfd, "pp_dpm_sclk");
 		g->mclk = axl__sfile_open(s->fs, dfd, "pp_dpm_mclk");
+		g->metrics = axl__sfile_open(s->fs, dfd, "gpu_metrics");
 		open_ras(s, dfd, g);
 		axl__sfile_close(&dfd);
 		axl__shwmon_open(s, d, "amdgpu", &g->hw);
@@ -137,6 +145,24 @@ static void put_ras(struct axl_sample *out, const struct agpu *g)
 	}
 }
 
+/* What gpu_metrics knows and the text files did not say. */
+static void put_metrics(struct axl_sample *out, size_t i, int fd)
+{
+	uint8_t buf[4096];
+	ssize_t n;
+	if (fd < 0)
+		return;
+	do
+		n = pread(fd, buf, sizeof buf, 0);
+	while (n < 0 && errno == EINTR);
+	struct axl__gpu_metrics gm;
+	if (n <= 0 || !axl__gpu_metrics_parse(buf, (size_t)n, &gm))
+		return;
+	for (unsigned m = 0; m < AXL_METRIC__COUNT; m++)
+		if (axl__gpu_metrics_has(&gm, (axl_metric)m) && !out->d[i].src[m])
+			axl__sput(out, i, (axl_metric)m, gm.v[m], AXL_SOURCE_SYSFS);
+}
+
 void axl__amdgpu_sample(struct axl_sampler *s, size_t self, struct axl_sample *out)
 {
 	struct astate *st = s->bstate[self];
@@ -159,6 +185,7 @@ void axl__amdgpu_sample(struct axl_sampler *s, size_t self, struct axl_sample *o
 		if (!out->d[i].src[AXL_METRIC_MEMORY_CLOCK])
 			put_dpm(out, i, g->mclk, AXL_METRIC_MEMORY_CLOCK);
 		put_ras(out, g);
+		put_metrics(out, i, g->metrics);
 	}
 }
 
@@ -167,7 +194,7 @@ void axl__amdgpu_sample_close(struct axl_sampler *s, size_t self)
 	struct astate *st = s->bstate[self];
 	for (size_t k = 0; k < st->n; k++) {
 		struct agpu *g = &st->g[k];
-		int *fds[] = {&g->busy, &g->mem_busy, &g->vram_used, &g->vram_total, &g->sclk, &g->mclk};
+		int *fds[] = {&g->busy, &g->mem_busy, &g->vram_used, &g->vram_total, &g->sclk, &g->mclk, &g->metrics};
 		for (size_t f = 0; f < sizeof fds / sizeof *fds; f++)
 			axl__sfile_close(fds[f]);
 		for (int r = 0; r < g->nras; r++)

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sample_backends.h"
 #include "sysattr.h"
 
 #define SRC "habana"
@@ -72,4 +73,7 @@ const struct axl__backend axl__backend_habana = {
 	.name = "habana",
 	.owns = habana_owns,
 	.enrich = habana_enrich,
+	.sample_open = axl__habana_sample_open,
+	.sample = axl__habana_sample,
+	.sample_close = axl__habana_sample_close,
 };

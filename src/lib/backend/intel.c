@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sample_backends.h"
 #include "sysattr.h"
 #include "../../util/parse.h"
 
@@ -253,4 +254,7 @@ const struct axl__backend axl__backend_intel = {
 	.name = "intel",
 	.owns = intel_owns,
 	.enrich = intel_enrich,
+	.sample_open = axl__intel_sample_open,
+	.sample = axl__intel_sample,
+	.sample_close = axl__intel_sample_close,
 };

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sample_backends.h"
 #include "sysattr.h"
 #include "../../util/parse.h"
 
@@ -213,4 +214,7 @@ const struct axl__backend axl__backend_neuron = {
 	.owns = neuron_owns,
 	.enrich = neuron_enrich,
 	.finish = neuron_finish,
+	.sample_open = axl__neuron_sample_open,
+	.sample = axl__neuron_sample,
+	.sample_close = axl__neuron_sample_close,
 };

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sample_backends.h"
 #include "sysattr.h"
 
 #define SRC "tenstorrent"
@@ -92,4 +93,7 @@ const struct axl__backend axl__backend_tenstorrent = {
 	.name = "tenstorrent",
 	.owns = tt_owns,
 	.enrich = tt_enrich,
+	.sample_open = axl__tenstorrent_sample_open,
+	.sample = axl__tenstorrent_sample,
+	.sample_close = axl__tenstorrent_sample_close,
 };
