@@ -6,6 +6,7 @@
 #  3. wrk -t2 -c4 -d10s --latency: the most scrapes per second it takes, and latency;
 #  4. a fixed-rate probe (bench/serve_probe.py): RATE scrapes/s over one keep-alive
 #     connection for SECONDS, latency percentiles; the target is p99 < 1 ms at 500/s;
+#     and on /healthz (static text) as the floor this machine allows;
 #  5. the same fixed-rate probe with --dcgm (twice the families);
 #  6. what one `axl metrics --json` process costs on the same tree, for the ratio.
 # A benchmark, not a test: it always exits 0.
@@ -48,6 +49,8 @@ else
 fi
 echo "== fixed rate: $RATE scrapes/s for ${SECONDS_}s, one keep-alive connection"
 python3 bench/serve_probe.py --port "$port" --rate "$RATE" --seconds "$SECONDS_" | tee "$OUT/probe.txt"
+echo "== the floor: the same probe on /healthz (a static answer: no sampling, no rendering)"
+python3 bench/serve_probe.py --port "$port" --rate "$RATE" --seconds "$SECONDS_" --path /healthz | tee "$OUT/probe-healthz.txt"
 stop_server
 
 start_server --dcgm || exit 0
