@@ -177,6 +177,14 @@ enum {
  *  NUL-terminated, malloc'd: free it with axl_free(). len may be NULL. */
 AXL_API int axl_sample_json(const axl_sample *smp, unsigned flags, char **out, size_t *len);
 
+/** The sample in the Prometheus text exposition format 0.0.4 (docs/metrics.md,
+ *  "Prometheus"): families axl_* in base units (ratios 0..1, bytes, watts, joules,
+ *  celsius, hertz), one series per device that has the value, with the device's labels;
+ *  with AXL_METRICS_DCGM also dcgm-exporter's DCGM_FI_* families for every device.
+ *  Processes (when the sample has them) as axl_process_*. *out is NUL-terminated,
+ *  malloc'd: free it with axl_free(). len may be NULL. */
+AXL_API int axl_sample_prometheus(const axl_sample *smp, unsigned flags, char **out, size_t *len);
+
 AXL_END_DECLS
 
 #endif

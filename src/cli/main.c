@@ -26,6 +26,8 @@ static void usage(FILE *f)
 		"                  answers) to one file, to replay elsewhere with --sysroot FILE\n"
 		"  metrics [ID]    what every device (or one) is doing now: utilisation, memory,\n"
 		"                  power, temperatures, clocks, PCIe, ECC, and its processes\n"
+		"  serve           serve live metrics over HTTP for Prometheus: /metrics (text\n"
+		"                  format 0.0.4), /healthz, /inventory (docs/metrics.md)\n"
 		"  version         the version of axl and libaxl\n"
 		"\n"
 		"options:\n"
@@ -41,9 +43,16 @@ static void usage(FILE *f)
 		"                  repeatable; applies under --sysroot too\n"
 		"  --interval MS   (metrics) sample every MS milliseconds; with --json, one JSON\n"
 		"                  document per line\n"
+		"                  (serve) sample at most every MS milliseconds (default 100);\n"
+		"                  scrapes in between share the last sample\n"
 		"  --count N       (metrics) stop after N samples (default: 1, or forever with\n"
 		"                  --interval)\n"
 		"  --no-processes  (metrics) do not list processes (skips the /proc sweep)\n"
+		"  --listen ADDR:PORT  (serve) where to listen: 127.0.0.1:9400 by default,\n"
+		"                  0.0.0.0:9400 for every IPv4 address, [::1]:9400 for IPv6\n"
+		"  --dcgm          (serve) also dcgm-exporter's DCGM_FI_* names, for its dashboards\n"
+		"  --processes     (serve) also per-process series (off by default: one series\n"
+		"                  per process and device)\n"
 		"  -v, --verbose   log diagnostics to standard error\n"
 		"  -h, --help      this text\n"
 		"\n"
@@ -502,6 +511,7 @@ static int apply_opt(struct opts *o, int c)
 	case 'P': o->no_processes = 1; return 0;
 	case 'L': o->listen = optarg; return 0;
 	case 'D': o->dcgm = 1; return 0;
+	case 'p': o->processes = 1; return 0;
 	case 'h': usage(stdout); return 0 + 1;
 	default: usage(stderr); return EXIT_USAGE + 1;
 	}
@@ -522,6 +532,7 @@ int main(int argc, char **argv)
 		{"no-processes", no_argument, NULL, 'P'},
 		{"listen", required_argument, NULL, 'L'},
 		{"dcgm", no_argument, NULL, 'D'},
+		{"processes", no_argument, NULL, 'p'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, r;
@@ -588,6 +599,13 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "metrics") == 0)
 		return cmd_metrics(&o, arg);
+	if (strcmp(cmd, "serve") == 0) {
+		if (arg) {
+			fprintf(stderr, "axl: serve takes no argument (--listen ADDR:PORT says where)\n");
+			return EXIT_USAGE;
+		}
+		return cmd_serve(&o);
+	}
 	if (strcmp(cmd, "version") == 0) {
 		printf("axl %s (libaxl %s)\n", AXL_VERSION_STRING, axl_version());
 		return 0;
