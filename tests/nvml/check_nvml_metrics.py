@@ -355,6 +355,11 @@ def case_mig(args):
         eq(d.get("sources", {}).get("memory_used_bytes"), "nvml", "mig %s: memory source" % d["id"])
     gpu = devs.get("nvidia:0", {})
     eq(gpu.get("temperature_celsius"), int(base.number(g, "temperature/gpu_temp", "C")), "mig: the GPU's temperature")
+    # the GPU is lost in the middle of a sample: its MIG devices went with it
+    p, doc, _ = metrics(args, {"AXL_NVML_DOUBLE_XML": A100,
+                               "AXL_NVML_DOUBLE_FAIL": "nvmlDeviceGetTemperature@0=GPU_IS_LOST"}, root)
+    states = sorted(set(d.get("state") for d in (doc or {}).get("devices", [])))
+    eq(states, ["lost"], "mig: a lost GPU's MIG devices are lost too")
 
 
 def case_old(args):
@@ -391,8 +396,13 @@ def case_replay(args):
     for i, want in enumerate(GPUS):
         d = devs.get("nvidia:%d" % i, {})
         check_values("replay GPU %d" % i, d, want)
-        procs = sorted(p["pid"] for p in d.get("processes", []) if p.get("source") == "nvml")
-        eq(procs, sorted(pid for pid, _, _ in want["procs"]), "replay GPU %d: processes" % i)
+        total, used = xml_memory(xml, i)
+        eq(d.get("memory_used_bytes"), used, "replay GPU %d: memory used" % i)
+        if want["energy_mj"] is not None:
+            eq(d.get("energy_joules"), want["energy_mj"] / 1000.0, "replay GPU %d: energy" % i)
+        # the capture's sample lists no processes (it does not sweep /proc)
+        procs = [p for p in d.get("processes", []) if p.get("source") == "nvml"]
+        eq(procs, [], "replay GPU %d: no NVML processes recorded" % i)
 
 
 CASES = {"values": case_values, "lost": case_lost, "permission": case_permission, "energy": case_energy,
