@@ -588,8 +588,11 @@ int axl__fdinfo_sweep(const struct axl__fs *fs, struct axl__fdi_sweep *out)
 		return rc;
 	}
 	/* a pid listed twice (a hostile tree) keeps its first entry */
-	qsort(out->clients, out->n_clients, sizeof *out->clients, cmp_client);
-	qsort(out->procs, out->n_procs, sizeof *out->procs, cmp_proc);
+	/* qsort(NULL, 0, ...) is undefined (UBSan): an empty sweep is not sorted */
+	if (out->n_clients > 1)
+		qsort(out->clients, out->n_clients, sizeof *out->clients, cmp_client);
+	if (out->n_procs > 1)
+		qsort(out->procs, out->n_procs, sizeof *out->procs, cmp_proc);
 	size_t ci = 0;
 	for (size_t i = 0; i < out->n_procs; i++) {
 		struct axl__fdi_proc *p = &out->procs[i];
