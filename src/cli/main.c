@@ -440,6 +440,16 @@ static int cmd_capture(const struct opts *o, int argc, char **argv)
 	/* the complete inventory, so the capture holds everything a later run may read */
 	if (open_inventory_ex(o, &ctx, &inv, AXL_CONTEXT_RECORD, AXL_INVENTORY_ALL))
 		return 1;
+	/* one metrics sample while recording, so that the vendor libraries' metric answers
+	 * are in the capture too (axl metrics --sysroot CAPTURE replays them). Without
+	 * processes: the capture should not carry a sweep of every process's files. */
+	axl_sampler *smp_s;
+	if (axl_sampler_open(&smp_s, inv, 0) == 0) {
+		axl_sample *smp;
+		if (axl_sampler_sample(smp_s, &smp) == 0)
+			axl_sample_free(smp);
+		axl_sampler_free(smp_s);
+	}
 	struct axl_capture_options co = AXL_CAPTURE_OPTIONS_INIT;
 	char *cmdline = join_args(argc, argv);
 	co.command_line = cmdline;

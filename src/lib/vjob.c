@@ -94,7 +94,7 @@ bool axl__vlib_wedged(const char *lib)
 	return r;
 }
 
-static void wedge(const char *lib)
+void axl__vlib_wedge(const char *lib)
 {
 	pthread_mutex_lock(&wedge_lock);
 	for (int i = 0; i < MAX_LIBS; i++) {
@@ -126,7 +126,7 @@ bool axl__vjob_wait(struct axl__vjob *j, int timeout_ms, const char *lib)
 	pthread_mutex_unlock(&j->lock);
 	if (done)
 		return true;
-	wedge(lib);
+	axl__vlib_wedge(lib);
 	unref(j);
 	return false;
 }

@@ -30,5 +30,7 @@ void axl__vjob_free(struct axl__vjob *j);
 
 /* Did a call into lib ("nvml", "rocm-smi", ...) hang earlier in this process? */
 bool axl__vlib_wedged(const char *lib);
+/* Mark lib wedged (a worker of one's own missed its deadline). */
+void axl__vlib_wedge(const char *lib);
 
 #endif

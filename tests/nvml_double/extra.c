@@ -319,14 +319,80 @@ static int parse_topo(struct lp *l, struct extra *e, char **tok, int ntok)
 static int parse_energy(struct lp *l, struct extra *e, char **tok, int ntok)
 {
   struct energy_rec r;
-  if (ntok != 3 || bdf_parse(tok[1], &r.gpu) || strncmp(tok[2], "mj=", 3) != 0 ||
+  memset(&r, 0, sizeof(r));
+  if (ntok < 3 || ntok > 4 || bdf_parse(tok[1], &r.gpu) || strncmp(tok[2], "mj=", 3) != 0 ||
       parse_u64(tok[2] + 3, ~0ULL, &r.mj))
-    return lfail(l, "expected: energy <gpu bus id> mj=N");
+    return lfail(l, "expected: energy <gpu bus id> mj=N [step=N]");
+  if (ntok == 4) {
+    char *end;
+    errno = 0;
+    if (strncmp(tok[3], "step=", 5) != 0)
+      return lfail(l, "expected: energy <gpu bus id> mj=N [step=N]");
+    r.step = strtoll(tok[3] + 5, &end, 10);
+    if (errno || end == tok[3] + 5 || *end)
+      return lfail(l, "bad step '%s'", tok[3] + 5);
+  }
   if (extra_energy(e, &r.gpu))
     return lfail(l, "energy of %s given twice", tok[1]);
   if (grow((void **)&e->energy, e->nenergy, sizeof(r)))
     return lfail(l, "too many records");
   e->energy[e->nenergy++] = r;
+  return 0;
+}
+
+/* ecc <gpu> [corrected=N] [uncorrected=N] */
+static int parse_ecc(struct lp *l, struct extra *e, char **tok, int ntok)
+{
+  struct ecc_rec r;
+  r.corrected = r.uncorrected = -1;
+  if (ntok < 2 || bdf_parse(tok[1], &r.gpu))
+    return lfail(l, "expected: ecc <gpu bus id> [corrected=N] [uncorrected=N]");
+  for (int i = 2; i < ntok; i++) {
+    unsigned long long v;
+    if (strncmp(tok[i], "corrected=", 10) == 0 && !parse_u64(tok[i] + 10, 1ULL << 62, &v))
+      r.corrected = (long long)v;
+    else if (strncmp(tok[i], "uncorrected=", 12) == 0 && !parse_u64(tok[i] + 12, 1ULL << 62, &v))
+      r.uncorrected = (long long)v;
+    else
+      return lfail(l, "bad ecc field '%s'", tok[i]);
+  }
+  if (extra_ecc(e, &r.gpu))
+    return lfail(l, "ecc of %s given twice", tok[1]);
+  if (grow((void **)&e->ecc, e->necc, sizeof(r)))
+    return lfail(l, "too many records");
+  e->ecc[e->necc++] = r;
+  return 0;
+}
+
+/* procutil <gpu> pid=N [sm=N] [mem=N] [enc=N] [dec=N] */
+static int parse_putil(struct lp *l, struct extra *e, char **tok, int ntok)
+{
+  struct putil_rec r;
+  memset(&r, 0, sizeof(r));
+  int have_pid = 0;
+  if (ntok < 3 || bdf_parse(tok[1], &r.gpu))
+    return lfail(l, "expected: procutil <gpu bus id> pid=N [sm=N] [mem=N] [enc=N] [dec=N]");
+  for (int i = 2; i < ntok; i++) {
+    static const char *const keys[] = {"pid=", "sm=", "mem=", "enc=", "dec="};
+    unsigned *dst[] = {&r.pid, &r.sm, &r.mem, &r.enc, &r.dec};
+    int found = 0;
+    for (int k = 0; k < 5 && !found; k++) {
+      size_t kl = strlen(keys[k]);
+      if (strncmp(tok[i], keys[k], kl) == 0) {
+        if (parse_uint(tok[i] + kl, 0xffffffffu, dst[k]))
+          return lfail(l, "bad procutil value '%s'", tok[i]);
+        found = 1;
+        have_pid |= k == 0;
+      }
+    }
+    if (!found)
+      return lfail(l, "unknown procutil key '%s'", tok[i]);
+  }
+  if (!have_pid)
+    return lfail(l, "procutil needs pid=");
+  if (grow((void **)&e->putil, e->nputil, sizeof(r)))
+    return lfail(l, "too many records");
+  e->putil[e->nputil++] = r;
   return 0;
 }
 
@@ -370,8 +436,12 @@ int extra_load(const char *path, struct extra *out, char *err, size_t errlen)
       rc = parse_topo(&l, out, tok, ntok);
     else if (strcmp(tok[0], "energy") == 0)
       rc = parse_energy(&l, out, tok, ntok);
+    else if (strcmp(tok[0], "ecc") == 0)
+      rc = parse_ecc(&l, out, tok, ntok);
+    else if (strcmp(tok[0], "procutil") == 0)
+      rc = parse_putil(&l, out, tok, ntok);
     else
-      rc = lfail(&l, "unknown record '%s' (nvlink, topo, energy)", tok[0]);
+      rc = lfail(&l, "unknown record '%s' (nvlink, topo, energy, ecc, procutil)", tok[0]);
     if (rc)
       break;
   }
@@ -388,6 +458,8 @@ void extra_free(struct extra *e)
   free(e->links);
   free(e->topos);
   free(e->energy);
+  free(e->ecc);
+  free(e->putil);
   memset(e, 0, sizeof(*e));
 }
 
@@ -422,5 +494,13 @@ const struct energy_rec *extra_energy(const struct extra *e, const struct bdf *g
   for (size_t i = 0; i < e->nenergy; i++)
     if (bdf_equal(&e->energy[i].gpu, gpu))
       return &e->energy[i];
+  return NULL;
+}
+
+const struct ecc_rec *extra_ecc(const struct extra *e, const struct bdf *gpu)
+{
+  for (size_t i = 0; i < e->necc; i++)
+    if (bdf_equal(&e->ecc[i].gpu, gpu))
+      return &e->ecc[i];
   return NULL;
 }

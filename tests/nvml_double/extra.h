@@ -38,6 +38,20 @@ struct topo_rec {
 struct energy_rec {
   struct bdf gpu;
   unsigned long long mj;
+  long long step;           /* added per call after the first (a negative one goes back) */
+  unsigned long long calls; /* answered so far (the double's lock guards it) */
+};
+
+/* volatile ECC error totals (nvmlDeviceGetTotalEccErrors) */
+struct ecc_rec {
+  struct bdf gpu;
+  long long corrected, uncorrected; /* -1: not given (NOT_SUPPORTED) */
+};
+
+/* one process's utilisation (nvmlDeviceGetProcessUtilization) */
+struct putil_rec {
+  struct bdf gpu;
+  unsigned pid, sm, mem, enc, dec;
 };
 
 struct extra {
@@ -47,6 +61,10 @@ struct extra {
   size_t ntopos;
   struct energy_rec *energy;
   size_t nenergy;
+  struct ecc_rec *ecc;
+  size_t necc;
+  struct putil_rec *putil;
+  size_t nputil;
 };
 
 /* 0 on success; -1 with a message ("path:line: ...") in err */
@@ -57,5 +75,6 @@ const struct nvlink_rec *extra_link(const struct extra *e, const struct bdf *gpu
 size_t extra_link_count(const struct extra *e, const struct bdf *gpu);
 const struct topo_rec *extra_topo(const struct extra *e, const struct bdf *a, const struct bdf *b);
 const struct energy_rec *extra_energy(const struct extra *e, const struct bdf *gpu);
+const struct ecc_rec *extra_ecc(const struct extra *e, const struct bdf *gpu);
 
 #endif

@@ -1592,7 +1592,104 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned l
   const struct energy_rec *r = extra_energy(&g_extra, &d->bdf);
   if (!r)
     return leave(NVML_ERROR_NOT_SUPPORTED);
-  *energy = g_nonsense ? ~0ULL : r->mj;
+  struct energy_rec *w = (struct energy_rec *)r; /* the call count lives in the record */
+  long long v = (long long)r->mj + (long long)w->calls * r->step;
+  w->calls++;
+  *energy = g_nonsense ? ~0ULL : (unsigned long long)(v < 0 ? 0 : v);
+  return leave(NVML_SUCCESS);
+}
+
+/* <utilization>/<encoder_util>, <decoder_util>; a sampling period of 167 ms, as NVML
+ * reports on current GPUs */
+static nvmlReturn_t codec_util(const char *fn, nvmlDevice_t device, const char *path, unsigned *util,
+                               unsigned *period)
+{
+  struct nvmlDevice_st *d;
+  nvmlReturn_t e = enter(fn, DEV, device, -1, NULL, &d);
+  if (e != NVML_SUCCESS)
+    return e;
+  if (!util || !period)
+    return leave(NVML_ERROR_INVALID_ARGUMENT);
+  if (d->is_mig)
+    return leave(NVML_ERROR_NOT_SUPPORTED);
+  nvmlReturn_t rc = get_u32(d->node, path, "%", util);
+  if (rc == NVML_SUCCESS) {
+    *period = 167000;
+    if (g_nonsense)
+      *util = 4294967295u;
+  }
+  return leave(rc);
+}
+
+nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization,
+                                             unsigned int *samplingPeriodUs)
+{
+  return codec_util(__func__, device, "utilization/encoder_util", utilization, samplingPeriodUs);
+}
+
+nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization,
+                                             unsigned int *samplingPeriodUs)
+{
+  return codec_util(__func__, device, "utilization/decoder_util", utilization, samplingPeriodUs);
+}
+
+/* only from an `ecc` line of the extra file */
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
+                                         nvmlEccCounterType_t counterType, unsigned long long *eccCounts)
+{
+  struct nvmlDevice_st *d;
+  ENTER_DEV(device, args("type=%d, counter=%d", (int)errorType, (int)counterType), d);
+  if (!eccCounts || (unsigned)errorType > 1 || (unsigned)counterType > 1)
+    return leave(NVML_ERROR_INVALID_ARGUMENT);
+  if (d->is_mig)
+    return leave(NVML_ERROR_NOT_SUPPORTED);
+  const struct ecc_rec *r = extra_ecc(&g_extra, &d->bdf);
+  long long v = !r ? -1 : errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED ? r->corrected : r->uncorrected;
+  if (v < 0)
+    return leave(NVML_ERROR_NOT_SUPPORTED);
+  *eccCounts = g_nonsense ? ~0ULL : (unsigned long long)v;
+  return leave(NVML_SUCCESS);
+}
+
+/* `procutil` lines of the extra file, time-stamped now (so every call has samples newer
+ * than the last one seen); none: NOT_FOUND, as NVML says when no process ran */
+nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization,
+                                             unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp)
+{
+  struct nvmlDevice_st *d;
+  ENTER_DEV(device, args("last=%llu", lastSeenTimeStamp), d);
+  if (!processSamplesCount)
+    return leave(NVML_ERROR_INVALID_ARGUMENT);
+  if (d->is_mig)
+    return leave(NVML_ERROR_NOT_SUPPORTED);
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  unsigned long long now = (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
+  unsigned n = 0;
+  for (size_t i = 0; i < g_extra.nputil; i++)
+    if (bdf_equal(&g_extra.putil[i].gpu, &d->bdf))
+      n++;
+  if (!n || now <= lastSeenTimeStamp)
+    return leave(NVML_ERROR_NOT_FOUND);
+  if (!utilization || *processSamplesCount < n) {
+    *processSamplesCount = n;
+    return leave(NVML_ERROR_INSUFFICIENT_SIZE);
+  }
+  unsigned k = 0;
+  for (size_t i = 0; i < g_extra.nputil; i++) {
+    const struct putil_rec *r = &g_extra.putil[i];
+    if (!bdf_equal(&r->gpu, &d->bdf))
+      continue;
+    nvmlProcessUtilizationSample_t *o = &utilization[k++];
+    memset(o, 0, sizeof(*o));
+    o->pid = r->pid;
+    o->timeStamp = now;
+    o->smUtil = g_nonsense ? 4294967295u : r->sm;
+    o->memUtil = r->mem;
+    o->encUtil = r->enc;
+    o->decUtil = r->dec;
+  }
+  *processSamplesCount = n;
   return leave(NVML_SUCCESS);
 }
 

@@ -260,6 +260,20 @@ typedef struct nvmlUtilization_st {
   unsigned int memory;
 } nvmlUtilization_t;
 
+typedef struct nvmlProcessUtilizationSample_st {
+  unsigned int pid;
+  unsigned long long timeStamp; /* CPU timestamp in microseconds */
+  unsigned int smUtil;
+  unsigned int memUtil;
+  unsigned int encUtil;
+  unsigned int decUtil;
+} nvmlProcessUtilizationSample_t;
+_Static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizationSample_t");
+_Static_assert(offsetof(nvmlProcessUtilizationSample_t, smUtil) == 16, "smUtil");
+
+typedef enum { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1 } nvmlMemoryErrorType_t;
+typedef enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 } nvmlEccCounterType_t;
+
 typedef struct nvmlProcessInfo_v1_st {
   unsigned int pid;
   unsigned long long usedGpuMemory;
@@ -431,6 +445,14 @@ NVMLD_API nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t
 NVMLD_API nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power);
 NVMLD_API nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy);
 NVMLD_API nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed);
+NVMLD_API nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization,
+                                          unsigned int *samplingPeriodUs);
+NVMLD_API nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization,
+                                          unsigned int *samplingPeriodUs);
+NVMLD_API nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
+                                      nvmlEccCounterType_t counterType, unsigned long long *eccCounts);
+NVMLD_API nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization,
+                                          unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp);
 NVMLD_API nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState);
 NVMLD_API nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *reasons);
 NVMLD_API nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,

@@ -47,7 +47,8 @@
   X(nvmlDeviceGetGpuInstanceId) X(nvmlDeviceGetComputeInstanceId)                                             \
   X(nvmlDeviceGetDeviceHandleFromMigDeviceHandle) X(nvmlDeviceGetAttributes) X(nvmlDeviceGetAttributes_v2)   \
   X(nvmlDeviceGetGpuInstanceProfileInfo) X(nvmlDeviceGetGpuInstanceProfileInfoV)                              \
-  X(nvmlDeviceGetGpuInstanceRemainingCapacity)
+  X(nvmlDeviceGetGpuInstanceRemainingCapacity) X(nvmlDeviceGetEncoderUtilization)                          \
+  X(nvmlDeviceGetDecoderUtilization) X(nvmlDeviceGetTotalEccErrors) X(nvmlDeviceGetProcessUtilization)
 
 #define DECLARE(f) static __typeof__(f) *p_##f;
 FUNCS(DECLARE)

@@ -123,6 +123,8 @@ static void collect_mig(struct nv_job *j, unsigned i)
 		if (r != NVML_SUCCESS)
 			continue; /* no MIG device at this index */
 		struct nv_mig *x = &g->migs[g->nmigs++];
+		x->h = m;
+		x->index = k;
 		r = axl__nvq_u32(q, "nvmlDeviceGetGpuInstanceId", fn ? fn->DeviceGetGpuInstanceId : NULL, m, &x->gi);
 		x->has_gi = r == NVML_SUCCESS;
 		r = axl__nvq_u32(q, "nvmlDeviceGetComputeInstanceId", fn ? fn->DeviceGetComputeInstanceId : NULL, m,
@@ -452,6 +454,16 @@ static void nvml_link(struct axl__scan *scan, size_t self)
 		axl__nvml_link(scan, axl__vjob_arg(st->job), st->dev);
 }
 
+struct nv_job *axl__nvml_job(const struct axl_inventory *inv, struct axl_device ***devs)
+{
+	size_t self = axl__backend_index(SRC);
+	const struct nv_state *st = self ? inv->bstate[self] : NULL;
+	if (!st || !st->job || !st->collected || !st->dev)
+		return NULL;
+	*devs = st->dev;
+	return axl__vjob_arg(st->job);
+}
+
 static bool nvml_owns(const struct axl_device *dev)
 {
 	(void)dev;
@@ -465,4 +477,7 @@ const struct axl__backend axl__backend_nvml = {
 	.start = nvml_start,
 	.link = nvml_link,
 	.release = nvml_release,
+	.sample_open = axl__nvml_sample_open,
+	.sample = axl__nvml_sample,
+	.sample_close = axl__nvml_sample_close,
 };

@@ -133,6 +133,44 @@ static_assert(sizeof(nvmlGpuInstanceProfileInfo_v2_t) == 152, "nvmlGpuInstancePr
 static_assert(offsetof(nvmlGpuInstanceProfileInfo_v2_t, memorySizeMB) == 48, "memorySizeMB");
 #define AXL_NVML_GI_PROFILE_INFO_V2 ((unsigned)sizeof(nvmlGpuInstanceProfileInfo_v2_t) | (2u << 24))
 
+/* Live metrics (nvml_sample.c). */
+enum { NVML_TEMPERATURE_GPU = 0 };
+enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
+enum { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1 };
+enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 };
+enum { NVML_ERROR_RESET_REQUIRED = 16 };
+#define AXL_NVML_VALUE_NOT_AVAILABLE (~0ull) /* NVML_VALUE_NOT_AVAILABLE */
+
+typedef struct {
+	unsigned int gpu, memory;
+} nvmlUtilization_t;
+static_assert(sizeof(nvmlUtilization_t) == 8, "nvmlUtilization_t");
+
+/* The _v1 process list struct (base symbols). */
+typedef struct {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+} nvmlProcessInfo_v1_t;
+static_assert(sizeof(nvmlProcessInfo_v1_t) == 16, "nvmlProcessInfo_v1_t");
+
+/* The _v2 and _v3 symbols' struct (nvmlProcessInfo_v2_t = nvmlProcessInfo_t). */
+typedef struct {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+	unsigned int gpuInstanceId;     /* 0xFFFFFFFF without MIG */
+	unsigned int computeInstanceId;
+} nvmlProcessInfo_v2_t;
+static_assert(sizeof(nvmlProcessInfo_v2_t) == 24, "nvmlProcessInfo_v2_t");
+static_assert(offsetof(nvmlProcessInfo_v2_t, gpuInstanceId) == 16, "nvmlProcessInfo_v2_t.gpuInstanceId");
+
+typedef struct {
+	unsigned int pid;
+	unsigned long long timeStamp; /* microseconds */
+	unsigned int smUtil, memUtil, encUtil, decUtil;
+} nvmlProcessUtilizationSample_t;
+static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizationSample_t");
+static_assert(offsetof(nvmlProcessUtilizationSample_t, smUtil) == 16, "smUtil");
+
 /* The functions, each resolved newest version first. NULL: the library lacks it. */
 struct axl__nvml_fns {
 	nvmlReturn_t (*Init)(void);
@@ -182,6 +220,27 @@ struct axl__nvml_fns {
 	nvmlReturn_t (*DeviceGetNvLinkRemoteDeviceType)(nvmlDevice_t, unsigned, unsigned *);
 	nvmlReturn_t (*DeviceGetTopologyCommonAncestor)(nvmlDevice_t, nvmlDevice_t, unsigned *);
 	nvmlReturn_t (*DeviceGetP2PStatus)(nvmlDevice_t, nvmlDevice_t, unsigned, unsigned *);
+	/* live metrics */
+	nvmlReturn_t (*DeviceGetUtilizationRates)(nvmlDevice_t, nvmlUtilization_t *);
+	nvmlReturn_t (*DeviceGetEncoderUtilization)(nvmlDevice_t, unsigned *, unsigned *);
+	nvmlReturn_t (*DeviceGetDecoderUtilization)(nvmlDevice_t, unsigned *, unsigned *);
+	nvmlReturn_t (*DeviceGetPowerUsage)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetEnforcedPowerLimit)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*DeviceGetTotalEnergyConsumption)(nvmlDevice_t, unsigned long long *);
+	nvmlReturn_t (*DeviceGetTemperature)(nvmlDevice_t, unsigned, unsigned *);
+	nvmlReturn_t (*DeviceGetPcieThroughput)(nvmlDevice_t, unsigned, unsigned *);
+	nvmlReturn_t (*DeviceGetTotalEccErrors)(nvmlDevice_t, unsigned, unsigned, unsigned long long *);
+	nvmlReturn_t (*DeviceGetCurrentClocksEventReasons)(nvmlDevice_t, unsigned long long *);
+	nvmlReturn_t (*DeviceGetFanSpeed)(nvmlDevice_t, unsigned *);
+	/* the process lists: each version separately (the struct differs) */
+	nvmlReturn_t (*DeviceGetComputeRunningProcesses_v3)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v2_t *);
+	nvmlReturn_t (*DeviceGetComputeRunningProcesses_v2)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v2_t *);
+	nvmlReturn_t (*DeviceGetComputeRunningProcesses)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v1_t *);
+	nvmlReturn_t (*DeviceGetGraphicsRunningProcesses_v3)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v2_t *);
+	nvmlReturn_t (*DeviceGetGraphicsRunningProcesses_v2)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v2_t *);
+	nvmlReturn_t (*DeviceGetGraphicsRunningProcesses)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v1_t *);
+	nvmlReturn_t (*DeviceGetProcessUtilization)(nvmlDevice_t, nvmlProcessUtilizationSample_t *, unsigned *,
+						    unsigned long long);
 };
 
 #endif

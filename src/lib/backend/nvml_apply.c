@@ -190,6 +190,7 @@ static void apply_mig(struct axl__scan *scan, unsigned i, const struct nv_gpu *g
 		struct axl_device *c = axl__child_new(inv, dev, suffix);
 		if (!c)
 			return;
+		((struct nv_mig *)m)->dev = c; /* for the sampler */
 		axl__set_int(c, AXL_ATTR_FAMILY, N, AXL_FAMILY_GPU);
 		const axl_attr inherit[] = {AXL_ATTR_VENDOR, AXL_ATTR_VENDOR_ID, AXL_ATTR_DEVICE_ID,
 					    AXL_ATTR_PCI_ADDRESS, AXL_ATTR_NUMA_NODE, AXL_ATTR_ARCHITECTURE,

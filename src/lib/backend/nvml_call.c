@@ -61,6 +61,25 @@ static const struct axl__vsym symbols[] = {
 	{F(DeviceGetNvLinkRemoteDeviceType), {"nvmlDeviceGetNvLinkRemoteDeviceType"}},
 	{F(DeviceGetTopologyCommonAncestor), {"nvmlDeviceGetTopologyCommonAncestor"}},
 	{F(DeviceGetP2PStatus), {"nvmlDeviceGetP2PStatus"}},
+	{F(DeviceGetUtilizationRates), {"nvmlDeviceGetUtilizationRates"}},
+	{F(DeviceGetEncoderUtilization), {"nvmlDeviceGetEncoderUtilization"}},
+	{F(DeviceGetDecoderUtilization), {"nvmlDeviceGetDecoderUtilization"}},
+	{F(DeviceGetPowerUsage), {"nvmlDeviceGetPowerUsage"}},
+	{F(DeviceGetEnforcedPowerLimit), {"nvmlDeviceGetEnforcedPowerLimit"}},
+	{F(DeviceGetTotalEnergyConsumption), {"nvmlDeviceGetTotalEnergyConsumption"}},
+	{F(DeviceGetTemperature), {"nvmlDeviceGetTemperature"}},
+	{F(DeviceGetPcieThroughput), {"nvmlDeviceGetPcieThroughput"}},
+	{F(DeviceGetTotalEccErrors), {"nvmlDeviceGetTotalEccErrors"}},
+	{F(DeviceGetCurrentClocksEventReasons),
+	 {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"}},
+	{F(DeviceGetFanSpeed), {"nvmlDeviceGetFanSpeed"}},
+	{F(DeviceGetComputeRunningProcesses_v3), {"nvmlDeviceGetComputeRunningProcesses_v3"}},
+	{F(DeviceGetComputeRunningProcesses_v2), {"nvmlDeviceGetComputeRunningProcesses_v2"}},
+	{F(DeviceGetComputeRunningProcesses), {"nvmlDeviceGetComputeRunningProcesses"}},
+	{F(DeviceGetGraphicsRunningProcesses_v3), {"nvmlDeviceGetGraphicsRunningProcesses_v3"}},
+	{F(DeviceGetGraphicsRunningProcesses_v2), {"nvmlDeviceGetGraphicsRunningProcesses_v2"}},
+	{F(DeviceGetGraphicsRunningProcesses), {"nvmlDeviceGetGraphicsRunningProcesses"}},
+	{F(DeviceGetProcessUtilization), {"nvmlDeviceGetProcessUtilization"}},
 };
 #undef F
 
@@ -595,5 +614,216 @@ nvmlReturn_t axl__nvq_p2p(struct axl__nvq *q, nvmlDevice_t a, nvmlDevice_t b, un
 			axl__json_kint(&w, "o", *out);
 		axl__vrec_end(&q->v, &w);
 	}
+	return r;
+}
+
+/* ---- live metrics (nvml_sample.c) ------------------------------------------------------ */
+
+static const struct axl__vfield util_fields[] = {
+	FU(nvmlUtilization_t, gpu), FU(nvmlUtilization_t, memory), {NULL, 0, 0, 0}};
+static const struct axl__vfield proc_fields[] = {
+	FU(nvmlProcessInfo_v2_t, pid), FL(nvmlProcessInfo_v2_t, usedGpuMemory),
+	FU(nvmlProcessInfo_v2_t, gpuInstanceId), FU(nvmlProcessInfo_v2_t, computeInstanceId), {NULL, 0, 0, 0}};
+#define PU nvmlProcessUtilizationSample_t
+static const struct axl__vfield putil_fields[] = {
+	FU(PU, pid), FL(PU, timeStamp), FU(PU, smUtil), FU(PU, memUtil), FU(PU, encUtil), FU(PU, decUtil),
+	{NULL, 0, 0, 0}};
+#undef PU
+
+/* An unsigned long long output: live answer `live` recorded, or replayed. */
+static nvmlReturn_t q_u64(struct axl__nvq *q, const char *f, nvmlDevice_t d, const unsigned *args, int nargs,
+			  nvmlReturn_t live, unsigned long long *out)
+{
+	if (q->v.mode == AXL__VREC_REPLAY) {
+		nvmlReturn_t r;
+		const struct axl__jv *o = axl__vrec_find(&q->v, f, hid(q, d), NULL, args, nargs, NVML_ERROR_NOT_SUPPORTED, &r);
+		*out = o && o->type == AXL__J_NUM && o->is_int && o->i >= 0 ? (unsigned long long)o->i : 0;
+		return r;
+	}
+	if (q->v.mode == AXL__VREC_RECORD) {
+		struct axl__json w;
+		axl__vrec_begin(&q->v, &w, f, hid(q, d), NULL, args, nargs, live);
+		if (live == NVML_SUCCESS)
+			axl__json_kint(&w, "o", *out > INT64_MAX ? INT64_MAX : (int64_t)*out);
+		axl__vrec_end(&q->v, &w);
+	}
+	return live;
+}
+
+nvmlReturn_t axl__nvq_u64(struct axl__nvq *q, const char *f, nvmlReturn_t (*fn)(nvmlDevice_t, unsigned long long *),
+			  nvmlDevice_t d, unsigned long long *out)
+{
+	q->calls++;
+	*out = 0;
+	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(fn, d, out);
+	return q_u64(q, f, d, NULL, 0, r, out);
+}
+
+nvmlReturn_t axl__nvq_ecc(struct axl__nvq *q, nvmlDevice_t d, unsigned type, unsigned counter,
+			  unsigned long long *out)
+{
+	q->calls++;
+	*out = 0;
+	unsigned args[2] = {type, counter};
+	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetTotalEccErrors, d, type, counter, out);
+	return q_u64(q, "nvmlDeviceGetTotalEccErrors", d, args, 2, r, out);
+}
+
+nvmlReturn_t axl__nvq_util(struct axl__nvq *q, nvmlDevice_t d, nvmlUtilization_t *out)
+{
+	q->calls++;
+	memset(out, 0, sizeof *out);
+	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetUtilizationRates, d, out);
+	return q_struct(q, "nvmlDeviceGetUtilizationRates", d, NULL, 0, util_fields, out, sizeof *out, r);
+}
+
+/* An array of structs: recorded as "o":[{..},..], replayed into a new array. */
+static nvmlReturn_t q_array(struct axl__nvq *q, const char *f, nvmlDevice_t d, const struct axl__vfield *fs,
+			    size_t size, nvmlReturn_t live, void **arr, unsigned *n)
+{
+	if (q->v.mode == AXL__VREC_REPLAY) {
+		nvmlReturn_t r;
+		const struct axl__jv *o = axl__vrec_find(&q->v, f, hid(q, d), NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r);
+		*arr = NULL;
+		*n = 0;
+		if (r != NVML_SUCCESS || !o || o->type != AXL__J_ARR || !o->len)
+			return r;
+		size_t len = o->len > AXL_NVQ_MAX_ROWS ? AXL_NVQ_MAX_ROWS : o->len;
+		char *p = calloc(len, size);
+		if (!p)
+			return NVML_ERROR_UNKNOWN;
+		for (size_t i = 0; i < len; i++)
+			if (o->items[i].type == AXL__J_OBJ)
+				axl__vrec_get_fields(&o->items[i], fs, p + i * size);
+		*arr = p;
+		*n = (unsigned)len;
+		return r;
+	}
+	if (q->v.mode == AXL__VREC_RECORD) {
+		struct axl__json w;
+		axl__vrec_begin(&q->v, &w, f, hid(q, d), NULL, NULL, 0, live);
+		if (live == NVML_SUCCESS) {
+			axl__json_key(&w, "o");
+			axl__json_arr(&w);
+			for (unsigned i = 0; i < *n; i++)
+				axl__vrec_put_fields(&w, fs, (const char *)*arr + i * size);
+			axl__json_arr_end(&w);
+		}
+		axl__vrec_end(&q->v, &w);
+	}
+	return live;
+}
+
+/* Call a count-protocol list function: *count in = room, out = rows (or needed). A
+ * list that keeps growing is asked again a few times, never more. */
+#define LIST_CALL(r, fn, d, buf, size, cnt, fill)                                                       \
+	do {                                                                                            \
+		unsigned room_ = 32;                                                                    \
+		for (int try_ = 0; try_ < 4; try_++) {                                                  \
+			void *nb_ = realloc(buf, (size_t)room_ * (size));                                \
+			if (!nb_) {                                                                     \
+				r = NVML_ERROR_UNKNOWN;                                                 \
+				break;                                                                  \
+			}                                                                               \
+			buf = nb_;                                                                      \
+			memset(buf, 0, (size_t)room_ * (size));                                          \
+			cnt = room_;                                                                    \
+			r = fill;                                                                       \
+			if (r != NVML_ERROR_INSUFFICIENT_SIZE)                                          \
+				break;                                                                  \
+			unsigned want_ = cnt > room_ ? cnt + 8 : room_ * 2;                              \
+			if (want_ > AXL_NVQ_MAX_ROWS)                                                   \
+				want_ = AXL_NVQ_MAX_ROWS;                                               \
+			if (want_ <= room_)                                                             \
+				break;                                                                  \
+			room_ = want_;                                                                  \
+		}                                                                                       \
+		if (r == NVML_SUCCESS && cnt > room_)                                                   \
+			cnt = room_;                                                                    \
+	} while (0)
+
+nvmlReturn_t axl__nvq_procs(struct axl__nvq *q, nvmlDevice_t d, bool graphics, nvmlProcessInfo_v2_t **out,
+			    unsigned *n)
+{
+	q->calls++;
+	const char *f = graphics ? "nvmlDeviceGetGraphicsRunningProcesses" : "nvmlDeviceGetComputeRunningProcesses";
+	*out = NULL;
+	*n = 0;
+	nvmlReturn_t r = NVML_ERROR_FUNCTION_NOT_FOUND;
+	void *buf = NULL;
+	unsigned cnt = 0;
+	if (q->v.mode != AXL__VREC_REPLAY) {
+		const struct axl__nvml_fns *fn = q->fn;
+		nvmlReturn_t (*v2)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v2_t *) =
+			graphics ? (fn->DeviceGetGraphicsRunningProcesses_v3 ? fn->DeviceGetGraphicsRunningProcesses_v3
+									   : fn->DeviceGetGraphicsRunningProcesses_v2)
+				 : (fn->DeviceGetComputeRunningProcesses_v3 ? fn->DeviceGetComputeRunningProcesses_v3
+									  : fn->DeviceGetComputeRunningProcesses_v2);
+		nvmlReturn_t (*v1)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v1_t *) =
+			graphics ? fn->DeviceGetGraphicsRunningProcesses : fn->DeviceGetComputeRunningProcesses;
+		if (v2) {
+			LIST_CALL(r, v2, d, buf, sizeof(nvmlProcessInfo_v2_t), cnt, v2(d, &cnt, (nvmlProcessInfo_v2_t *)buf));
+		} else if (v1) {
+			LIST_CALL(r, v1, d, buf, sizeof(nvmlProcessInfo_v1_t), cnt, v1(d, &cnt, (nvmlProcessInfo_v1_t *)buf));
+			if (r == NVML_SUCCESS) {
+				/* widen to the v2 rows (no MIG instance ids) */
+				nvmlProcessInfo_v2_t *w = calloc(cnt ? cnt : 1, sizeof *w);
+				if (!w) {
+					r = NVML_ERROR_UNKNOWN;
+				} else {
+					const nvmlProcessInfo_v1_t *o = buf;
+					for (unsigned i = 0; i < cnt; i++) {
+						w[i].pid = o[i].pid;
+						w[i].usedGpuMemory = o[i].usedGpuMemory;
+						w[i].gpuInstanceId = w[i].computeInstanceId = 0xFFFFFFFFu;
+					}
+				}
+				free(buf);
+				buf = w;
+			}
+		}
+		if (r != NVML_SUCCESS)
+			cnt = 0;
+	}
+	r = q_array(q, f, d, proc_fields, sizeof(nvmlProcessInfo_v2_t), r, &buf, &cnt);
+	if (r != NVML_SUCCESS || !cnt) {
+		free(buf);
+		return r;
+	}
+	*out = buf;
+	*n = cnt;
+	return r;
+}
+
+nvmlReturn_t axl__nvq_proc_util(struct axl__nvq *q, nvmlDevice_t d, unsigned long long since,
+				nvmlProcessUtilizationSample_t **out, unsigned *n)
+{
+	q->calls++;
+	*out = NULL;
+	*n = 0;
+	nvmlReturn_t r = NVML_ERROR_FUNCTION_NOT_FOUND;
+	void *buf = NULL;
+	unsigned cnt = 0;
+	if (q->v.mode != AXL__VREC_REPLAY && q->fn->DeviceGetProcessUtilization) {
+		/* the size first (NVML answers INSUFFICIENT_SIZE with the count) */
+		unsigned need = 0;
+		r = q->fn->DeviceGetProcessUtilization(d, NULL, &need, since);
+		if (r == NVML_ERROR_INSUFFICIENT_SIZE || (r == NVML_SUCCESS && need)) {
+			LIST_CALL(r, q->fn->DeviceGetProcessUtilization, d, buf, sizeof(nvmlProcessUtilizationSample_t), cnt,
+				  q->fn->DeviceGetProcessUtilization(d, (nvmlProcessUtilizationSample_t *)buf, &cnt, since));
+		} else {
+			cnt = 0;
+		}
+		if (r != NVML_SUCCESS)
+			cnt = 0;
+	}
+	r = q_array(q, "nvmlDeviceGetProcessUtilization", d, putil_fields, sizeof(nvmlProcessUtilizationSample_t), r,
+		    &buf, &cnt);
+	if (r != NVML_SUCCESS || !cnt) {
+		free(buf);
+		return r;
+	}
+	*out = buf;
+	*n = cnt;
 	return r;
 }

@@ -22,6 +22,7 @@
 #include "../../util/strbuf.h"
 
 #define AXL_NVQ_MAX_HANDLES 1024
+#define AXL_NVQ_MAX_ROWS 4096 /* process list rows kept */
 
 struct axl__nvq {
 	struct axl__vrec v;             /* live, recording or replaying (vrec.h) */
@@ -77,5 +78,21 @@ nvmlReturn_t axl__nvq_pair(struct axl__nvq *q, const char *f,
 			   nvmlDevice_t b, unsigned *out);
 nvmlReturn_t axl__nvq_p2p(struct axl__nvq *q, nvmlDevice_t a, nvmlDevice_t b, unsigned index,
 			  unsigned *out);
+
+/* ---- live metrics (nvml_sample.c) ---- */
+nvmlReturn_t axl__nvq_u64(struct axl__nvq *q, const char *f, nvmlReturn_t (*fn)(nvmlDevice_t, unsigned long long *),
+			  nvmlDevice_t d, unsigned long long *out);
+/* nvmlDeviceGetTotalEccErrors(type, counter) */
+nvmlReturn_t axl__nvq_ecc(struct axl__nvq *q, nvmlDevice_t d, unsigned type, unsigned counter,
+			  unsigned long long *out);
+nvmlReturn_t axl__nvq_util(struct axl__nvq *q, nvmlDevice_t d, nvmlUtilization_t *out);
+/* Compute or graphics processes: _v3, _v2, then the base symbol (rows widened, no MIG
+ * ids); INSUFFICIENT_SIZE is retried with the count NVML asks for, a few times. *out is
+ * malloc'd (NULL when there are none); recorded under the base name. */
+nvmlReturn_t axl__nvq_procs(struct axl__nvq *q, nvmlDevice_t d, bool graphics, nvmlProcessInfo_v2_t **out,
+			    unsigned *n);
+/* nvmlDeviceGetProcessUtilization: samples newer than `since` (µs); *out malloc'd. */
+nvmlReturn_t axl__nvq_proc_util(struct axl__nvq *q, nvmlDevice_t d, unsigned long long since,
+				nvmlProcessUtilizationSample_t **out, unsigned *n);
 
 #endif

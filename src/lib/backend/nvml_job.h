@@ -19,6 +19,9 @@ enum {
 };
 
 struct nv_mig {
+	nvmlDevice_t h;
+	unsigned index;          /* NVML's MIG device index on its GPU */
+	struct axl_device *dev;  /* the child made for it (nvml_apply.c), NULL none */
 	unsigned gi, ci;
 	bool has_gi, has_ci;
 	char uuid[AXL_NVML_STR];
@@ -86,6 +89,17 @@ struct nv_job {
 	struct axl__vwarn warn; /* vlib.h */
 	double ms;
 };
+
+/* The inventory's NVML answers (for the sampler, nvml_sample.c): NULL when NVML was not
+ * used or did not answer; *devs then maps NVML index -> device (NULL not matched). */
+struct nv_job *axl__nvml_job(const struct axl_inventory *inv, struct axl_device ***devs);
+
+/* Live metrics (nvml_sample.c, sample.h). */
+struct axl_sampler;
+struct axl_sample;
+void axl__nvml_sample_open(struct axl_sampler *s, size_t self);
+void axl__nvml_sample(struct axl_sampler *s, size_t self, struct axl_sample *out);
+void axl__nvml_sample_close(struct axl_sampler *s, size_t self);
 
 void axl__nvml_apply(struct axl__scan *scan, struct nv_job *j, struct axl_device **devs);
 void axl__nvml_link(struct axl__scan *scan, struct nv_job *j, struct axl_device **devs);
