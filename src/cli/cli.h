@@ -27,6 +27,7 @@ struct opts {
 	int no_processes;  /* --no-processes */
 	const char *listen; /* serve --listen ADDR:PORT */
 	int dcgm;          /* serve --dcgm */
+	int batch;         /* top --batch: plain-text frames, no curses */
 };
 
 /* Open a context and take an inventory as the options say; 1 (with a message on
@@ -43,6 +44,8 @@ void print_warnings(const axl_inventory *inv);
 int cmd_topo(const struct opts *o);
 /* axl metrics (metrics.c) */
 int cmd_metrics(const struct opts *o, const char *arg);
+/* axl top (top.c, top_draw.c) */
+int cmd_top(const struct opts *o);
 /* A sample's value of device i as text in the metric's display unit ("72%", "41.2 W",
  * "-" when unknown), for tables. */
 void metric_text(const axl_sample *smp, size_t i, axl_metric m, char *buf, size_t cap);

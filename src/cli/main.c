@@ -26,6 +26,9 @@ static void usage(FILE *f)
 		"                  answers) to one file, to replay elsewhere with --sysroot FILE\n"
 		"  metrics [ID]    what every device (or one) is doing now: utilisation, memory,\n"
 		"                  power, temperatures, clocks, PCIe, ECC, and its processes\n"
+		"  top             a live view of every device (bars, history) and its processes,\n"
+		"                  like nvtop; keys: s sort, r reverse, j/k select, d filter,\n"
+		"                  +/- interval, p pause, h help, q quit\n"
 		"  version         the version of axl and libaxl\n"
 		"\n"
 		"options:\n"
@@ -39,11 +42,14 @@ static void usage(FILE *f)
 		"  --env NAME=VALUE  judge visibility as if the environment held only these\n"
 		"                  visibility variables (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, ...);\n"
 		"                  repeatable; applies under --sysroot too\n"
-		"  --interval MS   (metrics) sample every MS milliseconds; with --json, one JSON\n"
-		"                  document per line\n"
-		"  --count N       (metrics) stop after N samples (default: 1, or forever with\n"
+		"  --interval MS   (metrics, top) sample every MS milliseconds; with --json, one JSON\n"
+		"                  document per line; top: default 1000\n"
+		"  --count N       (metrics, top) stop after N samples (default: 1, or forever with\n"
 		"                  --interval)\n"
-		"  --no-processes  (metrics) do not list processes (skips the /proc sweep)\n"
+		"  --no-processes  (metrics, top) do not list processes (skips the /proc sweep)\n"
+		"  --batch         (top) print N (--count, default 1) frames as plain text of\n"
+		"                  COLUMNS x LINES (default 80x24) instead of the live screen;\n"
+		"                  also when standard input or output is not a terminal\n"
 		"  -v, --verbose   log diagnostics to standard error\n"
 		"  -h, --help      this text\n"
 		"\n"
@@ -502,6 +508,7 @@ static int apply_opt(struct opts *o, int c)
 	case 'P': o->no_processes = 1; return 0;
 	case 'L': o->listen = optarg; return 0;
 	case 'D': o->dcgm = 1; return 0;
+	case 'B': o->batch = 1; return 0;
 	case 'h': usage(stdout); return 0 + 1;
 	default: usage(stderr); return EXIT_USAGE + 1;
 	}
@@ -522,6 +529,7 @@ int main(int argc, char **argv)
 		{"no-processes", no_argument, NULL, 'P'},
 		{"listen", required_argument, NULL, 'L'},
 		{"dcgm", no_argument, NULL, 'D'},
+		{"batch", no_argument, NULL, 'B'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, r;
@@ -588,6 +596,17 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "metrics") == 0)
 		return cmd_metrics(&o, arg);
+	if (strcmp(cmd, "top") == 0) {
+		if (arg) {
+			fprintf(stderr, "axl: top takes no argument\n");
+			return EXIT_USAGE;
+		}
+		return cmd_top(&o);
+	}
+	if (o.batch) {
+		fprintf(stderr, "axl: --batch is for axl top\n");
+		return EXIT_USAGE;
+	}
 	if (strcmp(cmd, "version") == 0) {
 		printf("axl %s (libaxl %s)\n", AXL_VERSION_STRING, axl_version());
 		return 0;
