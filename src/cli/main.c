@@ -566,6 +566,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "axl: -o/--output is for axl capture\n");
 		return EXIT_USAGE;
 	}
+	if (o.batch && strcmp(cmd, "top") != 0) {
+		fprintf(stderr, "axl: --batch is for axl top\n");
+		return EXIT_USAGE;
+	}
 	if (strcmp(cmd, "list") == 0) {
 		if (arg) {
 			fprintf(stderr, "axl: list takes no argument\n");
@@ -602,10 +606,6 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		return cmd_top(&o);
-	}
-	if (o.batch) {
-		fprintf(stderr, "axl: --batch is for axl top\n");
-		return EXIT_USAGE;
 	}
 	if (strcmp(cmd, "version") == 0) {
 		printf("axl %s (libaxl %s)\n", AXL_VERSION_STRING, axl_version());

@@ -194,6 +194,35 @@ static void draw(const struct top_grid *g)
 	doupdate();
 }
 
+/* A key; arrows the terminal sent as ESC [ A .. ESC [ D (or ESC O A ..) when curses did
+ * not know them (a terminal that ignores keypad mode) are arrows too, a lone ESC is ESC. */
+static int read_key(void)
+{
+	int ch = getch();
+	if (ch != 27)
+		return ch;
+	timeout(30);
+	int c1 = getch();
+	if (c1 == ERR)
+		return 27;
+	if (c1 != '[' && c1 != 'O') {
+		ungetch(c1);
+		return 27;
+	}
+	int c2 = getch();
+	switch (c2) {
+	case 'A': return KEY_UP;
+	case 'B': return KEY_DOWN;
+	case 'C': return KEY_RIGHT;
+	case 'D': return KEY_LEFT;
+	default:
+		/* something else (a function key curses did not know): swallow its rest */
+		while (c2 != ERR && !(c2 >= 0x40 && c2 <= 0x7e))
+			c2 = getch();
+		return -2; /* not a key axl top uses */
+	}
+}
+
 static int run_screen(const struct opts *o, axl_sampler *smpl, struct top_state *st)
 {
 	setlocale(LC_ALL, "");
@@ -255,7 +284,7 @@ static int run_screen(const struct opts *o, axl_sampler *smpl, struct top_state 
 		}
 		int64_t wait = st->paused ? 500 : due - now_ms();
 		timeout((int)(wait < 10 ? 10 : wait > 500 ? 500 : wait));
-		int ch = getch();
+		int ch = read_key();
 		if (ch == ERR)
 			continue;
 		dirty = 1;
@@ -283,14 +312,18 @@ static int run_screen(const struct opts *o, axl_sampler *smpl, struct top_state 
 			break;
 		case 'j':
 		case KEY_DOWN:
-			if (st->selected + 1 < st->ndev)
-				st->selected++;
-			break;
 		case 'k':
-		case KEY_UP:
-			if (st->selected > 0)
-				st->selected--;
+		case KEY_UP: {
+			/* the next device in the list, skipping those left out of it */
+			int dir = ch == 'j' || ch == KEY_DOWN ? 1 : -1;
+			size_t n = cur ? axl_sample_device_count(cur) : 0;
+			for (size_t i = st->selected + (size_t)dir; cur && i < n; i += (size_t)dir)
+				if (top_visible(cur, i)) {
+					st->selected = i;
+					break;
+				}
 			break;
+		}
 		case '\t':
 		case 'd':
 			st->filter = !st->filter;

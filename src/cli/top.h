@@ -71,6 +71,8 @@ struct top_state {
 int top_state_record(struct top_state *s, const axl_sample *smp);
 void top_state_free(struct top_state *s);
 
+/* Whether device i of smp has a place in the list (partitions without values do not). */
+int top_visible(const axl_sample *smp, size_t i);
 /* Lay out one frame of smp (NULL: nothing sampled yet) into g. */
 void top_layout(struct top_grid *g, const axl_sample *smp, const struct top_state *s);
 

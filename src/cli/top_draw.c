@@ -203,11 +203,19 @@ static void chart(struct top_grid *g, int x, int y, int w, int rows, const float
 				c = g->unicode ? 0x2588 : '|';
 			else if (cell > 0)
 				c = g->unicode ? eighths[cell] : '.';
+			else if (r == 0 && !isnan(v))
+				c = g->unicode ? 0x2581 : '_'; /* known and idle: a baseline */
 			put(g, x + k, y + rows - 1 - r, c, c == ' ' ? TS_NORMAL : st);
 		}
 	}
-	/* the frame's left edge, with the title over the chart */
-	text(g, x, y, title, w, TS_TITLE);
+	/* the title and the newest value over the chart */
+	char t[48];
+	float v = hist_at(series, h, 0);
+	if (isnan(v))
+		snprintf(t, sizeof t, "%s -", title);
+	else
+		snprintf(t, sizeof t, "%s %.0f%%", title, v);
+	text(g, x, y, t, w, TS_TITLE);
 }
 
 /* ---- the state ------------------------------------------------------------------------- */
@@ -245,6 +253,13 @@ void top_state_free(struct top_state *s)
 	free(s->hist);
 	s->hist = NULL;
 	s->ndev = 0;
+}
+
+/* A partition nothing can be read for is left out of the list (its parent stands for it). */
+int top_visible(const axl_sample *smp, size_t i)
+{
+	return !(axl_sample_device_state(smp, i) == AXL_SAMPLE_NONE &&
+		 strchr(axl_device_id(axl_sample_device(smp, i)), '/'));
 }
 
 /* ---- a device ------------------------------------------------------------------------- */
@@ -386,6 +401,8 @@ static void device_short(struct top_grid *g, int y, const struct devtext *t, con
 	int x = id_cell(g, 0, y, idw, t, selected) + 1;
 	if (t->lost || t->none) {
 		no_values(g, x, y, t);
+		if (lines >= 2)
+			text(g, 2, y + 1, t->model, W - 2, TS_DIM);
 		return;
 	}
 	/* power (and in one line the temperature) in a fixed column, so bars align */
@@ -567,12 +584,24 @@ static void header(struct top_grid *g, const axl_sample *smp, const struct top_s
 		if (localtime_r(&t, &tm))
 			strftime(clock, sizeof clock, "%H:%M:%S", &tm);
 	}
-	size_t n = smp ? axl_sample_device_count(smp) : s->ndev;
-	snprintf(line, sizeof line, "axl top  %s  %zu device%s  every %d ms", s->host ? s->host : "?", n,
-		 n == 1 ? "" : "s", s->interval_ms);
-	text(g, 0, 0, line, g->w, TS_TITLE);
+	size_t n = smp ? axl_sample_device_count(smp) : s->ndev, hidden = 0;
+	for (size_t i = 0; smp && i < n; i++)
+		hidden += !top_visible(smp, i);
 	char right[48];
 	snprintf(right, sizeof right, "%s%s", s->paused ? "[paused] " : "", clock);
+	/* the longest that fits: the partitions note goes first, then the name's length */
+	for (int k = 0; k < 3; k++) {
+		char parts[48] = "";
+		if (hidden && k == 0)
+			snprintf(parts, sizeof parts, " (+%zu partitions without values)", hidden);
+		else if (hidden && k == 1)
+			snprintf(parts, sizeof parts, " (+%zu partitions)", hidden);
+		snprintf(line, sizeof line, "axl top  %s  %zu device%s%s  every %d ms", s->host ? s->host : "?",
+			 n - hidden, n - hidden == 1 ? "" : "s", parts, s->interval_ms);
+		if ((int)(strlen(line) + strlen(right)) + 1 <= g->w)
+			break;
+	}
+	text(g, 0, 0, line, g->w, TS_TITLE);
 	rtext(g, g->w, 0, right, s->paused ? TS_HIGH : TS_TITLE);
 	style_row(g, 0, 0, g->w, TS_TITLE);
 }
@@ -620,11 +649,19 @@ void top_layout(struct top_grid *g, const axl_sample *smp, const struct top_stat
 		return;
 	int foot = H >= 10;
 	int avail = H - 1 - foot;
-	size_t n = smp ? axl_sample_device_count(smp) : 0;
+	size_t all = smp ? axl_sample_device_count(smp) : 0, n = 0;
+	size_t *vis = all ? malloc(all * sizeof *vis) : NULL;
+	size_t selpos = 0;
+	for (size_t i = 0; vis && i < all; i++)
+		if (top_visible(smp, i)) {
+			if (i == s->selected)
+				selpos = n;
+			vis[n++] = i;
+		}
 	int pmin = avail >= 8 ? 4 : 0; /* title, column titles, two rows */
 	int idw = 10;
-	for (size_t i = 0; i < n; i++) {
-		int l = (int)strlen(axl_device_id(axl_sample_device(smp, i))) + 1;
+	for (size_t k = 0; k < n; k++) {
+		int l = (int)strlen(axl_device_id(axl_sample_device(smp, vis[k]))) + 1;
 		idw = l > idw ? l : idw;
 	}
 	idw = idw > 18 ? 18 : idw;
@@ -643,7 +680,7 @@ void top_layout(struct top_grid *g, const axl_sample *smp, const struct top_stat
 		/* more devices than lines: a window that keeps the selected one in view */
 		if ((int)n > dev_area) {
 			shown = dev_area > 0 ? dev_area : 0;
-			first = (int)s->selected - shown / 2;
+			first = (int)selpos - shown / 2;
 			if (first + shown > (int)n)
 				first = (int)n - shown;
 			if (first < 0)
@@ -655,7 +692,7 @@ void top_layout(struct top_grid *g, const axl_sample *smp, const struct top_stat
 		text(g, 1, y++, smp ? "no accelerators found" : "sampling...", -1, TS_DIM);
 	}
 	for (int k = 0; k < shown && y < 1 + avail; k++) {
-		size_t i = (size_t)(first + k);
+		size_t i = vis[first + k];
 		struct devtext t;
 		device_text(smp, i, &t);
 		const struct top_history *h = i < s->ndev ? &s->hist[i] : NULL;
@@ -671,6 +708,7 @@ void top_layout(struct top_grid *g, const axl_sample *smp, const struct top_stat
 		snprintf(more, sizeof more, " [%d-%d of %zu] ", first + 1, first + shown, n);
 		rtext(g, W, y - 1, more, TS_TITLE);
 	}
+	free(vis);
 	processes(g, y, 1 + avail - y, smp, s);
 	if (foot)
 		footer(g, H - 1);
