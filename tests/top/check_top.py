@@ -38,7 +38,7 @@ BATCH = [
     ("batch_damaged_80x24", "damaged", 80, 24),
     ("batch_gaudi2_80x24", "gaudi2-8x", 80, 24),
 ]
-OTHER = ["processes", "not_a_tty", "pty_keys", "pty_sigterm", "pty_resize"]
+OTHER = ["unknowns", "processes", "not_a_tty", "pty_keys", "pty_sigterm", "pty_resize"]
 
 CONTAINER = "3f4e5d6c7b8a" + "0" * 52
 
@@ -153,6 +153,8 @@ def check_frame_values(axl, root, rows, cols, lines):
             want = None
         if want:
             check(want in block, "%s: power %s not shown: %r" % (d["id"], want, block))
+        else:
+            check(re.search(r"(\]\s+-$|POW - )", block, re.M), "%s: unknown power is not '-': %r" % (d["id"], block))
         if "utilization_percent" in d:
             check("%.0f%%]" % d["utilization_percent"] in block, "%s: utilisation not shown: %r" % (d["id"], block))
         else:
@@ -173,6 +175,28 @@ def case_batch(axl, work, tree, cols, lines):
         for rows in frames:
             check_frame_values(axl, root, rows, cols, lines)
             check(rows[-1].startswith("q quit"), "no key line at the bottom: %r" % rows[-1])
+
+
+def case_unknowns(axl, work):
+    """A device that does not say its utilisation, power or temperatures shows '-'."""
+    root = build_tree(work, "mi300x-8x")
+    pci = pci_of(axl, root)
+    dev = os.path.join(root, "sys", "bus", "pci", "devices", pci["amdgpu:1"])
+    os.unlink(os.path.join(dev, "gpu_busy_percent"))
+    hw = os.path.join(dev, "hwmon")
+    for h in os.listdir(hw):
+        for f in os.listdir(os.path.join(hw, h)):
+            if f.startswith(("power", "temp")):
+                os.unlink(os.path.join(hw, h, f))
+    doc = metrics(axl, root)
+    d = [x for x in doc["devices"] if x["id"] == "amdgpu:1"][0]
+    check(d["state"] == "ok" and "utilization_percent" not in d and "power_watts" not in d,
+          "the tree does not hide the values: %r" % d)
+    for cols, lines in ((80, 24), (120, 40)):
+        rows = run_batch(axl, root, cols, lines)[-1]
+        check_frame_values(axl, root, rows, cols, lines)
+        a, b = device_lines(rows, "amdgpu:1")
+        check(re.search(r"GPU\[ *-\]", a + b) and "hot -" in b, "amdgpu:1 %dx%d: %r" % (cols, lines, a + b))
 
 
 def add_process(root, pid, comm, pci, fd=5, kib=145924, gfx_ns=4170836700, cgroup=None):
