@@ -223,15 +223,18 @@ static int read_key(void)
 	}
 }
 
-static int run_screen(const struct opts *o, axl_sampler *smpl, struct top_state *st)
+static int run_screen(axl_sampler *smpl, struct top_state *st)
 {
 	setlocale(LC_ALL, "");
 	int unicode = 0;
 #ifdef AXL_TOP_NCURSESW
 	unicode = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 #endif
-	if (!initscr()) {
-		fprintf(stderr, "axl: cannot use this terminal (TERM=%s)\n", getenv("TERM") ? getenv("TERM") : "");
+	/* newterm, not initscr: an unknown terminal is an error message, not an exit */
+	SCREEN *scr = newterm(NULL, stdout, stdin);
+	if (!scr) {
+		fprintf(stderr, "axl: cannot draw on this terminal (TERM=%s); axl top --batch prints text\n",
+			getenv("TERM") ? getenv("TERM") : "");
 		return 1;
 	}
 	curses_on = 1;
@@ -256,7 +259,6 @@ static int run_screen(const struct opts *o, axl_sampler *smpl, struct top_state 
 	/* the first sample at once (rates unknown), the second soon after for them */
 	int64_t due = now_ms();
 	int first = 1;
-	(void)o;
 	while (!stop) {
 		int64_t now = now_ms();
 		if (!st->paused && now >= due) {
@@ -361,6 +363,7 @@ static int run_screen(const struct opts *o, axl_sampler *smpl, struct top_state 
 	axl_sample_free(cur);
 	top_grid_free(&g);
 	curses_off();
+	delscreen(scr);
 	return rc;
 }
 
@@ -386,7 +389,7 @@ int cmd_top(const struct opts *o)
 	st.show_processes = !o->no_processes;
 	catch_signals();
 	int batch = o->batch || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO);
-	int rc = batch ? run_batch(o, smpl, &st) : run_screen(o, smpl, &st);
+	int rc = batch ? run_batch(o, smpl, &st) : run_screen(smpl, &st);
 	if (batch)
 		print_warnings(inv);
 	top_state_free(&st);
