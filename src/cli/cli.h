@@ -28,6 +28,7 @@ struct opts {
 	const char *listen; /* serve --listen ADDR:PORT */
 	int dcgm;          /* serve --dcgm */
 	int processes;     /* serve --processes */
+	int batch;         /* top --batch: plain-text frames, no curses */
 };
 
 /* Open a context and take an inventory as the options say; 1 (with a message on
@@ -46,6 +47,8 @@ int cmd_topo(const struct opts *o);
 int cmd_metrics(const struct opts *o, const char *arg);
 /* axl serve (serve.c) */
 int cmd_serve(const struct opts *o);
+/* axl top (top.c, top_draw.c) */
+int cmd_top(const struct opts *o);
 /* A sample's value of device i as text in the metric's display unit ("72%", "41.2 W",
  * "-" when unknown), for tables. */
 void metric_text(const axl_sample *smp, size_t i, axl_metric m, char *buf, size_t cap);

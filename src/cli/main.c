@@ -28,6 +28,9 @@ static void usage(FILE *f)
 		"                  power, temperatures, clocks, PCIe, ECC, and its processes\n"
 		"  serve           serve live metrics over HTTP for Prometheus: /metrics (text\n"
 		"                  format 0.0.4), /healthz, /inventory (docs/metrics.md)\n"
+		"  top             a live view of every device (bars, history) and its processes,\n"
+		"                  like nvtop; keys: s sort, r reverse, j/k select, d filter,\n"
+		"                  +/- interval, p pause, h help, q quit\n"
 		"  version         the version of axl and libaxl\n"
 		"\n"
 		"options:\n"
@@ -41,13 +44,16 @@ static void usage(FILE *f)
 		"  --env NAME=VALUE  judge visibility as if the environment held only these\n"
 		"                  visibility variables (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, ...);\n"
 		"                  repeatable; applies under --sysroot too\n"
-		"  --interval MS   (metrics) sample every MS milliseconds; with --json, one JSON\n"
-		"                  document per line\n"
+		"  --interval MS   (metrics, top) sample every MS milliseconds; with --json, one JSON\n"
+		"                  document per line; top: default 1000\n"
 		"                  (serve) sample at most every MS milliseconds (default 100);\n"
 		"                  scrapes in between share the last sample\n"
-		"  --count N       (metrics) stop after N samples (default: 1, or forever with\n"
+		"  --count N       (metrics, top) stop after N samples (default: 1, or forever with\n"
 		"                  --interval)\n"
-		"  --no-processes  (metrics) do not list processes (skips the /proc sweep)\n"
+		"  --no-processes  (metrics, top) do not list processes (skips the /proc sweep)\n"
+		"  --batch         (top) print N (--count, default 1) frames as plain text of\n"
+		"                  COLUMNS x LINES (default 80x24) instead of the live screen;\n"
+		"                  also when standard input or output is not a terminal\n"
 		"  --listen ADDR:PORT  (serve) where to listen: 127.0.0.1:9400 by default,\n"
 		"                  0.0.0.0:9400 for every IPv4 address, [::1]:9400 for IPv6\n"
 		"  --dcgm          (serve) also dcgm-exporter's DCGM_FI_* names, for its dashboards\n"
@@ -522,6 +528,7 @@ static int apply_opt(struct opts *o, int c)
 	case 'L': o->listen = optarg; return 0;
 	case 'D': o->dcgm = 1; return 0;
 	case 'p': o->processes = 1; return 0;
+	case 'B': o->batch = 1; return 0;
 	case 'h': usage(stdout); return 0 + 1;
 	default: usage(stderr); return EXIT_USAGE + 1;
 	}
@@ -543,6 +550,7 @@ int main(int argc, char **argv)
 		{"listen", required_argument, NULL, 'L'},
 		{"dcgm", no_argument, NULL, 'D'},
 		{"processes", no_argument, NULL, 'p'},
+		{"batch", no_argument, NULL, 'B'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, r;
@@ -577,6 +585,10 @@ int main(int argc, char **argv)
 	}
 	if (o.output && strcmp(cmd, "capture") != 0) {
 		fprintf(stderr, "axl: -o/--output is for axl capture\n");
+		return EXIT_USAGE;
+	}
+	if (o.batch && strcmp(cmd, "top") != 0) {
+		fprintf(stderr, "axl: --batch is for axl top\n");
 		return EXIT_USAGE;
 	}
 	if (strcmp(cmd, "list") == 0) {
@@ -615,6 +627,13 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		return cmd_serve(&o);
+	}
+	if (strcmp(cmd, "top") == 0) {
+		if (arg) {
+			fprintf(stderr, "axl: top takes no argument\n");
+			return EXIT_USAGE;
+		}
+		return cmd_top(&o);
 	}
 	if (strcmp(cmd, "version") == 0) {
 		printf("axl %s (libaxl %s)\n", AXL_VERSION_STRING, axl_version());
