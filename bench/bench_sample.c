@@ -54,7 +54,7 @@ static void add(const char *path)
 static void collect(const char *root, const char *syspath)
 {
 	static const char *const dev[] = {"gpu_busy_percent", "mem_busy_percent", "mem_info_vram_used",
-					  "mem_info_vram_total", "pp_dpm_sclk", "pp_dpm_mclk"};
+					  "mem_info_vram_total", "pp_dpm_sclk", "pp_dpm_mclk", "gpu_metrics"};
 	static const char *const hw[] = {"power1_average", "power1_input", "power1_cap", "energy1_input",
 					 "temp1_input", "temp2_input", "temp3_input", "freq1_input",
 					 "freq2_input", "pwm1"};
