@@ -108,16 +108,21 @@ void axl__vlib_wedge(const char *lib)
 	pthread_mutex_unlock(&wedge_lock);
 }
 
+void axl__deadline(struct timespec *dl, int timeout_ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, dl);
+	dl->tv_sec += timeout_ms / 1000;
+	dl->tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (dl->tv_nsec >= 1000000000L) {
+		dl->tv_sec++;
+		dl->tv_nsec -= 1000000000L;
+	}
+}
+
 bool axl__vjob_wait(struct axl__vjob *j, int timeout_ms, const char *lib)
 {
 	struct timespec dl;
-	clock_gettime(CLOCK_MONOTONIC, &dl);
-	dl.tv_sec += timeout_ms / 1000;
-	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (dl.tv_nsec >= 1000000000L) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000L;
-	}
+	axl__deadline(&dl, timeout_ms);
 	pthread_mutex_lock(&j->lock);
 	int rc = 0;
 	while (!j->done && rc != ETIMEDOUT)

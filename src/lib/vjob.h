@@ -28,6 +28,10 @@ void *axl__vjob_arg(const struct axl__vjob *j);
 /* Drop the caller's side (after a successful wait, or without waiting at all). */
 void axl__vjob_free(struct axl__vjob *j);
 
+/* now + timeout_ms on CLOCK_MONOTONIC (what the workers' condition variables wait on). */
+struct timespec;
+void axl__deadline(struct timespec *dl, int timeout_ms);
+
 /* Did a call into lib ("nvml", "rocm-smi", ...) hang earlier in this process? */
 bool axl__vlib_wedged(const char *lib);
 /* Mark lib wedged (a worker of one's own missed its deadline). */

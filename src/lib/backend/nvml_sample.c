@@ -488,13 +488,7 @@ static bool run(struct nvs_state *st, int timeout_ms)
 		return true;
 	}
 	struct timespec dl;
-	clock_gettime(CLOCK_MONOTONIC, &dl);
-	dl.tv_sec += timeout_ms / 1000;
-	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (dl.tv_nsec >= 1000000000L) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000L;
-	}
+	axl__deadline(&dl, timeout_ms);
 	pthread_mutex_lock(&sh->lock);
 	uint64_t want = ++sh->asked;
 	pthread_cond_signal(&sh->wake);
