@@ -38,7 +38,7 @@ BATCH = [
     ("batch_damaged_80x24", "damaged", 80, 24),
     ("batch_gaudi2_80x24", "gaudi2-8x", 80, 24),
 ]
-OTHER = ["unknowns", "processes", "not_a_tty", "pty_keys", "pty_sigterm", "pty_resize"]
+OTHER = ["every_node", "unknowns", "processes", "not_a_tty", "pty_keys", "pty_sigterm", "pty_resize"]
 
 CONTAINER = "3f4e5d6c7b8a" + "0" * 52
 
@@ -175,6 +175,20 @@ def case_batch(axl, work, tree, cols, lines):
         for rows in frames:
             check_frame_values(axl, root, rows, cols, lines)
             check(rows[-1].startswith("q quit"), "no key line at the bottom: %r" % rows[-1])
+
+
+def case_every_node(axl, work):
+    """Every synthetic node at 80x24: a frame of the right size with its values."""
+    names = sorted(set(f.split(".json")[0] for f in os.listdir(NODES)
+                       if (f.endswith(".json") or f.endswith(".json.gz")) and not f.endswith(".expect.json")))
+    check(len(names) >= 20, "only %d nodes" % len(names))
+    for name in names:
+        root = build_tree(work, name)
+        # processes off on both sides: the reference (axl metrics) has none either
+        frames = run_batch(axl, root, 80, 24, extra=("--no-processes",))
+        for rows in frames:
+            check_frame_values(axl, root, rows, 80, 24)
+        shutil.rmtree(root)
 
 
 def case_unknowns(axl, work):
