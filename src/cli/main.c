@@ -31,6 +31,9 @@ static void usage(FILE *f)
 		"  top             a live view of every device (bars, history) and its processes,\n"
 		"                  like nvtop; keys: s sort, r reverse, j/k select, d filter,\n"
 		"                  +/- interval, p pause, h help, q quit\n"
+		"  cdi generate    Container Device Interface specs for this node's accelerators\n"
+		"                  (one per kind: nvidia.com/gpu, amd.com/gpu, ...; docs/cdi.md)\n"
+		"  cdi list        the fully qualified CDI device names (nvidia.com/gpu=0)\n"
 		"  version         the version of axl and libaxl\n"
 		"\n"
 		"options:\n"
@@ -40,6 +43,8 @@ static void usage(FILE *f)
 		"  --timing        time spent per discovery stage (with --json: a \"timing\" object)\n"
 		"  --sysroot PATH  read another node: a capture file (.tar.gz, .tar) or a folder\n"
 		"  -o, --output FILE  (capture) where to write it; axl-capture-HOSTNAME.tar.gz\n"
+		"                  (cdi generate) a directory: one file per kind, axl-KIND.json\n"
+		"  --format F      (cdi generate) json (default) or yaml\n"
 		"  --backends LIST use only these backends (\"nvidia,amdgpu\") or not these (\"-nvidia\")\n"
 		"  --env NAME=VALUE  judge visibility as if the environment held only these\n"
 		"                  visibility variables (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, ...);\n"
@@ -529,6 +534,7 @@ static int apply_opt(struct opts *o, int c)
 	case 'D': o->dcgm = 1; return 0;
 	case 'p': o->processes = 1; return 0;
 	case 'B': o->batch = 1; return 0;
+	case 'F': o->format = optarg; return 0;
 	case 'h': usage(stdout); return 0 + 1;
 	default: usage(stderr); return EXIT_USAGE + 1;
 	}
@@ -551,6 +557,7 @@ int main(int argc, char **argv)
 		{"dcgm", no_argument, NULL, 'D'},
 		{"processes", no_argument, NULL, 'p'},
 		{"batch", no_argument, NULL, 'B'},
+		{"format", required_argument, NULL, 'F'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, r;
@@ -583,8 +590,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "axl: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (o.output && strcmp(cmd, "capture") != 0) {
-		fprintf(stderr, "axl: -o/--output is for axl capture\n");
+	if (o.output && strcmp(cmd, "capture") != 0 && strcmp(cmd, "cdi") != 0) {
+		fprintf(stderr, "axl: -o/--output is for axl capture and axl cdi generate\n");
 		return EXIT_USAGE;
 	}
 	if (o.batch && strcmp(cmd, "top") != 0) {
@@ -635,6 +642,12 @@ int main(int argc, char **argv)
 		}
 		return cmd_top(&o);
 	}
+	if (o.format && strcmp(cmd, "cdi") != 0) {
+		fprintf(stderr, "axl: --format is for axl cdi generate\n");
+		return EXIT_USAGE;
+	}
+	if (strcmp(cmd, "cdi") == 0)
+		return cmd_cdi(&o, arg);
 	if (strcmp(cmd, "version") == 0) {
 		printf("axl %s (libaxl %s)\n", AXL_VERSION_STRING, axl_version());
 		return 0;

@@ -1,0 +1,757 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * axl cdi generate / axl cdi list: Container Device Interface specs for this node's
+ * accelerators (docs/cdi.md). One spec per kind (nvidia.com/gpu, amd.com/gpu, ...),
+ * a device per accelerator named by index and by UUID, one per partition that exists
+ * now (MIG devices, AMD compute partitions) named "INDEX:N", and an "all" device.
+ * The spec is built as a small value tree and written as JSON or YAML.
+ * Uses only libaxl's public API; major/minor numbers come from stat() of the node.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "axl.h"
+#include "cli.h"
+
+/* The oldest CDI version that has what axl emits: device names that start with a
+ * digit and deviceNodes[].hostPath both need 0.5.0. Emitting the oldest sufficient
+ * version (as the CNCF library's MinimumRequiredVersion does) keeps the specs loadable
+ * by runtimes whose CDI library predates the newer versions. */
+#define CDI_VERSION "0.5.0"
+
+/* ---- a small value tree --------------------------------------------------------- */
+
+enum vtype { V_OBJ, V_ARR, V_STR, V_INT };
+
+struct val {
+	enum vtype t;
+	char *key; /* member name inside an object */
+	char *s;
+	long long i;
+	struct val **kids;
+	size_t n, cap;
+};
+
+static void *xalloc(size_t n)
+{
+	void *p = calloc(1, n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "axl: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *p = xalloc(strlen(s) + 1);
+	memcpy(p, s, strlen(s) + 1);
+	return p;
+}
+
+static struct val *vnew(enum vtype t)
+{
+	struct val *v = xalloc(sizeof *v);
+	v->t = t;
+	return v;
+}
+
+static struct val *vstr(const char *s)
+{
+	struct val *v = vnew(V_STR);
+	v->s = xstrdup(s);
+	return v;
+}
+
+static struct val *vint(long long i)
+{
+	struct val *v = vnew(V_INT);
+	v->i = i;
+	return v;
+}
+
+/* Append child (to an array, or to an object under key); returns child. */
+static struct val *vadd(struct val *parent, const char *key, struct val *child)
+{
+	if (parent->n == parent->cap) {
+		parent->cap = parent->cap ? parent->cap * 2 : 4;
+		struct val **k = realloc(parent->kids, parent->cap * sizeof *k);
+		if (!k) {
+			fprintf(stderr, "axl: out of memory\n");
+			exit(1);
+		}
+		parent->kids = k;
+	}
+	if (key)
+		child->key = xstrdup(key);
+	parent->kids[parent->n++] = child;
+	return child;
+}
+
+static struct val *vget(const struct val *obj, const char *key)
+{
+	for (size_t i = 0; obj && i < obj->n; i++)
+		if (obj->kids[i]->key && strcmp(obj->kids[i]->key, key) == 0)
+			return obj->kids[i];
+	return NULL;
+}
+
+/* The member key of obj, created as type t when missing. */
+static struct val *vmember(struct val *obj, const char *key, enum vtype t)
+{
+	struct val *v = vget(obj, key);
+	return v ? v : vadd(obj, key, vnew(t));
+}
+
+static void vfree(struct val *v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < v->n; i++)
+		vfree(v->kids[i]);
+	free(v->kids);
+	free(v->key);
+	free(v->s);
+	free(v);
+}
+
+/* ---- JSON and YAML -------------------------------------------------------------- */
+
+/* A double-quoted string, valid both as JSON and as a YAML double-quoted scalar. */
+static void put_quoted(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void json_write(FILE *f, const struct val *v, int ind)
+{
+	switch (v->t) {
+	case V_STR: put_quoted(f, v->s); return;
+	case V_INT: fprintf(f, "%lld", v->i); return;
+	case V_OBJ:
+	case V_ARR:
+		if (!v->n) {
+			fputs(v->t == V_OBJ ? "{}" : "[]", f);
+			return;
+		}
+		fputc(v->t == V_OBJ ? '{' : '[', f);
+		for (size_t i = 0; i < v->n; i++) {
+			fprintf(f, "%s\n%*s", i ? "," : "", ind + 2, "");
+			if (v->t == V_OBJ) {
+				put_quoted(f, v->kids[i]->key);
+				fputs(": ", f);
+			}
+			json_write(f, v->kids[i], ind + 2);
+		}
+		fprintf(f, "\n%*s%c", ind, "", v->t == V_OBJ ? '}' : ']');
+		return;
+	}
+}
+
+static bool plain_key(const char *k)
+{
+	if (!*k)
+		return false;
+	for (const char *p = k; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return true;
+}
+
+static void yaml_scalar(FILE *f, const struct val *v)
+{
+	if (v->t == V_STR)
+		put_quoted(f, v->s);
+	else if (v->t == V_INT)
+		fprintf(f, "%lld", v->i);
+	else
+		fputs(v->t == V_OBJ ? "{}" : "[]", f);
+}
+
+static bool yaml_inline(const struct val *v)
+{
+	return v->t == V_STR || v->t == V_INT || v->n == 0;
+}
+
+/* Block-style YAML: the members of an object (or items of an array) at indent ind.
+ * first_inline: the first line continues a "- " already written. */
+static void yaml_block(FILE *f, const struct val *v, int ind, bool first_inline)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		const struct val *c = v->kids[i];
+		if (!(i == 0 && first_inline))
+			fprintf(f, "%*s", ind, "");
+		if (v->t == V_OBJ) {
+			if (plain_key(c->key))
+				fputs(c->key, f);
+			else
+				put_quoted(f, c->key);
+			fputc(':', f);
+			if (yaml_inline(c)) {
+				fputc(' ', f);
+				yaml_scalar(f, c);
+				fputc('\n', f);
+			} else {
+				fputc('\n', f);
+				/* a sequence under a key goes at the key's indent, a map 2 deeper */
+				yaml_block(f, c, c->t == V_ARR ? ind : ind + 2, false);
+			}
+		} else {
+			fputs("- ", f);
+			if (yaml_inline(c)) {
+				yaml_scalar(f, c);
+				fputc('\n', f);
+			} else if (c->t == V_OBJ) {
+				yaml_block(f, c, ind + 2, true);
+			} else {
+				fputc('\n', f);
+				yaml_block(f, c, ind + 2, false);
+			}
+		}
+	}
+}
+
+static void write_spec(FILE *f, const struct val *spec, bool yaml)
+{
+	if (yaml) {
+		yaml_block(f, spec, 0, false);
+	} else {
+		json_write(f, spec, 0);
+		fputc('\n', f);
+	}
+}
+
+/* ---- kinds, names, edits ---------------------------------------------------------- */
+
+struct vendor {
+	int vendor_id; /* PCI vendor; -1: any */
+	int family;    /* axl_family; -1: any */
+	const char *kind;
+	const char *libs; /* fnmatch patterns of user-space libraries, space separated */
+	const char *bins; /* programs worth mounting, space separated */
+	const char *env;  /* spec-level environment, space separated */
+};
+
+static const struct vendor vendors[] = {
+	{0x10de, -1, "nvidia.com/gpu",
+	 "libcuda.so.* libcudadebugger.so.* libnvidia-ml.so.* libnvidia-ptxjitcompiler.so.* "
+	 "libnvidia-nvvm.so.* libnvidia-opencl.so.* libnvidia-cfg.so.* libnvidia-gpucomp.so.* "
+	 "libnvidia-allocator.so.*",
+	 "nvidia-smi nvidia-debugdump nvidia-persistenced", "NVIDIA_VISIBLE_DEVICES=void"},
+	{0x1002, AXL_FAMILY_NPU, "amd.com/npu", "libxrt_core.so.* libxrt_coreutil.so.*", "", ""},
+	{0x1022, AXL_FAMILY_NPU, "amd.com/npu", "libxrt_core.so.* libxrt_coreutil.so.*", "", ""},
+	{0x1002, -1, "amd.com/gpu",
+	 "librocm_smi64.so.* libamd_smi.so.* libamdhip64.so.* libhsa-runtime64.so.* libhsakmt.so.*", "", ""},
+	{0x1da3, -1, "habana.ai/gaudi", "libhl-thunk.so libhlml.so libSynapse.so", "hl-smi", ""},
+	{0x8086, AXL_FAMILY_NPU, "intel.com/npu", "libze_loader.so.* libze_intel_vpu.so.* libnpu_driver_compiler.so",
+	 "", ""},
+	{0x8086, AXL_FAMILY_GPU, "intel.com/gpu", "libze_loader.so.* libze_intel_gpu.so.*", "", ""},
+	{0x1d0f, -1, "aws.amazon.com/neuron", "libnrt.so.*", "neuron-ls", ""},
+	{0x1ae0, -1, "google.com/tpu", "libtpu.so", "", ""},
+	{0x19e5, -1, "huawei.com/npu", "libascend_hal.so libdcmi.so", "npu-smi", ""},
+	{0x17cb, -1, "qualcomm.com/qaic", "libQAic.so.*", "", ""},
+	{0x1e52, -1, "tenstorrent.com/card", "", "", ""},
+	{0x1bcf, -1, "nec.com/ve", "", "", ""},
+};
+
+/* The kind of a device, and its vendor row (NULL: a generic axl/<family> kind). */
+static const struct vendor *vendor_of(const axl_device *d, char *kind, size_t cap)
+{
+	int64_t vid = -1;
+	axl_device_get_int(d, AXL_ATTR_VENDOR_ID, &vid);
+	int fam = (int)axl_device_family(d);
+	if (vid < 0) {
+		/* no PCI vendor (a device found by hwloc, say): go by the id's backend */
+		const char *id = axl_device_id(d);
+		static const struct { const char *prefix; int vid; } by_id[] = {
+			{"nvidia:", 0x10de}, {"amdgpu:", 0x1002}, {"habana:", 0x1da3}, {"neuron:", 0x1d0f},
+			{"tpu:", 0x1ae0}, {"ascend:", 0x19e5}, {"qaic:", 0x17cb}, {"tenstorrent:", 0x1e52},
+			{"nec:", 0x1bcf},
+		};
+		for (size_t i = 0; i < sizeof by_id / sizeof *by_id; i++)
+			if (strncmp(id, by_id[i].prefix, strlen(by_id[i].prefix)) == 0)
+				vid = by_id[i].vid;
+	}
+	for (size_t i = 0; i < sizeof vendors / sizeof *vendors; i++)
+		if (vendors[i].vendor_id == vid && (vendors[i].family < 0 || vendors[i].family == fam)) {
+			snprintf(kind, cap, "%s", vendors[i].kind);
+			return &vendors[i];
+		}
+	snprintf(kind, cap, "axl/%s", axl_family_name((axl_family)fam));
+	return NULL;
+}
+
+/* A CDI device name: letters, digits, '_', '-', '.', ':', starting and ending with a
+ * letter or digit. Other characters become '-'; false when nothing usable is left. */
+static bool cdi_name(const char *in, char *out, size_t cap)
+{
+	size_t n = 0;
+	for (const char *p = in; *p && n + 1 < cap; p++) {
+		char c = *p;
+		bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+		out[n++] = alnum || c == '_' || c == '-' || c == '.' || c == ':' ? c : '-';
+	}
+	out[n] = '\0';
+	char *s = out;
+	while (*s && !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+		s++;
+	memmove(out, s, strlen(s) + 1);
+	n = strlen(out);
+	while (n && !((out[n - 1] >= 'a' && out[n - 1] <= 'z') || (out[n - 1] >= 'A' && out[n - 1] <= 'Z') ||
+		      (out[n - 1] >= '0' && out[n - 1] <= '9')))
+		out[--n] = '\0';
+	return n > 0;
+}
+
+/* Nodes every container of the kind needs, whichever device it gets. */
+static bool control_node(const char *p)
+{
+	static const char *const ctl[] = {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
+					  "/dev/nvidia-modeset", "/dev/kfd", "/dev/vfio/vfio",
+					  "/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc"};
+	for (size_t i = 0; i < sizeof ctl / sizeof *ctl; i++)
+		if (strcmp(p, ctl[i]) == 0)
+			return true;
+	return false;
+}
+
+struct gen {
+	const char *sysroot; /* "/" on the live system */
+	unsigned nodes_missing;
+};
+
+static void host_path(const struct gen *g, const char *p, char *out, size_t cap)
+{
+	if (strcmp(g->sysroot, "/") == 0)
+		snprintf(out, cap, "%s", p);
+	else
+		snprintf(out, cap, "%s%s", g->sysroot, p);
+}
+
+/* A deviceNodes entry: path and hostPath are the node's path on that node; type,
+ * major and minor when the node is there to stat (not in a synthetic tree). */
+static struct val *node_val(struct gen *g, const char *p)
+{
+	struct val *n = vnew(V_OBJ);
+	vadd(n, "path", vstr(p));
+	vadd(n, "hostPath", vstr(p));
+	char hp[4096];
+	struct stat st;
+	host_path(g, p, hp, sizeof hp);
+	if (stat(hp, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+		vadd(n, "type", vstr(S_ISCHR(st.st_mode) ? "c" : "b"));
+		vadd(n, "major", vint((long long)major(st.st_rdev)));
+		vadd(n, "minor", vint((long long)minor(st.st_rdev)));
+	} else if (lstat(hp, &st) != 0) {
+		g->nodes_missing++;
+	}
+	return n;
+}
+
+/* Add path to edits.deviceNodes unless it is there already. */
+static void add_node(struct gen *g, struct val *edits, const char *p)
+{
+	struct val *arr = vmember(edits, "deviceNodes", V_ARR);
+	for (size_t i = 0; i < arr->n; i++)
+		if (strcmp(vget(arr->kids[i], "path")->s, p) == 0)
+			return;
+	vadd(arr, NULL, node_val(g, p));
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Read-only bind mounts of the vendor's user-space files found on the node. */
+static void add_mounts(struct gen *g, struct val *edits, const char *patterns, const char *const *dirs)
+{
+	dev_t seen_dev[32];
+	ino_t seen_ino[32];
+	size_t nseen = 0;
+	for (size_t di = 0; dirs[di] && patterns && *patterns; di++) {
+		char hd[4096];
+		host_path(g, dirs[di], hd, sizeof hd);
+		struct stat st;
+		if (stat(hd, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		bool dup = false; /* /lib64 -> /usr/lib64 and the like: look once */
+		for (size_t k = 0; k < nseen; k++)
+			dup |= seen_dev[k] == st.st_dev && seen_ino[k] == st.st_ino;
+		if (dup || nseen == 32)
+			continue;
+		seen_dev[nseen] = st.st_dev;
+		seen_ino[nseen++] = st.st_ino;
+		DIR *d = opendir(hd);
+		if (!d)
+			continue;
+		char *names[512];
+		size_t nn = 0;
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL && nn < 512) {
+			char pats[1024];
+			snprintf(pats, sizeof pats, "%s", patterns);
+			bool match = false;
+			for (char *save, *t = strtok_r(pats, " ", &save); t && !match; t = strtok_r(NULL, " ", &save))
+				match = fnmatch(t, e->d_name, 0) == 0;
+			if (!match)
+				continue;
+			char fp[4600];
+			snprintf(fp, sizeof fp, "%s/%s", hd, e->d_name);
+			/* a regular file, or a link to one (libcuda.so.1 -> libcuda.so.550.54.15:
+			 * the bind mount puts the file itself at the link's name) */
+			if (stat(fp, &st) == 0 && S_ISREG(st.st_mode))
+				names[nn++] = xstrdup(e->d_name);
+		}
+		closedir(d);
+		qsort(names, nn, sizeof *names, cmp_cstr);
+		struct val *arr = nn ? vmember(edits, "mounts", V_ARR) : NULL;
+		for (size_t i = 0; i < nn; i++) {
+			char p[4600];
+			snprintf(p, sizeof p, "%s/%s", dirs[di], names[i]);
+			struct val *m = vadd(arr, NULL, vnew(V_OBJ));
+			vadd(m, "hostPath", vstr(p));
+			vadd(m, "containerPath", vstr(p));
+			struct val *o = vadd(m, "options", vnew(V_ARR));
+			vadd(o, NULL, vstr("ro"));
+			vadd(o, NULL, vstr("nosuid"));
+			vadd(o, NULL, vstr("nodev"));
+			vadd(o, NULL, vstr("bind"));
+			free(names[i]);
+		}
+	}
+}
+
+static const char *const lib_dirs[] = {
+	"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+	"/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/lib64", "/lib",
+	"/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib", "/usr/local/cuda/compat",
+	"/opt/rocm/lib", "/opt/habanalabs/lib", "/opt/aws/neuron/lib", "/usr/local/Ascend/driver/lib64",
+	"/usr/local/lib", NULL};
+static const char *const bin_dirs[] = {"/usr/bin", "/usr/local/bin", "/usr/sbin", "/opt/aws/neuron/bin", NULL};
+
+/* The per-device nodes of d: its nodes less the kind's shared ones; all of them when
+ * that would leave none. */
+static void device_nodes(struct gen *g, struct val *edits, const axl_device *d, const struct val *shared)
+{
+	size_t n = axl_device_node_count(d), own = 0;
+	for (int pass = 0; pass < 2 && !own; pass++)
+		for (size_t i = 0; i < n; i++) {
+			const char *p = axl_device_node(d, i);
+			bool sh = false;
+			for (size_t k = 0; pass == 0 && shared && k < shared->n; k++)
+				sh |= strcmp(shared->kids[k]->s, p) == 0;
+			if (!sh) {
+				add_node(g, edits, p);
+				own++;
+			}
+		}
+}
+
+static bool edits_empty(const struct val *edits)
+{
+	return edits->n == 0;
+}
+
+/* One kind's spec from its devices (top-level ones, inventory order). */
+static struct val *build_spec(struct gen *g, const char *kind, const struct vendor *vend, const axl_device **devs,
+			      size_t ndev)
+{
+	struct val *spec = vnew(V_OBJ);
+	vadd(spec, "cdiVersion", vstr(CDI_VERSION));
+	vadd(spec, "kind", vstr(kind));
+	struct val *devices = vadd(spec, "devices", vnew(V_ARR));
+	struct val *common = vnew(V_OBJ);
+
+	/* shared nodes: control nodes, and any node two devices both list */
+	struct val *shared = vnew(V_ARR);
+	for (size_t a = 0; a < ndev; a++)
+		for (size_t i = 0; i < axl_device_node_count(devs[a]); i++) {
+			const char *p = axl_device_node(devs[a], i);
+			bool sh = control_node(p);
+			for (size_t b = 0; b < ndev && !sh; b++)
+				for (size_t j = 0; b != a && j < axl_device_node_count(devs[b]) && !sh; j++)
+					sh = strcmp(p, axl_device_node(devs[b], j)) == 0;
+			bool have = false;
+			for (size_t k = 0; k < shared->n; k++)
+				have |= strcmp(shared->kids[k]->s, p) == 0;
+			if (sh && !have)
+				vadd(shared, NULL, vstr(p));
+		}
+
+	/* index names: the devices' own indexes when known and distinct, else their order */
+	bool own_index = true;
+	int64_t idx[1024];
+	for (size_t a = 0; a < ndev; a++) {
+		if (axl_device_get_int(devs[a], AXL_ATTR_INDEX, &idx[a]) != 0 || idx[a] < 0)
+			own_index = false;
+		for (size_t b = 0; b < a && own_index; b++)
+			own_index = idx[a] != idx[b];
+	}
+	struct val *all = vnew(V_OBJ);
+	for (size_t a = 0; a < ndev; a++) {
+		const axl_device *d = devs[a];
+		long long ix = own_index ? (long long)idx[a] : (long long)a;
+		struct val *edits = vnew(V_OBJ);
+		device_nodes(g, edits, d, shared);
+		if (edits_empty(edits)) {
+			fprintf(stderr, "axl: cdi: %s has no device nodes; left out\n", axl_device_id(d));
+			vfree(edits);
+			continue;
+		}
+		device_nodes(g, all, d, shared);
+		char name[160];
+		snprintf(name, sizeof name, "%lld", ix);
+		struct val *dv = vadd(devices, NULL, vnew(V_OBJ));
+		vadd(dv, "name", vstr(name));
+		vadd(dv, "containerEdits", edits);
+		const char *uuid = NULL;
+		if (axl_device_get_str(d, AXL_ATTR_UUID, &uuid) == 0 && cdi_name(uuid, name, sizeof name)) {
+			struct val *du = vadd(devices, NULL, vnew(V_OBJ));
+			vadd(du, "name", vstr(name));
+			struct val *e2 = vadd(du, "containerEdits", vnew(V_OBJ));
+			device_nodes(g, e2, d, shared);
+		}
+		/* partitions that exist now: "INDEX:N" and their UUID. A MIG device needs its
+		 * GPU's node besides its own /dev/nvidia-caps nodes; an AMD compute partition
+		 * has its own render node. */
+		for (size_t c = 0; c < axl_device_child_count(d); c++) {
+			const axl_device *ch = axl_device_child(d, c);
+			struct val *ce = vnew(V_OBJ);
+			bool nvidia = vend && vend->vendor_id == 0x10de;
+			if (nvidia || axl_device_node_count(ch) == 0)
+				device_nodes(g, ce, d, shared);
+			for (size_t i = 0; i < axl_device_node_count(ch); i++)
+				add_node(g, ce, axl_device_node(ch, i));
+			if (edits_empty(ce)) {
+				vfree(ce);
+				continue;
+			}
+			snprintf(name, sizeof name, "%lld:%zu", ix, c);
+			struct val *dc = vadd(devices, NULL, vnew(V_OBJ));
+			vadd(dc, "name", vstr(name));
+			vadd(dc, "containerEdits", ce);
+			if (axl_device_get_str(ch, AXL_ATTR_UUID, &uuid) == 0 && cdi_name(uuid, name, sizeof name)) {
+				struct val *du = vadd(devices, NULL, vnew(V_OBJ));
+				vadd(du, "name", vstr(name));
+				struct val *e2 = vadd(du, "containerEdits", vnew(V_OBJ));
+				if (nvidia || axl_device_node_count(ch) == 0)
+					device_nodes(g, e2, d, shared);
+				for (size_t i = 0; i < axl_device_node_count(ch); i++)
+					add_node(g, e2, axl_device_node(ch, i));
+			}
+		}
+	}
+	if (devices->n == 0) {
+		vfree(all);
+		vfree(shared);
+		vfree(common);
+		vfree(spec);
+		return NULL;
+	}
+	struct val *da = vadd(devices, NULL, vnew(V_OBJ));
+	vadd(da, "name", vstr("all"));
+	vadd(da, "containerEdits", all);
+
+	/* what every device of the kind needs: shared nodes, environment, libraries */
+	for (size_t k = 0; k < shared->n; k++)
+		add_node(g, common, shared->kids[k]->s);
+	vfree(shared);
+	if (vend && *vend->env) {
+		struct val *env = vmember(common, "env", V_ARR);
+		char buf[256];
+		snprintf(buf, sizeof buf, "%s", vend->env);
+		for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+			vadd(env, NULL, vstr(t));
+	}
+	if (vend) {
+		add_mounts(g, common, vend->libs, lib_dirs);
+		add_mounts(g, common, vend->bins, bin_dirs);
+	}
+	if (common->n)
+		vadd(spec, "containerEdits", common);
+	else
+		vfree(common);
+	return spec;
+}
+
+#define MAX_KINDS 32
+#define MAX_DEVS 1024
+
+/* Every kind's spec; returns how many (specs[] filled). */
+static size_t build_all(struct gen *g, const axl_inventory *inv, struct val **specs)
+{
+	char kinds[MAX_KINDS][64];
+	const struct vendor *vends[MAX_KINDS];
+	size_t nk = 0, ns = 0;
+	size_t n = axl_inventory_device_count(inv);
+	for (size_t i = 0; i < n; i++) {
+		const axl_device *d = axl_inventory_device(inv, i);
+		if (axl_device_family(d) == AXL_FAMILY_CPU)
+			continue;
+		char kind[64];
+		const struct vendor *v = vendor_of(d, kind, sizeof kind);
+		size_t k = 0;
+		while (k < nk && strcmp(kinds[k], kind) != 0)
+			k++;
+		if (k == nk && nk < MAX_KINDS) {
+			snprintf(kinds[nk], sizeof kinds[nk], "%s", kind);
+			vends[nk++] = v;
+		}
+	}
+	static const axl_device *devs[MAX_DEVS];
+	for (size_t k = 0; k < nk; k++) {
+		size_t nd = 0;
+		for (size_t i = 0; i < n && nd < MAX_DEVS; i++) {
+			const axl_device *d = axl_inventory_device(inv, i);
+			char kind[64];
+			if (axl_device_family(d) == AXL_FAMILY_CPU)
+				continue;
+			vendor_of(d, kind, sizeof kind);
+			if (strcmp(kind, kinds[k]) == 0)
+				devs[nd++] = d;
+		}
+		struct val *s = build_spec(g, kinds[k], vends[k], devs, nd);
+		if (s)
+			specs[ns++] = s;
+	}
+	return ns;
+}
+
+/* DIR/axl-VENDOR-CLASS.EXT, written to a temporary file and renamed into place. */
+static int write_file(const char *dir, const struct val *spec, bool yaml)
+{
+	char base[128], path[4096], tmp[4200];
+	snprintf(base, sizeof base, "axl-%s", vget(spec, "kind")->s);
+	for (char *p = base; *p; p++)
+		if (*p == '/')
+			*p = '-';
+	snprintf(path, sizeof path, "%s/%s.%s", dir, base, yaml ? "yaml" : "json");
+	snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, base);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "axl: %s: %s\n", tmp, strerror(errno));
+		return 1;
+	}
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return 1;
+	}
+	write_spec(f, spec, yaml);
+	bool ok = fflush(f) == 0 && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
+	ok &= fclose(f) == 0;
+	if (!ok || rename(tmp, path) != 0) {
+		fprintf(stderr, "axl: %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return 1;
+	}
+	printf("wrote %s\n", path);
+	return 0;
+}
+
+int cmd_cdi(const struct opts *o, const char *sub)
+{
+	bool generate = sub && strcmp(sub, "generate") == 0, list = sub && strcmp(sub, "list") == 0;
+	if (!generate && !list) {
+		fprintf(stderr, "axl: cdi takes generate or list (axl cdi generate [--format json|yaml] "
+				"[--output DIR]; axl cdi list)\n");
+		return EXIT_USAGE;
+	}
+	bool yaml = false;
+	if (o->format && strcmp(o->format, "yaml") == 0)
+		yaml = true;
+	else if (o->format && strcmp(o->format, "json") != 0) {
+		fprintf(stderr, "axl: --format takes json or yaml, not '%s'\n", o->format);
+		return EXIT_USAGE;
+	}
+	if (list && (o->format || o->output)) {
+		fprintf(stderr, "axl: --format and --output are for axl cdi generate\n");
+		return EXIT_USAGE;
+	}
+	if (o->output) {
+		struct stat st;
+		if (stat(o->output, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "axl: --output %s: not a directory\n", o->output);
+			return 1;
+		}
+	}
+	axl_context *ctx;
+	axl_inventory *inv;
+	if (open_inventory(o, &ctx, &inv))
+		return 1;
+	struct gen g = {.sysroot = axl_context_sysroot(ctx)};
+	if (!g.sysroot)
+		g.sysroot = "/";
+	struct val *specs[MAX_KINDS];
+	size_t ns = build_all(&g, inv, specs);
+	int rc = 0;
+	if (list) {
+		if (o->json)
+			printf("[");
+		size_t k = 0;
+		for (size_t i = 0; i < ns; i++) {
+			const struct val *devs = vget(specs[i], "devices");
+			for (size_t j = 0; j < devs->n; j++) {
+				char fq[512];
+				snprintf(fq, sizeof fq, "%s=%s", vget(specs[i], "kind")->s, vget(devs->kids[j], "name")->s);
+				if (o->json) {
+					fputs(k++ ? ", " : "", stdout);
+					put_quoted(stdout, fq);
+				} else {
+					puts(fq);
+				}
+			}
+		}
+		if (o->json)
+			printf("]\n");
+	} else if (o->output) {
+		for (size_t i = 0; i < ns && !rc; i++)
+			rc = write_file(o->output, specs[i], yaml);
+	} else if (yaml) {
+		for (size_t i = 0; i < ns; i++) {
+			fputs("---\n", stdout);
+			write_spec(stdout, specs[i], true);
+		}
+	} else if (ns == 1) {
+		write_spec(stdout, specs[0], false);
+	} else {
+		struct val arr = {.t = V_ARR, .kids = specs, .n = ns};
+		write_spec(stdout, &arr, false);
+	}
+	if (ns == 0)
+		fprintf(stderr, "axl: cdi: no accelerator with device nodes on this node; no spec\n");
+	if (g.nodes_missing && !list)
+		fprintf(stderr, "axl: cdi: warning: %u device node%s not found under %s\n", g.nodes_missing,
+			g.nodes_missing == 1 ? "" : "s", g.sysroot);
+	for (size_t i = 0; i < ns; i++)
+		vfree(specs[i]);
+	print_warnings(inv);
+	axl_inventory_free(inv);
+	axl_context_free(ctx);
+	return rc;
+}
