@@ -471,6 +471,19 @@ static void device_nodes(struct gen *g, struct val *edits, const axl_device *d, 
 		}
 }
 
+/* A partition's own nodes less the kind's shared ones. */
+static void child_nodes(struct gen *g, struct val *edits, const axl_device *ch, const struct val *shared)
+{
+	for (size_t i = 0; i < axl_device_node_count(ch); i++) {
+		const char *p = axl_device_node(ch, i);
+		bool sh = false;
+		for (size_t k = 0; shared && k < shared->n; k++)
+			sh |= strcmp(shared->kids[k]->s, p) == 0;
+		if (!sh)
+			add_node(g, edits, p);
+	}
+}
+
 static bool edits_empty(const struct val *edits)
 {
 	return edits->n == 0;
@@ -544,8 +557,7 @@ static struct val *build_spec(struct gen *g, const char *kind, const struct vend
 			bool nvidia = vend && vend->vendor_id == 0x10de;
 			if (nvidia || axl_device_node_count(ch) == 0)
 				device_nodes(g, ce, d, shared);
-			for (size_t i = 0; i < axl_device_node_count(ch); i++)
-				add_node(g, ce, axl_device_node(ch, i));
+			child_nodes(g, ce, ch, shared);
 			if (edits_empty(ce)) {
 				vfree(ce);
 				continue;
@@ -560,8 +572,7 @@ static struct val *build_spec(struct gen *g, const char *kind, const struct vend
 				struct val *e2 = vadd(du, "containerEdits", vnew(V_OBJ));
 				if (nvidia || axl_device_node_count(ch) == 0)
 					device_nodes(g, e2, d, shared);
-				for (size_t i = 0; i < axl_device_node_count(ch); i++)
-					add_node(g, e2, axl_device_node(ch, i));
+				child_nodes(g, e2, ch, shared);
 			}
 		}
 	}

@@ -598,6 +598,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "axl: --batch is for axl top\n");
 		return EXIT_USAGE;
 	}
+	if (o.format && strcmp(cmd, "cdi") != 0) {
+		fprintf(stderr, "axl: --format is for axl cdi generate\n");
+		return EXIT_USAGE;
+	}
 	if (strcmp(cmd, "list") == 0) {
 		if (arg) {
 			fprintf(stderr, "axl: list takes no argument\n");
@@ -641,10 +645,6 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		return cmd_top(&o);
-	}
-	if (o.format && strcmp(cmd, "cdi") != 0) {
-		fprintf(stderr, "axl: --format is for axl cdi generate\n");
-		return EXIT_USAGE;
 	}
 	if (strcmp(cmd, "cdi") == 0)
 		return cmd_cdi(&o, arg);
