@@ -330,6 +330,7 @@ def main():
     if a.list:
         print(";".join(CASES))
         return 0
+    a.work = os.path.join(a.work, a.case)  # a folder per case: cases run in parallel
     os.makedirs(a.work, exist_ok=True)
     if a.case == "mig":
         rc = case_mig(a.axl, a.work, a.double)
