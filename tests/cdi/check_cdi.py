@@ -79,11 +79,20 @@ def as_list(doc):
 
 
 def validator():
+    """schema.json refers to defs.json by relative name: resolve it in tests/cdi/schema
+    (referencing with jsonschema >= 4.18, RefResolver with Debian 12's 4.10)."""
     from jsonschema import Draft7Validator
-    from referencing import Registry, Resource
-    from referencing.jsonschema import DRAFT7
     schema = json.load(open(os.path.join(SCHEMA_DIR, "schema.json")))
     defs = json.load(open(os.path.join(SCHEMA_DIR, "defs.json")))
+    Draft7Validator.check_schema(schema)
+    try:
+        from referencing import Registry, Resource
+        from referencing.jsonschema import DRAFT7
+    except ImportError:
+        from jsonschema import RefResolver
+        base = "file://" + SCHEMA_DIR + "/"
+        res = RefResolver(base_uri=base + "schema.json", referrer=schema, store={base + "defs.json": defs})
+        return Draft7Validator(schema, resolver=res)
     reg = Registry().with_resources([("defs.json", Resource(contents=defs, specification=DRAFT7))])
     return Draft7Validator(schema, registry=reg)
 
@@ -117,8 +126,11 @@ def case_schema(axl, work):
     try:
         v = validator()
     except ImportError:
-        print("python3-jsonschema (with referencing) is missing")
+        print("python3-jsonschema is missing")
         return 77
+    bad = {"cdiVersion": "0.5.0", "kind": "a.com/b",
+           "devices": [{"name": "x", "containerEdits": {"deviceNodes": [{"hostPath": "/dev/x", "major": "1"}]}}]}
+    check(len(list(v.iter_errors(bad))) == 2, "the validator rejects a node without path and a string major")
     for spec in node_specs():
         root = tree(work, spec)
         p = generate(axl, root)
