@@ -29,6 +29,10 @@ struct opts {
 	int dcgm;          /* serve --dcgm */
 	int processes;     /* serve --processes */
 	int batch;         /* top --batch: plain-text frames, no curses */
+	/* labels */
+	const char *expiry; /* --expiry DURATION|RFC3339 */
+	const char *prefix; /* --prefix DOMAIN (NULL: axl.dev) */
+	int gfd;            /* --gfd: also NVIDIA GPU Feature Discovery's names */
 };
 
 /* Open a context and take an inventory as the options say; 1 (with a message on
@@ -47,6 +51,8 @@ int cmd_topo(const struct opts *o);
 int cmd_metrics(const struct opts *o, const char *arg);
 /* axl serve (serve.c) */
 int cmd_serve(const struct opts *o);
+/* axl labels (labels.c) */
+int cmd_labels(const struct opts *o);
 /* axl top (top.c, top_draw.c) */
 int cmd_top(const struct opts *o);
 /* A sample's value of device i as text in the metric's display unit ("72%", "41.2 W",

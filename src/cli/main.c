@@ -31,6 +31,9 @@ static void usage(FILE *f)
 		"  top             a live view of every device (bars, history) and its processes,\n"
 		"                  like nvtop; keys: s sort, r reverse, j/k select, d filter,\n"
 		"                  +/- interval, p pause, h help, q quit\n"
+		"  labels          Kubernetes node labels as a Node Feature Discovery feature file\n"
+		"                  (count, product, memory, architecture, precisions, partitioning;\n"
+		"                  docs/labels.md)\n"
 		"  version         the version of axl and libaxl\n"
 		"\n"
 		"options:\n"
@@ -40,6 +43,15 @@ static void usage(FILE *f)
 		"  --timing        time spent per discovery stage (with --json: a \"timing\" object)\n"
 		"  --sysroot PATH  read another node: a capture file (.tar.gz, .tar) or a folder\n"
 		"  -o, --output FILE  (capture) where to write it; axl-capture-HOSTNAME.tar.gz\n"
+		"                  (labels) write the feature file there, atomically (a dot-file\n"
+		"                  renamed into place); default: standard output. NFD reads\n"
+		"                  /etc/kubernetes/node-feature-discovery/features.d/\n"
+		"  --expiry WHEN   (labels) '# +expiry-time=': a duration from now (90s, 30m, 12h,\n"
+		"                  7d, 1h30m) or an RFC 3339 time (2030-01-01T00:00:00Z)\n"
+		"  --prefix DOMAIN (labels) the labels' prefix (default axl.dev; '' for none, which\n"
+		"                  NFD turns into feature.node.kubernetes.io)\n"
+		"  --gfd           (labels) also the nvidia.com/* names NVIDIA's GPU Feature\n"
+		"                  Discovery uses (gpu.product, gpu.count, gpu.memory, ...)\n"
 		"  --backends LIST use only these backends (\"nvidia,amdgpu\") or not these (\"-nvidia\")\n"
 		"  --env NAME=VALUE  judge visibility as if the environment held only these\n"
 		"                  visibility variables (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, ...);\n"
@@ -529,6 +541,9 @@ static int apply_opt(struct opts *o, int c)
 	case 'D': o->dcgm = 1; return 0;
 	case 'p': o->processes = 1; return 0;
 	case 'B': o->batch = 1; return 0;
+	case 'X': o->expiry = optarg; return 0;
+	case 'R': o->prefix = optarg; return 0;
+	case 'G': o->gfd = 1; return 0;
 	case 'h': usage(stdout); return 0 + 1;
 	default: usage(stderr); return EXIT_USAGE + 1;
 	}
@@ -551,6 +566,9 @@ int main(int argc, char **argv)
 		{"dcgm", no_argument, NULL, 'D'},
 		{"processes", no_argument, NULL, 'p'},
 		{"batch", no_argument, NULL, 'B'},
+		{"expiry", required_argument, NULL, 'X'},
+		{"prefix", required_argument, NULL, 'R'},
+		{"gfd", no_argument, NULL, 'G'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, r;
@@ -583,8 +601,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "axl: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (o.output && strcmp(cmd, "capture") != 0) {
-		fprintf(stderr, "axl: -o/--output is for axl capture\n");
+	if (o.output && strcmp(cmd, "capture") != 0 && strcmp(cmd, "labels") != 0) {
+		fprintf(stderr, "axl: -o/--output is for axl capture and axl labels\n");
+		return EXIT_USAGE;
+	}
+	if ((o.expiry || o.prefix || o.gfd) && strcmp(cmd, "labels") != 0) {
+		fprintf(stderr, "axl: --expiry, --prefix and --gfd are for axl labels\n");
 		return EXIT_USAGE;
 	}
 	if (o.batch && strcmp(cmd, "top") != 0) {
@@ -634,6 +656,13 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		return cmd_top(&o);
+	}
+	if (strcmp(cmd, "labels") == 0) {
+		if (arg) {
+			fprintf(stderr, "axl: labels takes no argument (the file goes after -o)\n");
+			return EXIT_USAGE;
+		}
+		return cmd_labels(&o);
 	}
 	if (strcmp(cmd, "version") == 0) {
 		printf("axl %s (libaxl %s)\n", AXL_VERSION_STRING, axl_version());
