@@ -14,6 +14,7 @@ import datetime
 import json
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -24,7 +25,7 @@ NODES = os.path.join(ROOT, "tests", "trees", "nodes")
 MKTREE = os.path.join(ROOT, "tests", "trees", "mktree.py")
 
 CASES = ["hgx-8x-h100", "mi300x-8x", "mi300x-2x-cpx-nps4", "gaudi2-8x", "laptop-npu-2gpu",
-         "tpu-v5e-vm", "every_node", "output", "expiry", "reproducible", "options"]
+         "tpu-v5e-vm", "nvml", "every_node", "output", "expiry", "reproducible", "options"]
 failures = []
 
 # Kubernetes label syntax (k8s.io/apimachinery validation): a name of at most 63
@@ -105,9 +106,10 @@ def node_specs():
             if not f.endswith(".expect.json") and (f.endswith(".json") or f.endswith(".json.gz"))]
 
 
-def run(axl, *args, rc=0):
+def run(axl, *args, rc=0, env=None):
     e = dict(os.environ)
     e.pop("AXL_SYSROOT", None)
+    e.update(env or {})
     p = subprocess.run([axl] + list(args), capture_output=True, text=True, env=e, timeout=120)
     if rc is not None:
         check(p.returncode == rc, "axl %s: exit %d, not %d: %s" % (" ".join(args), p.returncode, rc,
@@ -206,6 +208,32 @@ def case_known(axl, work, node):
     return 0
 
 
+def case_nvml(axl, work, double):
+    """hgx-8x-h100 with NVML answering (the NVML double and the board's nvidia-smi -q
+    capture): the compute capability and CUDA version give GFD's compute.* and
+    cuda.runtime.* labels, and memory is NVML's (81559 MiB, as GFD would say)."""
+    if not double:
+        print("no --double")
+        return 77
+    root = tree(work, spec_of("hgx-8x-h100"))
+    fx = os.path.join(ROOT, "tests", "nvml_double", "fixtures")
+    env = {"AXL_NVML_LIBRARY": double, "AXL_NVML_DOUBLE_XML": os.path.join(fx, "hgx-8x-h100-q2x.xml"),
+           "AXL_NVML_DOUBLE_EXTRA": os.path.join(fx, "hgx-8x-h100.extra")}
+    p = run(axl, "--sysroot", root, "labels", "--gfd", env=env)
+    labels = validate(p.stdout, "nvml")
+    expect(labels, {
+        P + "nvidia.compute-capability": "9.0", P + "nvidia.cuda.version": "12.2",
+        P + "nvidia.memory": "81559", P + "nvidia.partition.mig": "true",
+        P + "nvidia.partition.mig.mode": "disabled",
+        "nvidia.com/gpu.count": "8", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+        "nvidia.com/gpu.memory": "81559", "nvidia.com/gpu.family": "hopper",
+        "nvidia.com/gpu.compute.major": "9", "nvidia.com/gpu.compute.minor": "0",
+        "nvidia.com/cuda.runtime.major": "12", "nvidia.com/cuda.runtime.minor": "2",
+        "nvidia.com/cuda.driver.major": "550", "nvidia.com/cuda.driver.minor": "90",
+        "nvidia.com/cuda.driver.rev": "07", "nvidia.com/mig.capable": "true"}, "nvml")
+    return 0
+
+
 def sanitized(model):
     v = re.sub(r"[^A-Za-z0-9_.-]+", "-", model)[:63]
     return re.sub(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$", "", v)
@@ -254,9 +282,8 @@ def case_every_node(axl, work):
 def case_output(axl, work):
     root = tree(work, spec_of("hgx-8x-h100"))
     out = os.path.join(work, "out")
-    os.makedirs(out, exist_ok=True)
-    for f in os.listdir(out):
-        os.unlink(os.path.join(out, f))
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
     path = os.path.join(out, "axl")
     old = os.umask(0o077)  # the file is 0644 whatever the umask
     try:
@@ -351,6 +378,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--axl")
     ap.add_argument("--work")
+    ap.add_argument("--double", help="the NVML test double (libnvidia-ml.so.1)")
     ap.add_argument("--case")
     ap.add_argument("--list", action="store_true")
     a = ap.parse_args()
@@ -362,6 +390,8 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     if a.case in KNOWN:
         rc = case_known(a.axl, a.work, a.case)
+    elif a.case == "nvml":
+        rc = case_nvml(a.axl, a.work, a.double)
     else:
         rc = globals()["case_" + a.case](a.axl, a.work)
     if rc:
