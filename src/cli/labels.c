@@ -485,7 +485,11 @@ static void gfd_labels(struct lset *s, const struct group *g)
 static int expiry_text(const char *arg, char *out, size_t cap)
 {
 	int y, mo, d, h, mi, sec, n = 0;
-	if (sscanf(arg, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) == 6 && n == 19) {
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+	int fits = strlen(arg) >= sizeof shape - 1;
+	for (size_t i = 0; fits && i < sizeof shape - 1; i++)
+		fits = shape[i] == 'd' ? isdigit((unsigned char)arg[i]) != 0 : arg[i] == shape[i];
+	if (fits && sscanf(arg, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) == 6 && n == 19) {
 		const char *p = arg + n;
 		if (*p == '.') {
 			p++;

@@ -341,7 +341,8 @@ def case_expiry(axl, work):
             check(before + datetime.timedelta(seconds=secs) <= t <= after + datetime.timedelta(seconds=secs),
                   "--expiry %s: %s is not %d s from now" % (arg, t, secs))
     for bad in ("", "0", "-5m", "5x", "1h-", "tomorrow", "2030-01-01", "2030-13-01T00:00:00Z",
-                "2030-01-01 00:00:00Z", "2030-01-01T00:00:00", "2030-01-01T00:00:00+0200"):
+                "2030-01-01 00:00:00Z", "2030-01-01T00:00:00", "2030-01-01T00:00:00+0200", "+203-01-01T00:00:00Z",
+                "2030-1-01T00:00:00Z", "2030-01-01T00:00:00Zjunk"):
         p = run(axl, "--sysroot", root, "labels", "--expiry", bad, rc=2)
         check(p.stdout == "" and "--expiry" in p.stderr, "--expiry %r: %r" % (bad, p.stderr))
     return 0
