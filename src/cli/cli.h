@@ -30,6 +30,10 @@ struct opts {
 	int processes;     /* serve --processes */
 	int batch;         /* top --batch: plain-text frames, no curses */
 	const char *format; /* cdi generate --format json|yaml */
+	/* labels */
+	const char *expiry; /* --expiry DURATION|RFC3339 */
+	const char *prefix; /* --prefix DOMAIN (NULL: axl.dev) */
+	int gfd;            /* --gfd: also NVIDIA GPU Feature Discovery's names */
 };
 
 /* Open a context and take an inventory as the options say; 1 (with a message on
@@ -50,6 +54,8 @@ int cmd_metrics(const struct opts *o, const char *arg);
 int cmd_serve(const struct opts *o);
 /* axl cdi generate|list (cdi.c) */
 int cmd_cdi(const struct opts *o, const char *sub);
+/* axl labels (labels.c) */
+int cmd_labels(const struct opts *o);
 /* axl top (top.c, top_draw.c) */
 int cmd_top(const struct opts *o);
 /* A sample's value of device i as text in the metric's display unit ("72%", "41.2 W",

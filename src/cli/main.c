@@ -34,6 +34,9 @@ static void usage(FILE *f)
 		"  cdi generate    Container Device Interface specs for this node's accelerators\n"
 		"                  (one per kind: nvidia.com/gpu, amd.com/gpu, ...; docs/cdi.md)\n"
 		"  cdi list        the fully qualified CDI device names (nvidia.com/gpu=0)\n"
+		"  labels          Kubernetes node labels as a Node Feature Discovery feature file\n"
+		"                  (count, product, memory, architecture, precisions, partitioning;\n"
+		"                  docs/labels.md)\n"
 		"  version         the version of axl and libaxl\n"
 		"\n"
 		"options:\n"
@@ -45,6 +48,15 @@ static void usage(FILE *f)
 		"  -o, --output FILE  (capture) where to write it; axl-capture-HOSTNAME.tar.gz\n"
 		"                  (cdi generate) a directory: one file per kind, axl-KIND.json\n"
 		"  --format F      (cdi generate) json (default) or yaml\n"
+		"                  (labels) write the feature file there, atomically (a dot-file\n"
+		"                  renamed into place); default: standard output. NFD reads\n"
+		"                  /etc/kubernetes/node-feature-discovery/features.d/\n"
+		"  --expiry WHEN   (labels) '# +expiry-time=': a duration from now (90s, 30m, 12h,\n"
+		"                  7d, 1h30m) or an RFC 3339 time (2030-01-01T00:00:00Z)\n"
+		"  --prefix DOMAIN (labels) the labels' prefix (default axl.dev; '' for none, which\n"
+		"                  NFD turns into feature.node.kubernetes.io)\n"
+		"  --gfd           (labels) also the nvidia.com/* names NVIDIA's GPU Feature\n"
+		"                  Discovery uses (gpu.product, gpu.count, gpu.memory, ...)\n"
 		"  --backends LIST use only these backends (\"nvidia,amdgpu\") or not these (\"-nvidia\")\n"
 		"  --env NAME=VALUE  judge visibility as if the environment held only these\n"
 		"                  visibility variables (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, ...);\n"
@@ -535,6 +547,9 @@ static int apply_opt(struct opts *o, int c)
 	case 'p': o->processes = 1; return 0;
 	case 'B': o->batch = 1; return 0;
 	case 'F': o->format = optarg; return 0;
+	case 'X': o->expiry = optarg; return 0;
+	case 'R': o->prefix = optarg; return 0;
+	case 'G': o->gfd = 1; return 0;
 	case 'h': usage(stdout); return 0 + 1;
 	default: usage(stderr); return EXIT_USAGE + 1;
 	}
@@ -558,6 +573,9 @@ int main(int argc, char **argv)
 		{"processes", no_argument, NULL, 'p'},
 		{"batch", no_argument, NULL, 'B'},
 		{"format", required_argument, NULL, 'F'},
+		{"expiry", required_argument, NULL, 'X'},
+		{"prefix", required_argument, NULL, 'R'},
+		{"gfd", no_argument, NULL, 'G'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, r;
@@ -590,8 +608,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "axl: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (o.output && strcmp(cmd, "capture") != 0 && strcmp(cmd, "cdi") != 0) {
-		fprintf(stderr, "axl: -o/--output is for axl capture and axl cdi generate\n");
+	if (o.output && strcmp(cmd, "capture") != 0 && strcmp(cmd, "cdi") != 0 && strcmp(cmd, "labels") != 0) {
+		fprintf(stderr, "axl: -o/--output is for axl capture, axl cdi generate and axl labels\n");
+		return EXIT_USAGE;
+	}
+	if ((o.expiry || o.prefix || o.gfd) && strcmp(cmd, "labels") != 0) {
+		fprintf(stderr, "axl: --expiry, --prefix and --gfd are for axl labels\n");
 		return EXIT_USAGE;
 	}
 	if (o.batch && strcmp(cmd, "top") != 0) {
@@ -648,6 +670,13 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "cdi") == 0)
 		return cmd_cdi(&o, arg);
+	if (strcmp(cmd, "labels") == 0) {
+		if (arg) {
+			fprintf(stderr, "axl: labels takes no argument (the file goes after -o)\n");
+			return EXIT_USAGE;
+		}
+		return cmd_labels(&o);
+	}
 	if (strcmp(cmd, "version") == 0) {
 		printf("axl %s (libaxl %s)\n", AXL_VERSION_STRING, axl_version());
 		return 0;

@@ -1,0 +1,729 @@
+/* SPDX-License-Identifier: MIT */
+/* axl labels: Kubernetes node labels as a Node Feature Discovery feature file (the
+ * "local" source's features.d format: one name=value a line, an optional
+ * "# +expiry-time=RFC3339" directive first, at most 64 KiB). Vendor-neutral labels under
+ * a prefix (axl.dev by default), and with --gfd also the names NVIDIA's GPU Feature
+ * Discovery writes. The labels are sorted, so the same node gives the same file.
+ * See docs/labels.md. Uses only libaxl's public API. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* NFD's limit on a feature file (source/local: MaxFeatureFileSize) */
+#define FEATURE_FILE_MAX 65536
+/* a label value, and the name part of a key, are at most 63 characters */
+#define LABEL_MAX 63
+
+struct label {
+	char *key;
+	char *val;
+};
+
+struct lset {
+	struct label *v;
+	size_t n, cap;
+	const char *prefix; /* "" for none */
+	int failed;         /* out of memory */
+};
+
+/* A label value: runs of characters outside [A-Za-z0-9_.-] become one '-', the value
+ * begins and ends with an alphanumeric, and is at most 63 characters ("" when nothing
+ * is left). Spaces become '-' as GFD does for product names. */
+static void sanitize_value(const char *in, char out[LABEL_MAX + 1])
+{
+	size_t o = 0;
+	int dash = 0;
+	for (const unsigned char *p = (const unsigned char *)in; *p && o < LABEL_MAX; p++) {
+		if (isalnum(*p) || *p == '_' || *p == '.' || *p == '-') {
+			if (dash && o > 0 && o < LABEL_MAX)
+				out[o++] = '-';
+			dash = 0;
+			if (o < LABEL_MAX)
+				out[o++] = (char)*p;
+		} else {
+			dash = 1;
+		}
+	}
+	out[o] = '\0';
+	/* trim non-alphanumerics at both ends (after truncation too) */
+	while (o > 0 && !isalnum((unsigned char)out[o - 1]))
+		out[--o] = '\0';
+	size_t s = 0;
+	while (out[s] && !isalnum((unsigned char)out[s]))
+		s++;
+	if (s)
+		memmove(out, out + s, o - s + 1);
+}
+
+/* One dot-separated segment of a key's name: lowercase, [a-z0-9-], no leading or
+ * trailing '-' ("AMD-CPX" -> "amd-cpx", "SR-IOV" -> "sr-iov"). */
+static void sanitize_segment(const char *in, char *out, size_t cap)
+{
+	size_t o = 0;
+	for (const unsigned char *p = (const unsigned char *)in; *p && o + 1 < cap; p++) {
+		char c = isalnum(*p) ? (char)tolower(*p) : '-';
+		if (c == '-' && (o == 0 || out[o - 1] == '-'))
+			continue;
+		out[o++] = c;
+	}
+	while (o > 0 && out[o - 1] == '-')
+		o--;
+	out[o] = '\0';
+	if (!o)
+		snprintf(out, cap, "unknown");
+}
+
+/* Does `name` (the part after the prefix) follow the label-name syntax? */
+static int valid_name(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n > LABEL_MAX || !isalnum((unsigned char)name[0]) || !isalnum((unsigned char)name[n - 1]))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && !strchr("-_.", name[i]))
+			return 0;
+	return 1;
+}
+
+/* A prefix is a DNS subdomain: at most 253 characters, dot-separated lowercase labels of
+ * [a-z0-9-] that begin and end with an alphanumeric. "" is allowed (no prefix). */
+static int valid_prefix(const char *p)
+{
+	size_t n = strlen(p);
+	if (n == 0)
+		return 1;
+	if (n > 253)
+		return 0;
+	size_t seg = 0;
+	for (size_t i = 0; i <= n; i++) {
+		char c = p[i];
+		if (c == '.' || c == '\0') {
+			if (seg == 0 || seg > 63 || p[i - 1] == '-')
+				return 0;
+			seg = 0;
+			continue;
+		}
+		if (!(islower((unsigned char)c) || isdigit((unsigned char)c) || c == '-'))
+			return 0;
+		if (seg == 0 && c == '-')
+			return 0;
+		seg++;
+	}
+	return 1;
+}
+
+/* Add full key (already prefixed) = value (sanitised). A key seen before keeps its
+ * first value. Values that sanitise to nothing are dropped. */
+static void add_full(struct lset *s, const char *key, const char *raw)
+{
+	char val[LABEL_MAX + 1];
+	sanitize_value(raw, val);
+	if (!val[0] && raw[0])
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i].key, key) == 0)
+			return;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct label *v = realloc(s->v, cap * sizeof *v);
+		if (!v) {
+			s->failed = 1;
+			return;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	char *k = strdup(key), *vv = strdup(val);
+	if (!k || !vv) {
+		free(k);
+		free(vv);
+		s->failed = 1;
+		return;
+	}
+	s->v[s->n].key = k;
+	s->v[s->n].val = vv;
+	s->n++;
+}
+
+/* Add <prefix>/<name> = printf(fmt, ...). */
+static void add(struct lset *s, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add(struct lset *s, const char *name, const char *fmt, ...)
+{
+	if (!valid_name(name)) {
+		fprintf(stderr, "axl: warning: label name '%s' is not valid; left out\n", name);
+		return;
+	}
+	char raw[512], key[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	va_end(ap);
+	snprintf(key, sizeof key, "%s%s%s", s->prefix, s->prefix[0] ? "/" : "", name);
+	add_full(s, key, raw);
+}
+
+static int cmp_label(const void *a, const void *b)
+{
+	return strcmp(((const struct label *)a)->key, ((const struct label *)b)->key);
+}
+
+static const char *dstr(const axl_device *d, axl_attr a)
+{
+	const char *s = NULL;
+	return axl_device_get_str(d, a, &s) == 0 ? s : NULL;
+}
+
+/* A set of devices: all accelerators of the node, or those of one kind. */
+struct group {
+	char kind[32]; /* the id's prefix ("nvidia", "amdgpu"); "" for all */
+	const axl_device **dev;
+	size_t n;
+};
+
+/* The most common model of the group (ties: the smallest string); NULL when no device
+ * has a model. *rep is the first device with it. */
+static const char *common_model(const struct group *g, const axl_device **rep)
+{
+	const char *best = NULL;
+	size_t best_n = 0;
+	*rep = g->n ? g->dev[0] : NULL;
+	for (size_t i = 0; i < g->n; i++) {
+		const char *m = dstr(g->dev[i], AXL_ATTR_MODEL);
+		if (!m)
+			continue;
+		size_t c = 0;
+		const axl_device *first = NULL;
+		for (size_t j = 0; j < g->n; j++) {
+			const char *mj = dstr(g->dev[j], AXL_ATTR_MODEL);
+			if (mj && strcmp(mj, m) == 0) {
+				c++;
+				if (!first)
+					first = g->dev[j];
+			}
+		}
+		if (c > best_n || (c == best_n && strcmp(m, best) < 0)) {
+			best = m;
+			best_n = c;
+			*rep = first;
+		}
+	}
+	return best;
+}
+
+/* The smallest memory (MiB) among the group's devices of `model` (all when NULL); -1
+ * when none is known. */
+static int64_t group_memory_mib(const struct group *g, const char *model)
+{
+	int64_t best = -1, v;
+	for (size_t i = 0; i < g->n; i++) {
+		const char *m = dstr(g->dev[i], AXL_ATTR_MODEL);
+		if (model && (!m || strcmp(m, model) != 0))
+			continue;
+		if (axl_device_get_int(g->dev[i], AXL_ATTR_MEMORY_TOTAL, &v) == 0 && v > 0)
+			if (best < 0 || v / (1024 * 1024) < best)
+				best = v / (1024 * 1024);
+	}
+	return best;
+}
+
+/* count, product, memory, family, architecture of a group under name prefix `np`
+ * ("" or "nvidia."). Returns the representative device (or NULL). */
+static const axl_device *describe(struct lset *s, const struct group *g, const char *np, const char **model_out)
+{
+	char name[128];
+	snprintf(name, sizeof name, "%scount", np);
+	add(s, name, "%zu", g->n);
+	const axl_device *rep = NULL;
+	const char *model = common_model(g, &rep);
+	if (model_out)
+		*model_out = model;
+	if (!rep)
+		return NULL;
+	if (model) {
+		snprintf(name, sizeof name, "%sproduct", np);
+		add(s, name, "%s", model);
+	}
+	int64_t mib = group_memory_mib(g, model);
+	if (mib > 0) {
+		snprintf(name, sizeof name, "%smemory", np);
+		add(s, name, "%lld", (long long)mib);
+	}
+	axl_family fam = axl_device_family(rep);
+	if (fam != AXL_FAMILY_UNKNOWN) {
+		snprintf(name, sizeof name, "%sfamily", np);
+		add(s, name, "%s", axl_family_name(fam));
+	}
+	const char *arch = dstr(rep, AXL_ATTR_ARCHITECTURE);
+	if (arch) {
+		snprintf(name, sizeof name, "%sarchitecture", np);
+		add(s, name, "%s", arch);
+	}
+	return rep;
+}
+
+/* Precision formats every device of the group with a precision table supports:
+ * "true" when all support it natively, "emulated" when some only emulate it. */
+static void precisions(struct lset *s, const struct group *g, const char *np)
+{
+	for (int f = 0; f < AXL_FORMAT__COUNT; f++) {
+		int with_table = 0, native = 0, emulated = 0;
+		for (size_t i = 0; i < g->n; i++) {
+			size_t pc = axl_device_precision_count(g->dev[i]);
+			if (!pc)
+				continue;
+			with_table++;
+			for (size_t j = 0; j < pc; j++) {
+				const struct axl_precision *p = axl_device_precision(g->dev[i], j);
+				if ((int)p->format != f)
+					continue;
+				if (p->support == AXL_SUPPORT_NATIVE)
+					native++;
+				else if (p->support == AXL_SUPPORT_EMULATED)
+					emulated++;
+				break;
+			}
+		}
+		if (!with_table || native + emulated != with_table)
+			continue;
+		char seg[32], name[128];
+		sanitize_segment(axl_format_name((axl_format)f), seg, sizeof seg);
+		snprintf(name, sizeof name, "%sprecision.%s", np, seg);
+		add(s, name, "%s", emulated ? "emulated" : "true");
+	}
+}
+
+/* Partitioning technologies any device of the group offers, with the current mode and
+ * the most partitions when the devices agree ("mixed" for modes that differ), and the
+ * number of partitions that exist now. */
+static void partitioning(struct lset *s, const struct group *g, const char *np)
+{
+	/* the technologies, in the order first seen (the output is sorted later) */
+	const char *tech[16];
+	size_t nt = 0;
+	size_t children = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		children += axl_device_child_count(g->dev[i]);
+		for (size_t j = 0; j < axl_device_partitioning_count(g->dev[i]); j++) {
+			const char *t = axl_device_partitioning(g->dev[i], j)->technology;
+			size_t k;
+			for (k = 0; k < nt && strcmp(tech[k], t) != 0; k++)
+				;
+			if (k == nt && nt < 16)
+				tech[nt++] = t;
+		}
+	}
+	char name[160], seg[40];
+	for (size_t k = 0; k < nt; k++) {
+		const char *mode = NULL;
+		int mode_mixed = 0, max_mixed = 0;
+		int64_t maxp = -2;
+		for (size_t i = 0; i < g->n; i++)
+			for (size_t j = 0; j < axl_device_partitioning_count(g->dev[i]); j++) {
+				const struct axl_partitioning *p = axl_device_partitioning(g->dev[i], j);
+				if (strcmp(p->technology, tech[k]) != 0)
+					continue;
+				if (!mode && !mode_mixed)
+					mode = p->mode;
+				else if (!mode || !p->mode || strcmp(mode, p->mode) != 0)
+					mode_mixed = 1;
+				if (maxp == -2)
+					maxp = p->max_partitions;
+				else if (maxp != p->max_partitions)
+					max_mixed = 1;
+			}
+		sanitize_segment(tech[k], seg, sizeof seg);
+		snprintf(name, sizeof name, "%spartition.%s", np, seg);
+		add(s, name, "true");
+		if (mode_mixed || mode) {
+			snprintf(name, sizeof name, "%spartition.%s.mode", np, seg);
+			add(s, name, "%s", mode_mixed ? "mixed" : mode);
+		}
+		if (!max_mixed && maxp > 0) {
+			snprintf(name, sizeof name, "%spartition.%s.max", np, seg);
+			add(s, name, "%lld", (long long)maxp);
+		}
+	}
+	if (children) {
+		snprintf(name, sizeof name, "%spartition.count", np);
+		add(s, name, "%zu", children);
+	}
+}
+
+/* The labels of one kind of device: <kind>.* */
+static void describe_kind(struct lset *s, const struct group *g)
+{
+	char np[48], name[128];
+	snprintf(np, sizeof np, "%s.", g->kind);
+	const axl_device *rep = describe(s, g, np, NULL);
+	if (!rep)
+		return;
+	const char *v;
+	if ((v = dstr(rep, AXL_ATTR_VENDOR))) {
+		snprintf(name, sizeof name, "%svendor", np);
+		add(s, name, "%s", v);
+	}
+	if ((v = dstr(rep, AXL_ATTR_DRIVER))) {
+		snprintf(name, sizeof name, "%sdriver", np);
+		add(s, name, "%s", v);
+	}
+	if ((v = dstr(rep, AXL_ATTR_DRIVER_VERSION))) {
+		snprintf(name, sizeof name, "%sdriver.version", np);
+		add(s, name, "%s", v);
+	}
+	if ((v = dstr(rep, AXL_ATTR_COMPUTE_CAPABILITY))) {
+		snprintf(name, sizeof name, "%scompute-capability", np);
+		add(s, name, "%s", v);
+	}
+	if ((v = dstr(rep, AXL_ATTR_CUDA_DRIVER_VERSION))) {
+		snprintf(name, sizeof name, "%scuda.version", np);
+		add(s, name, "%s", v);
+	}
+	precisions(s, g, np);
+	partitioning(s, g, np);
+}
+
+/* GFD's family from a compute capability (its getArchFamily table). */
+static const char *gfd_family(int major, int minor)
+{
+	switch (major) {
+	case 1: return "tesla";
+	case 2: return "fermi";
+	case 3: return "kepler";
+	case 5: return "maxwell";
+	case 6: return "pascal";
+	case 7: return minor < 5 ? "volta" : "turing";
+	case 8: return minor < 9 ? "ampere" : "ada-lovelace";
+	case 9: return "hopper";
+	case 10:
+	case 12: return "blackwell";
+	default: return "undefined";
+	}
+}
+
+/* The names NVIDIA's GPU Feature Discovery writes, from what axl knows. */
+static void gfd_labels(struct lset *s, const struct group *g)
+{
+	const axl_device *rep = NULL;
+	const char *model = common_model(g, &rep);
+	char raw[128];
+	snprintf(raw, sizeof raw, "%zu", g->n);
+	add_full(s, "nvidia.com/gpu.count", raw);
+	if (!rep)
+		return;
+	if (model)
+		add_full(s, "nvidia.com/gpu.product", model);
+	int64_t mib = group_memory_mib(g, model);
+	if (mib > 0) {
+		snprintf(raw, sizeof raw, "%lld", (long long)mib);
+		add_full(s, "nvidia.com/gpu.memory", raw);
+	}
+	const char *cc = dstr(rep, AXL_ATTR_COMPUTE_CAPABILITY);
+	int major, minor;
+	if (cc && sscanf(cc, "%d.%d", &major, &minor) == 2) {
+		snprintf(raw, sizeof raw, "%d", major);
+		add_full(s, "nvidia.com/gpu.compute.major", raw);
+		snprintf(raw, sizeof raw, "%d", minor);
+		add_full(s, "nvidia.com/gpu.compute.minor", raw);
+		add_full(s, "nvidia.com/gpu.family", gfd_family(major, minor));
+	} else {
+		/* without the compute capability, the architecture axl's database names */
+		static const char *const fams[] = {"tesla",  "fermi",  "kepler", "maxwell",      "pascal",
+						   "volta",  "turing", "ampere", "ada-lovelace", "hopper",
+						   "blackwell"};
+		const char *arch = dstr(rep, AXL_ATTR_ARCHITECTURE);
+		char seg[40];
+		if (arch) {
+			sanitize_segment(arch, seg, sizeof seg);
+			for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++)
+				if (strcmp(seg, fams[i]) == 0)
+					add_full(s, "nvidia.com/gpu.family", seg);
+		}
+	}
+	/* the driver: "550.90.07" -> major 550, minor 90, rev 07 (GFD splits on dots) */
+	const char *dv = dstr(rep, AXL_ATTR_DRIVER_VERSION);
+	if (dv) {
+		char buf[64], *parts[4] = {0};
+		int np = 0;
+		snprintf(buf, sizeof buf, "%s", dv);
+		for (char *save = NULL, *t = strtok_r(buf, ".", &save); t && np < 4; t = strtok_r(NULL, ".", &save))
+			parts[np++] = t;
+		if (np == 2 || np == 3) {
+			add_full(s, "nvidia.com/cuda.driver.major", parts[0]);
+			add_full(s, "nvidia.com/cuda.driver.minor", parts[1]);
+			add_full(s, "nvidia.com/cuda.driver.rev", np == 3 ? parts[2] : "");
+		}
+	}
+	/* GFD's cuda.runtime.* is the CUDA version the driver supports */
+	const char *cv = dstr(rep, AXL_ATTR_CUDA_DRIVER_VERSION);
+	if (cv && sscanf(cv, "%d.%d", &major, &minor) == 2) {
+		snprintf(raw, sizeof raw, "%d", major);
+		add_full(s, "nvidia.com/cuda.runtime.major", raw);
+		snprintf(raw, sizeof raw, "%d", minor);
+		add_full(s, "nvidia.com/cuda.runtime.minor", raw);
+	}
+	int mig = 0;
+	for (size_t i = 0; i < g->n; i++)
+		for (size_t j = 0; j < axl_device_partitioning_count(g->dev[i]); j++)
+			if (strcmp(axl_device_partitioning(g->dev[i], j)->technology, "MIG") == 0)
+				mig = 1;
+	add_full(s, "nvidia.com/mig.capable", mig ? "true" : "false");
+}
+
+/* --expiry: a duration ("90s", "30m", "12h", "7d", "1h30m", plain seconds) from now,
+ * or an RFC 3339 time, kept as given. 0 and the text in out, or -1. */
+static int expiry_text(const char *arg, char *out, size_t cap)
+{
+	int y, mo, d, h, mi, sec, n = 0;
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+	int fits = strlen(arg) >= sizeof shape - 1;
+	for (size_t i = 0; fits && i < sizeof shape - 1; i++)
+		fits = shape[i] == 'd' ? isdigit((unsigned char)arg[i]) != 0 : arg[i] == shape[i];
+	if (fits && sscanf(arg, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) == 6 && n == 19) {
+		const char *p = arg + n;
+		if (*p == '.') {
+			p++;
+			if (!isdigit((unsigned char)*p))
+				return -1;
+			while (isdigit((unsigned char)*p))
+				p++;
+		}
+		if (strcmp(p, "Z") != 0) {
+			if ((p[0] != '+' && p[0] != '-') || strlen(p) != 6 || !isdigit((unsigned char)p[1]) ||
+			    !isdigit((unsigned char)p[2]) || p[3] != ':' || !isdigit((unsigned char)p[4]) ||
+			    !isdigit((unsigned char)p[5]))
+				return -1;
+		}
+		if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 || y < 0)
+			return -1;
+		snprintf(out, cap, "%s", arg);
+		return 0;
+	}
+	long long total = 0;
+	const char *p = arg;
+	if (!*p)
+		return -1;
+	while (*p) {
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		char *end;
+		errno = 0;
+		long long v = strtoll(p, &end, 10);
+		if (errno || v > 100LL * 365 * 86400)
+			return -1;
+		long long mult = 1;
+		switch (*end) {
+		case 's': mult = 1; end++; break;
+		case 'm': mult = 60; end++; break;
+		case 'h': mult = 3600; end++; break;
+		case 'd': mult = 86400; end++; break;
+		case '\0': if (p != arg) return -1; break;
+		default: return -1;
+		}
+		total += v * mult;
+		if (total > 100LL * 365 * 86400)
+			return -1;
+		p = end;
+	}
+	if (total <= 0)
+		return -1;
+	time_t t = time(NULL) + (time_t)total;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return 0;
+}
+
+/* Write buf to path through a dot-file in the same directory, fsync'd, then renamed;
+ * mode 0644. 0, or 1 with a message. */
+static int write_atomic(const char *path, const char *buf, size_t len)
+{
+	char *d1 = strdup(path), *b1 = strdup(path);
+	if (!d1 || !b1) {
+		free(d1);
+		free(b1);
+		fprintf(stderr, "axl: out of memory\n");
+		return 1;
+	}
+	const char *dir = dirname(d1), *base = basename(b1);
+	size_t tl = strlen(dir) + strlen(base) + 48;
+	char *tmp = malloc(tl);
+	int rc = 1, fd = -1;
+	if (!tmp) {
+		fprintf(stderr, "axl: out of memory\n");
+		goto out;
+	}
+	if (!base[0] || strcmp(base, "/") == 0 || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+		fprintf(stderr, "axl: --output %s: not a file name\n", path);
+		goto out;
+	}
+	snprintf(tmp, tl, "%s/.%s.tmp-%ld", dir, base, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "axl: %s: %s\n", tmp, strerror(errno));
+		goto out;
+	}
+	if (fchmod(fd, 0644) != 0) {
+		fprintf(stderr, "axl: %s: %s\n", tmp, strerror(errno));
+		goto fail;
+	}
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, buf + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			fprintf(stderr, "axl: %s: %s\n", tmp, w < 0 ? strerror(errno) : "short write");
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) != 0) {
+		fprintf(stderr, "axl: %s: %s\n", tmp, strerror(errno));
+		goto fail;
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		fprintf(stderr, "axl: %s: %s\n", tmp, strerror(errno));
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0) {
+		fprintf(stderr, "axl: %s: %s\n", path, strerror(errno));
+		goto fail;
+	}
+	/* the rename itself durable: fsync the directory (best effort) */
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	rc = 0;
+	goto out;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+out:
+	free(tmp);
+	free(d1);
+	free(b1);
+	return rc;
+}
+
+int cmd_labels(const struct opts *o)
+{
+	const char *prefix = o->prefix ? o->prefix : "axl.dev";
+	if (!valid_prefix(prefix)) {
+		fprintf(stderr,
+			"axl: --prefix '%s' is not a DNS subdomain (lowercase letters, digits, '-' and '.', "
+			"at most 253 characters)\n",
+			prefix);
+		return EXIT_USAGE;
+	}
+	char expiry[96] = "";
+	if (o->expiry && expiry_text(o->expiry, expiry, sizeof expiry) != 0) {
+		fprintf(stderr,
+			"axl: --expiry takes a duration (90s, 30m, 12h, 7d, 1h30m) or an RFC 3339 time "
+			"(2030-01-01T00:00:00Z), not '%s'\n",
+			o->expiry);
+		return EXIT_USAGE;
+	}
+	axl_context *ctx;
+	axl_inventory *inv;
+	if (open_inventory(o, &ctx, &inv))
+		return 1;
+	print_warnings(inv);
+	size_t n = axl_inventory_device_count(inv);
+	struct group all = {"", calloc(n ? n : 1, sizeof(axl_device *)), 0};
+	struct group *kinds = calloc(n ? n : 1, sizeof *kinds);
+	size_t nk = 0;
+	struct lset s = {NULL, 0, 0, prefix, 0};
+	int rc = 1;
+	if (!all.dev || !kinds)
+		goto oom;
+	for (size_t i = 0; i < n; i++) {
+		const axl_device *d = axl_inventory_device(inv, i);
+		if (axl_device_family(d) == AXL_FAMILY_CPU)
+			continue;
+		all.dev[all.n++] = d;
+		char kind[32];
+		const char *id = axl_device_id(d), *colon = strchr(id, ':');
+		size_t kl = colon ? (size_t)(colon - id) : strlen(id);
+		char raw[32];
+		snprintf(raw, sizeof raw, "%.*s", (int)(kl < 31 ? kl : 31), id);
+		sanitize_segment(raw, kind, sizeof kind);
+		size_t k;
+		for (k = 0; k < nk && strcmp(kinds[k].kind, kind) != 0; k++)
+			;
+		if (k == nk) {
+			snprintf(kinds[nk].kind, sizeof kinds[nk].kind, "%s", kind);
+			kinds[nk].dev = calloc(n, sizeof(axl_device *));
+			if (!kinds[nk].dev)
+				goto oom;
+			nk++;
+		}
+		kinds[k].dev[kinds[k].n++] = d;
+	}
+	describe(&s, &all, "", NULL);
+	for (size_t k = 0; k < nk; k++) {
+		describe_kind(&s, &kinds[k]);
+		if (o->gfd && strcmp(kinds[k].kind, "nvidia") == 0)
+			gfd_labels(&s, &kinds[k]);
+	}
+	if (s.failed)
+		goto oom;
+	qsort(s.v, s.n, sizeof *s.v, cmp_label);
+
+	/* the file */
+	size_t cap = 256 + s.n * 8, len = 0;
+	for (size_t i = 0; i < s.n; i++)
+		cap += strlen(s.v[i].key) + strlen(s.v[i].val);
+	char *buf = malloc(cap);
+	if (!buf)
+		goto oom;
+	if (expiry[0])
+		len += (size_t)snprintf(buf + len, cap - len, "# +expiry-time=%s\n", expiry);
+	for (size_t i = 0; i < s.n; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s=%s\n", s.v[i].key, s.v[i].val);
+	if (len > FEATURE_FILE_MAX) {
+		fprintf(stderr,
+			"axl: the labels take %zu bytes, more than the %d a Node Feature Discovery feature "
+			"file may hold; nothing written\n",
+			len, FEATURE_FILE_MAX);
+		rc = 1;
+	} else if (o->output) {
+		rc = write_atomic(o->output, buf, len);
+	} else {
+		rc = fwrite(buf, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : 1;
+		if (rc)
+			fprintf(stderr, "axl: standard output: %s\n", strerror(errno));
+	}
+	free(buf);
+	goto out;
+oom:
+	fprintf(stderr, "axl: out of memory\n");
+	rc = 1;
+out:
+	for (size_t i = 0; i < s.n; i++) {
+		free(s.v[i].key);
+		free(s.v[i].val);
+	}
+	free(s.v);
+	for (size_t k = 0; k < nk; k++)
+		free(kinds[k].dev);
+	free(kinds);
+	free(all.dev);
+	axl_inventory_free(inv);
+	axl_context_free(ctx);
+	return rc;
+}
