@@ -31,7 +31,9 @@ AXL_BEGIN_DECLS
  *  context without AXL_STATE_DIR). Nothing is created until the first write. */
 AXL_API const char *axl_state_dir(const axl_context *ctx);
 
-/** One device's limits as recorded. Strings point into the same allocation. */
+/** One device's limits as recorded. Strings point into the same allocation. Callers
+ *  index arrays of these, so the layout is fixed (tests/abi/layout.c): more fields would
+ *  come with a new function. */
 struct axl_limit {
 	/** The device's id when the limit was set ("nvidia:0"); never NULL. */
 	const char *device;
