@@ -110,8 +110,10 @@ static int clear_change(struct axl__state *st, void *arg)
 	size_t k = 0;
 	for (size_t i = 0; i < st->limits.n; i++) {
 		struct axl__state_limit *l = &st->limits.v[i];
-		bool hit = same(l->device, c->key) || same(l->uuid, c->key) ||
-			   (c->uuid ? same(l->uuid, c->uuid) : (c->id && !l->uuid && same(l->device, c->id)));
+		/* a device of the inventory: its own record only (an id may have named another
+		 * device before); else the key names a record by id or UUID */
+		bool hit = c->id ? limit_is(l, c->id, c->uuid) || same(l->uuid, c->key)
+				 : same(l->device, c->key) || same(l->uuid, c->key);
 		if (hit) {
 			free(l->device);
 			free(l->uuid);

@@ -243,6 +243,7 @@ static void test_concurrent(void)
 				snprintf(dev, sizeof dev, "p%d:%d", i, k);
 				rc = axl__limit_put(ctx, dev, NULL, 1000 + i, -1);
 			}
+			axl_context_free(ctx);
 			_exit(rc ? 1 : 0);
 		}
 	}
