@@ -16,5 +16,6 @@
 #include "axl/inventory.h"
 #include "axl/capture.h"
 #include "axl/metrics.h"
+#include "axl/state.h"
 
 #endif

@@ -58,6 +58,10 @@ int cmd_cdi(const struct opts *o, const char *sub);
 int cmd_labels(const struct opts *o);
 /* axl top (top.c, top_draw.c) */
 int cmd_top(const struct opts *o);
+/* axl limit (limit.c): argv[first..] are its subcommand, arguments and options */
+int cmd_limit(const struct opts *o, int argc, char **argv, int first);
+/* "16GiB", "512M", "8GB", "1000" -> bytes; -1 when malformed */
+int64_t parse_size(const char *s);
 /* A sample's value of device i as text in the metric's display unit ("72%", "41.2 W",
  * "-" when unknown), for tables. */
 void metric_text(const axl_sample *smp, size_t i, axl_metric m, char *buf, size_t cap);

@@ -37,6 +37,14 @@ static void usage(FILE *f)
 		"  labels          Kubernetes node labels as a Node Feature Discovery feature file\n"
 		"                  (count, product, memory, architecture, precisions, partitioning;\n"
 		"                  docs/labels.md)\n"
+		"  limit set ID --memory SIZE --compute PCT\n"
+		"                  record a device's limits for workloads (SIZE: bytes or 16GiB,\n"
+		"                  512M, 8GB; PCT: 1..100); either option may be left out\n"
+		"  limit clear ID  forget them (succeeds when there are none)\n"
+		"  limit list      the recorded limits (--json for a document)\n"
+		"  limit env ID[,ID...]  the environment a workload on these devices gets\n"
+		"                  (AXL_LIMIT_*, and HAMi-core's CUDA_DEVICE_* for NVIDIA);\n"
+		"                  docs/limits.md\n"
 		"  version         the version of axl and libaxl\n"
 		"\n"
 		"options:\n"
@@ -81,7 +89,9 @@ static void usage(FILE *f)
 		"\n"
 		"environment: AXL_SYSROOT, AXL_BACKENDS, AXL_PCI_IDS (options win); the visibility\n"
 		"variables (docs/visibility.md) on the live system; TMPDIR is where a capture\n"
-		"given as sysroot is unpacked while axl runs.\n");
+		"given as sysroot is unpacked while axl runs. AXL_STATE_DIR: where axl limit keeps\n"
+		"its records (default /run/axl for root, else $XDG_RUNTIME_DIR/axl or /tmp/axl-UID;\n"
+		"under --sysroot only when given).\n");
 }
 
 static void log_stderr(axl_log_level level, const char *msg, void *ud)
@@ -588,6 +598,9 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[optind++];
+	/* axl limit has subcommands and options of its own (limit.c) */
+	if (strcmp(cmd, "limit") == 0)
+		return cmd_limit(&o, argc, argv, optind);
 	const char *arg = NULL;
 	while (optind < argc) {
 		if (argv[optind][0] == '-' && argv[optind][1]) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "../util/record.h"
@@ -142,6 +143,33 @@ static const char *env_get(const char *const *list, bool process, const char *na
 	return process ? getenv(name) : NULL;
 }
 
+/* The state directory (docs/limits.md): AXL_STATE_DIR; else, on the live system only,
+ * /run/axl for root, $XDG_RUNTIME_DIR/axl, /tmp/axl-<uid>. A re-rooted context has none
+ * unless AXL_STATE_DIR names one: it must never record state for the host. */
+static int state_dir_init(axl_context *ctx, const char *explicit_dir, const char *xdg)
+{
+	char buf[4096];
+	if (explicit_dir && *explicit_dir) {
+		if (explicit_dir[0] != '/' || strlen(explicit_dir) > 3000)
+			return axl__error(AXL_EINVAL, "AXL_STATE_DIR='%.200s': must be an absolute path (at most 3000 bytes)",
+					  explicit_dir);
+		snprintf(buf, sizeof buf, "%s", explicit_dir);
+	} else if (ctx->fs.rerooted) {
+		return 0;
+	} else if (geteuid() == 0) {
+		snprintf(buf, sizeof buf, "/run/axl");
+	} else if (xdg && xdg[0] == '/' && strlen(xdg) < 3000) {
+		snprintf(buf, sizeof buf, "%s/axl", xdg);
+	} else {
+		snprintf(buf, sizeof buf, "/tmp/axl-%u", (unsigned)geteuid());
+	}
+	size_t n = strlen(buf);
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = 0;
+	ctx->state_dir = strdup(buf);
+	return ctx->state_dir ? 0 : axl__error(AXL_ENOMEM, "out of memory");
+}
+
 /* A visibility variable longer than this is cut (the lists name a few dozen devices). */
 #define AXL__VISVAR_MAX 4096
 
@@ -257,6 +285,12 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 			}
 		}
 	}
+	rc = state_dir_init(ctx, env_get(list, process, "AXL_STATE_DIR"),
+			   env_get(list, process, "XDG_RUNTIME_DIR"));
+	if (rc) {
+		axl_context_free(ctx);
+		return rc;
+	}
 	*out = ctx;
 	return 0;
 }
@@ -274,6 +308,7 @@ AXL_API void axl_context_free(axl_context *ctx)
 	free(ctx->nvml_library);
 	free(ctx->rocm_smi_library);
 	free(ctx->ze_library);
+	free(ctx->state_dir);
 	for (int v = 0; v < AXL__V__COUNT; v++)
 		free(ctx->vis[v]);
 	pthread_mutex_destroy(&ctx->lock);

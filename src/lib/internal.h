@@ -106,6 +106,9 @@ struct axl_context {
 	char *vis[AXL__V__COUNT];
 	/* where they came from: "env" (the process) or "options" (axl_context_options.env) */
 	bool vis_explicit;
+	/* where axl keeps what it created (state.c): $AXL_STATE_DIR, else a per-user runtime
+	 * directory on the live system; NULL on a re-rooted context without AXL_STATE_DIR */
+	char *state_dir;
 	/* lazily loaded pci.ids (guarded by lock) */
 	pthread_mutex_t lock;
 	void *pci_access;

@@ -400,6 +400,7 @@ static bool value(struct parser *ps, struct axl__jv *v, int depth)
 		fail(ps, "unexpected end");
 		return false;
 	}
+	v->off = (size_t)(ps->p - ps->start);
 	switch (*ps->p) {
 	case '{': return container(ps, v, depth, true);
 	case '[': return container(ps, v, depth, false);

@@ -26,6 +26,8 @@ struct axl__jv {
 	size_t len;     /* AXL__J_STR: bytes; AXL__J_ARR/OBJ: members */
 	struct axl__jv *items; /* AXL__J_ARR elements, AXL__J_OBJ values */
 	const char **keys;     /* AXL__J_OBJ keys, parallel to items */
+	size_t off;     /* byte offset of the value's first character in the text (for
+			 * messages that name a line) */
 };
 
 struct axl__jdoc;

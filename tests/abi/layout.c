@@ -147,6 +147,13 @@ int main(void)
 		failed++;
 	} else
 		passed++;
+	L(struct axl_limit, device, 0);
+	L(struct axl_limit, uuid, 8);
+	L(struct axl_limit, memory_bytes, 16);
+	L(struct axl_limit, compute_percent, 24);
+	L(struct axl_limit, pid, 28);
+	L(struct axl_limit, created, 32);
+	S(struct axl_limit, 40);
 	/* enum values are part of the ABI too */
 	if (AXL_ATTR_DB_KEY != 33 || AXL_ATTR_BOARD_PART_NUMBER != 34 || AXL_ATTR_NEAREST_NIC_PATH != 70 ||
 	    AXL_HOST_MEMORY_LIMIT != 9 || AXL_FORMAT_INT4 != 9 || AXL_SOURCE_ENV != 7 || AXL_SOURCE_NVML != 8 ||

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/* axl limit set|clear|list|env (docs/limits.md). */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "axl.h"
+#include "cli.h"
+
+/* "8GiB", "512M", "1.5G", "1000000" -> bytes. K/M/G/T and KiB/MiB/GiB/TiB are powers of
+ * 1024, KB/MB/GB/TB powers of 1000, B or nothing bytes. -1 when malformed. */
+int64_t parse_size(const char *s)
+{
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	char *end;
+	long double v = strtold(s, &end);
+	if (end == s)
+		return -1;
+	static const struct {
+		const char *suffix;
+		long double mult;
+	} units[] = {
+		{"", 1},          {"B", 1},         {"K", 1024.0L},  {"KiB", 1024.0L}, {"KB", 1e3L},
+		{"M", 1048576.0L}, {"MiB", 1048576.0L}, {"MB", 1e6L}, {"G", 1073741824.0L},
+		{"GiB", 1073741824.0L}, {"GB", 1e9L}, {"T", 1099511627776.0L}, {"TiB", 1099511627776.0L},
+		{"TB", 1e12L},
+	};
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcasecmp(end, units[i].suffix) != 0)
+			continue;
+		long double b = floorl(v * units[i].mult);
+		if (!(b >= 0) || b > 9.2e18L)
+			return -1;
+		return (int64_t)b;
+	}
+	return -1;
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "axl: %s: %s\n", what, axl_error_last()[0] ? axl_error_last() : "failed");
+	return 1;
+}
+
+static int open_ctx(const struct opts *o, axl_context **ctx)
+{
+	struct axl_context_options co = AXL_CONTEXT_OPTIONS_INIT;
+	co.sysroot = o->sysroot;
+	co.backends = o->backends;
+	if (axl_context_open(ctx, &co))
+		return fail("context");
+	return 0;
+}
+
+static int limit_list(const struct opts *o)
+{
+	axl_context *ctx;
+	if (open_ctx(o, &ctx))
+		return 1;
+	struct axl_limit *rows = NULL;
+	size_t n = 0;
+	int rc = axl_limit_list(ctx, &rows, &n);
+	if (rc) {
+		axl_context_free(ctx);
+		return fail("limit list");
+	}
+	if (o->json) {
+		const char *dir = axl_state_dir(ctx);
+		printf("{\"state_dir\":");
+		if (dir)
+			json_str(dir);
+		else
+			printf("null");
+		printf(",\"limits\":[");
+		for (size_t i = 0; i < n; i++) {
+			printf("%s{\"device\":", i ? "," : "");
+			json_str(rows[i].device);
+			if (rows[i].uuid) {
+				printf(",\"uuid\":");
+				json_str(rows[i].uuid);
+			}
+			if (rows[i].memory_bytes >= 0)
+				printf(",\"memory_bytes\":%" PRId64, rows[i].memory_bytes);
+			if (rows[i].compute_percent >= 0)
+				printf(",\"compute_percent\":%d", rows[i].compute_percent);
+			printf(",\"pid\":%d,\"created\":%" PRId64 "}", rows[i].pid, rows[i].created);
+		}
+		printf("]}\n");
+	} else if (!n) {
+		printf("no limits recorded (%s)\n", axl_state_dir(ctx) ? axl_state_dir(ctx) : "no state directory");
+	} else {
+		printf("%-16s %-42s %12s %8s %8s\n", "DEVICE", "UUID", "MEMORY", "COMPUTE", "PID");
+		for (size_t i = 0; i < n; i++) {
+			char mem[32] = "-", pct[16] = "-";
+			if (rows[i].memory_bytes >= 0)
+				human_bytes(rows[i].memory_bytes, mem, sizeof mem);
+			if (rows[i].compute_percent >= 0)
+				snprintf(pct, sizeof pct, "%d%%", rows[i].compute_percent);
+			printf("%-16s %-42s %12s %8s %8d\n", rows[i].device, rows[i].uuid ? rows[i].uuid : "-", mem,
+			       pct, rows[i].pid);
+		}
+	}
+	axl_free(rows);
+	axl_context_free(ctx);
+	return 0;
+}
+
+static int limit_env(const struct opts *o, const char *ids)
+{
+	char *copy = strdup(ids);
+	const char *devs[256];
+	size_t n = 0;
+	for (char *save = NULL, *t = strtok_r(copy, ",", &save); t && n < 256; t = strtok_r(NULL, ",", &save))
+		devs[n++] = t;
+	if (!n) {
+		free(copy);
+		fprintf(stderr, "axl: limit env needs device ids (ID[,ID...])\n");
+		return EXIT_USAGE;
+	}
+	axl_context *ctx;
+	axl_inventory *inv;
+	if (open_inventory(o, &ctx, &inv)) {
+		free(copy);
+		return 1;
+	}
+	char **env = NULL;
+	int rc = axl_limit_env(inv, devs, n, &env);
+	if (rc)
+		rc = fail("limit env");
+	else
+		for (size_t i = 0; env[i]; i++)
+			printf("%s\n", env[i]);
+	axl_free(env);
+	axl_inventory_free(inv);
+	axl_context_free(ctx);
+	free(copy);
+	return rc;
+}
+
+int cmd_limit(const struct opts *go, int argc, char **argv, int first)
+{
+	struct opts o = *go;
+	const char *pos[3] = {NULL, NULL, NULL};
+	int npos = 0;
+	const char *mem_arg = NULL, *pct_arg = NULL;
+	for (int i = first; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = NULL;
+		const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+		size_t alen = eq ? (size_t)(eq - a) : strlen(a);
+#define OPT(name) (alen == strlen(name) && strncmp(a, name, alen) == 0)
+#define VALUE()                                                                          \
+	do {                                                                             \
+		if (eq)                                                                  \
+			val = eq + 1;                                                    \
+		else if (i + 1 < argc)                                                   \
+			val = argv[++i];                                                 \
+		else {                                                                   \
+			fprintf(stderr, "axl: %s needs a value\n", a);                   \
+			return EXIT_USAGE;                                               \
+		}                                                                        \
+	} while (0)
+		if (OPT("--memory")) {
+			VALUE();
+			mem_arg = val;
+		} else if (OPT("--compute")) {
+			VALUE();
+			pct_arg = val;
+		} else if (OPT("--sysroot")) {
+			VALUE();
+			o.sysroot = val;
+		} else if (OPT("--backends")) {
+			VALUE();
+			o.backends = val;
+		} else if (OPT("--json")) {
+			o.json = 1;
+		} else if (OPT("-v") || OPT("--verbose")) {
+			o.verbose = 1;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "axl: limit: unknown option '%s'\n", a);
+			return EXIT_USAGE;
+		} else if (npos < 3) {
+			pos[npos++] = a;
+		} else {
+			fprintf(stderr, "axl: limit: unexpected argument '%s'\n", a);
+			return EXIT_USAGE;
+		}
+#undef OPT
+#undef VALUE
+	}
+	const char *sub = pos[0], *id = pos[1];
+	if (!sub) {
+		fprintf(stderr, "axl: limit needs set, clear, list or env\n");
+		return EXIT_USAGE;
+	}
+	bool is_set = strcmp(sub, "set") == 0;
+	if ((mem_arg || pct_arg) && !is_set) {
+		fprintf(stderr, "axl: --memory and --compute are for axl limit set\n");
+		return EXIT_USAGE;
+	}
+	if (strcmp(sub, "list") == 0) {
+		if (id) {
+			fprintf(stderr, "axl: limit list takes no argument\n");
+			return EXIT_USAGE;
+		}
+		return limit_list(&o);
+	}
+	if (!is_set && strcmp(sub, "clear") && strcmp(sub, "env")) {
+		fprintf(stderr, "axl: limit: unknown subcommand '%s' (set, clear, list, env)\n", sub);
+		return EXIT_USAGE;
+	}
+	if (!id || pos[2]) {
+		fprintf(stderr, "axl: limit %s takes one device id%s\n", sub,
+			strcmp(sub, "env") == 0 ? " list (ID[,ID...])" : "");
+		return EXIT_USAGE;
+	}
+	if (strcmp(sub, "env") == 0)
+		return limit_env(&o, id);
+	int64_t mem = -1;
+	long pct = -1;
+	if (is_set) {
+		if (!mem_arg && !pct_arg) {
+			fprintf(stderr, "axl: limit set needs --memory SIZE and/or --compute PERCENT\n");
+			return EXIT_USAGE;
+		}
+		if (mem_arg && (mem = parse_size(mem_arg)) < 0) {
+			fprintf(stderr, "axl: --memory '%s': not a size (bytes, or 16GiB, 512M, 1.5G, 8GB)\n", mem_arg);
+			return EXIT_USAGE;
+		}
+		if (pct_arg) {
+			char *end;
+			pct = strtol(pct_arg, &end, 10);
+			if (*end || end == pct_arg || pct < -1 || pct > 1000) {
+				fprintf(stderr, "axl: --compute '%s': not a percentage (1 to 100)\n", pct_arg);
+				return EXIT_USAGE;
+			}
+			if (pct < 1 || pct > 100) {
+				fprintf(stderr, "axl: --compute %ld: a compute limit is 1 to 100 percent\n", pct);
+				return 1;
+			}
+		}
+		if (mem_arg && mem == 0) {
+			fprintf(stderr, "axl: --memory 0: a memory limit is at least 1 byte\n");
+			return 1;
+		}
+	}
+	axl_context *ctx;
+	axl_inventory *inv;
+	if (open_inventory(&o, &ctx, &inv))
+		return 1;
+	int rc;
+	if (is_set) {
+		rc = axl_limit_set(inv, id, mem, (int)pct);
+		if (rc)
+			rc = fail("limit set");
+	} else {
+		size_t removed = 0;
+		rc = axl_limit_clear(ctx, inv, id, &removed);
+		if (rc)
+			rc = fail("limit clear");
+		else if (!removed)
+			fprintf(stderr, "axl: no limits recorded for %s\n", id);
+	}
+	axl_inventory_free(inv);
+	axl_context_free(ctx);
+	return rc;
+}
