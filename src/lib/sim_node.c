@@ -92,7 +92,8 @@ static void sim_device(struct axl_inventory *inv, const struct axl__sim *sim, si
 	snprintf(pa, sizeof pa, "%04x:%02x:%02x.%x", d->domain, d->bus, 0u, 0u);
 	axl__set_str(inv, d, AXL_ATTR_PCI_ADDRESS, SIM, pa);
 	axl__set_int(d, AXL_ATTR_PCI_CLASS, SIM, fam == AXL_FAMILY_GPU ? 0x030200 : 0x120000);
-	int gen = hbm(e) ? 5 : 4;
+	/* PCIe 5 for HBM3 / GDDR7 generations, 4 before */
+	int gen = e->memory_type && (strncmp(e->memory_type, "HBM3", 4) == 0 || strcmp(e->memory_type, "GDDR7") == 0) ? 5 : 4;
 	axl__set_int(d, AXL_ATTR_LINK_CURRENT_GEN, SIM, gen);
 	axl__set_int(d, AXL_ATTR_LINK_MAX_GEN, SIM, gen);
 	axl__set_int(d, AXL_ATTR_LINK_CURRENT_WIDTH, SIM, 16);
@@ -289,7 +290,7 @@ void axl__sim_sample(struct axl_sampler *s, struct axl_sample *out)
 			axl__sput(out, i, AXL_METRIC_MEMORY_USED, floor((double)d->mem_total * d->mem / 1048576) * 1048576,
 				  SIM);
 		axl__sput(out, i, AXL_METRIC_POWER, round(power * 100) / 100, SIM);
-		axl__sput(out, i, AXL_METRIC_ENERGY, d->energy, SIM);
+		axl__sput(out, i, AXL_METRIC_ENERGY, round(d->energy * 1000) / 1000, SIM);
 		axl__sput(out, i, AXL_METRIC_TEMPERATURE, round(d->temp * 10) / 10, SIM);
 		axl__sput(out, i, AXL_METRIC_TEMPERATURE_HOTSPOT, round((d->temp + 8 + 6 * u) * 10) / 10, SIM);
 		if (d->hbm)
