@@ -186,15 +186,20 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 		return axl__error(AXL_EINVAL, "a simulated node (sim '%s') has no sysroot ('%s'): give one or the other",
 				  sim, sysroot);
 	}
-	/* an option wins over the other's variable */
-	if (!sysroot && !(sim && *sim))
+	/* an option wins over the other's variable; both variables set is an error */
+	if (!(sysroot && *sysroot) && !(sim && *sim)) {
 		sysroot = env_get(list, process, "AXL_SYSROOT");
-	if (!sim && !(sysroot && *sysroot))
 		sim = env_get(list, process, "AXL_SIM");
-	if (sysroot && *sysroot && sim && *sim) {
-		axl_context_free(ctx);
-		return axl__error(AXL_EINVAL, "AXL_SIM ('%s') and AXL_SYSROOT ('%s') are both set: a simulated node has no sysroot",
-				  sim, sysroot);
+		if (sysroot && *sysroot && sim && *sim) {
+			axl_context_free(ctx);
+			return axl__error(AXL_EINVAL,
+					  "AXL_SIM ('%s') and AXL_SYSROOT ('%s') are both set: a simulated node has no sysroot",
+					  sim, sysroot);
+		}
+	} else if (sim && *sim) {
+		sysroot = NULL;
+	} else {
+		sim = NULL;
 	}
 	if (!sysroot || !*sysroot)
 		sysroot = "/";
