@@ -103,6 +103,10 @@ static void sim_device(struct axl_inventory *inv, const struct axl__sim *sim, si
 	axl__set_int(d, AXL_ATTR_NUMA_NODE, SIM, numa);
 	if ((size_t)numa < inv->host.numa.n)
 		axl__set_str(inv, d, AXL_ATTR_LOCAL_CPULIST, SIM, inv->host.numa.v[numa].cpulist);
+	/* the driver such a device is bound to (what the visibility variables go by) */
+	const char *drv = vendor == 0x10de ? "nvidia" : vendor == 0x1002 ? "amdgpu" : vendor == 0x1da3 ? "habanalabs" : NULL;
+	if (drv)
+		axl__set_str(inv, d, AXL_ATTR_DRIVER, SIM, drv);
 	d->sources |= 1u << SIM;
 	/* everything the database says, as discovery applies it */
 	struct axl__scan scan = {inv->ctx, inv, &inv->ctx->fs};

@@ -282,6 +282,11 @@ def case_no_hardware(axl, work):
         fail("the process's CUDA_VISIBLE_DEVICES applied to a simulated node")
     if list(doc.get("timing", {})) != ["sim"]:
         fail("discovery stages ran: %s" % doc.get("timing"))
+    # given explicitly, the variables apply to the simulated node
+    e = json.loads(run([axl, "--sim", spec, "--env", "CUDA_VISIBLE_DEVICES=1", "--env",
+                       "CUDA_DEVICE_ORDER=PCI_BUS_ID", "list", "--json"]).stdout)
+    if [d["visibility"]["visible"] for d in e["devices"]] != [False, True]:
+        fail("--env CUDA_VISIBLE_DEVICES=1: %s" % [d["visibility"] for d in e["devices"]])
     m = run([axl, "-v", "--sim", spec, "metrics", "--json"], env=env)
     if m.stderr.strip():
         fail("diagnostics while sampling: %r" % m.stderr)
