@@ -44,6 +44,7 @@ typedef enum axl_source {
 	AXL_SOURCE_NVML = 8,     /**< NVIDIA's NVML (libnvidia-ml.so.1), live or replayed */
 	AXL_SOURCE_ROCM_SMI = 9, /**< AMD's ROCm SMI (librocm_smi64.so), live or replayed */
 	AXL_SOURCE_LEVEL_ZERO = 10, /**< oneAPI Level Zero sysman (libze_loader.so.1) */
+	AXL_SOURCE_SIM = 11,     /**< invented by a simulated node (axl_context_options.sim) */
 	AXL_SOURCE__COUNT
 } axl_source;
 

@@ -30,7 +30,7 @@ typedef void (*axl_log_fn)(axl_log_level level, const char *message, void *userd
 
 /** Flags of axl_context_options. */
 enum {
-	/** Ignore the process environment (AXL_SYSROOT, AXL_BACKENDS, AXL_PCI_IDS and the
+	/** Ignore the process environment (AXL_SYSROOT, AXL_SIM, AXL_BACKENDS, AXL_PCI_IDS and the
 	 *  visibility variables such as CUDA_VISIBLE_DEVICES). An explicit
 	 *  axl_context_options.env is still read. */
 	AXL_CONTEXT_NO_ENV = 1u << 0,
@@ -41,8 +41,9 @@ enum {
 	AXL_CONTEXT_RECORD = 1u << 2
 };
 
-/** Version 2 added `env`. Callers built with version 1 headers keep working. */
-#define AXL_CONTEXT_OPTIONS_VERSION 2
+/** Version 2 added `env`, version 3 `sim`. Callers built with older headers keep
+ *  working: the library reads only as much of the struct as their version holds. */
+#define AXL_CONTEXT_OPTIONS_VERSION 3
 
 struct axl_context_options {
 	/** AXL_CONTEXT_OPTIONS_VERSION of the headers the caller was built with. */
@@ -72,9 +73,18 @@ struct axl_context_options {
 	 *  (a re-rooted context describes another node). Variables given here apply to a
 	 *  re-rooted context too. The strings are copied. */
 	const char *const *env;
+	/** (version 3) A simulated node: the path of an "axl.sim" JSON spec (docs/sim.md)
+	 *  naming devices by device-database model; NULL for none (or $AXL_SIM). The spec is
+	 *  read and checked when the context opens: a malformed one fails with AXL_EINVAL and
+	 *  a message naming the file, line and field. A simulated context never reads the
+	 *  hardware (no sysfs, /proc or /dev, no vendor library): inventories and metrics
+	 *  come from the spec and the device database. Excludes a sysroot (AXL_EINVAL when
+	 *  both are given as options or both come from the environment; otherwise an
+	 *  option wins over the other's variable). */
+	const char *sim;
 };
 
-#define AXL_CONTEXT_OPTIONS_INIT {AXL_CONTEXT_OPTIONS_VERSION, NULL, NULL, NULL, NULL, AXL_LOG_WARNING, 0u, NULL, NULL}
+#define AXL_CONTEXT_OPTIONS_INIT {AXL_CONTEXT_OPTIONS_VERSION, NULL, NULL, NULL, NULL, AXL_LOG_WARNING, 0u, NULL, NULL, NULL}
 
 /** Open a context. opts may be NULL for the defaults. On failure *out is NULL and
  *  axl_error_last() says why (for example a sysroot that is not a directory). */
@@ -85,6 +95,11 @@ AXL_API void axl_context_free(axl_context *ctx);
 AXL_API const char *axl_context_sysroot(const axl_context *ctx);
 /** Non-zero when the context reads another tree than the live system's. */
 AXL_API int axl_context_is_rerooted(const axl_context *ctx);
+/** Non-zero when the context describes a simulated node (axl_context_options.sim): its
+ *  devices do not exist, and control operations act on the simulation only. */
+AXL_API int axl_context_is_simulated(const axl_context *ctx);
+/** The simulation spec's path of a simulated context, else NULL; borrowed. */
+AXL_API const char *axl_context_sim_path(const axl_context *ctx);
 
 /** Backends compiled into the library, in probe order. */
 AXL_API size_t axl_backend_count(void);

@@ -11,6 +11,7 @@
 
 struct opts {
 	const char *sysroot;
+	const char *sim;    /* --sim FILE: a simulated node */
 	const char *backends;
 	const char *output; /* capture -o */
 	/* --env NAME=VALUE, in the order given */

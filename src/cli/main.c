@@ -53,6 +53,8 @@ static void usage(FILE *f)
 		"  --all           also the host CPU and every PCI function considered\n"
 		"  --timing        time spent per discovery stage (with --json: a \"timing\" object)\n"
 		"  --sysroot PATH  read another node: a capture file (.tar.gz, .tar) or a folder\n"
+		"  --sim FILE      a simulated node: devices of the device database named by an\n"
+		"                  axl.sim JSON spec (docs/sim.md); never touches the hardware\n"
 		"  -o, --output FILE  (capture) where to write it; axl-capture-HOSTNAME.tar.gz\n"
 		"                  (cdi generate) a directory: one file per kind, axl-KIND.json\n"
 		"  --format F      (cdi generate) json (default) or yaml\n"
@@ -87,7 +89,7 @@ static void usage(FILE *f)
 		"  -v, --verbose   log diagnostics to standard error\n"
 		"  -h, --help      this text\n"
 		"\n"
-		"environment: AXL_SYSROOT, AXL_BACKENDS, AXL_PCI_IDS (options win); the visibility\n"
+		"environment: AXL_SYSROOT, AXL_SIM, AXL_BACKENDS, AXL_PCI_IDS (options win); the visibility\n"
 		"variables (docs/visibility.md) on the live system; TMPDIR is where a capture\n"
 		"given as sysroot is unpacked while axl runs. AXL_STATE_DIR: where axl limit keeps\n"
 		"its records (default /run/axl for root, else $XDG_RUNTIME_DIR/axl or /tmp/axl-UID;\n"
@@ -106,18 +108,19 @@ int open_inventory_ex(const struct opts *o, axl_context **ctx, axl_inventory **i
 {
 	struct axl_context_options co = AXL_CONTEXT_OPTIONS_INIT;
 	co.sysroot = o->sysroot;
+	co.sim = o->sim;
 	co.backends = o->backends;
 	/* --env: an explicit environment, the given variables plus axl's own settings */
-	const char *env[MAX_ENV + 8];
+	const char *env[MAX_ENV + 10];
 	if (o->nenv) {
 		int n = 0;
 		for (int i = 0; i < o->nenv; i++)
 			env[n++] = o->env[i];
 		static const char *const own[] = {"AXL_SYSROOT",          "AXL_BACKENDS",    "AXL_PCI_IDS",
 						  "AXL_NVML_LIBRARY",     "AXL_ROCM_SMI_LIBRARY", "AXL_ZE_LIBRARY",
-						  "AXL_VENDOR_TIMEOUT_MS"};
-		static char keep[7][4096];
-		for (int k = 0; k < 7; k++) {
+						  "AXL_VENDOR_TIMEOUT_MS", "AXL_SIM"};
+		static char keep[8][4096];
+		for (int k = 0; k < 8; k++) {
 			const char *val = getenv(own[k]);
 			if (val && strlen(val) < sizeof keep[k] - 16) {
 				snprintf(keep[k], sizeof keep[k], "%s=%s", own[k], val);
@@ -473,6 +476,12 @@ static int cmd_capture(const struct opts *o, int argc, char **argv)
 	/* the complete inventory, so the capture holds everything a later run may read */
 	if (open_inventory_ex(o, &ctx, &inv, AXL_CONTEXT_RECORD, AXL_INVENTORY_ALL))
 		return 1;
+	if (axl_context_is_simulated(ctx)) {
+		fprintf(stderr, "axl: a simulated node (AXL_SIM) has nothing to capture\n");
+		axl_inventory_free(inv);
+		axl_context_free(ctx);
+		return 1;
+	}
 	/* one metrics sample while recording, so that the vendor libraries' metric answers
 	 * are in the capture too (axl metrics --sysroot CAPTURE replays them). Without
 	 * processes: the capture should not carry a sweep of every process's files. */
@@ -516,6 +525,7 @@ static int apply_opt(struct opts *o, int c)
 	case 'a': o->all = 1; return 0;
 	case 't': o->timing = 1; return 0;
 	case 's': o->sysroot = optarg; return 0;
+	case 'S': o->sim = optarg; return 0;
 	case 'b': o->backends = optarg; return 0;
 	case 'v': o->verbose = 1; return 0;
 	case 'c': o->compact = 1; o->json = 1; return 0;
@@ -586,6 +596,7 @@ int main(int argc, char **argv)
 		{"expiry", required_argument, NULL, 'X'},
 		{"prefix", required_argument, NULL, 'R'},
 		{"gfd", no_argument, NULL, 'G'},
+		{"sim", required_argument, NULL, 'S'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, r;
@@ -627,6 +638,14 @@ int main(int argc, char **argv)
 	}
 	if ((o.expiry || o.prefix || o.gfd) && strcmp(cmd, "labels") != 0) {
 		fprintf(stderr, "axl: --expiry, --prefix and --gfd are for axl labels\n");
+		return EXIT_USAGE;
+	}
+	if (o.sim && o.sysroot) {
+		fprintf(stderr, "axl: --sim and --sysroot exclude each other (a simulated node has no tree to read)\n");
+		return EXIT_USAGE;
+	}
+	if (o.sim && strcmp(cmd, "capture") == 0) {
+		fprintf(stderr, "axl: a simulated node has nothing to capture (--sim)\n");
 		return EXIT_USAGE;
 	}
 	if (o.batch && strcmp(cmd, "top") != 0) {

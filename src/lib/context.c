@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "../util/record.h"
+#include "sim.h"
 
 void axl__log(const axl_context *ctx, axl_log_level level, const char *fmt, ...)
 {
@@ -186,6 +187,8 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	struct axl_context_options o = AXL_CONTEXT_OPTIONS_INIT;
 	if (opts->version == 1)
 		memcpy(&o, opts, offsetof(struct axl_context_options, env));
+	else if (opts->version == 2)
+		memcpy(&o, opts, offsetof(struct axl_context_options, sim));
 	else if (opts->version == AXL_CONTEXT_OPTIONS_VERSION)
 		o = *opts;
 	else
@@ -205,10 +208,36 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	const char *const *list = opts->env;
 
 	const char *sysroot = opts->sysroot;
-	if (!sysroot)
+	const char *sim = opts->sim;
+	if (sysroot && *sysroot && sim && *sim) {
+		axl_context_free(ctx);
+		return axl__error(AXL_EINVAL, "a simulated node (sim '%s') has no sysroot ('%s'): give one or the other",
+				  sim, sysroot);
+	}
+	/* an option wins over the other's variable; both variables set is an error */
+	if (!(sysroot && *sysroot) && !(sim && *sim)) {
 		sysroot = env_get(list, process, "AXL_SYSROOT");
+		sim = env_get(list, process, "AXL_SIM");
+		if (sysroot && *sysroot && sim && *sim) {
+			axl_context_free(ctx);
+			return axl__error(AXL_EINVAL,
+					  "AXL_SIM ('%s') and AXL_SYSROOT ('%s') are both set: a simulated node has no sysroot",
+					  sim, sysroot);
+		}
+	} else if (sim && *sim) {
+		sysroot = NULL;
+	} else {
+		sim = NULL;
+	}
 	if (!sysroot || !*sysroot)
 		sysroot = "/";
+	if (sim && *sim) {
+		int src = axl__sim_load(sim, &ctx->sim);
+		if (src) {
+			axl_context_free(ctx);
+			return src;
+		}
+	}
 	const char *backends = opts->backends;
 	if (!backends)
 		backends = env_get(list, process, "AXL_BACKENDS");
@@ -236,13 +265,16 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 
 	/* a capture file is unpacked into a private directory for the context's life */
 	const char *tmpbase = getenv("TMPDIR");
-	int rc = axl__capture_unpack(sysroot, tmpbase && *tmpbase == '/' ? tmpbase : "/tmp",
-				     &ctx->replay_dir);
-	if (rc) {
-		axl_context_free(ctx);
-		return rc;
+	int rc = 0;
+	if (!ctx->sim) {
+		rc = axl__capture_unpack(sysroot, tmpbase && *tmpbase == '/' ? tmpbase : "/tmp", &ctx->replay_dir);
+		if (rc) {
+			axl_context_free(ctx);
+			return rc;
+		}
+		/* a simulated context has no tree at all: every read fails (root_fd -1) */
+		rc = axl__fs_init(&ctx->fs, ctx->replay_dir ? ctx->replay_dir : sysroot);
 	}
-	rc = axl__fs_init(&ctx->fs, ctx->replay_dir ? ctx->replay_dir : sysroot);
 	if (rc < 0) {
 		rc = axl__error(rc == -ENOENT || rc == -ENOTDIR ? AXL_ENOENT : AXL_EIO,
 				"sysroot '%s': %s", sysroot, strerror(-rc));
@@ -270,10 +302,15 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 		axl_context_free(ctx);
 		return rc;
 	}
+	if (ctx->sim) {
+		/* the simulation is the database's devices; nothing else is loaded */
+		ctx->devicedb_enabled = true;
+		ctx->flags |= AXL_CONTEXT_NO_PCI_IDS;
+	}
 	/* The visibility variables describe this process: they apply to the live system,
 	 * or to any tree when the caller hands them over explicitly (opts->env). */
 	ctx->vis_explicit = list != NULL;
-	if (list || (process && !ctx->fs.rerooted)) {
+	if (list || (process && !ctx->fs.rerooted && !ctx->sim)) {
 		for (int v = 0; v < AXL__V__COUNT; v++) {
 			const char *val = env_get(list, process, axl__visvar_names[v]);
 			if (!val)
@@ -300,6 +337,7 @@ AXL_API void axl_context_free(axl_context *ctx)
 	if (!ctx)
 		return;
 	axl__pciids_free(ctx);
+	axl__sim_free(ctx->sim);
 	axl__fs_fini(&ctx->fs);
 	axl__rec_free(ctx->fs.rec);
 	axl__capture_remove(ctx->replay_dir);
@@ -323,4 +361,14 @@ AXL_API const char *axl_context_sysroot(const axl_context *ctx)
 AXL_API int axl_context_is_rerooted(const axl_context *ctx)
 {
 	return ctx ? ctx->fs.rerooted : 0;
+}
+
+AXL_API int axl_context_is_simulated(const axl_context *ctx)
+{
+	return ctx && ctx->sim ? 1 : 0;
+}
+
+AXL_API const char *axl_context_sim_path(const axl_context *ctx)
+{
+	return ctx && ctx->sim ? ctx->sim->path : NULL;
 }

@@ -67,7 +67,7 @@ AXL_API const char *axl_source_name(axl_source source)
 {
 	static const char *const names[AXL_SOURCE__COUNT] = {
 		"unknown", "sysfs", "procfs", "devfs", "devicedb", "pci.ids", "derived", "env",
-		"nvml", "rocm-smi", "level-zero",
+		"nvml", "rocm-smi", "level-zero", "sim",
 	};
 	if ((unsigned)source >= AXL_SOURCE__COUNT)
 		return "unknown";

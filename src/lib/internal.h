@@ -85,8 +85,10 @@ enum axl__visvar {
 };
 extern const char *const axl__visvar_names[AXL__V__COUNT];
 
+struct axl__sim;
 struct axl_context {
 	struct axl__fs fs;
+	struct axl__sim *sim; /* a simulated node (sim.h), or NULL: read the system */
 	char *sysroot;
 	char *replay_dir; /* a capture file's unpacked tree (removed at free), or NULL */
 	axl_log_fn log;

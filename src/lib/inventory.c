@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "sim.h"
 #include "../util/parse.h"
 
 void axl__warn(struct axl_inventory *inv, const char *source, const char *path, const char *fmt, ...)
@@ -260,6 +261,21 @@ static void add_cpu_device(struct axl_inventory *inv)
 			    (axl_source)h->attr[AXL_HOST_CPU_THREADS].src);
 }
 
+/* A simulated node: the spec and the database, in the order discovery takes (sim_node.c). */
+static void open_simulated(struct axl__scan *scan)
+{
+	struct axl_inventory *inv = scan->inv;
+	double t0 = axl__now_ms();
+	axl__sim_inventory(scan);
+	if (inv->flags & AXL_INVENTORY_ALL)
+		add_cpu_device(inv);
+	assign_ids(inv);
+	axl__visibility_apply(scan);
+	axl__sim_links(scan);
+	axl__links_derive(scan);
+	add_timing(inv, "sim", axl__now_ms() - t0);
+}
+
 AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned flags)
 {
 	if (!out || !ctx)
@@ -271,6 +287,10 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 	inv->ctx = ctx;
 	inv->flags = flags;
 	struct axl__scan scan = {ctx, inv, &ctx->fs};
+	if (ctx->sim) {
+		open_simulated(&scan);
+		goto done;
+	}
 
 	for (size_t b = 1; b < axl__backend_total; b++)
 		if (axl__backends[b]->start && axl__backend_on(ctx, b))
@@ -359,6 +379,7 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 	axl__nics_link(&scan);
 	add_timing(inv, "fabric", (t7 - t6) + (axl__now_ms() - t9));
 
+done:
 	if (inv->arena.failed) {
 		axl_inventory_free(inv);
 		return axl__error(AXL_ENOMEM, "out of memory while taking the inventory");

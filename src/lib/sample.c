@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sample.h"
+#include "sim.h"
 
 /* ---- metric names ------------------------------------------------------------------ */
 
@@ -251,14 +252,19 @@ int axl_sampler_open(axl_sampler **out, const axl_inventory *inv, unsigned flags
 	for (size_t i = 0; i < s->n; i++) {
 		const struct axl_device *d = s->devs[i];
 		s->alive_fd[i] = -1;
+		if (s->ctx->sim)
+			continue; /* nothing to watch: the node is simulated */
 		if (d->has_pci && !d->parent && d->syspath && axl_device_family(d) != AXL_FAMILY_CPU) {
 			int fd = axl__fs_opendir_fd(s->fs, AXL__FS_ROOT, d->syspath);
 			s->alive_fd[i] = fd < 0 ? -1 : fd;
 		}
 	}
-	for (size_t b = 0; b < axl__backend_total && b < 16; b++)
-		if (axl__backends[b]->sample_open && axl__backend_on(s->ctx, b))
-			axl__backends[b]->sample_open(s, b);
+	if (s->ctx->sim)
+		axl__sim_sample_open(s);
+	else
+		for (size_t b = 0; b < axl__backend_total && b < 16; b++)
+			if (axl__backends[b]->sample_open && axl__backend_on(s->ctx, b))
+				axl__backends[b]->sample_open(s, b);
 	*out = s;
 	return 0;
 }
@@ -270,6 +276,7 @@ void axl_sampler_free(axl_sampler *s)
 	for (size_t b = 0; b < axl__backend_total && b < 16; b++)
 		if (axl__backends[b]->sample_close && s->bstate[b])
 			axl__backends[b]->sample_close(s, b);
+	axl__sim_sample_close(s);
 	if (s->alive_fd)
 		for (size_t i = 0; i < s->n; i++)
 			axl__sfile_close(&s->alive_fd[i]);
@@ -355,7 +362,9 @@ int axl_sampler_sample(axl_sampler *s, axl_sample **out)
 	for (size_t b = 0; b < axl__backend_total && b < 16; b++)
 		if (axl__backends[b]->sample && s->bstate[b])
 			axl__backends[b]->sample(s, b, smp);
-	if (s->flags & AXL_SAMPLER_PROCESSES)
+	axl__sim_sample(s, smp);
+	/* a simulated node has no processes: no /proc sweep */
+	if ((s->flags & AXL_SAMPLER_PROCESSES) && !s->ctx->sim)
 		axl__sample_processes(s, smp);
 	fill_static(s, smp);
 	if (smp->procs.n > 1)

@@ -855,9 +855,12 @@ void axl__visibility_apply(struct axl__scan *scan)
 	v->fs = scan->fs;
 	v->inv = inv;
 	v->var = (const char *const *)scan->ctx->vis;
-	v->has_dev = axl__fs_isdir(v->fs, AXL__FS_ROOT, "/dev");
-	axl__fs_read(v->fs, AXL__FS_ROOT, "/proc/devices", v->procdev, sizeof v->procdev);
-	read_cgroup(v);
+	/* a simulated node has no /dev, /proc or cgroup: only the variables apply */
+	if (!scan->ctx->sim) {
+		v->has_dev = axl__fs_isdir(v->fs, AXL__FS_ROOT, "/dev");
+		axl__fs_read(v->fs, AXL__FS_ROOT, "/proc/devices", v->procdev, sizeof v->procdev);
+		read_cgroup(v);
+	}
 
 	size_t n = 0;
 	for (size_t i = 0; i < inv->devs.n; i++)

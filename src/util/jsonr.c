@@ -29,6 +29,7 @@ struct parser {
 	char *err;
 	size_t errcap;
 	bool failed;
+	size_t fail_off;
 };
 
 static void *bump(struct axl__jdoc *doc, size_t size)
@@ -64,6 +65,7 @@ static void fail(struct parser *ps, const char *fmt, ...)
 	if (ps->failed)
 		return;
 	ps->failed = true;
+	ps->fail_off = (size_t)(ps->p - ps->start);
 	if (!ps->err || !ps->errcap)
 		return;
 	int n = snprintf(ps->err, ps->errcap, "offset %zu: ", (size_t)(ps->p - ps->start));
@@ -396,11 +398,11 @@ static bool container(struct parser *ps, struct axl__jv *v, int depth, bool obj)
 static bool value(struct parser *ps, struct axl__jv *v, int depth)
 {
 	ws(ps);
+	v->off = (size_t)(ps->p - ps->start);
 	if (ps->p >= ps->end) {
 		fail(ps, "unexpected end");
 		return false;
 	}
-	v->off = (size_t)(ps->p - ps->start);
 	switch (*ps->p) {
 	case '{': return container(ps, v, depth, true);
 	case '[': return container(ps, v, depth, false);
@@ -449,6 +451,14 @@ void axl__jdoc_free(struct axl__jdoc *doc)
 
 int axl__jdoc_parse(const char *text, size_t len, struct axl__jdoc **out, char *err, size_t errcap)
 {
+	return axl__jdoc_parse_at(text, len, out, err, errcap, NULL);
+}
+
+int axl__jdoc_parse_at(const char *text, size_t len, struct axl__jdoc **out, char *err, size_t errcap,
+		       size_t *err_off)
+{
+	if (err_off)
+		*err_off = 0;
 	*out = NULL;
 	if (err && errcap)
 		err[0] = '\0';
@@ -458,13 +468,15 @@ int axl__jdoc_parse(const char *text, size_t len, struct axl__jdoc **out, char *
 			snprintf(err, errcap, "out of memory");
 		return -1;
 	}
-	struct parser ps = {text, text, text + len, doc, err, errcap, false};
+	struct parser ps = {text, text, text + len, doc, err, errcap, false, 0};
 	if (value(&ps, &doc->root, 0)) {
 		ws(&ps);
 		if (ps.p != ps.end)
 			fail(&ps, "trailing characters after the document");
 	}
 	if (ps.failed) {
+		if (err_off)
+			*err_off = ps.fail_off;
 		axl__jdoc_free(doc);
 		return -1;
 	}

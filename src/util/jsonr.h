@@ -33,8 +33,12 @@ struct axl__jv {
 struct axl__jdoc;
 
 /* Parse text[0..len). Returns 0 and the document (free it with axl__jdoc_free), or -1
- * with a message naming the byte offset in err. */
+ * with a message naming the byte offset in err ("offset N: ..."); *err_off (may be NULL)
+ * receives that offset. */
 int axl__jdoc_parse(const char *text, size_t len, struct axl__jdoc **out, char *err, size_t errcap);
+/* The same, also giving the byte offset of the error. */
+int axl__jdoc_parse_at(const char *text, size_t len, struct axl__jdoc **out, char *err, size_t errcap,
+		       size_t *err_off);
 const struct axl__jv *axl__jdoc_root(const struct axl__jdoc *doc);
 void axl__jdoc_free(struct axl__jdoc *doc);
 

@@ -42,7 +42,8 @@ int main(void)
 	L(struct axl_context_options, flags, 44);
 	L(struct axl_context_options, pci_ids_path, 48);
 	L(struct axl_context_options, env, 56); /* version 2 */
-	S(struct axl_context_options, 64);
+	L(struct axl_context_options, sim, 64); /* version 3 */
+	S(struct axl_context_options, 72);
 	L(struct axl_compute_unit, count, 8);
 	L(struct axl_compute_unit, source, 16);
 	S(struct axl_compute_unit, 24);
@@ -118,8 +119,9 @@ int main(void)
 	L(struct axl_timing, milliseconds, 8);
 	S(struct axl_timing, 16);
 	/* version 1 callers pass the struct without env: the library reads that much */
-	if (AXL_CONTEXT_OPTIONS_VERSION != 2 || offsetof(struct axl_context_options, env) != 56) {
-		printf("axl_context_options version 2 adds env at 56 (version 1 ends there)\n");
+	if (AXL_CONTEXT_OPTIONS_VERSION != 3 || offsetof(struct axl_context_options, env) != 56 ||
+	    offsetof(struct axl_context_options, sim) != 64) {
+		printf("axl_context_options version 2 adds env at 56 (version 1 ends there), version 3 sim at 64\n");
 		failed++;
 	} else
 		passed++;
@@ -157,7 +159,7 @@ int main(void)
 	/* enum values are part of the ABI too */
 	if (AXL_ATTR_DB_KEY != 33 || AXL_ATTR_BOARD_PART_NUMBER != 34 || AXL_ATTR_NEAREST_NIC_PATH != 70 ||
 	    AXL_HOST_MEMORY_LIMIT != 9 || AXL_FORMAT_INT4 != 9 || AXL_SOURCE_ENV != 7 || AXL_SOURCE_NVML != 8 ||
-	    AXL_SOURCE_LEVEL_ZERO != 10 || AXL_ENOTSYS != -13 || AXL_CONTEXT_RECORD != 4 ||
+	    AXL_SOURCE_LEVEL_ZERO != 10 || AXL_SOURCE_SIM != 11 || AXL_SOURCE__COUNT != 12 || AXL_ENOTSYS != -13 || AXL_CONTEXT_RECORD != 4 ||
 	    AXL_CAPTURE_OPTIONS_VERSION != 1) {
 		printf("an enum value moved\n");
 		failed++;
