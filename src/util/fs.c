@@ -51,6 +51,22 @@ static const char *rel(const char *path)
 	return *path ? path : ".";
 }
 
+/* openat2 with RESOLVE_IN_ROOT or RESOLVE_BENEATH answers EAGAIN when a rename or a
+ * mount anywhere on the system raced a ".." in the walk (sysfs' bus links are all
+ * "../../../devices/..."): the kernel cannot prove the walk stayed inside, and asks
+ * the caller to try again. A busy node renames all the time (atomic file writes), so
+ * retry; only a walk that loses the race every time gives up with EAGAIN. */
+static long openat2_retry(int dirfd, const char *p, struct open_how *how)
+{
+	long fd = -1;
+	for (int i = 0; i < 256; i++) {
+		fd = syscall(SYS_openat2, dirfd, p, how, sizeof *how);
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
+	return fd;
+}
+
 static int fs_open(const struct axl__fs *fs, int dirfd, const char *path, int flags)
 {
 	/* openat2 refuses flags that do not go with O_PATH (openat ignores them) */
@@ -63,7 +79,7 @@ static int fs_open(const struct axl__fs *fs, int dirfd, const char *path, int fl
 			memset(&how, 0, sizeof how);
 			how.flags = (unsigned long long)flags;
 			how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-			long fd = syscall(SYS_openat2, dirfd, p, &how, sizeof how);
+			long fd = openat2_retry(dirfd, p, &how);
 			if (fd >= 0)
 				return (int)fd;
 			if (errno != ENOSYS && errno != EPERM)
@@ -76,7 +92,7 @@ static int fs_open(const struct axl__fs *fs, int dirfd, const char *path, int fl
 		memset(&how, 0, sizeof how);
 		how.flags = (unsigned long long)flags;
 		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-		long fd = syscall(SYS_openat2, dirfd, p, &how, sizeof how);
+		long fd = openat2_retry(dirfd, p, &how);
 		if (fd >= 0)
 			return (int)fd;
 		if (errno == EXDEV) {

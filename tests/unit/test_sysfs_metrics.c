@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "axl/context.h"
 #include "axl/error.h"
@@ -114,6 +115,9 @@ int main(int argc, char **argv)
 	/* the B580 leaves the bus: lost in this sample, its neighbours are not */
 	snprintf(cmd, sizeof cmd, "rm -rf \"$(readlink -f '%s/sys/bus/pci/devices/0000:03:00.0')\"", tree);
 	CHECK_INT(system(cmd), 0);
+	char gone[1024];
+	snprintf(gone, sizeof gone, "%s/sys/bus/pci/devices/0000:03:00.0/vendor", tree);
+	CHECK(access(gone, F_OK) != 0); /* rm -rf of an empty readlink says nothing */
 	nap();
 	put(NPU, 600 + 100000);
 	CHECK_INT(axl_sampler_sample(s, &d), 0);
