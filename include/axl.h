@@ -17,5 +17,6 @@
 #include "axl/capture.h"
 #include "axl/metrics.h"
 #include "axl/state.h"
+#include "axl/partition.h"
 
 #endif

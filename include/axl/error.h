@@ -28,13 +28,15 @@ AXL_BEGIN_DECLS
 	X(EVERSION, -10, "incompatible version")                            \
 	X(ETOOBIG, -11, "input too large")                                  \
 	X(EBACKEND, -12, "backend failure")                                 \
-	X(ENOTSYS, -13, "not this system (re-rooted context)")
+	X(ENOTSYS, -13, "not this system (re-rooted context)")             \
+	X(EBUSY, -14, "device busy")                                        \
+	X(ENOSPC, -15, "no room left")
 
 typedef enum axl_error {
 #define AXL__ERR_ENUM(name, value, msg) AXL_##name = (value),
 	AXL_ERROR_LIST(AXL__ERR_ENUM)
 #undef AXL__ERR_ENUM
-	AXL_E__LAST = -14
+	AXL_E__LAST = -16
 } axl_error;
 
 /** A static English message for a code ("unknown error" for codes not in the list). */

@@ -8,6 +8,7 @@
 #include <axl/error.h>
 #include <axl/host.h>
 #include <axl/inventory.h>
+#include <axl/partition.h>
 #include <axl/version.h>
 
 int main(void)

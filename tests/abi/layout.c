@@ -156,10 +156,31 @@ int main(void)
 	L(struct axl_limit, pid, 28);
 	L(struct axl_limit, created, 32);
 	S(struct axl_limit, 40);
+	L(struct axl_partition, id, 0);
+	L(struct axl_partition, device, 8);
+	L(struct axl_partition, parent, 16);
+	L(struct axl_partition, parent_uuid, 24);
+	L(struct axl_partition, kind, 32);
+	L(struct axl_partition, profile, 40);
+	L(struct axl_partition, profile_id, 48);
+	L(struct axl_partition, memory_bytes, 56);
+	L(struct axl_partition, compute_units, 64);
+	L(struct axl_partition, env, 72);
+	L(struct axl_partition, device_nodes, 80);
+	L(struct axl_partition, owner_pid, 88);
+	L(struct axl_partition, owner_alive, 92);
+	L(struct axl_partition, created, 96);
+	L(struct axl_partition, source, 104);
+	S(struct axl_partition, 112);
+	if (AXL_PARTITION_CONFIRM != 1) {
+		printf("a partition enum value moved\n");
+		failed++;
+	} else
+		passed++;
 	/* enum values are part of the ABI too */
 	if (AXL_ATTR_DB_KEY != 33 || AXL_ATTR_BOARD_PART_NUMBER != 34 || AXL_ATTR_NEAREST_NIC_PATH != 70 ||
 	    AXL_HOST_MEMORY_LIMIT != 9 || AXL_FORMAT_INT4 != 9 || AXL_SOURCE_ENV != 7 || AXL_SOURCE_NVML != 8 ||
-	    AXL_SOURCE_LEVEL_ZERO != 10 || AXL_SOURCE_SIM != 11 || AXL_SOURCE__COUNT != 12 || AXL_ENOTSYS != -13 || AXL_CONTEXT_RECORD != 4 ||
+	    AXL_SOURCE_LEVEL_ZERO != 10 || AXL_SOURCE_SIM != 11 || AXL_SOURCE__COUNT != 12 || AXL_ENOTSYS != -13 || AXL_EBUSY != -14 || AXL_ENOSPC != -15 || AXL_CONTEXT_RECORD != 4 ||
 	    AXL_CAPTURE_OPTIONS_VERSION != 1) {
 		printf("an enum value moved\n");
 		failed++;
