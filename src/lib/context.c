@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -167,6 +168,16 @@ static int state_dir_init(axl_context *ctx, const char *explicit_dir, const char
 	size_t n = strlen(buf);
 	while (n > 1 && buf[n - 1] == '/')
 		buf[--n] = 0;
+	if (ctx->sim && !(explicit_dir && *explicit_dir)) {
+		/* a simulated node keeps its own state (its partitions), apart from the real
+		 * node's and from other specs': <base>/sim-<FNV-1a 64 of the spec's real path> */
+		char real[PATH_MAX];
+		const char *spec = realpath(ctx->sim->path, real) ? real : ctx->sim->path;
+		uint64_t h = 0xcbf29ce484222325ull;
+		for (const unsigned char *c = (const unsigned char *)spec; *c; c++)
+			h = (h ^ *c) * 0x100000001b3ull;
+		snprintf(buf + n, sizeof buf - n, "/sim-%016llx", (unsigned long long)h);
+	}
 	ctx->state_dir = strdup(buf);
 	return ctx->state_dir ? 0 : axl__error(AXL_ENOMEM, "out of memory");
 }

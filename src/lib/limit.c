@@ -309,6 +309,9 @@ static int part_add_change(struct axl__state *st, void *arg)
 	p->profile = in->profile ? strdup(in->profile) : NULL;
 	p->pid = in->pid ? in->pid : (int)getpid();
 	p->created = in->created ? in->created : (int64_t)time(NULL);
+	p->has_place = in->has_place;
+	p->gi = in->gi;
+	p->start = in->start;
 	if (!p->device || !p->kind || !p->partition || (in->uuid && !p->uuid) || (in->profile && !p->profile))
 		return axl__error(AXL_ENOMEM, "out of memory"); /* freed with the state */
 	return 1;

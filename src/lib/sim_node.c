@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* A simulated node (sim.h, docs/sim.md): its inventory from the spec and the device
  * database, and live metrics from a deterministic pseudo-random walk per device. Nothing
- * here reads a file, a device or a vendor library. */
+ * here reads a device or a vendor library; the only file is the simulated node's own
+ * state (its MIG instances, docs/partitions.md). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "partition_sim.h"
 #include "sample.h"
 #include "sim.h"
+#include "state.h"
 
 #define SIM AXL_SOURCE_SIM
 
@@ -60,7 +63,8 @@ static bool hbm(const struct axl__db_entry *e)
 	return e->memory_type && strncmp(e->memory_type, "HBM", 3) == 0;
 }
 
-static void sim_device(struct axl_inventory *inv, const struct axl__sim *sim, size_t i)
+static void sim_device(struct axl_inventory *inv, const struct axl__sim *sim, size_t i,
+		       const struct axl__state *st)
 {
 	const struct axl__sim_dev *sd = &sim->devs[i];
 	const struct axl__db_entry *e = sd->db;
@@ -121,6 +125,7 @@ static void sim_device(struct axl_inventory *inv, const struct axl__sim *sim, si
 		if (strcmp(p->pub.technology, "MIG") == 0)
 			p->pub.mode = p->pub.pending_mode = sd->mig ? "enabled" : "disabled";
 	}
+	axl__sim_mig_apply(inv, d, i, sd->mig, st);
 	if (sd->fabric == AXL__SIM_FABRIC_XGMI)
 		d->xgmi_hive = 0x51a000ull + (uint64_t)sd->group + 1;
 }
@@ -177,8 +182,13 @@ void axl__sim_inventory(struct axl__scan *scan)
 	struct axl_inventory *inv = scan->inv;
 	const struct axl__sim *sim = scan->ctx->sim;
 	sim_host(inv, sim);
+	struct axl__state st;
+	bool have = axl__state_read(scan->ctx, &st) == 0;
+	if (!have)
+		axl__warn(inv, "sim", scan->ctx->state_dir, "%s: simulated MIG instances not shown", axl_error_last());
 	for (size_t i = 0; i < sim->n; i++)
-		sim_device(inv, sim, i);
+		sim_device(inv, sim, i, have ? &st : NULL);
+	axl__state_free(&st);
 }
 
 void axl__sim_links(struct axl__scan *scan)

@@ -176,7 +176,7 @@ static int load_parts(struct loader *ld, const struct axl__jv *arr, struct axl__
 		struct axl__state_part *p = AXL__VEC_PUSH(st->parts);
 		if (!p)
 			return ld->rc = axl__error(AXL_ENOMEM, "out of memory");
-		int64_t pid = 0, created = 0;
+		int64_t pid = 0, created = 0, gi = -1, start = -1;
 		if (get_str(ld, r, "partitions", i, "device", true, &p->device) ||
 		    get_str(ld, r, "partitions", i, "uuid", false, &p->uuid) ||
 		    get_str(ld, r, "partitions", i, "kind", true, &p->kind) ||
@@ -184,10 +184,17 @@ static int load_parts(struct loader *ld, const struct axl__jv *arr, struct axl__
 		    get_str(ld, r, "partitions", i, "profile", false, &p->profile) ||
 		    get_int(ld, r, "partitions", i, "pid", 0, INT32_MAX, "a process id", &pid) ||
 		    get_int(ld, r, "partitions", i, "created", 0, INT64_MAX,
-			    "a non-negative integer (Unix seconds)", &created))
+			    "a non-negative integer (Unix seconds)", &created) ||
+		    get_int(ld, r, "partitions", i, "gpu_instance", 0, 255, "0 to 255", &gi) ||
+		    get_int(ld, r, "partitions", i, "placement", 0, 15, "0 to 15", &start))
 			return ld->rc;
 		p->pid = (int)pid;
 		p->created = created;
+		if ((gi >= 0) != (start >= 0))
+			return bad(ld, r, "partitions[%zu]: gpu_instance and placement come together", i);
+		p->has_place = gi >= 0;
+		p->gi = (int)gi;
+		p->start = (int)start;
 	}
 	return 0;
 }
@@ -282,6 +289,10 @@ char *axl__state_format(const struct axl__state *st, size_t *len)
 			axl__json_kstr(&w, "profile", p->profile);
 		axl__json_kint(&w, "pid", p->pid);
 		axl__json_kint(&w, "created", p->created);
+		if (p->has_place) {
+			axl__json_kint(&w, "gpu_instance", p->gi);
+			axl__json_kint(&w, "placement", p->start);
+		}
 		axl__json_obj_end(&w);
 	}
 	axl__json_arr_end(&w);
@@ -294,7 +305,20 @@ char *axl__state_format(const struct axl__state *st, size_t *len)
 
 static int ensure_dir(const char *dir)
 {
-	if (mkdir(dir, 0700) && errno != EEXIST)
+	int made = mkdir(dir, 0700);
+	if (made && errno == ENOENT) {
+		/* a simulated node's directory (<base>/sim-HASH): make the base first */
+		char parent[4096];
+		const char *slash = strrchr(dir, '/');
+		size_t n = slash ? (size_t)(slash - dir) : 0;
+		if (n > 0 && n < sizeof parent && strncmp(slash + 1, "sim-", 4) == 0) {
+			memcpy(parent, dir, n);
+			parent[n] = 0;
+			if (mkdir(parent, 0700) == 0 || errno == EEXIST)
+				made = mkdir(dir, 0700);
+		}
+	}
+	if (made && errno != EEXIST)
 		return axl__error(errno == EACCES || errno == EPERM ? AXL_EPERM : AXL_EIO,
 				  "state directory %s: %s", dir, strerror(errno));
 	struct stat sb;

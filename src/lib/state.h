@@ -28,6 +28,10 @@ struct axl__state_part {
 	char *profile;   /* NULL: none */
 	int pid;
 	int64_t created;
+	/* where a MIG instance is (simulated nodes keep their instances here): its GPU
+	 * instance id and start memory slice; has_place false: not recorded */
+	bool has_place;
+	int gi, start;
 };
 
 struct axl__state {
