@@ -61,6 +61,8 @@ int cmd_labels(const struct opts *o);
 int cmd_top(const struct opts *o);
 /* axl limit (limit.c): argv[first..] are its subcommand, arguments and options */
 int cmd_limit(const struct opts *o, int argc, char **argv, int first);
+/* axl partition (partition.c): argv[first..] are its subcommand and arguments */
+int cmd_partition(const struct opts *o, int argc, char **argv, int first);
 /* "16GiB", "512M", "8GB", "1000" -> bytes; -1 when malformed */
 int64_t parse_size(const char *s);
 /* A sample's value of device i as text in the metric's display unit ("72%", "41.2 W",

@@ -45,6 +45,8 @@ static void usage(FILE *f)
 		"  limit env ID[,ID...]  the environment a workload on these devices gets\n"
 		"                  (AXL_LIMIT_*, and HAMi-core's CUDA_DEVICE_* for NVIDIA);\n"
 		"                  docs/limits.md\n"
+		"  partition list|create DEV PROFILE|destroy ID...|cleanup|profiles DEV|mode DEV KIND MODE --yes\n"
+		"                  MIG instances and AMD partition modes (docs/partitions.md)\n"
 		"  version         the version of axl and libaxl\n"
 		"\n"
 		"options:\n"
@@ -612,6 +614,13 @@ int main(int argc, char **argv)
 	/* axl limit has subcommands and options of its own (limit.c) */
 	if (strcmp(cmd, "limit") == 0)
 		return cmd_limit(&o, argc, argv, optind);
+	if (strcmp(cmd, "partition") == 0) {
+		if (o.sim && o.sysroot) {
+			fprintf(stderr, "axl: --sim and --sysroot exclude each other\n");
+			return EXIT_USAGE;
+		}
+		return cmd_partition(&o, argc, argv, optind);
+	}
 	const char *arg = NULL;
 	while (optind < argc) {
 		if (argv[optind][0] == '-' && argv[optind][1]) {
