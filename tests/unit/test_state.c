@@ -106,7 +106,7 @@ static void test_basic(void)
 	CHECK_INT(axl_limit_list(ctx, &rows, &n), 0);
 	CHECK_INT(n, 0);
 	/* partitions survive limit changes and go away idempotently */
-	struct axl__state_part p = {"nvidia:0", "GPU-aaaa", "mig", "gi1/ci0", "1g.10gb", 0, 0};
+	struct axl__state_part p = {"nvidia:0", "GPU-aaaa", "mig", "gi1/ci0", "1g.10gb", 0, 0, false, 0, 0};
 	CHECK_INT(axl__state_part_add(ctx, &p), 0);
 	CHECK_INT(axl__limit_put(ctx, "nvidia:0", "GPU-aaaa", -1, 10), 0);
 	struct axl__state st;
