@@ -399,7 +399,12 @@ static void t_partitions(void)
 {
 	PartitionResult r;
 	memset(&r, 0xAA, sizeof r);
-	EQ(F.AssignPartition("1g.10gb", "STUB-DEVICE-0", &r), ACCEL_SUCCESS);
+	AccelResult first = F.AssignPartition("1g.10gb", "STUB-DEVICE-0", &r);
+	EQ(first, ACCEL_SUCCESS);
+	if (first != ACCEL_SUCCESS) {
+		fprintf(stderr, "partitions: the first assignment failed; nothing more to check\n");
+		return;
+	}
 	CHECK(terminated(r.deviceUUID, 64) && r.deviceUUID[0]);
 	CHECK(!strchr(r.deviceUUID, ':') && !strchr(r.deviceUUID, ','));
 	CHECK(r.type == PARTITION_TYPE_ENVIRONMENT_VARIABLE || r.type == PARTITION_TYPE_DEVICE_NODE);
