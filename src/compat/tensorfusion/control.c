@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: MIT */
+/* libaccelerator_axl.so: limits, partitions, snapshots and the vendor libraries to mount. */
+#define _GNU_SOURCE
+#include "tf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+/* ---- limits ------------------------------------------------------------------------ */
+/* Record one limit, keeping the device's other one (axl_limit_set replaces both). */
+static AccelResult set_limit(const char *uuid, int64_t mem, int pct)
+{
+	struct tf_state *st;
+	AccelResult r = tf_lock(&st);
+	if (r != ACCEL_SUCCESS)
+		return r;
+	const axl_device *d = tf_find(st, uuid, NULL);
+	if (!d) {
+		tf_unlock();
+		tf_log("WARN", "limit: no device %.64s", uuid);
+		return ACCEL_ERROR_NOT_FOUND;
+	}
+	const char *duuid = NULL;
+	axl_device_get_str(d, AXL_ATTR_UUID, &duuid);
+	struct axl_limit *lim = NULL;
+	size_t nl = 0;
+	if (axl_limit_list(st->ctx, &lim, &nl) == 0) {
+		for (size_t i = 0; i < nl; i++) {
+			int same = duuid && lim[i].uuid ? strcasecmp(duuid, lim[i].uuid) == 0
+							: strcmp(lim[i].device, axl_device_id(d)) == 0;
+			if (!same)
+				continue;
+			if (mem < 0)
+				mem = lim[i].memory_bytes;
+			if (pct < 0)
+				pct = lim[i].compute_percent;
+		}
+		axl_free(lim);
+	}
+	int rc = axl_limit_set(st->inv, axl_device_id(d), mem, pct);
+	r = tf_result(rc, "recording the limit");
+	tf_unlock();
+	if (r == ACCEL_SUCCESS)
+		tf_log("INFO", "limits of %.64s recorded: memory %lld bytes, compute %d%%", uuid,
+		       (long long)mem, pct);
+	return r;
+}
+
+TF_API AccelResult AccelSetMemHardLimit(const char *deviceUUID, uint64_t bytes)
+{
+	if (!deviceUUID || !*deviceUUID || bytes == 0 || bytes > (uint64_t)INT64_MAX)
+		return ACCEL_ERROR_INVALID_PARAM;
+	return set_limit(deviceUUID, (int64_t)bytes, -1);
+}
+
+TF_API AccelResult AccelSetComputeUnitHardLimit(const char *deviceUUID, uint32_t percent)
+{
+	if (!deviceUUID || !*deviceUUID || percent == 0 || percent > 100)
+		return ACCEL_ERROR_INVALID_PARAM;
+	return set_limit(deviceUUID, -1, (int)percent);
+}
+
+/* ---- snapshots -------------------------------------------------------------------- */
+static AccelResult snapshot_check(const SnapshotContext *c, const char *what)
+{
+	if (!c)
+		return ACCEL_ERROR_INVALID_PARAM;
+	int procs = c->processIds != NULL && c->processCount > 0;
+	int dev = c->deviceUUID != NULL && *c->deviceUUID;
+	if (!procs && !dev)
+		return ACCEL_ERROR_INVALID_PARAM;
+	if (c->processCount > MAX_PROCESSES || (c->processCount > 0 && !c->processIds))
+		return ACCEL_ERROR_INVALID_PARAM;
+	for (size_t i = 0; procs && i < c->processCount; i++) {
+		if (c->processIds[i] <= 0)
+			return ACCEL_ERROR_INVALID_PARAM;
+		if (kill(c->processIds[i], 0) != 0 && errno == ESRCH)
+			return ACCEL_ERROR_NOT_FOUND;
+	}
+	if (dev) {
+		struct tf_state *st;
+		AccelResult r = tf_lock(&st);
+		if (r != ACCEL_SUCCESS)
+			return r;
+		const axl_device *d = tf_find(st, c->deviceUUID, NULL);
+		tf_unlock();
+		if (!d)
+			return ACCEL_ERROR_NOT_FOUND;
+	}
+	tf_log("WARN", "%s: device checkpointing is not supported by axl", what);
+	return ACCEL_ERROR_NOT_SUPPORTED;
+}
+
+TF_API AccelResult AccelSnapshot(SnapshotContext *ctx)
+{
+	return snapshot_check(ctx, "snapshot");
+}
+
+TF_API AccelResult AccelResume(SnapshotContext *ctx)
+{
+	return snapshot_check(ctx, "resume");
+}
+
+/* ---- partitions ---------------------------------------------------------------------- */
+/* What this process created: (parent, template as the host named it, partition id). */
+#define TF_OWN_MAX 256
+static struct {
+	char parent[UUID_STRING_LENGTH];
+	char templ[64];
+	char id[UUID_STRING_LENGTH];
+} tf_own[TF_OWN_MAX];
+static size_t tf_nown; /* guarded by the state's mutex */
+
+static void own_add(const char *parent, const char *templ, const char *id)
+{
+	size_t i = tf_nown < TF_OWN_MAX ? tf_nown++ : 0; /* full: overwrite the oldest slot */
+	tf_copy(tf_own[i].parent, sizeof tf_own[i].parent, parent);
+	tf_copy(tf_own[i].templ, sizeof tf_own[i].templ, templ);
+	tf_copy(tf_own[i].id, sizeof tf_own[i].id, id);
+}
+
+static void own_drop(const char *id)
+{
+	for (size_t i = 0; i < tf_nown; i++)
+		if (strcasecmp(tf_own[i].id, id) == 0) {
+			tf_own[i] = tf_own[--tf_nown];
+			return;
+		}
+}
+
+static int valid_id(const char *id)
+{
+	return id && *id && strlen(id) < UUID_STRING_LENGTH && !strpbrk(id, ":,");
+}
+
+TF_API AccelResult AccelAssignPartition(const char *templateId, const char *deviceUUID, PartitionResult *out)
+{
+	if (!templateId || !*templateId || !deviceUUID || !*deviceUUID || !out)
+		return ACCEL_ERROR_INVALID_PARAM;
+	struct tf_state *st;
+	AccelResult r = tf_lock(&st);
+	if (r != ACCEL_SUCCESS)
+		return r;
+	long slot;
+	const axl_device *d = tf_find(st, deviceUUID, &slot);
+	if (!d || slot < 0) {
+		tf_unlock();
+		tf_log("WARN", "assign partition: no device %.64s", deviceUUID);
+		return ACCEL_ERROR_NOT_FOUND;
+	}
+	char parent[UUID_STRING_LENGTH];
+	tf_uuid(d, parent, sizeof parent);
+	struct axl_partition *p = NULL;
+	int rc = axl_partition_create(st->ctx, st->inv, axl_device_id(d), templateId, 0, &p);
+	if (rc) {
+		r = tf_result(rc, "assign partition");
+		tf_unlock();
+		return r;
+	}
+	if (!valid_id(p->id)) {
+		tf_log("ERROR", "assign partition: the new partition's id \"%.64s\" cannot be handed to the host",
+		       p->id ? p->id : "");
+		axl_partition_destroy(st->ctx, st->inv, NULL, p->id, 0, NULL);
+		axl_free(p);
+		tf_refresh(st);
+		tf_unlock();
+		return ACCEL_ERROR_INTERNAL;
+	}
+	memset(out, 0, sizeof *out);
+	out->type = PARTITION_TYPE_ENVIRONMENT_VARIABLE;
+	tf_copy(out->deviceUUID, sizeof out->deviceUUID, p->id);
+	size_t ne = 0, nn = 0;
+	for (size_t i = 0; p->env && p->env[i]; i++) {
+		if (ne >= MAX_PARTITION_ENVS || strlen(p->env[i]) >= MAX_ENV_VALUE_LENGTH) {
+			tf_log("WARN", "assign partition: environment entry left out: %.80s", p->env[i]);
+			continue;
+		}
+		tf_copy(out->envVars[ne++], MAX_ENV_VALUE_LENGTH, p->env[i]);
+	}
+	for (size_t i = 0; p->device_nodes && p->device_nodes[i]; i++) {
+		const char *n = p->device_nodes[i];
+		if (nn >= MAX_PARTITION_DEVICE_NODES || strlen(n) >= MAX_MOUNT_PATH) {
+			tf_log("WARN", "assign partition: device node left out: %.80s", n);
+			continue;
+		}
+		snprintf(out->deviceNodes[nn++], MAX_PARTITION_DEVICE_NODE_LENGTH, "%s=%s", n, n);
+	}
+	own_add(parent, templateId, p->id);
+	tf_log("INFO", "partition %s (%s) created on %s", p->id, p->profile ? p->profile : templateId, parent);
+	axl_free(p);
+	tf_refresh(st);
+	tf_unlock();
+	return ACCEL_SUCCESS;
+}
+
+/* "mig-1g.10gb" and "1g.10gb" name the same profile; "19" its id. */
+static int profile_matches(const struct axl_partition *p, const char *templ)
+{
+	const char *t = strncasecmp(templ, "mig-", 4) == 0 ? templ + 4 : templ;
+	if (p->profile && strcasecmp(p->profile, t) == 0)
+		return 1;
+	char *end;
+	errno = 0;
+	long long id = strtoll(t, &end, 10);
+	return *t && !*end && errno == 0 && p->profile_id >= 0 && p->profile_id == id;
+}
+
+TF_API AccelResult AccelRemovePartition(const char *partitionOrTemplate, const char *deviceUUID)
+{
+	if (!partitionOrTemplate || !*partitionOrTemplate || !deviceUUID || !*deviceUUID)
+		return ACCEL_ERROR_INVALID_PARAM;
+	struct tf_state *st;
+	AccelResult r = tf_lock(&st);
+	if (r != ACCEL_SUCCESS)
+		return r;
+	long slot;
+	const axl_device *d = tf_find(st, deviceUUID, &slot);
+	if (!d || slot < 0) {
+		tf_unlock();
+		tf_log("WARN", "remove partition: no device %.64s", deviceUUID);
+		return ACCEL_ERROR_NOT_FOUND;
+	}
+	char parent[UUID_STRING_LENGTH];
+	tf_uuid(d, parent, sizeof parent);
+	const char *target = NULL;
+	char chosen[UUID_STRING_LENGTH] = "";
+	struct axl_partition *ps = NULL;
+	size_t np = 0;
+	int rc = axl_partition_list(st->ctx, st->inv, &ps, &np);
+	if (rc && rc != AXL_ENOTSUP) {
+		r = tf_result(rc, "remove partition: listing partitions");
+		tf_unlock();
+		return r;
+	}
+	/* 1. a partition id (or its device id) */
+	for (size_t i = 0; i < np && !target; i++)
+		if ((ps[i].id && strcasecmp(ps[i].id, partitionOrTemplate) == 0) ||
+		    (ps[i].device && strcmp(ps[i].device, partitionOrTemplate) == 0))
+			target = ps[i].id;
+	/* 2. a template: one this process made from it on that parent, else any of it */
+	for (size_t i = tf_nown; !target && i-- > 0;)
+		if (strcasecmp(tf_own[i].parent, parent) == 0 && strcasecmp(tf_own[i].templ, partitionOrTemplate) == 0)
+			for (size_t k = 0; k < np && !target; k++)
+				if (ps[k].id && strcasecmp(ps[k].id, tf_own[i].id) == 0)
+					target = ps[k].id;
+	for (size_t i = 0; i < np && !target; i++) {
+		int on_parent = (ps[i].parent && strcmp(ps[i].parent, axl_device_id(d)) == 0) ||
+				(ps[i].parent_uuid && strcasecmp(ps[i].parent_uuid, parent) == 0);
+		if (on_parent && ps[i].device && profile_matches(&ps[i], partitionOrTemplate))
+			target = ps[i].id;
+	}
+	if (target)
+		tf_copy(chosen, sizeof chosen, target);
+	axl_free(ps);
+	if (!*chosen) {
+		if (rc == AXL_ENOTSUP) {
+			r = tf_result(rc, "remove partition");
+			tf_unlock();
+			return r;
+		}
+		/* nothing of that name: already gone (a restart's recovery asks again) */
+		own_drop(partitionOrTemplate);
+		tf_unlock();
+		tf_log("INFO", "remove partition: %.64s on %s is already gone", partitionOrTemplate, parent);
+		return ACCEL_SUCCESS;
+	}
+	size_t removed = 0;
+	rc = axl_partition_destroy(st->ctx, st->inv, axl_device_id(d), chosen, 0, &removed);
+	r = tf_result(rc, "remove partition");
+	if (r == ACCEL_SUCCESS) {
+		own_drop(chosen);
+		tf_log("INFO", "partition %s on %s %s", chosen, parent, removed ? "removed" : "was already gone");
+	}
+	tf_refresh(st);
+	tf_unlock();
+	return r;
+}
+
+/* ---- vendor libraries to mount ------------------------------------------------------- */
+struct tf_libs {
+	const char *vendor;
+	const char *libs; /* fnmatch patterns, space separated */
+	const char *bins;
+};
+
+static const struct tf_libs tf_vendor_libs[] = {
+	{"NVIDIA",
+	 "libcuda.so* libnvidia-ml.so* libnvidia-ptxjitcompiler.so* libnvidia-nvvm.so* libcudadebugger.so* "
+	 "libnvidia-opencl.so* libnvidia-gpucomp.so* libnvidia-allocator.so* libnvidia-cfg.so*",
+	 "nvidia-smi nvidia-debugdump nvidia-persistenced"},
+	{"AMD", "libamdhip64.so* libhsa-runtime64.so* libhsakmt.so* librocm_smi64.so* libamd_smi.so*", "rocm-smi amd-smi"},
+	{"Habana", "libhl-thunk.so* libhlml.so* libSynapse.so*", "hl-smi"},
+	{"Ascend", "libascend_hal.so* libdcmi.so*", "npu-smi"},
+	{"Intel", "libze_loader.so* libze_intel_gpu.so*", ""},
+	{"AWS", "libnrt.so*", "neuron-ls"},
+};
+
+static const char *const tf_lib_dirs[] = {
+	"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+	"/opt/rocm/lib", "/usr/local/nvidia/lib64",
+};
+static const char *const tf_bin_dirs[] = {"/usr/bin", "/usr/local/bin", "/opt/rocm/bin"};
+
+static int add_mount(MountPath *out, size_t max, size_t *n, const char *path)
+{
+	if (strlen(path) >= MAX_MOUNT_PATH)
+		return 0;
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp(out[i].hostPath, path) == 0)
+			return 0;
+	if (*n >= max)
+		return -1;
+	memset(&out[*n], 0, sizeof out[*n]);
+	tf_copy(out[*n].hostPath, MAX_MOUNT_PATH, path);
+	tf_copy(out[*n].guestPath, MAX_MOUNT_PATH, path);
+	(*n)++;
+	return 0;
+}
+
+static int scan_dir(const char *dir, const char *patterns, int want_exec, MountPath *out, size_t max, size_t *n)
+{
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return 0;
+	int full = 0;
+	struct dirent *e;
+	char pat[128], path[MAX_MOUNT_PATH + 64];
+	while (!full && (e = readdir(dp)) != NULL) {
+		for (const char *p = patterns; *p && !full;) {
+			size_t len = strcspn(p, " ");
+			if (len && len < sizeof pat) {
+				memcpy(pat, p, len);
+				pat[len] = '\0';
+				if (fnmatch(pat, e->d_name, 0) == 0) {
+					snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+					struct stat sb;
+					if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (!want_exec || (sb.st_mode & 0111)))
+						full = add_mount(out, max, n, path) < 0;
+				}
+			}
+			p += len;
+			p += strspn(p, " ");
+		}
+	}
+	closedir(dp);
+	return full;
+}
+
+TF_API AccelResult AccelGetVendorMountLibs(MountPath *out, size_t maxCount, size_t *count)
+{
+	if (!out || !count || maxCount == 0)
+		return ACCEL_ERROR_INVALID_PARAM;
+	struct tf_state *st;
+	AccelResult r = tf_lock(&st);
+	if (r != ACCEL_SUCCESS)
+		return r;
+	size_t n = 0;
+	/* a simulated or re-rooted node has no vendor libraries of its own to hand out */
+	int live = !axl_context_is_simulated(st->ctx) && !axl_context_is_rerooted(st->ctx);
+	int full = 0;
+	for (size_t v = 0; live && !full && v < sizeof tf_vendor_libs / sizeof *tf_vendor_libs; v++) {
+		int present = 0;
+		for (size_t i = 0; i < st->ndev; i++)
+			present |= strcmp(tf_vendor(st->dev[i]), tf_vendor_libs[v].vendor) == 0;
+		if (!present)
+			continue;
+		for (size_t k = 0; !full && k < sizeof tf_lib_dirs / sizeof *tf_lib_dirs; k++)
+			full = scan_dir(tf_lib_dirs[k], tf_vendor_libs[v].libs, 0, out, maxCount, &n);
+		for (size_t k = 0; !full && *tf_vendor_libs[v].bins && k < sizeof tf_bin_dirs / sizeof *tf_bin_dirs; k++)
+			full = scan_dir(tf_bin_dirs[k], tf_vendor_libs[v].bins, 1, out, maxCount, &n);
+	}
+	tf_unlock();
+	if (full)
+		tf_log("WARN", "vendor mounts: more than %zu; the list is cut", maxCount);
+	*count = n;
+	return ACCEL_SUCCESS;
+}

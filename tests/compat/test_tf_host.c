@@ -1,0 +1,571 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Drives libaccelerator_axl.so the way a TensorFusion host does: dlopen(RTLD_NOW |
+ * RTLD_GLOBAL), dlsym of every function, then calls, on a simulated node (AXL_SIM, set
+ * by CTest) with a private state directory.
+ *
+ *   test_tf_host LIBRARY CASE
+ *
+ * CASE: symbols, lifecycle, devices, topology, threads, limits, params, canary, mounts,
+ * partitions (needs the partition API: after the merge), reference (TensorFusion's own
+ * reference-test expectations, partitions included).
+ */
+#define _GNU_SOURCE
+#include <axl/compat/accelerator.h>
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures;
+#define CHECK(cond)                                                                   \
+	do {                                                                          \
+		if (!(cond)) {                                                        \
+			fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); \
+			failures++;                                                   \
+		}                                                                     \
+	} while (0)
+#define EQ(a, b)                                                                       \
+	do {                                                                           \
+		long long a_ = (long long)(a), b_ = (long long)(b);                    \
+		if (a_ != b_) {                                                        \
+			fprintf(stderr, "%s:%d: FAILED: %s == %s (%lld != %lld)\n", __FILE__, \
+				__LINE__, #a, #b, a_, b_);                             \
+			failures++;                                                    \
+		}                                                                      \
+	} while (0)
+
+static struct {
+	AccelResult (*Init)(void);
+	AccelResult (*Shutdown)(void);
+	AccelResult (*GetDeviceCount)(size_t *);
+	AccelResult (*GetAllDevices)(ExtendedDeviceInfo *, size_t, size_t *);
+	AccelResult (*GetAllDevicesTopology)(ExtendedDeviceTopology *);
+	AccelResult (*GetAllDevicesTopologyV2)(ExtendedDeviceTopologyV2 *);
+	AccelResult (*AssignPartition)(const char *, const char *, PartitionResult *);
+	AccelResult (*RemovePartition)(const char *, const char *);
+	AccelResult (*SetMemHardLimit)(const char *, uint64_t);
+	AccelResult (*SetComputeUnitHardLimit)(const char *, uint32_t);
+	AccelResult (*Snapshot)(SnapshotContext *);
+	AccelResult (*Resume)(SnapshotContext *);
+	AccelResult (*GetProcessInformation)(ProcessInformation *, size_t, size_t *);
+	AccelResult (*GetDeviceMetrics)(const char **, size_t, DeviceMetrics *);
+	AccelResult (*GetVendorMountLibs)(MountPath *, size_t, size_t *);
+	AccelResult (*RegisterLogCallback)(LogCallbackFunc);
+	AccelResult (*OldRegisterLogCallback)(LogCallbackFunc);
+} F;
+
+static void *lib;
+
+static void *sym(const char *name)
+{
+	void *p = dlsym(lib, name);
+	if (!p) {
+		fprintf(stderr, "missing symbol %s: %s\n", name, dlerror());
+		failures++;
+	}
+	return p;
+}
+
+#define LOAD(field, name) *(void **)&F.field = sym(name)
+
+static void load(const char *path)
+{
+	lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+	if (!lib) {
+		fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
+		exit(1);
+	}
+	LOAD(Init, "AccelInit");
+	LOAD(Shutdown, "AccelShutdown");
+	LOAD(GetDeviceCount, "AccelGetDeviceCount");
+	LOAD(GetAllDevices, "AccelGetAllDevices");
+	LOAD(GetAllDevicesTopology, "AccelGetAllDevicesTopology");
+	LOAD(GetAllDevicesTopologyV2, "AccelGetAllDevicesTopologyV2");
+	LOAD(AssignPartition, "AccelAssignPartition");
+	LOAD(RemovePartition, "AccelRemovePartition");
+	LOAD(SetMemHardLimit, "AccelSetMemHardLimit");
+	LOAD(SetComputeUnitHardLimit, "AccelSetComputeUnitHardLimit");
+	LOAD(Snapshot, "AccelSnapshot");
+	LOAD(Resume, "AccelResume");
+	LOAD(GetProcessInformation, "AccelGetProcessInformation");
+	LOAD(GetDeviceMetrics, "AccelGetDeviceMetrics");
+	LOAD(GetVendorMountLibs, "AccelGetVendorMountLibs");
+	LOAD(RegisterLogCallback, "AccelRegisterLogCallback");
+	LOAD(OldRegisterLogCallback, "RegisterLogCallback");
+	if (failures)
+		exit(1);
+}
+
+static int fatal_seen;
+static void log_cb(const char *level, const char *message)
+{
+	if (strcmp(level, "FATAL") == 0)
+		fatal_seen++;
+	if (getenv("TF_TEST_VERBOSE"))
+		fprintf(stderr, "[%s] %s\n", level, message);
+}
+
+static int terminated(const char *s, size_t cap)
+{
+	return memchr(s, '\0', cap) != NULL;
+}
+
+static size_t count(void)
+{
+	size_t n = 0;
+	EQ(F.GetDeviceCount(&n), ACCEL_SUCCESS);
+	return n;
+}
+
+static ExtendedDeviceInfo devs[64];
+
+static size_t all_devices(void)
+{
+	size_t n = 0;
+	EQ(F.GetAllDevices(devs, 64, &n), ACCEL_SUCCESS);
+	return n;
+}
+
+/* ---- cases ------------------------------------------------------------------------- */
+static void t_lifecycle(void)
+{
+	EQ(F.RegisterLogCallback(log_cb), ACCEL_SUCCESS);
+	EQ(F.Init(), ACCEL_SUCCESS);
+	EQ(F.Init(), ACCEL_SUCCESS);
+	EQ(count(), 2);
+	EQ(F.Shutdown(), ACCEL_SUCCESS);
+	EQ(F.Shutdown(), ACCEL_SUCCESS);
+	/* lazily again, without AccelInit */
+	EQ(count(), 2);
+	EQ(all_devices(), 2);
+	EQ(F.Shutdown(), ACCEL_SUCCESS);
+	EQ(F.Init(), ACCEL_SUCCESS);
+	EQ(count(), 2);
+	EQ(F.OldRegisterLogCallback(NULL), ACCEL_SUCCESS);
+	EQ(F.RegisterLogCallback(NULL), ACCEL_SUCCESS);
+	EQ(F.Shutdown(), ACCEL_SUCCESS);
+}
+
+static void t_devices(void)
+{
+	size_t n = all_devices();
+	EQ(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		DeviceBasicInfo *b = &devs[i].basic;
+		char want[32];
+		snprintf(want, sizeof want, "stub-device-%zu", i);
+		CHECK(strcmp(b->uuid, want) == 0);
+		CHECK(strcmp(b->vendor, "NVIDIA") == 0);
+		CHECK(strstr(b->model, "H100") != NULL);
+		EQ(b->index, (long long)i);
+		CHECK(b->totalMemoryBytes >= 80ull * 1000 * 1000 * 1000);
+		EQ(b->totalComputeUnits, 132);
+		CHECK(b->maxTflops > 500 && b->maxTflops < 2000); /* BF16 dense ~989 */
+		CHECK(b->numaNode >= -1);
+		CHECK(terminated(b->model, sizeof b->model) && terminated(b->driverVersion, sizeof b->driverVersion));
+		CHECK(devs[i].props.count > 0 && devs[i].props.count <= MAX_DEVICE_PROPERTIES);
+		int arch = 0;
+		for (size_t k = 0; k < devs[i].props.count; k++) {
+			CHECK(terminated(devs[i].props.properties[k].key, 64));
+			CHECK(terminated(devs[i].props.properties[k].value, 256));
+			arch |= strcmp(devs[i].props.properties[k].key, "architecture") == 0;
+		}
+		CHECK(arch);
+		VirtualizationCapabilities *c = &devs[i].virtualizationCapabilities;
+		CHECK(c->supportsPartitioning); /* the simulated H100 is in MIG mode */
+		EQ(c->maxPartitions, 7);
+		CHECK(c->supportsSoftIsolation);
+		CHECK(!c->supportsHardIsolation && !c->supportsSnapshot && !c->supportsRemoting);
+		CHECK(c->supportsMetrics);
+		CHECK(c->maxWorkersPerDevice >= 1);
+	}
+	/* maxCount smaller than the count: never more than asked */
+	size_t got = 99;
+	memset(devs, 0xAA, sizeof devs);
+	EQ(F.GetAllDevices(devs, 1, &got), ACCEL_SUCCESS);
+	EQ(got, 1);
+	unsigned char *tail = (unsigned char *)&devs[1];
+	size_t bad = 0;
+	for (size_t k = 0; k < sizeof devs - sizeof devs[0]; k++)
+		bad += tail[k] != 0xAA;
+	EQ(bad, 0);
+}
+
+static void t_topology(void)
+{
+	static ExtendedDeviceTopology t;
+	static ExtendedDeviceTopologyV2 t2;
+	memset(&t, 0xAA, sizeof t);
+	EQ(F.GetAllDevicesTopology(&t), ACCEL_SUCCESS);
+	EQ(t.deviceCount, 2);
+	for (size_t i = 0; i < t.deviceCount && i < 64; i++) {
+		CHECK(terminated(t.devices[i].deviceUUID, 64));
+		EQ(t.devices[i].peerCount, 2);
+		for (size_t j = 0; j < t.devices[i].peerCount && j < 64; j++) {
+			DeviceTopoNode *p = &t.devices[i].peers[j];
+			CHECK(terminated(p->peerUUID, 64));
+			CHECK(p->topoLevel <= TOPO_LEVEL_UNKNOWN);
+			if (i == j)
+				EQ(p->topoLevel, TOPO_LEVEL_SELF);
+		}
+	}
+	CHECK(strcmp(t.devices[0].peers[1].peerUUID, "stub-device-1") == 0);
+	memset(&t2, 0xAA, sizeof t2);
+	EQ(F.GetAllDevicesTopologyV2(&t2), ACCEL_SUCCESS);
+	EQ(t2.deviceCount, 2);
+	EQ(t2.devices[1].peerCount, 2);
+	CHECK(strcmp(t2.devices[1].deviceUUID, "stub-device-1") == 0);
+	EQ(t2.devices[0].peers[1].topoLevel, t.devices[0].peers[1].topoLevel);
+	CHECK(t2.devices[0].peers[1].bandwidthBytesPerSec >= 0);
+	EQ(t2.devices[0].peers[0].topoLevel, TOPO_LEVEL_SELF);
+	/* the environment switch fills the Go layout through the header's symbol */
+	setenv("AXL_TF_TOPOLOGY_LAYOUT", "go", 1);
+	memset(&t2, 0xAA, sizeof t2);
+	EQ(F.GetAllDevicesTopology((ExtendedDeviceTopology *)(void *)&t2), ACCEL_SUCCESS);
+	unsetenv("AXL_TF_TOPOLOGY_LAYOUT");
+	EQ(t2.deviceCount, 2);
+	CHECK(strcmp(t2.devices[1].peers[0].peerUUID, "stub-device-0") == 0);
+	EQ(F.GetAllDevicesTopology(NULL), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetAllDevicesTopologyV2(NULL), ACCEL_ERROR_INVALID_PARAM);
+}
+
+static void *metrics_thread(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	static __thread DeviceMetrics m[2];
+	static __thread ProcessInformation p[64];
+	const char *uuids[2] = {"stub-device-0", "STUB-DEVICE-1"};
+	for (int it = 0; it < 200; it++) {
+		if ((it + id) % 2 == 0) {
+			if (F.GetDeviceMetrics(uuids, 2, m) != ACCEL_SUCCESS) {
+				failures++;
+				continue;
+			}
+			for (int i = 0; i < 2; i++) {
+				if (m[i].powerUsageWatts < 0 || m[i].temperatureCelsius < 0 ||
+				    m[i].utilizationPercent > 100 || m[i].extraMetricsCount > MAX_EXTRA_METRICS ||
+				    strcmp(m[i].deviceUUID, uuids[i]) != 0)
+					failures++;
+			}
+		} else {
+			size_t n = 0;
+			if (F.GetProcessInformation(p, 64, &n) != ACCEL_SUCCESS || n > 64)
+				failures++;
+			for (size_t i = 0; i < n && i < 64; i++)
+				if (p[i].activeSMs > p[i].totalSMs || p[i].computeUtilizationPercent < 0 ||
+				    p[i].computeUtilizationPercent > 100 || atoi(p[i].processId) <= 0)
+					failures++;
+		}
+		if (id == 3 && it % 50 == 49)
+			F.Shutdown(); /* the others re-initialise lazily */
+	}
+	return NULL;
+}
+
+static void t_threads(void)
+{
+	pthread_t th[4];
+	for (int i = 0; i < 4; i++)
+		CHECK(pthread_create(&th[i], NULL, metrics_thread, (void *)(intptr_t)i) == 0);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	DeviceMetrics m;
+	const char *u[1] = {"stub-device-0"};
+	EQ(F.GetDeviceMetrics(u, 1, &m), ACCEL_SUCCESS);
+	CHECK(m.powerUsageWatts > 0);
+	CHECK(m.temperatureCelsius > 0);
+	CHECK(m.memoryUsedBytes > 0);
+	CHECK(m.extraMetricsCount > 0);
+	const char *bad[1] = {"no-such-gpu"};
+	EQ(F.GetDeviceMetrics(bad, 1, &m), ACCEL_ERROR_NOT_FOUND);
+	CHECK(strcmp(m.deviceUUID, "no-such-gpu") == 0);
+}
+
+static void t_limits(void)
+{
+	EQ(F.SetMemHardLimit("stub-device-0", 4ull << 30), ACCEL_SUCCESS);
+	EQ(F.SetComputeUnitHardLimit("stub-device-0", 50), ACCEL_SUCCESS);
+	EQ(F.SetComputeUnitHardLimit("STUB-DEVICE-0", 100), ACCEL_SUCCESS);
+	EQ(F.SetMemHardLimit(NULL, 1), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.SetMemHardLimit("stub-device-0", 0), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.SetMemHardLimit("", 1), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.SetMemHardLimit("stub-device-0", 1ull << 50), ACCEL_ERROR_INVALID_PARAM); /* > memory */
+	EQ(F.SetMemHardLimit("no-such-gpu", 1), ACCEL_ERROR_NOT_FOUND);
+	EQ(F.SetComputeUnitHardLimit(NULL, 50), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.SetComputeUnitHardLimit("stub-device-0", 0), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.SetComputeUnitHardLimit("stub-device-0", 101), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.SetComputeUnitHardLimit("no-such-gpu", 5), ACCEL_ERROR_NOT_FOUND);
+	/* both limits kept: the state file says memory and compute */
+	char path[4096];
+	snprintf(path, sizeof path, "%s/state.json", getenv("AXL_STATE_DIR"));
+	FILE *f = fopen(path, "r");
+	CHECK(f != NULL);
+	if (f) {
+		char buf[8192];
+		size_t n = fread(buf, 1, sizeof buf - 1, f);
+		buf[n] = '\0';
+		fclose(f);
+		CHECK(strstr(buf, "4294967296") != NULL);
+		CHECK(strstr(buf, "100") != NULL);
+	}
+}
+
+static void t_params(void)
+{
+	size_t n;
+	ExtendedDeviceInfo one;
+	EQ(F.GetDeviceCount(NULL), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetAllDevices(NULL, 4, &n), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetAllDevices(&one, 0, &n), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetAllDevices(&one, 1, NULL), ACCEL_ERROR_INVALID_PARAM);
+	PartitionResult r;
+	EQ(F.AssignPartition(NULL, "stub-device-0", &r), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.AssignPartition("1g.10gb", NULL, &r), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.AssignPartition("1g.10gb", "stub-device-0", NULL), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.AssignPartition("", "stub-device-0", &r), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.AssignPartition("1g.10gb", "no-such-gpu", &r), ACCEL_ERROR_NOT_FOUND);
+	EQ(F.RemovePartition(NULL, "stub-device-0"), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.RemovePartition("x", NULL), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.RemovePartition("x", "no-such-gpu"), ACCEL_ERROR_NOT_FOUND);
+	SnapshotContext c;
+	memset(&c, 0, sizeof c);
+	EQ(F.Snapshot(NULL), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.Resume(NULL), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.Snapshot(&c), ACCEL_ERROR_INVALID_PARAM);
+	pid_t pids[2] = {getpid(), 0};
+	c.processIds = pids;
+	c.processCount = 2000;
+	EQ(F.Snapshot(&c), ACCEL_ERROR_INVALID_PARAM);
+	c.processCount = 1;
+	EQ(F.Snapshot(&c), ACCEL_ERROR_NOT_SUPPORTED);
+	EQ(F.Resume(&c), ACCEL_ERROR_NOT_SUPPORTED);
+	pids[0] = 0x3ffffff0; /* beyond pid_max */
+	EQ(F.Snapshot(&c), ACCEL_ERROR_NOT_FOUND);
+	memset(&c, 0, sizeof c);
+	c.deviceUUID = "stub-device-1";
+	EQ(F.Snapshot(&c), ACCEL_ERROR_NOT_SUPPORTED);
+	c.deviceUUID = "no-such-gpu";
+	EQ(F.Resume(&c), ACCEL_ERROR_NOT_FOUND);
+	ProcessInformation p;
+	EQ(F.GetProcessInformation(NULL, 1, &n), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetProcessInformation(&p, 0, &n), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetProcessInformation(&p, 1, NULL), ACCEL_ERROR_INVALID_PARAM);
+	DeviceMetrics m;
+	const char *u[1] = {"stub-device-0"};
+	const char *un[1] = {NULL};
+	EQ(F.GetDeviceMetrics(NULL, 1, &m), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetDeviceMetrics(u, 0, &m), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetDeviceMetrics(u, 1, NULL), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetDeviceMetrics(un, 1, &m), ACCEL_ERROR_INVALID_PARAM);
+	MountPath mp;
+	EQ(F.GetVendorMountLibs(NULL, 1, &n), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetVendorMountLibs(&mp, 0, &n), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetVendorMountLibs(&mp, 1, NULL), ACCEL_ERROR_INVALID_PARAM);
+}
+
+static void t_canary(void)
+{
+	static ProcessInformation p[8];
+	static DeviceMetrics m[3];
+	static MountPath mp[4];
+	size_t n = 99;
+	memset(p, 0xAA, sizeof p);
+	EQ(F.GetProcessInformation(p, 4, &n), ACCEL_SUCCESS);
+	CHECK(n <= 4);
+	size_t bad = 0;
+	for (size_t k = 4 * sizeof p[0]; k < sizeof p; k++)
+		bad += ((unsigned char *)p)[k] != 0xAA;
+	memset(m, 0xAA, sizeof m);
+	const char *u[2] = {"stub-device-1", "stub-device-0"};
+	EQ(F.GetDeviceMetrics(u, 2, m), ACCEL_SUCCESS);
+	for (size_t k = 2 * sizeof m[0]; k < sizeof m; k++)
+		bad += ((unsigned char *)m)[k] != 0xAA;
+	CHECK(strcmp(m[0].deviceUUID, "stub-device-1") == 0);
+	for (int i = 0; i < 2; i++)
+		CHECK(m[i].extraMetricsCount <= MAX_EXTRA_METRICS);
+	memset(mp, 0xAA, sizeof mp);
+	EQ(F.GetVendorMountLibs(mp, 2, &n), ACCEL_SUCCESS);
+	CHECK(n <= 2);
+	for (size_t k = 2 * sizeof mp[0]; k < sizeof mp; k++)
+		bad += ((unsigned char *)mp)[k] != 0xAA;
+	EQ(bad, 0);
+}
+
+static void t_partitions(void)
+{
+	PartitionResult r;
+	memset(&r, 0xAA, sizeof r);
+	AccelResult first = F.AssignPartition("1g.10gb", "STUB-DEVICE-0", &r);
+	EQ(first, ACCEL_SUCCESS);
+	if (first != ACCEL_SUCCESS) {
+		fprintf(stderr, "partitions: the first assignment failed; nothing more to check\n");
+		return;
+	}
+	CHECK(terminated(r.deviceUUID, 64) && r.deviceUUID[0]);
+	CHECK(!strchr(r.deviceUUID, ':') && !strchr(r.deviceUUID, ','));
+	CHECK(r.type == PARTITION_TYPE_ENVIRONMENT_VARIABLE || r.type == PARTITION_TYPE_DEVICE_NODE);
+	int env = 0;
+	for (int i = 0; i < MAX_PARTITION_ENVS; i++) {
+		CHECK(terminated(r.envVars[i], MAX_ENV_VALUE_LENGTH));
+		if (r.envVars[i][0]) {
+			CHECK(strchr(r.envVars[i], '=') != NULL);
+			env |= strstr(r.envVars[i], r.deviceUUID) != NULL;
+		}
+	}
+	CHECK(env);
+	for (int i = 0; i < MAX_PARTITION_DEVICE_NODES; i++)
+		CHECK(terminated(r.deviceNodes[i], MAX_PARTITION_DEVICE_NODE_LENGTH));
+	char id[64];
+	memcpy(id, r.deviceUUID, sizeof id);
+	/* by profile id too */
+	PartitionResult r2;
+	EQ(F.AssignPartition("19", "stub-device-0", &r2), ACCEL_SUCCESS);
+	CHECK(strcmp(r2.deviceUUID, id) != 0);
+	EQ(F.RemovePartition(id, "stub-device-0"), ACCEL_SUCCESS);
+	AccelResult again = F.RemovePartition(id, "stub-device-0");
+	CHECK(again == ACCEL_SUCCESS || again == ACCEL_ERROR_NOT_FOUND);
+	EQ(F.RemovePartition(r2.deviceUUID, "stub-device-0"), ACCEL_SUCCESS);
+	/* unknown template */
+	AccelResult bad = F.AssignPartition("9g.999gb", "stub-device-0", &r);
+	CHECK(bad == ACCEL_ERROR_NOT_FOUND || bad == ACCEL_ERROR_INVALID_PARAM);
+	bad = F.AssignPartition("bogus", "stub-device-0", &r);
+	CHECK(bad == ACCEL_ERROR_NOT_FOUND || bad == ACCEL_ERROR_INVALID_PARAM);
+	/* room: an H100 holds seven 1g.10gb, the eighth finds none */
+	char ids[8][64];
+	int made = 0;
+	for (int i = 0; i < 8; i++) {
+		AccelResult a = F.AssignPartition("mig-1g.10gb", "stub-device-1", &r);
+		if (a == ACCEL_SUCCESS)
+			memcpy(ids[made++], r.deviceUUID, 64);
+		else
+			EQ(a, ACCEL_ERROR_RESOURCE_EXHAUSTED);
+	}
+	EQ(made, 7);
+	for (int i = 0; i < made; i++)
+		EQ(F.RemovePartition(ids[i], "stub-device-1"), ACCEL_SUCCESS);
+}
+
+/* TensorFusion's reference test suite, as the spec lists its expectations. */
+static void t_reference(void)
+{
+	EQ(F.RegisterLogCallback(log_cb), ACCEL_SUCCESS);
+	EQ(F.Init(), ACCEL_SUCCESS);
+	EQ(F.Shutdown(), ACCEL_SUCCESS);
+	size_t n = 0;
+	EQ(F.GetDeviceCount(&n), ACCEL_SUCCESS);
+	CHECK(n > 0);
+	EQ(F.GetDeviceCount(NULL), ACCEL_ERROR_INVALID_PARAM);
+	size_t got = 0;
+	EQ(F.GetAllDevices(devs, n < 64 ? n : 64, &got), ACCEL_SUCCESS);
+	CHECK(got > 0 && got <= n);
+	for (size_t i = 0; i < got; i++) {
+		CHECK(devs[i].basic.uuid[0] && devs[i].basic.vendor[0] && devs[i].basic.model[0]);
+		CHECK(devs[i].basic.totalMemoryBytes > 0);
+		CHECK(devs[i].basic.totalComputeUnits > 0);
+		CHECK(devs[i].basic.maxTflops > 0);
+		CHECK(devs[i].virtualizationCapabilities.maxPartitions > 0);
+	}
+	CHECK(strcmp(devs[0].basic.uuid, "stub-device-0") == 0);
+	EQ(F.GetAllDevices(NULL, 1, &got), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetAllDevices(devs, 0, &got), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetAllDevices(devs, 1, NULL), ACCEL_ERROR_INVALID_PARAM);
+	static ExtendedDeviceTopology t;
+	EQ(F.GetAllDevicesTopology(&t), ACCEL_SUCCESS);
+	CHECK(t.deviceCount > 0);
+	PartitionResult r;
+	memset(&r, 0, sizeof r);
+	EQ(F.AssignPartition("mig-1g.7gb", "stub-device-0", &r), ACCEL_SUCCESS);
+	CHECK(r.deviceUUID[0] != '\0');
+	CHECK(r.type == PARTITION_TYPE_ENVIRONMENT_VARIABLE || r.type == PARTITION_TYPE_DEVICE_NODE);
+	EQ(F.AssignPartition(NULL, "stub-device-0", &r), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.AssignPartition("mig-1g.7gb", NULL, &r), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.AssignPartition("mig-1g.7gb", "stub-device-0", NULL), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.RemovePartition("mig-1g.7gb", "stub-device-0"), ACCEL_SUCCESS);
+	EQ(F.RemovePartition(NULL, "stub-device-0"), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.RemovePartition("mig-1g.7gb", NULL), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.SetMemHardLimit("stub-device-0", 4ull << 30), ACCEL_SUCCESS);
+	EQ(F.SetMemHardLimit(NULL, 4ull << 30), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.SetMemHardLimit("stub-device-0", 0), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.SetComputeUnitHardLimit("stub-device-0", 50), ACCEL_SUCCESS);
+	EQ(F.SetComputeUnitHardLimit("stub-device-0", 150), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.SetComputeUnitHardLimit("stub-device-0", 0), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.SetComputeUnitHardLimit(NULL, 50), ACCEL_ERROR_INVALID_PARAM);
+	static ProcessInformation p[MAX_PROCESSES];
+	size_t pc = 0;
+	EQ(F.GetProcessInformation(p, MAX_PROCESSES, &pc), ACCEL_SUCCESS);
+	EQ(F.GetProcessInformation(NULL, MAX_PROCESSES, &pc), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetProcessInformation(p, 0, &pc), ACCEL_ERROR_INVALID_PARAM);
+	DeviceMetrics m;
+	const char *u[1] = {"stub-device-0"};
+	EQ(F.GetDeviceMetrics(u, 1, &m), ACCEL_SUCCESS);
+	CHECK(m.powerUsageWatts >= 0 && m.temperatureCelsius >= 0);
+	EQ(F.GetDeviceMetrics(NULL, 1, &m), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetDeviceMetrics(u, 0, &m), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetDeviceMetrics(u, 1, NULL), ACCEL_ERROR_INVALID_PARAM);
+	static MountPath mp[64];
+	size_t mc = 0;
+	EQ(F.GetVendorMountLibs(mp, 64, &mc), ACCEL_SUCCESS);
+	EQ(F.GetVendorMountLibs(NULL, 64, &mc), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.GetVendorMountLibs(mp, 0, &mc), ACCEL_ERROR_INVALID_PARAM);
+	EQ(F.RegisterLogCallback(NULL), ACCEL_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s LIBRARY CASE\n", argv[0]);
+		return 2;
+	}
+	/* a private state directory, unless the caller gave one */
+	char dir[] = "/tmp/axl-tf-test-XXXXXX";
+	if (!getenv("AXL_STATE_DIR")) {
+		if (!mkdtemp(dir)) {
+			perror("mkdtemp");
+			return 2;
+		}
+		setenv("AXL_STATE_DIR", dir, 1);
+	}
+	load(argv[1]);
+	F.RegisterLogCallback(log_cb);
+	const char *c = argv[2];
+	if (!strcmp(c, "symbols"))
+		;
+	else if (!strcmp(c, "lifecycle"))
+		t_lifecycle();
+	else if (!strcmp(c, "devices"))
+		t_devices();
+	else if (!strcmp(c, "topology"))
+		t_topology();
+	else if (!strcmp(c, "threads"))
+		t_threads();
+	else if (!strcmp(c, "limits"))
+		t_limits();
+	else if (!strcmp(c, "params"))
+		t_params();
+	else if (!strcmp(c, "canary"))
+		t_canary();
+	else if (!strcmp(c, "partitions"))
+		t_partitions();
+	else if (!strcmp(c, "reference"))
+		t_reference();
+	else {
+		fprintf(stderr, "unknown case %s\n", c);
+		return 2;
+	}
+	F.Shutdown();
+	F.RegisterLogCallback(NULL);
+	EQ(fatal_seen, 0);
+	if (dir[sizeof dir - 2] != 'X') {
+		char cmd[128];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", dir);
+	}
+	if (failures)
+		fprintf(stderr, "%s: %d failure(s)\n", c, failures);
+	return failures ? 1 : 0;
+}
