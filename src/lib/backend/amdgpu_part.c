@@ -140,7 +140,7 @@ int axl__amdgpu_set_partition_mode(const struct axl__fs *fs, const struct axl_de
 	snprintf(want, sizeof want, "%s", mode);
 	for (char *p = want; *p; p++)
 		*p = (char)toupper((unsigned char)*p);
-	int fd = axl__fs_open(fs, AXL__FS_ROOT, path, O_WRONLY);
+	int fd = axl__fs_open(fs, AXL__FS_ROOT, path, O_WRONLY | O_TRUNC); /* sysfs ignores O_TRUNC */
 	if (fd < 0)
 		return axl__error(fd == -EACCES || fd == -EPERM ? AXL_EPERM : AXL_EIO, "%s: cannot open %s: %s", id,
 				  cur_name, strerror(-fd));
