@@ -92,7 +92,7 @@ static int fail(struct mig_job *j, const char *call, nvmlReturn_t r)
 		snprintf(j->msg, sizeof j->msg, "no room for profile %lld on %s (%s: %s)", (long long)j->profile_id,
 			 j->gpu_name, call, axl__nvml_strerror(r));
 	else if (code == AXL_EBUSY)
-		snprintf(j->msg, sizeof j->msg, "%s is in use by processes (%s: %s)", j->id, call, axl__nvml_strerror(r));
+		snprintf(j->msg, sizeof j->msg, "%s is in use by processes (%s: %s)", j->id[0] ? j->id : j->gpu_name, call, axl__nvml_strerror(r));
 	else
 		snprintf(j->msg, sizeof j->msg, "%s on %s: %s (%d)", call, j->gpu_name, axl__nvml_strerror(r), r);
 	j->rc = code;
