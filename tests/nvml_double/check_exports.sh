@@ -18,7 +18,7 @@ for lib in "$cur" "$old"; do
     fail=1
   fi
 done
-newer=$(syms "$old" | grep -E '_v[0-9]+$|V$|Mig|GpuInstance|ComputeInstanceId|NumGpuCores|Attributes|Architecture|EventReasons|InitWithFlags|RemoteDeviceType')
+newer=$(syms "$old" | grep -E '_v[0-9]+$|V$|Mig|GpuInstance|ComputeInstance|NumGpuCores|Attributes|Architecture|EventReasons|InitWithFlags|RemoteDeviceType')
 if [ -n "$newer" ]; then
   echo "the old build exports: $newer"
   fail=1

@@ -40,7 +40,21 @@ struct nvmlDevice_st {
   unsigned gi, ci;
   int profile; /* index into parent->mig_table->profiles, or -1 */
   char uuid[48];
+  int created;          /* made by nvmlGpuInstanceCreateComputeInstance (no <mig_device>) */
+  unsigned ci_slices;   /* created: the compute instance's slices */
+  unsigned ci_profile;  /* created: NVML_COMPUTE_INSTANCE_PROFILE_* */
 };
+
+/* GPU instances (MIG control): those of the file's MIG devices, and created ones */
+#define MAX_GIS 8
+struct nvmlGpuInstance_st {
+  int used;
+  unsigned id;
+  int profile;    /* index into the GPU's mig_table->profiles, or -1 */
+  unsigned start; /* placement start (memory slice); ~0u: unknown */
+  struct nvmlDevice_st *gpu;
+};
+static struct nvmlGpuInstance_st g_gis[MAX_GPUS][MAX_GIS];
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned g_refs; /* nvmlInit minus nvmlShutdown */
@@ -62,6 +76,8 @@ static unsigned g_nfail;
 static char g_hang[32][96];
 static unsigned g_nhang;
 static int g_nonsense;
+static int g_force_mig; /* AXL_NVML_DOUBLE_MIG=1: MIG enabled on every MIG-capable GPU */
+static int g_busy;      /* AXL_NVML_DOUBLE_BUSY=1: destroying an instance answers IN_USE */
 
 static const struct {
   nvmlReturn_t code;
@@ -128,6 +144,10 @@ static int parse_rules(char *err, size_t errlen)
   g_nhang = 0;
   const char *ns = getenv("AXL_NVML_DOUBLE_NONSENSE");
   g_nonsense = ns && strcmp(ns, "1") == 0;
+  const char *fm = getenv("AXL_NVML_DOUBLE_MIG");
+  g_force_mig = fm && strcmp(fm, "1") == 0;
+  const char *busy = getenv("AXL_NVML_DOUBLE_BUSY");
+  g_busy = busy && strcmp(busy, "1") == 0;
 
   const char *fail = getenv("AXL_NVML_DOUBLE_FAIL");
   if (fail && *fail) {
@@ -652,6 +672,9 @@ static int build_migs(struct nvmlDevice_st *g, unsigned gi_index, char *err, siz
   return 0;
 }
 
+static void gis_from_file(struct nvmlDevice_st *g);
+static int state_load(char *err, size_t errlen);
+
 static void unload(void)
 {
   xml_free(g_doc);
@@ -660,6 +683,7 @@ static void unload(void)
   extra_free(&g_extra);
   memset(g_gpu, 0, sizeof(g_gpu));
   memset(g_mig, 0, sizeof(g_mig));
+  memset(g_gis, 0, sizeof(g_gis));
   g_ngpu = 0;
 }
 
@@ -703,6 +727,7 @@ static nvmlReturn_t load(unsigned flags, char *err, size_t errlen)
       unload();
       return NVML_ERROR_UNKNOWN;
     }
+    gis_from_file(g);
     g_ngpu++;
   }
   if (g_ngpu == 0 && !(flags & NVML_INIT_FLAG_NO_GPUS)) {
@@ -711,6 +736,10 @@ static nvmlReturn_t load(unsigned flags, char *err, size_t errlen)
   }
   const char *extra = getenv("AXL_NVML_DOUBLE_EXTRA");
   if (extra && *extra && extra_load(extra, &g_extra, err, errlen)) {
+    unload();
+    return NVML_ERROR_UNKNOWN;
+  }
+  if (state_load(err, errlen)) {
     unload();
     return NVML_ERROR_UNKNOWN;
   }
@@ -905,7 +934,7 @@ nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)
       return leave(NVML_SUCCESS);
     }
     for (unsigned j = 0; j < g_gpu[i].nmig; j++)
-      if (strcmp(g_mig[i][j].uuid, uuid) == 0) {
+      if (g_mig[i][j].used && strcmp(g_mig[i][j].uuid, uuid) == 0) {
         *device = &g_mig[i][j];
         return leave(NVML_SUCCESS);
       }
@@ -939,6 +968,8 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int len
   const struct gi_profile *p = pn ? &d->parent->mig_table->profiles[d->profile] : NULL;
   unsigned sm = 0;
   get_u32(d->node, "device_attributes/shared/multiprocessor_count", NULL, &sm);
+  if (d->created && p)
+    sm = p->sm * d->ci_slices / p->slices;
   if (!p)
     snprintf(buf, sizeof(buf), "%s MIG", t);
   else if (sm && sm < p->sm)
@@ -1328,6 +1359,14 @@ struct mem {
 /* <fb_memory_usage> of the GPU or of the MIG device */
 static nvmlReturn_t mem_of(const struct nvmlDevice_st *d, struct mem *m)
 {
+  if (d->created) {
+    /* a new instance: its profile's memory, all free */
+    m->total = d->parent->mig_table->profiles[d->profile].mem_mib << 20;
+    m->reserved = 0;
+    m->used = 0;
+    m->free = m->total;
+    return NVML_SUCCESS;
+  }
   const struct xml_node *fb = xml_child(d->node, "fb_memory_usage");
   nvmlReturn_t rc = get_mib(fb, "total", &m->total);
   if (rc == NVML_SUCCESS)
@@ -2215,6 +2254,10 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode
   nvmlReturn_t rc = get_enabled(d->node, "mig_mode/current_mig", &c);
   if (rc == NVML_SUCCESS)
     rc = get_enabled(d->node, "mig_mode/pending_mig", &p);
+  if (g_force_mig && d->mig_table) {
+    c = p = 1;
+    rc = NVML_SUCCESS;
+  }
   if (rc == NVML_SUCCESS) {
     *currentMode = g_nonsense ? 3 : c;
     *pendingMode = p;
@@ -2225,6 +2268,8 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode
 static int mig_enabled(const struct nvmlDevice_st *g)
 {
   unsigned c = 0;
+  if (g_force_mig && g->mig_table)
+    return 1;
   return get_enabled(g->node, "mig_mode/current_mig", &c) == NVML_SUCCESS && c == 1;
 }
 
@@ -2255,13 +2300,13 @@ nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned i
   if (!migDevice || d->is_mig)
     return leave(NVML_ERROR_INVALID_ARGUMENT);
   unsigned c;
-  if (get_enabled(d->node, "mig_mode/current_mig", &c) != NVML_SUCCESS)
+  if (!(g_force_mig && d->mig_table) && get_enabled(d->node, "mig_mode/current_mig", &c) != NVML_SUCCESS)
     return leave(NVML_ERROR_NOT_SUPPORTED);
   unsigned max = d->mig_table ? d->mig_table->max_devices : 7;
   if (index >= max)
     return leave(NVML_ERROR_INVALID_ARGUMENT);
   for (unsigned j = 0; j < d->nmig; j++)
-    if (g_mig[d->index][j].index == index) {
+    if (g_mig[d->index][j].used && g_mig[d->index][j].index == index) {
       *migDevice = &g_mig[d->index][j];
       return leave(NVML_SUCCESS);
     }
@@ -2326,6 +2371,23 @@ static nvmlReturn_t attributes(const char *fn, nvmlDevice_t device, nvmlDeviceAt
   const struct xml_node *s = xml_path(d->node, "device_attributes/shared");
   unsigned sm, ce, dec, enc, jpeg, ofa;
   unsigned long long mem;
+  if (d->created) {
+    const struct gi_profile *p = &d->parent->mig_table->profiles[d->profile];
+    if (v2)
+      memset(a, 0, sizeof(*a));
+    a->multiprocessorCount = p->sm * d->ci_slices / p->slices;
+    a->sharedCopyEngineCount = p->ce;
+    a->sharedDecoderCount = p->dec;
+    a->sharedEncoderCount = p->enc;
+    a->sharedJpegCount = p->jpeg;
+    a->sharedOfaCount = p->ofa;
+    if (v2) {
+      a->gpuInstanceSliceCount = p->slices;
+      a->computeInstanceSliceCount = d->ci_slices;
+      a->memorySizeMB = p->mem_mib;
+    }
+    return leave(NVML_SUCCESS);
+  }
   nvmlReturn_t rc = get_u32(s, "multiprocessor_count", NULL, &sm);
   if (rc == NVML_SUCCESS)
     rc = get_u32(s, "copy_engine_count", NULL, &ce);
@@ -2470,3 +2532,6 @@ nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsi
   return leave(NVML_SUCCESS);
 }
 #endif /* NVML_DOUBLE_OLD */
+
+#include "mig_ctl.inc"
+

@@ -348,7 +348,53 @@ typedef struct nvmlFieldValue_st {
   nvmlValue_t value;
 } nvmlFieldValue_t;
 
+/* MIG control (nvmlDeviceCreateGpuInstance and friends) */
+typedef struct nvmlGpuInstance_st *nvmlGpuInstance_t;
+typedef struct nvmlComputeInstance_st *nvmlComputeInstance_t;
+typedef struct {
+  unsigned int start, size;
+} nvmlGpuInstancePlacement_t, nvmlComputeInstancePlacement_t;
+typedef struct {
+  nvmlDevice_t device;
+  unsigned int id;
+  unsigned int profileId;
+  nvmlGpuInstancePlacement_t placement;
+} nvmlGpuInstanceInfo_t;
+typedef struct {
+  unsigned int id, sliceCount, instanceCount, multiprocessorCount, sharedCopyEngineCount, sharedDecoderCount,
+      sharedEncoderCount, sharedJpegCount, sharedOfaCount;
+} nvmlComputeInstanceProfileInfo_t;
+typedef struct {
+  unsigned int version;
+  unsigned int id, sliceCount, instanceCount, multiprocessorCount, sharedCopyEngineCount, sharedDecoderCount,
+      sharedEncoderCount, sharedJpegCount, sharedOfaCount;
+  char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+} nvmlComputeInstanceProfileInfo_v2_t;
+#define nvmlComputeInstanceProfileInfo_v2 NVML_STRUCT_VERSION(ComputeInstanceProfileInfo, 2)
+typedef struct {
+  nvmlDevice_t device;
+  nvmlGpuInstance_t gpuInstance;
+  unsigned int id;
+  unsigned int profileId;
+  nvmlComputeInstancePlacement_t placement;
+} nvmlComputeInstanceInfo_t;
+#define NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE 0x0u
+#define NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE 0x1u
+#define NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE 0x2u
+#define NVML_COMPUTE_INSTANCE_PROFILE_4_SLICE 0x3u
+#define NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE 0x4u
+#define NVML_COMPUTE_INSTANCE_PROFILE_8_SLICE 0x5u
+#define NVML_COMPUTE_INSTANCE_PROFILE_6_SLICE 0x6u
+#define NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE_REV1 0x7u
+#define NVML_COMPUTE_INSTANCE_PROFILE_COUNT 0x8u
+#define NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED 0x0u
+
 /* ---- the layouts, pinned (x86-64 and aarch64 LP64) ------------------------------------ */
+_Static_assert(sizeof(nvmlGpuInstanceInfo_t) == 24, "nvmlGpuInstanceInfo_t");
+_Static_assert(sizeof(nvmlComputeInstanceInfo_t) == 32, "nvmlComputeInstanceInfo_t");
+_Static_assert(sizeof(nvmlComputeInstanceProfileInfo_t) == 36, "nvmlComputeInstanceProfileInfo_t");
+_Static_assert(sizeof(nvmlComputeInstanceProfileInfo_v2_t) == 136, "nvmlComputeInstanceProfileInfo_v2_t");
+_Static_assert(nvmlComputeInstanceProfileInfo_v2 == 0x02000088u, "nvmlComputeInstanceProfileInfo_v2 version word");
 _Static_assert(sizeof(nvmlReturn_t) == 4, "nvmlReturn_t is an int-sized enum");
 _Static_assert(sizeof(nvmlPciInfo_v1_t) == 52, "nvmlPciInfo_v1_t size");
 _Static_assert(offsetof(nvmlPciInfo_v1_t, domain) == 16, "nvmlPciInfo_v1_t.domain");
@@ -513,6 +559,24 @@ NVMLD_API nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int
                                                nvmlGpuInstanceProfileInfo_v2_t *info);
 NVMLD_API nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsigned int profileId,
                                                     unsigned int *count);
+NVMLD_API nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance);
+NVMLD_API nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances,
+                                    unsigned int *count);
+NVMLD_API nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance);
+NVMLD_API nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info);
+NVMLD_API nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance);
+NVMLD_API nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile,
+                                                       unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info);
+NVMLD_API nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile,
+                                                        unsigned int engProfile,
+                                                        nvmlComputeInstanceProfileInfo_v2_t *info);
+NVMLD_API nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId,
+                                               nvmlComputeInstance_t *computeInstance);
+NVMLD_API nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId,
+                                             nvmlComputeInstance_t *computeInstances, unsigned int *count);
+NVMLD_API nvmlComputeInstanceGetInfo(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info);
+NVMLD_API nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info);
+NVMLD_API nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance);
 #endif
 
 #endif

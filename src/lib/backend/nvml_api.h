@@ -27,6 +27,8 @@ enum {
 	NVML_ERROR_TIMEOUT = 10,
 	NVML_ERROR_FUNCTION_NOT_FOUND = 13,
 	NVML_ERROR_GPU_IS_LOST = 15,
+	NVML_ERROR_IN_USE = 19,
+	NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
 	NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
 	NVML_ERROR_UNKNOWN = 999
 };
@@ -171,6 +173,38 @@ typedef struct {
 static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizationSample_t");
 static_assert(offsetof(nvmlProcessUtilizationSample_t, smUtil) == 16, "smUtil");
 
+/* MIG control (nvml_mig.c). */
+typedef struct nvmlGpuInstance_st *nvmlGpuInstance_t;
+typedef struct nvmlComputeInstance_st *nvmlComputeInstance_t;
+typedef struct {
+	unsigned int start, size;
+} nvmlGpuInstancePlacement_t;
+typedef struct {
+	nvmlDevice_t device;
+	unsigned int id;
+	unsigned int profileId;
+	nvmlGpuInstancePlacement_t placement;
+} nvmlGpuInstanceInfo_t;
+static_assert(sizeof(nvmlGpuInstanceInfo_t) == 24, "nvmlGpuInstanceInfo_t");
+static_assert(offsetof(nvmlGpuInstanceInfo_t, placement) == 16, "nvmlGpuInstanceInfo_t.placement");
+typedef struct {
+	unsigned int id, sliceCount, instanceCount, multiprocessorCount, sharedCopyEngineCount,
+		sharedDecoderCount, sharedEncoderCount, sharedJpegCount, sharedOfaCount;
+} nvmlComputeInstanceProfileInfo_t;
+static_assert(sizeof(nvmlComputeInstanceProfileInfo_t) == 36, "nvmlComputeInstanceProfileInfo_t");
+typedef struct {
+	nvmlDevice_t device;
+	nvmlGpuInstance_t gpuInstance;
+	unsigned int id;
+	unsigned int profileId;
+	unsigned int placementStart, placementSize; /* nvmlComputeInstancePlacement_t */
+} nvmlComputeInstanceInfo_t;
+static_assert(sizeof(nvmlComputeInstanceInfo_t) == 32, "nvmlComputeInstanceInfo_t");
+static_assert(offsetof(nvmlComputeInstanceInfo_t, id) == 16, "nvmlComputeInstanceInfo_t.id");
+enum { AXL_NVML_GI_PROFILE_ENUMS = 10 };  /* NVML_GPU_INSTANCE_PROFILE_COUNT (R535: 1_SLICE_REV2 = 9) */
+enum { AXL_NVML_CI_PROFILE_ENUMS = 8 };   /* NVML_COMPUTE_INSTANCE_PROFILE_COUNT */
+enum { NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED = 0 };
+
 /* The functions, each resolved newest version first. NULL: the library lacks it. */
 struct axl__nvml_fns {
 	nvmlReturn_t (*Init)(void);
@@ -241,6 +275,20 @@ struct axl__nvml_fns {
 	nvmlReturn_t (*DeviceGetGraphicsRunningProcesses)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v1_t *);
 	nvmlReturn_t (*DeviceGetProcessUtilization)(nvmlDevice_t, nvmlProcessUtilizationSample_t *, unsigned *,
 						    unsigned long long);
+	/* MIG control (nvml_mig.c) */
+	nvmlReturn_t (*DeviceGetHandleByUUID)(const char *, nvmlDevice_t *);
+	nvmlReturn_t (*DeviceGetHandleByPciBusId)(const char *, nvmlDevice_t *);
+	nvmlReturn_t (*DeviceCreateGpuInstance)(nvmlDevice_t, unsigned, nvmlGpuInstance_t *);
+	nvmlReturn_t (*DeviceGetGpuInstances)(nvmlDevice_t, unsigned, nvmlGpuInstance_t *, unsigned *);
+	nvmlReturn_t (*GpuInstanceGetInfo)(nvmlGpuInstance_t, nvmlGpuInstanceInfo_t *);
+	nvmlReturn_t (*GpuInstanceGetComputeInstanceProfileInfo)(nvmlGpuInstance_t, unsigned, unsigned,
+								 nvmlComputeInstanceProfileInfo_t *);
+	nvmlReturn_t (*GpuInstanceCreateComputeInstance)(nvmlGpuInstance_t, unsigned, nvmlComputeInstance_t *);
+	nvmlReturn_t (*GpuInstanceGetComputeInstances)(nvmlGpuInstance_t, unsigned, nvmlComputeInstance_t *,
+						       unsigned *);
+	nvmlReturn_t (*ComputeInstanceGetInfo)(nvmlComputeInstance_t, nvmlComputeInstanceInfo_t *);
+	nvmlReturn_t (*ComputeInstanceDestroy)(nvmlComputeInstance_t);
+	nvmlReturn_t (*GpuInstanceDestroy)(nvmlGpuInstance_t);
 };
 
 #endif

@@ -80,6 +80,17 @@ static const struct axl__vsym symbols[] = {
 	{F(DeviceGetGraphicsRunningProcesses_v2), {"nvmlDeviceGetGraphicsRunningProcesses_v2"}},
 	{F(DeviceGetGraphicsRunningProcesses), {"nvmlDeviceGetGraphicsRunningProcesses"}},
 	{F(DeviceGetProcessUtilization), {"nvmlDeviceGetProcessUtilization"}},
+	{F(DeviceGetHandleByUUID), {"nvmlDeviceGetHandleByUUID"}},
+	{F(DeviceGetHandleByPciBusId), {"nvmlDeviceGetHandleByPciBusId_v2", "nvmlDeviceGetHandleByPciBusId"}},
+	{F(DeviceCreateGpuInstance), {"nvmlDeviceCreateGpuInstance"}},
+	{F(DeviceGetGpuInstances), {"nvmlDeviceGetGpuInstances"}},
+	{F(GpuInstanceGetInfo), {"nvmlGpuInstanceGetInfo"}},
+	{F(GpuInstanceGetComputeInstanceProfileInfo), {"nvmlGpuInstanceGetComputeInstanceProfileInfo"}},
+	{F(GpuInstanceCreateComputeInstance), {"nvmlGpuInstanceCreateComputeInstance"}},
+	{F(GpuInstanceGetComputeInstances), {"nvmlGpuInstanceGetComputeInstances"}},
+	{F(ComputeInstanceGetInfo), {"nvmlComputeInstanceGetInfo_v2", "nvmlComputeInstanceGetInfo"}},
+	{F(ComputeInstanceDestroy), {"nvmlComputeInstanceDestroy"}},
+	{F(GpuInstanceDestroy), {"nvmlGpuInstanceDestroy"}},
 };
 #undef F
 
@@ -115,6 +126,8 @@ const char *axl__nvml_strerror(nvmlReturn_t r)
 	case NVML_ERROR_TIMEOUT: return "Timeout";
 	case NVML_ERROR_FUNCTION_NOT_FOUND: return "Function Not Found";
 	case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
+	case NVML_ERROR_IN_USE: return "In use by another client";
+	case NVML_ERROR_INSUFFICIENT_RESOURCES: return "Insufficient resources";
 	case NVML_ERROR_ARGUMENT_VERSION_MISMATCH: return "Argument Version Mismatch";
 	default: return "Unknown Error";
 	}
