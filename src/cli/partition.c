@@ -65,8 +65,10 @@ static void print_row(const struct axl_partition *p, int json)
 			printf("%s", k ? "," : "");
 			jstr(p->device_nodes[k]);
 		}
-		printf("],\"owner_pid\":%d,\"owner_alive\":%s,\"created\":%" PRId64 "}", p->owner_pid,
+		printf("],\"owner_pid\":%d,\"owner_alive\":%s,\"created\":%" PRId64 ",\"source\":", p->owner_pid,
 		       p->owner_alive ? "true" : "false", p->created);
+		jstr(axl_source_name(p->source));
+		printf("}");
 		return;
 	}
 	printf("id: %s\nprofile: %s\n", p->id, p->profile ? p->profile : "-");

@@ -137,6 +137,51 @@ def case_concurrent(c):
     check(len(rows) == len(st["partitions"]) and all(r["device"] for r in rows), rows)
 
 
+def nvml_env(c):
+    """The live system with NVML answered by the test double (tests/nvml_double): MIG on,
+    its instances kept in a file so that one axl process sees what another made."""
+    if not c.double:
+        raise AssertionError("--double is needed")
+    xml = os.path.join(os.path.dirname(HERE), "nvml_double", "fixtures", "hgx-8x-h100-q2x.xml")
+    c.env.update(AXL_NVML_LIBRARY=c.double, AXL_NVML_DOUBLE_XML=xml, AXL_NVML_DOUBLE_MIG="1",
+                 AXL_NVML_DOUBLE_STATE=os.path.join(c.state, "double.json"))
+
+
+def case_nvml_live(c):
+    """Real MIG control (the NVML path, not the simulation) from the command line."""
+    nvml_env(c)
+    a = c.run("partition", "create", "nvidia:0", "mig-1g.7gb", "--json", spec=None)
+    a = json.loads(a.stdout)
+    check(a["profile"] == "1g.10gb" and a["profile_id"] == 19 and a["id"].startswith("MIG-"), a)
+    check(":" not in a["id"] and "," not in a["id"], a["id"])
+    check("/dev/nvidia0" in a["device_nodes"] and "/dev/nvidiactl" in a["device_nodes"], a["device_nodes"])
+    b = json.loads(c.run("partition", "create", "nvidia:1", "3g.40gb", "--json", spec=None).stdout)
+    rows = json.loads(c.run("partition", "list", "--json", spec=None).stdout)["partitions"]
+    check(sorted(r["id"] for r in rows) == sorted([a["id"], b["id"]]), rows)
+    check(all(r["source"] == "nvml" and r["owner_pid"] > 0 and not r["owner_alive"] for r in rows), rows)
+    inv = json.loads(c.run("list", "--json", "--all", spec=None).stdout)
+    kids = [k for d in inv["devices"] for k in d.get("children", []) if k.get("uuid") == a["id"]]
+    check(len(kids) == 1 and kids[0]["id"].startswith("nvidia:0/mig"), kids)
+    # in use: refused, and the instance stays
+    c.env["AXL_NVML_DOUBLE_BUSY"] = "1"
+    p = c.run("partition", "destroy", a["id"], spec=None, ok=False)
+    check(p.returncode == 1 and "in use" in p.stderr.lower(), p.stderr)
+    del c.env["AXL_NVML_DOUBLE_BUSY"]
+    c.run("partition", "destroy", "--device", "nvidia:0", a["id"], spec=None)
+    p = c.run("partition", "destroy", a["id"], spec=None)  # gone: still a success
+    # the other one's creator has exited: cleanup takes it
+    p = c.run("partition", "cleanup", spec=None)
+    check("removed 1" in p.stdout, p.stdout)
+    rows = json.loads(c.run("partition", "list", "--json", spec=None).stdout)["partitions"]
+    check(rows == [], rows)
+    with open(os.path.join(c.state, "state.json")) as f:
+        check(json.load(f)["partitions"] == [], "records left")
+    # MIG off on the real path: not supported, nothing recorded
+    c.env["AXL_NVML_DOUBLE_MIG"] = "0"
+    p = c.run("partition", "create", "nvidia:0", "1g.10gb", spec=None, ok=False)
+    check(p.returncode == 1 and "MIG is disabled" in p.stderr, p.stderr)
+
+
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
 
 
@@ -146,6 +191,7 @@ def main():
         return 0
     args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
     c = Ctx(args["--axl"], args["--work"])
+    c.double = args.get("--double")
     CASES[args["--case"]](c)
     print("ok")
     return 0
