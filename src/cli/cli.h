@@ -65,6 +65,10 @@ int cmd_limit(const struct opts *o, int argc, char **argv, int first);
 int cmd_partition(const struct opts *o, int argc, char **argv, int first);
 /* "16GiB", "512M", "8GB", "1000" -> bytes; -1 when malformed */
 int64_t parse_size(const char *s);
+/* s as a JSON string on standard output ("null" for NULL). */
+void print_json_str(const char *s);
+/* "axl: WHAT: <axl_error_last()>" on standard error; returns 1 (the exit code). */
+int fail_last(const char *what);
 /* A sample's value of device i as text in the metric's display unit ("72%", "41.2 W",
  * "-" when unknown), for tables. */
 void metric_text(const axl_sample *smp, size_t i, axl_metric m, char *buf, size_t cap);

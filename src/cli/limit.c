@@ -13,6 +13,31 @@
 #include "axl.h"
 #include "cli.h"
 
+void print_json_str(const char *s)
+{
+	if (!s) {
+		printf("null");
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+int fail_last(const char *what)
+{
+	fprintf(stderr, "axl: %s: %s\n", what, axl_error_last()[0] ? axl_error_last() : "failed");
+	return 1;
+}
+
 /* "8GiB", "512M", "1.5G", "1000000" -> bytes. K/M/G/T and KiB/MiB/GiB/TiB are powers of
  * 1024, KB/MB/GB/TB powers of 1000, B or nothing bytes. -1 when malformed. */
 int64_t parse_size(const char *s)
@@ -43,26 +68,7 @@ int64_t parse_size(const char *s)
 	return -1;
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
 
-static int fail(const char *what)
-{
-	fprintf(stderr, "axl: %s: %s\n", what, axl_error_last()[0] ? axl_error_last() : "failed");
-	return 1;
-}
 
 static int open_ctx(const struct opts *o, axl_context **ctx)
 {
@@ -70,7 +76,7 @@ static int open_ctx(const struct opts *o, axl_context **ctx)
 	co.sysroot = o->sysroot;
 	co.backends = o->backends;
 	if (axl_context_open(ctx, &co))
-		return fail("context");
+		return fail_last("context");
 	return 0;
 }
 
@@ -84,22 +90,22 @@ static int limit_list(const struct opts *o)
 	int rc = axl_limit_list(ctx, &rows, &n);
 	if (rc) {
 		axl_context_free(ctx);
-		return fail("limit list");
+		return fail_last("limit list");
 	}
 	if (o->json) {
 		const char *dir = axl_state_dir(ctx);
 		printf("{\"state_dir\":");
 		if (dir)
-			json_str(dir);
+			print_json_str(dir);
 		else
 			printf("null");
 		printf(",\"limits\":[");
 		for (size_t i = 0; i < n; i++) {
 			printf("%s{\"device\":", i ? "," : "");
-			json_str(rows[i].device);
+			print_json_str(rows[i].device);
 			if (rows[i].uuid) {
 				printf(",\"uuid\":");
-				json_str(rows[i].uuid);
+				print_json_str(rows[i].uuid);
 			}
 			if (rows[i].memory_bytes >= 0)
 				printf(",\"memory_bytes\":%" PRId64, rows[i].memory_bytes);
@@ -148,7 +154,7 @@ static int limit_env(const struct opts *o, const char *ids)
 	char **env = NULL;
 	int rc = axl_limit_env(inv, devs, n, &env);
 	if (rc)
-		rc = fail("limit env");
+		rc = fail_last("limit env");
 	else
 		for (size_t i = 0; env[i]; i++)
 			printf("%s\n", env[i]);
@@ -274,12 +280,12 @@ int cmd_limit(const struct opts *go, int argc, char **argv, int first)
 	if (is_set) {
 		rc = axl_limit_set(inv, id, mem, (int)pct);
 		if (rc)
-			rc = fail("limit set");
+			rc = fail_last("limit set");
 	} else {
 		size_t removed = 0;
 		rc = axl_limit_clear(ctx, inv, id, &removed);
 		if (rc)
-			rc = fail("limit clear");
+			rc = fail_last("limit clear");
 		else if (!removed)
 			fprintf(stderr, "axl: no limits recorded for %s\n", id);
 	}

@@ -9,46 +9,21 @@
 #include "axl.h"
 #include "cli.h"
 
-static void jstr(const char *s)
-{
-	if (!s) {
-		printf("null");
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
-static int fail(const char *what)
-{
-	fprintf(stderr, "axl: %s: %s\n", what, axl_error_last()[0] ? axl_error_last() : "failed");
-	return 1;
-}
-
 static void print_row(const struct axl_partition *p, int json)
 {
 	if (json) {
 		printf("{\"id\":");
-		jstr(p->id);
+		print_json_str(p->id);
 		printf(",\"device\":");
-		jstr(p->device);
+		print_json_str(p->device);
 		printf(",\"parent\":");
-		jstr(p->parent);
+		print_json_str(p->parent);
 		printf(",\"parent_uuid\":");
-		jstr(p->parent_uuid);
+		print_json_str(p->parent_uuid);
 		printf(",\"kind\":");
-		jstr(p->kind);
+		print_json_str(p->kind);
 		printf(",\"profile\":");
-		jstr(p->profile);
+		print_json_str(p->profile);
 		if (p->profile_id >= 0)
 			printf(",\"profile_id\":%" PRId64, p->profile_id);
 		if (p->memory_bytes >= 0)
@@ -58,16 +33,16 @@ static void print_row(const struct axl_partition *p, int json)
 		printf(",\"env\":[");
 		for (size_t k = 0; p->env[k]; k++) {
 			printf("%s", k ? "," : "");
-			jstr(p->env[k]);
+			print_json_str(p->env[k]);
 		}
 		printf("],\"device_nodes\":[");
 		for (size_t k = 0; p->device_nodes[k]; k++) {
 			printf("%s", k ? "," : "");
-			jstr(p->device_nodes[k]);
+			print_json_str(p->device_nodes[k]);
 		}
 		printf("],\"owner_pid\":%d,\"owner_alive\":%s,\"created\":%" PRId64 ",\"source\":", p->owner_pid,
 		       p->owner_alive ? "true" : "false", p->created);
-		jstr(axl_source_name(p->source));
+		print_json_str(axl_source_name(p->source));
 		printf("}");
 		return;
 	}
@@ -95,9 +70,9 @@ static int part_profiles(const axl_inventory *inv, const char *id, int json)
 			const struct axl_partition_profile *pp = axl_device_partition_profile(d, i, j);
 			if (json) {
 				printf("%s{\"technology\":", any ? "," : "");
-				jstr(pt->technology);
+				print_json_str(pt->technology);
 				printf(",\"name\":");
-				jstr(pt->profiles[j]);
+				print_json_str(pt->profiles[j]);
 				if (pp) {
 					const char *k[] = {"id", "memory_bytes", "compute_units", "slices", "max_instances",
 							   "free_instances"};
@@ -176,7 +151,7 @@ int cmd_partition(const struct opts *go, int argc, char **argv, int first)
 		struct axl_partition *rows = NULL;
 		size_t n = 0;
 		if (axl_partition_list(ctx, inv, &rows, &n)) {
-			rc = fail("partition list");
+			rc = fail_last("partition list");
 		} else if (o.json) {
 			printf("{\"partitions\":[");
 			for (size_t i = 0; i < n; i++) {
@@ -197,7 +172,7 @@ int cmd_partition(const struct opts *go, int argc, char **argv, int first)
 	} else if (strcmp(sub, "create") == 0) {
 		struct axl_partition *p = NULL;
 		if (axl_partition_create(ctx, inv, pos[1], pos[2], 0, &p)) {
-			rc = fail("partition create");
+			rc = fail_last("partition create");
 		} else {
 			print_row(p, o.json);
 			if (o.json)
@@ -208,21 +183,21 @@ int cmd_partition(const struct opts *go, int argc, char **argv, int first)
 		for (int i = 1; i < npos && !rc; i++) {
 			size_t removed = 0;
 			if (axl_partition_destroy(ctx, inv, dev, pos[i], 0, &removed))
-				rc = fail("partition destroy");
+				rc = fail_last("partition destroy");
 			else
 				printf("%s: %s\n", pos[i], removed ? "removed" : "already gone");
 		}
 	} else if (strcmp(sub, "cleanup") == 0) {
 		size_t removed = 0;
 		if (axl_partition_cleanup(ctx, inv, &removed))
-			rc = fail("partition cleanup");
+			rc = fail_last("partition cleanup");
 		else
 			printf("removed %zu partition%s\n", removed, removed == 1 ? "" : "s");
 	} else if (strcmp(sub, "profiles") == 0) {
 		rc = part_profiles(inv, pos[1], o.json);
 	} else {
 		if (axl_partition_set_mode(ctx, inv, pos[1], pos[2], pos[3], yes ? AXL_PARTITION_CONFIRM : 0))
-			rc = fail("partition mode");
+			rc = fail_last("partition mode");
 		else
 			printf("%s: %s partition mode %s\n", pos[1], pos[2], pos[3]);
 	}

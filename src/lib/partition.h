@@ -42,7 +42,7 @@ int axl__nvml_mig_destroy(axl_context *ctx, const struct axl_device *gpu, const 
 
 /* AMD compute ("compute": SPX, DPX, TPX, QPX, CPX) or memory ("memory": NPS1..NPS8)
  * partition mode, through the device's sysfs attributes current_compute_partition /
- * available_compute_partitions and current_memory_partition /
+ * available_compute_partition and current_memory_partition /
  * available_memory_partition (backend/amdgpu_part.c). fs is the context's file system
  * layer: partition.c passes the live system's, the unit test a synthetic tree's.
  * Refuses a mode the device does not list (AXL_EINVAL, naming those it lists), a
