@@ -145,7 +145,8 @@ int axl__mig_free(const struct axl__mig_gpu *g, const struct axl__mig_inst *used
 	struct axl__mig_inst all[32];
 	if (!g || !p || n > 16)
 		return 0;
-	memcpy(all, used, n * sizeof *used);
+	if (n)
+		memcpy(all, used, n * sizeof *used);
 	int k = 0;
 	while (n < 32) {
 		int start = axl__mig_place(g, all, n, p);

@@ -3,6 +3,7 @@
 destroyed by a third; a busy destroy leaves it. usage: check_mig_state.py DOUBLE.so XML WORKDIR"""
 import ctypes
 import os
+import re
 import subprocess
 import sys
 
@@ -15,6 +16,12 @@ def child(op):
                AXL_NVML_DOUBLE_STATE=os.path.join(work, "mig.state"))
     if op == "busy":
         env["AXL_NVML_DOUBLE_BUSY"] = "1"
+    # an ASan build of the double needs its sanitizer runtimes loaded before Python
+    ldd = subprocess.run(["ldd", lib], capture_output=True, text=True).stdout
+    rt = [m.group(1) for m in re.finditer(r"=>\s*(\S*lib(?:asan|ubsan)\.so[.0-9]*)", ldd)]
+    if rt:
+        env["LD_PRELOAD"] = ":".join(rt)
+        env["ASAN_OPTIONS"] = "detect_leaks=0:verify_asan_link_order=0"
     r = subprocess.run([sys.executable, __file__, lib, xml, work, op], env=env,
                        capture_output=True, text=True, check=False)
     if r.returncode:
