@@ -289,9 +289,9 @@ static int read_config(struct cfg *c, struct axl__model *m)
 	if (r == 1) {
 		m->attn = AXL__ATTN_MLA;
 		m->kv_lora_rank = (int)v;
-		if (get_int(c, "q_lora_rank", 1, 1000000, &v) < 0)
+		if ((r = get_int(c, "q_lora_rank", 1, 1000000, &v)) < 0)
 			return -1;
-		m->q_lora_rank = get_int(c, "q_lora_rank", 1, 1000000, &v) == 1 ? (int)v : 0;
+		m->q_lora_rank = r == 1 ? (int)v : 0;
 		if (need_int(c, "qk_rope_head_dim", 0, 65536, &v))
 			return -1;
 		m->qk_rope_dim = (int)v;
