@@ -73,6 +73,11 @@ struct axl__model {
 	struct axl__model_dtype dtypes[AXL__MODEL_DTYPES_MAX];
 	size_t ndtypes;
 	int64_t weight_bytes; /* bytes of all tensors in the file(s); < 0 unknown */
+	/* added for the parameter count (model_catalog.h): biases on q/k/v (Qwen2,
+	 * gpt-oss), on the attention output (gpt-oss), in the MLP/experts (gpt-oss);
+	 * weight matrices per MLP: 3 gated (SwiGLU/GeGLU), 2 plain (Falcon); 0 means 3 */
+	bool qkv_bias, o_bias, mlp_bias;
+	int mlp_matrices;
 };
 
 #endif

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: MIT */
+/* The built-in model catalog (issue 6): widely used open models with the architecture
+ * numbers of their published Hugging Face config.json (the URL above each row; for
+ * multimodal models the text_config) and the published parameter counts (model card or
+ * the Hub's safetensors count, named in the comment). Generated rows, kept by hand. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "model_catalog.h"
+
+static const struct axl__catalog_entry catalog[] = {
+	/* https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json; HF card: 7B, safetensors 6.74B */
+	{.id = "meta-llama/Llama-2-7b-hf", .alias = "llama2-7b", .arch = "llama",
+	 .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 32, .head_dim = 128, .intermediate = 11008,
+	 .vocab = 32000, .tied = false, .max_context = 4096, .attn = AXL__ATTN_MHA,
+	 .pub_params = 6740000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/meta-llama/Llama-2-13b-hf/blob/main/config.json; HF safetensors 13.0B */
+	{.id = "meta-llama/Llama-2-13b-hf", .alias = "llama2-13b", .arch = "llama",
+	 .layers = 40, .hidden = 5120, .heads = 40, .kv_heads = 40, .head_dim = 128, .intermediate = 13824,
+	 .vocab = 32000, .tied = false, .max_context = 4096, .attn = AXL__ATTN_MHA,
+	 .pub_params = 13000000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/meta-llama/Llama-2-70b-hf/blob/main/config.json; HF safetensors 69B */
+	{.id = "meta-llama/Llama-2-70b-hf", .alias = "llama2-70b", .arch = "llama",
+	 .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128, .intermediate = 28672,
+	 .vocab = 32000, .tied = false, .max_context = 4096, .attn = AXL__ATTN_GQA,
+	 .pub_params = 69000000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json; HF safetensors 8.03B */
+	{.id = "meta-llama/Meta-Llama-3-8B", .alias = "llama3-8b", .arch = "llama",
+	 .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 14336,
+	 .vocab = 128256, .tied = false, .max_context = 8192, .attn = AXL__ATTN_GQA,
+	 .pub_params = 8030000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/meta-llama/Meta-Llama-3-70B/blob/main/config.json; HF safetensors 70.6B */
+	{.id = "meta-llama/Meta-Llama-3-70B", .alias = "llama3-70b", .arch = "llama",
+	 .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128, .intermediate = 28672,
+	 .vocab = 128256, .tied = false, .max_context = 8192, .attn = AXL__ATTN_GQA,
+	 .pub_params = 70600000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json; HF safetensors 8.03B */
+	{.id = "meta-llama/Llama-3.1-8B", .alias = "llama3.1-8b", .arch = "llama",
+	 .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 14336,
+	 .vocab = 128256, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
+	 .pub_params = 8030000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/meta-llama/Llama-3.1-70B/blob/main/config.json; HF safetensors 70.6B */
+	{.id = "meta-llama/Llama-3.1-70B", .alias = "llama3.1-70b", .arch = "llama",
+	 .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128, .intermediate = 28672,
+	 .vocab = 128256, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
+	 .pub_params = 70600000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json; HF safetensors 406B (card: 405B) */
+	{.id = "meta-llama/Llama-3.1-405B", .alias = "llama3.1-405b", .arch = "llama",
+	 .layers = 126, .hidden = 16384, .heads = 128, .kv_heads = 8, .head_dim = 128, .intermediate = 53248,
+	 .vocab = 128256, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
+	 .pub_params = 406000000000LL, .pub_active = 0LL, .pub_unit = 1000000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/meta-llama/Llama-3.2-1B/blob/main/config.json; card: 1.23B, safetensors 1.24B */
+	{.id = "meta-llama/Llama-3.2-1B", .alias = "llama3.2-1b", .arch = "llama",
+	 .layers = 16, .hidden = 2048, .heads = 32, .kv_heads = 8, .head_dim = 64, .intermediate = 8192,
+	 .vocab = 128256, .tied = true, .max_context = 131072, .attn = AXL__ATTN_GQA,
+	 .pub_params = 1240000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/meta-llama/Llama-3.2-3B/blob/main/config.json; card: 3.21B */
+	{.id = "meta-llama/Llama-3.2-3B", .alias = "llama3.2-3b", .arch = "llama",
+	 .layers = 28, .hidden = 3072, .heads = 24, .kv_heads = 8, .head_dim = 128, .intermediate = 8192,
+	 .vocab = 128256, .tied = true, .max_context = 131072, .attn = AXL__ATTN_GQA,
+	 .pub_params = 3210000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/meta-llama/Llama-3.3-70B-Instruct/blob/main/config.json; card: 70B, safetensors 70.6B */
+	{.id = "meta-llama/Llama-3.3-70B-Instruct", .alias = "llama3.3-70b", .arch = "llama",
+	 .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128, .intermediate = 28672,
+	 .vocab = 128256, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
+	 .pub_params = 70600000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E/blob/main/config.json; card: 17B active, 109B total (with the vision encoder) */
+	{.id = "meta-llama/Llama-4-Scout-17B-16E", .alias = "llama4-scout", .arch = "llama4",
+	 .layers = 48, .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128, .intermediate = 16384,
+	 .vocab = 202048, .tied = false, .max_context = 10485760, .attn = AXL__ATTN_GQA, .sliding_window = 8192, .sliding_layers = 36,
+	 .experts = 16, .experts_per_token = 1, .shared_experts = 1, .moe_intermediate = 8192, .dense_layers = 0,
+	 .pub_params = 109000000000LL, .pub_active = 17000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/meta-llama/Llama-4-Maverick-17B-128E/blob/main/config.json; card: 17B active, 400B total; interleave_moe_layer_step 2: 24 dense layers (intermediate_size_mlp 16384) */
+	{.id = "meta-llama/Llama-4-Maverick-17B-128E", .alias = "llama4-maverick", .arch = "llama4",
+	 .layers = 48, .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128, .intermediate = 16384,
+	 .vocab = 202048, .tied = false, .max_context = 1048576, .attn = AXL__ATTN_GQA, .sliding_window = 8192, .sliding_layers = 36,
+	 .experts = 128, .experts_per_token = 1, .shared_experts = 1, .moe_intermediate = 8192, .dense_layers = 24,
+	 .pub_params = 400000000000LL, .pub_active = 17000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json; HF safetensors 7.24B */
+	{.id = "mistralai/Mistral-7B-v0.1", .alias = "mistral-7b-v0.1", .arch = "mistral",
+	 .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 14336,
+	 .vocab = 32000, .tied = false, .max_context = 32768, .attn = AXL__ATTN_GQA, .sliding_window = 4096, .sliding_layers = 32,
+	 .pub_params = 7240000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/mistralai/Mistral-7B-v0.3/blob/main/config.json; HF safetensors 7.25B */
+	{.id = "mistralai/Mistral-7B-v0.3", .alias = "mistral-7b-v0.3", .arch = "mistral",
+	 .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 14336,
+	 .vocab = 32768, .tied = false, .max_context = 32768, .attn = AXL__ATTN_GQA,
+	 .pub_params = 7250000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/mistralai/Mistral-Small-24B-Base-2501/blob/main/config.json; card: 24B, safetensors 23.6B */
+	{.id = "mistralai/Mistral-Small-24B-Base-2501", .alias = "mistral-small-24b", .arch = "mistral",
+	 .layers = 40, .hidden = 5120, .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 32768,
+	 .vocab = 131072, .tied = false, .max_context = 32768, .attn = AXL__ATTN_GQA,
+	 .pub_params = 23600000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/mistralai/Mixtral-8x7B-v0.1/blob/main/config.json; Mistral: 46.7B total, 12.9B active */
+	{.id = "mistralai/Mixtral-8x7B-v0.1", .alias = "mixtral-8x7b", .arch = "mixtral",
+	 .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 14336,
+	 .vocab = 32000, .tied = false, .max_context = 32768, .attn = AXL__ATTN_GQA,
+	 .experts = 8, .experts_per_token = 2, .shared_experts = 0, .moe_intermediate = 14336, .dense_layers = 0,
+	 .pub_params = 46700000000LL, .pub_active = 12900000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/mistralai/Mixtral-8x22B-v0.1/blob/main/config.json; Mistral: 141B total, 39B active */
+	{.id = "mistralai/Mixtral-8x22B-v0.1", .alias = "mixtral-8x22b", .arch = "mixtral",
+	 .layers = 56, .hidden = 6144, .heads = 48, .kv_heads = 8, .head_dim = 128, .intermediate = 16384,
+	 .vocab = 32000, .tied = false, .max_context = 65536, .attn = AXL__ATTN_GQA,
+	 .experts = 8, .experts_per_token = 2, .shared_experts = 0, .moe_intermediate = 16384, .dense_layers = 0,
+	 .pub_params = 141000000000LL, .pub_active = 39000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/Qwen/Qwen2.5-0.5B/blob/main/config.json; card: 0.49B */
+	{.id = "Qwen/Qwen2.5-0.5B", .alias = "qwen2.5-0.5b", .arch = "qwen2",
+	 .layers = 24, .hidden = 896, .heads = 14, .kv_heads = 2, .head_dim = 64, .intermediate = 4864,
+	 .vocab = 151936, .tied = true, .max_context = 32768, .attn = AXL__ATTN_GQA,
+	 .qkv_bias = true,
+	 .pub_params = 490000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/Qwen/Qwen2.5-1.5B/blob/main/config.json; card: 1.54B */
+	{.id = "Qwen/Qwen2.5-1.5B", .alias = "qwen2.5-1.5b", .arch = "qwen2",
+	 .layers = 28, .hidden = 1536, .heads = 12, .kv_heads = 2, .head_dim = 128, .intermediate = 8960,
+	 .vocab = 151936, .tied = true, .max_context = 131072, .attn = AXL__ATTN_GQA,
+	 .qkv_bias = true,
+	 .pub_params = 1540000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/Qwen/Qwen2.5-3B/blob/main/config.json; card: 3.09B */
+	{.id = "Qwen/Qwen2.5-3B", .alias = "qwen2.5-3b", .arch = "qwen2",
+	 .layers = 36, .hidden = 2048, .heads = 16, .kv_heads = 2, .head_dim = 128, .intermediate = 11008,
+	 .vocab = 151936, .tied = true, .max_context = 32768, .attn = AXL__ATTN_GQA,
+	 .qkv_bias = true,
+	 .pub_params = 3090000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json; card: 7.61B */
+	{.id = "Qwen/Qwen2.5-7B", .alias = "qwen2.5-7b", .arch = "qwen2",
+	 .layers = 28, .hidden = 3584, .heads = 28, .kv_heads = 4, .head_dim = 128, .intermediate = 18944,
+	 .vocab = 152064, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
+	 .qkv_bias = true,
+	 .pub_params = 7610000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/Qwen/Qwen2.5-14B/blob/main/config.json; card: 14.7B */
+	{.id = "Qwen/Qwen2.5-14B", .alias = "qwen2.5-14b", .arch = "qwen2",
+	 .layers = 48, .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128, .intermediate = 13824,
+	 .vocab = 152064, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
+	 .qkv_bias = true,
+	 .pub_params = 14700000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/Qwen/Qwen2.5-32B/blob/main/config.json; HF safetensors 32.8B (card: 32.5B) */
+	{.id = "Qwen/Qwen2.5-32B", .alias = "qwen2.5-32b", .arch = "qwen2",
+	 .layers = 64, .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128, .intermediate = 27648,
+	 .vocab = 152064, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
+	 .qkv_bias = true,
+	 .pub_params = 32800000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/Qwen/Qwen2.5-72B/blob/main/config.json; card: 72.7B */
+	{.id = "Qwen/Qwen2.5-72B", .alias = "qwen2.5-72b", .arch = "qwen2",
+	 .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128, .intermediate = 29568,
+	 .vocab = 152064, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
+	 .qkv_bias = true,
+	 .pub_params = 72700000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/Qwen/Qwen3-0.6B/blob/main/config.json; card: 0.6B */
+	{.id = "Qwen/Qwen3-0.6B", .alias = "qwen3-0.6b", .arch = "qwen3",
+	 .layers = 28, .hidden = 1024, .heads = 16, .kv_heads = 8, .head_dim = 128, .intermediate = 3072,
+	 .vocab = 151936, .tied = true, .max_context = 40960, .attn = AXL__ATTN_GQA,
+	 .pub_params = 600000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/Qwen/Qwen3-1.7B/blob/main/config.json; card: 1.7B */
+	{.id = "Qwen/Qwen3-1.7B", .alias = "qwen3-1.7b", .arch = "qwen3",
+	 .layers = 28, .hidden = 2048, .heads = 16, .kv_heads = 8, .head_dim = 128, .intermediate = 6144,
+	 .vocab = 151936, .tied = true, .max_context = 40960, .attn = AXL__ATTN_GQA,
+	 .pub_params = 1700000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/Qwen/Qwen3-4B/blob/main/config.json; card: 4.0B */
+	{.id = "Qwen/Qwen3-4B", .alias = "qwen3-4b", .arch = "qwen3",
+	 .layers = 36, .hidden = 2560, .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 9728,
+	 .vocab = 151936, .tied = true, .max_context = 40960, .attn = AXL__ATTN_GQA,
+	 .pub_params = 4000000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/Qwen/Qwen3-8B/blob/main/config.json; card: 8.2B */
+	{.id = "Qwen/Qwen3-8B", .alias = "qwen3-8b", .arch = "qwen3",
+	 .layers = 36, .hidden = 4096, .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 12288,
+	 .vocab = 151936, .tied = false, .max_context = 40960, .attn = AXL__ATTN_GQA,
+	 .pub_params = 8200000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/Qwen/Qwen3-14B/blob/main/config.json; card: 14.8B */
+	{.id = "Qwen/Qwen3-14B", .alias = "qwen3-14b", .arch = "qwen3",
+	 .layers = 40, .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128, .intermediate = 17408,
+	 .vocab = 151936, .tied = false, .max_context = 40960, .attn = AXL__ATTN_GQA,
+	 .pub_params = 14800000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/Qwen/Qwen3-32B/blob/main/config.json; card: 32.8B */
+	{.id = "Qwen/Qwen3-32B", .alias = "qwen3-32b", .arch = "qwen3",
+	 .layers = 64, .hidden = 5120, .heads = 64, .kv_heads = 8, .head_dim = 128, .intermediate = 25600,
+	 .vocab = 151936, .tied = false, .max_context = 40960, .attn = AXL__ATTN_GQA,
+	 .pub_params = 32800000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/Qwen/Qwen3-30B-A3B/blob/main/config.json; card: 30.5B total, 3.3B active */
+	{.id = "Qwen/Qwen3-30B-A3B", .alias = "qwen3-30b-a3b", .arch = "qwen3_moe",
+	 .layers = 48, .hidden = 2048, .heads = 32, .kv_heads = 4, .head_dim = 128, .intermediate = 6144,
+	 .vocab = 151936, .tied = false, .max_context = 40960, .attn = AXL__ATTN_GQA,
+	 .experts = 128, .experts_per_token = 8, .shared_experts = 0, .moe_intermediate = 768, .dense_layers = 0,
+	 .pub_params = 30500000000LL, .pub_active = 3300000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/Qwen/Qwen3-235B-A22B/blob/main/config.json; card: 235B total, 22B active */
+	{.id = "Qwen/Qwen3-235B-A22B", .alias = "qwen3-235b-a22b", .arch = "qwen3_moe",
+	 .layers = 94, .hidden = 4096, .heads = 64, .kv_heads = 4, .head_dim = 128, .intermediate = 12288,
+	 .vocab = 151936, .tied = false, .max_context = 40960, .attn = AXL__ATTN_GQA,
+	 .experts = 128, .experts_per_token = 8, .shared_experts = 0, .moe_intermediate = 1536, .dense_layers = 0,
+	 .pub_params = 235000000000LL, .pub_active = 22000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/deepseek-ai/DeepSeek-V2-Lite/blob/main/config.json; card: 15.7B total, 2.4B active */
+	{.id = "deepseek-ai/DeepSeek-V2-Lite", .alias = "deepseek-v2-lite", .arch = "deepseek_v2",
+	 .layers = 27, .hidden = 2048, .heads = 16, .kv_heads = 16, .head_dim = 192, .intermediate = 10944,
+	 .vocab = 102400, .tied = false, .max_context = 163840, .attn = AXL__ATTN_MLA,
+	 .experts = 64, .experts_per_token = 6, .shared_experts = 2, .moe_intermediate = 1408, .dense_layers = 1,
+	 .kv_lora_rank = 512, .q_lora_rank = 0, .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128,
+	 .pub_params = 15700000000LL, .pub_active = 2400000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json; card: 671B total + 14B MTP module (HF 685B), 37B active */
+	{.id = "deepseek-ai/DeepSeek-V3", .alias = "deepseek-v3", .arch = "deepseek_v3",
+	 .layers = 61, .hidden = 7168, .heads = 128, .kv_heads = 128, .head_dim = 192, .intermediate = 18432,
+	 .vocab = 129280, .tied = false, .max_context = 163840, .attn = AXL__ATTN_MLA,
+	 .experts = 256, .experts_per_token = 8, .shared_experts = 1, .moe_intermediate = 2048, .dense_layers = 3,
+	 .kv_lora_rank = 512, .q_lora_rank = 1536, .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128,
+	 .pub_params = 671000000000LL, .pub_active = 37000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/deepseek-ai/DeepSeek-R1/blob/main/config.json; card: 671B total + 14B MTP module (HF 685B), 37B active */
+	{.id = "deepseek-ai/DeepSeek-R1", .alias = "deepseek-r1", .arch = "deepseek_v3",
+	 .layers = 61, .hidden = 7168, .heads = 128, .kv_heads = 128, .head_dim = 192, .intermediate = 18432,
+	 .vocab = 129280, .tied = false, .max_context = 163840, .attn = AXL__ATTN_MLA,
+	 .experts = 256, .experts_per_token = 8, .shared_experts = 1, .moe_intermediate = 2048, .dense_layers = 3,
+	 .kv_lora_rank = 512, .q_lora_rank = 1536, .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128,
+	 .pub_params = 671000000000LL, .pub_active = 37000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/google/gemma-2-2b/blob/main/config.json; HF safetensors 2.61B */
+	{.id = "google/gemma-2-2b", .alias = "gemma2-2b", .arch = "gemma2",
+	 .layers = 26, .hidden = 2304, .heads = 8, .kv_heads = 4, .head_dim = 256, .intermediate = 9216,
+	 .vocab = 256000, .tied = true, .max_context = 8192, .attn = AXL__ATTN_GQA, .sliding_window = 4096, .sliding_layers = 13,
+	 .pub_params = 2610000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/google/gemma-2-9b/blob/main/config.json; HF safetensors 9.24B */
+	{.id = "google/gemma-2-9b", .alias = "gemma2-9b", .arch = "gemma2",
+	 .layers = 42, .hidden = 3584, .heads = 16, .kv_heads = 8, .head_dim = 256, .intermediate = 14336,
+	 .vocab = 256000, .tied = true, .max_context = 8192, .attn = AXL__ATTN_GQA, .sliding_window = 4096, .sliding_layers = 21,
+	 .pub_params = 9240000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/google/gemma-2-27b/blob/main/config.json; HF safetensors 27.2B */
+	{.id = "google/gemma-2-27b", .alias = "gemma2-27b", .arch = "gemma2",
+	 .layers = 46, .hidden = 4608, .heads = 32, .kv_heads = 16, .head_dim = 128, .intermediate = 36864,
+	 .vocab = 256000, .tied = true, .max_context = 8192, .attn = AXL__ATTN_GQA, .sliding_window = 4096, .sliding_layers = 23,
+	 .pub_params = 27200000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/google/gemma-3-1b-pt/blob/main/config.json; Gemma 3 report table 1: 302M embedding + 698M non-embedding */
+	{.id = "google/gemma-3-1b-pt", .alias = "gemma3-1b", .arch = "gemma3_text",
+	 .layers = 26, .hidden = 1152, .heads = 4, .kv_heads = 1, .head_dim = 256, .intermediate = 6912,
+	 .vocab = 262144, .tied = true, .max_context = 32768, .attn = AXL__ATTN_GQA, .sliding_window = 512, .sliding_layers = 22,
+	 .pub_params = 1000000000LL, .pub_active = 0LL, .pub_unit = 1000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/google/gemma-3-4b-pt/blob/main/config.json; Gemma 3 report table 1, text only: 675M + 3,209M (+417M vision encoder, not counted) */
+	{.id = "google/gemma-3-4b-pt", .alias = "gemma3-4b", .arch = "gemma3",
+	 .layers = 34, .hidden = 2560, .heads = 8, .kv_heads = 4, .head_dim = 256, .intermediate = 10240,
+	 .vocab = 262208, .tied = true, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 1024, .sliding_layers = 29,
+	 .pub_params = 3884000000LL, .pub_active = 0LL, .pub_unit = 1000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/google/gemma-3-12b-pt/blob/main/config.json; Gemma 3 report table 1, text only: 1,012M + 10,759M (+417M vision encoder) */
+	{.id = "google/gemma-3-12b-pt", .alias = "gemma3-12b", .arch = "gemma3",
+	 .layers = 48, .hidden = 3840, .heads = 16, .kv_heads = 8, .head_dim = 256, .intermediate = 15360,
+	 .vocab = 262208, .tied = true, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 1024, .sliding_layers = 40,
+	 .pub_params = 11771000000LL, .pub_active = 0LL, .pub_unit = 1000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/google/gemma-3-27b-pt/blob/main/config.json; Gemma 3 report table 1, text only: 1,416M + 25,600M (+417M vision encoder) */
+	{.id = "google/gemma-3-27b-pt", .alias = "gemma3-27b", .arch = "gemma3",
+	 .layers = 62, .hidden = 5376, .heads = 32, .kv_heads = 16, .head_dim = 128, .intermediate = 21504,
+	 .vocab = 262208, .tied = true, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 1024, .sliding_layers = 52,
+	 .pub_params = 27016000000LL, .pub_active = 0LL, .pub_unit = 1000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/microsoft/Phi-3-mini-4k-instruct/blob/main/config.json; HF safetensors 3.82B (card: 3.8B) */
+	{.id = "microsoft/Phi-3-mini-4k-instruct", .alias = "phi3-mini", .arch = "phi3",
+	 .layers = 32, .hidden = 3072, .heads = 32, .kv_heads = 32, .head_dim = 96, .intermediate = 8192,
+	 .vocab = 32064, .tied = false, .max_context = 4096, .attn = AXL__ATTN_MHA, .sliding_window = 2047, .sliding_layers = 32,
+	 .pub_params = 3820000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/microsoft/Phi-3-medium-4k-instruct/blob/main/config.json; card: 14B, safetensors 14.0B */
+	{.id = "microsoft/Phi-3-medium-4k-instruct", .alias = "phi3-medium", .arch = "phi3",
+	 .layers = 40, .hidden = 5120, .heads = 40, .kv_heads = 10, .head_dim = 128, .intermediate = 17920,
+	 .vocab = 32064, .tied = false, .max_context = 4096, .attn = AXL__ATTN_GQA, .sliding_window = 2047, .sliding_layers = 40,
+	 .pub_params = 14000000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/microsoft/phi-4/blob/main/config.json; card: 14B, safetensors 14.7B */
+	{.id = "microsoft/phi-4", .alias = "phi4", .arch = "phi3",
+	 .layers = 40, .hidden = 5120, .heads = 40, .kv_heads = 10, .head_dim = 128, .intermediate = 17920,
+	 .vocab = 100352, .tied = false, .max_context = 16384, .attn = AXL__ATTN_GQA,
+	 .pub_params = 14700000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/openai/gpt-oss-20b/blob/main/config.json; card: 21B total (20.9B), 3.6B active */
+	{.id = "openai/gpt-oss-20b", .alias = "gpt-oss-20b", .arch = "gpt_oss",
+	 .layers = 24, .hidden = 2880, .heads = 64, .kv_heads = 8, .head_dim = 64, .intermediate = 2880,
+	 .vocab = 201088, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 128, .sliding_layers = 12,
+	 .experts = 32, .experts_per_token = 4, .shared_experts = 0, .moe_intermediate = 2880, .dense_layers = 0,
+	 .qkv_bias = true, .o_bias = true, .mlp_bias = true,
+	 .pub_params = 20900000000LL, .pub_active = 3600000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json; card: 117B total (116.8B), 5.1B active */
+	{.id = "openai/gpt-oss-120b", .alias = "gpt-oss-120b", .arch = "gpt_oss",
+	 .layers = 36, .hidden = 2880, .heads = 64, .kv_heads = 8, .head_dim = 64, .intermediate = 2880,
+	 .vocab = 201088, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 128, .sliding_layers = 18,
+	 .experts = 128, .experts_per_token = 4, .shared_experts = 0, .moe_intermediate = 2880, .dense_layers = 0,
+	 .qkv_bias = true, .o_bias = true, .mlp_bias = true,
+	 .pub_params = 116800000000LL, .pub_active = 5100000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	/* https://huggingface.co/tiiuae/falcon-7b/blob/main/config.json; HF count 7.22B includes the lm_head tensor the checkpoint stores though tied to the embedding */
+	{.id = "tiiuae/falcon-7b", .alias = "falcon-7b", .arch = "falcon",
+	 .layers = 32, .hidden = 4544, .heads = 71, .kv_heads = 1, .head_dim = 64, .intermediate = 18176,
+	 .vocab = 65024, .tied = true, .max_context = 2048, .attn = AXL__ATTN_GQA,
+	 .mlp_matrices = 2,
+	 .pub_params = 7220000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 295469056LL},
+	/* https://huggingface.co/tiiuae/falcon-40b/blob/main/config.json; HF count 41.8B includes the lm_head tensor the checkpoint stores though tied */
+	{.id = "tiiuae/falcon-40b", .alias = "falcon-40b", .arch = "falcon",
+	 .layers = 60, .hidden = 8192, .heads = 128, .kv_heads = 8, .head_dim = 64, .intermediate = 32768,
+	 .vocab = 65024, .tied = true, .max_context = 2048, .attn = AXL__ATTN_GQA,
+	 .mlp_matrices = 2,
+	 .pub_params = 41800000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 532676608LL},
+};
+
+size_t axl__catalog_count(void)
+{
+	return sizeof catalog / sizeof catalog[0];
+}
+
+const struct axl__catalog_entry *axl__catalog_at(size_t i)
+{
+	return i < axl__catalog_count() ? &catalog[i] : NULL;
+}
+
+const struct axl__catalog_entry *axl__catalog_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	static const char *const prefixes[] = {"https://huggingface.co/", "http://huggingface.co/", "huggingface.co/",
+					       "hf://", "hf.co/"};
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (strncasecmp(name, prefixes[i], strlen(prefixes[i])) == 0) {
+			name += strlen(prefixes[i]);
+			break;
+		}
+	size_t n = strlen(name);
+	while (n > 0 && name[n - 1] == '/')
+		n--;
+	for (size_t i = 0; i < axl__catalog_count(); i++) {
+		const struct axl__catalog_entry *e = &catalog[i];
+		if ((strlen(e->id) == n && strncasecmp(e->id, name, n) == 0) ||
+		    (strlen(e->alias) == n && strncasecmp(e->alias, name, n) == 0))
+			return e;
+	}
+	return NULL;
+}
+
+void axl__catalog_model(const struct axl__catalog_entry *e, struct axl__model *m)
+{
+	memset(m, 0, sizeof *m);
+	m->source = AXL__MSRC_CATALOG;
+	snprintf(m->id, sizeof m->id, "%s", e->id);
+	snprintf(m->alias, sizeof m->alias, "%s", e->alias);
+	snprintf(m->arch, sizeof m->arch, "%s", e->arch);
+	m->layers = e->layers;
+	m->hidden = e->hidden;
+	m->heads = e->heads;
+	m->kv_heads = e->kv_heads;
+	m->head_dim = e->head_dim;
+	m->intermediate = e->intermediate;
+	m->vocab = e->vocab;
+	m->tied_embeddings = e->tied;
+	m->max_context = e->max_context;
+	m->attn = e->attn;
+	m->sliding_window = e->sliding_window;
+	m->sliding_layers = e->sliding_layers;
+	m->experts = e->experts;
+	m->experts_per_token = e->experts_per_token;
+	m->shared_experts = e->shared_experts;
+	m->moe_intermediate = e->moe_intermediate;
+	m->dense_layers = e->dense_layers;
+	m->kv_lora_rank = e->kv_lora_rank;
+	m->q_lora_rank = e->q_lora_rank;
+	m->qk_rope_dim = e->qk_rope_dim;
+	m->qk_nope_dim = e->qk_nope_dim;
+	m->v_head_dim = e->v_head_dim;
+	m->qkv_bias = e->qkv_bias;
+	m->o_bias = e->o_bias;
+	m->mlp_bias = e->mlp_bias;
+	m->mlp_matrices = e->mlp_matrices;
+	m->params = axl__model_params(m, &m->active_params);
+	m->params_exact = false;
+	m->weight_bytes = -1;
+}
+
+int axl__model_from_catalog(const char *name, struct axl__model *out)
+{
+	const struct axl__catalog_entry *e = axl__catalog_find(name);
+	if (!e)
+		return -1;
+	axl__catalog_model(e, out);
+	return 0;
+}

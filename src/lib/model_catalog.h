@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* The planner's model sources that need no file of weights (issue 6): the built-in
+ * catalog of open models (model_catalog.c) and a Hugging Face config.json
+ * (model_config.c), plus what the planner computes from any struct axl__model: the
+ * parameter count and the KV cache per token. */
+#ifndef AXL_LIB_MODEL_CATALOG_H
+#define AXL_LIB_MODEL_CATALOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+/* One catalog row: the architecture of the published config.json and the model card's
+ * parameter counts. */
+struct axl__catalog_entry {
+	const char *id;     /* Hugging Face repo id */
+	const char *alias;  /* short name */
+	const char *arch;   /* config model_type */
+	int layers, hidden, heads, kv_heads, head_dim, intermediate;
+	int64_t vocab;
+	bool tied;
+	int max_context;
+	enum axl__attn attn;
+	int sliding_window, sliding_layers;
+	int experts, experts_per_token, shared_experts, moe_intermediate, dense_layers;
+	int kv_lora_rank, q_lora_rank, qk_rope_dim, qk_nope_dim, v_head_dim;
+	bool qkv_bias, o_bias, mlp_bias;
+	int mlp_matrices;   /* 0: 3 (gated) */
+	/* published figures: total parameters and active per token (0 for dense), and the
+	 * rounding unit of the published figure (1 when exact, 1e8 for "0.6B") */
+	int64_t pub_params, pub_active, pub_unit;
+	/* the published figure covers more than the text model (vision tower, MTP head, a
+	 * tied matrix counted twice): the part the architecture above does not describe */
+	int64_t pub_extra;
+};
+
+size_t axl__catalog_count(void);
+const struct axl__catalog_entry *axl__catalog_at(size_t i);
+/* By repo id (case-insensitive, with or without "https://huggingface.co/") or alias
+ * (case-insensitive); NULL when unknown. */
+const struct axl__catalog_entry *axl__catalog_find(const char *name);
+/* The entry as a model description (source CATALOG, params computed). */
+void axl__catalog_model(const struct axl__catalog_entry *e, struct axl__model *out);
+/* Find and describe: 0, or -1 when the catalog does not have it. */
+int axl__model_from_catalog(const char *name, struct axl__model *out);
+
+/* Parameters from the architecture: token embedding, untied lm_head, attention (q/k/v/o,
+ * or MLA's low-rank projections and their norms), the dense MLP of each dense layer
+ * (mlp_matrices weight matrices), routed + shared experts and the router of each MoE
+ * layer, biases where the flags say, two norms per layer and the final norm (Gemma's
+ * extra norms and q/k norms, a few thousand parameters, are not counted).
+ * *active (may be NULL): the parameters one token reads: everything but the routed
+ * experts it does not use, and without the input embedding table when it is untied (a
+ * lookup reads one row); model cards differ on that last point. Returns -1 when the
+ * description lacks what the count needs. */
+int64_t axl__model_params(const struct axl__model *m, int64_t *active);
+
+/* KV cache bytes per token of context, at kv_bytes_per_elem bytes per element:
+ * GQA/MHA 2 x layers x kv_heads x head_dim; MLA layers x (kv_lora_rank + qk_rope_dim)
+ * (the compressed latent and the rope key, what vLLM and SGLang cache). A
+ * sliding-window layer holds min(context, window) tokens, so for such models the figure
+ * is the average per token over a context of `context` tokens: total bytes for that
+ * context / context (context <= 0: as if every layer held every token). -1 when the
+ * description lacks the fields. */
+int64_t axl__model_kv_bytes_per_token(const struct axl__model *m, double kv_bytes_per_elem, int64_t context);
+
+/* A Hugging Face config.json (text[0..len)); name goes to out->id. Reads the standard
+ * keys, and those of a nested "text_config" first (multimodal configs). Returns 0, or
+ * -1 with a message naming the missing or absurd field in err. */
+int axl__model_from_config(const char *text, size_t len, const char *name, struct axl__model *out, char *err,
+			   size_t errcap);
+
+#endif
