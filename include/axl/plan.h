@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file axl/plan.h
+ * The planner (docs/plan.md): will a model fit on these devices, how should it be
+ * split, and how fast will it run, from the model's architecture, the devices' memory,
+ * bandwidth and peak throughput, and the links between them.
+ *
+ * A model comes from the built-in catalog (a Hugging Face repo id or a short alias), a
+ * Hugging Face config.json, safetensors headers (a file or a sharded index; a
+ * config.json beside them completes the architecture) or a GGUF header. Files are read
+ * header-only and never trusted: a bad one is AXL_EPARSE with axl_error_last() naming
+ * the problem.
+ *
+ * The devices are nodes: inventories opened here (axl_planner_add_inventory) or
+ * `axl list --json` documents written on other machines (axl_planner_add_json). Plans
+ * keep tensor parallelism inside one node (preferring an NVLink, NVSwitch or XGMI
+ * domain) and pipeline stages across slower links and across nodes.
+ *
+ * Every estimate is below the roofline (memory bandwidth, peak compute, link bandwidth
+ * at 100%): the efficiency factors and fixed costs it applies are in docs/plan.md.
+ */
+#ifndef AXL_PLAN_H
+#define AXL_PLAN_H
+
+#include "common.h"
+#include "inventory.h"
+
+AXL_BEGIN_DECLS
+
+typedef struct axl_model axl_model;
+typedef struct axl_planner axl_planner;
+typedef struct axl_plan axl_plan;
+
+/**
+ * Describe a model: a catalog name (repo id such as "meta-llama/Llama-3.1-8B", with or
+ * without "https://huggingface.co/", or an alias such as "llama3.1-8b"; without case),
+ * or a path to a config.json, a .safetensors file, a *.safetensors.index.json, a
+ * directory holding them, or a .gguf file. AXL_ENOENT when it is neither a catalog name
+ * nor a file; AXL_EPARSE (with the reason in axl_error_last()) for a bad file.
+ */
+AXL_API int axl_model_open(axl_model **out, const char *name_or_path);
+AXL_API void axl_model_free(axl_model *model);
+
+/** What a model description says. Counts are < 0 when the source does not give them. */
+struct axl_model_info {
+	const char *name;          /**< repo id or file name */
+	const char *alias;         /**< short name; NULL when none */
+	const char *architecture;  /**< "llama", "qwen3_moe", ...; NULL when not known */
+	const char *source;        /**< "catalog", "config.json", "safetensors", "gguf" */
+	const char *weights_dtype; /**< the dominant stored type ("BF16", "Q4_K"); NULL when not known */
+	int64_t params;            /**< total parameters */
+	int64_t active_params;     /**< read per token (MoE); == params for a dense model */
+	int64_t layers;
+	int64_t hidden;
+	int64_t heads;
+	int64_t kv_heads;
+	int64_t head_dim;
+	int64_t experts;           /**< routed experts; 0 dense */
+	int64_t experts_per_token;
+	int64_t max_context;
+	const char *attention;     /**< "mha", "gqa", "mla"; NULL when not known */
+	int64_t sliding_window;    /**< tokens; 0 none */
+};
+/** Fill *info (pointers valid while the model lives). */
+AXL_API int axl_model_get_info(const axl_model *model, struct axl_model_info *info);
+
+/** The catalog: i-th entry's repo id and alias; NULL past the end. */
+AXL_API size_t axl_model_catalog_count(void);
+AXL_API const char *axl_model_catalog_id(size_t i);
+AXL_API const char *axl_model_catalog_alias(size_t i);
+
+/** A set of nodes to plan on. */
+AXL_API int axl_planner_new(axl_planner **out);
+AXL_API void axl_planner_free(axl_planner *planner);
+/** Add this node's accelerators (the CPU is never planned on). name may be NULL (the
+ *  host name is used). The planner copies what it needs: inv may be freed after. */
+AXL_API int axl_planner_add_inventory(axl_planner *planner, const axl_inventory *inv, const char *name);
+/** Add a node from an "axl.inventory" document (axl list --json). AXL_EPARSE with the
+ *  reason for a document that is not one. */
+AXL_API int axl_planner_add_json(axl_planner *planner, const char *text, size_t len, const char *name);
+/** Devices added so far. */
+AXL_API size_t axl_planner_device_count(const axl_planner *planner);
+
+#define AXL_PLAN_REQUEST_VERSION 1
+
+/** What to plan. Zero-initialise, set version; 0/NULL fields take the defaults. */
+struct axl_plan_request {
+	unsigned version;          /**< AXL_PLAN_REQUEST_VERSION */
+	/** Weights: "fp32", "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", or a GGUF
+	 *  type ("q4_k_m", "q8_0", ...), without case. NULL: the model's own (a file's
+	 *  stored types; bf16 for the catalog and config.json). */
+	const char *quantization;
+	/** KV cache: "fp32", "bf16", "fp16", "fp8", "int8". NULL: bf16 (f16 for GGUF). */
+	const char *kv_dtype;
+	int64_t context_tokens;    /**< per sequence; 0: min(model's max context, 8192) */
+	int64_t batch;             /**< concurrent sequences; 0: 1 */
+	/** Devices to use: comma-separated ids ("nvidia:0,nvidia:1"), "node/id" to name a
+	 *  node's device, or UUIDs. NULL: every device of every node. */
+	const char *devices;
+	/** Bandwidth between nodes, GB/s per direction; 0: the slowest node's fastest RDMA
+	 *  NIC, else 12.5 (100 Gb/s Ethernet). */
+	double network_gbps;
+};
+
+/**
+ * Plan: the best plan that fits (highest decode throughput for the batch, then fewest
+ * devices), or, when nothing fits, the closest one with the shortfall; with ranked
+ * alternatives either way (other splits, other quantisations, a shorter context, more
+ * devices). AXL_EINVAL for an unknown quantisation or KV type, a device that is not
+ * there, or a planner without devices.
+ */
+AXL_API int axl_plan_compute(axl_plan **out, const axl_planner *planner, const axl_model *model,
+			     const struct axl_plan_request *req);
+AXL_API void axl_plan_free(axl_plan *plan);
+
+/** The headline of a plan. */
+struct axl_plan_summary {
+	int fits;                  /**< 1 when the request fits */
+	int64_t total_bytes;       /**< the whole deployment (one replica) */
+	int64_t shortfall_bytes;   /**< 0 when it fits */
+	int tp, pp, dp, ep;
+	double decode_tokens_per_s;   /**< aggregate over the batch */
+	double prefill_tokens_per_s;
+	const char *bound;         /**< "memory-bandwidth", "compute", "interconnect" */
+};
+AXL_API int axl_plan_get_summary(const axl_plan *plan, struct axl_plan_summary *out);
+
+/** The "axl.plan" document (schema/axl-plan.schema.json), malloc'ed, NUL-terminated;
+ *  free with free(). */
+AXL_API int axl_plan_json(const axl_plan *plan, char **out, size_t *len);
+/** The readable answer `axl plan` prints, malloc'ed. */
+AXL_API int axl_plan_text(const axl_plan *plan, char **out, size_t *len);
+
+AXL_END_DECLS
+
+#endif /* AXL_PLAN_H */
