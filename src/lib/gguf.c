@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -490,4 +491,14 @@ out:
 	free(g);
 	fclose(f);
 	return rc;
+}
+
+double axl__gguf_type_bits(const char *name)
+{
+	if (!name)
+		return -1;
+	for (size_t i = 0; i < sizeof gg_types / sizeof gg_types[0]; i++)
+		if (strcasecmp(gg_types[i].name, name) == 0)
+			return 8.0 * gg_types[i].size / gg_types[i].blck;
+	return -1;
 }

@@ -21,4 +21,8 @@ int axl__model_from_gguf(const char *path, struct axl__model *out, char *err, si
 int axl__model_from_gguf_mem(const uint8_t *buf, size_t len, const char *name, struct axl__model *out, char *err,
 			     size_t errcap);
 
+/* Bits per weight of a ggml type by name ("Q4_K" 4.5, "Q6_K" 6.5625, without case);
+ * -1 when unknown. */
+double axl__gguf_type_bits(const char *name);
+
 #endif

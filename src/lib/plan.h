@@ -76,4 +76,71 @@ const struct axl__plink_info *axl__planner_link(const struct axl_planner *p, siz
 /* The link kind of an axl_link.kind string. */
 enum axl__plink axl__plink_of(const char *kind);
 
+/* ---- the memory model (plan_mem.c) ---------------------------------------------- */
+
+/* How weights are stored. A K-quant mix (q4_k_m, ...) gives some tensors more bits, as
+ * llama.cpp's quantiser does: the attention V projection and the FFN down projection of
+ * the layers use_more_bits() picks, and the output head. */
+enum axl__mix { AXL__MIX_NONE, AXL__MIX_MORE_BITS, AXL__MIX_FIRST_LAYERS, AXL__MIX_ALL_V_DOWN };
+
+struct axl__quant {
+	char name[16];          /* canonical lowercase ("bf16", "int4", "q4_k_m"); "file" for
+				 * a file's own types */
+	double body_bits;       /* linear weights, scales included */
+	double more_bits;       /* the mix's bigger type; 0: body_bits */
+	enum axl__mix mix;
+	double emb_bits;        /* token embedding */
+	double head_bits;       /* output head */
+	double small_bits;      /* norms, biases, router */
+	enum axl__pfmt compute; /* the matmuls' format (weight-only schemes: bf16) */
+	bool from_file;         /* the file's bytes, as stored */
+	bool gguf;              /* a ggml type */
+};
+
+/* Parse a quantisation name (case-insensitive); -1 unknown. */
+int axl__quant_parse(const char *name, struct axl__quant *q);
+/* The model's own: the file's stored types, else bf16. */
+void axl__quant_default(const struct axl__model *m, struct axl__quant *q);
+/* Bytes per element of a KV cache type ("bf16" 2, "fp8" 1); -1 unknown. The canonical
+ * name goes to canon (16 bytes). */
+double axl__kv_dtype_bytes(const char *name, char *canon);
+
+/* One layer's weights and cache, in bytes (of the whole layer, before any split). */
+struct axl__lw {
+	double split;        /* split across tensor-parallel ranks: attention, MLP, experts */
+	double replicated;   /* held by every rank: norms, router, biases of the output */
+	double fixed_read;   /* read by every decode step: all but the routed experts */
+	double expert;       /* one routed expert (0 for a dense layer) */
+	int experts;         /* routed experts (0 dense) */
+	double kv_token;     /* KV cache per token held by this layer */
+	int kv_heads;        /* KV heads (0 for MLA: the latent is not split) */
+	bool sliding;        /* holds at most window tokens */
+	double flops_token;  /* 2 x the parameters one token multiplies (no attention) */
+	double attn_flops;   /* per token per context token: 4 x heads x head_dim (QK and AV) */
+	int hidden;
+};
+
+struct axl__mm {
+	int layers;
+	struct axl__lw *lw;      /* layers */
+	double emb, head;        /* embedding and output head bytes (head 0 when tied) */
+	double head_flops;       /* 2 x vocab x hidden per token */
+	double weights;          /* all weight bytes */
+	double kv_token_avg;     /* average KV bytes per token at the request's context */
+	int window;              /* sliding window tokens, 0 none */
+	int hidden, heads, kv_heads, experts, experts_per_token;
+	int64_t vocab;
+	int intermediate;        /* the widest MLP a token passes through (per token) */
+	bool tied;
+	double kv_bytes;         /* per element */
+};
+
+/* Build the memory model; -1 with a message in err when the description lacks what the
+ * model needs (layers, hidden size, heads, ...). */
+int axl__mm_build(struct axl__mm *mm, const struct axl__model *m, const struct axl__quant *q, double kv_bytes,
+		  int64_t context, char *err, size_t errcap);
+void axl__mm_free(struct axl__mm *mm);
+/* KV bytes of layer i for `tokens` tokens of one sequence (sliding layers capped). */
+double axl__mm_kv_layer(const struct axl__mm *mm, int i, int64_t tokens);
+
 #endif
