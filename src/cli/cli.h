@@ -63,6 +63,8 @@ int cmd_top(const struct opts *o);
 int cmd_limit(const struct opts *o, int argc, char **argv, int first);
 /* axl partition (partition.c): argv[first..] are its subcommand and arguments */
 int cmd_partition(const struct opts *o, int argc, char **argv, int first);
+/* axl plan (plan.c): argv[first..] are its model and options */
+int cmd_plan(const struct opts *o, int argc, char **argv, int first);
 /* "16GiB", "512M", "8GB", "1000" -> bytes; -1 when malformed */
 int64_t parse_size(const char *s);
 /* s as a JSON string on standard output ("null" for NULL). */

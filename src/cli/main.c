@@ -47,6 +47,13 @@ static void usage(FILE *f)
 		"                  docs/limits.md\n"
 		"  partition list|create DEV PROFILE|destroy ID...|cleanup|profiles DEV|mode DEV KIND MODE --yes\n"
 		"                  MIG instances and AMD partition modes (docs/partitions.md)\n"
+		"  plan MODEL [--quant Q] [--ctx N] [--batch N] [--kv-dtype D] [--devices LIST]\n"
+		"       [--node FILE]... [--here] [--network-gbps X]\n"
+		"                  will a model (catalog name, config.json, safetensors, GGUF) fit\n"
+		"                  on this node, or on the nodes whose axl list --json are the FILEs\n"
+		"                  (--here: and this node too); the split and the expected speed\n"
+		"                  (docs/plan.md)\n"
+		"  plan --list     the built-in model catalog\n"
 		"  version         the version of axl and libaxl\n"
 		"\n"
 		"options:\n"
@@ -620,6 +627,14 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		return cmd_partition(&o, argc, argv, optind);
+	}
+	/* axl plan has options of its own (plan.c) */
+	if (strcmp(cmd, "plan") == 0) {
+		if (o.sim && o.sysroot) {
+			fprintf(stderr, "axl: --sim and --sysroot exclude each other\n");
+			return EXIT_USAGE;
+		}
+		return cmd_plan(&o, argc, argv, optind);
 	}
 	const char *arg = NULL;
 	while (optind < argc) {

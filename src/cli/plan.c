@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/* axl plan: will a model fit on this node (or on nodes described by `axl list --json`
+ * files), how should it be split, and how fast will it run (docs/plan.md). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "axl.h"
+#include "axl/plan.h"
+#include "cli.h"
+
+#define PLAN_MAX_NODE_FILES 256
+#define PLAN_MAX_FILE (64u << 20)
+
+static int usage_plan(void)
+{
+	fprintf(stderr, "axl: usage: axl plan MODEL [--quant Q] [--ctx N] [--batch N] [--kv-dtype D] [--devices LIST]\n"
+			"       [--node FILE]... [--here] [--network-gbps X] [--json]\n"
+			"       axl plan --list [--json]\n");
+	return EXIT_USAGE;
+}
+
+/* A positive integer, all of s; -1 when it is not one. */
+static int64_t parse_pos_int(const char *s)
+{
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	char *end;
+	long long v = strtoll(s, &end, 10);
+	if (errno || *end || v <= 0)
+		return -1;
+	return (int64_t)v;
+}
+
+/* A positive finite number, all of s; -1 when it is not one. */
+static double parse_pos_num(const char *s)
+{
+	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+		return -1;
+	errno = 0;
+	char *end;
+	double v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || !(v > 0))
+		return -1;
+	return v;
+}
+
+/* The whole file, NUL-terminated; NULL with a message on failure. */
+static char *read_node_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "axl: plan: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+		fprintf(stderr, "axl: plan: %s: not a regular file\n", path);
+		fclose(f);
+		return NULL;
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap + 1);
+	for (;;) {
+		if (!buf) {
+			fprintf(stderr, "axl: plan: %s: out of memory\n", path);
+			fclose(f);
+			return NULL;
+		}
+		size_t r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (n > PLAN_MAX_FILE) {
+			fprintf(stderr, "axl: plan: %s: larger than 64 MiB\n", path);
+			free(buf);
+			fclose(f);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		if (n == cap) {
+			cap *= 2;
+			char *nb = realloc(buf, cap + 1);
+			if (!nb)
+				free(buf);
+			buf = nb;
+		}
+	}
+	int err = ferror(f);
+	fclose(f);
+	if (err) {
+		fprintf(stderr, "axl: plan: %s: read error\n", path);
+		free(buf);
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+/* "dir/gpu-node-3.json" -> "gpu-node-3" */
+static void node_name(const char *path, char *out, size_t cap)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	size_t n = strlen(b);
+	if (n > 5 && strcmp(b + n - 5, ".json") == 0)
+		n -= 5;
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, b, n);
+	out[n] = 0;
+}
+
+static void json_i64(const char *key, int64_t v, int comma)
+{
+	printf("%s\"%s\":", comma ? "," : "", key);
+	if (v < 0)
+		printf("null");
+	else
+		printf("%" PRId64, v);
+}
+
+static int plan_list(int json)
+{
+	size_t n = axl_model_catalog_count();
+	if (json)
+		printf("{\"schema\":\"axl.models\",\"schema_version\":1,\"models\":[");
+	else
+		printf("%-44s %-22s %-16s %9s %9s %6s %9s\n", "ID", "ALIAS", "ARCHITECTURE", "PARAMS(B)", "ACTIVE(B)",
+		       "LAYERS", "MAX CTX");
+	int rc = 0, first = 1;
+	for (size_t i = 0; i < n; i++) {
+		const char *id = axl_model_catalog_id(i);
+		if (!id)
+			break;
+		axl_model *m = NULL;
+		struct axl_model_info mi;
+		memset(&mi, 0, sizeof mi);
+		if (axl_model_open(&m, id) != 0 || axl_model_get_info(m, &mi) != 0) {
+			fprintf(stderr, "axl: plan: %s: %s\n", id, axl_error_last());
+			axl_model_free(m);
+			rc = 1;
+			continue;
+		}
+		if (json) {
+			printf("%s{\"id\":", first ? "" : ",");
+			print_json_str(id);
+			printf(",\"alias\":");
+			print_json_str(mi.alias ? mi.alias : axl_model_catalog_alias(i));
+			printf(",\"architecture\":");
+			print_json_str(mi.architecture);
+			json_i64("params", mi.params, 1);
+			json_i64("active_params", mi.active_params, 1);
+			json_i64("layers", mi.layers, 1);
+			json_i64("hidden", mi.hidden, 1);
+			json_i64("heads", mi.heads, 1);
+			json_i64("kv_heads", mi.kv_heads, 1);
+			json_i64("experts", mi.experts, 1);
+			json_i64("experts_per_token", mi.experts_per_token, 1);
+			json_i64("max_context", mi.max_context, 1);
+			printf(",\"attention\":");
+			print_json_str(mi.attention);
+			printf("}");
+			first = 0;
+		} else {
+			const char *alias = mi.alias ? mi.alias : axl_model_catalog_alias(i);
+			char p[32] = "-", a[32] = "-", l[32] = "-", c[32] = "-";
+			if (mi.params >= 0)
+				snprintf(p, sizeof p, "%.1f", (double)mi.params / 1e9);
+			if (mi.active_params >= 0)
+				snprintf(a, sizeof a, "%.1f", (double)mi.active_params / 1e9);
+			if (mi.layers >= 0)
+				snprintf(l, sizeof l, "%" PRId64, mi.layers);
+			if (mi.max_context >= 0)
+				snprintf(c, sizeof c, "%" PRId64, mi.max_context);
+			printf("%-44s %-22s %-16s %9s %9s %6s %9s\n", id, alias ? alias : "-",
+			       mi.architecture ? mi.architecture : "-", p, a, l, c);
+		}
+		axl_model_free(m);
+	}
+	if (json)
+		printf("]}\n");
+	return rc;
+}
+
+int cmd_plan(const struct opts *go, int argc, char **argv, int first)
+{
+	struct opts o = *go;
+	const char *model_name = NULL;
+	const char *nodes[PLAN_MAX_NODE_FILES];
+	int nnodes = 0, here = 0, list = 0;
+	struct axl_plan_request req;
+	memset(&req, 0, sizeof req);
+	req.version = AXL_PLAN_REQUEST_VERSION;
+	for (int i = first; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--json") == 0) {
+			o.json = 1;
+		} else if (strcmp(a, "--list") == 0) {
+			list = 1;
+		} else if (strcmp(a, "--here") == 0) {
+			here = 1;
+		} else if (strcmp(a, "--quant") == 0 || strcmp(a, "--kv-dtype") == 0 || strcmp(a, "--devices") == 0 ||
+			   strcmp(a, "--node") == 0) {
+			if (!v || !*v) {
+				fprintf(stderr, "axl: plan: %s needs a value\n", a);
+				return EXIT_USAGE;
+			}
+			i++;
+			if (a[2] == 'q')
+				req.quantization = v;
+			else if (a[2] == 'k')
+				req.kv_dtype = v;
+			else if (a[2] == 'd')
+				req.devices = v;
+			else if (nnodes >= PLAN_MAX_NODE_FILES) {
+				fprintf(stderr, "axl: plan: at most %d --node files\n", PLAN_MAX_NODE_FILES);
+				return EXIT_USAGE;
+			} else
+				nodes[nnodes++] = v;
+		} else if (strcmp(a, "--ctx") == 0 || strcmp(a, "--batch") == 0) {
+			int64_t n = parse_pos_int(v);
+			if (n < 0 || (a[2] == 'c' && n > (int64_t)1 << 30) || (a[2] == 'b' && n > 1000000)) {
+				fprintf(stderr, "axl: plan: %s takes a positive whole number%s, not '%s'\n", a,
+					a[2] == 'c' ? " of tokens" : "", v ? v : "");
+				return EXIT_USAGE;
+			}
+			i++;
+			if (a[2] == 'c')
+				req.context_tokens = n;
+			else
+				req.batch = n;
+		} else if (strcmp(a, "--network-gbps") == 0) {
+			double x = parse_pos_num(v);
+			if (x < 0) {
+				fprintf(stderr, "axl: plan: --network-gbps takes GB/s per direction (a positive number), not '%s'\n",
+					v ? v : "");
+				return EXIT_USAGE;
+			}
+			i++;
+			req.network_gbps = x;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "axl: plan: unknown option '%s'\n", a);
+			return usage_plan();
+		} else if (model_name) {
+			fprintf(stderr, "axl: plan: unexpected argument '%s' (one model at a time)\n", a);
+			return EXIT_USAGE;
+		} else {
+			model_name = a;
+		}
+	}
+	if (list) {
+		if (model_name || nnodes || here || req.quantization || req.kv_dtype || req.devices || req.context_tokens ||
+		    req.batch || req.network_gbps > 0) {
+			fprintf(stderr, "axl: plan: --list takes no model and no other option than --json\n");
+			return EXIT_USAGE;
+		}
+		return plan_list(o.json);
+	}
+	if (!model_name) {
+		fprintf(stderr, "axl: plan: which model? (a catalog name, see axl plan --list, or a file)\n");
+		return usage_plan();
+	}
+	if (here && !nnodes) {
+		fprintf(stderr, "axl: plan: --here is for adding this node to --node files\n");
+		return EXIT_USAGE;
+	}
+
+	axl_model *model = NULL;
+	if (axl_model_open(&model, model_name) != 0)
+		return fail_last(model_name);
+	axl_planner *planner = NULL;
+	if (axl_planner_new(&planner) != 0) {
+		axl_model_free(model);
+		return fail_last("plan");
+	}
+	int rc = 0;
+	if (!nnodes || here) {
+		axl_context *ctx;
+		axl_inventory *inv;
+		if (open_inventory(&o, &ctx, &inv)) {
+			rc = 1;
+		} else {
+			if (axl_planner_add_inventory(planner, inv, NULL) != 0)
+				rc = fail_last("this node");
+			axl_inventory_free(inv);
+			axl_context_free(ctx);
+		}
+	}
+	for (int i = 0; i < nnodes && rc == 0; i++) {
+		size_t len = 0;
+		char *text = read_node_file(nodes[i], &len);
+		if (!text) {
+			rc = 1;
+			break;
+		}
+		char name[64];
+		node_name(nodes[i], name, sizeof name);
+		if (axl_planner_add_json(planner, text, len, name) != 0)
+			rc = fail_last(nodes[i]);
+		free(text);
+	}
+	if (rc == 0 && axl_planner_device_count(planner) == 0) {
+		fprintf(stderr, "axl: plan: no accelerators to plan on%s\n",
+			nnodes ? " in the --node files" : " on this node (--node FILE plans on another's axl list --json)");
+		rc = 1;
+	}
+	axl_plan *plan = NULL;
+	if (rc == 0 && axl_plan_compute(&plan, planner, model, &req) != 0)
+		rc = fail_last("plan");
+	if (rc == 0) {
+		char *out = NULL;
+		size_t len = 0;
+		if ((o.json ? axl_plan_json(plan, &out, &len) : axl_plan_text(plan, &out, &len)) != 0) {
+			rc = fail_last("plan");
+		} else {
+			fwrite(out, 1, len, stdout);
+			if (len && out[len - 1] != '\n')
+				putchar('\n');
+			free(out);
+		}
+	}
+	axl_plan_free(plan);
+	axl_planner_free(planner);
+	axl_model_free(model);
+	if (fflush(stdout) != 0)
+		rc = 1;
+	return rc;
+}
