@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/* The search's own structures (plan.c, plan_out.c). */
+#ifndef AXL_LIB_PLAN_IMPL_H
+#define AXL_LIB_PLAN_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+#define MAXTP 16
+#define MAXPP 32
+#define MAXDP 8 /* replicas whose devices are listed; dp may be larger */
+
+/* The assumptions the estimates apply (docs/plan.md). */
+struct axl__plan_factors {
+	double mem_eff;       /* achieved / peak memory bandwidth in decode */
+	double compute_eff;   /* achieved / peak matmul throughput in prefill */
+	double link_eff;      /* achieved / peak link bandwidth in collectives */
+	double alpha_fabric;  /* seconds per collective inside an NVLink/XGMI domain */
+	double alpha_pcie;    /* ... over PCIe or the CPUs' interconnect */
+	double alpha_net;     /* ... between nodes */
+	int64_t runtime_bytes;   /* per device: the runtime's context */
+	int64_t workspace_bytes; /* per device: GEMM and attention workspaces */
+	int64_t comm_bytes;      /* per device of a multi-device plan: collective buffers */
+	double chunk_tokens;  /* prefill chunk (vLLM's max_num_batched_tokens order) */
+	double default_pcie_gbps; /* a link whose bandwidth no source gives (PCIe 3.0 x16) */
+	double default_net_gbps;  /* between nodes when no NIC is listed (100 Gb/s) */
+};
+extern const struct axl__plan_factors axl__plan_factors;
+
+struct pgroup {
+	size_t dev[MAXTP];
+	int n;
+	size_t node;
+	enum axl__plink link;
+	double link_gbps;
+	double bw;                      /* min memory bandwidth GB/s; NaN unknown */
+	int64_t mem;                    /* min usable bytes */
+	double tflops[AXL__PF__COUNT];  /* min; NaN unknown */
+};
+
+struct pstage {
+	int group;
+	int first, last;
+	double weights, kv, act, over, need; /* per device */
+	int64_t mem_cap;
+	enum axl__plink link;
+	double link_gbps;
+};
+
+struct pcand {
+	int tp, pp, dp, ep;
+	struct pstage stage[MAXPP];
+	int rep[MAXDP][MAXPP];              /* group of replica r, stage s (search only) */
+	uint16_t devs[MAXDP][MAXPP][MAXTP]; /* planner device indices (< 4096) */
+	int64_t batch_r;
+	bool fits;
+	double shortfall;
+	double decode, prefill, decode_roof, prefill_roof;
+	const char *bound;
+	bool bound_known;
+};
+
+struct pctx {
+	const struct axl_planner *p;
+	const struct axl__model *m;
+	const struct axl__mm *mm;
+	const struct axl__quant *q;
+	const struct pgroup *groups;
+	int64_t ctx, batch, batch_r;
+	double net_gbps;
+};
+
+/* Best candidate on the selected devices (1), none possible (0), -1 out of memory.
+ * alts (may be NULL): up to nalts other fitting strategies, best first. */
+int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel, const struct axl__model *m,
+		     const struct axl__mm *mm, const struct axl__quant *q, int64_t ctx, int64_t batch, double net_gbps,
+		     struct pcand *best, struct pcand *alts, int nalts, int *nalts_out);
+bool axl__pcand_better(const struct pcand *a, const struct pcand *b);
+void axl__pcand_keep(struct pcand *alts, int nalts, int *n, const struct pcand *c);
+
+#endif
