@@ -18,6 +18,7 @@
  * efficiency with no fixed latencies, so an estimate can never exceed it. */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,7 +175,7 @@ static double kv_share(const struct axl__mm *mm, int t)
 static double layer_bytes(const struct pctx *c, int i, int t)
 {
 	const struct axl__lw *l = &c->mm->lw[i];
-	return l->split / t + l->replicated + axl__mm_kv_layer(c->mm, i, c->ctx) * (double)c->batch_r * kv_share(c->mm, t);
+	return l->split / t + l->replicated + c->mm->lw[i].kv_ctx * (double)c->batch_r * kv_share(c->mm, t);
 }
 
 static double stage_fixed(const struct pctx *c, const struct pcand *k, int s, double *act_out, double *over_out)
@@ -302,7 +303,7 @@ static void stage_memory(const struct pctx *c, struct pcand *k)
 		for (int i = st->first; i <= st->last; i++) {
 			const struct axl__lw *l = &c->mm->lw[i];
 			w += l->split / t + l->replicated;
-			kv += axl__mm_kv_layer(c->mm, i, c->ctx) * (double)c->batch_r * kv_share(c->mm, t);
+			kv += c->mm->lw[i].kv_ctx * (double)c->batch_r * kv_share(c->mm, t);
 		}
 		double fixed = stage_fixed(c, k, s, &act, &over);
 		w += fixed - act - over;
@@ -400,17 +401,20 @@ static struct stime stage_time(const struct pctx *c, const struct pcand *k, int 
 	const struct pgroup *g = &c->groups[st->group];
 	int t = k->tp;
 	double bytes = 0, flops = 0;
+	/* the experts a batch of `tokens` touches, each choosing k of E */
+	double touched = 0;
+	if (mm->experts > 0) {
+		double e = mm->experts, kk = mm->experts_per_token;
+		touched = e * (1.0 - pow(1.0 - kk / e, tokens));
+	}
 	for (int i = st->first; i <= st->last; i++) {
 		const struct axl__lw *l = &mm->lw[i];
 		double w = (l->fixed_read - l->replicated) / t + l->replicated;
-		if (l->experts > 0) {
-			double e = l->experts, kk = mm->experts_per_token;
-			double touched = e * (1.0 - pow(1.0 - kk / e, tokens));
+		if (l->experts > 0)
 			w += touched * l->expert / t;
-		}
 		bytes += w;
 		if (decode)
-			bytes += axl__mm_kv_layer(mm, i, c->ctx) * seqs * kv_share(mm, t);
+			bytes += mm->lw[i].kv_ctx * seqs * kv_share(mm, t);
 		double actx = attn_ctx;
 		if (l->sliding && mm->window > 0 && actx > mm->window)
 			actx = mm->window;
@@ -629,7 +633,10 @@ int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel
 		     const struct axl__mm *mm, const struct axl__quant *q, int64_t ctx, int64_t batch, double net_gbps,
 		     struct pcand *best, struct pcand *alts, int nalts, int *nalts_out)
 {
-	struct pcand cur;
+	struct pcand *bufs = malloc(2 * sizeof *bufs);
+	if (!bufs)
+		return -1;
+	struct pcand *cur = &bufs[0], *bst = &bufs[1];
 	bool have = false;
 	int na = 0;
 	for (int t = 1; t <= MAXTP; t++) {
@@ -638,7 +645,7 @@ int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel
 		struct pgroup *groups;
 		size_t ng;
 		if (make_groups(p, sel, nsel, t, &groups, &ng) != 0)
-			return -1;
+			return free(bufs), -1;
 		if (ng == 0) {
 			free(groups);
 			continue;
@@ -647,73 +654,87 @@ int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel
 		int maxpp = (int)(ng < (size_t)MAXPP ? ng : MAXPP);
 		if (maxpp > mm->layers)
 			maxpp = mm->layers;
+		int fit_at = 0;
 		for (int pp = 1; pp <= maxpp; pp++) {
+			/* a deeper pipeline than the first that fits raises decode throughput only by
+			 * keeping more micro-batches in flight: at most one per sequence */
+			if (fit_at > 0 && pp > fit_at && pp > batch)
+				break;
 			for (int epv = 0; epv < 2; epv++) {
 				int ep = epv ? t : 1;
 				if (epv && (t == 1 || mm->experts <= 0 || mm->experts % t != 0))
 					continue;
-				memset(&cur, 0, sizeof cur);
-				cur.tp = t, cur.pp = pp, cur.ep = ep, cur.dp = 1;
+				/* the scalars only: the arrays are written before they are read */
+				memset(cur, 0, offsetof(struct pcand, stage));
+				memset(&cur->fits, 0, sizeof *cur - offsetof(struct pcand, fits));
+				cur->tp = t, cur->pp = pp, cur->ep = ep, cur->dp = 1;
 				int idx[MAXPP];
 				for (int s = 0; s < pp; s++)
 					idx[s] = s;
 				qsort_r(idx, (size_t)pp, sizeof idx[0], cmp_place, groups);
 				for (int s = 0; s < pp; s++)
-					cur.stage[s].group = idx[s];
+					cur->stage[s].group = idx[s];
 				struct pctx c = {.p = p, .m = m, .mm = mm, .q = q, .groups = groups, .ctx = ctx,
 						 .batch = batch, .batch_r = batch, .net_gbps = net_gbps};
-				count_replicas(&c, &cur, ng);
-				c.batch_r = (batch + cur.dp - 1) / cur.dp;
-				if (!split_layers(&c, &cur))
+				count_replicas(&c, cur, ng);
+				c.batch_r = (batch + cur->dp - 1) / cur->dp;
+				if (!split_layers(&c, cur))
 					continue;
-				rebalance(&c, &cur);
-				cur.fits = true;
-				cur.shortfall = 0;
+				rebalance(&c, cur);
+				cur->fits = true;
+				cur->shortfall = 0;
 				for (int s = 0; s < pp; s++) {
-					double over = cur.stage[s].need - (double)groups[cur.stage[s].group].mem;
+					double over = cur->stage[s].need - (double)groups[cur->stage[s].group].mem;
 					if (over > 0) {
-						cur.fits = false;
-						cur.shortfall += over * t;
+						cur->fits = false;
+						cur->shortfall += over * t;
 					}
 				}
-				if (!cur.fits) {
+				if (!cur->fits) {
 					/* not fitting: one replica */
-					cur.dp = 1;
+					cur->dp = 1;
 					c.batch_r = batch;
-					stage_memory(&c, &cur);
-					cur.shortfall = 0;
+					stage_memory(&c, cur);
+					cur->shortfall = 0;
 					for (int s = 0; s < pp; s++) {
-						double over = cur.stage[s].need - (double)groups[cur.stage[s].group].mem;
+						double over = cur->stage[s].need - (double)groups[cur->stage[s].group].mem;
 						if (over > 0)
-							cur.shortfall += over * t;
+							cur->shortfall += over * t;
 					}
 				}
-				estimate(&c, &cur);
+				estimate(&c, cur);
 				/* resolve group indices to devices for the caller */
-				for (int r = 0; r < cur.dp && r < MAXDP; r++)
+				for (int r = 0; r < cur->dp && r < MAXDP; r++)
 					for (int s = 0; s < pp; s++) {
-						const struct pgroup *g = &groups[r == 0 ? cur.stage[s].group : cur.rep[r][s]];
+						const struct pgroup *g = &groups[r == 0 ? cur->stage[s].group : cur->rep[r][s]];
 						for (int d = 0; d < t; d++)
-							cur.devs[r][s][d] = (uint16_t)g->dev[d];
+							cur->devs[r][s][d] = (uint16_t)g->dev[d];
 						if (r == 0) {
-							cur.stage[s].link = g->link;
-							cur.stage[s].link_gbps = g->link_gbps;
-							cur.stage[s].mem_cap = g->mem;
+							cur->stage[s].link = g->link;
+							cur->stage[s].link_gbps = g->link_gbps;
+							cur->stage[s].mem_cap = g->mem;
 						}
 					}
-				cur.batch_r = c.batch_r;
-				if (!have || axl__pcand_better(&cur, best)) {
+				cur->batch_r = c.batch_r;
+				if (cur->fits && fit_at == 0)
+					fit_at = pp;
+				if (!have || axl__pcand_better(cur, bst)) {
 					if (have && alts)
-						axl__pcand_keep(alts, nalts, &na, best);
-					*best = cur;
+						axl__pcand_keep(alts, nalts, &na, bst);
+					struct pcand *tmp = bst;
+					bst = cur;
+					cur = tmp;
 					have = true;
 				} else if (alts) {
-					axl__pcand_keep(alts, nalts, &na, &cur);
+					axl__pcand_keep(alts, nalts, &na, cur);
 				}
 			}
 		}
 		free(groups);
 	}
+	if (have)
+		*best = *bst;
+	free(bufs);
 	if (nalts_out)
 		*nalts_out = na;
 	return have ? 1 : 0;

@@ -113,6 +113,7 @@ struct axl__lw {
 	double expert;       /* one routed expert (0 for a dense layer) */
 	int experts;         /* routed experts (0 dense) */
 	double kv_token;     /* KV cache per token held by this layer */
+	double kv_ctx;       /* KV cache of one sequence at the context mm was built for */
 	int kv_heads;        /* KV heads (0 for MLA: the latent is not split) */
 	bool sliding;        /* holds at most window tokens */
 	double flops_token;  /* 2 x the parameters one token multiplies (no attention) */

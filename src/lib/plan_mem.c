@@ -352,8 +352,10 @@ int axl__mm_build(struct axl__mm *mm, const struct axl__model *m, const struct a
 	mm->weights = total;
 	double kvsum = 0;
 	int64_t ctx = context > 0 ? context : 1;
-	for (int i = 0; i < L; i++)
-		kvsum += axl__mm_kv_layer(mm, i, ctx);
+	for (int i = 0; i < L; i++) {
+		mm->lw[i].kv_ctx = axl__mm_kv_layer(mm, i, ctx);
+		kvsum += mm->lw[i].kv_ctx;
+	}
 	mm->kv_token_avg = kvsum / (double)ctx;
 	return 0;
 }
