@@ -212,7 +212,6 @@ static bool split_layers(const struct pctx *c, struct pcand *k)
 	for (int i = 0; i < L; i++)
 		avg += layer_bytes(c, i, t);
 	avg /= L;
-	double tot_speed = 0;
 	for (int s = 0; s < P; s++) {
 		const struct pgroup *g = &c->groups[k->stage[s].group];
 		double act, over;
@@ -220,7 +219,6 @@ static bool split_layers(const struct pctx *c, struct pcand *k)
 		double r = room[s] / avg;
 		cap[s] = r <= 0 ? 0 : r >= L ? L : (int)r;
 		speed[s] = (isnan(g->bw) ? (double)g->mem / 1e9 : g->bw) * t;
-		tot_speed += speed[s];
 		fixed[s] = false;
 		n[s] = 0;
 	}
