@@ -82,6 +82,9 @@ AXL_API int axl_planner_add_json(axl_planner *planner, const char *text, size_t 
 AXL_API size_t axl_planner_device_count(const axl_planner *planner);
 
 #define AXL_PLAN_REQUEST_VERSION 1
+/** The largest context and batch a request may ask for. */
+#define AXL_PLAN_MAX_CONTEXT (1LL << 28)
+#define AXL_PLAN_MAX_BATCH 65536
 
 /** What to plan. Zero-initialise, set version; 0/NULL fields take the defaults. */
 struct axl_plan_request {
@@ -92,8 +95,8 @@ struct axl_plan_request {
 	const char *quantization;
 	/** KV cache: "fp32", "bf16", "fp16", "fp8", "int8". NULL: bf16 (f16 for GGUF). */
 	const char *kv_dtype;
-	int64_t context_tokens;    /**< per sequence; 0: min(model's max context, 8192) */
-	int64_t batch;             /**< concurrent sequences; 0: 1 */
+	int64_t context_tokens;    /**< per sequence, up to AXL_PLAN_MAX_CONTEXT; 0: min(model's max context, 8192) */
+	int64_t batch;             /**< concurrent sequences, up to AXL_PLAN_MAX_BATCH; 0: 1 */
 	/** Devices to use: comma-separated ids ("nvidia:0,nvidia:1"), "node/id" to name a
 	 *  node's device, or UUIDs. NULL: every device of every node. */
 	const char *devices;

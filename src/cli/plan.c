@@ -227,9 +227,10 @@ int cmd_plan(const struct opts *go, int argc, char **argv, int first)
 				nodes[nnodes++] = v;
 		} else if (strcmp(a, "--ctx") == 0 || strcmp(a, "--batch") == 0) {
 			int64_t n = parse_pos_int(v);
-			if (n < 0 || (a[2] == 'c' && n > (int64_t)1 << 30) || (a[2] == 'b' && n > 1000000)) {
-				fprintf(stderr, "axl: plan: %s takes a positive whole number%s, not '%s'\n", a,
-					a[2] == 'c' ? " of tokens" : "", v ? v : "");
+			int64_t max = a[2] == 'c' ? AXL_PLAN_MAX_CONTEXT : AXL_PLAN_MAX_BATCH;
+			if (n < 0 || n > max) {
+				fprintf(stderr, "axl: plan: %s takes a whole number from 1 to %lld%s, not '%s'\n", a,
+					(long long)max, a[2] == 'c' ? " (tokens)" : "", v ? v : "");
 				return EXIT_USAGE;
 			}
 			i++;

@@ -556,14 +556,20 @@ bool axl__pcand_better(const struct pcand *a, const struct pcand *b)
 		return a->fits;
 	if (!a->fits)
 		return a->shortfall < b->shortfall;
-	double da = isnan(a->decode) ? -1 : a->decode, db = isnan(b->decode) ? -1 : b->decode;
-	if (da > db * 1.0001 || da < db * 0.9999)
-		return da > db;
+	/* a known decode rate beats an unknown one; two known ones differing by more than
+	 * 0.01% decide; otherwise fewer devices, then prefill */
+	bool ka = isfinite(a->decode), kb = isfinite(b->decode);
+	if (ka != kb)
+		return ka;
+	if (ka && (a->decode > b->decode * 1.0001 || a->decode < b->decode * 0.9999))
+		return a->decode > b->decode;
 	int na = a->tp * a->pp * a->dp, nb = b->tp * b->pp * b->dp;
 	if (na != nb)
 		return na < nb;
-	double pa = isnan(a->prefill) ? -1 : a->prefill, pb = isnan(b->prefill) ? -1 : b->prefill;
-	return pa > pb;
+	bool pa = isfinite(a->prefill), pb = isfinite(b->prefill);
+	if (pa != pb)
+		return pa;
+	return pa && a->prefill > b->prefill;
 }
 
 static int cmp_speed(const void *x, const void *y, void *arg)

@@ -166,6 +166,8 @@ static void add_alt(struct axl_plan *pl, const char *kind, const struct pcand *c
 		for (int s = 0; s < c->pp; s++) {
 			size_t d0 = c->devs[0][s][0];
 			const char *model = d0 < p->ndevs ? p->devs[d0].model : "?";
+			if (!model[0])
+				model = d0 < p->ndevs ? p->devs[d0].id : "?";
 			int j = 0;
 			while (j < nm && strcmp(models[j], model) != 0)
 				j++;
@@ -318,7 +320,8 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 		free(gsel);
 		planner_release(&g);
 		if (rc == 1 && c->fits) {
-			snprintf(note, sizeof note, "%d more %s", k, p->devs[tmpl].model);
+			snprintf(note, sizeof note, "%d more %s", k,
+				 p->devs[tmpl].model[0] ? p->devs[tmpl].model : p->devs[tmpl].id);
 			add_alt(pl, "devices", c, pl->q.name, pl->ctx, note, NULL);
 			break;
 		}
@@ -339,8 +342,11 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 				  AXL_PLAN_REQUEST_VERSION);
 	if (p->ndevs == 0)
 		return axl__error(AXL_EINVAL, "no devices to plan on");
-	if (req->context_tokens < 0 || req->batch < 0 || req->context_tokens > (1LL << 28) || req->batch > 65536)
-		return axl__error(AXL_ERANGE, "context or batch out of range");
+	if (req->context_tokens < 0 || req->context_tokens > AXL_PLAN_MAX_CONTEXT)
+		return axl__error(AXL_ERANGE, "context %lld tokens out of range (1 to %lld)", (long long)req->context_tokens,
+				  (long long)AXL_PLAN_MAX_CONTEXT);
+	if (req->batch < 0 || req->batch > AXL_PLAN_MAX_BATCH)
+		return axl__error(AXL_ERANGE, "batch %lld out of range (1 to %d)", (long long)req->batch, AXL_PLAN_MAX_BATCH);
 	const struct axl__model *m = &model->m;
 	struct axl_plan *pl = calloc(1, sizeof *pl);
 	if (!pl)
