@@ -18,5 +18,6 @@
 #include "axl/metrics.h"
 #include "axl/state.h"
 #include "axl/partition.h"
+#include "axl/plan.h"
 
 #endif

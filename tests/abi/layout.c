@@ -177,6 +177,34 @@ int main(void)
 		failed++;
 	} else
 		passed++;
+	/* the planner's caller-filled request and the structs it fills (axl/plan.h) */
+	L(struct axl_plan_request, version, 0);
+	L(struct axl_plan_request, quantization, 8);
+	L(struct axl_plan_request, kv_dtype, 16);
+	L(struct axl_plan_request, context_tokens, 24);
+	L(struct axl_plan_request, batch, 32);
+	L(struct axl_plan_request, devices, 40);
+	L(struct axl_plan_request, network_gbps, 48);
+	S(struct axl_plan_request, 56);
+	L(struct axl_plan_summary, fits, 0);
+	L(struct axl_plan_summary, total_bytes, 8);
+	L(struct axl_plan_summary, shortfall_bytes, 16);
+	L(struct axl_plan_summary, tp, 24);
+	L(struct axl_plan_summary, ep, 36);
+	L(struct axl_plan_summary, decode_tokens_per_s, 40);
+	L(struct axl_plan_summary, prefill_tokens_per_s, 48);
+	L(struct axl_plan_summary, bound, 56);
+	S(struct axl_plan_summary, 64);
+	L(struct axl_model_info, name, 0);
+	L(struct axl_model_info, params, 40);
+	L(struct axl_model_info, attention, 120);
+	L(struct axl_model_info, sliding_window, 128);
+	S(struct axl_model_info, 136);
+	if (AXL_PLAN_REQUEST_VERSION != 1) {
+		printf("the plan request version moved\n");
+		failed++;
+	} else
+		passed++;
 	/* enum values are part of the ABI too */
 	if (AXL_ATTR_DB_KEY != 33 || AXL_ATTR_BOARD_PART_NUMBER != 34 || AXL_ATTR_NEAREST_NIC_PATH != 70 ||
 	    AXL_HOST_MEMORY_LIMIT != 9 || AXL_FORMAT_INT4 != 9 || AXL_SOURCE_ENV != 7 || AXL_SOURCE_NVML != 8 ||
