@@ -78,6 +78,8 @@ struct axl__model {
 	 * weight matrices per MLP: 3 gated (SwiGLU/GeGLU), 2 plain (Falcon); 0 means 3 */
 	bool qkv_bias, o_bias, mlp_bias;
 	int mlp_matrices;
+	/* the published checkpoint's weight format (a quantisation name), "" for bf16 */
+	char published_dtype[16];
 };
 
 #endif

@@ -202,14 +202,14 @@ static const struct axl__catalog_entry catalog[] = {
 	 .vocab = 129280, .tied = false, .max_context = 163840, .attn = AXL__ATTN_MLA,
 	 .experts = 256, .experts_per_token = 8, .shared_experts = 1, .moe_intermediate = 2048, .dense_layers = 3,
 	 .kv_lora_rank = 512, .q_lora_rank = 1536, .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128,
-	 .pub_params = 671000000000LL, .pub_active = 37000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL},
+	 .pub_params = 671000000000LL, .pub_active = 37000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL, .dtype = "fp8"},
 	/* https://huggingface.co/deepseek-ai/DeepSeek-R1/blob/main/config.json; card: 671B total + 14B MTP module (HF 685B), 37B active; same architecture as DeepSeek-V3 (checked there); (unverified: vocab, and the R1 config itself) */
 	{.id = "deepseek-ai/DeepSeek-R1", .alias = "deepseek-r1", .arch = "deepseek_v3",
 	 .layers = 61, .hidden = 7168, .heads = 128, .kv_heads = 128, .head_dim = 192, .intermediate = 18432,
 	 .vocab = 129280, .tied = false, .max_context = 163840, .attn = AXL__ATTN_MLA,
 	 .experts = 256, .experts_per_token = 8, .shared_experts = 1, .moe_intermediate = 2048, .dense_layers = 3,
 	 .kv_lora_rank = 512, .q_lora_rank = 1536, .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128,
-	 .pub_params = 671000000000LL, .pub_active = 37000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL},
+	 .pub_params = 671000000000LL, .pub_active = 37000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL, .dtype = "fp8"},
 	/* https://huggingface.co/google/gemma-2-2b/blob/main/config.json; HF safetensors 2.61B; checked: maxtext hf_model_configs.py Gemma2Config (dims, heads; head_dim and sliding_window 4096 by default), alternating local/global -> 13 sliding; (unverified: max_context) */
 	{.id = "google/gemma-2-2b", .alias = "gemma2-2b", .arch = "gemma2",
 	 .layers = 26, .hidden = 2304, .heads = 8, .kv_heads = 4, .head_dim = 256, .intermediate = 9216,
@@ -266,14 +266,14 @@ static const struct axl__catalog_entry catalog[] = {
 	 .vocab = 201088, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 128, .sliding_layers = 12,
 	 .experts = 32, .experts_per_token = 4, .shared_experts = 0, .moe_intermediate = 2880, .dense_layers = 0,
 	 .qkv_bias = true, .o_bias = true, .mlp_bias = true,
-	 .pub_params = 20900000000LL, .pub_active = 3600000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	 .pub_params = 20900000000LL, .pub_active = 3600000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL, .dtype = "mxfp4"},
 	/* https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json; card: 117B total (116.8B), 5.1B active; checked: maxtext gpt-oss-120b.yml (128 experts, 4 per token, dims, biases, sliding 128 every other layer) */
 	{.id = "openai/gpt-oss-120b", .alias = "gpt-oss-120b", .arch = "gpt_oss",
 	 .layers = 36, .hidden = 2880, .heads = 64, .kv_heads = 8, .head_dim = 64, .intermediate = 2880,
 	 .vocab = 201088, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 128, .sliding_layers = 18,
 	 .experts = 128, .experts_per_token = 4, .shared_experts = 0, .moe_intermediate = 2880, .dense_layers = 0,
 	 .qkv_bias = true, .o_bias = true, .mlp_bias = true,
-	 .pub_params = 116800000000LL, .pub_active = 5100000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	 .pub_params = 116800000000LL, .pub_active = 5100000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL, .dtype = "mxfp4"},
 	/* https://huggingface.co/tiiuae/falcon-7b/blob/main/config.json; HF count 7.22B includes the lm_head tensor the checkpoint stores though tied to the embedding; checked: config copies (4544 hidden, 32 layers, 71 heads, multi_query, vocab 65024); tied: the config sets no tie_word_embeddings and transformers' FalconConfig keeps the default true; (unverified: max_context, from the card) */
 	{.id = "tiiuae/falcon-7b", .alias = "falcon-7b", .arch = "falcon",
 	 .layers = 32, .hidden = 4544, .heads = 71, .kv_heads = 1, .head_dim = 64, .intermediate = 18176,
@@ -350,6 +350,8 @@ void axl__catalog_model(const struct axl__catalog_entry *e, struct axl__model *m
 	m->qk_rope_dim = e->qk_rope_dim;
 	m->qk_nope_dim = e->qk_nope_dim;
 	m->v_head_dim = e->v_head_dim;
+	if (e->dtype)
+		snprintf(m->published_dtype, sizeof m->published_dtype, "%s", e->dtype);
 	m->qkv_bias = e->qkv_bias;
 	m->o_bias = e->o_bias;
 	m->mlp_bias = e->mlp_bias;

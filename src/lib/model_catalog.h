@@ -33,6 +33,9 @@ struct axl__catalog_entry {
 	/* the published figure covers more than the text model (vision tower, MTP head, a
 	 * tied matrix counted twice): the part the architecture above does not describe */
 	int64_t pub_extra;
+	/* how the published checkpoint stores its weights, when not bf16 ("fp8" for
+	 * DeepSeek V3/R1, "mxfp4" for gpt-oss): the planner's default quantisation */
+	const char *dtype;
 };
 
 size_t axl__catalog_count(void);

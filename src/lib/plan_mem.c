@@ -48,6 +48,9 @@ static const struct qrow qrows[] = {
 	{"int4", NULL, NULL, INT4_GROUP_BITS, 16, 16, 16, AXL__MIX_NONE, AXL__PF_BF16},
 	{"awq", NULL, NULL, INT4_GROUP_BITS, 16, 16, 16, AXL__MIX_NONE, AXL__PF_FP16},
 	{"gptq", NULL, NULL, INT4_GROUP_BITS, 16, 16, 16, AXL__MIX_NONE, AXL__PF_FP16},
+	/* OCP MX FP4: 32 4-bit values share one 8-bit scale (4.25 bits); gpt-oss keeps
+	 * attention, embedding and head in bf16, which the MoE experts dwarf */
+	{"mxfp4", NULL, NULL, 4.25, 16, 16, 16, AXL__MIX_NONE, AXL__PF_BF16},
 	/* GGUF file types: body type, bigger type, mix */
 	{"f32", "F32", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP32},
 	{"f16", "F16", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
@@ -65,7 +68,6 @@ static const struct qrow qrows[] = {
 	{"q4_1", "Q4_1", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
 	{"iq4_xs", "IQ4_XS", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
 	{"iq4_nl", "IQ4_NL", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"mxfp4", "MXFP4", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
 	{"q3_k_l", "Q3_K", "Q5_K", 0, 0, 0, 32, AXL__MIX_ALL_V_DOWN, AXL__PF_FP16},
 	{"q3_k_m", "Q3_K", "Q4_K", 0, 0, 0, 32, AXL__MIX_MORE_BITS, AXL__PF_FP16},
 	{"q3_k_s", "Q3_K", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
@@ -136,7 +138,8 @@ void axl__quant_default(const struct axl__model *m, struct axl__quant *q)
 {
 	const struct axl__model_dtype *d = m ? dominant(m) : NULL;
 	if (!d || m->weight_bytes <= 0) {
-		axl__quant_parse("bf16", q);
+		if (!m || !m->published_dtype[0] || axl__quant_parse(m->published_dtype, q) != 0)
+			axl__quant_parse("bf16", q);
 		return;
 	}
 	memset(q, 0, sizeof *q);
