@@ -167,6 +167,14 @@ AXL_API axl_source axl_device_source(const axl_device *dev, axl_attr attr);
 /** /dev paths a container needs for this device, in a stable order. */
 AXL_API size_t axl_device_node_count(const axl_device *dev);
 AXL_API const char *axl_device_node(const axl_device *dev, size_t i);
+/** The device's own node among them: the one that names this device alone, never
+ *  one the driver shares between all its devices (/dev/nvidiactl, /dev/nvidia-uvm,
+ *  /dev/kfd). A vendor's node (/dev/nvidiaN, /dev/accel/accelN, /dev/hl0,
+ *  /dev/neuronN) comes before a DRM render node (/dev/dri/renderDN), which comes
+ *  before a DRM card node. For a partition, a node of its own rather than its
+ *  parent's (a MIG device: /dev/nvidia-caps/nvidia-capN; an AMD compute partition:
+ *  its render node). NULL when no such node is known. Borrowed from the device. */
+AXL_API const char *axl_device_primary_node(const axl_device *dev);
 
 /** Compute units ("SM" x 132, "CU" x 304, ...). */
 struct axl_compute_unit {

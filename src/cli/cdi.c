@@ -340,6 +340,7 @@ static bool control_node(const char *p)
 
 struct gen {
 	const char *sysroot; /* "/" on the live system */
+	int simulated;       /* a simulated node: its nodes exist nowhere to stat */
 	unsigned nodes_missing;
 };
 
@@ -361,6 +362,8 @@ static struct val *node_val(struct gen *g, const char *p)
 	char hp[4096];
 	struct stat st;
 	host_path(g, p, hp, sizeof hp);
+	if (g->simulated)
+		return n;
 	if (stat(hp, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
 		vadd(n, "type", vstr(S_ISCHR(st.st_mode) ? "c" : "b"));
 		vadd(n, "major", vint((long long)major(st.st_rdev)));
@@ -715,7 +718,7 @@ int cmd_cdi(const struct opts *o, const char *sub)
 	axl_inventory *inv;
 	if (open_inventory(o, &ctx, &inv))
 		return 1;
-	struct gen g = {.sysroot = axl_context_sysroot(ctx)};
+	struct gen g = {.sysroot = axl_context_sysroot(ctx), .simulated = axl_context_is_simulated(ctx)};
 	if (!g.sysroot)
 		g.sysroot = "/";
 	struct val *specs[MAX_KINDS];

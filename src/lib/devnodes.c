@@ -16,6 +16,74 @@
 #include "internal.h"
 #include "../util/parse.h"
 
+bool axl__node_is_shared(const char *p)
+{
+	static const char *const s[] = {
+		"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset",
+		"/dev/kfd", "/dev/vfio/vfio", "/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc",
+	};
+	for (size_t i = 0; p && i < sizeof s / sizeof *s; i++)
+		if (strcmp(p, s[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool listed(const struct axl_device *d, const char *node)
+{
+	for (size_t i = 0; d && i < d->nodes.n; i++)
+		if (strcmp(d->nodes.v[i], node) == 0)
+			return true;
+	return false;
+}
+
+/* Does a sibling partition of dev (another child of its parent) list node? */
+static bool sibling_lists(const struct axl_device *dev, const char *node)
+{
+	const struct axl_device *p = dev->parent;
+	for (size_t i = 0; p && i < p->children.n; i++)
+		if (p->children.v[i] != dev && listed(p->children.v[i], node))
+			return true;
+	return false;
+}
+
+/* The best of dev's nodes that pass: a vendor's own node (/dev/nvidiaN, /dev/accel/accelN,
+ * /dev/hl0) before a DRM render node, before any other DRM node. */
+static const char *best_node(const struct axl_device *dev, int pass)
+{
+	const char *render = NULL, *drm = NULL;
+	for (size_t i = 0; i < dev->nodes.n; i++) {
+		const char *p = dev->nodes.v[i];
+		if (axl__node_is_shared(p))
+			continue;
+		if (pass == 0 && listed(dev->parent, p))
+			continue; /* a partition: not its parent's node */
+		if (pass == 1 && sibling_lists(dev, p))
+			continue; /* nor one its siblings share */
+		if (strncmp(p, "/dev/dri/renderD", 16) == 0) {
+			if (!render)
+				render = p;
+		} else if (strncmp(p, "/dev/dri/", 9) == 0) {
+			if (!drm)
+				drm = p;
+		} else {
+			return p;
+		}
+	}
+	return render ? render : drm;
+}
+
+AXL_API const char *axl_device_primary_node(const axl_device *dev)
+{
+	if (!dev)
+		return NULL;
+	const char *n = best_node(dev, 0);
+	/* a partition whose nodes its parent lists too (an AMD compute partition's render
+	 * node): the one none of its siblings has */
+	if (!n && dev->parent)
+		n = best_node(dev, 1);
+	return n;
+}
+
 /* Subdirectories of a PCI device that are not class directories, or whose nodes a
  * compute container does not need. */
 static bool skip_dir(const char *name)

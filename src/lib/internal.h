@@ -230,6 +230,9 @@ int64_t axl__int(const struct axl_device *dev, axl_attr a, int64_t dflt);
 const char *axl__str(const struct axl_device *dev, axl_attr a);
 
 int axl__add_node(struct axl_inventory *inv, struct axl_device *dev, const char *path);
+/* A node the driver shares between all its devices (/dev/nvidiactl, /dev/kfd, ...), not
+ * one that names a device (devnodes.c). */
+bool axl__node_is_shared(const char *path);
 int axl__add_cu(struct axl_inventory *inv, struct axl_device *dev, const char *name, int64_t count,
 		axl_source src);
 struct axl__part *axl__add_part(struct axl_inventory *inv, struct axl_device *dev,

@@ -49,11 +49,14 @@ void axl__sim_mig_nodes(size_t index, int gi, char gi_node[64], char ci_node[64]
 	snprintf(ci_node, 64, "/dev/nvidia-caps/nvidia-cap%u", base + 1);
 }
 
-static size_t spec_index(const axl_context *ctx, const char *uuid)
+/* The GPU minor of the spec device with this UUID (what its MIG capability minors count from). */
+static size_t gpu_minor(const axl_context *ctx, const char *uuid)
 {
 	for (size_t i = 0; ctx->sim && uuid && i < ctx->sim->n; i++)
-		if (strcmp(ctx->sim->devs[i].uuid, uuid) == 0)
-			return i;
+		if (strcmp(ctx->sim->devs[i].uuid, uuid) == 0) {
+			int m = axl__sim_minor(ctx->sim, i);
+			return m >= 0 ? (size_t)m : 0;
+		}
 	return 0;
 }
 
@@ -219,7 +222,7 @@ int axl__sim_mig_create(axl_context *ctx, const struct axl_device *gpu, const st
 	out->compute_units = p->sms;
 	out->gpu_instance = c.gi;
 	out->compute_instance = 0;
-	axl__sim_mig_nodes(spec_index(ctx, c.parent_uuid), c.gi, out->nodes[0], out->nodes[1]);
+	axl__sim_mig_nodes(gpu_minor(ctx, c.parent_uuid), c.gi, out->nodes[0], out->nodes[1]);
 	out->nnodes = 2;
 	return 0;
 }

@@ -66,6 +66,9 @@ struct axl_sampler;
 struct axl_sample;
 /* The inventory of a simulated node (sim_node.c): host, devices, links. */
 void axl__sim_inventory(struct axl__scan *scan);
+/* The driver's minor number of spec device i: its position among the spec's devices of
+ * the same PCI vendor (as /dev/nvidiaN counts a node's NVIDIA GPUs); -1 past the end. */
+int axl__sim_minor(const struct axl__sim *sim, size_t i);
 /* Its links, from the spec (after the ids). */
 void axl__sim_links(struct axl__scan *scan);
 /* Live metrics of a simulated node: state into s->sim_state. */

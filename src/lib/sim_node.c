@@ -63,6 +63,20 @@ static bool hbm(const struct axl__db_entry *e)
 	return e->memory_type && strncmp(e->memory_type, "HBM", 3) == 0;
 }
 
+int axl__sim_minor(const struct axl__sim *sim, size_t i)
+{
+	if (!sim || i >= sim->n)
+		return -1;
+	const struct axl__db_match *m = db_ids(sim->devs[i].db);
+	int minor = 0;
+	for (size_t k = 0; k < i; k++) {
+		const struct axl__db_match *o = db_ids(sim->devs[k].db);
+		if (m && o && o->vendor == m->vendor)
+			minor++;
+	}
+	return minor;
+}
+
 static void sim_device(struct axl_inventory *inv, const struct axl__sim *sim, size_t i,
 		       const struct axl__state *st)
 {
@@ -111,6 +125,19 @@ static void sim_device(struct axl_inventory *inv, const struct axl__sim *sim, si
 	const char *drv = vendor == 0x10de ? "nvidia" : vendor == 0x1002 ? "amdgpu" : vendor == 0x1da3 ? "habanalabs" : NULL;
 	if (drv)
 		axl__set_str(inv, d, AXL_ATTR_DRIVER, SIM, drv);
+	/* the nodes the NVIDIA driver makes for it: /dev/nvidiaN with N its minor (the
+	 * MIG capability minors of partition_sim.c count from the same N), and the
+	 * driver's control and UVM nodes every CUDA process opens */
+	int minor = axl__sim_minor(sim, i);
+	if (vendor == 0x10de && minor >= 0) {
+		d->nvidia_minor = minor;
+		char node[32];
+		snprintf(node, sizeof node, "/dev/nvidia%d", minor);
+		axl__add_node(inv, d, node);
+		axl__add_node(inv, d, "/dev/nvidiactl");
+		axl__add_node(inv, d, "/dev/nvidia-uvm");
+		axl__add_node(inv, d, "/dev/nvidia-uvm-tools");
+	}
 	d->sources |= 1u << SIM;
 	/* everything the database says, as discovery applies it */
 	struct axl__scan scan = {inv->ctx, inv, &inv->ctx->fs};
@@ -125,7 +152,7 @@ static void sim_device(struct axl_inventory *inv, const struct axl__sim *sim, si
 		if (strcmp(p->pub.technology, "MIG") == 0)
 			p->pub.mode = p->pub.pending_mode = sd->mig ? "enabled" : "disabled";
 	}
-	axl__sim_mig_apply(inv, d, i, sd->mig, st);
+	axl__sim_mig_apply(inv, d, minor >= 0 ? (size_t)minor : i, sd->mig, st);
 	if (sd->fabric == AXL__SIM_FABRIC_XGMI)
 		d->xgmi_hive = 0x51a000ull + (uint64_t)sd->group + 1;
 }

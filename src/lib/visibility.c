@@ -222,18 +222,6 @@ static int node_ok(const struct vis *v, const char *path, char *why, size_t cap,
 	return 1;
 }
 
-static bool is_support_node(const char *p)
-{
-	static const char *const s[] = {
-		"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset",
-		"/dev/kfd", "/dev/vfio/vfio", "/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc",
-	};
-	for (size_t i = 0; i < sizeof s / sizeof *s; i++)
-		if (strcmp(p, s[i]) == 0)
-			return true;
-	return false;
-}
-
 /* Shared nodes without which the runtime opens no device at all. */
 static bool is_required_support(const char *p)
 {
@@ -278,7 +266,7 @@ static void access_of(struct vis *v, struct vdev *x)
 		if (parent && listed_by(parent, p))
 			continue;
 		bool required = is_required_support(p);
-		if (is_support_node(p) && !required)
+		if (axl__node_is_shared(p) && !required)
 			continue;
 		if (!required) {
 			if (kind == 2 && !(strncmp(p, "/dev/nvidia", 11) == 0 && digits(p + 11)))

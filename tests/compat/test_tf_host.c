@@ -167,6 +167,10 @@ static void t_devices(void)
 		CHECK(b->maxTflops > 500 && b->maxTflops < 2000); /* BF16 dense ~989 */
 		CHECK(b->numaNode >= -1);
 		CHECK(terminated(b->model, sizeof b->model) && terminated(b->driverVersion, sizeof b->driverVersion));
+		/* the GPU's own node, never the driver's shared ones */
+		char node[32];
+		snprintf(node, sizeof node, "/dev/nvidia%zu", i);
+		CHECK(strcmp(b->deviceNode, node) == 0);
 		CHECK(devs[i].props.count > 0 && devs[i].props.count <= MAX_DEVICE_PROPERTIES);
 		int arch = 0;
 		for (size_t k = 0; k < devs[i].props.count; k++) {
@@ -193,6 +197,37 @@ static void t_devices(void)
 	for (size_t k = 0; k < sizeof devs - sizeof devs[0]; k++)
 		bad += tail[k] != 0xAA;
 	EQ(bad, 0);
+}
+
+/* Every device of whatever node the provider sees (AXL_SYSROOT, AXL_SIM) names its own
+ * node: a /dev path, none of the nodes a driver shares between its devices, and no two
+ * devices the same. */
+static void t_nodes(void)
+{
+	static const char *const shared[] = {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
+					     "/dev/nvidia-modeset", "/dev/kfd", "/dev/vfio/vfio"};
+	size_t n = all_devices();
+	CHECK(n > 0);
+	for (size_t i = 0; i < n; i++) {
+		const char *node = devs[i].basic.deviceNode;
+		CHECK(terminated(node, sizeof devs[i].basic.deviceNode));
+		if (strncmp(node, "/dev/", 5) != 0) {
+			fprintf(stderr, "device %zu (%s): deviceNode '%s' is not a /dev path\n", i, devs[i].basic.uuid,
+				node);
+			failures++;
+			continue;
+		}
+		for (size_t k = 0; k < sizeof shared / sizeof *shared; k++)
+			if (strcmp(node, shared[k]) == 0) {
+				fprintf(stderr, "device %zu: deviceNode %s is shared by every device\n", i, node);
+				failures++;
+			}
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(node, devs[j].basic.deviceNode) == 0) {
+				fprintf(stderr, "devices %zu and %zu: the same deviceNode %s\n", j, i, node);
+				failures++;
+			}
+	}
 }
 
 static void t_topology(void)
@@ -417,8 +452,17 @@ static void t_partitions(void)
 		}
 	}
 	CHECK(env);
-	for (int i = 0; i < MAX_PARTITION_DEVICE_NODES; i++)
+	/* a MIG device opens through its GPU's node and its two capability nodes */
+	int gpu = 0, caps = 0, ctl = 0;
+	for (int i = 0; i < MAX_PARTITION_DEVICE_NODES; i++) {
 		CHECK(terminated(r.deviceNodes[i], MAX_PARTITION_DEVICE_NODE_LENGTH));
+		gpu += strcmp(r.deviceNodes[i], "/dev/nvidia0=/dev/nvidia0") == 0;
+		caps += strncmp(r.deviceNodes[i], "/dev/nvidia-caps/nvidia-cap", 27) == 0;
+		ctl += strcmp(r.deviceNodes[i], "/dev/nvidiactl=/dev/nvidiactl") == 0;
+	}
+	EQ(gpu, 1);
+	EQ(caps, 2);
+	EQ(ctl, 1);
 	char id[64];
 	memcpy(id, r.deviceUUID, sizeof id);
 	/* by profile id too */
@@ -538,6 +582,8 @@ int main(int argc, char **argv)
 		t_lifecycle();
 	else if (!strcmp(c, "devices"))
 		t_devices();
+	else if (!strcmp(c, "nodes"))
+		t_nodes();
 	else if (!strcmp(c, "topology"))
 		t_topology();
 	else if (!strcmp(c, "threads"))

@@ -137,6 +137,60 @@ def case_concurrent(c):
     check(len(rows) == len(st["partitions"]) and all(r["device"] for r in rows), rows)
 
 
+def mig_node_set(nodes, gpu, what, ncaps=2):
+    """A MIG device opens through its GPU's /dev/nvidiaN, the driver's control node and
+    its two capability nodes (what the NVIDIA container toolkit and Slurm hand out)."""
+    check("/dev/nvidia%d" % gpu in nodes, "%s: no /dev/nvidia%d in %s" % (what, gpu, nodes))
+    check("/dev/nvidiactl" in nodes, "%s: no /dev/nvidiactl in %s" % (what, nodes))
+    others = [n for n in nodes if n.startswith("/dev/nvidia") and n[11:].isdigit() and n != "/dev/nvidia%d" % gpu]
+    check(not others, "%s: another GPU's node %s" % (what, others))
+    caps = [n for n in nodes if n.startswith("/dev/nvidia-caps/nvidia-cap")]
+    check(len(caps) == ncaps, "%s: capability nodes %s" % (what, caps))
+    return caps
+
+
+def node_sets(c, spec, ncaps=2):
+    """Every place a MIG device's node set is given agrees: axl partition create, axl
+    partition list, the inventory's children, axl cdi generate. ncaps: the capability
+    nodes known (none where /proc/driver/nvidia-caps/mig-minors is not there to read)."""
+    made = {1: c.run("partition", "create", "nvidia:1", "1g.10gb", "--json", spec=spec)}
+    made[0] = c.run("partition", "create", "nvidia:0", "2g.20gb", "--json", spec=spec)
+    made = {g: json.loads(p.stdout) for g, p in made.items()}
+    caps = {g: mig_node_set(r["device_nodes"], g, "create on nvidia:%d" % g, ncaps) for g, r in made.items()}
+    check(not ncaps or not set(caps[0]) & set(caps[1]), "two instances share capability nodes: %s" % caps)
+    rows = json.loads(c.run("partition", "list", "--json", spec=spec).stdout)["partitions"]
+    for r in rows:
+        g = 0 if r["parent"] == "nvidia:0" else 1
+        check(mig_node_set(r["device_nodes"], g, "list " + r["id"], ncaps) == caps[g], "list and create differ")
+    inv = json.loads(c.run("list", "--json", spec=spec).stdout)
+    kids = 0
+    for d in inv["devices"]:
+        g = int(d["id"].split(":")[1])
+        for k in d.get("children", []):
+            kids += 1
+            check(sorted(mig_node_set(k["device_nodes"], g, "inventory " + k["id"], ncaps)) == sorted(caps[g]),
+                  "inventory and create differ")
+    check(kids == 2, "children: %d" % kids)
+    cdi = json.loads(c.run("cdi", "generate", spec=spec).stdout)
+    common = [n["path"] for n in cdi.get("containerEdits", {}).get("deviceNodes", [])]
+    for dev in cdi["devices"]:
+        if not dev["name"].startswith("MIG-"):
+            continue
+        nodes = [n["path"] for n in dev["containerEdits"].get("deviceNodes", [])] + common
+        g = 0 if dev["name"] == made[0]["id"] else 1
+        check(dev["name"] in (made[0]["id"], made[1]["id"]), dev["name"])
+        mig_node_set(nodes, g, "cdi " + dev["name"], ncaps)
+
+
+def case_node_sets_sim(c):
+    node_sets(c, H100)
+
+
+def case_node_sets_nvml(c):
+    nvml_env(c)
+    node_sets(c, None, 0 if not os.path.exists("/proc/driver/nvidia-caps/mig-minors") else 2)
+
+
 def nvml_env(c):
     """The live system with NVML answered by the test double (tests/nvml_double): MIG on,
     its instances kept in a file so that one axl process sees what another made."""

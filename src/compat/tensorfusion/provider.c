@@ -378,8 +378,8 @@ static void fill_device(struct tf_state *st, size_t i, const axl_sample *smp, Ex
 	if (!fw)
 		fw = str_attr(d, AXL_ATTR_FIRMWARE_VERSION);
 	tf_copy(b->firmwareVersion, sizeof b->firmwareVersion, fw);
-	if (axl_device_node_count(d) > 0)
-		tf_copy(b->deviceNode, sizeof b->deviceNode, axl_device_node(d, 0));
+	/* the device's own node (/dev/nvidiaN, /dev/dri/renderDN), never a shared one */
+	tf_copy(b->deviceNode, sizeof b->deviceNode, axl_device_primary_node(d));
 	b->index = tf_index(st, i);
 	int64_t v;
 	b->numaNode = axl_device_get_int(d, AXL_ATTR_NUMA_NODE, &v) == 0 && v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
