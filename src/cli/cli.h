@@ -3,6 +3,8 @@
 #ifndef AXL_CLI_H
 #define AXL_CLI_H
 
+#include <stdio.h>
+
 #include "axl.h"
 
 #define EXIT_USAGE 2
@@ -35,7 +37,24 @@ struct opts {
 	const char *expiry; /* --expiry DURATION|RFC3339 */
 	const char *prefix; /* --prefix DOMAIN (NULL: axl.dev) */
 	int gfd;            /* --gfd: also NVIDIA GPU Feature Discovery's names */
+	int help;           /* -h, --help: the command's help (or axl's) */
+	int version;        /* -V, --version */
 };
+
+/* A command, and which global options mean something to it (help.c). */
+#define CLI_G_NODE 1u    /* --sysroot, --sim, --backends, --env: the node it reads */
+#define CLI_G_JSON 2u    /* --json, --compact */
+#define CLI_G_SYSROOT 4u /* --sysroot and --backends only (capture) */
+struct cli_command {
+	const char *name;
+	unsigned globals;
+	const char *help;
+};
+const struct cli_command *cli_command_find(const char *name);
+/* `axl help NAME`: the command's usage, what it does and its options. */
+void cli_command_help(FILE *f, const struct cli_command *c);
+/* The first global option given (o) that means nothing to c, or NULL. */
+const char *cli_global_refusal(const struct cli_command *c, const struct opts *o);
 
 /* Open a context and take an inventory as the options say; 1 (with a message on
  * standard error) when that fails. */

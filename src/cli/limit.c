@@ -167,6 +167,7 @@ static int limit_env(const struct opts *o, const char *ids)
 
 int cmd_limit(const struct opts *go, int argc, char **argv, int first)
 {
+	/* the global options (--sysroot, --json, ...) are main.c's, wherever they stand */
 	struct opts o = *go;
 	const char *pos[3] = {NULL, NULL, NULL};
 	int npos = 0;
@@ -194,16 +195,6 @@ int cmd_limit(const struct opts *go, int argc, char **argv, int first)
 		} else if (OPT("--compute")) {
 			VALUE();
 			pct_arg = val;
-		} else if (OPT("--sysroot")) {
-			VALUE();
-			o.sysroot = val;
-		} else if (OPT("--backends")) {
-			VALUE();
-			o.backends = val;
-		} else if (OPT("--json")) {
-			o.json = 1;
-		} else if (OPT("-v") || OPT("--verbose")) {
-			o.verbose = 1;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "axl: limit: unknown option '%s'\n", a);
 			return EXIT_USAGE;

@@ -54,9 +54,11 @@ static void usage(FILE *f)
 		"                  (--here: and this node too); the split and the expected speed\n"
 		"                  (docs/plan.md)\n"
 		"  plan --list     the built-in model catalog\n"
-		"  version         the version of axl and libaxl\n"
+		"  version         the version of axl and libaxl (also --version, -V)\n"
+		"  help [COMMAND]  this text, or one command's usage and options\n"
 		"\n"
-		"options:\n"
+		"options (the global ones, --sysroot, --sim, --backends, --env, --json, --compact and\n"
+		"-v, may come before or after the command):\n"
 		"  --json          print the JSON document (schema axl.inventory) instead of a table\n"
 		"  --compact       JSON on one line\n"
 		"  --all           also the host CPU and every PCI function considered\n"
@@ -96,7 +98,8 @@ static void usage(FILE *f)
 		"  --processes     (serve) also per-process series (off by default: one series\n"
 		"                  per process and device)\n"
 		"  -v, --verbose   log diagnostics to standard error\n"
-		"  -h, --help      this text\n"
+		"  -h, --help      this text; after a command, that command's (= axl help COMMAND)\n"
+		"  -V, --version   the version (= axl version)\n"
 		"\n"
 		"environment: AXL_SYSROOT, AXL_SIM, AXL_BACKENDS, AXL_PCI_IDS (options win); the visibility\n"
 		"variables (docs/visibility.md) on the live system; TMPDIR is where a capture\n"
@@ -310,6 +313,15 @@ static int cmd_list(const struct opts *o)
 			print_timing(inv);
 		print_warnings(inv);
 	}
+	/* what a new user on a machine without accelerators tries next; standard error,
+	 * so that the document on standard output stays what it is */
+	size_t accels = 0;
+	for (size_t i = 0; i < axl_inventory_device_count(inv); i++)
+		accels += axl_device_family(axl_inventory_device(inv, i)) != AXL_FAMILY_CPU;
+	if (rc == 0 && accels == 0)
+		fprintf(stderr, "axl: no accelerators found; %saxl list --sim FILE shows a simulated node "
+				"(axl help list, docs/sim.md)\n",
+			o->all ? "" : "axl list --all shows every PCI function considered and why; ");
 	axl_inventory_free(inv);
 	axl_context_free(ctx);
 	return rc;
@@ -579,9 +591,81 @@ static int apply_opt(struct opts *o, int c)
 	case 'X': o->expiry = optarg; return 0;
 	case 'R': o->prefix = optarg; return 0;
 	case 'G': o->gfd = 1; return 0;
-	case 'h': usage(stdout); return 0 + 1;
+	case 'h': o->help = 1; return 0;
+	case 'V': o->version = 1; return 0;
 	default: usage(stderr); return EXIT_USAGE + 1;
 	}
+}
+
+/* Global options typed after the command name ("axl plan MODEL --sim F", "axl list
+ * --sysroot X --json"): taken out of argv[first..argc) wherever they stand, up to a "--",
+ * so that each command sees only its own. *argc becomes the new count. Returns 0, or the
+ * exit code to leave with (+1). */
+static int take_globals(struct opts *o, int *argc, char **argv, int first)
+{
+	static const struct {
+		const char *name;
+		int value;
+	} g[] = {{"--sysroot", 1}, {"--sim", 1}, {"--backends", 1}, {"--env", 1}, {"--json", 0},
+		 {"--compact", 0}, {"--verbose", 0}, {"-v", 0}, {"--help", 0}, {"-h", 0}};
+	int out = first;
+	for (int i = first; i < *argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0) { /* the rest is the command's, untouched */
+			while (i < *argc)
+				argv[out++] = argv[i++];
+			break;
+		}
+		const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+		size_t len = eq ? (size_t)(eq - a) : strlen(a);
+		int k = -1;
+		for (int j = 0; j < (int)(sizeof g / sizeof *g); j++)
+			if (strlen(g[j].name) == len && strncmp(a, g[j].name, len) == 0)
+				k = j;
+		if (k < 0) {
+			argv[out++] = argv[i];
+			continue;
+		}
+		const char *val = NULL;
+		if (g[k].value) {
+			if (eq)
+				val = eq + 1;
+			else if (i + 1 < *argc)
+				val = argv[++i];
+			if (!val || !*val) {
+				fprintf(stderr, "axl: %s needs a value\n", g[k].name);
+				return EXIT_USAGE + 1;
+			}
+		} else if (eq) {
+			fprintf(stderr, "axl: %s takes no value\n", g[k].name);
+			return EXIT_USAGE + 1;
+		}
+		int c = 0;
+		switch (k) {
+		case 0: c = 's'; break;
+		case 1: c = 'S'; break;
+		case 2: c = 'b'; break;
+		case 3: c = 'e'; break;
+		case 4: c = 'j'; break;
+		case 5: c = 'c'; break;
+		case 6:
+		case 7: c = 'v'; break;
+		default: o->help = 1; continue;
+		}
+		optarg = (char *)val;
+		int r = apply_opt(o, c);
+		if (r)
+			return r;
+	}
+	*argc = out;
+	argv[out] = NULL;
+	return 0;
+}
+
+static int print_version(void)
+{
+	printf("axl %s (libaxl %s)\n", AXL_VERSION_STRING, axl_version());
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -592,6 +676,7 @@ int main(int argc, char **argv)
 		{"timing", no_argument, NULL, 't'},    {"sysroot", required_argument, NULL, 's'},
 		{"backends", required_argument, NULL, 'b'}, {"verbose", no_argument, NULL, 'v'},
 		{"compact", no_argument, NULL, 'c'},   {"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{"env", required_argument, NULL, 'e'},
 		{"output", required_argument, NULL, 'o'},
 		{"interval", required_argument, NULL, 'i'},
@@ -610,38 +695,68 @@ int main(int argc, char **argv)
 	};
 	int c, r;
 	/* options may come before or after the command ("+": stop at the command) */
-	while ((c = getopt_long(argc, argv, "+hvo:", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+hvVo:", longopts, NULL)) != -1)
 		if ((r = apply_opt(&o, c)))
 			return r - 1;
+	if (o.version)
+		return print_version();
 	if (optind >= argc) {
-		usage(stderr);
-		return EXIT_USAGE;
+		usage(o.help ? stdout : stderr);
+		return o.help ? 0 : EXIT_USAGE;
 	}
 	const char *cmd = argv[optind++];
-	/* axl limit has subcommands and options of its own (limit.c) */
+	const struct cli_command *cc = cli_command_find(cmd);
+	if (!cc) {
+		fprintf(stderr, "axl: unknown command '%s' (axl help lists them)\n", cmd);
+		return EXIT_USAGE;
+	}
+	/* the global options, wherever they were typed */
+	if ((r = take_globals(&o, &argc, argv, optind)))
+		return r - 1;
+	if (strcmp(cmd, "help") == 0 || o.help) {
+		const char *topic = strcmp(cmd, "help") == 0 ? (optind < argc ? argv[optind] : NULL) : cmd;
+		const struct cli_command *t = topic ? cli_command_find(topic) : NULL;
+		if (topic && !t) {
+			fprintf(stderr, "axl: help: no command '%s'\n", topic);
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		if (t)
+			cli_command_help(stdout, t);
+		else
+			usage(stdout);
+		return 0;
+	}
+	if (o.sim && strcmp(cmd, "capture") == 0) {
+		fprintf(stderr, "axl: a simulated node has nothing to capture (--sim)\n");
+		return EXIT_USAGE;
+	}
+	const char *bad = cli_global_refusal(cc, &o);
+	if (bad) {
+		fprintf(stderr, "axl: %s means nothing to axl %s (axl help %s)\n", bad, cmd, cmd);
+		return EXIT_USAGE;
+	}
+	if (o.sim && o.sysroot) {
+		fprintf(stderr, "axl: --sim and --sysroot exclude each other (a simulated node has no tree to read)\n");
+		return EXIT_USAGE;
+	}
+	/* axl limit, partition and plan have subcommands and options of their own */
 	if (strcmp(cmd, "limit") == 0)
 		return cmd_limit(&o, argc, argv, optind);
-	if (strcmp(cmd, "partition") == 0) {
-		if (o.sim && o.sysroot) {
-			fprintf(stderr, "axl: --sim and --sysroot exclude each other\n");
-			return EXIT_USAGE;
-		}
+	if (strcmp(cmd, "partition") == 0)
 		return cmd_partition(&o, argc, argv, optind);
-	}
-	/* axl plan has options of its own (plan.c) */
-	if (strcmp(cmd, "plan") == 0) {
-		if (o.sim && o.sysroot) {
-			fprintf(stderr, "axl: --sim and --sysroot exclude each other\n");
-			return EXIT_USAGE;
-		}
+	if (strcmp(cmd, "plan") == 0)
 		return cmd_plan(&o, argc, argv, optind);
-	}
 	const char *arg = NULL;
 	while (optind < argc) {
 		if (argv[optind][0] == '-' && argv[optind][1]) {
-			c = getopt_long(argc, argv, "+hvo:", longopts, NULL);
+			c = getopt_long(argc, argv, "+hvVo:", longopts, NULL);
 			if (c == -1)
 				break;
+			if (c == 'V') {
+				fprintf(stderr, "axl: --version goes before the command (axl --version)\n");
+				return EXIT_USAGE;
+			}
 			if ((r = apply_opt(&o, c)))
 				return r - 1;
 			continue;
@@ -662,14 +777,6 @@ int main(int argc, char **argv)
 	}
 	if ((o.expiry || o.prefix || o.gfd) && strcmp(cmd, "labels") != 0) {
 		fprintf(stderr, "axl: --expiry, --prefix and --gfd are for axl labels\n");
-		return EXIT_USAGE;
-	}
-	if (o.sim && o.sysroot) {
-		fprintf(stderr, "axl: --sim and --sysroot exclude each other (a simulated node has no tree to read)\n");
-		return EXIT_USAGE;
-	}
-	if (o.sim && strcmp(cmd, "capture") == 0) {
-		fprintf(stderr, "axl: a simulated node has nothing to capture (--sim)\n");
 		return EXIT_USAGE;
 	}
 	if (o.batch && strcmp(cmd, "top") != 0) {
@@ -733,15 +840,9 @@ int main(int argc, char **argv)
 		}
 		return cmd_labels(&o);
 	}
-	if (strcmp(cmd, "version") == 0) {
-		printf("axl %s (libaxl %s)\n", AXL_VERSION_STRING, axl_version());
-		return 0;
+	if (arg) {
+		fprintf(stderr, "axl: version takes no argument\n");
+		return EXIT_USAGE;
 	}
-	if (strcmp(cmd, "help") == 0) {
-		usage(stdout);
-		return 0;
-	}
-	fprintf(stderr, "axl: unknown command '%s'\n", cmd);
-	usage(stderr);
-	return EXIT_USAGE;
+	return print_version();
 }

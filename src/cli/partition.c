@@ -111,9 +111,7 @@ int cmd_partition(const struct opts *go, int argc, char **argv, int first)
 	int npos = 0, yes = 0;
 	for (int i = first; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "--json") == 0)
-			o.json = 1;
-		else if (strcmp(a, "--yes") == 0)
+		if (strcmp(a, "--yes") == 0)
 			yes = 1;
 		else if (strcmp(a, "--device") == 0 && i + 1 < argc)
 			dev = argv[++i];

@@ -263,6 +263,10 @@ int cmd_plan(const struct opts *go, int argc, char **argv, int first)
 			fprintf(stderr, "axl: plan: --list takes no model and no other option than --json\n");
 			return EXIT_USAGE;
 		}
+		if (o.sysroot || o.sim || o.backends || o.nenv) {
+			fprintf(stderr, "axl: plan: --list reads no node (--sysroot, --sim, --backends and --env mean nothing to it)\n");
+			return EXIT_USAGE;
+		}
 		return plan_list(o.json);
 	}
 	if (!model_name) {
@@ -271,6 +275,11 @@ int cmd_plan(const struct opts *go, int argc, char **argv, int first)
 	}
 	if (here && !nnodes) {
 		fprintf(stderr, "axl: plan: --here is for adding this node to --node files\n");
+		return EXIT_USAGE;
+	}
+	if (nnodes && !here && (o.sysroot || o.sim || o.backends || o.nenv)) {
+		fprintf(stderr, "axl: plan: --sysroot, --sim, --backends and --env describe this node, which --node "
+				"FILE leaves out unless --here is given\n");
 		return EXIT_USAGE;
 	}
 

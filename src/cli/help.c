@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/* The commands axl knows, which global options mean something to each, and the help
+ * text `axl help COMMAND` (and `axl COMMAND --help`) prints. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define NODE_OPTS                                                                                  \
+	"  --sysroot PATH  read another node: a capture file (.tar.gz, .tar) or a folder\n"            \
+	"  --sim FILE      a simulated node (an axl.sim spec, docs/sim.md)\n"                        \
+	"  --backends LIST use only these backends (\"nvidia,amdgpu\") or not these (\"-nvidia\")\n"     \
+	"  --env NAME=VALUE  judge visibility as if the environment held only these visibility\n"     \
+	"                  variables (repeatable)\n"
+#define JSON_OPTS                                                                                  \
+	"  --json          the JSON document instead of text\n"                                       \
+	"  --compact       JSON on one line (implies --json)\n"
+
+static const struct cli_command commands[] = {
+	{"list", CLI_G_NODE | CLI_G_JSON,
+	 "usage: axl list [--all] [--timing] [--json [--compact]]\n"
+	 "\n"
+	 "The accelerators of this node, one line each; partitions that exist now follow their\n"
+	 "device, indented. --json prints the axl.inventory document\n"
+	 "(schema/axl-inventory.schema.json).\n"
+	 "\n"
+	 "  --all           also the host CPU and every PCI function considered, and why\n"
+	 "  --timing        time spent per discovery stage (with --json: a \"timing\" object)\n" JSON_OPTS
+		 NODE_OPTS},
+	{"show", CLI_G_NODE | CLI_G_JSON,
+	 "usage: axl show ID [--json [--compact]]\n"
+	 "\n"
+	 "One device in full, every fact with where it came from. ID: an axl id (nvidia:0,\n"
+	 "nvidia:0/mig1.0), a UUID or a PCI address.\n"
+	 "\n" JSON_OPTS NODE_OPTS},
+	{"topo", CLI_G_NODE | CLI_G_JSON,
+	 "usage: axl topo [--json [--compact]]\n"
+	 "\n"
+	 "The best path between every pair of accelerators and to every RDMA NIC, as a matrix\n"
+	 "like nvidia-smi topo -m, for any vendor. --json prints the inventory document, whose\n"
+	 "links hold the same paths.\n"
+	 "\n" JSON_OPTS NODE_OPTS},
+	{"capture", CLI_G_SYSROOT,
+	 "usage: axl capture [-o FILE]\n"
+	 "\n"
+	 "Save what axl reads on this node, and the vendor libraries' answers, to one file;\n"
+	 "replay it anywhere with axl --sysroot FILE (docs/capture.md). It holds the node's host\n"
+	 "name and serial numbers.\n"
+	 "\n"
+	 "  -o, --output FILE  where to write it (default axl-capture-HOSTNAME.tar.gz)\n"
+	 "  --sysroot PATH  capture another node's tree (a folder or a capture) again\n"
+	 "  --backends LIST use only these backends\n"},
+	{"metrics", CLI_G_NODE | CLI_G_JSON,
+	 "usage: axl metrics [ID] [--interval MS] [--count N] [--no-processes] [--json [--compact]]\n"
+	 "\n"
+	 "What every device (or the one named) is doing now: utilisation, memory, power,\n"
+	 "temperatures, clocks, PCIe, ECC, throttling, and its processes (docs/metrics.md).\n"
+	 "\n"
+	 "  --interval MS   sample every MS milliseconds; with --json, one document per line\n"
+	 "  --count N       stop after N samples (default 1, or forever with --interval)\n"
+	 "  --no-processes  do not list processes (skips the /proc sweep)\n" JSON_OPTS NODE_OPTS},
+	{"serve", CLI_G_NODE,
+	 "usage: axl serve [--listen ADDR:PORT] [--interval MS] [--dcgm] [--processes]\n"
+	 "\n"
+	 "Serve live metrics over HTTP for Prometheus: /metrics (text format 0.0.4), /healthz,\n"
+	 "/inventory (docs/metrics.md).\n"
+	 "\n"
+	 "  --listen ADDR:PORT  127.0.0.1:9400 by default; 0.0.0.0:9400, [::1]:9400\n"
+	 "  --interval MS   sample at most every MS milliseconds (default 100)\n"
+	 "  --dcgm          also dcgm-exporter's DCGM_FI_* names\n"
+	 "  --processes     also per-process series\n" NODE_OPTS},
+	{"top", CLI_G_NODE,
+	 "usage: axl top [--interval MS] [--count N] [--no-processes] [--batch]\n"
+	 "\n"
+	 "A live view of every device and its processes, like nvtop. Keys: s sort, r reverse,\n"
+	 "j/k select, d filter, +/- interval, p pause, h help, q quit.\n"
+	 "\n"
+	 "  --interval MS   refresh every MS milliseconds (default 1000)\n"
+	 "  --count N       stop after N frames\n"
+	 "  --no-processes  no process list\n"
+	 "  --batch         plain-text frames of COLUMNS x LINES (also when not on a terminal)\n" NODE_OPTS},
+	{"cdi", CLI_G_NODE | CLI_G_JSON,
+	 "usage: axl cdi generate [-o DIR] [--format json|yaml]\n"
+	 "       axl cdi list [--json]\n"
+	 "\n"
+	 "Container Device Interface specs for this node's accelerators, one per kind\n"
+	 "(nvidia.com/gpu, amd.com/gpu, ...), and the fully qualified device names\n"
+	 "(docs/cdi.md).\n"
+	 "\n"
+	 "  -o, --output DIR  write one file per kind there, axl-KIND.json (or .yaml)\n"
+	 "  --format F      json (default) or yaml\n"
+	 "  --json          (list) the names as a JSON array\n" NODE_OPTS},
+	{"labels", CLI_G_NODE,
+	 "usage: axl labels [-o FILE] [--expiry WHEN] [--prefix DOMAIN] [--gfd]\n"
+	 "\n"
+	 "Kubernetes node labels as a Node Feature Discovery feature file (docs/labels.md).\n"
+	 "\n"
+	 "  -o, --output FILE  write it there atomically (NFD reads\n"
+	 "                  /etc/kubernetes/node-feature-discovery/features.d/)\n"
+	 "  --expiry WHEN   a duration from now (90s, 12h, 7d) or an RFC 3339 time\n"
+	 "  --prefix DOMAIN the labels' prefix (default axl.dev)\n"
+	 "  --gfd           also the nvidia.com/* names of NVIDIA's GPU Feature Discovery\n" NODE_OPTS},
+	{"limit", CLI_G_NODE | CLI_G_JSON,
+	 "usage: axl limit set ID [--memory SIZE] [--compute PCT]\n"
+	 "       axl limit clear ID\n"
+	 "       axl limit list [--json]\n"
+	 "       axl limit env ID[,ID...]\n"
+	 "\n"
+	 "Record a device's limits for workloads in the state directory, forget them, list\n"
+	 "them, or print the environment a workload on these devices gets (AXL_LIMIT_*, and\n"
+	 "HAMi-core's CUDA_DEVICE_* for NVIDIA); docs/limits.md. SIZE: bytes or 16GiB, 512M,\n"
+	 "8GB; PCT: 1..100.\n"
+	 "\n" JSON_OPTS NODE_OPTS},
+	{"partition", CLI_G_NODE | CLI_G_JSON,
+	 "usage: axl partition list [--json]\n"
+	 "       axl partition create DEVICE PROFILE [--json]\n"
+	 "       axl partition destroy [--device DEV] ID...\n"
+	 "       axl partition cleanup\n"
+	 "       axl partition profiles DEVICE [--json]\n"
+	 "       axl partition mode DEVICE compute|memory MODE --yes\n"
+	 "\n"
+	 "MIG instances and AMD partition modes (docs/partitions.md).\n"
+	 "\n" JSON_OPTS NODE_OPTS},
+	{"plan", CLI_G_NODE | CLI_G_JSON,
+	 "usage: axl plan MODEL [--quant Q] [--ctx N] [--batch N] [--kv-dtype D] [--devices LIST]\n"
+	 "                [--node FILE]... [--here] [--network-gbps X] [--json]\n"
+	 "       axl plan --list [--json]\n"
+	 "\n"
+	 "Will a model (a catalog name, a config.json, safetensors or GGUF file) fit on this\n"
+	 "node, or on the nodes whose axl list --json are the FILEs; how to split it and how\n"
+	 "fast it will run (docs/plan.md). --list prints the built-in model catalog.\n"
+	 "\n"
+	 "  --quant Q       bf16, fp16, fp8, int8, int4, awq, gptq, mxfp4, q8_0, q4_k_m, ...\n"
+	 "  --ctx N         context tokens per sequence\n"
+	 "  --batch N       sequences decoded together\n"
+	 "  --kv-dtype D    the KV cache's type (bf16, fp8, ...)\n"
+	 "  --devices LIST  only these devices (nvidia:0,nvidia:1)\n"
+	 "  --node FILE     plan on that node (repeatable); --here: and on this one too\n"
+	 "  --network-gbps X  GB/s per direction between nodes\n" JSON_OPTS NODE_OPTS
+	 "                  (the node options describe this node: not with --node unless --here)\n"},
+	{"version", 0,
+	 "usage: axl version   (also axl --version, axl -V)\n"
+	 "\n"
+	 "The version of axl and of the libaxl it runs with.\n"},
+	{"help", 0,
+	 "usage: axl help [COMMAND]\n"
+	 "\n"
+	 "What axl does, or what one command does and the options it takes.\n"},
+};
+
+const struct cli_command *cli_command_find(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof commands / sizeof *commands; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+void cli_command_help(FILE *f, const struct cli_command *c)
+{
+	fputs(c->help, f);
+	if (c->globals)
+		fputs("  -v, --verbose   log diagnostics to standard error\n", f);
+}
+
+const char *cli_global_refusal(const struct cli_command *c, const struct opts *o)
+{
+	if (!(c->globals & CLI_G_JSON) && (o->json || o->compact))
+		return o->compact ? "--compact" : "--json";
+	if (!(c->globals & (CLI_G_NODE | CLI_G_SYSROOT)) && o->sysroot)
+		return "--sysroot";
+	if (!(c->globals & CLI_G_NODE) && o->sim)
+		return "--sim";
+	if (!(c->globals & (CLI_G_NODE | CLI_G_SYSROOT)) && o->backends)
+		return "--backends";
+	if (!(c->globals & CLI_G_NODE) && o->nenv)
+		return "--env";
+	return NULL;
+}
