@@ -2,7 +2,8 @@
 # install.prefix: `cmake --install BUILD --prefix TMP`, then use what was installed as a
 # user would (README.md, Install):
 #  - every file where the documentation says: libaxl.so/.a, headers, libaxl.pc, the CMake
-#    package, every schema/*.json, the manual page, libaccelerator_axl.so + metadata.yaml;
+#    package, every schema/*.json, the manual page (its content: install.manpage),
+#    libaccelerator_axl.so + metadata.yaml;
 #  - libaxl.pc: its prefix is TMP, what it links is what libaxl links;
 #  - tests/install/hello.c built with only `pkg-config --cflags --libs libaxl`, and with
 #    find_package(axl) (tests/install/consumer: axl::axl and axl::axl_static), each run on
@@ -85,12 +86,6 @@ done
 cmp -s "$source/docs/man/axl.1" "$M/man1/axl.1" || fail "man1/axl.1 differs from docs/man/axl.1"
 grep -qx "version: $version" "$L/axl/tensorfusion/metadata.yaml" 2>/dev/null ||
 	fail "metadata.yaml does not say version: $version"
-if command -v groff >/dev/null 2>&1; then
-	out=$(groff -man -ww -z -Tutf8 "$M/man1/axl.1" 2>&1) || fail "groff failed on axl.1"
-	[ -z "$out" ] || fail "groff warns about axl.1: $out"
-else
-	echo "(groff not installed: the manual page is not linted; scripts/deps.sh --test installs groff-base)"
-fi
 
 echo "== pkg-config"
 export PKG_CONFIG_PATH="$L/pkgconfig"
