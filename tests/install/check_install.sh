@@ -8,7 +8,7 @@
 #  - tests/install/hello.c built with only `pkg-config --cflags --libs libaxl`, and with
 #    find_package(axl) (tests/install/consumer: axl::axl and axl::axl_static), each run on
 #    the simulated 2 x H100 node and loading the installed library;
-#  - find_package(axl 0.<minor+1>) refused (0.x: minor versions may break the API);
+#  - find_package(axl M.N) refused for a newer N or another major version M;
 #  - the installed axl runs; the installed provider loads with dlopen and answers.
 # With a sanitizer build (AXL_SANITIZE), the programs are built with the same
 # -fsanitize flags, as a user of that library would have to.
@@ -152,9 +152,18 @@ fi
 major=${version%%.*}
 minor=${version#*.}
 minor=${minor%%.*}
-if consumer "$work/consumer-next" -DAXL_REQUEST_VERSION="$major.$((minor + 1))"; then
-	fail "find_package(axl $major.$((minor + 1))) accepted version $version"
+# the same major version and no newer (the SONAME is libaxl.so.<major>)
+if [ "$minor" -gt 0 ] && ! consumer "$work/consumer-older" -DAXL_REQUEST_VERSION="$major.$((minor - 1))"; then
+	fail "find_package(axl $major.$((minor - 1))) refused version $version"
 fi
+for v in "$major.$((minor + 1))" "$((major + 1)).0"; do
+	if consumer "$work/consumer-$v" -DAXL_REQUEST_VERSION="$v"; then
+		fail "find_package(axl $v) accepted version $version"
+	elif ! grep -q "that is compatible" "$work/consumer-$v.log"; then
+		cat "$work/consumer-$v.log" >&2
+		fail "find_package(axl $v) failed, but not for the version"
+	fi
+done
 
 echo "== the installed command and provider"
 out=$(LD_LIBRARY_PATH="$L" "$B/axl" version 2>&1) || fail "axl version failed: $out"
