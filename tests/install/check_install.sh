@@ -18,7 +18,8 @@
 #       [--sanitize LIST] [--pciids ON|OFF] [--tf-host EXE]
 set -eu
 
-build= source= work= cc=cc cmake=cmake libdir= includedir= bindir= datadir= mandir= sanitize= pciids=ON tfhost=
+build='' source='' work='' cc=cc cmake=cmake libdir='' includedir='' bindir='' datadir='' mandir=''
+sanitize='' pciids=ON tfhost=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2 ;;
