@@ -31,7 +31,7 @@ MIXED = os.path.join(SIM, "mixed.json")
 MI300X8 = os.path.join(SIM, "mi300x8.json")
 LAPTOP = os.path.join(GOLDEN, "laptop-npu-2gpu.json")
 
-CASES = ["schema", "physics", "fit", "split", "files", "errors", "list"]
+CASES = ["schema", "physics", "fit", "split", "files", "errors", "list", "instruct"]
 
 failures = []
 
@@ -650,6 +650,53 @@ def case_list(axl, work):
                  "Llama3.1-8B"):
         rc, out, err = run(axl, ["plan", name, "--json"], sim=H100X8)
         check(rc == 0 and json.loads(out)["model"]["name"] == "meta-llama/Llama-3.1-8B", "%s: rc %d %s" % (name, rc, err.strip()))
+    return 0
+
+
+def case_instruct(axl, work):
+    """Names pasted from the model hub: an instruction-tuned or chat release plans as its
+    catalog row, and says which row; other names fail with a hint."""
+    for name, row, alias in (("meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.1-70B", "llama3.1-70b"),
+                             ("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B", "qwen2.5-7b"),
+                             ("google/gemma-2-9b-it", "google/gemma-2-9b", "gemma2-9b"),
+                             ("Google/Gemma-2-9B-IT", "google/gemma-2-9b", "gemma2-9b")):
+        d = plan(axl, name, sim=H100X8)
+        b = plan(axl, row, sim=H100X8)
+        if not d or not b:
+            continue
+        check(d["model"]["name"] == name and d["model"]["catalog_id"] == row and "alias" not in d["model"],
+              "%s: model %r" % (name, d["model"]))
+        check(b["model"]["catalog_id"] == row and b["model"]["alias"] == alias, "%s: model %r" % (row, b["model"]))
+        # the same plan as the row's (the Qwen release's shorter max context is above the 8192 asked)
+        for k in ("memory", "fits", "plan", "estimate"):
+            check(d[k] == b[k], "%s: %s differs from %s's" % (name, k, row))
+        rc, out, err = run(axl, ["plan", name], sim=H100X8)
+        first = out.splitlines()[0] if out else ""
+        check(rc == 0 and ("%s (catalog entry %s, the same architecture" % (name, row)) in first,
+              "%s text: rc %d %r" % (name, rc, first))
+    # the Qwen2.5 -Instruct config says 32768 tokens (the base 131072): asking for more warns
+    d = plan(axl, "Qwen/Qwen2.5-7B-Instruct", "--ctx", "65536", sim=H100X8)
+    check(d and any("maximum (32768" in w for w in d["warnings"]), "Qwen2.5-7B-Instruct at 65536: %r" % (d and d["warnings"]))
+    d = plan(axl, "Qwen/Qwen2.5-7B", "--ctx", "65536", sim=H100X8)
+    check(d and not any("maximum" in w for w in d["warnings"]), "Qwen2.5-7B at 65536: %r" % (d and d["warnings"]))
+    for name, hint in (("meta-llama/Llama-3.1-71B-Instruct", "did you mean meta-llama/Llama-3.1-70B-Instruct"),
+                       ("foo/Llama-3.1-70B-Instruct", "did you mean meta-llama/Llama-3.1-70B-Instruct"),
+                       ("mistralai/Mixtral-8x22B-Instruct-v0.1", "differs from the catalog's mistralai/Mixtral-8x22B-v0.1"),
+                       ("Qwen/Qwen2.5-7B-Instruct-AWQ", "not in the catalog")):
+        rc, out, err = run(axl, ["plan", name], sim=H100X8)
+        check(rc == 1 and hint in err and not out, "%s: rc %d %s" % (name, rc, err.strip()))
+    # --list names the instruct releases and their rows
+    rc, out, err = run(axl, ["plan", "--list", "--json"])
+    models = {m["id"]: m for m in json.loads(out)["models"]} if rc == 0 else {}
+    for name, row in (("meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.1-70B"),
+                      ("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B"), ("google/gemma-2-9b-it", "google/gemma-2-9b")):
+        m = models.get(name)
+        check(m and m["catalog_id"] == row and m["alias"] is None, "--list %s: %r" % (name, m))
+    check(models.get("Qwen/Qwen2.5-7B-Instruct", {}).get("max_context") == 32768, "--list Qwen2.5-7B-Instruct context")
+    check(models.get("meta-llama/Llama-3.1-8B", {}).get("catalog_id") == "meta-llama/Llama-3.1-8B", "--list row catalog_id")
+    rc, out, err = run(axl, ["plan", "--list"])
+    rows = [l.split() for l in out.splitlines()]
+    check(any(r[0] == "google/gemma-2-9b-it" and r[-1] == "google/gemma-2-9b" for r in rows), "--list text: gemma-2-9b-it row")
     return 0
 
 
