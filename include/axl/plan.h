@@ -87,10 +87,17 @@ AXL_API void axl_planner_free(axl_planner *planner);
  *  host name is used). The planner copies what it needs: inv may be freed after. */
 AXL_API int axl_planner_add_inventory(axl_planner *planner, const axl_inventory *inv, const char *name);
 /** Add a node from an "axl.inventory" document (axl list --json). AXL_EPARSE with the
- *  reason for a document that is not one. */
+ *  reason for a document that is not one (or whose schema_version is not a positive
+ *  integer); a later schema_version adds a warning (axl_planner_warning). */
 AXL_API int axl_planner_add_json(axl_planner *planner, const char *text, size_t len, const char *name);
 /** Devices added so far. */
 AXL_API size_t axl_planner_device_count(const axl_planner *planner);
+/** What reading the nodes noticed without refusing them: an "axl.inventory" document of
+ *  a later schema_version than this axl reads (read as far as understood) gives one
+ *  warning, source "plan", path the node's name, message "schema_version 2 is newer than
+ *  this axl reads (1); reading what it understands". Valid until the planner is freed. */
+AXL_API size_t axl_planner_warning_count(const axl_planner *planner);
+AXL_API const struct axl_warning *axl_planner_warning(const axl_planner *planner, size_t i);
 
 #define AXL_PLAN_REQUEST_VERSION 1
 /** The largest context and batch a request may ask for. */

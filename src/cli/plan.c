@@ -295,6 +295,7 @@ int cmd_plan(const struct opts *go, int argc, char **argv, int first)
 		} else {
 			if (axl_planner_add_inventory(planner, inv, NULL) != 0)
 				rc = fail_last("this node");
+			print_warnings(inv);
 			axl_inventory_free(inv);
 			axl_context_free(ctx);
 		}
@@ -308,8 +309,12 @@ int cmd_plan(const struct opts *go, int argc, char **argv, int first)
 		}
 		char name[64];
 		node_name(nodes[i], name, sizeof name);
+		size_t nw = axl_planner_warning_count(planner);
 		if (axl_planner_add_json(planner, text, len, name) != 0)
 			rc = fail_last(nodes[i]);
+		/* what reading this file noticed (a newer document), named by the file */
+		for (; nw < axl_planner_warning_count(planner); nw++)
+			fprintf(stderr, "axl: warning: %s: %s\n", nodes[i], axl_planner_warning(planner, nw)->message);
 		free(text);
 	}
 	if (rc == 0 && axl_planner_device_count(planner) == 0) {

@@ -31,7 +31,7 @@ MIXED = os.path.join(SIM, "mixed.json")
 MI300X8 = os.path.join(SIM, "mi300x8.json")
 LAPTOP = os.path.join(GOLDEN, "laptop-npu-2gpu.json")
 
-CASES = ["schema", "physics", "fit", "split", "files", "errors", "list", "instruct"]
+CASES = ["schema", "physics", "fit", "split", "files", "errors", "list", "instruct", "node_version"]
 
 failures = []
 
@@ -697,6 +697,41 @@ def case_instruct(axl, work):
     rc, out, err = run(axl, ["plan", "--list"])
     rows = [l.split() for l in out.splitlines()]
     check(any(r[0] == "google/gemma-2-9b-it" and r[-1] == "google/gemma-2-9b" for r in rows), "--list text: gemma-2-9b-it row")
+    return 0
+
+
+def case_node_version(axl, work):
+    """A --node document of a later schema_version is read as far as understood, with one
+    warning naming the file and both versions; the plan is the version 1 document's."""
+    rc, out, err = run(axl, ["list", "--json"], sim=H100X8)
+    if not check(rc == 0, "list --json: rc %d %s" % (rc, err)):
+        return 0
+    doc = json.loads(out)
+    paths = {}
+    for tag, mutate in (("v1", None), ("v99", lambda d: d.update(schema_version=99, added_later={"x": 1})),
+                        ("noversion", lambda d: d.pop("schema_version")),
+                        ("string", lambda d: d.update(schema_version="2")), ("zero", lambda d: d.update(schema_version=0))):
+        d = json.loads(json.dumps(doc))
+        if mutate:
+            mutate(d)
+        os.makedirs(os.path.join(work, tag), exist_ok=True)
+        paths[tag] = os.path.join(work, tag, "node-a.json")
+        with open(paths[tag], "w") as f:
+            json.dump(d, f)
+    base = run(axl, ["plan", "llama3.1-70b", "--json", "--node", paths["v1"]])
+    check(base[0] == 0 and not base[2], "v1 node: rc %d %r" % (base[0], base[2]))
+    for tag in ("v99", "noversion"):
+        rc, out, err = run(axl, ["plan", "llama3.1-70b", "--json", "--node", paths[tag]])
+        check(rc == 0 and out == base[1], "%s node: rc %d, plan %s" % (tag, rc, "same" if out == base[1] else "differs"))
+        want = [] if tag == "noversion" else [
+            "axl: warning: %s: schema_version 99 is newer than this axl reads (1); reading what it understands" % paths[tag]]
+        check(err.splitlines() == want, "%s node: stderr %r" % (tag, err))
+    # two nodes, one newer: one warning, for that file
+    rc, out, err = run(axl, ["plan", "llama3.1-70b", "--node", paths["v1"], "--node", paths["v99"]])
+    check(rc == 0 and len(err.splitlines()) == 1 and paths["v99"] in err, "v1 + v99: rc %d %r" % (rc, err))
+    for tag in ("string", "zero"):
+        rc, out, err = run(axl, ["plan", "llama3.1-70b", "--node", paths[tag]])
+        check(rc == 1 and "schema_version is not a positive integer" in err and not out, "%s: rc %d %r" % (tag, rc, err))
     return 0
 
 
