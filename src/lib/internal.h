@@ -209,7 +209,7 @@ struct axl_inventory {
 };
 
 /* The one warning about an axl document of a later schema_version than this axl reads
- * (docs/json.md): printf arguments (long long) its version, (int) this axl's. */
+ * (docs/conventions.md): printf arguments (long long) its version, (int) this axl's. */
 #define AXL__NEWER_DOC "schema_version %lld is newer than this axl reads (%d); reading what it understands"
 
 /* Record a warning; message is printf-style. path may be NULL. */
