@@ -105,7 +105,8 @@ static const struct axl__catalog_entry catalog[] = {
 	 .vocab = 32000, .tied = false, .max_context = 65536, .attn = AXL__ATTN_GQA,
 	 .experts = 8, .experts_per_token = 2, .shared_experts = 0, .moe_intermediate = 16384, .dense_layers = 0,
 	 .pub_params = 141000000000LL, .pub_active = 39000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL,
-	 /* Mixtral-8x22B-Instruct-v0.1 has the v3 tokenizer (vocab 32768): no variant resolves here */
+	 /* Mixtral-8x22B-Instruct-v0.1 has the v3 tokenizer (vocab 32768; checked: its card encodes
+	  * with MistralTokenizer.v3): no variant resolves here */
 	 .instruct_context = -1},
 	/* https://huggingface.co/Qwen/Qwen2.5-0.5B/blob/main/config.json; card: 0.49B; checked: config.json copy (all fields; max_position 32768) */
 	{.id = "Qwen/Qwen2.5-0.5B", .alias = "qwen2.5-0.5b", .arch = "qwen2",
@@ -315,10 +316,12 @@ static const char *const variants[] = {
 	"meta-llama/Meta-Llama-3-70B-Instruct", /* (unverified) */
 	"meta-llama/Llama-2-7b-chat-hf",      /* (unverified) */
 	"meta-llama/Llama-2-70b-chat-hf",     /* (unverified) */
-	"Qwen/Qwen2.5-7B-Instruct",           /* checked: max_position_embeddings 32768 (base 131072) */
-	"Qwen/Qwen2.5-14B-Instruct",          /* (unverified: 32768 as the other -Instruct configs) */
-	"Qwen/Qwen2.5-32B-Instruct",          /* (unverified: 32768 as the other -Instruct configs) */
-	"Qwen/Qwen2.5-72B-Instruct",          /* checked: config copy, max_position_embeddings 32768 */
+	/* Qwen2.5 -Instruct: config.json max_position_embeddings 32768 (the cards' 131,072 needs
+	 * the YaRN rope_scaling the card tells to add), the base configs 131072 */
+	"Qwen/Qwen2.5-7B-Instruct",           /* checked: config copy (transformers AutoConfig dump) context 32768 */
+	"Qwen/Qwen2.5-14B-Instruct",          /* checked: card (48 layers, 40/8 heads, 14.7B); (unverified: 32768) */
+	"Qwen/Qwen2.5-32B-Instruct",          /* checked: card (64 layers, 40/8 heads); (unverified: 32768) */
+	"Qwen/Qwen2.5-72B-Instruct",          /* checked: config copy (80 layers, 29568, max_position_embeddings 32768) */
 	"google/gemma-2-2b-it",               /* (unverified) */
 	"google/gemma-2-9b-it",               /* (unverified) */
 	"google/gemma-2-27b-it",              /* (unverified) */
