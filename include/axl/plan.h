@@ -33,7 +33,9 @@ typedef struct axl_plan axl_plan;
 
 /**
  * Describe a model: a catalog name (repo id such as "meta-llama/Llama-3.1-8B", with or
- * without "https://huggingface.co/", or an alias such as "llama3.1-8b"; without case),
+ * without "https://huggingface.co/", or an alias such as "llama3.1-8b"; without case;
+ * an instruction-tuned or chat release of a catalog row, "...-Instruct", "...-it",
+ * "...-chat-hf", is described as that row),
  * or a path to a config.json, a .safetensors file, a *.safetensors.index.json, a
  * directory holding them, or a .gguf file. AXL_ENOENT when it is neither a catalog name
  * nor a file; AXL_EPARSE (with the reason in axl_error_last()) for a bad file.
@@ -64,10 +66,19 @@ struct axl_model_info {
 /** Fill *info (pointers valid while the model lives). */
 AXL_API int axl_model_get_info(const axl_model *model, struct axl_model_info *info);
 
-/** The catalog: i-th entry's repo id and alias; NULL past the end. */
+/** The catalog: i-th entry's repo id and alias; NULL past the end. After the catalog's
+ *  rows come the instruction-tuned releases it lists (alias NULL): each opens as its base
+ *  row (axl_model_catalog_entry). */
 AXL_API size_t axl_model_catalog_count(void);
 AXL_API const char *axl_model_catalog_id(size_t i);
 AXL_API const char *axl_model_catalog_alias(size_t i);
+/**
+ * The catalog row a model opened by name was described from: its repo id, which is the
+ * name's own for a catalog id or alias, and the base release's for an instruction-tuned
+ * or chat name ("google/gemma-2-9b-it" -> "google/gemma-2-9b": the same architecture,
+ * docs/plan.md). NULL for a model read from a file.
+ */
+AXL_API const char *axl_model_catalog_entry(const axl_model *model);
 
 /** A set of nodes to plan on. */
 AXL_API int axl_planner_new(axl_planner **out);
@@ -76,10 +87,17 @@ AXL_API void axl_planner_free(axl_planner *planner);
  *  host name is used). The planner copies what it needs: inv may be freed after. */
 AXL_API int axl_planner_add_inventory(axl_planner *planner, const axl_inventory *inv, const char *name);
 /** Add a node from an "axl.inventory" document (axl list --json). AXL_EPARSE with the
- *  reason for a document that is not one. */
+ *  reason for a document that is not one (or whose schema_version is not a positive
+ *  integer); a later schema_version adds a warning (axl_planner_warning). */
 AXL_API int axl_planner_add_json(axl_planner *planner, const char *text, size_t len, const char *name);
 /** Devices added so far. */
 AXL_API size_t axl_planner_device_count(const axl_planner *planner);
+/** What reading the nodes noticed without refusing them: an "axl.inventory" document of
+ *  a later schema_version than this axl reads (read as far as understood) gives one
+ *  warning, source "plan", path the node's name, message "schema_version 2 is newer than
+ *  this axl reads (1); reading what it understands". Valid until the planner is freed. */
+AXL_API size_t axl_planner_warning_count(const axl_planner *planner);
+AXL_API const struct axl_warning *axl_planner_warning(const axl_planner *planner, size_t i);
 
 #define AXL_PLAN_REQUEST_VERSION 1
 /** The largest context and batch a request may ask for. */

@@ -132,8 +132,8 @@ static int plan_list(int json)
 	if (json)
 		printf("{\"schema\":\"axl.models\",\"schema_version\":1,\"models\":[");
 	else
-		printf("%-44s %-22s %-16s %9s %9s %6s %9s\n", "ID", "ALIAS", "ARCHITECTURE", "PARAMS(B)", "ACTIVE(B)",
-		       "LAYERS", "MAX CTX");
+		printf("%-44s %-22s %-16s %9s %9s %6s %9s  %s\n", "ID", "ALIAS", "ARCHITECTURE", "PARAMS(B)", "ACTIVE(B)",
+		       "LAYERS", "MAX CTX", "CATALOG ENTRY");
 	int rc = 0, first = 1;
 	for (size_t i = 0; i < n; i++) {
 		const char *id = axl_model_catalog_id(i);
@@ -166,6 +166,8 @@ static int plan_list(int json)
 			json_i64("max_context", mi.max_context, 1);
 			printf(",\"attention\":");
 			print_json_str(mi.attention);
+			printf(",\"catalog_id\":");
+			print_json_str(axl_model_catalog_entry(m));
 			printf("}");
 			first = 0;
 		} else {
@@ -179,8 +181,10 @@ static int plan_list(int json)
 				snprintf(l, sizeof l, "%" PRId64, mi.layers);
 			if (mi.max_context >= 0)
 				snprintf(c, sizeof c, "%" PRId64, mi.max_context);
-			printf("%-44s %-22s %-16s %9s %9s %6s %9s\n", id, alias ? alias : "-",
-			       mi.architecture ? mi.architecture : "-", p, a, l, c);
+			const char *entry = axl_model_catalog_entry(m);
+			printf("%-44s %-22s %-16s %9s %9s %6s %9s  %s\n", id, alias ? alias : "-",
+			       mi.architecture ? mi.architecture : "-", p, a, l, c,
+			       entry && strcmp(entry, id) != 0 ? entry : "-");
 		}
 		axl_model_free(m);
 	}
@@ -300,6 +304,7 @@ int cmd_plan(const struct opts *go, int argc, char **argv, int first)
 		} else {
 			if (axl_planner_add_inventory(planner, inv, NULL) != 0)
 				rc = fail_last("this node");
+			print_warnings(inv);
 			axl_inventory_free(inv);
 			axl_context_free(ctx);
 		}
@@ -313,8 +318,12 @@ int cmd_plan(const struct opts *go, int argc, char **argv, int first)
 		}
 		char name[64];
 		node_name(nodes[i], name, sizeof name);
+		size_t nw = axl_planner_warning_count(planner);
 		if (axl_planner_add_json(planner, text, len, name) != 0)
 			rc = fail_last(nodes[i]);
+		/* what reading this file noticed (a newer document), named by the file */
+		for (; nw < axl_planner_warning_count(planner); nw++)
+			fprintf(stderr, "axl: warning: %s: %s\n", nodes[i], axl_planner_warning(planner, nw)->message);
 		free(text);
 	}
 	if (rc == 0 && axl_planner_device_count(planner) == 0) {

@@ -14,6 +14,7 @@
 
 #include "internal.h"
 #include "../util/json.h"
+#include "../util/jsonr.h"
 #include "../util/record.h"
 #include "../util/tar.h"
 
@@ -205,7 +206,7 @@ static char *manifest(const axl_context *ctx, struct plan *p, const char *cmdlin
 	axl__json_init(&w, &sb, true);
 	axl__json_obj(&w);
 	axl__json_kstr(&w, "schema", "axl.capture");
-	axl__json_kint(&w, "schema_version", 1);
+	axl__json_kint(&w, "schema_version", AXL__CAPTURE_VERSION);
 	axl__json_key(&w, "generator");
 	axl__json_obj(&w);
 	axl__json_kstr(&w, "name", "axl");
@@ -338,6 +339,28 @@ out:
 }
 
 /* ---- replay --------------------------------------------------------------------------- */
+
+int64_t axl__capture_newer(const axl_context *ctx)
+{
+	char *text = NULL;
+	size_t len = 0;
+	if (!ctx || axl__fs_read_alloc(&ctx->fs, AXL__FS_ROOT, MANIFEST, 1u << 20, &text, &len) != 0)
+		return 0;
+	struct axl__jdoc *doc = NULL;
+	char err[128];
+	int64_t newer = 0;
+	if (axl__jdoc_parse(text, len, &doc, err, sizeof err) == 0) {
+		const struct axl__jv *root = axl__jdoc_root(doc);
+		const char *schema = axl__jv_str(root, "schema");
+		const struct axl__jv *v = axl__jv_get(root, "schema_version");
+		if (schema && strcmp(schema, "axl.capture") == 0 && v && v->type == AXL__J_NUM && v->is_int &&
+		    v->i > AXL__CAPTURE_VERSION)
+			newer = v->i;
+	}
+	axl__jdoc_free(doc);
+	free(text);
+	return newer;
+}
 
 static int tar_error(int e)
 {

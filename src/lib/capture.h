@@ -18,11 +18,13 @@
 #define AXL_LIB_CAPTURE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "axl/context.h"
 
 #define AXL__CAPTURE_DIR "axl-capture"
 #define AXL__CAPTURE_VENDOR_MAX (64u << 20) /* bytes of one <lib>.jsonl */
+#define AXL__CAPTURE_VERSION 1 /* the manifest's schema_version this axl writes and reads */
 
 /* Append one record (one line of JSON, no newline in it) to axl-capture/<lib>.jsonl of
  * the capture ctx records. lib: 1-32 characters of [a-z0-9_-] ("nvml", "rocm_smi").
@@ -38,6 +40,10 @@ bool axl__capture_recording(const axl_context *ctx);
  * new private directory under tmpbase; *dir is then that directory (malloc'd), NULL
  * when sysroot is not a regular file. 0 or an AXL_E* code with axl_error_last() set. */
 int axl__capture_unpack(const char *sysroot, const char *tmpbase, char **dir);
+/* The schema_version of the manifest (axl-capture/manifest.json) of the tree ctx reads
+ * when it is an "axl.capture" of a later version than AXL__CAPTURE_VERSION; 0 when it
+ * is not (or there is no manifest: any tree replays). */
+int64_t axl__capture_newer(const axl_context *ctx);
 /* Remove an unpacked capture (never following a symlink) and free dir. */
 void axl__capture_remove(char *dir);
 

@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "../util/record.h"
+#include "capture.h"
 #include "sim.h"
 
 void axl__log(const axl_context *ctx, axl_log_level level, const char *fmt, ...)
@@ -293,6 +294,8 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 		return rc;
 	}
 	ctx->sysroot = strdup(sysroot);
+	if (ctx->fs.rerooted)
+		ctx->capture_newer = axl__capture_newer(ctx);
 	ctx->pci_ids_path = dup_or_null(ids);
 	ctx->nvml_library = nvml && *nvml ? strdup(nvml) : NULL;
 	ctx->rocm_smi_library = rsmi && *rsmi ? strdup(rsmi) : NULL;

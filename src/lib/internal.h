@@ -91,6 +91,9 @@ struct axl_context {
 	struct axl__sim *sim; /* a simulated node (sim.h), or NULL: read the system */
 	char *sysroot;
 	char *replay_dir; /* a capture file's unpacked tree (removed at free), or NULL */
+	/* the replayed capture's manifest schema_version when above what this axl reads
+	 * (capture.c), else 0: one warning with each inventory */
+	int64_t capture_newer;
 	axl_log_fn log;
 	void *log_userdata;
 	axl_log_level log_level;
@@ -204,6 +207,10 @@ struct axl_inventory {
 	bool kfd_present;
 	void *bstate[16]; /* per backend (by table index): what a backend keeps between hooks */
 };
+
+/* The one warning about an axl document of a later schema_version than this axl reads
+ * (docs/conventions.md): printf arguments (long long) its version, (int) this axl's. */
+#define AXL__NEWER_DOC "schema_version %lld is newer than this axl reads (%d); reading what it understands"
 
 /* Record a warning; message is printf-style. path may be NULL. */
 #if defined(__GNUC__)

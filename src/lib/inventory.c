@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "capture.h"
 #include "sim.h"
 #include "../util/parse.h"
 
@@ -287,6 +288,14 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 	inv->ctx = ctx;
 	inv->flags = flags;
 	struct axl__scan scan = {ctx, inv, &ctx->fs};
+	/* a document of a later version than this axl reads: read as far as understood,
+	 * said once per inventory */
+	if (ctx->sim && ctx->sim->newer_version)
+		axl__warn(inv, "sim", ctx->sim->path, AXL__NEWER_DOC, (long long)ctx->sim->newer_version,
+			  AXL__SIM_VERSION);
+	if (ctx->capture_newer)
+		axl__warn(inv, "capture", ctx->sysroot, "axl-capture/manifest.json: " AXL__NEWER_DOC,
+			  (long long)ctx->capture_newer, AXL__CAPTURE_VERSION);
 	if (ctx->sim) {
 		open_simulated(&scan);
 		goto done;

@@ -38,6 +38,9 @@ struct axl__model {
 	enum axl__model_src source;
 	char id[128];        /* Hugging Face repo id ("meta-llama/Llama-3.1-8B") or file name */
 	char alias[48];      /* short name ("llama3.1-8b"); "" when none */
+	/* the catalog row described from (source CATALOG): == id, or the base release's id
+	 * for an instruction-tuned/chat name resolved to it; "" for a file */
+	char catalog_id[128];
 	char arch[48];       /* config "model_type" / GGUF general.architecture ("llama") */
 	int layers;          /* num_hidden_layers */
 	int hidden;          /* hidden_size */

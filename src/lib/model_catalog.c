@@ -104,7 +104,10 @@ static const struct axl__catalog_entry catalog[] = {
 	 .layers = 56, .hidden = 6144, .heads = 48, .kv_heads = 8, .head_dim = 128, .intermediate = 16384,
 	 .vocab = 32000, .tied = false, .max_context = 65536, .attn = AXL__ATTN_GQA,
 	 .experts = 8, .experts_per_token = 2, .shared_experts = 0, .moe_intermediate = 16384, .dense_layers = 0,
-	 .pub_params = 141000000000LL, .pub_active = 39000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL},
+	 .pub_params = 141000000000LL, .pub_active = 39000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL,
+	 /* Mixtral-8x22B-Instruct-v0.1 has the v3 tokenizer (vocab 32768; checked: its card encodes
+	  * with MistralTokenizer.v3): no variant resolves here */
+	 .instruct_context = -1},
 	/* https://huggingface.co/Qwen/Qwen2.5-0.5B/blob/main/config.json; card: 0.49B; checked: config.json copy (all fields; max_position 32768) */
 	{.id = "Qwen/Qwen2.5-0.5B", .alias = "qwen2.5-0.5b", .arch = "qwen2",
 	 .layers = 24, .hidden = 896, .heads = 14, .kv_heads = 2, .head_dim = 64, .intermediate = 4864,
@@ -115,7 +118,7 @@ static const struct axl__catalog_entry catalog[] = {
 	{.id = "Qwen/Qwen2.5-1.5B", .alias = "qwen2.5-1.5b", .arch = "qwen2",
 	 .layers = 28, .hidden = 1536, .heads = 12, .kv_heads = 2, .head_dim = 128, .intermediate = 8960,
 	 .vocab = 151936, .tied = true, .max_context = 131072, .attn = AXL__ATTN_GQA,
-	 .qkv_bias = true,
+	 .qkv_bias = true, .instruct_context = 32768,
 	 .pub_params = 1540000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
 	/* https://huggingface.co/Qwen/Qwen2.5-3B/blob/main/config.json; card: 3.09B; checked: config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
 	{.id = "Qwen/Qwen2.5-3B", .alias = "qwen2.5-3b", .arch = "qwen2",
@@ -127,25 +130,25 @@ static const struct axl__catalog_entry catalog[] = {
 	{.id = "Qwen/Qwen2.5-7B", .alias = "qwen2.5-7b", .arch = "qwen2",
 	 .layers = 28, .hidden = 3584, .heads = 28, .kv_heads = 4, .head_dim = 128, .intermediate = 18944,
 	 .vocab = 152064, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
-	 .qkv_bias = true,
+	 .qkv_bias = true, .instruct_context = 32768,
 	 .pub_params = 7610000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
 	/* https://huggingface.co/Qwen/Qwen2.5-14B/blob/main/config.json; card: 14.7B; checked: config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
 	{.id = "Qwen/Qwen2.5-14B", .alias = "qwen2.5-14b", .arch = "qwen2",
 	 .layers = 48, .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128, .intermediate = 13824,
 	 .vocab = 152064, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
-	 .qkv_bias = true,
+	 .qkv_bias = true, .instruct_context = 32768,
 	 .pub_params = 14700000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
 	/* https://huggingface.co/Qwen/Qwen2.5-32B/blob/main/config.json; HF safetensors 32.8B (card: 32.5B); checked: config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields), card 32.5B */
 	{.id = "Qwen/Qwen2.5-32B", .alias = "qwen2.5-32b", .arch = "qwen2",
 	 .layers = 64, .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128, .intermediate = 27648,
 	 .vocab = 152064, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
-	 .qkv_bias = true,
+	 .qkv_bias = true, .instruct_context = 32768,
 	 .pub_params = 32800000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
 	/* https://huggingface.co/Qwen/Qwen2.5-72B/blob/main/config.json; card: 72.7B; (unverified: all fields; no config.json copy found) */
 	{.id = "Qwen/Qwen2.5-72B", .alias = "qwen2.5-72b", .arch = "qwen2",
 	 .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128, .intermediate = 29568,
 	 .vocab = 152064, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
-	 .qkv_bias = true,
+	 .qkv_bias = true, .instruct_context = 32768,
 	 .pub_params = 72700000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
 	/* https://huggingface.co/Qwen/Qwen3-0.6B/blob/main/config.json; card: 0.6B; checked: maxtext qwen3-0.6b.yml (dims, heads, head_dim, tied); (unverified: max_context) */
 	{.id = "Qwen/Qwen3-0.6B", .alias = "qwen3-0.6b", .arch = "qwen3",
@@ -298,12 +301,55 @@ const struct axl__catalog_entry *axl__catalog_at(size_t i)
 	return i < axl__catalog_count() ? &catalog[i] : NULL;
 }
 
-const struct axl__catalog_entry *axl__catalog_find(const char *name)
+/* Instruction-tuned releases people ask for most, listed with the catalog (axl plan
+ * --list). Each has its base row's architecture: the same config.json but for generation
+ * settings (eos tokens, chat template), except where the row's instruct_context says the
+ * max context differs (Qwen2.5). Checked against the releases' config.json where a copy
+ * was found; the others are marked. */
+static const char *const variants[] = {
+	"meta-llama/Llama-3.1-8B-Instruct",   /* checked: same config as the base (rope scaling, 131072) */
+	"meta-llama/Llama-3.1-70B-Instruct",  /* (unverified: no config.json copy found; Meta ships one config per size) */
+	"meta-llama/Llama-3.1-405B-Instruct", /* (unverified) */
+	"meta-llama/Llama-3.2-1B-Instruct",   /* (unverified) */
+	"meta-llama/Llama-3.2-3B-Instruct",   /* (unverified) */
+	"meta-llama/Meta-Llama-3-8B-Instruct", /* (unverified) */
+	"meta-llama/Meta-Llama-3-70B-Instruct", /* (unverified) */
+	"meta-llama/Llama-2-7b-chat-hf",      /* (unverified) */
+	"meta-llama/Llama-2-70b-chat-hf",     /* (unverified) */
+	/* Qwen2.5 -Instruct: config.json max_position_embeddings 32768 (the cards' 131,072 needs
+	 * the YaRN rope_scaling the card tells to add), the base configs 131072 */
+	"Qwen/Qwen2.5-7B-Instruct",           /* checked: config copy (transformers AutoConfig dump) context 32768 */
+	"Qwen/Qwen2.5-14B-Instruct",          /* checked: card (48 layers, 40/8 heads, 14.7B); (unverified: 32768) */
+	"Qwen/Qwen2.5-32B-Instruct",          /* checked: card (64 layers, 40/8 heads); (unverified: 32768) */
+	"Qwen/Qwen2.5-72B-Instruct",          /* checked: config copy (80 layers, 29568, max_position_embeddings 32768) */
+	"google/gemma-2-2b-it",               /* (unverified) */
+	"google/gemma-2-9b-it",               /* (unverified) */
+	"google/gemma-2-27b-it",              /* (unverified) */
+	"google/gemma-3-27b-it",              /* (unverified: the -pt row's text_config) */
+	"mistralai/Mistral-7B-Instruct-v0.3", /* (unverified) */
+	"mistralai/Mixtral-8x7B-Instruct-v0.1", /* (unverified) */
+	"mistralai/Mistral-Small-24B-Instruct-2501", /* (unverified) */
+};
+
+size_t axl__catalog_variant_count(void)
 {
-	if (!name)
-		return NULL;
+	return sizeof variants / sizeof variants[0];
+}
+
+const char *axl__catalog_variant_at(size_t i)
+{
+	return i < axl__catalog_variant_count() ? variants[i] : NULL;
+}
+
+size_t axl__catalog_name(const char *name, char *out, size_t cap)
+{
 	static const char *const prefixes[] = {"https://huggingface.co/", "http://huggingface.co/", "huggingface.co/",
 					       "hf://", "hf.co/"};
+	if (!cap)
+		return 0;
+	out[0] = 0;
+	if (!name)
+		return 0;
 	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
 		if (strncasecmp(name, prefixes[i], strlen(prefixes[i])) == 0) {
 			name += strlen(prefixes[i]);
@@ -312,6 +358,13 @@ const struct axl__catalog_entry *axl__catalog_find(const char *name)
 	size_t n = strlen(name);
 	while (n > 0 && name[n - 1] == '/')
 		n--;
+	snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), name);
+	return n;
+}
+
+/* Exactly an id or an alias (without case), of n bytes. */
+static const struct axl__catalog_entry *find_exact(const char *name, size_t n)
+{
 	for (size_t i = 0; i < axl__catalog_count(); i++) {
 		const struct axl__catalog_entry *e = &catalog[i];
 		if ((strlen(e->id) == n && strncasecmp(e->id, name, n) == 0) ||
@@ -321,11 +374,154 @@ const struct axl__catalog_entry *axl__catalog_find(const char *name)
 	return NULL;
 }
 
+const struct axl__catalog_entry *axl__catalog_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	char n[256];
+	if (axl__catalog_name(name, n, sizeof n) >= sizeof n) /* longer than any id: not one */
+		return NULL;
+	return find_exact(n, strlen(n));
+}
+
+/* The variant tokens and what the base release has in their place ("" : nothing). */
+static const struct {
+	const char *token, *base;
+} variant_tokens[] = {
+	{"instruct", ""}, {"instruct", "base"}, {"it", ""}, {"it", "pt"}, {"chat", ""},
+};
+
+/* The row a name with one variant token taken out (or replaced) is, whatever its
+ * instruct_context says; NULL when none. */
+static const struct axl__catalog_entry *variant_of(const char *name)
+{
+	char n[256];
+	size_t len = axl__catalog_name(name, n, sizeof n);
+	if (len >= sizeof n)
+		return NULL;
+	/* the name part (after the org): a token is a run between '-' (or the '/' before it) */
+	const char *slash = strchr(n, '/');
+	size_t start = slash ? (size_t)(slash - n) + 1 : 0;
+	for (size_t t = 0; t < sizeof variant_tokens / sizeof variant_tokens[0]; t++) {
+		const char *tok = variant_tokens[t].token, *base = variant_tokens[t].base;
+		size_t tl = strlen(tok);
+		for (size_t i = start + 1; i + tl <= len; i++) {
+			/* "-tok" followed by '-' or the end; never the first token of the name */
+			if (n[i - 1] != '-' || strncasecmp(n + i, tok, tl) != 0 || (n[i + tl] != 0 && n[i + tl] != '-'))
+				continue;
+			char c[300];
+			if (*base)
+				snprintf(c, sizeof c, "%.*s%s%s", (int)i, n, base, n + i + tl);
+			else
+				snprintf(c, sizeof c, "%.*s%s", (int)(i - 1), n, n + i + tl);
+			const struct axl__catalog_entry *e = find_exact(c, strlen(c));
+			if (e)
+				return e;
+		}
+	}
+	return NULL;
+}
+
+const struct axl__catalog_entry *axl__catalog_resolve(const char *name, bool *variant)
+{
+	if (variant)
+		*variant = false;
+	const struct axl__catalog_entry *e = axl__catalog_find(name);
+	if (e || !name)
+		return e;
+	e = variant_of(name);
+	if (!e || e->instruct_context < 0)
+		return NULL;
+	if (variant)
+		*variant = true;
+	return e;
+}
+
+/* Edit distance without case, capped: anything above cap is cap + 1. */
+static size_t edits(const char *a, const char *b, size_t cap)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 200 || lb > 200)
+		return cap + 1;
+	if ((la > lb ? la - lb : lb - la) > cap)
+		return cap + 1;
+	size_t row[201];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0], best;
+		row[0] = i;
+		best = row[0];
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
+			size_t v = diag + cost;
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			row[j] = v;
+			diag = up;
+			if (v < best)
+				best = v;
+		}
+		if (best > cap)
+			return cap + 1;
+	}
+	return row[lb] > cap ? cap + 1 : row[lb];
+}
+
+int axl__catalog_suggest(const char *name, char *out, size_t cap)
+{
+	if (!cap)
+		return 0;
+	out[0] = 0;
+	char n[256];
+	size_t len = axl__catalog_name(name, n, sizeof n);
+	if (!n[0] || len >= sizeof n)
+		return 0;
+	const struct axl__catalog_entry *base = variant_of(n);
+	if (base && base->instruct_context < 0) {
+		snprintf(out, cap, "%s", base->id);
+		return 2;
+	}
+	const char *picked[3];
+	size_t np = 0;
+	/* the same repo name under another org ("foo/Llama-3.1-70B-Instruct") */
+	const char *slash = strchr(n, '/');
+	if (slash && slash[1]) {
+		for (size_t i = 0; i < axl__catalog_count() + axl__catalog_variant_count() && np < 3; i++) {
+			const char *id = i < axl__catalog_count() ? catalog[i].id : variants[i - axl__catalog_count()];
+			const char *s = strchr(id, '/');
+			if (s && strcasecmp(s + 1, slash + 1) == 0)
+				picked[np++] = id;
+		}
+	}
+	/* else the closest ids, aliases and listed variants, a few edits away */
+	size_t limit = strlen(n) / 8 + 1;
+	if (limit > 3)
+		limit = 3;
+	for (size_t d = 1; d <= limit && np == 0; d++)
+		for (size_t i = 0; i < axl__catalog_count() + axl__catalog_variant_count() && np < 3; i++) {
+			const char *id = i < axl__catalog_count() ? catalog[i].id : variants[i - axl__catalog_count()];
+			const char *alias = i < axl__catalog_count() ? catalog[i].alias : NULL;
+			if (edits(n, id, d) == d)
+				picked[np++] = id;
+			else if (alias && edits(n, alias, d) == d)
+				picked[np++] = alias;
+		}
+	size_t o = 0;
+	for (size_t i = 0; i < np && o < cap; i++)
+		o += (size_t)snprintf(out + o, cap - o, "%s%s", i == 0 ? "" : i + 1 == np ? " or " : ", ", picked[i]);
+	return np ? 1 : 0;
+}
+
 void axl__catalog_model(const struct axl__catalog_entry *e, struct axl__model *m)
 {
 	memset(m, 0, sizeof *m);
 	m->source = AXL__MSRC_CATALOG;
 	snprintf(m->id, sizeof m->id, "%s", e->id);
+	snprintf(m->catalog_id, sizeof m->catalog_id, "%s", e->id);
 	snprintf(m->alias, sizeof m->alias, "%s", e->alias);
 	snprintf(m->arch, sizeof m->arch, "%s", e->arch);
 	m->layers = e->layers;
@@ -363,9 +559,16 @@ void axl__catalog_model(const struct axl__catalog_entry *e, struct axl__model *m
 
 int axl__model_from_catalog(const char *name, struct axl__model *out)
 {
-	const struct axl__catalog_entry *e = axl__catalog_find(name);
+	bool variant = false;
+	const struct axl__catalog_entry *e = axl__catalog_resolve(name, &variant);
 	if (!e)
 		return -1;
 	axl__catalog_model(e, out);
+	if (variant) {
+		axl__catalog_name(name, out->id, sizeof out->id);
+		out->alias[0] = 0;
+		if (e->instruct_context > 0)
+			out->max_context = e->instruct_context;
+	}
 	return 0;
 }

@@ -36,6 +36,11 @@ struct axl__catalog_entry {
 	/* how the published checkpoint stores its weights, when not bf16 ("fp8" for
 	 * DeepSeek V3/R1, "mxfp4" for gpt-oss): the planner's default quantisation */
 	const char *dtype;
+	/* the max_position_embeddings of the instruction-tuned / chat releases of this row
+	 * (-Instruct, -it, -chat) when their config.json says another than this row's; 0:
+	 * the same; -1: they differ in more than that (vocabulary, layers), so no variant
+	 * name resolves to this row (axl__catalog_resolve) */
+	int instruct_context;
 };
 
 size_t axl__catalog_count(void);
@@ -43,9 +48,31 @@ const struct axl__catalog_entry *axl__catalog_at(size_t i);
 /* By repo id (case-insensitive, with or without "https://huggingface.co/") or alias
  * (case-insensitive); NULL when unknown. */
 const struct axl__catalog_entry *axl__catalog_find(const char *name);
+/* A name people paste from the model hub for an instruction-tuned or chat release of a
+ * catalog row ("meta-llama/Llama-3.1-70B-Instruct", "google/gemma-2-9b-it"): the row,
+ * with *variant true, when the name is a catalog id or alias with one variant token
+ * ("instruct", "it", "chat", without case, between '-' or at the end) taken out, or
+ * replaced by the base release's token ("base" for instruct, "pt" for it). The org, the
+ * size and every other token must match the row. An exact id or alias gives the row with
+ * *variant false. NULL when neither. */
+const struct axl__catalog_entry *axl__catalog_resolve(const char *name, bool *variant);
+/* The name without a "https://huggingface.co/"-style prefix and trailing '/', into out
+ * (truncated to cap); returns its whole length. */
+size_t axl__catalog_name(const char *name, char *out, size_t cap);
+/* For a name the catalog does not resolve: 2 with the row's id in out when it names an
+ * instruction-tuned release of a row whose releases differ (instruct_context -1); else 1
+ * with up to three catalog ids or aliases close to it (the same repo name under another
+ * org, or a few edits away), "a, b or c"; 0 ("") when none. */
+int axl__catalog_suggest(const char *name, char *out, size_t cap);
+/* Ids of instruction-tuned releases listed with the catalog (axl plan --list): each
+ * resolves to its row by axl__catalog_resolve. */
+size_t axl__catalog_variant_count(void);
+const char *axl__catalog_variant_at(size_t i);
 /* The entry as a model description (source CATALOG, params computed). */
 void axl__catalog_model(const struct axl__catalog_entry *e, struct axl__model *out);
-/* Find and describe: 0, or -1 when the catalog does not have it. */
+/* Find (axl__catalog_resolve) and describe: 0, or -1 when the catalog does not have it.
+ * For a variant, out->id is the name as given (without a URL prefix), out->catalog_id
+ * the row's id, out->alias empty and max_context the variant's (instruct_context). */
 int axl__model_from_catalog(const char *name, struct axl__model *out);
 
 /* Parameters from the architecture: token embedding, untied lm_head, attention (q/k/v/o,

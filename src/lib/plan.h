@@ -59,6 +59,15 @@ struct axl_planner {
 	struct axl__pnode *nodes;
 	size_t nnodes, nodecap;
 	struct axl__plink_info *links; /* ndevs x ndevs, rebuilt as nodes are added */
+	/* what reading the nodes noticed (a document of a later schema_version) */
+	struct axl__pwarn **warns;
+	size_t nwarns;
+};
+
+struct axl__pwarn {
+	struct axl_warning w; /* source "plan", path the node's name */
+	char path[64];
+	char message[160];
 };
 
 struct axl_model {

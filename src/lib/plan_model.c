@@ -203,7 +203,15 @@ int axl_model_open(axl_model **out, const char *name)
 	} else if (axl__model_from_catalog(name, m) == 0) {
 		rc = 0;
 	} else {
-		rc = axl__error(AXL_ENOENT, "%s: not a file and not in the catalog (axl plan --list shows it)", name);
+		char hint[400];
+		if (axl__catalog_suggest(name, hint, sizeof hint) == 2)
+			rc = axl__error(AXL_ENOENT,
+					"%s: not a file and not in the catalog: its config differs from the catalog's %s "
+					"in more than generation settings (give its config.json)",
+					name, hint);
+		else
+			rc = axl__error(AXL_ENOENT, "%s: not a file and not in the catalog (%s%s%saxl plan --list shows it)",
+					name, hint[0] ? "did you mean " : "", hint, hint[0] ? "? " : "");
 	}
 	if (rc != 0) {
 		free(md);
@@ -261,17 +269,24 @@ int axl_model_get_info(const axl_model *model, struct axl_model_info *info)
 
 size_t axl_model_catalog_count(void)
 {
-	return axl__catalog_count();
+	return axl__catalog_count() + axl__catalog_variant_count();
 }
 
 const char *axl_model_catalog_id(size_t i)
 {
 	const struct axl__catalog_entry *e = axl__catalog_at(i);
-	return e ? e->id : NULL;
+	return e ? e->id : axl__catalog_variant_at(i - axl__catalog_count());
 }
 
 const char *axl_model_catalog_alias(size_t i)
 {
 	const struct axl__catalog_entry *e = axl__catalog_at(i);
 	return e ? e->alias : NULL;
+}
+
+const char *axl_model_catalog_entry(const axl_model *model)
+{
+	if (!model || model->m.source != AXL__MSRC_CATALOG || !model->m.catalog_id[0])
+		return NULL;
+	return model->m.catalog_id;
 }

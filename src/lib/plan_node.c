@@ -5,6 +5,7 @@
  * same struct axl__pdev, so that a node read back from its own `axl list --json` plans
  * exactly as the node itself. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 #include "../util/jsonr.h"
 
 #define PLAN_MAX_DEVS 4096
+/* the "axl.inventory" schema_version this planner reads (what json_out.c writes) */
+#define AXL__PLAN_NODE_VERSION 1
 #define PLAN_MAX_NODES 4096
 
 /* ---- the planner and its matrices -------------------------------------------------- */
@@ -38,7 +41,44 @@ AXL_API void axl_planner_free(axl_planner *planner)
 	free(planner->devs);
 	free(planner->nodes);
 	free(planner->links);
+	for (size_t i = 0; i < planner->nwarns; i++)
+		free(planner->warns[i]);
+	free(planner->warns);
 	free(planner);
+}
+
+AXL_API size_t axl_planner_warning_count(const axl_planner *planner)
+{
+	return planner ? planner->nwarns : 0;
+}
+
+AXL_API const struct axl_warning *axl_planner_warning(const axl_planner *planner, size_t i)
+{
+	return planner && i < planner->nwarns ? &planner->warns[i]->w : NULL;
+}
+
+/* Keep a warning about the node called name; dropped when memory runs out. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void planner_warn(struct axl_planner *p, const char *name, const char *fmt, ...)
+{
+	struct axl__pwarn **v = realloc(p->warns, (p->nwarns + 1) * sizeof *v);
+	if (!v)
+		return;
+	p->warns = v;
+	struct axl__pwarn *w = calloc(1, sizeof *w);
+	if (!w)
+		return;
+	snprintf(w->path, sizeof w->path, "%s", name ? name : "");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(w->message, sizeof w->message, fmt, ap);
+	va_end(ap);
+	w->w.source = "plan";
+	w->w.path = w->path;
+	w->w.message = w->message;
+	p->warns[p->nwarns++] = w;
 }
 
 AXL_API size_t axl_planner_device_count(const axl_planner *planner)
@@ -513,6 +553,11 @@ static int add_json(struct axl_planner *p, const struct axl__jv *root, const cha
 			     schema && schema->type == AXL__J_STR ? "\"" : "",
 			     schema && schema->type == AXL__J_STR ? schema->s : "missing or not a string",
 			     schema && schema->type == AXL__J_STR ? "\"" : "");
+	/* the version: absent (an early document) or 1 is read; a later one is read as far
+	 * as understood, with one warning once the node is added; anything else is refused */
+	const struct axl__jv *ver = axl__jv_get(root, "schema_version");
+	if (ver && (ver->type != AXL__J_NUM || !ver->is_int || ver->i < 1))
+		return JFAIL(c, "schema_version is not a positive integer (this axl reads %d)", AXL__PLAN_NODE_VERSION);
 	const struct axl__jv *devs, *links, *nics, *host;
 	if (jarr(c, root, "devices", "document", &devs) || jarr(c, root, "links", "document", &links) ||
 	    jarr(c, root, "nics", "document", &nics) || jobj(c, root, "host", "document", &host))
@@ -569,6 +614,8 @@ static int add_json(struct axl_planner *p, const struct axl__jv *root, const cha
 	free(pd);
 	if (rc != 0)
 		return rc; /* the error is set */
+	if (ver && ver->i > AXL__PLAN_NODE_VERSION)
+		planner_warn(p, p->nodes[p->nnodes - 1].name, AXL__NEWER_DOC, (long long)ver->i, AXL__PLAN_NODE_VERSION);
 	for (size_t i = 0; links && i < links->len; i++) {
 		const struct axl__jv *l = &links->items[i];
 		double g;

@@ -532,6 +532,8 @@ int axl_plan_json(const axl_plan *pl, char **out, size_t *len)
 	axl__json_kstr(&w, "name", m->id);
 	if (m->alias[0])
 		axl__json_kstr(&w, "alias", m->alias);
+	if (m->source == AXL__MSRC_CATALOG && m->catalog_id[0])
+		axl__json_kstr(&w, "catalog_id", m->catalog_id);
 	kint_or_null(&w, "params", m->params);
 	kint_or_null(&w, "active_params", m->experts > 0 ? m->active_params : m->params);
 	kint_or_null(&w, "layers", m->layers);
@@ -697,7 +699,16 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 		return axl__error(AXL_EINVAL, "axl_plan_text: NULL argument");
 	const struct axl__model *m = &pl->model.m;
 	struct axl__sb sb = {0};
-	axl__sb_printf(&sb, "Model         %s (%s)", m->id, pl->model.source_name);
+	if (m->source == AXL__MSRC_CATALOG && m->catalog_id[0] && strcasecmp(m->catalog_id, m->id) != 0)
+	{
+		const struct axl__catalog_entry *e = axl__catalog_find(m->catalog_id);
+		axl__sb_printf(&sb, "Model         %s (catalog entry %s, the same architecture", m->id, m->catalog_id);
+		if (e && e->max_context != m->max_context)
+			axl__sb_printf(&sb, "; its own max context, %d tokens", m->max_context);
+		axl__sb_putc(&sb, ')');
+	}
+	else
+		axl__sb_printf(&sb, "Model         %s (%s)", m->id, pl->model.source_name);
 	if (m->params > 0)
 		axl__sb_printf(&sb, ": %.2f B parameters", (double)m->params / 1e9);
 	if (m->experts > 0 && m->active_params > 0)

@@ -22,6 +22,7 @@ struct pctx {
 	size_t len;
 	char *err;
 	size_t errcap;
+	bool newer; /* a later schema_version: keys this axl does not know are skipped */
 };
 
 static int line_of(const struct pctx *p, size_t off)
@@ -63,7 +64,9 @@ static const char *type_name(const struct axl__jv *v)
 	return "a value";
 }
 
-/* Every key of obj must be one of allowed (NULL-terminated) and appear once. */
+/* Every key of obj must be one of allowed (NULL-terminated) and appear once; in a spec
+ * of a later schema_version, a key this axl does not know is what that version added,
+ * and is skipped. */
 static int check_keys(const struct pctx *p, const struct axl__jv *obj, const char *prefix,
 		      const char *const *allowed)
 {
@@ -74,7 +77,7 @@ static int check_keys(const struct pctx *p, const struct axl__jv *obj, const cha
 		bool ok = false;
 		for (size_t a = 0; allowed[a] && !ok; a++)
 			ok = strcmp(allowed[a], k) == 0;
-		if (!ok) {
+		if (!ok && !p->newer) {
 			char list[256] = "";
 			size_t o = 0;
 			for (size_t a = 0; allowed[a] && o < sizeof list; a++)
@@ -403,7 +406,7 @@ int axl__sim_parse(const char *name, const char *text, size_t len, struct axl__s
 		   size_t errcap)
 {
 	*out = NULL;
-	struct pctx p = {name, text, len, err, errcap};
+	struct pctx p = {name, text, len, err, errcap, false};
 	struct axl__jdoc *doc = NULL;
 	char jerr[256];
 	size_t eoff = 0;
@@ -426,20 +429,26 @@ int axl__sim_parse(const char *name, const char *text, size_t len, struct axl__s
 		perr(&p, root, "(document)", "must be an object, not %s", type_name(root));
 		goto out;
 	}
-	if (check_keys(&p, root, "", keys))
-		goto out;
 	const struct axl__jv *s = axl__jv_get(root, "schema");
 	if (!s || s->type != AXL__J_STR || strcmp(s->s, "axl.sim") != 0) {
 		perr(&p, s ? s : root, "schema", "must be \"axl.sim\"");
 		goto out;
 	}
-	int64_t ver = 0;
-	int r = get_int(&p, root, "schema_version", "schema_version", 1, 1, &ver);
-	if (r) {
-		if (r > 0)
-			perr(&p, root, "schema_version", "missing (1)");
+	/* a later version is read as far as this axl understands it (one warning, given
+	 * with the inventory: sim_node.c); 0, a negative or a non-integer is refused */
+	const struct axl__jv *sv = axl__jv_get(root, "schema_version");
+	if (!sv) {
+		perr(&p, root, "schema_version", "missing (%d)", AXL__SIM_VERSION);
 		goto out;
 	}
+	if (sv->type != AXL__J_NUM || !sv->is_int || sv->i < 1) {
+		perr(&p, sv, "schema_version", "must be a positive integer (this axl reads %d)", AXL__SIM_VERSION);
+		goto out;
+	}
+	int64_t ver = sv->i;
+	p.newer = ver > AXL__SIM_VERSION;
+	if (check_keys(&p, root, "", keys))
+		goto out;
 	const struct axl__jv *devs = axl__jv_get(root, "devices");
 	if (!devs) {
 		perr(&p, root, "devices", "missing");
@@ -480,6 +489,7 @@ int axl__sim_parse(const char *name, const char *text, size_t len, struct axl__s
 	sim->memory_per_node = 256ll << 30;
 	if (parse_host(&p, sim, axl__jv_get(root, "host"), max_numa))
 		goto out;
+	sim->newer_version = p.newer ? ver : 0;
 	sim->path = strdup(name);
 	if (!sim->path) {
 		snprintf(err, errcap, "out of memory");

@@ -40,8 +40,13 @@ struct axl__sim_link {
 	int count;       /* links between the two */
 };
 
+/* The schema_version of "axl.sim" this axl reads; a spec of a later one is read as far
+ * as understood (unknown keys skipped) with one inventory warning. */
+#define AXL__SIM_VERSION 1
+
 struct axl__sim {
 	char *path;
+	int64_t newer_version; /* the spec's schema_version when above AXL__SIM_VERSION, else 0 */
 	struct axl__sim_dev *devs;
 	size_t n;
 	struct axl__sim_link *links;

@@ -16,6 +16,9 @@ Cases:
   capture-of-capture  a capture replayed and captured again replays the same
   direct-tarball      a real capture tarball (prometheus/procfs DRM tree) used directly
                       as the sysroot gives the golden document of its unpacked folder
+  newer-manifest      a capture whose manifest says schema_version 99 replays (file and
+                      folder) to the same devices as version 1, with exactly one warning
+                      naming the sysroot and both versions
 """
 import argparse
 import json
@@ -32,7 +35,7 @@ import replay  # noqa: E402  (build_root, the fixture list)
 
 FIXTURES = ["kfd-8x-mi300x-cpx", "hgx-8x-h100", "hwloc-power9-6x-v100-numa", "procfs-drm-vega10-i915",
             "laptop-npu-2gpu", "damaged"]
-CASES = ["live", "capture-of-capture", "direct-tarball"] + ["fixture-" + f for f in FIXTURES]
+CASES = ["live", "capture-of-capture", "direct-tarball", "newer-manifest"] + ["fixture-" + f for f in FIXTURES]
 
 
 def env(tmp):
@@ -43,13 +46,15 @@ def env(tmp):
     return e
 
 
-def axl(a, args, tmp, pci_ids=None):
+def axl(a, args, tmp, pci_ids=None, stderr=None):
     e = env(tmp)
     if pci_ids:
         e["AXL_PCI_IDS"] = pci_ids
     p = subprocess.run([a] + args, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     if p.returncode != 0:
         raise RuntimeError("axl %s exited %d: %s" % (" ".join(args), p.returncode, p.stderr.decode(errors="replace")))
+    if stderr is not None:
+        stderr.append(p.stderr.decode(errors="replace"))
     return p.stdout.decode()
 
 
@@ -190,6 +195,44 @@ def case_direct_tarball(a, work, tmp, errors):
         compare(golden("procfs-drm-vega10-i915"), got, "the tarball as the sysroot", errors)
 
 
+def case_newer_manifest(a, work, tmp, errors):
+    name = "hgx-8x-h100"
+    root = fixture_root(name, work)
+    c1 = os.path.join(work, "v1.tar.gz")
+    axl(a, ["capture", "-o", c1, "--sysroot", root], tmp, pci_ids="/dev/null")
+    folder = os.path.join(work, "v99")
+    unpack(c1, folder)
+    man = os.path.join(folder, "axl-capture", "manifest.json")
+    with open(man) as fh:
+        m = json.load(fh)
+    m["schema_version"] = 99
+    m["added_later"] = {"what": "a key this axl does not know"}
+    with open(man, "w") as fh:
+        json.dump(m, fh)
+    c99 = os.path.join(work, "v99.tar.gz")
+    with tarfile.open(c99, "w:gz") as t:
+        for n in sorted(os.listdir(folder)):
+            t.add(os.path.join(folder, n), n)
+    want = json.loads(axl(a, ["list", "--json", "--sysroot", c1], tmp, pci_ids="/dev/null"))
+    if want.get("warnings"):
+        errors.append("version 1 replay warns: %r" % want["warnings"])
+    for sysroot in (c99, folder):
+        got = json.loads(axl(a, ["list", "--json", "--sysroot", sysroot], tmp, pci_ids="/dev/null"))
+        for k in ("host", "devices", "links"):
+            if got.get(k) != want.get(k):
+                errors.append("%s: '%s' differs from the version 1 replay" % (sysroot, k))
+        ws = [w for w in got.get("warnings", []) if "schema_version" in w.get("message", "")]
+        if len(ws) != 1 or ws[0].get("path") != sysroot or "99" not in ws[0]["message"] or "(1)" not in ws[0]["message"]:
+            errors.append("%s: warnings %r" % (sysroot, got.get("warnings")))
+        err = []
+        axl(a, ["list", "--sysroot", sysroot], tmp, pci_ids="/dev/null", stderr=err)
+        lines = [l for l in err[0].splitlines() if "schema_version" in l]
+        want_line = ("axl: warning: %s: axl-capture/manifest.json: schema_version 99 is newer than this axl reads (1); "
+                     "reading what it understands" % sysroot)
+        if lines != [want_line]:
+            errors.append("%s: stderr %r" % (sysroot, err[0]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--axl")
@@ -216,6 +259,8 @@ def main():
                 case_capture_of_capture(exe, work, tmp, errors)
             elif case == "direct-tarball":
                 case_direct_tarball(exe, work, tmp, errors)
+            elif case == "newer-manifest":
+                case_newer_manifest(exe, work, tmp, errors)
             elif case.startswith("fixture-") and case[8:] in FIXTURES:
                 case_fixture(exe, work, tmp, case[8:], errors)
             else:

@@ -31,7 +31,7 @@ MIXED = os.path.join(SIM, "mixed.json")
 MI300X8 = os.path.join(SIM, "mi300x8.json")
 LAPTOP = os.path.join(GOLDEN, "laptop-npu-2gpu.json")
 
-CASES = ["schema", "physics", "fit", "split", "files", "errors", "list"]
+CASES = ["schema", "physics", "fit", "split", "files", "errors", "list", "instruct", "node_version"]
 
 failures = []
 
@@ -650,6 +650,88 @@ def case_list(axl, work):
                  "Llama3.1-8B"):
         rc, out, err = run(axl, ["plan", name, "--json"], sim=H100X8)
         check(rc == 0 and json.loads(out)["model"]["name"] == "meta-llama/Llama-3.1-8B", "%s: rc %d %s" % (name, rc, err.strip()))
+    return 0
+
+
+def case_instruct(axl, work):
+    """Names pasted from the model hub: an instruction-tuned or chat release plans as its
+    catalog row, and says which row; other names fail with a hint."""
+    for name, row, alias in (("meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.1-70B", "llama3.1-70b"),
+                             ("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B", "qwen2.5-7b"),
+                             ("google/gemma-2-9b-it", "google/gemma-2-9b", "gemma2-9b"),
+                             ("Google/Gemma-2-9B-IT", "google/gemma-2-9b", "gemma2-9b")):
+        d = plan(axl, name, sim=H100X8)
+        b = plan(axl, row, sim=H100X8)
+        if not d or not b:
+            continue
+        check(d["model"]["name"] == name and d["model"]["catalog_id"] == row and "alias" not in d["model"],
+              "%s: model %r" % (name, d["model"]))
+        check(b["model"]["catalog_id"] == row and b["model"]["alias"] == alias, "%s: model %r" % (row, b["model"]))
+        # the same plan as the row's (the Qwen release's shorter max context is above the 8192 asked)
+        for k in ("memory", "fits", "plan", "estimate"):
+            check(d[k] == b[k], "%s: %s differs from %s's" % (name, k, row))
+        rc, out, err = run(axl, ["plan", name], sim=H100X8)
+        first = out.splitlines()[0] if out else ""
+        check(rc == 0 and ("%s (catalog entry %s, the same architecture" % (name, row)) in first,
+              "%s text: rc %d %r" % (name, rc, first))
+    # the Qwen2.5 -Instruct config says 32768 tokens (the base 131072): asking for more warns
+    d = plan(axl, "Qwen/Qwen2.5-7B-Instruct", "--ctx", "65536", sim=H100X8)
+    check(d and any("maximum (32768" in w for w in d["warnings"]), "Qwen2.5-7B-Instruct at 65536: %r" % (d and d["warnings"]))
+    d = plan(axl, "Qwen/Qwen2.5-7B", "--ctx", "65536", sim=H100X8)
+    check(d and not any("maximum" in w for w in d["warnings"]), "Qwen2.5-7B at 65536: %r" % (d and d["warnings"]))
+    for name, hint in (("meta-llama/Llama-3.1-71B-Instruct", "did you mean meta-llama/Llama-3.1-70B-Instruct"),
+                       ("foo/Llama-3.1-70B-Instruct", "did you mean meta-llama/Llama-3.1-70B-Instruct"),
+                       ("mistralai/Mixtral-8x22B-Instruct-v0.1", "differs from the catalog's mistralai/Mixtral-8x22B-v0.1"),
+                       ("Qwen/Qwen2.5-7B-Instruct-AWQ", "not in the catalog")):
+        rc, out, err = run(axl, ["plan", name], sim=H100X8)
+        check(rc == 1 and hint in err and not out, "%s: rc %d %s" % (name, rc, err.strip()))
+    # --list names the instruct releases and their rows
+    rc, out, err = run(axl, ["plan", "--list", "--json"])
+    models = {m["id"]: m for m in json.loads(out)["models"]} if rc == 0 else {}
+    for name, row in (("meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.1-70B"),
+                      ("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B"), ("google/gemma-2-9b-it", "google/gemma-2-9b")):
+        m = models.get(name)
+        check(m and m["catalog_id"] == row and m["alias"] is None, "--list %s: %r" % (name, m))
+    check(models.get("Qwen/Qwen2.5-7B-Instruct", {}).get("max_context") == 32768, "--list Qwen2.5-7B-Instruct context")
+    check(models.get("meta-llama/Llama-3.1-8B", {}).get("catalog_id") == "meta-llama/Llama-3.1-8B", "--list row catalog_id")
+    rc, out, err = run(axl, ["plan", "--list"])
+    rows = [l.split() for l in out.splitlines()]
+    check(any(r[0] == "google/gemma-2-9b-it" and r[-1] == "google/gemma-2-9b" for r in rows), "--list text: gemma-2-9b-it row")
+    return 0
+
+
+def case_node_version(axl, work):
+    """A --node document of a later schema_version is read as far as understood, with one
+    warning naming the file and both versions; the plan is the version 1 document's."""
+    rc, out, err = run(axl, ["list", "--json"], sim=H100X8)
+    if not check(rc == 0, "list --json: rc %d %s" % (rc, err)):
+        return 0
+    doc = json.loads(out)
+    paths = {}
+    for tag, mutate in (("v1", None), ("v99", lambda d: d.update(schema_version=99, added_later={"x": 1})),
+                        ("noversion", lambda d: d.pop("schema_version")),
+                        ("string", lambda d: d.update(schema_version="2")), ("zero", lambda d: d.update(schema_version=0))):
+        d = json.loads(json.dumps(doc))
+        if mutate:
+            mutate(d)
+        os.makedirs(os.path.join(work, tag), exist_ok=True)
+        paths[tag] = os.path.join(work, tag, "node-a.json")
+        with open(paths[tag], "w") as f:
+            json.dump(d, f)
+    base = run(axl, ["plan", "llama3.1-70b", "--json", "--node", paths["v1"]])
+    check(base[0] == 0 and not base[2], "v1 node: rc %d %r" % (base[0], base[2]))
+    for tag in ("v99", "noversion"):
+        rc, out, err = run(axl, ["plan", "llama3.1-70b", "--json", "--node", paths[tag]])
+        check(rc == 0 and out == base[1], "%s node: rc %d, plan %s" % (tag, rc, "same" if out == base[1] else "differs"))
+        want = [] if tag == "noversion" else [
+            "axl: warning: %s: schema_version 99 is newer than this axl reads (1); reading what it understands" % paths[tag]]
+        check(err.splitlines() == want, "%s node: stderr %r" % (tag, err))
+    # two nodes, one newer: one warning, for that file
+    rc, out, err = run(axl, ["plan", "llama3.1-70b", "--node", paths["v1"], "--node", paths["v99"]])
+    check(rc == 0 and len(err.splitlines()) == 1 and paths["v99"] in err, "v1 + v99: rc %d %r" % (rc, err))
+    for tag in ("string", "zero"):
+        rc, out, err = run(axl, ["plan", "llama3.1-70b", "--node", paths[tag]])
+        check(rc == 1 and "schema_version is not a positive integer" in err and not out, "%s: rc %d %r" % (tag, rc, err))
     return 0
 
 

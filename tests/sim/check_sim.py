@@ -17,6 +17,9 @@ Cases:
                    the inventory has no warnings and only the spec's devices
   deterministic    the same spec gives the same UUIDs run after run
   sysroot_conflict --sim with --sysroot is a usage error; AXL_SIM works like --sim
+  newer            a spec of schema_version 99 with keys this axl does not know gives
+                   the same node as version 1 and exactly one warning naming the file
+                   and both versions (list, list --json, plan)
 """
 
 import json
@@ -60,8 +63,13 @@ BAD = {
     "json_syntax": ('{\n  ' + GOOD + '  "devices": [\n    {"model": "NVIDIA H100 80GB HBM3", "count": 2,}\n  ]\n}\n',
                     ":5: (json): expected a key"),
     "schema": ('{\n  "schema": "axl.inventory",\n  "schema_version": 1,\n  "devices": []\n}\n', ":2: schema: must be \"axl.sim\""),
-    "schema_version": ('{\n  "schema": "axl.sim",\n  "schema_version": 2,\n  "devices": []\n}\n',
-                       ":3: schema_version: must be an integer 1..1"),
+    "schema_version": ('{\n  "schema": "axl.sim",\n  "schema_version": 0,\n  "devices": []\n}\n',
+                       ":3: schema_version: must be a positive integer (this axl reads 1)"),
+    "schema_version_string": ('{\n  "schema": "axl.sim",\n  "schema_version": "2",\n  "devices": []\n}\n',
+                              ":3: schema_version: must be a positive integer (this axl reads 1)"),
+    # a later version skips keys it does not know, not values it does
+    "newer_bad_value": ('{\n  "schema": "axl.sim",\n  "schema_version": 99,\n  "devices": [{"model": "NVIDIA L4",\n'
+                        '    "count": 0, "added_later": 1}]\n}\n', ":5: devices[0].count: must be an integer 1..1024"),
     "no_devices": ('{\n  ' + GOOD + '  "devices": []\n}\n', ":4: devices: must be an array of 1 to 256 objects"),
     "unknown_model": ('{\n  ' + GOOD + '  "devices": [\n    {"model": "NVIDIA H100 SXM", "count": 1}\n  ]\n}\n',
                       ":5: devices[0].model: 'NVIDIA H100 SXM' is not a model of the device database; close: "),
@@ -328,9 +336,39 @@ def case_sysroot_conflict(axl, work):
         fail("capture of a simulated node")
 
 
+def case_newer(axl, work):
+    src = os.path.join(HERE, SPECS["h100x8_nvswitch"])
+    with open(src) as f:
+        spec = json.load(f)
+    spec["schema_version"] = 99
+    spec["added_later"] = {"power_cap_w": 700}
+    spec["devices"][0]["added_later"] = "x"
+    spec.setdefault("host", {})["added_later"] = 1
+    path = os.path.join(work, "node-v99.json")
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    want = json.loads(run([axl, "--sim", src, "list", "--json"]).stdout)
+    got = json.loads(run([axl, "--sim", path, "list", "--json"]).stdout)
+    for k in ("host", "devices", "links"):
+        if got.get(k) != want.get(k):
+            fail("%s differs from the version 1 spec's" % k)
+    line = "%s: schema_version 99 is newer than this axl reads (1); reading what it understands" % path
+    ws = got.get("warnings", [])
+    if len(ws) != 1 or "%s: %s" % (ws[0].get("path"), ws[0].get("message")) != line:
+        fail("warnings %r" % ws)
+    for args in (["list"], ["plan", "llama3.1-70b"], ["topo"]):
+        p = run([axl, "--sim", path] + args)
+        if p.stderr.splitlines() != ["axl: warning: " + line]:
+            fail("%s: stderr %r" % (" ".join(args), p.stderr))
+    p1 = run([axl, "--sim", src, "plan", "llama3.1-70b", "--json"])
+    p99 = run([axl, "--sim", path, "plan", "llama3.1-70b", "--json"])
+    if p1.stdout != p99.stdout:
+        fail("the plan differs from the version 1 spec's")
+
+
 def cases():
     return (["inventory." + n for n in SPECS] + ["metrics." + n for n in SPECS] +
-            ["refuses." + n for n in BAD] + ["no_hardware", "deterministic", "sysroot_conflict"])
+            ["refuses." + n for n in BAD] + ["no_hardware", "deterministic", "sysroot_conflict", "newer"])
 
 
 def main():
@@ -354,6 +392,8 @@ def main():
         case_deterministic(axl, work)
     elif case == "sysroot_conflict":
         case_sysroot_conflict(axl, work)
+    elif case == "newer":
+        case_newer(axl, work)
     else:
         print("unknown case " + case)
         return 2

@@ -2,6 +2,7 @@
 /* The model catalog, the parameter count against every published figure, the KV cache
  * per token against hand-computed values, and the config.json reader on real configs and
  * malformed ones. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -253,12 +254,96 @@ static void malformed(void)
 	CHECK(axl__model_from_config(NULL, 0, "x", &m, NULL, 0) == -1);
 }
 
+/* Names pasted from the model hub: instruction-tuned and chat releases resolve to their
+ * base row (the same architecture), and nothing else does. */
+static void variants(void)
+{
+	static const struct {
+		const char *name, *row;
+	} yes[] = {
+		{"meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.1-70B"},
+		{"Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B"},
+		{"google/gemma-2-9b-it", "google/gemma-2-9b"},
+		{"META-LLAMA/llama-3.1-70b-INSTRUCT", "meta-llama/Llama-3.1-70B"},
+		{"https://huggingface.co/google/gemma-2-9b-IT/", "google/gemma-2-9b"},
+		{"meta-llama/Llama-2-7b-chat-hf", "meta-llama/Llama-2-7b-hf"},
+		{"google/gemma-3-27b-it", "google/gemma-3-27b-pt"},
+		{"mistralai/Mistral-7B-Instruct-v0.3", "mistralai/Mistral-7B-v0.3"},
+		{"mistralai/Mistral-Small-24B-Instruct-2501", "mistralai/Mistral-Small-24B-Base-2501"},
+		{"llama3.1-70b-instruct", "meta-llama/Llama-3.1-70B"},
+		{"gemma2-9b-it", "google/gemma-2-9b"},
+	};
+	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+		bool v = false;
+		const struct axl__catalog_entry *e = axl__catalog_resolve(yes[i].name, &v);
+		CHECK(e && strcmp(e->id, yes[i].row) == 0 && v);
+		if (!e || strcmp(e->id, yes[i].row) != 0)
+			fprintf(stderr, "%s -> %s, want %s\n", yes[i].name, e ? e->id : "(none)", yes[i].row);
+		struct axl__model m;
+		CHECK(axl__model_from_catalog(yes[i].name, &m) == 0);
+		CHECK(strcmp(m.catalog_id, yes[i].row) == 0 && m.alias[0] == 0);
+	}
+	/* the name as given (without the URL prefix), the row's architecture */
+	struct axl__model m, base;
+	CHECK(axl__model_from_catalog("https://huggingface.co/Qwen/Qwen2.5-7B-Instruct", &m) == 0);
+	CHECK(strcmp(m.id, "Qwen/Qwen2.5-7B-Instruct") == 0);
+	axl__catalog_model(axl__catalog_find("Qwen/Qwen2.5-7B"), &base);
+	CHECK(m.layers == base.layers && m.hidden == base.hidden && m.vocab == base.vocab && m.params == base.params);
+	/* Qwen2.5-7B-Instruct's config.json has max_position_embeddings 32768, the base 131072 */
+	CHECK(base.max_context == 131072 && m.max_context == 32768);
+	CHECK(axl__model_from_catalog("meta-llama/Llama-3.1-70B-Instruct", &m) == 0);
+	CHECK(m.max_context == 131072);
+	/* an exact row is no variant */
+	bool v = true;
+	CHECK(axl__catalog_resolve("meta-llama/Llama-3.3-70B-Instruct", &v) == axl__catalog_find("llama3.3-70b") && !v);
+	static const char *const no[] = {
+		"meta-llama/Llama-3.1-71B-Instruct",     /* another size */
+		"foo/Llama-3.1-70B-Instruct",            /* another org: not the catalog's repo */
+		"Llama-3.1-70B-Instruct",                /* no org and no alias */
+		"Qwen/Qwen2.5-7B-Instruct-AWQ",          /* another checkpoint format */
+		"Qwen/Qwen2.5-7B-Instruct-1M",           /* another context */
+		"Qwen/Qwen3-4B-Instruct-2507",           /* a later release, not a row */
+		"mistralai/Mistral-7B-Instruct-v0.2",    /* no v0.2 row */
+		"mistralai/Mixtral-8x22B-Instruct-v0.1", /* its vocabulary differs from the row's */
+		"meta-llama/Llama-3.1-70B-Instructions", /* not the token */
+		"meta-llama/Instruct-Llama-3.1-70B",     /* nor at the start */
+		"meta-llama/Llama-3.1-70B-Instruct-Instruct",
+		"google/gemma-2-9b-it-chat",
+		"-instruct", "instruct", "/-it", "",
+	};
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+		const struct axl__catalog_entry *e = axl__catalog_resolve(no[i], NULL);
+		CHECK(e == NULL);
+		if (e)
+			fprintf(stderr, "%s resolved to %s\n", no[i], e->id);
+	}
+	CHECK(axl__catalog_resolve(NULL, NULL) == NULL);
+	/* every listed variant resolves, to a row of its org */
+	for (size_t i = 0; i < axl__catalog_variant_count(); i++) {
+		const char *id = axl__catalog_variant_at(i);
+		const struct axl__catalog_entry *e = axl__catalog_resolve(id, &v);
+		CHECK(e && v && strncmp(e->id, id, (size_t)(strchr(id, '/') - id) + 1) == 0);
+		CHECK(axl__catalog_find(id) == NULL);
+	}
+	CHECK(axl__catalog_variant_at(axl__catalog_variant_count()) == NULL);
+	/* what an unknown name is told */
+	char hint[400];
+	CHECK(axl__catalog_suggest("foo/Llama-3.1-70B-Instruct", hint, sizeof hint) == 1 &&
+	      strcmp(hint, "meta-llama/Llama-3.1-70B-Instruct") == 0);
+	CHECK(axl__catalog_suggest("meta-llama/Llama-3.1-71B-Instruct", hint, sizeof hint) == 1 &&
+	      strstr(hint, "meta-llama/Llama-3.1-70B-Instruct") != NULL);
+	CHECK(axl__catalog_suggest("mistralai/Mixtral-8x22B-Instruct-v0.1", hint, sizeof hint) == 2 &&
+	      strcmp(hint, "mistralai/Mixtral-8x22B-v0.1") == 0);
+	CHECK(axl__catalog_suggest("zzzzzzzzzzzzzzzzzzzz/qqqqqqqqqq", hint, sizeof hint) == 0 && hint[0] == 0);
+}
+
 int main(void)
 {
 	catalog_params();
 	kv_cache();
 	configs();
 	malformed();
+	variants();
 	printf("%d passed, %d failed\n", check_passed, check_failed);
 	return check_failed ? 1 : 0;
 }

@@ -347,6 +347,79 @@ static void internals(void)
 	axl_planner_free(p);
 }
 
+/* A document of a later schema_version: read as far as understood (the same node as
+ * version 1), one warning naming the node and both versions; a version that is not a
+ * positive integer is refused; none is read as before. */
+static void versions(void)
+{
+	size_t len = 0;
+	char *text = read_text("tests/replay/golden/hgx-8x-h100.json", &len);
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	static const char key[] = "\"schema_version\": 1";
+	char *v = memmem(text, len, key, sizeof key - 1);
+	CHECK(v != NULL);
+	if (!v) {
+		free(text);
+		return;
+	}
+	axl_planner *p1 = NULL, *p99 = NULL;
+	CHECK_INT(axl_planner_new(&p1), 0);
+	CHECK_INT(axl_planner_add_json(p1, text, len, "node-a"), 0);
+	CHECK_INT(axl_planner_warning_count(p1), 0);
+	/* "schema_version": 1 -> 99, and a key this axl does not know */
+	size_t off = (size_t)(v - text) + strlen("\"schema_version\": ");
+	char *t99 = malloc(len + 64);
+	CHECK(t99 != NULL);
+	if (!t99) {
+		free(text);
+		return;
+	}
+	int n = snprintf(t99, len + 64, "%.*s99, \"added_later\": {\"x\": [1, 2]}%.*s", (int)off, text,
+			 (int)(len - off - 1), text + off + 1);
+	CHECK_INT(axl_planner_new(&p99), 0);
+	CHECK_INT(axl_planner_add_json(p99, t99, (size_t)n, "node-a"), 0);
+	CHECK_INT(axl_planner_warning_count(p99), 1);
+	const struct axl_warning *w = axl_planner_warning(p99, 0);
+	CHECK(w != NULL);
+	if (w) {
+		CHECK_STR(w->source, "plan");
+		CHECK_STR(w->path, "node-a");
+		CHECK_STR(w->message, "schema_version 99 is newer than this axl reads (1); reading what it understands");
+	}
+	CHECK(axl_planner_warning(p99, 1) == NULL);
+	CHECK(axl_planner_warning(NULL, 0) == NULL);
+	CHECK_INT(axl_planner_warning_count(NULL), 0);
+	/* the same node */
+	CHECK_INT(axl_planner_device_count(p99), axl_planner_device_count(p1));
+	for (size_t i = 0; i < p1->ndevs && i < p99->ndevs; i++)
+		CHECK(same_dev(&p1->devs[i], &p99->devs[i]));
+	for (size_t i = 0; i < p1->ndevs * p1->ndevs && p1->ndevs == p99->ndevs; i++)
+		CHECK(p1->links[i].kind == p99->links[i].kind && p1->links[i].gbps == p99->links[i].gbps);
+	/* a second newer node: its own warning; the node's host name when none is given */
+	CHECK_INT(axl_planner_add_json(p99, t99, (size_t)n, NULL), 0);
+	CHECK_INT(axl_planner_warning_count(p99), 2);
+	CHECK_STR(axl_planner_warning(p99, 1)->path, p99->nodes[1].name);
+	axl_planner_free(p1);
+	axl_planner_free(p99);
+	free(t99);
+	free(text);
+	refuse("{\"schema\":\"axl.inventory\",\"schema_version\":\"1\",\"devices\":[]}", "schema_version");
+	refuse("{\"schema\":\"axl.inventory\",\"schema_version\":0,\"devices\":[]}", "schema_version");
+	refuse("{\"schema\":\"axl.inventory\",\"schema_version\":1.5,\"devices\":[]}", "schema_version");
+	/* a refused newer document warns of nothing */
+	axl_planner *p = NULL;
+	CHECK_INT(axl_planner_new(&p), 0);
+	const char *badnew = "{\"schema\":\"axl.inventory\",\"schema_version\":7,\"devices\":[1]}";
+	CHECK_INT(axl_planner_add_json(p, badnew, strlen(badnew), NULL), AXL_EPARSE);
+	CHECK_INT(axl_planner_warning_count(p), 0);
+	const char *nover = "{\"schema\":\"axl.inventory\",\"devices\":[{\"id\":\"a:0\"}]}";
+	CHECK_INT(axl_planner_add_json(p, nover, strlen(nover), NULL), 0);
+	CHECK_INT(axl_planner_warning_count(p), 0);
+	axl_planner_free(p);
+}
+
 int main(void)
 {
 	h100();
@@ -355,5 +428,6 @@ int main(void)
 	goldens();
 	bad();
 	internals();
+	versions();
 	return check_summary();
 }
