@@ -222,6 +222,7 @@ VALID_CASES = [
     ("a PCI function whose ids could not be read", mutate(lambda d: d["pci_functions"].append(
         {"address": "0000:00:00.0", "accelerator": False, "reason": "unreadable"}))),
     ("a MIG device as a child, without a vendor index", mutate(lambda d: _child(d))),
+    ("a MIG device whose profile is not known", mutate(lambda d: _child(d, partition={"gpu_instance_id": 1}))),
     ("an AMD partition as a child, with an index", mutate(lambda d: _child(d, id="amdgpu:0/xcp1", index=1,
                                                                             partition={"profile": "CPX"}))),
     ("per-row sources and rerooted", mutate(lambda d: (
@@ -232,7 +233,7 @@ VALID_CASES = [
 
 INVALID_CASES = [
     ("a child that does not say which partition it is", mutate(lambda d: _child(d, partition=None))),
-    ("a child partition without a profile", mutate(lambda d: _child(d, partition={"gpu_instance_id": 1}))),
+    ("a child whose partition says nothing", mutate(lambda d: _child(d, partition={}))),
     ("a child without sources", mutate(lambda d: _child(d, sources=None))),
     ("a child id without its parent's", mutate(lambda d: _child(d, id="mig1.0"))),
     ("a child with children", mutate(lambda d: _child(d, children=[copy.deepcopy(MIG_CHILD)]))),
