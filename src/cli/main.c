@@ -306,7 +306,7 @@ static int cmd_list(const struct opts *o)
 			printf("\n%-14s %-9s %-6s %-14s %-5s %s\n", "PCI", "ID", "CLASS", "DRIVER", "ACCEL", "WHY");
 			for (size_t i = 0; i < np; i++) {
 				const struct axl_pci_function *f = axl_inventory_pci_function(inv, i);
-				char id[16] = "?", cls[8] = "?";
+				char id[16] = "-", cls[8] = "-"; /* unknown: "-" */
 				if (f->vendor_id >= 0 && f->device_id >= 0)
 					snprintf(id, sizeof id, "%04x:%04x", f->vendor_id, f->device_id);
 				if (f->class_code >= 0)
@@ -443,7 +443,7 @@ static int cmd_show(const struct opts *o, const char *id)
 			const struct axl_port *p = axl_device_port(d, i);
 			char ix[24];
 			printf("  %-24s %s %s %s", i == 0 ? "ports" : "", p->technology, cell(p->index, ix, sizeof ix),
-			       p->active == 1 ? "up" : p->active == 0 ? "down" : "?");
+			       p->active == 1 ? "up" : p->active == 0 ? "down" : "-");
 			if (p->remote_kind)
 				printf(" to %s", p->remote_kind);
 			if (p->remote_id || p->remote_pci)

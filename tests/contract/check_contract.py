@@ -24,7 +24,8 @@ its four MIG devices (and with failing profile calls), it runs
   cdi generate (trees with device nodes)      tests/cdi/schema (the CNCF CDI schema)
 
 and the tables of list, list --all, show ID, topo, metrics, limit list, partition list,
-partition profiles, plan and top --batch, none of which may hold a "-1" cell. Every
+partition profiles, plan and top --batch, none of which may hold a "-1" or "?" cell
+(unknown is "-"). Every
 document must carry "schema" and "schema_version" (docs/json.md).
 The empty-strings case builds trees whose string attributes are empty, blank or NULs
 and checks that the keys are left out.
@@ -60,6 +61,8 @@ H100_MIG = {"schema": "axl.sim", "schema_version": 1,
 PLAN_MODEL = "llama3.2-1b"
 # a table cell "-1" (alone, or before a unit): what an unknown count printed as a number looks like
 MINUS_ONE = re.compile(r"(?<![\w.:/-])-1(?![\d.])")
+# a cell "?" alone: unknown is "-" in every table
+QUESTION = re.compile(r"(?<!\S)\?(?!\S)")
 
 _validators = {}
 
@@ -137,6 +140,9 @@ class Node:
         for n, line in enumerate(p.stdout.splitlines(), 1):
             if MINUS_ONE.search(line):
                 self.errors.append("%s: axl %s: line %d prints -1 for an unknown value: %r"
+                                   % (self.name, " ".join(args), n, line))
+            if QUESTION.search(line):
+                self.errors.append("%s: axl %s: line %d prints '?' for an unknown value (unknown is '-'): %r"
                                    % (self.name, " ".join(args), n, line))
         return p
 
