@@ -14,7 +14,7 @@ its four MIG devices (and with failing profile calls), it runs
   list --json (and --all, --timing)           schema/axl-inventory.schema.json
   topo --json                                 schema/axl-inventory.schema.json
   show ID --json, every device and child      schema/axl-device.schema.json
-  metrics --json                              schema/axl-metrics.schema.json
+  metrics --json (one, and a stream of two)   schema/axl-metrics.schema.json
   plan MODEL --json, plan --list --json       schema/axl-plan.schema.json, axl-models
   limit list --json (before and after set)    schema/axl-limits.schema.json
   partition list --json                       schema/axl-partitions.schema.json
@@ -165,6 +165,14 @@ def check_node(node, mig_profiles=None):
         node.doc("axl-device.schema.json", "axl.device", "show", i, "--json")
         node.table("show", i)
     node.doc("axl-metrics.schema.json", "axl.metrics", "metrics", "--json")
+    # a stream: one compact document a line
+    p = node.run("metrics", "--json", "--interval", "20", "--count", "2")
+    lines = p.stdout.splitlines() if p.returncode == 0 else []
+    if p.returncode == 0 and len(lines) != 2:
+        node.errors.append("%s: metrics --json --count 2: %d lines" % (node.name, len(lines)))
+    for k, line in enumerate(lines):
+        node.doc("axl-metrics.schema.json", "axl.metrics", "metrics --json --count 2 (document %d)" % (k + 1),
+                 text=line)
     node.table("metrics")
     node.table("top", "--batch", "--count", "1", "--interval", "50")
     node.doc("axl-models.schema.json", "axl.models", "plan", "--list", "--json")
