@@ -392,6 +392,16 @@ def empty_strings(work, env, node):
                     cur = cur.get(k) if isinstance(cur, dict) else None
                 if cur is not None:
                     errs.append("empty-strings %s: %s %s = %r, expected absent" % (tag, d["id"], path, cur))
+        for n in inv.get("nics", []):
+            for k in ("state", "link_layer", "node_guid"):
+                if k in n:
+                    errs.append("empty-strings %s: NIC %s %s = %r, expected absent" % (tag, n["name"], k, n[k]))
+        for d in inv["devices"]:
+            for p in d.get("partitioning", []):
+                # the mode only sysfs gives here (the profiles come from the device database too)
+                if p["technology"].startswith("AMD-") and "mode" in p:
+                    errs.append("empty-strings %s: %s %s: mode %r from a blank file"
+                                % (tag, d["id"], p["technology"], p.get("mode")))
         for i in [d["id"] for d in inv["devices"]][:2]:
             node.doc("axl-device.schema.json", "axl.device", "show", i, "--json")
             node.table("show", i)
@@ -411,7 +421,9 @@ def blank_strings(root, val):
             f.write("\n".join("model name\t: " + val.rstrip("\n") if l.startswith("model name") else l
                               for l in lines))
     names = {"vbios_version", "serial_number", "product_name", "unique_id", "label", "version",
-             "fw_version", "board_id", "product_number", "name", "current_partition", "current_compute_partition"}
+             "fw_version", "board_id", "product_number", "name", "current_partition", "current_compute_partition",
+             "current_memory_partition", "available_compute_partition", "available_memory_partition", "state",
+             "link_layer", "node_guid", "modalias"}
     for dirpath, _, files in os.walk(os.path.join(root, "sys")):
         for fn in files:
             if fn in names or fn.endswith("_version"):
