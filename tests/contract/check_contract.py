@@ -274,7 +274,7 @@ def fresh(work):
 
 def cases():
     out = ["sim." + os.path.basename(s)[:-5] for s in SIMS]
-    out += ["sim.h100-mig-partitions", "nvml.a100-mig", "nvml.profiles-unknown", "empty-strings"]
+    out += ["sim.h100-mig-partitions", "nvml.a100-mig", "nvml.profiles-unknown", "empty-strings", "schemas"]
     out += ["replay." + n for n, _, _ in replay.all_cases()]
     return out
 
@@ -311,6 +311,8 @@ def run_case(name, work):
             kids = [c for d in (inv or {"devices": []})["devices"] for c in d.get("children", [])]
             if len(kids) != 4:
                 node.errors.append("nvml.a100-mig: %d MIG devices, expected 4" % len(kids))
+    elif name == "schemas":
+        node = check_schemas(work, env)
     elif name == "empty-strings":
         node = check_empty_strings(work, env)
     elif name.startswith("replay."):
@@ -352,6 +354,61 @@ def check_profiles_unknown(node):
     p = node.table("show", "nvidia:0")
     if "id=- mem=- units=- slices=- instances=- free=-" not in p.stdout and "id=" in p.stdout:
         node.errors.append("profiles-unknown: show prints details that are not known: %r" % p.stdout)
+
+
+# ---- the new schemas reject what the contract forbids ---------------------------------------
+
+def check_schemas(work, env):
+    """Real documents from the simulated MIG node, each broken the way the contract forbids
+    (-1 for unknown, "" for unknown, 0 for an unknown owner, no schema keys, a child without
+    its partition): every one must be refused by its schema, and the unbroken one accepted."""
+    spec = os.path.join(work, "h100-mig.json")
+    with open(spec, "w") as f:
+        json.dump(H100_MIG, f)
+    node = Node("schemas", ["--sim", spec], env, work)
+    made = node.doc("axl-partition.schema.json", "axl.partition", "partition", "create", "nvidia:0", "1g.10gb",
+                    "--json")
+    docs = {
+        "axl-partitions.schema.json": node.doc("axl-partitions.schema.json", "axl.partitions", "partition",
+                                               "list", "--json"),
+        "axl-partition.schema.json": made,
+        "axl-partition-profiles.schema.json": node.doc("axl-partition-profiles.schema.json",
+                                                       "axl.partition_profiles", "partition", "profiles",
+                                                       "nvidia:0", "--json"),
+        "axl-device.schema.json": node.doc("axl-device.schema.json", "axl.device", "show", "nvidia:0/mig1.0",
+                                           "--json"),
+        "axl-limits.schema.json": None,
+    }
+    node.run("limit", "set", "nvidia:1", "--memory", "1GiB")
+    docs["axl-limits.schema.json"] = node.doc("axl-limits.schema.json", "axl.limits", "limit", "list", "--json")
+    if any(d is None for d in docs.values()) or node.errors:
+        return node
+
+    def broken(schema, fn, what):
+        import copy
+        d = copy.deepcopy(docs[schema])
+        fn(d)
+        if not list(validator(schema).iter_errors(d)):
+            node.errors.append("schemas: %s accepts %s" % (schema, what))
+
+    for sch in docs:
+        broken(sch, lambda d: d.pop("schema"), "a document without schema")
+        broken(sch, lambda d: d.__setitem__("schema_version", 2), "schema_version 2")
+    broken("axl-partitions.schema.json", lambda d: d["partitions"][0].__setitem__("owner_pid", 0), "owner_pid 0")
+    broken("axl-partitions.schema.json", lambda d: d["partitions"][0].__setitem__("created", 0), "created 0")
+    broken("axl-partitions.schema.json", lambda d: d["partitions"][0].__setitem__("profile", ""), "profile \"\"")
+    broken("axl-partitions.schema.json", lambda d: d["partitions"][0].__setitem__("memory_bytes", -1),
+           "memory_bytes -1")
+    broken("axl-partition.schema.json", lambda d: d.pop("id"), "a partition without id")
+    broken("axl-partition-profiles.schema.json", lambda d: d["profiles"][0].__setitem__("free_instances", -1),
+           "free_instances -1")
+    broken("axl-partition-profiles.schema.json", lambda d: d["profiles"][0].__setitem__("name", ""), "a blank name")
+    broken("axl-device.schema.json", lambda d: d.pop("partition"), "a partition device without partition")
+    broken("axl-device.schema.json", lambda d: d.__setitem__("model", ""), "model \"\"")
+    broken("axl-limits.schema.json", lambda d: d["limits"][0].__setitem__("compute_percent", 0), "compute 0")
+    broken("axl-limits.schema.json", lambda d: d["limits"][0].__setitem__("memory_bytes", -1), "memory -1")
+    broken("axl-limits.schema.json", lambda d: d["limits"][0].__setitem__("device", ""), "device \"\"")
+    return node
 
 
 # ---- empty, blank and NUL-only strings (docs/json.md: unknown is left out) -----------------
