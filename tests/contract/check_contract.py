@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tarfile
 
+sys.dont_write_bytecode = True  # the imported test scripts leave nothing in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 SCHEMA = os.path.join(TOP, "schema")
