@@ -94,7 +94,7 @@ static int limit_list(const struct opts *o)
 	}
 	if (o->json) {
 		const char *dir = axl_state_dir(ctx);
-		printf("{\"state_dir\":");
+		printf("{\"schema\":\"axl.limits\",\"schema_version\":1,\"state_dir\":");
 		if (dir)
 			print_json_str(dir);
 		else

@@ -2,6 +2,7 @@
 /* The axl command. It uses only libaxl's public API. */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,6 +244,15 @@ static void print_timing(const axl_inventory *inv)
 	printf("%-12s %10.3f\n", "total", total);
 }
 
+/* A table cell for a number that may be unknown (negative): "-", never -1. */
+static const char *cell(int64_t v, char *buf, size_t cap)
+{
+	if (v < 0)
+		return "-";
+	snprintf(buf, cap, "%" PRId64, v);
+	return buf;
+}
+
 /* One line of `axl list`; partitions that exist now follow their device, indented. */
 static void list_row(const axl_device *d, int depth)
 {
@@ -299,7 +309,7 @@ static int cmd_list(const struct opts *o)
 			printf("\n%-14s %-9s %-6s %-14s %-5s %s\n", "PCI", "ID", "CLASS", "DRIVER", "ACCEL", "WHY");
 			for (size_t i = 0; i < np; i++) {
 				const struct axl_pci_function *f = axl_inventory_pci_function(inv, i);
-				char id[16] = "?", cls[8] = "?";
+				char id[16] = "-", cls[8] = "-"; /* unknown: "-" */
 				if (f->vendor_id >= 0 && f->device_id >= 0)
 					snprintf(id, sizeof id, "%04x:%04x", f->vendor_id, f->device_id);
 				if (f->class_code >= 0)
@@ -346,8 +356,13 @@ static int cmd_show(const struct opts *o, const char *id)
 		rc = 1;
 	} else if (o->json) {
 		char *doc;
-		if (axl_device_json(d, o->compact ? 0 : AXL_JSON_PRETTY, &doc, NULL) == 0) {
-			fputs(doc, stdout);
+		if (axl_device_json(d, o->compact ? 0 : AXL_JSON_PRETTY, &doc, NULL) == 0 && doc[0] == '{') {
+			/* a document of its own (schema axl.device): the device object, the two
+			 * keys every document carries first */
+			if (o->compact)
+				printf("{\"schema\":\"axl.device\",\"schema_version\":1,%s", doc + 1);
+			else
+				printf("{\n  \"schema\": \"axl.device\",\n  \"schema_version\": 1,%s", doc + 1);
 			if (o->compact)
 				fputc('\n', stdout);
 			axl_free(doc);
@@ -426,18 +441,21 @@ static int cmd_show(const struct opts *o, const char *id)
 				const struct axl_partition_profile *x = axl_device_partition_profile(d, i, j);
 				if (!x)
 					continue;
-				char mem[32] = "?";
+				char mem[32] = "-";
 				if (x->memory_bytes >= 0)
 					human_bytes(x->memory_bytes, mem, sizeof mem);
-				printf("  %-24s   %-12s id=%lld mem=%s units=%lld slices=%lld instances=%lld free=%lld\n", "",
-				       x->name, (long long)x->id, mem, (long long)x->compute_units, (long long)x->slices,
-				       (long long)x->max_instances, (long long)x->free_instances);
+				char c[5][24];
+				printf("  %-24s   %-12s id=%s mem=%s units=%s slices=%s instances=%s free=%s\n", "", x->name,
+				       cell(x->id, c[0], sizeof c[0]), mem, cell(x->compute_units, c[1], sizeof c[1]),
+				       cell(x->slices, c[2], sizeof c[2]), cell(x->max_instances, c[3], sizeof c[3]),
+				       cell(x->free_instances, c[4], sizeof c[4]));
 			}
 		}
 		for (size_t i = 0; i < axl_device_port_count(d); i++) {
 			const struct axl_port *p = axl_device_port(d, i);
-			printf("  %-24s %s %d %s", i == 0 ? "ports" : "", p->technology, p->index,
-			       p->active == 1 ? "up" : p->active == 0 ? "down" : "?");
+			char ix[24];
+			printf("  %-24s %s %s %s", i == 0 ? "ports" : "", p->technology, cell(p->index, ix, sizeof ix),
+			       p->active == 1 ? "up" : p->active == 0 ? "down" : "-");
 			if (p->remote_kind)
 				printf(" to %s", p->remote_kind);
 			if (p->remote_id || p->remote_pci)

@@ -90,7 +90,7 @@ static void print_table(const axl_sample *smp, const char *only)
 			human_bytes(p->memory_used_bytes, mem, sizeof mem);
 		if (p->utilization_percent >= 0)
 			snprintf(util, sizeof util, "%.0f%%", p->utilization_percent);
-		printf("%-16s %8d %-16.16s %-8s %10s %5s %.12s\n", p->device, p->pid, p->name ? p->name : "?",
+		printf("%-16s %8d %-16.16s %-8s %10s %5s %.12s\n", p->device, p->pid, p->name ? p->name : "-",
 		       p->type ? p->type : "-", mem, util, p->container_id ? p->container_id : "-");
 	}
 }

@@ -9,10 +9,24 @@
 #include "axl.h"
 #include "cli.h"
 
-static void print_row(const struct axl_partition *p, int json)
+/* A table cell for a count that may be unknown (negative): "-", never -1. */
+static const char *cell(int64_t v, char *buf, size_t cap)
+{
+	if (v < 0)
+		return "-";
+	snprintf(buf, cap, "%" PRId64, v);
+	return buf;
+}
+
+/* One partition; with json, an object, which starts a whole document (schema axl.partition,
+ * axl partition create --json) when doc is set. */
+static void print_row(const struct axl_partition *p, int json, int doc)
 {
 	if (json) {
-		printf("{\"id\":");
+		printf("{");
+		if (doc)
+			printf("\"schema\":\"axl.partition\",\"schema_version\":1,");
+		printf("\"id\":");
 		print_json_str(p->id);
 		printf(",\"device\":");
 		print_json_str(p->device);
@@ -40,8 +54,14 @@ static void print_row(const struct axl_partition *p, int json)
 			printf("%s", k ? "," : "");
 			print_json_str(p->device_nodes[k]);
 		}
-		printf("],\"owner_pid\":%d,\"owner_alive\":%s,\"created\":%" PRId64 ",\"source\":", p->owner_pid,
-		       p->owner_alive ? "true" : "false", p->created);
+		/* owner and creation time only for a partition axl created (0: not known) */
+		printf("]");
+		if (p->owner_pid > 0)
+			printf(",\"owner_pid\":%d", p->owner_pid);
+		printf(",\"owner_alive\":%s", p->owner_alive ? "true" : "false");
+		if (p->created > 0)
+			printf(",\"created\":%" PRId64, p->created);
+		printf(",\"source\":");
 		print_json_str(axl_source_name(p->source));
 		printf("}");
 		return;
@@ -62,8 +82,11 @@ static int part_profiles(const axl_inventory *inv, const char *id, int json)
 		return 1;
 	}
 	int any = 0;
-	if (json)
-		printf("{\"device\":\"%s\",\"profiles\":[", axl_device_id(d));
+	if (json) {
+		printf("{\"schema\":\"axl.partition_profiles\",\"schema_version\":1,\"device\":");
+		print_json_str(axl_device_id(d));
+		printf(",\"profiles\":[");
+	}
 	for (size_t i = 0; i < axl_device_partitioning_count(d); i++) {
 		const struct axl_partitioning *pt = axl_device_partitioning(d, i);
 		for (size_t j = 0; j < pt->profile_count; j++) {
@@ -87,12 +110,16 @@ static int part_profiles(const axl_inventory *inv, const char *id, int json)
 				if (!any)
 					printf("%-8s %-12s %4s %10s %5s %7s %4s %5s\n", "TECH", "PROFILE", "ID", "MEMORY", "SMS",
 					       "SLICES", "MAX", "FREE");
-				char mem[32] = "-";
+				/* unknown (no details, or a value the driver did not give): "-" */
+				char mem[32] = "-", c[5][24];
 				if (pp && pp->memory_bytes >= 0)
 					snprintf(mem, sizeof mem, "%" PRId64 "MiB", pp->memory_bytes >> 20);
-				printf("%-8s %-12s %4" PRId64 " %10s %5" PRId64 " %7" PRId64 " %4" PRId64 " %5" PRId64 "\n",
-				       pt->technology, pt->profiles[j], pp ? pp->id : -1, mem, pp ? pp->compute_units : -1,
-				       pp ? pp->slices : -1, pp ? pp->max_instances : -1, pp ? pp->free_instances : -1);
+				printf("%-8s %-12s %4s %10s %5s %7s %4s %5s\n", pt->technology, pt->profiles[j],
+				       cell(pp ? pp->id : -1, c[0], sizeof c[0]), mem,
+				       cell(pp ? pp->compute_units : -1, c[1], sizeof c[1]),
+				       cell(pp ? pp->slices : -1, c[2], sizeof c[2]),
+				       cell(pp ? pp->max_instances : -1, c[3], sizeof c[3]),
+				       cell(pp ? pp->free_instances : -1, c[4], sizeof c[4]));
 			}
 			any = 1;
 		}
@@ -151,20 +178,23 @@ int cmd_partition(const struct opts *go, int argc, char **argv, int first)
 		if (axl_partition_list(ctx, inv, &rows, &n)) {
 			rc = fail_last("partition list");
 		} else if (o.json) {
-			printf("{\"partitions\":[");
+			printf("{\"schema\":\"axl.partitions\",\"schema_version\":1,\"partitions\":[");
 			for (size_t i = 0; i < n; i++) {
 				printf("%s", i ? "," : "");
-				print_row(&rows[i], 1);
+				print_row(&rows[i], 1, 0);
 			}
 			printf("]}\n");
 		} else if (!n) {
 			printf("no partitions\n");
 		} else {
 			printf("%-44s %-18s %-10s %8s %s\n", "ID", "DEVICE", "PROFILE", "OWNER", "");
-			for (size_t i = 0; i < n; i++)
-				printf("%-44s %-18s %-10s %8d %s\n", rows[i].id, rows[i].device ? rows[i].device : "(gone)",
-				       rows[i].profile ? rows[i].profile : "-", rows[i].owner_pid,
-				       rows[i].owner_pid ? (rows[i].owner_alive ? "running" : "gone") : "");
+			for (size_t i = 0; i < n; i++) {
+				char own[24];
+				printf("%-44s %-18s %-10s %8s %s\n", rows[i].id, rows[i].device ? rows[i].device : "(gone)",
+				       rows[i].profile ? rows[i].profile : "-",
+				       cell(rows[i].owner_pid > 0 ? rows[i].owner_pid : -1, own, sizeof own),
+				       rows[i].owner_pid > 0 ? (rows[i].owner_alive ? "running" : "gone") : "");
+			}
 		}
 		axl_free(rows);
 	} else if (strcmp(sub, "create") == 0) {
@@ -172,7 +202,7 @@ int cmd_partition(const struct opts *go, int argc, char **argv, int first)
 		if (axl_partition_create(ctx, inv, pos[1], pos[2], 0, &p)) {
 			rc = fail_last("partition create");
 		} else {
-			print_row(p, o.json);
+			print_row(p, o.json, 1);
 			if (o.json)
 				printf("\n");
 		}

@@ -383,7 +383,7 @@ int cmd_top(const struct opts *o)
 	struct top_state st = {0};
 	const char *host = NULL;
 	if (axl_host_get_str(axl_inventory_host(inv), AXL_HOST_HOSTNAME, &host) != 0 || !host)
-		host = "?";
+		host = "-"; /* unknown */
 	st.host = host;
 	st.interval_ms = o->interval_ms ? o->interval_ms : 1000;
 	st.show_processes = !o->no_processes;

@@ -556,7 +556,7 @@ static void processes(struct top_grid *g, int y, int h, const axl_sample *smp, c
 			x += devw + 1;
 			rtext(g, x + 7, yy, pid, TS_NORMAL);
 			x += 8;
-			text(g, x, yy, p->name ? p->name : "?", namew, TS_NORMAL);
+			text(g, x, yy, p->name ? p->name : "-", namew, TS_NORMAL);
 			x += namew + 1;
 			text(g, x, yy, short_type(p->type), 7, TS_NORMAL);
 			x += 8;
@@ -596,7 +596,7 @@ static void header(struct top_grid *g, const axl_sample *smp, const struct top_s
 			snprintf(parts, sizeof parts, " (+%zu partitions without values)", hidden);
 		else if (hidden && k == 1)
 			snprintf(parts, sizeof parts, " (+%zu partitions)", hidden);
-		snprintf(line, sizeof line, "axl top  %s  %zu device%s%s  every %d ms", s->host ? s->host : "?",
+		snprintf(line, sizeof line, "axl top  %s  %zu device%s%s  every %d ms", s->host ? s->host : "-",
 			 n - hidden, n - hidden == 1 ? "" : "s", parts, s->interval_ms);
 		if ((int)(strlen(line) + strlen(right)) + 1 <= g->w)
 			break;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The device and host attribute model: typed values with their source. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -275,12 +276,35 @@ static void mark(struct axl_device *dev, axl_source src)
 		dev->sources |= 1u << src;
 }
 
+bool axl__blank(const char *s)
+{
+	if (!s)
+		return true;
+	for (; *s; s++)
+		if (!isspace((unsigned char)*s))
+			return false;
+	return true;
+}
+
+const char *axl__text(struct axl_inventory *inv, const char *s)
+{
+	if (axl__blank(s))
+		return NULL;
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return axl__arena_strndup(&inv->arena, s, n);
+}
+
 void axl__set_str(struct axl_inventory *inv, struct axl_device *dev, axl_attr a, axl_source src,
 		  const char *s)
 {
 	if (!s || src == AXL_SOURCE_NONE)
 		return;
-	const char *copy = axl__arena_strdup(&inv->arena, s);
+	/* an empty or blank value (a file of NULs reads as "") is not known: left out */
+	const char *copy = axl__text(inv, s);
 	if (!copy)
 		return;
 	dev->attr[a].v.s = copy;
@@ -383,6 +407,8 @@ int axl__add_cu(struct axl_inventory *inv, struct axl_device *dev, const char *n
 struct axl__part *axl__add_part(struct axl_inventory *inv, struct axl_device *dev,
 				const char *technology, axl_source src)
 {
+	if (axl__blank(technology))
+		return NULL; /* no name, no partitioning */
 	for (size_t i = 0; i < dev->parts.n; i++)
 		if (strcmp(dev->parts.v[i].pub.technology, technology) == 0)
 			return &dev->parts.v[i];
@@ -398,6 +424,8 @@ struct axl__part *axl__add_part(struct axl_inventory *inv, struct axl_device *de
 
 int axl__part_add_profile(struct axl_inventory *inv, struct axl__part *p, const char *profile)
 {
+	if (axl__blank(profile))
+		return AXL_EINVAL; /* a profile without a name is not one */
 	for (size_t i = 0; i < p->profiles.n; i++)
 		if (strcmp(p->profiles.v[i], profile) == 0)
 			return 0;
@@ -454,7 +482,7 @@ void axl__host_set_str(struct axl_inventory *inv, axl_host_attr a, axl_source sr
 {
 	if (!s || src == AXL_SOURCE_NONE)
 		return;
-	const char *copy = axl__arena_strdup(&inv->arena, s);
+	const char *copy = axl__text(inv, s);
 	if (!copy)
 		return;
 	inv->host.attr[a].v.s = copy;

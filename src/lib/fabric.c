@@ -219,8 +219,8 @@ static void read_ports(struct axl_inventory *inv, const char *dir, struct axl_ni
 		snprintf(one, sizeof one, "%s/%u", pdir, ports[i]);
 		bool active = read_port(inv, one, state, sizeof state, layer, sizeof layer, &rate);
 		if (active || i == 0) {
-			nic->state = state[0] ? axl__arena_strdup(&inv->arena, state) : NULL;
-			nic->link_layer = layer[0] ? axl__arena_strdup(&inv->arena, layer) : NULL;
+			nic->state = axl__text(inv, state); /* blank: not known */
+			nic->link_layer = axl__text(inv, layer);
 			nic->rate_gbit = rate;
 		}
 		if (active)

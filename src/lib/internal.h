@@ -222,7 +222,13 @@ void axl__warn(struct axl_inventory *inv, const char *source, const char *path, 
 struct axl_device *axl__device_new(struct axl_inventory *inv, const char *owner, const char *prefix);
 void axl__device_free(struct axl_device *dev);
 
-/* Set a value (overwrites). Strings are copied into the inventory's arena. */
+/* NULL, empty or only whitespace: not a known string. */
+bool axl__blank(const char *s);
+/* s without leading and trailing whitespace, copied into the arena; NULL when blank
+ * (unknown is left out, never "") or out of memory. */
+const char *axl__text(struct axl_inventory *inv, const char *s);
+/* Set a value (overwrites). Strings are copied into the inventory's arena, trimmed; an
+ * empty or blank string leaves the value as it was (unknown stays unknown). */
 void axl__set_str(struct axl_inventory *inv, struct axl_device *dev, axl_attr a, axl_source src,
 		  const char *s);
 void axl__set_int(struct axl_device *dev, axl_attr a, axl_source src, int64_t v);

@@ -32,7 +32,7 @@ void axl__warn(struct axl_inventory *inv, const char *source, const char *path, 
 	if (!w)
 		return;
 	w->source = axl__arena_strdup(&inv->arena, source);
-	w->path = path ? axl__arena_strdup(&inv->arena, path) : NULL;
+	w->path = axl__text(inv, path); /* no path: left out */
 	w->message = axl__arena_strdup(&inv->arena, msg);
 	axl__log(inv->ctx, AXL_LOG_WARNING, "%s: %s%s%s", source, path ? path : "", path ? ": " : "",
 		 msg);

@@ -155,9 +155,9 @@ static void write_device(struct axl__json *w, const struct axl_device *d)
 		axl__json_kstr(w, "technology", p->technology);
 		if (p->max_partitions >= 0)
 			axl__json_kint(w, "max_partitions", p->max_partitions);
-		if (p->mode)
+		if (!axl__blank(p->mode))
 			axl__json_kstr(w, "mode", p->mode);
-		if (p->pending_mode)
+		if (!axl__blank(p->pending_mode))
 			axl__json_kstr(w, "pending_mode", p->pending_mode);
 		axl__json_key(w, "profiles");
 		axl__json_arr(w);
@@ -210,11 +210,11 @@ static void write_device(struct axl__json *w, const struct axl_device *d)
 				axl__json_kbool(w, "active", p->active != 0);
 			if (p->version >= 0)
 				axl__json_kint(w, "version", p->version);
-			if (p->remote_pci)
+			if (!axl__blank(p->remote_pci))
 				axl__json_kstr(w, "remote_pci", p->remote_pci);
-			if (p->remote_kind)
+			if (!axl__blank(p->remote_kind))
 				axl__json_kstr(w, "remote_kind", p->remote_kind);
-			if (p->remote_id)
+			if (!axl__blank(p->remote_id))
 				axl__json_kstr(w, "remote_id", p->remote_id);
 			if (p->bandwidth_gbps >= 0)
 				axl__json_knum(w, "bandwidth_gbps", p->bandwidth_gbps);
@@ -343,7 +343,7 @@ static void write_switch(struct axl__json *w, const struct axl_switch *s)
 	}
 	if (s->generation >= 0)
 		axl__json_kint(w, "generation", s->generation);
-	if (s->driver)
+	if (!axl__blank(s->driver))
 		axl__json_kstr(w, "driver", s->driver);
 	if (s->numa_node >= 0)
 		axl__json_kint(w, "numa_node", s->numa_node);
@@ -355,19 +355,19 @@ static void write_nic(struct axl__json *w, const struct axl_nic *n)
 {
 	axl__json_obj(w);
 	axl__json_kstr(w, "name", n->name);
-	if (n->pci_address)
+	if (!axl__blank(n->pci_address))
 		axl__json_kstr(w, "pci_address", n->pci_address);
 	if (n->numa_node >= 0)
 		axl__json_kint(w, "numa_node", n->numa_node);
-	if (n->link_layer)
+	if (!axl__blank(n->link_layer))
 		axl__json_kstr(w, "link_layer", n->link_layer);
 	if (n->rate_gbit >= 0)
 		axl__json_knum(w, "rate_gbit", n->rate_gbit);
-	if (n->state)
+	if (!axl__blank(n->state))
 		axl__json_kstr(w, "state", n->state);
 	if (n->port_count >= 0)
 		axl__json_kint(w, "port_count", n->port_count);
-	if (n->node_guid)
+	if (!axl__blank(n->node_guid))
 		axl__json_kstr(w, "node_guid", n->node_guid);
 	axl__json_kstr(w, "source", axl_source_name(n->source));
 	axl__json_obj_end(w);
@@ -442,7 +442,7 @@ AXL_API int axl_inventory_json(const axl_inventory *inv, unsigned flags, char **
 		const struct axl_warning *x = &inv->warnings.v[i];
 		axl__json_obj(&w);
 		axl__json_kstr(&w, "source", x->source);
-		if (x->path)
+		if (!axl__blank(x->path))
 			axl__json_kstr(&w, "path", x->path);
 		axl__json_kstr(&w, "message", x->message);
 		axl__json_obj_end(&w);
@@ -467,12 +467,12 @@ AXL_API int axl_inventory_json(const axl_inventory *inv, unsigned flags, char **
 				axl__json_key(&w, "class");
 				axl__json_hex(&w, (uint64_t)f->class_code >> 8, 4);
 			}
-			if (f->driver)
+			if (!axl__blank(f->driver))
 				axl__json_kstr(&w, "driver", f->driver);
-			if (f->name)
+			if (!axl__blank(f->name))
 				axl__json_kstr(&w, "name", f->name);
 			axl__json_kbool(&w, "accelerator", f->accelerator);
-			if (f->reason)
+			if (!axl__blank(f->reason))
 				axl__json_kstr(&w, "reason", f->reason);
 			axl__json_obj_end(&w);
 		}

@@ -145,7 +145,8 @@ def case_rerooted(axl):
     rc, out, err = axl("set", "amdgpu:0", "--compute", "10", state=False)
     check(rc == 1 and "AXL_STATE_DIR" in err, f"re-rooted set: rc {rc} {err}")
     rc, out, err = axl("list", "--json", state=False)
-    check(rc == 0 and json.loads(out) == {"state_dir": None, "limits": []}, f"re-rooted list: {out}")
+    check(rc == 0 and json.loads(out) == {"schema": "axl.limits", "schema_version": 1, "state_dir": None,
+                                          "limits": []}, f"re-rooted list: {out}")
     check(not os.path.exists(axl.state), "no state directory was made")
 
 

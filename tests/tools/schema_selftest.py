@@ -183,6 +183,27 @@ MINIMAL = {
     "warnings": [],
 }
 
+MIG_CHILD = {
+    "id": "nvidia:0/mig1.0",
+    "uuid": "MIG-9dace9ce-1f7a-294c-ef69-25f4942b6d49",
+    "family": "gpu",
+    "model": "NVIDIA H100 80GB HBM3 MIG 1g.10gb",
+    "memory": {"total_bytes": 10468982784},
+    "partition": {"profile": "1g.10gb", "gpu_instance_id": 1, "compute_instance_id": 0},
+    "sources": ["sim"],
+}
+
+
+def _child(d, **kw):
+    c = copy.deepcopy(MIG_CHILD)
+    for k, v in kw.items():
+        if v is None:
+            c.pop(k, None)
+        else:
+            c[k] = v
+    dev(d)["children"] = [c]
+
+
 VALID_CASES = [
     ("the full example", VALID),
     ("a minimal document", MINIMAL),
@@ -200,6 +221,10 @@ VALID_CASES = [
     ("a precision row without peak_tflops", mutate(lambda d: _del(dev(d)["precision"][0], "peak_tflops"))),
     ("a PCI function whose ids could not be read", mutate(lambda d: d["pci_functions"].append(
         {"address": "0000:00:00.0", "accelerator": False, "reason": "unreadable"}))),
+    ("a MIG device as a child, without a vendor index", mutate(lambda d: _child(d))),
+    ("a MIG device whose profile is not known", mutate(lambda d: _child(d, partition={"gpu_instance_id": 1}))),
+    ("an AMD partition as a child, with an index", mutate(lambda d: _child(d, id="amdgpu:0/xcp1", index=1,
+                                                                            partition={"profile": "CPX"}))),
     ("per-row sources and rerooted", mutate(lambda d: (
         _set(d, "rerooted", True), _set(dev(d)["compute_units"][0], "source", "devicedb"),
         _set(dev(d)["precision"][0], "source", "devicedb"),
@@ -207,6 +232,11 @@ VALID_CASES = [
 ]
 
 INVALID_CASES = [
+    ("a child that does not say which partition it is", mutate(lambda d: _child(d, partition=None))),
+    ("a child whose partition says nothing", mutate(lambda d: _child(d, partition={}))),
+    ("a child without sources", mutate(lambda d: _child(d, sources=None))),
+    ("a child id without its parent's", mutate(lambda d: _child(d, id="mig1.0"))),
+    ("a child with children", mutate(lambda d: _child(d, children=[copy.deepcopy(MIG_CHILD)]))),
     ("family not in the enum", mutate(lambda d: _set(dev(d), "family", "gpgpu"))),
     ("vendor_id as an integer", mutate(lambda d: _set(dev(d), "vendor_id", 0x10DE))),
     ("vendor_id in upper case", mutate(lambda d: _set(dev(d), "vendor_id", "0x10DE"))),

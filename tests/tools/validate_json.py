@@ -86,6 +86,34 @@ def validate(validator, name, doc, out=sys.stdout):
     return count
 
 
+def make_validator(schema, schema_path):
+    """A validator that resolves $refs to the other schemas in the schema's folder
+    ("axl-inventory.schema.json#/$defs/device"), by their $id, without any network."""
+    import glob
+    import os
+    store = {}
+    folder = os.path.dirname(os.path.abspath(schema_path)) if schema_path != "-" else None
+    for f in sorted(glob.glob(os.path.join(folder, "*.json"))) if folder else []:
+        try:
+            with open(f, "r", encoding="utf-8") as fh:
+                other = json.load(fh)
+        except (OSError, ValueError):
+            continue
+        if isinstance(other, dict) and isinstance(other.get("$id"), str):
+            store[other["$id"]] = other
+    if isinstance(schema.get("$id"), str):
+        store[schema["$id"]] = schema
+    try:
+        from referencing import Registry
+        from referencing.jsonschema import DRAFT202012
+        registry = Registry().with_resources(
+            [(uri, DRAFT202012.create_resource(doc)) for uri, doc in store.items()])
+        return Draft202012Validator(schema, registry=registry)
+    except ImportError:  # jsonschema < 4.18 (Debian 12): the RefResolver
+        from jsonschema import RefResolver
+        return Draft202012Validator(schema, resolver=RefResolver.from_schema(schema, store=store))
+
+
 def main(argv):
     if len(argv) < 3 or argv[1] in ("-h", "--help"):
         sys.stderr.write(USAGE + "\n")
@@ -103,7 +131,7 @@ def main(argv):
         print("%s: %s: invalid schema: %s" % (schema_path, json_path(e.absolute_path), e.message))
         return 1
 
-    validator = Draft202012Validator(schema)
+    validator = make_validator(schema, schema_path)
     failed = 0
     for path in argv[2:]:
         name = "<stdin>" if path == "-" else path

@@ -93,7 +93,7 @@ static void partition_attr(const struct devdir *d, struct axl_device *dev, const
 		return;
 	p->pub.source = AXL_SOURCE_SYSFS;
 	if (has_mode) {
-		p->pub.mode = axl__arena_strdup(&inv->arena, mode);
+		p->pub.mode = axl__text(inv, mode); /* blank: not known */
 		/* the partitions the KFD showed run in this mode */
 		if (strcmp(tech, "AMD-CPX") == 0)
 			for (size_t i = 0; i < dev->children.n; i++)

@@ -103,7 +103,7 @@ static void apply_partition(struct axl_inventory *inv, unsigned i, struct axl_de
 	struct axl__part *p = axl__add_part(inv, dev, tech, R);
 	if (!p || p->pub.mode)
 		return; /* sysfs (current_*_partition) or the KFD said it already */
-	p->pub.mode = axl__arena_strdup(&inv->arena, mode);
+	p->pub.mode = axl__text(inv, mode);
 	if (!existed)
 		p->pub.source = R;
 }
