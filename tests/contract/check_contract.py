@@ -176,7 +176,10 @@ def check_node(node, mig_profiles=None):
                  text=line)
     node.table("metrics")
     node.table("top", "--batch", "--count", "1", "--interval", "50")
+    # the catalog reads no node: asked without the node's options (which it refuses)
+    argv, node.argv = node.argv, []
     node.doc("axl-models.schema.json", "axl.models", "plan", "--list", "--json")
+    node.argv = argv
     if any(d.get("memory", {}).get("total_bytes") for d in inv["devices"]):
         node.doc("axl-plan.schema.json", "axl.plan", "plan", PLAN_MODEL, "--json")
         node.table("plan", PLAN_MODEL)
