@@ -213,6 +213,10 @@ int cmd_limit(const struct opts *go, int argc, char **argv, int first)
 		return EXIT_USAGE;
 	}
 	bool is_set = strcmp(sub, "set") == 0;
+	if (o.json && strcmp(sub, "list") != 0) {
+		fprintf(stderr, "axl: limit %s prints no document (--json is for axl limit list)\n", sub);
+		return EXIT_USAGE;
+	}
 	if ((mem_arg || pct_arg) && !is_set) {
 		fprintf(stderr, "axl: --memory and --compute are for axl limit set\n");
 		return EXIT_USAGE;

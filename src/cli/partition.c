@@ -158,6 +158,7 @@ int cmd_partition(const struct opts *go, int argc, char **argv, int first)
 		int min, max;
 	} subs[] = {{"list", 1, 1}, {"create", 3, 3}, {"destroy", 2, 16}, {"cleanup", 1, 1}, {"profiles", 2, 2},
 		    {"mode", 4, 4}};
+	static const int has_json[] = {1, 1, 0, 0, 1, 0};
 	int known = -1;
 	for (int k = 0; sub && k < 6; k++)
 		if (strcmp(sub, subs[k].name) == 0)
@@ -165,6 +166,14 @@ int cmd_partition(const struct opts *go, int argc, char **argv, int first)
 	if (known < 0 || npos < subs[known].min || npos > subs[known].max) {
 		fprintf(stderr, "axl: usage: axl partition list | create DEVICE PROFILE | destroy [--device DEV] ID... |\n"
 				"       cleanup | profiles DEVICE | mode DEVICE compute|memory MODE --yes  [--json]\n");
+		return EXIT_USAGE;
+	}
+	if (o.json && !has_json[known]) {
+		fprintf(stderr, "axl: partition %s prints no document (--json is for list, create and profiles)\n", sub);
+		return EXIT_USAGE;
+	}
+	if (dev && strcmp(sub, "destroy") != 0) {
+		fprintf(stderr, "axl: --device is for axl partition destroy\n");
 		return EXIT_USAGE;
 	}
 	axl_context *ctx;

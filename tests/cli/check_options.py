@@ -112,6 +112,11 @@ def case_refused(c):
                       (["plan", "m", "--node", "x.json", "--sysroot", "/"], "--sysroot")):
         rc, out, err = c.run(*args)
         check(rc == 2 and opt in err and not out, "%s: rc %d, out %r, err %r" % (args, rc, out, err))
+    for args in (["partition", "destroy", "x"], ["partition", "cleanup"], ["partition", "mode", "a", "b", "c"],
+                 ["limit", "set", "nvidia:0", "--memory", "1G"], ["limit", "clear", "nvidia:0"],
+                 ["limit", "env", "nvidia:0"]):
+        rc, out, err = c.run("--sim", H100, "--json", *args)
+        check(rc == 2 and "--json" in err and not out, "%s --json: rc %d, out %r, err %r" % (args, rc, out, err))
     rc, out, err = c.run("capture", "--sim", H100)
     check(rc == 2 and "simulated" in err, err)
     rc, out, err = c.run("list", "--sim")
