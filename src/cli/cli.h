@@ -39,23 +39,56 @@ struct opts {
 	int gfd;            /* --gfd: also NVIDIA GPU Feature Discovery's names */
 	int help;           /* -h, --help: the command's help (or axl's) */
 	int version;        /* -V, --version */
+	unsigned char given[128]; /* the shared (not global) options given, by short name */
+	/* the whole command line (capture writes it into its manifest) */
+	int full_argc;
+	char **full_argv;
 };
 
-/* A command, and which global options mean something to it (help.c). */
+/* Every command, as the table of commands.c has it:
+ *  - run: argv[0..argc) are the command's arguments, the global options taken out.
+ *    Commands with an option list (`options`, the short names of the shared options
+ *    they take, "" for none) get only their positional arguments: main.c parsed
+ *    their options into o. Commands with no list (NULL) parse their own.
+ *  - globals: which global options mean something to it (CLI_G_*). */
 #define CLI_G_NODE 1u    /* --sysroot, --sim, --backends, --env: the node it reads */
 #define CLI_G_JSON 2u    /* --json, --compact */
 #define CLI_G_SYSROOT 4u /* --sysroot and --backends only (capture) */
+typedef int (*cli_run)(struct opts *o, int argc, char **argv);
 struct cli_command {
 	const char *name;
+	cli_run run;
 	unsigned globals;
+	const char *options;
 	const char *help;
 };
 const struct cli_command *cli_command_find(const char *name);
+/* "axl capture, axl cdi, axl labels": the commands that take the shared option opt. */
+void cli_commands_taking(int opt, char *out, size_t cap);
 /* `axl help NAME`: the command's usage, what it does and its options. */
 void cli_command_help(FILE *f, const struct cli_command *c);
 /* The first global option given (o) that means nothing to c, or NULL. */
 const char *cli_global_refusal(const struct cli_command *c, const struct opts *o);
+/* axl's usage text (main.c) */
+void cli_usage(FILE *f);
 
+/* The commands, one file each (cmd_<name>.c) */
+int cmd_list(struct opts *o, int argc, char **argv);
+int cmd_show(struct opts *o, int argc, char **argv);
+int cmd_topo(struct opts *o, int argc, char **argv);
+int cmd_capture(struct opts *o, int argc, char **argv);
+int cmd_metrics(struct opts *o, int argc, char **argv);
+int cmd_serve(struct opts *o, int argc, char **argv);
+int cmd_top(struct opts *o, int argc, char **argv);
+int cmd_cdi(struct opts *o, int argc, char **argv);
+int cmd_labels(struct opts *o, int argc, char **argv);
+int cmd_limit(struct opts *o, int argc, char **argv);
+int cmd_partition(struct opts *o, int argc, char **argv);
+int cmd_plan(struct opts *o, int argc, char **argv);
+int cmd_version(struct opts *o, int argc, char **argv);
+int cmd_help(struct opts *o, int argc, char **argv);
+
+/* ---- common.c ---------------------------------------------------------------------- */
 /* Open a context and take an inventory as the options say; 1 (with a message on
  * standard error) when that fails. */
 int open_inventory(const struct opts *o, axl_context **ctx, axl_inventory **inv);
@@ -66,24 +99,10 @@ int open_inventory_ex(const struct opts *o, axl_context **ctx, axl_inventory **i
 int print_json(const axl_inventory *inv, const struct opts *o);
 /* The inventory's warnings on standard error. */
 void print_warnings(const axl_inventory *inv);
-/* axl topo (topo.c) */
-int cmd_topo(const struct opts *o);
-/* axl metrics (metrics.c) */
-int cmd_metrics(const struct opts *o, const char *arg);
-/* axl serve (serve.c) */
-int cmd_serve(const struct opts *o);
-/* axl cdi generate|list (cdi.c) */
-int cmd_cdi(const struct opts *o, const char *sub);
-/* axl labels (labels.c) */
-int cmd_labels(const struct opts *o);
-/* axl top (top.c, top_draw.c) */
-int cmd_top(const struct opts *o);
-/* axl limit (limit.c): argv[first..] are its subcommand, arguments and options */
-int cmd_limit(const struct opts *o, int argc, char **argv, int first);
-/* axl partition (partition.c): argv[first..] are its subcommand and arguments */
-int cmd_partition(const struct opts *o, int argc, char **argv, int first);
-/* axl plan (plan.c): argv[first..] are its model and options */
-int cmd_plan(const struct opts *o, int argc, char **argv, int first);
+/* A device's string attribute, NULL when unknown. */
+const char *cli_str(const axl_device *d, axl_attr a);
+/* A table cell for a number that may be unknown (negative): "-", never -1. */
+const char *cli_cell(int64_t v, char *buf, size_t cap);
 /* "16GiB", "512M", "8GB", "1000" -> bytes; -1 when malformed */
 int64_t parse_size(const char *s);
 /* s as a JSON string on standard output ("null" for NULL). */

@@ -117,6 +117,15 @@ def case_refused(c):
                  ["limit", "env", "nvidia:0"]):
         rc, out, err = c.run("--sim", H100, "--json", *args)
         check(rc == 2 and "--json" in err and not out, "%s --json: rc %d, out %r, err %r" % (args, rc, out, err))
+    # a command's own option given to another command, before or after its name
+    for args, opt, owner in ((["list", "--interval", "5"], "--interval", "axl metrics"),
+                             (["--interval", "5", "list"], "--interval", "axl metrics"),
+                             (["show", "nvidia:0", "--gfd"], "--gfd", "axl labels"),
+                             (["--batch", "metrics"], "--batch", "axl top"),
+                             (["--all", "plan", "m"], "--all", "axl list"),
+                             (["cdi", "list", "--listen", "x"], "--listen", "axl serve")):
+        rc, out, err = c.run("--sim", H100, *args)
+        check(rc == 2 and opt in err and owner in err and not out, "%s: rc %d, out %r, err %r" % (args, rc, out, err))
     rc, out, err = c.run("capture", "--sim", H100)
     check(rc == 2 and "simulated" in err, err)
     rc, out, err = c.run("list", "--sim")

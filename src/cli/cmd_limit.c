@@ -13,63 +13,6 @@
 #include "axl.h"
 #include "cli.h"
 
-void print_json_str(const char *s)
-{
-	if (!s) {
-		printf("null");
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
-int fail_last(const char *what)
-{
-	fprintf(stderr, "axl: %s: %s\n", what, axl_error_last()[0] ? axl_error_last() : "failed");
-	return 1;
-}
-
-/* "8GiB", "512M", "1.5G", "1000000" -> bytes. K/M/G/T and KiB/MiB/GiB/TiB are powers of
- * 1024, KB/MB/GB/TB powers of 1000, B or nothing bytes. -1 when malformed. */
-int64_t parse_size(const char *s)
-{
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	char *end;
-	long double v = strtold(s, &end);
-	if (end == s)
-		return -1;
-	static const struct {
-		const char *suffix;
-		long double mult;
-	} units[] = {
-		{"", 1},          {"B", 1},         {"K", 1024.0L},  {"KiB", 1024.0L}, {"KB", 1e3L},
-		{"M", 1048576.0L}, {"MiB", 1048576.0L}, {"MB", 1e6L}, {"G", 1073741824.0L},
-		{"GiB", 1073741824.0L}, {"GB", 1e9L}, {"T", 1099511627776.0L}, {"TiB", 1099511627776.0L},
-		{"TB", 1e12L},
-	};
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-		if (strcasecmp(end, units[i].suffix) != 0)
-			continue;
-		long double b = floorl(v * units[i].mult);
-		if (!(b >= 0) || b > 9.2e18L)
-			return -1;
-		return (int64_t)b;
-	}
-	return -1;
-}
-
-
-
 static int open_ctx(const struct opts *o, axl_context **ctx)
 {
 	struct axl_context_options co = AXL_CONTEXT_OPTIONS_INIT;
@@ -165,14 +108,14 @@ static int limit_env(const struct opts *o, const char *ids)
 	return rc;
 }
 
-int cmd_limit(const struct opts *go, int argc, char **argv, int first)
+int cmd_limit(struct opts *go, int argc, char **argv)
 {
 	/* the global options (--sysroot, --json, ...) are main.c's, wherever they stand */
 	struct opts o = *go;
 	const char *pos[3] = {NULL, NULL, NULL};
 	int npos = 0;
 	const char *mem_arg = NULL, *pct_arg = NULL;
-	for (int i = first; i < argc; i++) {
+	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = NULL;
 		const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;

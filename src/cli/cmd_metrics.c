@@ -12,43 +12,6 @@
 
 #include "cli.h"
 
-void metric_text(const axl_sample *smp, size_t i, axl_metric m, char *buf, size_t cap)
-{
-	double v;
-	if (axl_sample_get(smp, i, m, &v, NULL) != 0) {
-		snprintf(buf, cap, "-");
-		return;
-	}
-	const char *unit = axl_metric_unit(m);
-	if (m == AXL_METRIC_THROTTLE_REASONS) {
-		unsigned bits = (unsigned)v;
-		size_t o = 0;
-		buf[0] = '\0';
-		for (unsigned b = 0; b < 32 && o < cap; b++)
-			if (bits & (1u << b) && axl_throttle_name(1u << b))
-				o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? "," : "", axl_throttle_name(1u << b));
-		if (!bits)
-			snprintf(buf, cap, "none");
-	} else if (!strcmp(unit, "percent"))
-		snprintf(buf, cap, "%.0f%%", v);
-	else if (!strcmp(unit, "bytes"))
-		human_bytes((int64_t)v, buf, cap);
-	else if (!strcmp(unit, "watts"))
-		snprintf(buf, cap, "%.1f W", v);
-	else if (!strcmp(unit, "joules"))
-		snprintf(buf, cap, v >= 1e6 ? "%.2f MJ" : "%.0f J", v >= 1e6 ? v / 1e6 : v);
-	else if (!strcmp(unit, "celsius"))
-		snprintf(buf, cap, "%.0f C", v);
-	else if (!strcmp(unit, "megahertz"))
-		snprintf(buf, cap, "%.0f MHz", v);
-	else if (!strcmp(unit, "bytes_per_second")) {
-		char h[32];
-		human_bytes((int64_t)v, h, sizeof h);
-		snprintf(buf, cap, "%s/s", h);
-	} else
-		snprintf(buf, cap, "%.0f", v);
-}
-
 static void print_table(const axl_sample *smp, const char *only)
 {
 	printf("%-16s %-5s %5s %19s %8s %8s %5s %5s %9s %9s %s\n", "ID", "STATE", "UTIL", "MEMORY USED/TOTAL",
@@ -109,8 +72,13 @@ static void sleep_ms(int ms)
 		;
 }
 
-int cmd_metrics(const struct opts *o, const char *only)
+int cmd_metrics(struct opts *o, int argc, char **argv)
 {
+	if (argc > 1) {
+		fprintf(stderr, "axl: metrics takes one device id at most ('%s')\n", argv[1]);
+		return EXIT_USAGE;
+	}
+	const char *only = argc ? argv[0] : NULL;
 	axl_context *ctx;
 	axl_inventory *inv;
 	if (open_inventory(o, &ctx, &inv))

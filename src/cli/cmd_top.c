@@ -367,8 +367,12 @@ static int run_screen(axl_sampler *smpl, struct top_state *st)
 	return rc;
 }
 
-int cmd_top(const struct opts *o)
+int cmd_top(struct opts *o, int argc, char **argv)
 {
+	if (argc) {
+		fprintf(stderr, "axl: top takes no argument ('%s')\n", argv[0]);
+		return EXIT_USAGE;
+	}
 	axl_context *ctx;
 	axl_inventory *inv;
 	if (open_inventory(o, &ctx, &inv))

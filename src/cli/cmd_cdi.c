@@ -688,8 +688,13 @@ static int write_file(const char *dir, const struct val *spec, bool yaml)
 	return 0;
 }
 
-int cmd_cdi(const struct opts *o, const char *sub)
+int cmd_cdi(struct opts *o, int argc, char **argv)
 {
+	if (argc > 1) {
+		fprintf(stderr, "axl: cdi: unexpected argument '%s'\n", argv[1]);
+		return EXIT_USAGE;
+	}
+	const char *sub = argc ? argv[0] : NULL;
 	bool generate = sub && strcmp(sub, "generate") == 0, list = sub && strcmp(sub, "list") == 0;
 	if (!generate && !list) {
 		fprintf(stderr, "axl: cdi takes generate or list (axl cdi generate [--format json|yaml] "

@@ -131,12 +131,12 @@ static int part_profiles(const axl_inventory *inv, const char *id, int json)
 	return 0;
 }
 
-int cmd_partition(const struct opts *go, int argc, char **argv, int first)
+int cmd_partition(struct opts *go, int argc, char **argv)
 {
 	struct opts o = *go;
 	const char *pos[16] = {0}, *dev = NULL;
 	int npos = 0, yes = 0;
-	for (int i = first; i < argc; i++) {
+	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--yes") == 0)
 			yes = 1;

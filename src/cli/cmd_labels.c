@@ -620,8 +620,12 @@ out:
 	return rc;
 }
 
-int cmd_labels(const struct opts *o)
+int cmd_labels(struct opts *o, int argc, char **argv)
 {
+	if (argc) {
+		fprintf(stderr, "axl: labels takes no argument (the file goes after -o)\n");
+		return EXIT_USAGE;
+	}
 	const char *prefix = o->prefix ? o->prefix : "axl.dev";
 	if (!valid_prefix(prefix)) {
 		fprintf(stderr,

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The commands axl knows, which global options mean something to each, and the help
- * text `axl help COMMAND` (and `axl COMMAND --help`) prints. */
+/* The table of axl's commands: each one's function (cmd_<name>.c), which global options
+ * mean something to it, which of the shared options it takes, and the help text
+ * `axl help COMMAND` (and `axl COMMAND --help`) prints. axl version and axl help live
+ * here too. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -17,7 +20,7 @@
 	"  --compact       JSON on one line (implies --json)\n"
 
 static const struct cli_command commands[] = {
-	{"list", CLI_G_NODE | CLI_G_JSON,
+	{"list", cmd_list, CLI_G_NODE | CLI_G_JSON, "at",
 	 "usage: axl list [--all] [--timing] [--json [--compact]]\n"
 	 "\n"
 	 "The accelerators of this node, one line each; partitions that exist now follow their\n"
@@ -27,20 +30,20 @@ static const struct cli_command commands[] = {
 	 "  --all           also the host CPU and every PCI function considered, and why\n"
 	 "  --timing        time spent per discovery stage (with --json: a \"timing\" object)\n" JSON_OPTS
 		 NODE_OPTS},
-	{"show", CLI_G_NODE | CLI_G_JSON,
+	{"show", cmd_show, CLI_G_NODE | CLI_G_JSON, "a",
 	 "usage: axl show ID [--json [--compact]]\n"
 	 "\n"
 	 "One device in full, every fact with where it came from. ID: an axl id (nvidia:0,\n"
 	 "nvidia:0/mig1.0), a UUID or a PCI address.\n"
 	 "\n" JSON_OPTS NODE_OPTS},
-	{"topo", CLI_G_NODE | CLI_G_JSON,
+	{"topo", cmd_topo, CLI_G_NODE | CLI_G_JSON, "at",
 	 "usage: axl topo [--json [--compact]]\n"
 	 "\n"
 	 "The best path between every pair of accelerators and to every RDMA NIC, as a matrix\n"
 	 "like nvidia-smi topo -m, for any vendor. --json prints the inventory document, whose\n"
 	 "links hold the same paths.\n"
 	 "\n" JSON_OPTS NODE_OPTS},
-	{"capture", CLI_G_SYSROOT,
+	{"capture", cmd_capture, CLI_G_SYSROOT, "o",
 	 "usage: axl capture [-o FILE]\n"
 	 "\n"
 	 "Save what axl reads on this node, and the vendor libraries' answers, to one file;\n"
@@ -50,7 +53,7 @@ static const struct cli_command commands[] = {
 	 "  -o, --output FILE  where to write it (default axl-capture-HOSTNAME.tar.gz)\n"
 	 "  --sysroot PATH  capture another node's tree (a folder or a capture) again\n"
 	 "  --backends LIST use only these backends\n"},
-	{"metrics", CLI_G_NODE | CLI_G_JSON,
+	{"metrics", cmd_metrics, CLI_G_NODE | CLI_G_JSON, "ainP",
 	 "usage: axl metrics [ID] [--interval MS] [--count N] [--no-processes] [--json [--compact]]\n"
 	 "\n"
 	 "What every device (or the one named) is doing now: utilisation, memory, power,\n"
@@ -59,7 +62,7 @@ static const struct cli_command commands[] = {
 	 "  --interval MS   sample every MS milliseconds; with --json, one document per line\n"
 	 "  --count N       stop after N samples (default 1, or forever with --interval)\n"
 	 "  --no-processes  do not list processes (skips the /proc sweep)\n" JSON_OPTS NODE_OPTS},
-	{"serve", CLI_G_NODE,
+	{"serve", cmd_serve, CLI_G_NODE, "iLDp",
 	 "usage: axl serve [--listen ADDR:PORT] [--interval MS] [--dcgm] [--processes]\n"
 	 "\n"
 	 "Serve live metrics over HTTP for Prometheus: /metrics (text format 0.0.4), /healthz,\n"
@@ -69,7 +72,7 @@ static const struct cli_command commands[] = {
 	 "  --interval MS   sample at most every MS milliseconds (default 100)\n"
 	 "  --dcgm          also dcgm-exporter's DCGM_FI_* names\n"
 	 "  --processes     also per-process series\n" NODE_OPTS},
-	{"top", CLI_G_NODE,
+	{"top", cmd_top, CLI_G_NODE, "ainPB",
 	 "usage: axl top [--interval MS] [--count N] [--no-processes] [--batch]\n"
 	 "\n"
 	 "A live view of every device and its processes, like nvtop. Keys: s sort, r reverse,\n"
@@ -79,7 +82,7 @@ static const struct cli_command commands[] = {
 	 "  --count N       stop after N frames\n"
 	 "  --no-processes  no process list\n"
 	 "  --batch         plain-text frames of COLUMNS x LINES (also when not on a terminal)\n" NODE_OPTS},
-	{"cdi", CLI_G_NODE | CLI_G_JSON,
+	{"cdi", cmd_cdi, CLI_G_NODE | CLI_G_JSON, "oF",
 	 "usage: axl cdi generate [-o DIR] [--format json|yaml]\n"
 	 "       axl cdi list [--json]\n"
 	 "\n"
@@ -90,7 +93,7 @@ static const struct cli_command commands[] = {
 	 "  -o, --output DIR  write one file per kind there, axl-KIND.json (or .yaml)\n"
 	 "  --format F      json (default) or yaml\n"
 	 "  --json          (list) the names as a JSON array\n" NODE_OPTS},
-	{"labels", CLI_G_NODE,
+	{"labels", cmd_labels, CLI_G_NODE, "oXRG",
 	 "usage: axl labels [-o FILE] [--expiry WHEN] [--prefix DOMAIN] [--gfd]\n"
 	 "\n"
 	 "Kubernetes node labels as a Node Feature Discovery feature file (docs/labels.md).\n"
@@ -100,7 +103,7 @@ static const struct cli_command commands[] = {
 	 "  --expiry WHEN   a duration from now (90s, 12h, 7d) or an RFC 3339 time\n"
 	 "  --prefix DOMAIN the labels' prefix (default axl.dev)\n"
 	 "  --gfd           also the nvidia.com/* names of NVIDIA's GPU Feature Discovery\n" NODE_OPTS},
-	{"limit", CLI_G_NODE | CLI_G_JSON,
+	{"limit", cmd_limit, CLI_G_NODE | CLI_G_JSON, NULL,
 	 "usage: axl limit set ID [--memory SIZE] [--compute PCT]\n"
 	 "       axl limit clear ID\n"
 	 "       axl limit list [--json]\n"
@@ -111,7 +114,7 @@ static const struct cli_command commands[] = {
 	 "HAMi-core's CUDA_DEVICE_* for NVIDIA); docs/limits.md. SIZE: bytes or 16GiB, 512M,\n"
 	 "8GB; PCT: 1..100.\n"
 	 "\n" JSON_OPTS NODE_OPTS},
-	{"partition", CLI_G_NODE | CLI_G_JSON,
+	{"partition", cmd_partition, CLI_G_NODE | CLI_G_JSON, NULL,
 	 "usage: axl partition list [--json]\n"
 	 "       axl partition create DEVICE PROFILE [--json]\n"
 	 "       axl partition destroy [--device DEV] ID...\n"
@@ -121,7 +124,7 @@ static const struct cli_command commands[] = {
 	 "\n"
 	 "MIG instances and AMD partition modes (docs/partitions.md).\n"
 	 "\n" JSON_OPTS NODE_OPTS},
-	{"plan", CLI_G_NODE | CLI_G_JSON,
+	{"plan", cmd_plan, CLI_G_NODE | CLI_G_JSON, NULL,
 	 "usage: axl plan MODEL [--quant Q] [--ctx N] [--batch N] [--kv-dtype D] [--devices LIST]\n"
 	 "                [--node FILE]... [--here] [--network-gbps X] [--json]\n"
 	 "       axl plan --list [--json]\n"
@@ -138,11 +141,11 @@ static const struct cli_command commands[] = {
 	 "  --node FILE     plan on that node (repeatable); --here: and on this one too\n"
 	 "  --network-gbps X  GB/s per direction between nodes\n" JSON_OPTS NODE_OPTS
 	 "                  (the node options describe this node: not with --node unless --here)\n"},
-	{"version", 0,
+	{"version", cmd_version, 0, "",
 	 "usage: axl version   (also axl --version, axl -V)\n"
 	 "\n"
 	 "The version of axl and of the libaxl it runs with.\n"},
-	{"help", 0,
+	{"help", cmd_help, 0, "",
 	 "usage: axl help [COMMAND]\n"
 	 "\n"
 	 "What axl does, or what one command does and the options it takes.\n"},
@@ -154,6 +157,15 @@ const struct cli_command *cli_command_find(const char *name)
 		if (strcmp(commands[i].name, name) == 0)
 			return &commands[i];
 	return NULL;
+}
+
+void cli_commands_taking(int opt, char *out, size_t cap)
+{
+	size_t len = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+		if (commands[i].options && strchr(commands[i].options, opt) && len + 32 < cap)
+			len += (size_t)snprintf(out + len, cap - len, "%saxl %s", len ? ", " : "", commands[i].name);
 }
 
 void cli_command_help(FILE *f, const struct cli_command *c)
@@ -176,4 +188,35 @@ const char *cli_global_refusal(const struct cli_command *c, const struct opts *o
 	if (!(c->globals & CLI_G_NODE) && o->nenv)
 		return "--env";
 	return NULL;
+}
+
+int cmd_version(struct opts *o, int argc, char **argv)
+{
+	(void)o;
+	if (argc) {
+		fprintf(stderr, "axl: version takes no argument ('%s')\n", argv[0]);
+		return EXIT_USAGE;
+	}
+	printf("axl %s (libaxl %s)\n", AXL_VERSION_STRING, axl_version());
+	return 0;
+}
+
+int cmd_help(struct opts *o, int argc, char **argv)
+{
+	(void)o;
+	if (argc > 1) {
+		fprintf(stderr, "axl: help takes one command at most\n");
+		return EXIT_USAGE;
+	}
+	const struct cli_command *t = argc ? cli_command_find(argv[0]) : NULL;
+	if (argc && !t) {
+		fprintf(stderr, "axl: help: no command '%s'\n", argv[0]);
+		cli_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (t)
+		cli_command_help(stdout, t);
+	else
+		cli_usage(stdout);
+	return 0;
 }

@@ -193,7 +193,7 @@ static int plan_list(int json)
 	return rc;
 }
 
-int cmd_plan(const struct opts *go, int argc, char **argv, int first)
+int cmd_plan(struct opts *go, int argc, char **argv)
 {
 	struct opts o = *go;
 	const char *model_name = NULL;
@@ -202,7 +202,7 @@ int cmd_plan(const struct opts *go, int argc, char **argv, int first)
 	struct axl_plan_request req;
 	memset(&req, 0, sizeof req);
 	req.version = AXL_PLAN_REQUEST_VERSION;
-	for (int i = first; i < argc; i++) {
+	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(a, "--json") == 0) {

@@ -287,8 +287,12 @@ static void print_legend(const axl_inventory *inv)
 	printf("  -    = not known\n");
 }
 
-int cmd_topo(const struct opts *o)
+int cmd_topo(struct opts *o, int argc, char **argv)
 {
+	if (argc) {
+		fprintf(stderr, "axl: topo takes no argument ('%s')\n", argv[0]);
+		return EXIT_USAGE;
+	}
 	axl_context *ctx;
 	axl_inventory *inv;
 	if (open_inventory(o, &ctx, &inv))

@@ -22,9 +22,11 @@
 
 #ifndef AXL_HAVE_MHD
 
-int cmd_serve(const struct opts *o)
+int cmd_serve(struct opts *o, int argc, char **argv)
 {
 	(void)o;
+	(void)argc;
+	(void)argv;
 	fprintf(stderr, "axl: serve is not available: this axl was built without libmicrohttpd "
 			"(install libmicrohttpd-dev, or run scripts/deps.sh, and build again)\n");
 	return 1;
@@ -238,8 +240,12 @@ static void free_responses(struct server *sv)
 		}
 }
 
-int cmd_serve(const struct opts *o)
+int cmd_serve(struct opts *o, int argc, char **argv)
 {
+	if (argc) {
+		fprintf(stderr, "axl: serve takes no argument ('%s'; --listen ADDR:PORT says where)\n", argv[0]);
+		return EXIT_USAGE;
+	}
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	char host[INET6_ADDRSTRLEN + 8];

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/* axl capture: what axl reads on this node, and the vendor libraries' answers, in
+ * one file to replay elsewhere (docs/capture.md). */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "axl.h"
+#include "cli.h"
+
+/* The command line, for the capture's manifest (arguments with spaces quoted). */
+static char *join_args(int argc, char **argv)
+{
+	size_t n = 1;
+	for (int i = 0; i < argc; i++)
+		n += strlen(argv[i]) + 3;
+	char *s = malloc(n);
+	if (!s)
+		return NULL;
+	size_t o = 0;
+	for (int i = 0; i < argc; i++) {
+		bool q = strpbrk(argv[i], " \t\"'") != NULL || !argv[i][0];
+		o += (size_t)sprintf(s + o, "%s%s%s%s", i ? " " : "", q ? "'" : "", argv[i], q ? "'" : "");
+	}
+	s[o] = '\0';
+	return s;
+}
+
+int cmd_capture(struct opts *o, int argc, char **argv)
+{
+	if (argc) {
+		fprintf(stderr, "axl: capture takes no argument (the file goes after -o)\n");
+		return EXIT_USAGE;
+	}
+	char def[320];
+	const char *out = o->output;
+	if (!out) {
+		char host[256] = "";
+		if (gethostname(host, sizeof host - 1) != 0 || !host[0])
+			snprintf(host, sizeof host, "node");
+		for (char *p = host; *p; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			      *p == '-' || *p == '.' || *p == '_'))
+				*p = '_';
+		snprintf(def, sizeof def, "axl-capture-%s.tar.gz", host);
+		out = def;
+	}
+	axl_context *ctx;
+	axl_inventory *inv;
+	/* the complete inventory, so the capture holds everything a later run may read */
+	if (open_inventory_ex(o, &ctx, &inv, AXL_CONTEXT_RECORD, AXL_INVENTORY_ALL))
+		return 1;
+	if (axl_context_is_simulated(ctx)) {
+		fprintf(stderr, "axl: a simulated node (AXL_SIM) has nothing to capture\n");
+		axl_inventory_free(inv);
+		axl_context_free(ctx);
+		return 1;
+	}
+	/* one metrics sample while recording, so that the vendor libraries' metric answers
+	 * are in the capture too (axl metrics --sysroot CAPTURE replays them). Without
+	 * processes: the capture should not carry a sweep of every process's files. */
+	axl_sampler *smp_s;
+	if (axl_sampler_open(&smp_s, inv, 0) == 0) {
+		axl_sample *smp;
+		if (axl_sampler_sample(smp_s, &smp) == 0)
+			axl_sample_free(smp);
+		axl_sampler_free(smp_s);
+	}
+	struct axl_capture_options co = AXL_CAPTURE_OPTIONS_INIT;
+	char *cmdline = join_args(o->full_argc, o->full_argv);
+	co.command_line = cmdline;
+	size_t members = 0;
+	int rc = axl_capture_write(ctx, out, &co, &members);
+	free(cmdline);
+	print_warnings(inv);
+	size_t ndev = axl_inventory_device_count(inv);
+	axl_inventory_free(inv);
+	axl_context_free(ctx);
+	if (rc) {
+		fprintf(stderr, "axl: %s\n", axl_error_last()[0] ? axl_error_last() : axl_strerror(rc));
+		return 1;
+	}
+	struct stat st;
+	char size[32] = "?";
+	if (stat(out, &st) == 0)
+		human_bytes((int64_t)st.st_size, size, sizeof size);
+	printf("wrote %s: %zu members, %s, %zu device%s\n", out, members, size, ndev,
+	       ndev == 1 ? "" : "s");
+	printf("it holds this node's host name and serial numbers; replay it with "
+	       "axl list --sysroot %s\n", out);
+	return 0;
+}
+
