@@ -46,3 +46,6 @@ const struct axl__backend *const axl__backends[] = {
 };
 
 const size_t axl__backend_total = sizeof axl__backends / sizeof *axl__backends;
+_Static_assert(sizeof axl__backends / sizeof *axl__backends <= AXL__BACKENDS_MAX,
+	       "more backends than AXL__BACKENDS_MAX: raise it (the per-backend state arrays)");
+_Static_assert(AXL__BACKENDS_MAX <= 64, "a backend selection is a 64-bit mask");

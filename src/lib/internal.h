@@ -24,6 +24,10 @@ int axl__error(int code, const char *fmt, ...); /* sets axl_error_last(); return
 void axl__error_clear(void);
 
 /* ---- arena: many small allocations freed at once ------------------------------ */
+/* The most backends the table may hold: the size of every per-backend array, and at most
+ * the 64 bits of a backend selection mask (backends.c asserts both). */
+#define AXL__BACKENDS_MAX 32
+
 struct axl__arena_chunk;
 struct axl__arena {
 	struct axl__arena_chunk *head;
@@ -205,7 +209,7 @@ struct axl_inventory {
 	AXL__VEC(struct axl__nic) nics;
 	AXL__VEC(struct axl_link) nic_links;
 	bool kfd_present;
-	void *bstate[16]; /* per backend (by table index): what a backend keeps between hooks */
+	void *bstate[AXL__BACKENDS_MAX]; /* per backend (by table index): what it keeps between hooks */
 };
 
 /* The one warning about an axl document of a later schema_version than this axl reads

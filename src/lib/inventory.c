@@ -401,7 +401,7 @@ AXL_API void axl_inventory_free(axl_inventory *inv)
 {
 	if (!inv)
 		return;
-	for (size_t b = 1; b < axl__backend_total && b < sizeof inv->bstate / sizeof *inv->bstate; b++)
+	for (size_t b = 1; b < axl__backend_total; b++)
 		if (inv->bstate[b] && axl__backends[b]->release)
 			axl__backends[b]->release(inv, b);
 	for (size_t i = 0; i < inv->devs.n; i++)

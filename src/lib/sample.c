@@ -262,7 +262,7 @@ int axl_sampler_open(axl_sampler **out, const axl_inventory *inv, unsigned flags
 	if (s->ctx->sim)
 		axl__sim_sample_open(s);
 	else
-		for (size_t b = 0; b < axl__backend_total && b < 16; b++)
+		for (size_t b = 0; b < axl__backend_total; b++)
 			if (axl__backends[b]->sample_open && axl__backend_on(s->ctx, b))
 				axl__backends[b]->sample_open(s, b);
 	*out = s;
@@ -273,7 +273,7 @@ void axl_sampler_free(axl_sampler *s)
 {
 	if (!s)
 		return;
-	for (size_t b = 0; b < axl__backend_total && b < 16; b++)
+	for (size_t b = 0; b < axl__backend_total; b++)
 		if (axl__backends[b]->sample_close && s->bstate[b])
 			axl__backends[b]->sample_close(s, b);
 	axl__sim_sample_close(s);
@@ -359,7 +359,7 @@ int axl_sampler_sample(axl_sampler *s, axl_sample **out)
 		smp->d[i].state = AXL_SAMPLE_NONE;
 	}
 	check_alive(s, smp);
-	for (size_t b = 0; b < axl__backend_total && b < 16; b++)
+	for (size_t b = 0; b < axl__backend_total; b++)
 		if (axl__backends[b]->sample && s->bstate[b])
 			axl__backends[b]->sample(s, b, smp);
 	axl__sim_sample(s, smp);

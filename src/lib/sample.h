@@ -47,7 +47,7 @@ struct axl_sampler {
 	struct axl_device **devs; /* sample order: each device then its children */
 	size_t n;
 	int *alive_fd; /* per device: its PCI function directory (O_PATH), -1 none */
-	void *bstate[16]; /* per backend, by table index */
+	void *bstate[AXL__BACKENDS_MAX]; /* per backend, by table index */
 	void *sim_state;  /* a simulated node's walk (sim_node.c), or NULL */
 	double prev_ms;   /* monotonic time of the previous sample, < 0 none */
 	uint64_t count;   /* samples taken */
