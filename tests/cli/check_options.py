@@ -180,6 +180,29 @@ def case_no_accelerators(c):
     check(rc == 0 and "no accelerators" not in err, err)
 
 
+def case_garbage(c):
+    """Arbitrary command lines (a fixed seed): a clear exit code (0, 1 or 2) and never a
+    crash, whatever the order, repetition or values of the words."""
+    import random
+    rnd = random.Random(12)
+    words = ["list", "show", "topo", "metrics", "cdi", "labels", "limit", "partition", "plan", "help",
+             "version", "nvidia:0", "set", "list", "env", "create", "1g.10gb", "--json", "--compact", "--all",
+             "--timing", "--sim", H100, "--sysroot", "--env", "CUDA_VISIBLE_DEVICES=1", "=", "--backends", "-nvidia",
+             "--interval", "0", "--count", "-1", "--", "-", "", "--help", "-h", "-V", "--version", "--output",
+             "--format", "yaml", "--memory", "1G", "--compute", "101", "--quant", "int4", "--ctx", "x",
+             "--node", "--here", "--list", "--json=1", "--sim=", "\xff\x01", "a" * 300]
+    for _ in range(150):
+        argv = [rnd.choice(words) for _ in range(rnd.randint(0, 7))]
+        if "top" in argv or "serve" in argv or ("--interval" in argv and "--count" not in argv):
+            continue  # the live commands would run until stopped
+        p = subprocess.run([c.axl] + argv, env=c.env, capture_output=True, text=True, timeout=60,
+                           errors="replace")
+        check(p.returncode in (0, 1, 2), "%r: exit %d: %s" % (argv, p.returncode, p.stderr[-500:]))
+        check("Sanitizer" not in p.stderr and "runtime error" not in p.stderr, "%r: %s" % (argv, p.stderr[-2000:]))
+        if p.returncode:
+            check(p.stderr.strip(), "%r: exit %d without a word" % (argv, p.returncode))
+
+
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
 
 
