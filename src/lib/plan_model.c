@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "axl/error.h"
+#include "../util/fs.h"
 #include "gguf.h"
 #include "internal.h"
 #include "model_catalog.h"
@@ -27,45 +28,14 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && strcasecmp(s + a - b, suffix) == 0;
 }
 
-/* Read a whole small file; NULL with errno. */
-static char *slurp(const char *path, size_t max, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 || (uint64_t)st.st_size > max) {
-		int e = S_ISREG(st.st_mode) ? EFBIG : EISDIR;
-		close(fd);
-		errno = e;
-		return NULL;
-	}
-	size_t n = (size_t)st.st_size;
-	char *buf = malloc(n + 1);
-	size_t got = 0;
-	while (buf && got < n) {
-		ssize_t r = read(fd, buf + got, n - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	if (!buf)
-		return NULL;
-	buf[got] = 0;
-	*len = got;
-	return buf;
-}
-
 static int from_config_file(const char *path, struct axl__model *m)
 {
 	size_t len = 0;
-	char *text = slurp(path, CONFIG_MAX, &len);
-	if (!text)
-		return axl__error(errno == EFBIG ? AXL_ETOOBIG : AXL_EIO, "%s: %s", path,
-				  errno == EFBIG ? "larger than 16 MiB, not a config.json" : strerror(errno));
+	char *text = NULL;
+	int r = axl__file_read(path, CONFIG_MAX, 0, &text, &len);
+	if (r)
+		return axl__error(r == -EFBIG ? AXL_ETOOBIG : AXL_EIO, "%s: %s", path,
+				  r == -EFBIG ? "larger than 16 MiB, not a config.json" : axl__file_error(r));
 	char err[256] = "";
 	const char *base = strrchr(path, '/');
 	char name[128];

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "model_file.h"
+#include "../util/fs.h"
 #include "../util/jsonr.h"
 
 #define ST_INDEX_MAX (64u * 1024 * 1024) /* a sharded index file */
@@ -369,27 +370,13 @@ static int str_cmp(const void *a, const void *b)
 
 static int read_index(struct st_ctx *c, const char *path, char *err, size_t errcap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
-	if (fd < 0)
-		return fail(err, errcap, "%s: %s", path, strerror(errno));
-	FILE *f = NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "rb"))) {
-		close(fd);
-		return fail(err, errcap, "%s: not a regular file", path);
-	}
-	char *text = malloc(ST_INDEX_MAX);
-	if (!text) {
-		fclose(f);
-		return fail(err, errcap, "%s: out of memory", path);
-	}
-	size_t len = fread(text, 1, ST_INDEX_MAX, f);
-	bool more = len == ST_INDEX_MAX && fgetc(f) != EOF;
-	fclose(f);
-	if (more) {
-		free(text);
+	char *text = NULL;
+	size_t len = 0;
+	int r = axl__file_read(path, ST_INDEX_MAX, 0, &text, &len);
+	if (r == -EFBIG)
 		return fail(err, errcap, "%s: index above %u bytes", path, ST_INDEX_MAX);
-	}
+	if (r)
+		return fail(err, errcap, "%s: %s", path, axl__file_error(r));
 	struct axl__jdoc *doc = NULL;
 	char jerr[160];
 	if (axl__jdoc_parse(text, len, &doc, jerr, sizeof jerr)) {

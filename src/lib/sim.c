@@ -14,6 +14,7 @@
 
 #include "internal.h"
 #include "sim.h"
+#include "../util/fs.h"
 #include "../util/jsonr.h"
 
 struct pctx {
@@ -517,34 +518,19 @@ void axl__sim_free(struct axl__sim *sim)
 int axl__sim_load(const char *path, struct axl__sim **out)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return axl__error(errno == ENOENT ? AXL_ENOENT : AXL_EIO, "simulation spec '%s': %s", path,
-				  strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return axl__error(AXL_EINVAL, "simulation spec '%s': not a regular file", path);
-	}
-	if (st.st_size > (off_t)AXL__SIM_MAX_BYTES) {
-		close(fd);
-		return axl__error(AXL_EINVAL, "simulation spec '%s': larger than %u bytes", path, AXL__SIM_MAX_BYTES);
-	}
-	char *buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return axl__error(AXL_ENOMEM, "out of memory");
-	}
+	char *buf = NULL;
 	size_t got = 0;
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
+	int r = axl__file_read(path, AXL__SIM_MAX_BYTES, 0, &buf, &got);
+	if (r == -ENOENT)
+		return axl__error(AXL_ENOENT, "simulation spec '%s': %s", path, strerror(ENOENT));
+	if (r == -ENOTSUP || r == -EISDIR)
+		return axl__error(AXL_EINVAL, "simulation spec '%s': not a regular file", path);
+	if (r == -EFBIG)
+		return axl__error(AXL_EINVAL, "simulation spec '%s': larger than %u bytes", path, AXL__SIM_MAX_BYTES);
+	if (r == -ENOMEM)
+		return axl__error(AXL_ENOMEM, "out of memory");
+	if (r)
+		return axl__error(AXL_EIO, "simulation spec '%s': %s", path, axl__file_error(r));
 	char err[1024];
 	int rc = axl__sim_parse(path, buf, got, out, err, sizeof err);
 	free(buf);

@@ -18,6 +18,7 @@
 
 #include "internal.h"
 #include "state.h"
+#include "../util/fs.h"
 #include "../util/json.h"
 #include "../util/jsonr.h"
 
@@ -394,62 +395,24 @@ int axl__state_load(const char *dir, struct axl__state *st)
 	int rc = path_in(path, sizeof path, dir, "state.json");
 	if (rc)
 		return rc;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return 0;
-		return axl__error(errno == EACCES ? AXL_EPERM : AXL_EIO, "%s: %s", path, strerror(errno));
-	}
-	struct stat sb;
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return axl__error(AXL_EIO, "%s: not a regular file", path);
-	}
-	if (sb.st_size > AXL__STATE_MAX) {
-		close(fd);
-		return axl__error(AXL_ETOOBIG, "%s: %lld bytes, more than the %d a state file may have", path,
-				  (long long)sb.st_size, AXL__STATE_MAX);
-	}
-	char *text = malloc(AXL__STATE_MAX + 1);
-	if (!text) {
-		close(fd);
-		return axl__error(AXL_ENOMEM, "out of memory");
-	}
+	char *text = NULL;
 	size_t len = 0;
-	while (len <= AXL__STATE_MAX) {
-		ssize_t n = read(fd, text + len, AXL__STATE_MAX + 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = axl__error(AXL_EIO, "%s: %s", path, strerror(errno));
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (!rc && len > AXL__STATE_MAX)
-		rc = axl__error(AXL_ETOOBIG, "%s: more than the %d bytes a state file may have", path,
-				AXL__STATE_MAX);
+	int r = axl__file_read(path, AXL__STATE_MAX, AXL__FILE_NOFOLLOW, &text, &len);
+	if (r == -ENOENT)
+		return 0;
+	if (r == -EACCES || r == -EPERM)
+		return axl__error(AXL_EPERM, "%s: %s", path, strerror(-r));
+	if (r == -EFBIG)
+		return axl__error(AXL_ETOOBIG, "%s: more than the %d bytes a state file may have", path,
+				  AXL__STATE_MAX);
+	if (r == -ENOTSUP || r == -EISDIR || r == -ELOOP)
+		return axl__error(AXL_EIO, "%s: not a regular file", path);
+	if (r)
+		return axl__error(AXL_EIO, "%s: %s", path, axl__file_error(r));
 	if (!rc)
 		rc = axl__state_parse(path, text, len, st);
 	free(text);
 	return rc;
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 static int store(const char *dir, const struct axl__state *st)
@@ -478,7 +441,7 @@ static int store(const char *dir, const struct axl__state *st)
 		free(text);
 		return rc;
 	}
-	if (write_all(fd, text, len) || fsync(fd)) {
+	if (axl__write_all(fd, text, len) || fsync(fd)) {
 		rc = axl__error(AXL_EIO, "%s: %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -170,18 +171,11 @@ long axl__fs_read(const struct axl__fs *fs, int dirfd, const char *path, char *b
 	return ret < 0 ? ret : (long)len;
 }
 
-int axl__fs_read_alloc(const struct axl__fs *fs, int dirfd, const char *path, size_t max,
-		       char **out, size_t *len)
+/* Read fd to its end into a malloc'd, NUL-terminated buffer: up to max + 1 bytes, one
+ * more than max meaning too big. 0 with *out and *n, -EFBIG, -ENOMEM or -errno; on
+ * failure *out is the part read (for the recorder) or NULL, and is the caller's. */
+static int read_fd(int fd, size_t max, char **out, size_t *len)
 {
-	*out = NULL;
-	if (len)
-		*len = 0;
-	if (max > ((size_t)-1) / 2)
-		return -EINVAL;
-	int fd = fs_open(fs, dirfd, path, O_RDONLY | O_NONBLOCK);
-	if (fd < 0)
-		return fd;
-	/* read up to max + 1 bytes: one more than max means too big */
 	size_t cap = max + 2 < 4096 ? max + 2 : 4096, n = 0;
 	char *buf = malloc(cap);
 	int ret = buf ? 0 : -ENOMEM;
@@ -209,6 +203,27 @@ int axl__fs_read_alloc(const struct axl__fs *fs, int dirfd, const char *path, si
 				ret = -EFBIG;
 		}
 	}
+	if (buf)
+		buf[n < cap ? n : cap - 1] = '\0';
+	*out = buf;
+	*len = n;
+	return ret;
+}
+
+int axl__fs_read_alloc(const struct axl__fs *fs, int dirfd, const char *path, size_t max,
+		       char **out, size_t *len)
+{
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (max > ((size_t)-1) / 2)
+		return -EINVAL;
+	int fd = fs_open(fs, dirfd, path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	char *buf;
+	size_t n;
+	int ret = read_fd(fd, max, &buf, &n);
 	if (fs->rec && buf)
 		axl__rec_read(fs, dirfd, path, fd, buf, n, -1);
 	close(fd);
@@ -216,11 +231,57 @@ int axl__fs_read_alloc(const struct axl__fs *fs, int dirfd, const char *path, si
 		free(buf);
 		return ret;
 	}
-	buf[n] = '\0';
 	*out = buf;
 	if (len)
 		*len = n;
 	return 0;
+}
+
+int axl__file_read(const char *path, size_t max, unsigned flags, char **out, size_t *len)
+{
+	*out = NULL;
+	*len = 0;
+	if (!path || max > ((size_t)-1) / 2)
+		return -EINVAL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+				    (flags & AXL__FILE_NOFOLLOW ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int ret = 0;
+	if (fstat(fd, &st) != 0)
+		ret = -errno;
+	else if (S_ISDIR(st.st_mode))
+		ret = -EISDIR;
+	else if (S_ISFIFO(st.st_mode) && (flags & AXL__FILE_FIFO)) /* a pipe (<(cmd)): wait for it */
+		ret = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 ? 0 : -errno;
+	else if (!S_ISREG(st.st_mode))
+		ret = -ENOTSUP;
+	else if ((uint64_t)st.st_size > max)
+		ret = -EFBIG;
+	if (ret == 0) {
+		char *buf;
+		size_t n;
+		ret = read_fd(fd, max, &buf, &n);
+		if (ret < 0)
+			free(buf);
+		else {
+			*out = buf;
+			*len = n;
+		}
+	}
+	close(fd);
+	return ret;
+}
+
+const char *axl__file_error(int rc)
+{
+	switch (rc) {
+	case -EISDIR: return "a directory, not a file";
+	case -ENOTSUP: return "not a regular file";
+	case -EFBIG: return "too large";
+	default: return strerror(rc < 0 ? -rc : rc);
+	}
 }
 
 long axl__fs_readlink(const struct axl__fs *fs, int dirfd, const char *path, char *buf,

@@ -137,6 +137,53 @@ int main(void)
 		  -ENOENT);
 	axl__fs_fini(&fs);
 
+	/* axl__file_read: a file the user names, whole, bounded, of the right kind */
+	{
+		char uf[600], *out = (char *)1;
+		size_t len = 99;
+		snprintf(uf, sizeof uf, "%s/user.json", root);
+		FILE *w = fopen(uf, "w");
+		CHECK(w != NULL);
+		if (w) {
+			fputs("{\"a\": 1}", w);
+			fclose(w);
+		}
+		CHECK_INT(axl__file_read(uf, 8, 0, &out, &len), 0);
+		CHECK_STR(out, "{\"a\": 1}");
+		CHECK_INT((long)len, 8);
+		free(out);
+		CHECK_INT(axl__file_read(uf, 7, 0, &out, &len), -EFBIG); /* one byte over */
+		CHECK(out == NULL && len == 0);
+		CHECK_INT(axl__file_read(root, 1 << 20, 0, &out, &len), -EISDIR);
+		CHECK_INT(axl__file_read("/dev/null", 1 << 20, 0, &out, &len), -ENOTSUP);
+		snprintf(p, sizeof p, "%s/nothing-here", root);
+		CHECK_INT(axl__file_read(p, 1 << 20, 0, &out, &len), -ENOENT);
+		snprintf(p, sizeof p, "%s/link.json", root);
+		CHECK_INT(symlink(uf, p), 0);
+		CHECK_INT(axl__file_read(p, 1 << 20, AXL__FILE_NOFOLLOW, &out, &len), -ELOOP);
+		CHECK_INT(axl__file_read(p, 1 << 20, 0, &out, &len), 0);
+		free(out);
+		snprintf(p, sizeof p, "%s/empty", root);
+		w = fopen(p, "w");
+		if (w)
+			fclose(w);
+		CHECK_INT(axl__file_read(p, 0, 0, &out, &len), 0);
+		CHECK(out && out[0] == 0 && len == 0);
+		free(out);
+		/* a pipe: refused unless asked for, then read to its end */
+		int pfd[2];
+		CHECK_INT(pipe(pfd), 0);
+		CHECK_INT((int)write(pfd[1], "abc", 3), 3);
+		close(pfd[1]);
+		snprintf(p, sizeof p, "/proc/self/fd/%d", pfd[0]);
+		CHECK_INT(axl__file_read(p, 16, 0, &out, &len), -ENOTSUP);
+		CHECK_INT(axl__file_read(p, 16, AXL__FILE_FIFO, &out, &len), 0);
+		CHECK_STR(out, "abc");
+		free(out);
+		close(pfd[0]);
+		CHECK_STR(axl__file_error(-ENOTSUP), "not a regular file");
+	}
+
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
 	CHECK_INT(system(cmd), 0);
