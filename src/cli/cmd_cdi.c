@@ -4,8 +4,8 @@
  * accelerators (docs/cdi.md). One spec per kind (nvidia.com/gpu, amd.com/gpu, ...),
  * a device per accelerator named by index and by UUID, one per partition that exists
  * now (MIG devices, AMD compute partitions) named "INDEX:N", and an "all" device.
- * The spec is built as a small value tree and written as JSON or YAML.
- * Uses only libaxl's public API; major/minor numbers come from stat() of the node.
+ * The spec is built as a small value tree and written as JSON (util's writer) or YAML.
+ * Uses libaxl's public API; major/minor numbers come from stat() of the node.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
