@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* What the axl command's files share. The command uses only libaxl's public API. */
+/* What the axl command's files share. The command uses libaxl's public API, and src/util
+ * (strbuf, the JSON writer) that it shares with the library: every JSON document the
+ * command writes itself goes through util's writer (docs/conventions.md). */
 #ifndef AXL_CLI_H
 #define AXL_CLI_H
 
 #include <stdio.h>
 
 #include "axl.h"
+#include "../util/json.h"
 
 #define EXIT_USAGE 2
 
@@ -105,8 +108,10 @@ const char *cli_str(const axl_device *d, axl_attr a);
 const char *cli_cell(int64_t v, char *buf, size_t cap);
 /* "16GiB", "512M", "8GB", "1000" -> bytes; -1 when malformed */
 int64_t parse_size(const char *s);
-/* s as a JSON string on standard output ("null" for NULL). */
-void print_json_str(const char *s);
+/* A document util's writer wrote into sb, on standard output (then a newline when
+ * newline is set: the compact writer ends without one); sb is freed. 1 (with a message on
+ * standard error) when the buffer could not be built. */
+int print_doc(struct axl__sb *sb, int newline);
 /* "axl: WHAT: <axl_error_last()>" on standard error; returns 1 (the exit code). */
 int fail_last(const char *what);
 /* A sample's value of device i as text in the metric's display unit ("72%", "41.2 W",

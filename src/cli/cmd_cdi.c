@@ -4,8 +4,8 @@
  * accelerators (docs/cdi.md). One spec per kind (nvidia.com/gpu, amd.com/gpu, ...),
  * a device per accelerator named by index and by UUID, one per partition that exists
  * now (MIG devices, AMD compute partitions) named "INDEX:N", and an "all" device.
- * The spec is built as a small value tree and written as JSON or YAML.
- * Uses only libaxl's public API; major/minor numbers come from stat() of the node.
+ * The spec is built as a small value tree and written as JSON (util's writer) or YAML.
+ * Uses libaxl's public API; major/minor numbers come from stat() of the node.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -127,48 +127,44 @@ static void vfree(struct val *v)
 
 /* ---- JSON and YAML -------------------------------------------------------------- */
 
-/* A double-quoted string, valid both as JSON and as a YAML double-quoted scalar. */
-static void put_quoted(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
-static void json_write(FILE *f, const struct val *v, int ind)
+/* The JSON: the tree through util's writer, indented. */
+static void json_val(struct axl__json *w, const struct val *v)
 {
 	switch (v->t) {
-	case V_STR: put_quoted(f, v->s); return;
-	case V_INT: fprintf(f, "%lld", v->i); return;
+	case V_STR: axl__json_str(w, v->s); return;
+	case V_INT: axl__json_int(w, v->i); return;
 	case V_OBJ:
-	case V_ARR:
-		if (!v->n) {
-			fputs(v->t == V_OBJ ? "{}" : "[]", f);
-			return;
-		}
-		fputc(v->t == V_OBJ ? '{' : '[', f);
+		axl__json_obj(w);
 		for (size_t i = 0; i < v->n; i++) {
-			fprintf(f, "%s\n%*s", i ? "," : "", ind + 2, "");
-			if (v->t == V_OBJ) {
-				put_quoted(f, v->kids[i]->key);
-				fputs(": ", f);
-			}
-			json_write(f, v->kids[i], ind + 2);
+			axl__json_key(w, v->kids[i]->key);
+			json_val(w, v->kids[i]);
 		}
-		fprintf(f, "\n%*s%c", ind, "", v->t == V_OBJ ? '}' : ']');
+		axl__json_obj_end(w);
+		return;
+	case V_ARR:
+		axl__json_arr(w);
+		for (size_t i = 0; i < v->n; i++)
+			json_val(w, v->kids[i]);
+		axl__json_arr_end(w);
 		return;
 	}
+}
+
+/* A YAML double-quoted scalar holding s: the JSON writer's escaping (\", \\, \n, \t, \r,
+ * \uXXXX, invalid UTF-8 as U+FFFD) is valid there too, so the YAML and the JSON spec hold
+ * the same strings. */
+static void put_quoted(FILE *f, const char *s)
+{
+	struct axl__sb sb = AXL__SB_INIT;
+	axl__sb_putc(&sb, '"');
+	axl__json_escape(&sb, s, strlen(s));
+	axl__sb_putc(&sb, '"');
+	if (sb.failed) {
+		fprintf(stderr, "axl: out of memory\n");
+		exit(1);
+	}
+	fwrite(sb.buf, 1, sb.len, f);
+	axl__sb_free(&sb);
 }
 
 static bool plain_key(const char *k)
@@ -238,10 +234,18 @@ static void write_spec(FILE *f, const struct val *spec, bool yaml)
 {
 	if (yaml) {
 		yaml_block(f, spec, 0, false);
-	} else {
-		json_write(f, spec, 0);
-		fputc('\n', f);
+		return;
 	}
+	struct axl__sb sb = AXL__SB_INIT;
+	struct axl__json w;
+	axl__json_init(&w, &sb, true); /* the indented writer ends the document with a newline */
+	json_val(&w, spec);
+	if (sb.failed) {
+		fprintf(stderr, "axl: out of memory\n");
+		exit(1);
+	}
+	fwrite(sb.buf, 1, sb.len, f);
+	axl__sb_free(&sb);
 }
 
 /* ---- kinds, names, edits ---------------------------------------------------------- */
@@ -730,24 +734,27 @@ int cmd_cdi(struct opts *o, int argc, char **argv)
 	size_t ns = build_all(&g, inv, specs);
 	int rc = 0;
 	if (list) {
-		if (o->json)
-			printf("[");
-		size_t k = 0;
+		struct axl__sb sb = AXL__SB_INIT;
+		struct axl__json w;
+		if (o->json) {
+			axl__json_init(&w, &sb, false);
+			axl__json_arr(&w);
+		}
 		for (size_t i = 0; i < ns; i++) {
 			const struct val *devs = vget(specs[i], "devices");
 			for (size_t j = 0; j < devs->n; j++) {
 				char fq[512];
 				snprintf(fq, sizeof fq, "%s=%s", vget(specs[i], "kind")->s, vget(devs->kids[j], "name")->s);
-				if (o->json) {
-					fputs(k++ ? ", " : "", stdout);
-					put_quoted(stdout, fq);
-				} else {
+				if (o->json)
+					axl__json_str(&w, fq);
+				else
 					puts(fq);
-				}
 			}
 		}
-		if (o->json)
-			printf("]\n");
+		if (o->json) {
+			axl__json_arr_end(&w);
+			rc = print_doc(&sb, 1);
+		}
 	} else if (o->output) {
 		for (size_t i = 0; i < ns && !rc; i++)
 			rc = write_file(o->output, specs[i], yaml);

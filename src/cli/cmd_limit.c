@@ -36,27 +36,31 @@ static int limit_list(const struct opts *o)
 		return fail_last("limit list");
 	}
 	if (o->json) {
-		const char *dir = axl_state_dir(ctx);
-		printf("{\"schema\":\"axl.limits\",\"schema_version\":1,\"state_dir\":");
-		if (dir)
-			print_json_str(dir);
-		else
-			printf("null");
-		printf(",\"limits\":[");
+		struct axl__sb sb = AXL__SB_INIT;
+		struct axl__json w;
+		axl__json_init(&w, &sb, false);
+		axl__json_obj(&w);
+		axl__json_kstr(&w, "schema", "axl.limits");
+		axl__json_kint(&w, "schema_version", 1);
+		axl__json_kstr(&w, "state_dir", axl_state_dir(ctx)); /* null when there is none */
+		axl__json_key(&w, "limits");
+		axl__json_arr(&w);
 		for (size_t i = 0; i < n; i++) {
-			printf("%s{\"device\":", i ? "," : "");
-			print_json_str(rows[i].device);
-			if (rows[i].uuid) {
-				printf(",\"uuid\":");
-				print_json_str(rows[i].uuid);
-			}
+			axl__json_obj(&w);
+			axl__json_kstr(&w, "device", rows[i].device);
+			if (rows[i].uuid)
+				axl__json_kstr(&w, "uuid", rows[i].uuid);
 			if (rows[i].memory_bytes >= 0)
-				printf(",\"memory_bytes\":%" PRId64, rows[i].memory_bytes);
+				axl__json_kint(&w, "memory_bytes", rows[i].memory_bytes);
 			if (rows[i].compute_percent >= 0)
-				printf(",\"compute_percent\":%d", rows[i].compute_percent);
-			printf(",\"pid\":%d,\"created\":%" PRId64 "}", rows[i].pid, rows[i].created);
+				axl__json_kint(&w, "compute_percent", rows[i].compute_percent);
+			axl__json_kint(&w, "pid", rows[i].pid);
+			axl__json_kint(&w, "created", rows[i].created);
+			axl__json_obj_end(&w);
 		}
-		printf("]}\n");
+		axl__json_arr_end(&w);
+		axl__json_obj_end(&w);
+		rc = print_doc(&sb, 1);
 	} else if (!n) {
 		printf("no limits recorded (%s)\n", axl_state_dir(ctx) ? axl_state_dir(ctx) : "no state directory");
 	} else {
@@ -73,7 +77,7 @@ static int limit_list(const struct opts *o)
 	}
 	axl_free(rows);
 	axl_context_free(ctx);
-	return 0;
+	return rc;
 }
 
 static int limit_env(const struct opts *o, const char *ids)

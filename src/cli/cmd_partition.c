@@ -18,54 +18,50 @@ static const char *cell(int64_t v, char *buf, size_t cap)
 	return buf;
 }
 
-/* One partition; with json, an object, which starts a whole document (schema axl.partition,
+/* One partition as a JSON object, which starts a whole document (schema axl.partition,
  * axl partition create --json) when doc is set. */
-static void print_row(const struct axl_partition *p, int json, int doc)
+static void json_row(struct axl__json *w, const struct axl_partition *p, int doc)
 {
-	if (json) {
-		printf("{");
-		if (doc)
-			printf("\"schema\":\"axl.partition\",\"schema_version\":1,");
-		printf("\"id\":");
-		print_json_str(p->id);
-		printf(",\"device\":");
-		print_json_str(p->device);
-		printf(",\"parent\":");
-		print_json_str(p->parent);
-		printf(",\"parent_uuid\":");
-		print_json_str(p->parent_uuid);
-		printf(",\"kind\":");
-		print_json_str(p->kind);
-		printf(",\"profile\":");
-		print_json_str(p->profile);
-		if (p->profile_id >= 0)
-			printf(",\"profile_id\":%" PRId64, p->profile_id);
-		if (p->memory_bytes >= 0)
-			printf(",\"memory_bytes\":%" PRId64, p->memory_bytes);
-		if (p->compute_units >= 0)
-			printf(",\"compute_units\":%" PRId64, p->compute_units);
-		printf(",\"env\":[");
-		for (size_t k = 0; p->env[k]; k++) {
-			printf("%s", k ? "," : "");
-			print_json_str(p->env[k]);
-		}
-		printf("],\"device_nodes\":[");
-		for (size_t k = 0; p->device_nodes[k]; k++) {
-			printf("%s", k ? "," : "");
-			print_json_str(p->device_nodes[k]);
-		}
-		/* owner and creation time only for a partition axl created (0: not known) */
-		printf("]");
-		if (p->owner_pid > 0)
-			printf(",\"owner_pid\":%d", p->owner_pid);
-		printf(",\"owner_alive\":%s", p->owner_alive ? "true" : "false");
-		if (p->created > 0)
-			printf(",\"created\":%" PRId64, p->created);
-		printf(",\"source\":");
-		print_json_str(axl_source_name(p->source));
-		printf("}");
-		return;
+	axl__json_obj(w);
+	if (doc) {
+		axl__json_kstr(w, "schema", "axl.partition");
+		axl__json_kint(w, "schema_version", 1);
 	}
+	axl__json_kstr(w, "id", p->id);
+	axl__json_kstr(w, "device", p->device);
+	axl__json_kstr(w, "parent", p->parent);
+	axl__json_kstr(w, "parent_uuid", p->parent_uuid);
+	axl__json_kstr(w, "kind", p->kind);
+	axl__json_kstr(w, "profile", p->profile);
+	if (p->profile_id >= 0)
+		axl__json_kint(w, "profile_id", p->profile_id);
+	if (p->memory_bytes >= 0)
+		axl__json_kint(w, "memory_bytes", p->memory_bytes);
+	if (p->compute_units >= 0)
+		axl__json_kint(w, "compute_units", p->compute_units);
+	axl__json_key(w, "env");
+	axl__json_arr(w);
+	for (size_t k = 0; p->env[k]; k++)
+		axl__json_str(w, p->env[k]);
+	axl__json_arr_end(w);
+	axl__json_key(w, "device_nodes");
+	axl__json_arr(w);
+	for (size_t k = 0; p->device_nodes[k]; k++)
+		axl__json_str(w, p->device_nodes[k]);
+	axl__json_arr_end(w);
+	/* owner and creation time only for a partition axl created (0: not known) */
+	if (p->owner_pid > 0)
+		axl__json_kint(w, "owner_pid", p->owner_pid);
+	axl__json_kbool(w, "owner_alive", p->owner_alive);
+	if (p->created > 0)
+		axl__json_kint(w, "created", p->created);
+	axl__json_kstr(w, "source", axl_source_name(p->source));
+	axl__json_obj_end(w);
+}
+
+/* One partition as text. */
+static void print_row(const struct axl_partition *p)
+{
 	printf("id: %s\nprofile: %s\n", p->id, p->profile ? p->profile : "-");
 	printf("device: %s\nparent: %s\n", p->device ? p->device : "- (gone)", p->parent ? p->parent : "-");
 	for (size_t k = 0; p->env[k]; k++)
@@ -82,20 +78,25 @@ static int part_profiles(const axl_inventory *inv, const char *id, int json)
 		return 1;
 	}
 	int any = 0;
+	struct axl__sb sb = AXL__SB_INIT;
+	struct axl__json w;
 	if (json) {
-		printf("{\"schema\":\"axl.partition_profiles\",\"schema_version\":1,\"device\":");
-		print_json_str(axl_device_id(d));
-		printf(",\"profiles\":[");
+		axl__json_init(&w, &sb, false);
+		axl__json_obj(&w);
+		axl__json_kstr(&w, "schema", "axl.partition_profiles");
+		axl__json_kint(&w, "schema_version", 1);
+		axl__json_kstr(&w, "device", axl_device_id(d));
+		axl__json_key(&w, "profiles");
+		axl__json_arr(&w);
 	}
 	for (size_t i = 0; i < axl_device_partitioning_count(d); i++) {
 		const struct axl_partitioning *pt = axl_device_partitioning(d, i);
 		for (size_t j = 0; j < pt->profile_count; j++) {
 			const struct axl_partition_profile *pp = axl_device_partition_profile(d, i, j);
 			if (json) {
-				printf("%s{\"technology\":", any ? "," : "");
-				print_json_str(pt->technology);
-				printf(",\"name\":");
-				print_json_str(pt->profiles[j]);
+				axl__json_obj(&w);
+				axl__json_kstr(&w, "technology", pt->technology);
+				axl__json_kstr(&w, "name", pt->profiles[j]);
 				if (pp) {
 					const char *k[] = {"id", "memory_bytes", "compute_units", "slices", "max_instances",
 							   "free_instances"};
@@ -103,9 +104,9 @@ static int part_profiles(const axl_inventory *inv, const char *id, int json)
 						       pp->max_instances, pp->free_instances};
 					for (int q = 0; q < 6; q++)
 						if (v[q] >= 0)
-							printf(",\"%s\":%" PRId64, k[q], v[q]);
+							axl__json_kint(&w, k[q], v[q]);
 				}
-				printf("}");
+				axl__json_obj_end(&w);
 			} else {
 				if (!any)
 					printf("%-8s %-12s %4s %10s %5s %7s %4s %5s\n", "TECH", "PROFILE", "ID", "MEMORY", "SMS",
@@ -124,9 +125,12 @@ static int part_profiles(const axl_inventory *inv, const char *id, int json)
 			any = 1;
 		}
 	}
-	if (json)
-		printf("]}\n");
-	else if (!any)
+	if (json) {
+		axl__json_arr_end(&w);
+		axl__json_obj_end(&w);
+		return print_doc(&sb, 1);
+	}
+	if (!any)
 		printf("%s offers no partition profiles\n", axl_device_id(d));
 	return 0;
 }
@@ -187,12 +191,19 @@ int cmd_partition(struct opts *go, int argc, char **argv)
 		if (axl_partition_list(ctx, inv, &rows, &n)) {
 			rc = fail_last("partition list");
 		} else if (o.json) {
-			printf("{\"schema\":\"axl.partitions\",\"schema_version\":1,\"partitions\":[");
-			for (size_t i = 0; i < n; i++) {
-				printf("%s", i ? "," : "");
-				print_row(&rows[i], 1, 0);
-			}
-			printf("]}\n");
+			struct axl__sb sb = AXL__SB_INIT;
+			struct axl__json w;
+			axl__json_init(&w, &sb, false);
+			axl__json_obj(&w);
+			axl__json_kstr(&w, "schema", "axl.partitions");
+			axl__json_kint(&w, "schema_version", 1);
+			axl__json_key(&w, "partitions");
+			axl__json_arr(&w);
+			for (size_t i = 0; i < n; i++)
+				json_row(&w, &rows[i], 0);
+			axl__json_arr_end(&w);
+			axl__json_obj_end(&w);
+			rc = print_doc(&sb, 1);
 		} else if (!n) {
 			printf("no partitions\n");
 		} else {
@@ -210,10 +221,14 @@ int cmd_partition(struct opts *go, int argc, char **argv)
 		struct axl_partition *p = NULL;
 		if (axl_partition_create(ctx, inv, pos[1], pos[2], 0, &p)) {
 			rc = fail_last("partition create");
+		} else if (o.json) {
+			struct axl__sb sb = AXL__SB_INIT;
+			struct axl__json w;
+			axl__json_init(&w, &sb, false);
+			json_row(&w, p, 1);
+			rc = print_doc(&sb, 1);
 		} else {
-			print_row(p, o.json, 1);
-			if (o.json)
-				printf("\n");
+			print_row(p);
 		}
 		axl_free(p);
 	} else if (strcmp(sub, "destroy") == 0) {

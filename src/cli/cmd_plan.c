@@ -117,24 +117,32 @@ static void node_name(const char *path, char *out, size_t cap)
 	out[n] = 0;
 }
 
-static void json_i64(const char *key, int64_t v, int comma)
+/* key: v, null when unknown (negative) */
+static void json_i64(struct axl__json *w, const char *key, int64_t v)
 {
-	printf("%s\"%s\":", comma ? "," : "", key);
+	axl__json_key(w, key);
 	if (v < 0)
-		printf("null");
+		axl__json_null(w);
 	else
-		printf("%" PRId64, v);
+		axl__json_int(w, v);
 }
 
 static int plan_list(int json)
 {
 	size_t n = axl_model_catalog_count();
-	if (json)
-		printf("{\"schema\":\"axl.models\",\"schema_version\":1,\"models\":[");
-	else
+	struct axl__sb sb = AXL__SB_INIT;
+	struct axl__json w;
+	if (json) {
+		axl__json_init(&w, &sb, false);
+		axl__json_obj(&w);
+		axl__json_kstr(&w, "schema", "axl.models");
+		axl__json_kint(&w, "schema_version", 1);
+		axl__json_key(&w, "models");
+		axl__json_arr(&w);
+	} else
 		printf("%-44s %-22s %-16s %9s %9s %6s %9s  %s\n", "ID", "ALIAS", "ARCHITECTURE", "PARAMS(B)", "ACTIVE(B)",
 		       "LAYERS", "MAX CTX", "CATALOG ENTRY");
-	int rc = 0, first = 1;
+	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *id = axl_model_catalog_id(i);
 		if (!id)
@@ -149,27 +157,22 @@ static int plan_list(int json)
 			continue;
 		}
 		if (json) {
-			printf("%s{\"id\":", first ? "" : ",");
-			print_json_str(id);
-			printf(",\"alias\":");
-			print_json_str(mi.alias ? mi.alias : axl_model_catalog_alias(i));
-			printf(",\"architecture\":");
-			print_json_str(mi.architecture);
-			json_i64("params", mi.params, 1);
-			json_i64("active_params", mi.active_params, 1);
-			json_i64("layers", mi.layers, 1);
-			json_i64("hidden", mi.hidden, 1);
-			json_i64("heads", mi.heads, 1);
-			json_i64("kv_heads", mi.kv_heads, 1);
-			json_i64("experts", mi.experts, 1);
-			json_i64("experts_per_token", mi.experts_per_token, 1);
-			json_i64("max_context", mi.max_context, 1);
-			printf(",\"attention\":");
-			print_json_str(mi.attention);
-			printf(",\"catalog_id\":");
-			print_json_str(axl_model_catalog_entry(m));
-			printf("}");
-			first = 0;
+			axl__json_obj(&w);
+			axl__json_kstr(&w, "id", id);
+			axl__json_kstr(&w, "alias", mi.alias ? mi.alias : axl_model_catalog_alias(i));
+			axl__json_kstr(&w, "architecture", mi.architecture);
+			json_i64(&w, "params", mi.params);
+			json_i64(&w, "active_params", mi.active_params);
+			json_i64(&w, "layers", mi.layers);
+			json_i64(&w, "hidden", mi.hidden);
+			json_i64(&w, "heads", mi.heads);
+			json_i64(&w, "kv_heads", mi.kv_heads);
+			json_i64(&w, "experts", mi.experts);
+			json_i64(&w, "experts_per_token", mi.experts_per_token);
+			json_i64(&w, "max_context", mi.max_context);
+			axl__json_kstr(&w, "attention", mi.attention);
+			axl__json_kstr(&w, "catalog_id", axl_model_catalog_entry(m));
+			axl__json_obj_end(&w);
 		} else {
 			const char *alias = mi.alias ? mi.alias : axl_model_catalog_alias(i);
 			char p[32] = "-", a[32] = "-", l[32] = "-", c[32] = "-";
@@ -188,8 +191,11 @@ static int plan_list(int json)
 		}
 		axl_model_free(m);
 	}
-	if (json)
-		printf("]}\n");
+	if (json) {
+		axl__json_arr_end(&w);
+		axl__json_obj_end(&w);
+		rc |= print_doc(&sb, 1);
+	}
 	return rc;
 }
 

@@ -37,15 +37,18 @@ int cmd_show(struct opts *o, int argc, char **argv)
 	} else if (o->json) {
 		char *doc;
 		if (axl_device_json(d, o->compact ? 0 : AXL_JSON_PRETTY, &doc, NULL) == 0 && doc[0] == '{') {
-			/* a document of its own (schema axl.device): the device object, the two
-			 * keys every document carries first */
-			if (o->compact)
-				printf("{\"schema\":\"axl.device\",\"schema_version\":1,%s", doc + 1);
-			else
-				printf("{\n  \"schema\": \"axl.device\",\n  \"schema_version\": 1,%s", doc + 1);
-			if (o->compact)
-				fputc('\n', stdout);
+			/* a document of its own (schema axl.device): the two keys every document
+			 * carries first, then the members of libaxl's device object */
+			struct axl__sb sb = AXL__SB_INIT;
+			struct axl__json w;
+			axl__json_init(&w, &sb, !o->compact);
+			axl__json_obj(&w);
+			axl__json_kstr(&w, "schema", "axl.device");
+			axl__json_kint(&w, "schema_version", 1);
+			axl__sb_putc(&sb, ',');
+			axl__sb_puts(&sb, doc + 1);
 			axl_free(doc);
+			rc = print_doc(&sb, o->compact);
 		} else {
 			rc = 1;
 		}

@@ -123,23 +123,19 @@ void print_warnings(const axl_inventory *inv)
 	}
 }
 
-void print_json_str(const char *s)
+int print_doc(struct axl__sb *sb, int newline)
 {
-	if (!s) {
-		printf("null");
-		return;
+	int rc = 0;
+	if (sb->failed) {
+		fprintf(stderr, "axl: out of memory\n");
+		rc = 1;
+	} else {
+		fwrite(axl__sb_str(sb), 1, sb->len, stdout);
+		if (newline)
+			putchar('\n');
 	}
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	axl__sb_free(sb);
+	return rc;
 }
 
 int fail_last(const char *what)

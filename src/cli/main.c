@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The axl command. It uses only libaxl's public API. */
+/* The axl command. It uses libaxl's public API, and src/util (the JSON writer). */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <inttypes.h>
