@@ -13,6 +13,7 @@
 #include "axl.h"
 #include "axl/plan.h"
 #include "cli.h"
+#include "../util/file.h"
 
 #define PLAN_MAX_NODE_FILES 256
 #define PLAN_MAX_FILE (64u << 20)
@@ -51,56 +52,17 @@ static double parse_pos_num(const char *s)
 	return v;
 }
 
-/* The whole file, NUL-terminated; NULL with a message on failure. */
+/* The whole file (or pipe, as in --node <(ssh n axl list --json)), NUL-terminated; NULL
+ * with a message on failure. */
 static char *read_node_file(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "axl: plan: %s: %s\n", path, strerror(errno));
-		return NULL;
-	}
-	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
-		fprintf(stderr, "axl: plan: %s: not a regular file\n", path);
-		fclose(f);
-		return NULL;
-	}
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap + 1);
-	for (;;) {
-		if (!buf) {
-			fprintf(stderr, "axl: plan: %s: out of memory\n", path);
-			fclose(f);
-			return NULL;
-		}
-		size_t r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (n > PLAN_MAX_FILE) {
-			fprintf(stderr, "axl: plan: %s: larger than 64 MiB\n", path);
-			free(buf);
-			fclose(f);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		if (n == cap) {
-			cap *= 2;
-			char *nb = realloc(buf, cap + 1);
-			if (!nb)
-				free(buf);
-			buf = nb;
-		}
-	}
-	int err = ferror(f);
-	fclose(f);
-	if (err) {
-		fprintf(stderr, "axl: plan: %s: read error\n", path);
-		free(buf);
-		return NULL;
-	}
-	buf[n] = 0;
-	*len = n;
-	return buf;
+	char *text = NULL;
+	int r = axl__file_read(path, PLAN_MAX_FILE, AXL__FILE_FIFO, &text, len);
+	if (r == -EFBIG)
+		fprintf(stderr, "axl: plan: %s: larger than 64 MiB\n", path);
+	else if (r)
+		fprintf(stderr, "axl: plan: %s: %s\n", path, axl__file_error(r));
+	return r ? NULL : text;
 }
 
 /* "dir/gpu-node-3.json" -> "gpu-node-3" */

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "axl/error.h"
-#include "../util/fs.h"
+#include "../util/file.h"
 #include "gguf.h"
 #include "internal.h"
 #include "model_catalog.h"

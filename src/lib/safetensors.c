@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "model_file.h"
-#include "../util/fs.h"
+#include "../util/file.h"
 #include "../util/jsonr.h"
 
 #define ST_INDEX_MAX (64u * 1024 * 1024) /* a sharded index file */

@@ -14,7 +14,7 @@
 
 #include "internal.h"
 #include "sim.h"
-#include "../util/fs.h"
+#include "../util/file.h"
 #include "../util/jsonr.h"
 
 struct pctx {

@@ -18,6 +18,7 @@
 
 #include "internal.h"
 #include "state.h"
+#include "../util/file.h"
 #include "../util/fs.h"
 #include "../util/json.h"
 #include "../util/jsonr.h"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "fs.h"
+#include "file.h"
 #include "record.h"
 
 #include <errno.h>
@@ -171,45 +172,6 @@ long axl__fs_read(const struct axl__fs *fs, int dirfd, const char *path, char *b
 	return ret < 0 ? ret : (long)len;
 }
 
-/* Read fd to its end into a malloc'd, NUL-terminated buffer: up to max + 1 bytes, one
- * more than max meaning too big. 0 with *out and *n, -EFBIG, -ENOMEM or -errno; on
- * failure *out is the part read (for the recorder) or NULL, and is the caller's. */
-static int read_fd(int fd, size_t max, char **out, size_t *len)
-{
-	size_t cap = max + 2 < 4096 ? max + 2 : 4096, n = 0;
-	char *buf = malloc(cap);
-	int ret = buf ? 0 : -ENOMEM;
-	while (ret == 0) {
-		if (n == cap - 1) {
-			size_t ncap = cap > (max + 2) / 2 ? max + 2 : cap * 2;
-			char *nb = realloc(buf, ncap);
-			if (!nb) {
-				ret = -ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		ssize_t r = read(fd, buf + n, cap - 1 - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-		} else if (r == 0) {
-			break;
-		} else {
-			n += (size_t)r;
-			if (n > max)
-				ret = -EFBIG;
-		}
-	}
-	if (buf)
-		buf[n < cap ? n : cap - 1] = '\0';
-	*out = buf;
-	*len = n;
-	return ret;
-}
-
 int axl__fs_read_alloc(const struct axl__fs *fs, int dirfd, const char *path, size_t max,
 		       char **out, size_t *len)
 {
@@ -223,7 +185,7 @@ int axl__fs_read_alloc(const struct axl__fs *fs, int dirfd, const char *path, si
 		return fd;
 	char *buf;
 	size_t n;
-	int ret = read_fd(fd, max, &buf, &n);
+	int ret = axl__read_fd_alloc(fd, max, &buf, &n);
 	if (fs->rec && buf)
 		axl__rec_read(fs, dirfd, path, fd, buf, n, -1);
 	close(fd);
@@ -235,53 +197,6 @@ int axl__fs_read_alloc(const struct axl__fs *fs, int dirfd, const char *path, si
 	if (len)
 		*len = n;
 	return 0;
-}
-
-int axl__file_read(const char *path, size_t max, unsigned flags, char **out, size_t *len)
-{
-	*out = NULL;
-	*len = 0;
-	if (!path || max > ((size_t)-1) / 2)
-		return -EINVAL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
-				    (flags & AXL__FILE_NOFOLLOW ? O_NOFOLLOW : 0));
-	if (fd < 0)
-		return -errno;
-	struct stat st;
-	int ret = 0;
-	if (fstat(fd, &st) != 0)
-		ret = -errno;
-	else if (S_ISDIR(st.st_mode))
-		ret = -EISDIR;
-	else if (S_ISFIFO(st.st_mode) && (flags & AXL__FILE_FIFO)) /* a pipe (<(cmd)): wait for it */
-		ret = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 ? 0 : -errno;
-	else if (!S_ISREG(st.st_mode))
-		ret = -ENOTSUP;
-	else if ((uint64_t)st.st_size > max)
-		ret = -EFBIG;
-	if (ret == 0) {
-		char *buf;
-		size_t n;
-		ret = read_fd(fd, max, &buf, &n);
-		if (ret < 0)
-			free(buf);
-		else {
-			*out = buf;
-			*len = n;
-		}
-	}
-	close(fd);
-	return ret;
-}
-
-const char *axl__file_error(int rc)
-{
-	switch (rc) {
-	case -EISDIR: return "a directory, not a file";
-	case -ENOTSUP: return "not a regular file";
-	case -EFBIG: return "too large";
-	default: return strerror(rc < 0 ? -rc : rc);
-	}
 }
 
 long axl__fs_readlink(const struct axl__fs *fs, int dirfd, const char *path, char *buf,

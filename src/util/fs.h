@@ -58,17 +58,6 @@ bool axl__fs_exists(const struct axl__fs *fs, int dirfd, const char *path);
 /* Is path a directory (following links)? */
 bool axl__fs_isdir(const struct axl__fs *fs, int dirfd, const char *path);
 
-/* A file named by the user (a spec, a config, a document), not through the sysroot:
- * read whole into a malloc'd, NUL-terminated buffer (*out, freed by the caller; *len its
- * length without the NUL). It must be a regular file (or, with AXL__FILE_FIFO, a pipe
- * such as <(axl list --json)) of at most max bytes. Returns 0, -ENOENT and other
- * -errno values of open/read, -EISDIR a directory, -ENOTSUP another kind of file,
- * -EFBIG more than max bytes; axl__file_error() words each. */
-#define AXL__FILE_NOFOLLOW 1u /* refuse a symlink (O_NOFOLLOW: -ELOOP) */
-#define AXL__FILE_FIFO 2u     /* accept a pipe, read to its end */
-int axl__file_read(const char *path, size_t max, unsigned flags, char **out, size_t *len);
-const char *axl__file_error(int rc);
-
 /* Write all of buf to fd (retrying short writes and EINTR): 0 or -errno. */
 int axl__write_all(int fd, const void *buf, size_t n);
 

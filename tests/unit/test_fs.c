@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "../../src/util/file.h"
 #include "../../src/util/fs.h"
 
 static char root[256];
