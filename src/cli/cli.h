@@ -84,6 +84,18 @@ int cmd_limit(const struct opts *o, int argc, char **argv, int first);
 int cmd_partition(const struct opts *o, int argc, char **argv, int first);
 /* axl plan (plan.c): argv[first..] are its model and options */
 int cmd_plan(const struct opts *o, int argc, char **argv, int first);
+/* A library a command loads only when it runs (dl.c): axl links libaxl and libc alone,
+ * serve loads libmicrohttpd and top curses. A function or data object of it: its name and
+ * where its address goes in the command's table. */
+struct cli_sym {
+	const char *name;
+	size_t off;
+};
+/* dlopen $env (when set and not empty) or soname, and resolve every symbol into table.
+ * 0, or 1 after a message on standard error naming what `command` needs and the Debian
+ * package that has it. The library stays loaded until the process ends. */
+int cli_dlopen(const char *command, const char *env, const char *soname, const char *package,
+	       const struct cli_sym *syms, size_t n, void *table);
 /* "16GiB", "512M", "8GB", "1000" -> bytes; -1 when malformed */
 int64_t parse_size(const char *s);
 /* s as a JSON string on standard output ("null" for NULL). */
