@@ -106,7 +106,9 @@ static void usage(FILE *f)
 		"variables (docs/visibility.md) on the live system; TMPDIR is where a capture\n"
 		"given as sysroot is unpacked while axl runs. AXL_STATE_DIR: where axl limit keeps\n"
 		"its records (default /run/axl for root, else $XDG_RUNTIME_DIR/axl or /tmp/axl-UID;\n"
-		"under --sysroot only when given).\n");
+		"under --sysroot only when given). AXL_PCI_LIBRARY, AXL_MHD_LIBRARY, AXL_CURSES_LIBRARY:\n"
+		"load that file instead of libpci.so.3 (pci.ids names), libmicrohttpd.so.12 (serve)\n"
+		"or libncursesw.so.6 (top), which axl loads only when it needs them.\n");
 }
 
 static void log_stderr(axl_log_level level, const char *msg, void *ud)
@@ -124,16 +126,17 @@ int open_inventory_ex(const struct opts *o, axl_context **ctx, axl_inventory **i
 	co.sim = o->sim;
 	co.backends = o->backends;
 	/* --env: an explicit environment, the given variables plus axl's own settings */
-	const char *env[MAX_ENV + 10];
+	const char *env[MAX_ENV + 12];
 	if (o->nenv) {
 		int n = 0;
 		for (int i = 0; i < o->nenv; i++)
 			env[n++] = o->env[i];
-		static const char *const own[] = {"AXL_SYSROOT",          "AXL_BACKENDS",    "AXL_PCI_IDS",
-						  "AXL_NVML_LIBRARY",     "AXL_ROCM_SMI_LIBRARY", "AXL_ZE_LIBRARY",
-						  "AXL_VENDOR_TIMEOUT_MS", "AXL_SIM"};
-		static char keep[8][4096];
-		for (int k = 0; k < 8; k++) {
+		static const char *const own[] = {"AXL_SYSROOT",          "AXL_BACKENDS",         "AXL_PCI_IDS",
+						  "AXL_PCI_LIBRARY",      "AXL_NVML_LIBRARY",     "AXL_ROCM_SMI_LIBRARY",
+						  "AXL_ZE_LIBRARY",       "AXL_VENDOR_TIMEOUT_MS", "AXL_SIM"};
+		enum { NOWN = sizeof own / sizeof *own };
+		static char keep[NOWN][4096];
+		for (int k = 0; k < NOWN; k++) {
 			const char *val = getenv(own[k]);
 			if (val && strlen(val) < sizeof keep[k] - 16) {
 				snprintf(keep[k], sizeof keep[k], "%s=%s", own[k], val);
