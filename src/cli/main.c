@@ -106,9 +106,10 @@ static void usage(FILE *f)
 		"variables (docs/visibility.md) on the live system; TMPDIR is where a capture\n"
 		"given as sysroot is unpacked while axl runs. AXL_STATE_DIR: where axl limit keeps\n"
 		"its records (default /run/axl for root, else $XDG_RUNTIME_DIR/axl or /tmp/axl-UID;\n"
-		"under --sysroot only when given). AXL_PCI_LIBRARY, AXL_MHD_LIBRARY, AXL_CURSES_LIBRARY:\n"
-		"load that file instead of libpci.so.3 (pci.ids names), libmicrohttpd.so.12 (serve)\n"
-		"or libncursesw.so.6 (top), which axl loads only when it needs them.\n");
+		"under --sysroot only when given). AXL_PCI_LIBRARY, AXL_ZLIB_LIBRARY, AXL_MHD_LIBRARY,\n"
+		"AXL_CURSES_LIBRARY: load that file instead of libpci.so.3 (pci.ids names), libz.so.1\n"
+		"(capture files), libmicrohttpd.so.12 (serve) or libncursesw.so.6 (top), which axl\n"
+		"loads only when it needs them.\n");
 }
 
 static void log_stderr(axl_log_level level, const char *msg, void *ud)
@@ -132,7 +133,8 @@ int open_inventory_ex(const struct opts *o, axl_context **ctx, axl_inventory **i
 		for (int i = 0; i < o->nenv; i++)
 			env[n++] = o->env[i];
 		static const char *const own[] = {"AXL_SYSROOT",          "AXL_BACKENDS",         "AXL_PCI_IDS",
-						  "AXL_PCI_LIBRARY",      "AXL_NVML_LIBRARY",     "AXL_ROCM_SMI_LIBRARY",
+						  "AXL_PCI_LIBRARY",      "AXL_ZLIB_LIBRARY",     "AXL_NVML_LIBRARY",
+						  "AXL_ROCM_SMI_LIBRARY",
 						  "AXL_ZE_LIBRARY",       "AXL_VENDOR_TIMEOUT_MS", "AXL_SIM"};
 		enum { NOWN = sizeof own / sizeof *own };
 		static char keep[NOWN][4096];

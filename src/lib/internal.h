@@ -102,6 +102,7 @@ struct axl_context {
 	bool devicedb_enabled;
 	char *pci_ids_path;
 	char *pci_library;    /* $AXL_PCI_LIBRARY: load this instead of libpci.so.3 (pciids.c) */
+	char *zlib_library;   /* $AXL_ZLIB_LIBRARY: instead of libz.so.1 (util/zlib_dl.h) */
 	char *nvml_library;   /* $AXL_NVML_LIBRARY: load this instead of libnvidia-ml.so.1 */
 	char *rocm_smi_library; /* $AXL_ROCM_SMI_LIBRARY: instead of librocm_smi64.so.* */
 	char *ze_library;     /* $AXL_ZE_LIBRARY: instead of libze_loader.so.1 */

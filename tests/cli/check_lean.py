@@ -7,12 +7,15 @@ axl and libaxl link only libc and what discovery needs; libmicrohttpd (serve), c
 the library that needs them, and their absence is handled:
 
   needed        DT_NEEDED of axl: libaxl and libc (libm allowed); of libaxl.so: libc,
-                libm, libz (libdl, libpthread on older glibc), sanitizer runtimes.
-                Never libmicrohttpd, curses, libtinfo, libpci, libudev, gnutls, ...
+                libm (libdl, libpthread on older glibc), sanitizer runtimes. Never
+                libmicrohttpd, curses, libtinfo, libpci, libudev, gnutls, zlib, ...
   lazy          (LD_DEBUG=files) `axl list --json` of a node whose devices the device
                 database names loads none of those; one with an unknown device and a
                 pci.ids loads libpci and names it; `axl top --batch` loads no curses;
-                `axl metrics` no libmicrohttpd
+                `axl metrics` no libmicrohttpd; zlib only for a capture file (written
+                with `axl capture`, listed with --sysroot FILE)
+  zlib_missing  AXL_ZLIB_LIBRARY=/nonexistent: `axl list --sysroot CAPTURE` and `axl
+                capture` exit 1 naming libz.so.1 and zlib1g, and write no file
   pci_missing   AXL_PCI_LIBRARY=/nonexistent: unknown devices are listed unnamed (exit 0,
                 -v says why and names libpci3), database names stay
   pci_unusable  AXL_PCI_LIBRARY=libz.so.1 (loads, lacks libpci's functions): the same
@@ -44,10 +47,10 @@ PCI_IDS = os.path.join(TREES, "fixtures", "pci.ids.unknown-accels")
 SANITIZERS = ("libasan.so", "libubsan.so", "libtsan.so", "liblsan.so", "libclang_rt")
 ALLOWED = {
     "axl": ("libaxl.so.0", "libc.so.", "libm.so.", "libpthread.so.", "libdl.so.", "ld-linux") + SANITIZERS,
-    "libaxl": ("libc.so.", "libm.so.", "libz.so.", "libpthread.so.", "libdl.so.", "ld-linux") + SANITIZERS,
+    "libaxl": ("libc.so.", "libm.so.", "libpthread.so.", "libdl.so.", "ld-linux") + SANITIZERS,
 }
 # loaded only by the command that needs them
-LAZY = ("libmicrohttpd", "libncurses", "libtinfo", "libpci", "libudev", "libgnutls")
+LAZY = ("libmicrohttpd", "libncurses", "libtinfo", "libpci", "libudev", "libgnutls", "libz.so")
 
 
 class Fail(Exception):
@@ -134,6 +137,21 @@ def case_lazy(a):
     else:
         lazy_pci(a, unknown)
     lazy_commands(a)
+    lazy_capture(a, known)
+
+
+def lazy_capture(a, known):
+    cap = os.path.join(a.work, "capture.tar.gz")
+    p = run([a.axl, "capture", "--sysroot", known, "-o", cap], env_for(LD_DEBUG="files"))
+    libs = loaded(p.stderr)
+    print("axl capture loaded:", " ".join(sorted(libs)))
+    if p.returncode != 0 or not any(x.startswith("libz.so") for x in libs):
+        raise Fail("axl capture (exit %d) did not load zlib" % p.returncode)
+    p = run([a.axl, "list", "--json", "--sysroot", cap], env_for(LD_DEBUG="files"))
+    libs = loaded(p.stderr)
+    print("axl list --json --sysroot CAPTURE loaded:", " ".join(sorted(libs)))
+    if p.returncode != 0 or not any(x.startswith("libz.so") for x in libs) or len(models(p.stdout)) != 8:
+        raise Fail("axl list --sysroot CAPTURE (exit %d) did not load zlib or list 8 devices" % p.returncode)
 
 
 def lazy_pci(a, unknown):
@@ -264,6 +282,27 @@ def case_top_missing(a):
         raise Fail("axl top's message does not name the Debian package")
     if "\x1b[" in text:
         raise Fail("axl top wrote to the terminal (escape sequences) though curses is missing")
+
+
+def case_zlib_missing(a):
+    known = mktree(a.work, "gaudi2-8x")
+    cap = os.path.join(a.work, "capture.tar.gz")
+    p = run([a.axl, "capture", "--sysroot", known, "-o", cap], env_for())
+    if p.returncode != 0:
+        raise Fail("axl capture failed with zlib: %s" % p.stderr.decode(errors="replace")[-2000:])
+    lib = "/nonexistent/libz.so.1"
+    out2 = os.path.join(a.work, "again.tar.gz")
+    for args in (["list", "--json", "--sysroot", cap], ["capture", "--sysroot", known, "-o", out2]):
+        p = run([a.axl] + args, env_for(AXL_ZLIB_LIBRARY=lib))
+        err = p.stderr.decode(errors="replace")
+        print("axl %s: exit %d: %s" % (args[0], p.returncode, err[-600:]))
+        if p.returncode != 1:
+            raise Fail("axl %s without zlib exited %d, not 1" % (args[0], p.returncode))
+        for w in ("libz.so.1", "zlib1g", lib):
+            if w not in err:
+                raise Fail("axl %s's message does not say %r" % (args[0], w))
+    if os.path.exists(out2) or [f for f in os.listdir(a.work) if f.startswith(".again")]:
+        raise Fail("axl capture without zlib left a file behind")
 
 
 def case_top_batch(a):
