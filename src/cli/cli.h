@@ -106,6 +106,18 @@ void print_warnings(const axl_inventory *inv);
 const char *cli_str(const axl_device *d, axl_attr a);
 /* A table cell for a number that may be unknown (negative): "-", never -1. */
 const char *cli_cell(int64_t v, char *buf, size_t cap);
+/* A library a command loads only when it runs (dl.c): axl links libaxl and libc alone,
+ * serve loads libmicrohttpd and top curses. A function or data object of it: its name and
+ * where its address goes in the command's table. */
+struct cli_sym {
+	const char *name;
+	size_t off;
+};
+/* dlopen $env (when set and not empty) or soname, and resolve every symbol into table.
+ * 0, or 1 after a message on standard error naming what `command` needs and the Debian
+ * package that has it. The library stays loaded until the process ends. */
+int cli_dlopen(const char *command, const char *env, const char *soname, const char *package,
+	       const struct cli_sym *syms, size_t n, void *table);
 /* "16GiB", "512M", "8GB", "1000" -> bytes; -1 when malformed */
 int64_t parse_size(const char *s);
 /* A document util's writer wrote into sb, on standard output (then a newline when

@@ -13,6 +13,7 @@
  * costs more than handing out text, so one sample is taken at most every --interval
  * milliseconds (100 by default) under a mutex; scrapes within that window get the
  * response already rendered (a reference-counted libmicrohttpd response, not a copy).
+ * libmicrohttpd itself is loaded with dlopen when serve starts (below, and dl.c).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -41,6 +42,7 @@ int cmd_serve(struct opts *o, int argc, char **argv)
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -50,6 +52,38 @@ typedef int MHD_RESULT;
 #else
 typedef enum MHD_Result MHD_RESULT;
 #endif
+
+/* libmicrohttpd is loaded when axl serve runs, not linked (dl.c): the functions used,
+ * typed by <microhttpd.h>, in a table resolved from libmicrohttpd.so.12. The macros
+ * after it route every call below through the table; one left out is an undefined
+ * reference when linking. $AXL_MHD_LIBRARY loads that file instead (tests). */
+#define MHD_FUNCTIONS(X)                                                                               \
+	X(MHD_start_daemon)                                                                            \
+	X(MHD_stop_daemon)                                                                             \
+	X(MHD_get_daemon_info)                                                                         \
+	X(MHD_create_response_from_buffer)                                                             \
+	X(MHD_create_response_from_buffer_with_free_callback)                                          \
+	X(MHD_add_response_header)                                                                     \
+	X(MHD_queue_response)                                                                          \
+	X(MHD_destroy_response)
+static struct {
+#define X(f) __typeof__(f) *f;
+	MHD_FUNCTIONS(X)
+#undef X
+} mhd;
+static const struct cli_sym mhd_syms[] = {
+#define X(f) {#f, offsetof(__typeof__(mhd), f)},
+	MHD_FUNCTIONS(X)
+#undef X
+};
+#define MHD_start_daemon (*mhd.MHD_start_daemon)
+#define MHD_stop_daemon (*mhd.MHD_stop_daemon)
+#define MHD_get_daemon_info (*mhd.MHD_get_daemon_info)
+#define MHD_create_response_from_buffer (*mhd.MHD_create_response_from_buffer)
+#define MHD_create_response_from_buffer_with_free_callback (*mhd.MHD_create_response_from_buffer_with_free_callback)
+#define MHD_add_response_header (*mhd.MHD_add_response_header)
+#define MHD_queue_response (*mhd.MHD_queue_response)
+#define MHD_destroy_response (*mhd.MHD_destroy_response)
 
 #define DEFAULT_LISTEN "127.0.0.1:9400"
 #define DEFAULT_MIN_INTERVAL_MS 100
@@ -251,6 +285,9 @@ int cmd_serve(struct opts *o, int argc, char **argv)
 	char host[INET6_ADDRSTRLEN + 8];
 	if (parse_listen(o->listen ? o->listen : DEFAULT_LISTEN, &ss, &sl, host, sizeof host))
 		return EXIT_USAGE;
+	if (cli_dlopen("serve", "AXL_MHD_LIBRARY", "libmicrohttpd.so.12", "libmicrohttpd12", mhd_syms,
+		       sizeof mhd_syms / sizeof *mhd_syms, &mhd))
+		return 1;
 	axl_context *ctx;
 	axl_inventory *inv;
 	if (open_inventory(o, &ctx, &inv))

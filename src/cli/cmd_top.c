@@ -19,9 +19,75 @@
 #else
 #include <curses.h>
 #endif
+#include <stddef.h>
 
 #include "cli.h"
 #include "top.h"
+
+/* ---- curses, loaded when the screen is drawn ------------------------------------------
+ * The command does not link curses (dl.c): the functions and the two data objects the
+ * screen uses, typed by <curses.h>, are resolved from the library when axl top draws on
+ * a terminal (batch frames need none). The macros after the table route every call,
+ * including those inside curses.h's own macros (getch, mvaddch, timeout, ...), through
+ * it; one left out is an undefined reference when linking. $AXL_CURSES_LIBRARY loads
+ * that file instead (tests). */
+#if defined(NCURSES_REENTRANT) && NCURSES_REENTRANT
+#error "a reentrant ncurses: stdscr and curscr are functions there, not the data objects resolved below"
+#endif
+#ifdef AXL_TOP_NCURSESW
+#define CURSES_SONAME "libncursesw.so.6"
+#define CURSES_PACKAGE "libncursesw6"
+#define CURSES_WIDE(X) X(setcchar) X(wadd_wch)
+#else
+#define CURSES_SONAME "libncurses.so.6"
+#define CURSES_PACKAGE "libncurses6"
+#define CURSES_WIDE(X)
+#endif
+#define CURSES_FUNCTIONS(X)                                                                            \
+	X(newterm) X(delscreen) X(endwin) X(cbreak) X(noecho) X(nonl) X(keypad) X(curs_set)          \
+	X(set_escdelay) X(has_colors) X(start_color) X(use_default_colors) X(init_pair) X(wmove)      \
+	X(waddch) X(wnoutrefresh) X(doupdate) X(wgetch) X(wtimeout) X(ungetch) X(clearok)            \
+	CURSES_WIDE(X)
+#define CURSES_DATA(X) X(stdscr) X(curscr)
+static struct {
+#define X(f) __typeof__(f) *f;
+	CURSES_FUNCTIONS(X)
+	CURSES_DATA(X)
+#undef X
+} cu;
+static const struct cli_sym cu_syms[] = {
+#define X(f) {#f, offsetof(__typeof__(cu), f)},
+	CURSES_FUNCTIONS(X)
+	CURSES_DATA(X)
+#undef X
+};
+#define newterm (*cu.newterm)
+#define delscreen (*cu.delscreen)
+#define endwin (*cu.endwin)
+#define cbreak (*cu.cbreak)
+#define noecho (*cu.noecho)
+#define nonl (*cu.nonl)
+#define keypad (*cu.keypad)
+#define curs_set (*cu.curs_set)
+#define set_escdelay (*cu.set_escdelay)
+#define has_colors (*cu.has_colors)
+#define start_color (*cu.start_color)
+#define use_default_colors (*cu.use_default_colors)
+#define init_pair (*cu.init_pair)
+#define wmove (*cu.wmove)
+#define waddch (*cu.waddch)
+#define wnoutrefresh (*cu.wnoutrefresh)
+#define doupdate (*cu.doupdate)
+#define wgetch (*cu.wgetch)
+#define wtimeout (*cu.wtimeout)
+#define ungetch (*cu.ungetch)
+#define clearok (*cu.clearok)
+#ifdef AXL_TOP_NCURSESW
+#define setcchar (*cu.setcchar)
+#define wadd_wch (*cu.wadd_wch)
+#endif
+#define stdscr (*cu.stdscr)
+#define curscr (*cu.curscr)
 
 static volatile sig_atomic_t stop;
 static void on_signal(int sig)
@@ -373,6 +439,13 @@ int cmd_top(struct opts *o, int argc, char **argv)
 		fprintf(stderr, "axl: top takes no argument ('%s')\n", argv[0]);
 		return EXIT_USAGE;
 	}
+	int batch = o->batch || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO);
+	/* the screen needs curses: said before anything is read */
+	if (!batch && cli_dlopen("top", "AXL_CURSES_LIBRARY", CURSES_SONAME, CURSES_PACKAGE, cu_syms,
+				 sizeof cu_syms / sizeof *cu_syms, &cu)) {
+		fprintf(stderr, "axl: (axl top --batch prints the frames as text without it)\n");
+		return 1;
+	}
 	axl_context *ctx;
 	axl_inventory *inv;
 	if (open_inventory(o, &ctx, &inv))
@@ -392,7 +465,6 @@ int cmd_top(struct opts *o, int argc, char **argv)
 	st.interval_ms = o->interval_ms ? o->interval_ms : 1000;
 	st.show_processes = !o->no_processes;
 	catch_signals();
-	int batch = o->batch || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO);
 	int rc = batch ? run_batch(o, smpl, &st) : run_screen(smpl, &st);
 	if (batch)
 		print_warnings(inv);

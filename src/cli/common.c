@@ -27,16 +27,18 @@ int open_inventory_ex(const struct opts *o, axl_context **ctx, axl_inventory **i
 	co.sim = o->sim;
 	co.backends = o->backends;
 	/* --env: an explicit environment, the given variables plus axl's own settings */
-	const char *env[MAX_ENV + 10];
+	const char *env[MAX_ENV + 12];
 	if (o->nenv) {
 		int n = 0;
 		for (int i = 0; i < o->nenv; i++)
 			env[n++] = o->env[i];
-		static const char *const own[] = {"AXL_SYSROOT",          "AXL_BACKENDS",    "AXL_PCI_IDS",
-						  "AXL_NVML_LIBRARY",     "AXL_ROCM_SMI_LIBRARY", "AXL_ZE_LIBRARY",
-						  "AXL_VENDOR_TIMEOUT_MS", "AXL_SIM"};
-		static char keep[8][4096];
-		for (int k = 0; k < 8; k++) {
+		static const char *const own[] = {"AXL_SYSROOT",          "AXL_BACKENDS",         "AXL_PCI_IDS",
+						  "AXL_PCI_LIBRARY",      "AXL_ZLIB_LIBRARY",     "AXL_NVML_LIBRARY",
+						  "AXL_ROCM_SMI_LIBRARY",
+						  "AXL_ZE_LIBRARY",       "AXL_VENDOR_TIMEOUT_MS", "AXL_SIM"};
+		enum { NOWN = sizeof own / sizeof *own };
+		static char keep[NOWN][4096];
+		for (int k = 0; k < NOWN; k++) {
 			const char *val = getenv(own[k]);
 			if (val && strlen(val) < sizeof keep[k] - 16) {
 				snprintf(keep[k], sizeof keep[k], "%s=%s", own[k], val);

@@ -106,7 +106,10 @@ void cli_usage(FILE *f)
 		"variables (docs/visibility.md) on the live system; TMPDIR is where a capture\n"
 		"given as sysroot is unpacked while axl runs. AXL_STATE_DIR: where axl limit keeps\n"
 		"its records (default /run/axl for root, else $XDG_RUNTIME_DIR/axl or /tmp/axl-UID;\n"
-		"under --sysroot only when given).\n");
+		"under --sysroot only when given). AXL_PCI_LIBRARY, AXL_ZLIB_LIBRARY, AXL_MHD_LIBRARY,\n"
+		"AXL_CURSES_LIBRARY: load that file instead of libpci.so.3 (pci.ids names), libz.so.1\n"
+		"(capture files), libmicrohttpd.so.12 (serve) or libncursesw.so.6 (top), which axl\n"
+		"loads only when it needs them.\n");
 }
 
 /* The short names of the options that belong to some commands only (the table in

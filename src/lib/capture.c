@@ -304,7 +304,8 @@ AXL_API int axl_capture_write(axl_context *ctx, const char *path,
 				"capture '%s': cannot create a file there: %s", path, strerror(e));
 		goto out;
 	}
-	rc = axl__tar_writer_new(&p.w, fd, 6, (int64_t)now);
+	char zerr[400] = "";
+	rc = axl__tar_writer_new(&p.w, fd, 6, (int64_t)now, ctx->zlib_library, zerr, sizeof zerr);
 	if (!rc)
 		rc = axl__tar_add_dir(p.w, AXL__CAPTURE_DIR);
 	if (!rc)
@@ -328,8 +329,9 @@ AXL_API int axl_capture_write(axl_context *ctx, const char *path,
 		unlink(tmp);
 		if (members)
 			*members = 0;
-		rc = axl__error(rc == -ENOMEM ? AXL_ENOMEM : AXL_EIO, "capture '%s': %s", path,
-				rc == -ENAMETOOLONG ? "a recorded path is too long" : strerror(-rc));
+		rc = rc == -ELIBACC ? axl__error(AXL_ENOTSUP, "capture '%s': %s", path, zerr)
+				    : axl__error(rc == -ENOMEM ? AXL_ENOMEM : AXL_EIO, "capture '%s': %s", path,
+						 rc == -ENAMETOOLONG ? "a recorded path is too long" : strerror(-rc));
 	}
 out:
 	free(man);
@@ -369,11 +371,12 @@ static int tar_error(int e)
 	case -EBADMSG: return AXL_EPARSE;
 	case -EFBIG: return AXL_ETOOBIG;
 	case -ENOMEM: return AXL_ENOMEM;
+	case -ELIBACC: return AXL_ENOTSUP; /* zlib cannot be loaded */
 	default: return AXL_EIO;
 	}
 }
 
-int axl__capture_unpack(const char *sysroot, const char *tmpbase, char **dir)
+int axl__capture_unpack(const char *sysroot, const char *tmpbase, const char *zlib, char **dir)
 {
 	*dir = NULL;
 	struct stat sb;
@@ -392,6 +395,7 @@ int axl__capture_unpack(const char *sysroot, const char *tmpbase, char **dir)
 	}
 	/* check the whole file before anything is written, then unpack it */
 	struct axl__tar_limits lim = AXL__TAR_LIMITS_DEFAULT;
+	lim.zlib = zlib;
 	rc = axl__tar_read(fd, -1, &lim, NULL, err, sizeof err);
 	if (rc) {
 		close(fd);

@@ -39,7 +39,7 @@ bool axl__capture_recording(const axl_context *ctx);
 /* Context open/free: when sysroot names a capture file, check it and unpack it into a
  * new private directory under tmpbase; *dir is then that directory (malloc'd), NULL
  * when sysroot is not a regular file. 0 or an AXL_E* code with axl_error_last() set. */
-int axl__capture_unpack(const char *sysroot, const char *tmpbase, char **dir);
+int axl__capture_unpack(const char *sysroot, const char *tmpbase, const char *zlib, char **dir);
 /* The schema_version of the manifest (axl-capture/manifest.json) of the tree ctx reads
  * when it is an "axl.capture" of a later version than AXL__CAPTURE_VERSION; 0 when it
  * is not (or there is no manifest: any tree replays). */

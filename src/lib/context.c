@@ -259,6 +259,8 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 
 	/* vendor libraries: a library to load instead of the system's (a test double,
 	 * or NVML on a replayed tree), and how long a backend may take */
+	const char *pcilib = env_get(list, process, "AXL_PCI_LIBRARY");
+	const char *zlib = env_get(list, process, "AXL_ZLIB_LIBRARY");
 	const char *nvml = env_get(list, process, "AXL_NVML_LIBRARY");
 	const char *rsmi = env_get(list, process, "AXL_ROCM_SMI_LIBRARY");
 	const char *ze = env_get(list, process, "AXL_ZE_LIBRARY");
@@ -279,7 +281,7 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	const char *tmpbase = getenv("TMPDIR");
 	int rc = 0;
 	if (!ctx->sim) {
-		rc = axl__capture_unpack(sysroot, tmpbase && *tmpbase == '/' ? tmpbase : "/tmp", &ctx->replay_dir);
+		rc = axl__capture_unpack(sysroot, tmpbase && *tmpbase == '/' ? tmpbase : "/tmp", zlib, &ctx->replay_dir);
 		if (rc) {
 			axl_context_free(ctx);
 			return rc;
@@ -297,6 +299,8 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	if (ctx->fs.rerooted)
 		ctx->capture_newer = axl__capture_newer(ctx);
 	ctx->pci_ids_path = dup_or_null(ids);
+	ctx->pci_library = pcilib && *pcilib ? strdup(pcilib) : NULL;
+	ctx->zlib_library = zlib && *zlib ? strdup(zlib) : NULL;
 	ctx->nvml_library = nvml && *nvml ? strdup(nvml) : NULL;
 	ctx->rocm_smi_library = rsmi && *rsmi ? strdup(rsmi) : NULL;
 	ctx->ze_library = ze && *ze ? strdup(ze) : NULL;
@@ -305,7 +309,8 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	ctx->ze_enable_sysman = zes_env && strcmp(zes_env, "1") == 0;
 	if (opts->flags & AXL_CONTEXT_RECORD)
 		ctx->fs.rec = axl__rec_new();
-	if (!ctx->sysroot || (ids && !ctx->pci_ids_path) || (nvml && *nvml && !ctx->nvml_library) ||
+	if (!ctx->sysroot || (ids && !ctx->pci_ids_path) || (pcilib && *pcilib && !ctx->pci_library) ||
+	    (zlib && *zlib && !ctx->zlib_library) || (nvml && *nvml && !ctx->nvml_library) ||
 	    (rsmi && *rsmi && !ctx->rocm_smi_library) || (ze && *ze && !ctx->ze_library) ||
 	    ((opts->flags & AXL_CONTEXT_RECORD) && !ctx->fs.rec)) {
 		axl_context_free(ctx);
@@ -357,6 +362,8 @@ AXL_API void axl_context_free(axl_context *ctx)
 	axl__capture_remove(ctx->replay_dir);
 	free(ctx->sysroot);
 	free(ctx->pci_ids_path);
+	free(ctx->pci_library);
+	free(ctx->zlib_library);
 	free(ctx->nvml_library);
 	free(ctx->rocm_smi_library);
 	free(ctx->ze_library);

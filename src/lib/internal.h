@@ -105,6 +105,8 @@ struct axl_context {
 	uint64_t backend_mask; /* bit i: backend i enabled */
 	bool devicedb_enabled;
 	char *pci_ids_path;
+	char *pci_library;    /* $AXL_PCI_LIBRARY: load this instead of libpci.so.3 (pciids.c) */
+	char *zlib_library;   /* $AXL_ZLIB_LIBRARY: instead of libz.so.1 (util/zlib_dl.h) */
 	char *nvml_library;   /* $AXL_NVML_LIBRARY: load this instead of libnvidia-ml.so.1 */
 	char *rocm_smi_library; /* $AXL_ROCM_SMI_LIBRARY: instead of librocm_smi64.so.* */
 	char *ze_library;     /* $AXL_ZE_LIBRARY: instead of libze_loader.so.1 */
@@ -121,6 +123,7 @@ struct axl_context {
 	/* lazily loaded pci.ids (guarded by lock) */
 	pthread_mutex_t lock;
 	void *pci_access;
+	const void *pci_fns; /* libpci's functions pci_access came from (pciids.c) */
 	bool pci_ids_tried;
 };
 

@@ -1,14 +1,55 @@
 /* SPDX-License-Identifier: MIT */
 /* Names from pci.ids through libpci, for devices the device database does not know.
- * Loaded at most once per context, on first use, under the context's lock. libpci's
- * default error handler exits the process: ours only logs. */
+ *
+ * libpci (libpci.so.3, Debian's libpci3) is loaded with dlopen on first use, never linked:
+ * a program that lists known devices does not pay for loading it and libudev behind it
+ * at every start (ARCHITECTURE.md, "Performance budget"). Only the four functions used are
+ * resolved, their types taken from <pci/pci.h> (libpci-dev, a build dependency);
+ * libpci.so.3's ABI is stable within its SONAME. $AXL_PCI_LIBRARY (the context's
+ * pci_library) loads that file instead. When libpci is missing or unusable, devices the
+ * database does not know stay unnamed and an info message says why.
+ *
+ * The library is loaded at most once per process for each name (vlib's cache, never
+ * unloaded); pci.ids is read at most once per context, on first use, under the context's
+ * lock. libpci's default error handler exits the process: ours only logs. */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <pci/pci.h>
 
 #include "internal.h"
+#include "vlib.h"
+
+#define PCI_SONAME "libpci.so.3"
+
+struct pci_fns {
+	__typeof__(pci_alloc) *alloc;
+	__typeof__(pci_set_name_list_path) *set_name_list_path;
+	__typeof__(pci_lookup_name) *lookup_name;
+	__typeof__(pci_cleanup) *cleanup;
+};
+
+#define F(m, name) {offsetof(struct pci_fns, m), {name}}
+static const struct axl__vsym symbols[] = {
+	F(alloc, "pci_alloc"),
+	F(set_name_list_path, "pci_set_name_list_path"),
+	F(lookup_name, "pci_lookup_name"),
+	F(cleanup, "pci_cleanup"),
+};
+#undef F
+
+static struct axl__vlib_cache cache = AXL__VLIB_CACHE_INIT;
+
+static bool usable(const void *table, const char *name, char *why, size_t cap)
+{
+	const struct pci_fns *f = table;
+	if (f->alloc && f->set_name_list_path && f->lookup_name && f->cleanup)
+		return true;
+	snprintf(why, cap, "%s lacks pci_alloc/pci_set_name_list_path/pci_lookup_name/pci_cleanup", name);
+	return false;
+}
 
 static void quiet(char *msg, ...)
 {
@@ -22,7 +63,17 @@ static struct pci_access *get_access(axl_context *ctx)
 	ctx->pci_ids_tried = true;
 	if (ctx->flags & AXL_CONTEXT_NO_PCI_IDS)
 		return NULL;
-	struct pci_access *pacc = pci_alloc();
+	char why[512] = "";
+	const char *name = ctx->pci_library ? ctx->pci_library : PCI_SONAME;
+	const struct pci_fns *f = axl__vlib_load(&cache, ctx->pci_library ? ctx->pci_library : "", &name, 1,
+						 symbols, sizeof symbols / sizeof *symbols, sizeof(struct pci_fns),
+						 usable, why, sizeof why, NULL);
+	if (!f) {
+		axl__log(ctx, AXL_LOG_INFO, "no names from pci.ids (%s; Debian package libpci3): %s", PCI_SONAME,
+			 why);
+		return NULL;
+	}
+	struct pci_access *pacc = f->alloc();
 	if (!pacc)
 		return NULL;
 	/* libpci declares the error hook noreturn; on the name-list path it is only
@@ -31,8 +82,9 @@ static struct pci_access *get_access(axl_context *ctx)
 	pacc->warning = quiet;
 	pacc->debug = quiet;
 	if (ctx->pci_ids_path)
-		pci_set_name_list_path(pacc, ctx->pci_ids_path, 0);
+		f->set_name_list_path(pacc, ctx->pci_ids_path, 0);
 	ctx->pci_access = pacc;
+	ctx->pci_fns = f;
 	return pacc;
 }
 
@@ -46,9 +98,10 @@ static const char *lookup(axl_context *ctx, int flags, char *buf, size_t cap, in
 	struct pci_access *pacc = get_access(ctx);
 	const char *name = NULL;
 	if (pacc) {
+		const struct pci_fns *f = ctx->pci_fns;
 		/* PCI_LOOKUP_NO_NUMBERS: NULL instead of "Device 1234" when unknown */
-		name = pci_lookup_name(pacc, buf, (int)cap,
-				       flags | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, a, b, c, d);
+		name = f->lookup_name(pacc, buf, (int)cap, flags | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, a,
+				      b, c, d);
 		if (name && name != buf) {
 			snprintf(buf, cap, "%s", name);
 			name = buf;
@@ -77,7 +130,10 @@ const char *axl__pciids_vendor(axl_context *ctx, int vendor, char *buf, size_t c
 
 void axl__pciids_free(axl_context *ctx)
 {
-	if (ctx->pci_access)
-		pci_cleanup(ctx->pci_access);
+	if (ctx->pci_access) {
+		const struct pci_fns *f = ctx->pci_fns;
+		f->cleanup(ctx->pci_access);
+	}
 	ctx->pci_access = NULL;
+	ctx->pci_fns = NULL;
 }

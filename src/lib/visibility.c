@@ -843,16 +843,16 @@ void axl__visibility_apply(struct axl__scan *scan)
 	v->fs = scan->fs;
 	v->inv = inv;
 	v->var = (const char *const *)scan->ctx->vis;
-	/* a simulated node has no /dev, /proc or cgroup: only the variables apply */
-	if (!scan->ctx->sim) {
+	size_t n = 0;
+	for (size_t i = 0; i < inv->devs.n; i++)
+		collect(v, inv->devs.v[i], -1, &n, NULL);
+	/* a simulated node has no /dev, /proc or cgroup: only the variables apply; with no
+	 * device there is nothing to decide and nothing is read */
+	if (!scan->ctx->sim && n > 0) {
 		v->has_dev = axl__fs_isdir(v->fs, AXL__FS_ROOT, "/dev");
 		axl__fs_read(v->fs, AXL__FS_ROOT, "/proc/devices", v->procdev, sizeof v->procdev);
 		read_cgroup(v);
 	}
-
-	size_t n = 0;
-	for (size_t i = 0; i < inv->devs.n; i++)
-		collect(v, inv->devs.v[i], -1, &n, NULL);
 	v->v = calloc(n + 1, sizeof *v->v);
 	if (!v->v) {
 		free(v);

@@ -13,7 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+
+#include "zlib_dl.h"
 
 #define BLOCK 512
 #define NAME_MAX_LEN 4095
@@ -661,6 +662,12 @@ int axl__tar_read(int fd, int rootfd, const struct axl__tar_limits *lim, struct 
 	/* pread leaves the offset at 0 */
 	if (magic[0] == 0x1f && magic[1] == 0x8b) {
 		s->gz = st->gzip = true;
+		char why[400];
+		if (axl__zlib_load(lim->zlib, why, sizeof why)) {
+			rc = fail(s, -ELIBACC, "%s", why);
+			free(s);
+			return rc;
+		}
 		if (inflateInit2(&s->z, 16 + 15) != Z_OK) {
 			free(s);
 			return -ENOMEM;

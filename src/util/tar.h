@@ -12,7 +12,8 @@
  *
  * Functions return 0 or a negative errno: -EINVAL an unsafe member, -EBADMSG a
  * malformed or truncated archive, -EFBIG over a limit, -ENOMEM, or the errno of a
- * failed read or write. Readers fill err with an English sentence.
+ * failed read or write; -ELIBACC zlib cannot be loaded (zlib_dl.h). Readers fill err
+ * with an English sentence.
  */
 #ifndef AXL_UTIL_TAR_H
 #define AXL_UTIL_TAR_H
@@ -24,8 +25,11 @@
 /* ---- writing ----------------------------------------------------------------------- */
 struct axl__tar_writer;
 
-/* A writer onto fd (which stays the caller's), gzip level 1-9, members dated mtime. */
-int axl__tar_writer_new(struct axl__tar_writer **out, int fd, int level, int64_t mtime);
+/* A writer onto fd (which stays the caller's), gzip level 1-9, members dated mtime.
+ * zlib: the file to load zlib from (NULL: libz.so.1, zlib_dl.h); -ELIBACC with err
+ * when it cannot be loaded. */
+int axl__tar_writer_new(struct axl__tar_writer **out, int fd, int level, int64_t mtime, const char *zlib,
+			char *err, size_t errcap);
 int axl__tar_add_dir(struct axl__tar_writer *w, const char *path);
 int axl__tar_add_file(struct axl__tar_writer *w, const char *path, const void *data, size_t len);
 int axl__tar_add_symlink(struct axl__tar_writer *w, const char *path, const char *target);
@@ -40,8 +44,9 @@ struct axl__tar_limits {
 	uint64_t max_members; /* members (directories, files, links) */
 	uint64_t max_stream;  /* bytes of the uncompressed stream, headers included */
 	unsigned max_depth;   /* components of a name */
+	const char *zlib;     /* for a gzip stream: the file to load zlib from (NULL: libz.so.1) */
 };
-#define AXL__TAR_LIMITS_DEFAULT {64ull << 20, 1ull << 30, 1000000, 3ull << 30, 128}
+#define AXL__TAR_LIMITS_DEFAULT {64ull << 20, 1ull << 30, 1000000, 3ull << 30, 128, NULL}
 
 struct axl__tar_stats {
 	uint64_t members, files, dirs, links, bytes;

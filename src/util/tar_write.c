@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
+
+#include "zlib_dl.h"
 
 #define BLOCK 512
 #define NAME_MAX_LEN 4095
@@ -24,8 +25,12 @@ struct axl__tar_writer {
 	unsigned char out[CHUNK];
 };
 
-int axl__tar_writer_new(struct axl__tar_writer **out, int fd, int level, int64_t mtime)
+int axl__tar_writer_new(struct axl__tar_writer **out, int fd, int level, int64_t mtime, const char *zlib,
+			char *err, size_t errcap)
 {
+	int rc = axl__zlib_load(zlib, err, errcap);
+	if (rc)
+		return rc;
 	struct axl__tar_writer *w = calloc(1, sizeof *w);
 	if (!w)
 		return -ENOMEM;

@@ -320,7 +320,8 @@ static int write_tar(const char *path, int nfiles, const char *longname, const c
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	struct axl__tar_writer *w;
-	int rc = axl__tar_writer_new(&w, fd, 6, 0);
+	char zerr[400];
+	int rc = axl__tar_writer_new(&w, fd, 6, 0, NULL, zerr, sizeof zerr);
 	if (rc)
 		return rc;
 	char name[64];
