@@ -178,12 +178,6 @@ static int cmp_label(const void *a, const void *b)
 	return strcmp(((const struct label *)a)->key, ((const struct label *)b)->key);
 }
 
-static const char *dstr(const axl_device *d, axl_attr a)
-{
-	const char *s = NULL;
-	return axl_device_get_str(d, a, &s) == 0 ? s : NULL;
-}
-
 /* A set of devices: all accelerators of the node, or those of one kind. */
 struct group {
 	char kind[32]; /* the id's prefix ("nvidia", "amdgpu"); "" for all */
@@ -199,13 +193,13 @@ static const char *common_model(const struct group *g, const axl_device **rep)
 	size_t best_n = 0;
 	*rep = g->n ? g->dev[0] : NULL;
 	for (size_t i = 0; i < g->n; i++) {
-		const char *m = dstr(g->dev[i], AXL_ATTR_MODEL);
+		const char *m = cli_str(g->dev[i], AXL_ATTR_MODEL);
 		if (!m)
 			continue;
 		size_t c = 0;
 		const axl_device *first = NULL;
 		for (size_t j = 0; j < g->n; j++) {
-			const char *mj = dstr(g->dev[j], AXL_ATTR_MODEL);
+			const char *mj = cli_str(g->dev[j], AXL_ATTR_MODEL);
 			if (mj && strcmp(mj, m) == 0) {
 				c++;
 				if (!first)
@@ -227,7 +221,7 @@ static int64_t group_memory_mib(const struct group *g, const char *model)
 {
 	int64_t best = -1, v;
 	for (size_t i = 0; i < g->n; i++) {
-		const char *m = dstr(g->dev[i], AXL_ATTR_MODEL);
+		const char *m = cli_str(g->dev[i], AXL_ATTR_MODEL);
 		if (model && (!m || strcmp(m, model) != 0))
 			continue;
 		if (axl_device_get_int(g->dev[i], AXL_ATTR_MEMORY_TOTAL, &v) == 0 && v > 0)
@@ -264,7 +258,7 @@ static const axl_device *describe(struct lset *s, const struct group *g, const c
 		snprintf(name, sizeof name, "%sfamily", np);
 		add(s, name, "%s", axl_family_name(fam));
 	}
-	const char *arch = dstr(rep, AXL_ATTR_ARCHITECTURE);
+	const char *arch = cli_str(rep, AXL_ATTR_ARCHITECTURE);
 	if (arch) {
 		snprintf(name, sizeof name, "%sarchitecture", np);
 		add(s, name, "%s", arch);
@@ -368,26 +362,20 @@ static void describe_kind(struct lset *s, const struct group *g)
 	const axl_device *rep = describe(s, g, np, NULL);
 	if (!rep)
 		return;
-	const char *v;
-	if ((v = dstr(rep, AXL_ATTR_VENDOR))) {
-		snprintf(name, sizeof name, "%svendor", np);
-		add(s, name, "%s", v);
-	}
-	if ((v = dstr(rep, AXL_ATTR_DRIVER))) {
-		snprintf(name, sizeof name, "%sdriver", np);
-		add(s, name, "%s", v);
-	}
-	if ((v = dstr(rep, AXL_ATTR_DRIVER_VERSION))) {
-		snprintf(name, sizeof name, "%sdriver.version", np);
-		add(s, name, "%s", v);
-	}
-	if ((v = dstr(rep, AXL_ATTR_COMPUTE_CAPABILITY))) {
-		snprintf(name, sizeof name, "%scompute-capability", np);
-		add(s, name, "%s", v);
-	}
-	if ((v = dstr(rep, AXL_ATTR_CUDA_DRIVER_VERSION))) {
-		snprintf(name, sizeof name, "%scuda.version", np);
-		add(s, name, "%s", v);
+	static const struct {
+		axl_attr attr;
+		const char *suffix;
+	} text[] = {{AXL_ATTR_VENDOR, "vendor"},
+		    {AXL_ATTR_DRIVER, "driver"},
+		    {AXL_ATTR_DRIVER_VERSION, "driver.version"},
+		    {AXL_ATTR_COMPUTE_CAPABILITY, "compute-capability"},
+		    {AXL_ATTR_CUDA_DRIVER_VERSION, "cuda.version"}};
+	for (size_t k = 0; k < sizeof text / sizeof *text; k++) {
+		const char *v = cli_str(rep, text[k].attr);
+		if (v) {
+			snprintf(name, sizeof name, "%s%s", np, text[k].suffix);
+			add(s, name, "%s", v);
+		}
 	}
 	precisions(s, g, np);
 	partitioning(s, g, np);
@@ -428,7 +416,7 @@ static void gfd_labels(struct lset *s, const struct group *g)
 		snprintf(raw, sizeof raw, "%lld", (long long)mib);
 		add_full(s, "nvidia.com/gpu.memory", raw);
 	}
-	const char *cc = dstr(rep, AXL_ATTR_COMPUTE_CAPABILITY);
+	const char *cc = cli_str(rep, AXL_ATTR_COMPUTE_CAPABILITY);
 	int major, minor;
 	if (cc && sscanf(cc, "%d.%d", &major, &minor) == 2) {
 		snprintf(raw, sizeof raw, "%d", major);
@@ -441,7 +429,7 @@ static void gfd_labels(struct lset *s, const struct group *g)
 		static const char *const fams[] = {"tesla",  "fermi",  "kepler", "maxwell",      "pascal",
 						   "volta",  "turing", "ampere", "ada-lovelace", "hopper",
 						   "blackwell"};
-		const char *arch = dstr(rep, AXL_ATTR_ARCHITECTURE);
+		const char *arch = cli_str(rep, AXL_ATTR_ARCHITECTURE);
 		char seg[40];
 		if (arch) {
 			sanitize_segment(arch, seg, sizeof seg);
@@ -451,7 +439,7 @@ static void gfd_labels(struct lset *s, const struct group *g)
 		}
 	}
 	/* the driver: "550.90.07" -> major 550, minor 90, rev 07 (GFD splits on dots) */
-	const char *dv = dstr(rep, AXL_ATTR_DRIVER_VERSION);
+	const char *dv = cli_str(rep, AXL_ATTR_DRIVER_VERSION);
 	if (dv) {
 		char buf[64], *parts[4] = {0};
 		int np = 0;
@@ -465,7 +453,7 @@ static void gfd_labels(struct lset *s, const struct group *g)
 		}
 	}
 	/* GFD's cuda.runtime.* is the CUDA version the driver supports */
-	const char *cv = dstr(rep, AXL_ATTR_CUDA_DRIVER_VERSION);
+	const char *cv = cli_str(rep, AXL_ATTR_CUDA_DRIVER_VERSION);
 	if (cv && sscanf(cv, "%d.%d", &major, &minor) == 2) {
 		snprintf(raw, sizeof raw, "%d", major);
 		add_full(s, "nvidia.com/cuda.runtime.major", raw);

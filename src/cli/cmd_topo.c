@@ -31,12 +31,6 @@ static const char *family_label(axl_family f)
 	}
 }
 
-static const char *dstr(const axl_device *d, axl_attr a)
-{
-	const char *s = NULL;
-	return axl_device_get_str(d, a, &s) == 0 ? s : NULL;
-}
-
 /* The cell for a link: nvidia-smi's codes, and XGMI, NL#, XL# for the other fabrics. */
 static void cell_code(const struct axl_link *l, char *out, size_t cap)
 {
@@ -177,7 +171,7 @@ static void print_matrix(const axl_inventory *inv, const struct row *rows, size_
 			col(&l, cw, code);
 		}
 		if (devs) {
-			const char *cpus = dstr(rows[i].dev, AXL_ATTR_LOCAL_CPULIST);
+			const char *cpus = cli_str(rows[i].dev, AXL_ATTR_LOCAL_CPULIST);
 			int64_t numa;
 			char ns[16] = "N/A";
 			if (axl_device_get_int(rows[i].dev, AXL_ATTR_NUMA_NODE, &numa) == 0)
@@ -194,9 +188,9 @@ static void print_devices(const axl_inventory *inv, const struct row *rows, size
 	printf("\n%-*s%-13s %-13s %-12s %s\n", lw, "", "ID", "PCI", "NEAREST NIC", "MODEL");
 	for (size_t i = 0; i < nr; i++) {
 		const axl_device *d = rows[i].dev;
-		const char *pci = dstr(d, AXL_ATTR_PCI_ADDRESS), *model = dstr(d, AXL_ATTR_MODEL);
+		const char *pci = cli_str(d, AXL_ATTR_PCI_ADDRESS), *model = cli_str(d, AXL_ATTR_MODEL);
 		char near[32] = "-";
-		ptrdiff_t k = nic_index(inv, dstr(d, AXL_ATTR_NEAREST_NIC));
+		ptrdiff_t k = nic_index(inv, cli_str(d, AXL_ATTR_NEAREST_NIC));
 		if (k >= 0) {
 			char code[16];
 			cell_code(find_nic_link(inv, axl_device_id(d), axl_inventory_nic(inv, (size_t)k)->name),
@@ -336,7 +330,7 @@ int cmd_topo(struct opts *o, int argc, char **argv)
 		int lw = (int)maxlabel + 2, cw = (int)maxlabel + 1;
 		size_t aw = strlen("CPU Affinity");
 		for (size_t i = 0; i < nr; i++) {
-			const char *c = dstr(rows[i].dev, AXL_ATTR_LOCAL_CPULIST);
+			const char *c = cli_str(rows[i].dev, AXL_ATTR_LOCAL_CPULIST);
 			if (c && strlen(c) > aw)
 				aw = strlen(c);
 		}

@@ -44,7 +44,7 @@ int axl__read_fd_alloc(int fd, size_t max, char **out, size_t *len)
 		}
 	}
 	if (buf)
-		buf[n < cap ? n : cap - 1] = '\0';
+		buf[n] = '\0'; /* reads stop at cap - 1 */
 	*out = buf;
 	*len = n;
 	return ret;
