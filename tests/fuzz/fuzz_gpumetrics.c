@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/lib/backend/amdgpu_metrics.h"
+#include "amdgpu_metrics.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

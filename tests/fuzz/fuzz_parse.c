@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../../src/util/parse.h"
-#include "../../src/lib/visibility.h"
+#include "visibility.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -55,6 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	ctx->sim = sim;
+	ctx->sim_backend = &axl__sim_backend;
 	axl_inventory *inv;
 	if (axl_inventory_open(&inv, ctx, AXL_INVENTORY_ALL) == 0) {
 		/* no warning, but the one a spec of a later schema_version gets */

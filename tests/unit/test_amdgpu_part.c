@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "amdgpu.h"
 #include "internal.h"
-#include "partition.h"
 
 #define DEV "sys/bus/pci/devices/0000:c1:00.0"
 static char root[512];

@@ -15,10 +15,11 @@
 #include <unistd.h>
 
 #include "axl.h"
+#include "capture.h"
 #include "check.h"
 #include "internal.h"
-#include "../util/record.h"
-#include "../util/tar.h"
+#include "util/record.h"
+#include "util/tar.h"
 
 static char base[256], root[300], tmpdir[300];
 

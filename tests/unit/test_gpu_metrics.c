@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "backend/amdgpu_metrics.h"
+#include "amdgpu_metrics.h"
 
 static uint8_t blob[512];
 

@@ -16,7 +16,7 @@
 #include "axl.h"
 #include "check.h"
 #include "internal.h"
-#include "backend/nvml_mig.h"
+#include "nvml_mig.h"
 
 static const char *root;
 

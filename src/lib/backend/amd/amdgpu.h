@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/* The amdgpu backend's two halves: amdgpu.c reads the PCI device's attributes (and
+ * hwmon), kfd.c the KFD topology (nodes, partitions, XGMI io_links). */
+#ifndef AXL_BACKEND_AMDGPU_H
+#define AXL_BACKEND_AMDGPU_H
+
+#include "backend_util.h"
+
+#define AXL__AMDGPU_SRC "amdgpu"
+
+/* Every GPU (or GPU partition) the KFD topology lists: CUs, XCCs, gfx target, memory,
+ * render nodes, clocks; partitions grouped into their GPU as children ("xcp0", ...).
+ * GPUs whose PCI function is not in the tree are added from the KFD alone. */
+int axl__kfd_enumerate(struct axl__scan *scan);
+
+/* XGMI ports and "xgmi" links between GPUs from the KFD io_links (needs device ids). */
+void axl__kfd_links(struct axl__scan *scan);
+
+/* How many partitions a compute partition mode makes ("SPX" 1, "DPX" 2, "TPX" 3,
+ * "QPX" 4, "CPX" one per XCC: xcc, < 1 when not known); -1 for other names. */
+int axl__amd_mode_instances(const char *mode, int64_t xcc);
+
+/* Is this device amdgpu's (prefix or bound driver)? */
+bool axl__amdgpu_owns(const struct axl_device *dev);
+/* "0: 852Mhz *\n1: 991Mhz \n..." (pp_dpm_*) -> the current level (marked '*', -1 when
+ * none is) and the highest. False when no line reads as a level. */
+bool axl__amdgpu_dpm_levels(const char *text, int64_t *cur, int64_t *max);
+
+/* Live metrics (amdgpu_sample.c, sample.h). */
+struct axl_sampler;
+struct axl_sample;
+void axl__amdgpu_sample_open(struct axl_sampler *s, size_t self);
+void axl__amdgpu_sample(struct axl_sampler *s, size_t self, struct axl_sample *out);
+void axl__amdgpu_sample_close(struct axl_sampler *s, size_t self);
+
+/* AMD compute ("compute": SPX, DPX, TPX, QPX, CPX) or memory ("memory": NPS1..NPS8)
+ * partition mode, through the device's sysfs attributes current_compute_partition /
+ * available_compute_partition and current_memory_partition /
+ * available_memory_partition (backend/amdgpu_part.c). fs is the context's file system
+ * layer: partition.c passes the live system's, the unit test a synthetic tree's.
+ * Refuses a mode the device does not list (AXL_EINVAL, naming those it lists), a
+ * device whose attribute is missing (AXL_ENOTSUP), and a device with processes
+ * (AXL_EBUSY: a DRM client in /proc/<pid>/fdinfo or a KFD process using it). The
+ * current mode: 0 without writing. */
+int axl__amdgpu_set_partition_mode(const struct axl__fs *fs, const struct axl_device *gpu,
+				   const char *kind, const char *mode);
+
+#endif

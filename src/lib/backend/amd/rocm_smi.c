@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * AMD GPUs through ROCm SMI (librocm_smi64.so.N, loaded with dlopen): what the amdgpu
+ * backend could not read from sysfs, and links between GPUs the KFD topology did not
+ * show. ROCm SMI reads the same sysfs files as the amdgpu backend (and the KFD
+ * topology, pci.ids, the FRU), so on a complete tree it mostly confirms; it matters
+ * where sysfs is partial (a container with only /dev, a capture of ROCm SMI's answers).
+ * Everything the sysfs backends found stays: ROCm SMI only fills what is unknown
+ * (rsmi_apply.c says which values and why).
+ *
+ * Loaded only when the amdgpu driver is there (/sys/module/amdgpu) or a library was
+ * named ($AXL_ROCM_SMI_LIBRARY); rsmi_init once per process, never shut down. The calls
+ * run in a worker thread started before the PCI scan, so the library's start-up overlaps
+ * it; discovery waits for the worker at most vendor_timeout_ms. A worker that does not
+ * come back is abandoned (never killed: it may hold ROCm SMI's locks), the library is
+ * not used again by this process, and a warning says so.
+ *
+ * Replay: a re-rooted tree that holds axl-capture/rocm-smi.jsonl (written by axl
+ * capture) is answered from those records through the same code; a re-rooted tree
+ * never calls this machine's ROCm SMI unless $AXL_ROCM_SMI_LIBRARY names one (the test
+ * suite's ROCm SMI double).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rsmi_job.h"
+#include "vlib.h"
+
+#define SRC "rocm-smi"
+
+/* What the backend keeps between its hooks (inv->bstate). */
+struct rs_state {
+	struct axl__vjob *job; /* its arg: a struct rs_job */
+	bool collected;
+	struct axl_device **dev; /* per ROCm SMI index, NULL when not matched */
+};
+
+static void job_free(void *arg)
+{
+	struct rs_job *j = arg;
+	axl__vrec_fini(&j->q.v);
+	free(j->asleep);
+	free(j->devs);
+	free(j->pairs);
+	axl__vwarn_free(&j->warn);
+	free(j);
+}
+
+#define jwarn(j, ...) axl__vwarn_add(&(j)->warn, __VA_ARGS__)
+
+/* Is r worth a warning? What the GPU, the kernel or this library version does not
+ * have is silent (ROCm SMI answers FILE_ERROR for a sysfs file the kernel lacks). */
+static bool notable(rsmi_status_t r)
+{
+	switch (r) {
+	case RSMI_STATUS_SUCCESS:
+	case RSMI_STATUS_NOT_SUPPORTED:
+	case RSMI_STATUS_NOT_YET_IMPLEMENTED:
+	case RSMI_STATUS_FILE_ERROR:
+	case RSMI_STATUS_NO_DATA:
+	case RSMI_STATUS_NOT_FOUND:
+	case RSMI_STATUS_INVALID_ARGS:
+	case RSMI_STATUS_SETTING_UNAVAILABLE:
+	case AXL_RSMI_NO_FUNCTION: return false;
+	default: return true;
+	}
+}
+
+/* Note a failed call on device i (a pair: its first device). */
+static void check(struct rs_job *j, unsigned i, const char *f, rsmi_status_t r)
+{
+	if (notable(r))
+		jwarn(j, "GPU %u: %s: %s (%d)", i, f, axl__rsmi_strerror(r), r);
+}
+
+/* ---- the worker: every ROCm SMI call ------------------------------------------------------ */
+
+static bool is_asleep(const struct rs_job *j, uint64_t bdf)
+{
+	if (!j->nasleep)
+		return false;
+	char addr[32];
+	snprintf(addr, sizeof addr, "%04x:%02x:%02x.%u", (unsigned)(bdf >> 32), (unsigned)(bdf >> 8) & 0xff,
+		 (unsigned)(bdf >> 3) & 0x1f, (unsigned)bdf & 7);
+	for (size_t i = 0; i < j->nasleep; i++)
+		if (strcmp(j->asleep[i], addr) == 0)
+			return true;
+	return false;
+}
+
+static void collect_dev(struct rs_job *j, unsigned i)
+{
+	struct axl__rsq *q = &j->q;
+	struct rs_dev *d = &j->devs[i];
+	rsmi_status_t r = axl__rsq_u64(q, RSQ_PCI_ID, i, &d->bdf);
+	d->has_bdf = r == RSMI_STATUS_SUCCESS;
+	check(j, i, "rsmi_dev_pci_id_get", r);
+	if (!d->has_bdf)
+		return; /* nothing to tie its answers to */
+	r = axl__rsq_u64(q, RSQ_UNIQUE_ID, i, &d->unique_id);
+	d->has_unique_id = r == RSMI_STATUS_SUCCESS;
+	check(j, i, "rsmi_dev_unique_id_get", r);
+	d->partition = ((d->bdf >> 28) & 0xf) != 0;
+	if (d->partition)
+		return; /* the GPU's own index answers for it (the KFD shows the partitions) */
+
+	static const char *const u16n[RSQ_U16__N] = {"rsmi_dev_id_get", "rsmi_dev_vendor_id_get",
+						      "rsmi_dev_revision_get"};
+	for (int k = 0; k < RSQ_U16__N; k++) {
+		r = axl__rsq_u16(q, (enum axl__rsq_u16)k, i, &d->u16[k]);
+		d->has_u16[k] = r == RSMI_STATUS_SUCCESS;
+		check(j, i, u16n[k], r);
+	}
+	static const char *const strn[RSQ_STR__N] = {
+		"rsmi_dev_name_get",          "rsmi_dev_brand_get",          "rsmi_dev_serial_number_get",
+		"rsmi_dev_vbios_version_get", "rsmi_dev_compute_partition_get", "rsmi_dev_memory_partition_get"};
+	for (int k = 0; k < RSQ_STR__N; k++) {
+		if (k == RSQ_BRAND && d->has_str[RSQ_NAME])
+			continue; /* the brand only names a GPU whose name is unknown */
+		r = axl__rsq_str(q, (enum axl__rsq_str)k, i, d->str[k], sizeof d->str[k]);
+		d->has_str[k] = r == RSMI_STATUS_SUCCESS && d->str[k][0];
+		check(j, i, strn[k], r);
+	}
+	static const unsigned mtype[RS_MEM__N] = {RSMI_MEM_TYPE_VRAM, RSMI_MEM_TYPE_VIS_VRAM, RSMI_MEM_TYPE_GTT};
+	for (int m = 0; m < RS_MEM__N; m++) {
+		r = axl__rsq_u64a(q, RSQ_MEMORY_TOTAL, i, mtype[m], &d->mem_total[m]);
+		d->has_mem_total[m] = r == RSMI_STATUS_SUCCESS;
+		check(j, i, "rsmi_dev_memory_total_get", r);
+		r = axl__rsq_u64a(q, RSQ_MEMORY_USAGE, i, mtype[m], &d->mem_used[m]);
+		d->has_mem_used[m] = r == RSMI_STATUS_SUCCESS;
+		check(j, i, "rsmi_dev_memory_usage_get", r);
+	}
+	r = axl__rsq_numa(q, i, &d->numa);
+	d->has_numa = r == RSMI_STATUS_SUCCESS;
+	check(j, i, "rsmi_topo_get_numa_node_number", r);
+
+	/* power and clocks go through the power-management firmware: never on a GPU that
+	 * runtime PM has put to sleep (as the amdgpu backend, amdgpu.c) */
+	d->asleep = is_asleep(j, d->bdf);
+	if (d->asleep)
+		return;
+	r = axl__rsq_u64a(q, RSQ_POWER_CAP, i, 0, &d->cap);
+	d->has_cap = r == RSMI_STATUS_SUCCESS;
+	check(j, i, "rsmi_dev_power_cap_get", r);
+	r = axl__rsq_u64(q, RSQ_POWER_CAP_DEFAULT, i, &d->cap_default);
+	d->has_cap_default = r == RSMI_STATUS_SUCCESS;
+	check(j, i, "rsmi_dev_power_cap_default_get", r);
+	r = axl__rsq_power_range(q, i, &d->cap_max, &d->cap_min);
+	d->has_cap_range = r == RSMI_STATUS_SUCCESS;
+	check(j, i, "rsmi_dev_power_cap_range_get", r);
+	static const unsigned clk[RS_CLK__N] = {RSMI_CLK_TYPE_SYS, RSMI_CLK_TYPE_MEM};
+	for (int c = 0; c < RS_CLK__N; c++) {
+		r = axl__rsq_freq(q, i, clk[c], &d->clk[c]);
+		d->has_clk[c] = r == RSMI_STATUS_SUCCESS;
+		/* a power-gated clock domain has no current level: the library says
+		 * UNEXPECTED_DATA on an idle GPU; that is no fault */
+		if (r != RSMI_STATUS_UNEXPECTED_DATA)
+			check(j, i, "rsmi_dev_gpu_clk_freq_get", r);
+	}
+}
+
+static void collect_pairs(struct rs_job *j)
+{
+	struct axl__rsq *q = &j->q;
+	unsigned gpu[RS_MAX_PAIR_GPUS], n = 0;
+	for (unsigned i = 0; i < j->ndevs; i++) {
+		if (!j->devs[i].has_bdf || j->devs[i].partition)
+			continue;
+		if (n == RS_MAX_PAIR_GPUS) {
+			jwarn(j, "more than %d GPUs: links between the others not asked", RS_MAX_PAIR_GPUS);
+			break;
+		}
+		gpu[n++] = i;
+	}
+	if (n < 2)
+		return;
+	j->pairs = calloc((size_t)n * (n - 1) / 2, sizeof *j->pairs);
+	if (!j->pairs)
+		return;
+	for (unsigned x = 0; x < n; x++) {
+		for (unsigned y = x + 1; y < n; y++) {
+			unsigned a = gpu[x], b = gpu[y];
+			struct rs_pair *p = &j->pairs[j->npairs++];
+			p->a = a;
+			p->b = b;
+			rsmi_status_t r = axl__rsq_link_type(q, a, b, &p->hops, &p->type);
+			p->has_type = r == RSMI_STATUS_SUCCESS;
+			check(j, a, "rsmi_topo_get_link_type", r);
+			if (p->has_type && p->type == RSMI_IOLINK_TYPE_XGMI) {
+				/* only between XGMI neighbours (one hop) */
+				r = axl__rsq_bandwidth(q, a, b, &p->bw_min, &p->bw_max);
+				p->has_bw = r == RSMI_STATUS_SUCCESS;
+				check(j, a, "rsmi_minmax_bandwidth_get", r);
+			}
+			r = axl__rsq_p2p(q, a, b, &p->p2p);
+			p->has_p2p = r == RSMI_STATUS_SUCCESS;
+			check(j, a, "rsmi_is_P2P_accessible", r);
+		}
+	}
+}
+
+static void collect(struct rs_job *j)
+{
+	struct axl__rsq *q = &j->q;
+	double t0 = axl__now_ms();
+	j->init_rc = axl__rsq_init(q);
+	if (j->init_rc != RSMI_STATUS_SUCCESS)
+		goto out;
+	j->has_version = axl__rsq_version(q, &j->major, &j->minor, &j->patch) == RSMI_STATUS_SUCCESS;
+	rsmi_status_t r = axl__rsq_driver(q, j->driver, sizeof j->driver);
+	j->has_driver = r == RSMI_STATUS_SUCCESS && j->driver[0];
+	unsigned count = 0;
+	r = axl__rsq_count(q, &count);
+	if (r != RSMI_STATUS_SUCCESS) {
+		jwarn(j, "rsmi_num_monitor_devices: %s (%d)", axl__rsmi_strerror(r), r);
+		goto out;
+	}
+	if (count > RS_MAX_DEVICES) {
+		jwarn(j, "rsmi_num_monitor_devices says %u devices; looking at the first %d", count, RS_MAX_DEVICES);
+		count = RS_MAX_DEVICES;
+	}
+	j->devs = calloc(count ? count : 1, sizeof *j->devs);
+	if (!j->devs)
+		goto out;
+	j->ndevs = count;
+	for (unsigned i = 0; i < count; i++)
+		collect_dev(j, i);
+	collect_pairs(j);
+out:
+	j->ms = axl__now_ms() - t0;
+}
+
+static void work(void *arg)
+{
+	collect(arg);
+}
+
+/* ---- the backend hooks ------------------------------------------------------------------ */
+
+/* PCI functions bound to amdgpu whose runtime PM state is "suspended" (live only). */
+static void find_asleep(struct axl__scan *scan, struct rs_job *j)
+{
+	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, "/sys/bus/pci/drivers/amdgpu");
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		unsigned dom, bus, dev, fn;
+		char tail;
+		if (strlen(e->d_name) > 15 || sscanf(e->d_name, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4)
+			continue;
+		char path[96], buf[32];
+		snprintf(path, sizeof path, "/sys/bus/pci/drivers/amdgpu/%s/power/runtime_status", e->d_name);
+		long n = axl__fs_read(scan->fs, AXL__FS_ROOT, path, buf, sizeof buf);
+		if (n <= 0 || strncmp(buf, "suspended", 9) != 0)
+			continue;
+		char(*grown)[16] = realloc(j->asleep, (j->nasleep + 1) * sizeof *j->asleep);
+		if (!grown)
+			break;
+		j->asleep = grown;
+		snprintf(j->asleep[j->nasleep++], sizeof *j->asleep, "%04x:%02x:%02x.%u", dom & 0xffff, bus & 0xff,
+			 dev & 0x1f, fn & 7);
+	}
+	closedir(d);
+}
+
+static void rsmi_start(struct axl__scan *scan, size_t self)
+{
+	struct axl_inventory *inv = scan->inv;
+	axl_context *ctx = scan->ctx;
+	struct rs_state *st = calloc(1, sizeof *st);
+	if (!st)
+		return;
+	inv->bstate[self] = st;
+
+	if (axl__vlib_wedged(SRC)) {
+		axl__warn(inv, SRC, NULL, "ROCm SMI did not answer an earlier call in this process; not used");
+		return;
+	}
+	struct rs_job *j = calloc(1, sizeof *j);
+	if (!j)
+		return;
+	char why[512] = "";
+	int replay = axl__vlib_replay(scan, SRC, ctx->rocm_smi_library, &j->q.v);
+	if (replay == 0) {
+		free(j);
+		return;
+	}
+	if (replay < 0) {
+		/* no amdgpu kernel driver: nothing ROCm SMI could tell (and no dlopen cost) */
+		if (!ctx->rocm_smi_library && !axl__fs_exists(scan->fs, AXL__FS_ROOT, "/sys/module/amdgpu")) {
+			free(j);
+			return;
+		}
+		bool absent = false;
+		j->q.fn = axl__rsmi_load(ctx->rocm_smi_library, why, sizeof why, &absent);
+		if (!j->q.fn) {
+			/* ROCm SMI is not part of the driver: a node without ROCm is normal,
+			 * and silent; a library that is there but unusable, or the one that was
+			 * asked for, is not */
+			if (!absent)
+				axl__warn(inv, SRC, ctx->rocm_smi_library, "ROCm SMI not loaded: %s", why);
+			free(j);
+			return;
+		}
+		find_asleep(scan, j);
+	}
+	/* axl capture: every answer goes into the capture (replay: the file is carried) */
+	axl__vlib_record(scan, &j->q.v);
+	st->job = axl__vjob_start(work, job_free, j);
+}
+
+static void rsmi_release(struct axl_inventory *inv, size_t self)
+{
+	struct rs_state *st = inv->bstate[self];
+	if (st->job) {
+		/* waited for, or never (the inventory failed early): the worker finishes alone */
+		axl__vjob_free(st->job);
+	}
+	free(st->dev);
+	free(st);
+	inv->bstate[self] = NULL;
+}
+
+static int rsmi_enumerate(struct axl__scan *scan)
+{
+	struct axl_inventory *inv = scan->inv;
+	size_t self = axl__backend_index(SRC);
+	struct rs_state *st = self ? inv->bstate[self] : NULL;
+	if (!st || !st->job || !axl__vlib_wait(inv, &st->job, SRC, "ROCm SMI", "AMD GPUs"))
+		return 0;
+	struct rs_job *j = axl__vjob_arg(st->job);
+	/* here, not in the worker: a worker past its deadline must not touch the context */
+	axl__vrec_flush(&j->q.v, inv->ctx, SRC);
+	axl__vwarn_flush(&j->warn, inv, SRC, "ROCm SMI");
+	if (j->init_rc != RSMI_STATUS_SUCCESS) {
+		axl__warn(inv, SRC, NULL, "rsmi_init: %s (%d)", axl__rsmi_strerror(j->init_rc), j->init_rc);
+	} else {
+		st->dev = calloc(j->ndevs ? j->ndevs : 1, sizeof *st->dev);
+		if (st->dev)
+			axl__rsmi_apply(scan, j, st->dev);
+		st->collected = true;
+	}
+	struct axl_timing *t = AXL__VEC_PUSH(inv->timings);
+	if (t) {
+		t->stage = "rocm-smi.calls";
+		t->milliseconds = j->ms;
+	}
+	return 0;
+}
+
+static void rsmi_link(struct axl__scan *scan, size_t self)
+{
+	struct rs_state *st = scan->inv->bstate[self];
+	if (st && st->collected && st->dev)
+		axl__rsmi_link(scan, axl__vjob_arg(st->job), st->dev);
+}
+
+static bool rsmi_owns(const struct axl_device *dev)
+{
+	(void)dev;
+	return false; /* enriches the amdgpu backend's devices; owns none */
+}
+
+const struct axl__backend axl__backend_rocm_smi = {
+	.name = "rocm-smi",
+	.enumerate = rsmi_enumerate,
+	.owns = rsmi_owns,
+	.start = rsmi_start,
+	.link = rsmi_link,
+	.release = rsmi_release,
+};

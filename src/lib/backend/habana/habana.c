@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Habana Gaudi (habanalabs). Where the attributes live:
+ *   accel era (Linux >= 6.4, drivers/accel/habanalabs): on the PCI device itself
+ *     (/sys/class/accel/accel<n>/device/<attr>); the accel class device has none.
+ *   before (drivers/misc/habanalabs): on the class device habanalabs/hl<n>
+ *     (minor 2n; hl_controlD<n> is the control node).
+ * Attributes and formats (drivers/accel/habanalabs/common/sysfs.c,
+ * Documentation/ABI/testing/sysfs-driver-habanalabs):
+ *   device_type       "GOYA", "GAUDI", "GAUDI SEC", "GAUDI2", "GAUDI2B", "GAUDI2C", "GAUDI2D"
+ *   status            "Operational", "In reset", "Malfunction", "Needs reset", ...
+ *                     (first letter upper-cased by the driver)
+ *   cpucp_ver         firmware of the device CPU (armcp_ver before 5.10, kept as an alias)
+ *   uboot_ver         U-Boot of the device CPU; preboot_btl_ver the preboot boot loader
+ *   cpld_ver          "0x%08x%08x" (CPLD timestamp, CPLD version)
+ *   max_power         power cap in milliwatts (reads -ENODEV when not operational)
+ *   module_id         "%u", the OAM slot (cpucp_info.card_location)
+ *   clk_cur_freq_mhz, clk_max_freq_mhz  "%lu" MHz (Gaudi and later; -ENODEV when not
+ *                     operational: unknown, not a warning)
+ * The serial number sits in the binary eeprom attribute in an unpublished layout: not
+ * read. Memory size comes from the device database.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "sample_backends.h"
+#include "sysfs.h"
+#include "devicedb.h"
+#include "sysattr.h"
+
+#define SRC "habana"
+
+static bool habana_owns(const struct axl_device *dev)
+{
+	return axl__int(dev, AXL_ATTR_VENDOR_ID, -1) == 0x1da3;
+}
+
+static int habana_enrich(struct axl__scan *scan, struct axl_device *dev)
+{
+	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
+	if (!drv || strcmp(drv, "habanalabs") != 0 || !dev->syspath)
+		return 0; /* not bound (or bound to vfio-pci): the driver published nothing */
+	char cd[512];
+	const char *dir = dev->syspath;
+	/* "hl0" sorts before "hl_controlD0": the first class device is the main one */
+	if (axl__class_dev(scan, dev, "habanalabs", cd, sizeof cd))
+		dir = cd;
+	struct axl__adir d;
+	if (!axl__adir_open(&d, scan, dir, SRC))
+		return 0;
+
+	char type[64];
+	if (axl__adir_text(&d, "device_type", type, sizeof type, AXL__SA_REQUIRED) && !axl__db_knows(scan, dev)) {
+		char model[96];
+		snprintf(model, sizeof model, "Habana %s", type);
+		axl__set_str(scan->inv, dev, AXL_ATTR_MODEL, AXL_SOURCE_SYSFS, model);
+	}
+	axl__adir_set_str(&d, dev, "status", AXL_ATTR_STATE, AXL__SA_REQUIRED);
+	if (!axl__adir_set_str(&d, dev, "cpucp_ver", AXL_ATTR_FIRMWARE_VERSION, AXL__SA_EMPTY_UNKNOWN))
+		axl__adir_set_str(&d, dev, "armcp_ver", AXL_ATTR_FIRMWARE_VERSION, AXL__SA_EMPTY_UNKNOWN);
+	if (!axl__adir_set_str(&d, dev, "uboot_ver", AXL_ATTR_FIRMWARE_BOOTLOADER, AXL__SA_EMPTY_UNKNOWN))
+		axl__adir_set_str(&d, dev, "preboot_btl_ver", AXL_ATTR_FIRMWARE_BOOTLOADER, AXL__SA_EMPTY_UNKNOWN);
+	axl__adir_set_str(&d, dev, "cpld_ver", AXL_ATTR_FIRMWARE_CPLD, 0);
+	axl__adir_set_num(&d, dev, "max_power", AXL_ATTR_POWER_LIMIT, 1e-3, false, 0);
+	axl__adir_set_int(&d, dev, "module_id", AXL_ATTR_MODULE_ID, 1, 1, true, 0);
+	axl__adir_set_int(&d, dev, "clk_cur_freq_mhz", AXL_ATTR_CLOCK_GRAPHICS, 1, 1, true, 0);
+	axl__adir_set_int(&d, dev, "clk_max_freq_mhz", AXL_ATTR_CLOCK_GRAPHICS_MAX, 1, 1, false, 0);
+	axl__adir_close(&d);
+	axl__module_version(scan, dev, "habanalabs");
+	return 0;
+}
+
+const struct axl__backend axl__backend_habana = {
+	.name = "habana",
+	.owns = habana_owns,
+	.enrich = habana_enrich,
+	.sample_open = axl__habana_sample_open,
+	.sample = axl__habana_sample,
+	.sample_close = axl__habana_sample_close,
+};

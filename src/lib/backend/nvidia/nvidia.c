@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NVIDIA from what the kernel driver publishes, without NVML:
+ *   /proc/driver/nvidia/gpus/<bdf>/information   model, UUID, VBIOS, device minor
+ *   /proc/driver/nvidia/gpus/<bdf>/numa_status   GPU memory onlined as a NUMA node
+ *   /proc/driver/nvidia/version, /sys/module/nvidia/version   driver version
+ * and the device nodes a CUDA container needs (/dev/nvidiaN, nvidiactl, nvidia-uvm).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend_util.h"
+#include "sysfs.h"
+#include "util/parse.h"
+
+#define SRC "nvidia"
+#define GPUS "/proc/driver/nvidia/gpus"
+
+static int nvidia_enumerate(struct axl__scan *scan)
+{
+	struct axl_inventory *inv = scan->inv;
+	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, GPUS);
+	if (!d)
+		return 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		unsigned dom, bus, dev, fn;
+		if (e->d_name[0] == '.' || axl__parse_bdf(e->d_name, &dom, &bus, &dev, &fn) != 0)
+			continue;
+		struct axl_device *g = axl__find_pci(inv, dom, bus, dev, fn);
+		if (!g) {
+			/* listed by the driver but not on the PCI bus we can see */
+			g = axl__device_new(inv, SRC, "nvidia");
+			if (!g)
+				break;
+			g->has_pci = true;
+			g->domain = dom;
+			g->bus = bus;
+			g->devno = dev;
+			g->fn = fn;
+			char addr[32];
+			snprintf(addr, sizeof addr, "%04x:%02x:%02x.%u", dom, bus, dev, fn);
+			axl__set_str(inv, g, AXL_ATTR_PCI_ADDRESS, AXL_SOURCE_PROCFS, addr);
+			axl__set_int(g, AXL_ATTR_FAMILY, AXL_SOURCE_DERIVED, AXL_FAMILY_GPU);
+			axl__set_str(inv, g, AXL_ATTR_DRIVER, AXL_SOURCE_PROCFS, "nvidia");
+		}
+		if (!axl__known(g, AXL_ATTR_VENDOR_ID))
+			axl__set_int(g, AXL_ATTR_VENDOR_ID, AXL_SOURCE_PROCFS, 0x10de);
+		g->prefix = "nvidia";
+		if (!axl__known(g, AXL_ATTR_VENDOR) || axl_device_source(g, AXL_ATTR_VENDOR) != AXL_SOURCE_SYSFS)
+			axl__set_str(inv, g, AXL_ATTR_VENDOR, AXL_SOURCE_DERIVED, "NVIDIA");
+	}
+	closedir(d);
+	return 0;
+}
+
+static bool nvidia_owns(const struct axl_device *dev)
+{
+	return strcmp(dev->prefix, "nvidia") == 0;
+}
+
+static void driver_version(struct axl__scan *scan, struct axl_device *dev)
+{
+	axl__module_version(scan, dev, "nvidia");
+	if (axl__known(dev, AXL_ATTR_DRIVER_VERSION))
+		return;
+	char buf[1024];
+	long n = axl__fs_read(scan->fs, AXL__FS_ROOT, "/proc/driver/nvidia/version", buf, sizeof buf);
+	if (n <= 0)
+		return;
+	/* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07  Fri May 31 ..." */
+	char *line = strstr(buf, "NVRM version:");
+	if (!line)
+		return;
+	char *eol = strchr(line, '\n');
+	if (eol)
+		*eol = '\0';
+	char *save = NULL;
+	for (char *tok = strtok_r(line + 13, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		size_t len = strlen(tok);
+		bool ok = len >= 3 && len < 32 && isdigit((unsigned char)tok[0]) && strchr(tok, '.');
+		for (size_t i = 0; ok && i < len; i++)
+			ok = isdigit((unsigned char)tok[i]) || tok[i] == '.';
+		if (ok) {
+			axl__set_str(scan->inv, dev, AXL_ATTR_DRIVER_VERSION, AXL_SOURCE_PROCFS, tok);
+			return;
+		}
+	}
+}
+
+static int nvidia_enrich(struct axl__scan *scan, struct axl_device *dev)
+{
+	struct axl_inventory *inv = scan->inv;
+	const char *addr = axl__str(dev, AXL_ATTR_PCI_ADDRESS);
+	if (!addr)
+		return 0;
+	char dir[128], buf[4096], v[256];
+	snprintf(dir, sizeof dir, GPUS "/%s", addr);
+	if (axl__read_attr(inv, SRC, AXL__FS_ROOT, dir, "information", buf, sizeof buf, 0)) {
+		if (axl__kv_find(buf, "Model", ':', v, sizeof v) == 0 && v[0])
+			axl__set_str(inv, dev, AXL_ATTR_MODEL, AXL_SOURCE_PROCFS, v);
+		if (axl__kv_find(buf, "GPU UUID", ':', v, sizeof v) == 0 && strncmp(v, "GPU-", 4) == 0)
+			axl__set_str(inv, dev, AXL_ATTR_UUID, AXL_SOURCE_PROCFS, v);
+		if (axl__kv_find(buf, "Video BIOS", ':', v, sizeof v) == 0 && v[0] && v[0] != '?')
+			axl__set_str(inv, dev, AXL_ATTR_VBIOS_VERSION, AXL_SOURCE_PROCFS, v);
+		if (axl__kv_find(buf, "GPU Firmware", ':', v, sizeof v) == 0 && v[0] && v[0] != 'N')
+			axl__set_str(inv, dev, AXL_ATTR_FIRMWARE_VERSION, AXL_SOURCE_PROCFS, v);
+		if (axl__kv_find(buf, "Device Minor", ':', v, sizeof v) == 0) {
+			int64_t minor;
+			if (axl__parse_i64(v, &minor) == 0 && minor >= 0 && minor < 256)
+				dev->nvidia_minor = (int)minor;
+			else {
+				char path[256];
+				snprintf(path, sizeof path, "%s/information", dir);
+				axl__warn(inv, SRC, path, "Device Minor is not a minor number: '%.32s'", v);
+			}
+		}
+		/* every driver since 2010 writes these three: a file without one of them
+		 * was cut short */
+		static const char *const core[] = {"Model", "GPU UUID", "Device Minor"};
+		for (size_t k = 0; k < 3; k++) {
+			if (axl__kv_find(buf, core[k], ':', v, sizeof v) == AXL_ENOENT) {
+				char path[256];
+				snprintf(path, sizeof path, "%s/information", dir);
+				axl__warn(inv, SRC, path, "incomplete: no '%s' line", core[k]);
+				break;
+			}
+		}
+		if (axl__kv_find(buf, "GPU Excluded", ':', v, sizeof v) == 0 && strcmp(v, "Yes") == 0)
+			axl__set_str(inv, dev, AXL_ATTR_STATE, AXL_SOURCE_PROCFS, "excluded");
+	}
+	/* GPU memory onlined as a NUMA node (coherent NVLink-C2C / NVLink2 systems) */
+	if (axl__read_attr(inv, SRC, AXL__FS_ROOT, dir, "numa_status", buf, sizeof buf, 0)) {
+		uint64_t size;
+		if (axl__kv_find(buf, "Size", ':', v, sizeof v) == 0 && axl__parse_u64(v, 16, &size) == 0 &&
+		    size > 0 && size < (1ull << 50))
+			axl__set_int(dev, AXL_ATTR_MEMORY_TOTAL, AXL_SOURCE_PROCFS, (int64_t)size);
+	}
+	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
+	if (drv && strcmp(drv, "nvidia") == 0) {
+		driver_version(scan, dev);
+		/* the nodes only when the driver told the minor: without it we would
+		 * hand a container the control nodes but not the GPU */
+		if (dev->nvidia_minor >= 0) {
+			char node[32];
+			snprintf(node, sizeof node, "/dev/nvidia%d", dev->nvidia_minor);
+			axl__add_node(inv, dev, node);
+			axl__add_node(inv, dev, "/dev/nvidiactl");
+			axl__add_node(inv, dev, "/dev/nvidia-uvm");
+			axl__add_node(inv, dev, "/dev/nvidia-uvm-tools");
+		}
+	}
+	return 0;
+}
+
+const struct axl__backend axl__backend_nvidia = {
+	.name = "nvidia",
+	.enumerate = nvidia_enumerate,
+	.owns = nvidia_owns,
+	.enrich = nvidia_enrich,
+};

@@ -1,0 +1,647 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NVIDIA live metrics through NVML (sample.h hooks of the nvml backend).
+ *
+ * The sampler reuses what discovery found (nvml.c): the loaded library, the handles of
+ * the GPUs and MIG devices it matched to inventory devices, and, for a replayed
+ * inventory, the capture's recorded answers. Each sample's NVML calls run in one
+ * persistent worker thread per sampler (woken by a condition variable, so a sample costs
+ * no thread creation); the caller waits for it at most the context's vendor_timeout_ms.
+ * A worker that misses its deadline is abandoned, never killed (it may hold NVML's
+ * locks): NVML is marked wedged for the process and later samples leave NVIDIA devices
+ * unread. The worker fills plain per-device results; only the caller touches the
+ * sampler and the sample.
+ *
+ * Per GPU and sample: nvmlDeviceGetUtilizationRates, ...EncoderUtilization,
+ * ...DecoderUtilization, ...MemoryInfo_v2 (base), ...PowerUsage (mW), ...EnforcedPowerLimit
+ * (mW), ...TotalEnergyConsumption (mJ), ...Temperature (GPU sensor), ...ClockInfo (SM,
+ * MEM), ...PcieThroughput (TX, RX; KB/s), ...TotalEccErrors (volatile), ...CurrentClocks-
+ * EventReasons (...ThrottleReasons), ...FanSpeed; per MIG device its memory. With
+ * AXL_SAMPLER_PROCESSES also the compute and graphics process lists and
+ * nvmlDeviceGetProcessUtilization. A call that fails costs its value only;
+ * GPU_IS_LOST / RESET_REQUIRED (or three UNKNOWN answers and no success in one sample)
+ * make the device lost in that sample.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nvml_job.h"
+#include "capture.h"
+#include "sample.h"
+
+#define SRC "nvml"
+#define NV AXL_SOURCE_NVML
+
+struct nvs_proc {
+	unsigned pid;
+	unsigned long long mem; /* AXL_NVML_VALUE_NOT_AVAILABLE: unknown */
+	bool compute, graphics;
+	int sm, enc, dec; /* percent; < 0 unknown */
+};
+
+/* One NVML device to read (a GPU or a MIG device). */
+struct nvs_target {
+	nvmlDevice_t h;
+	bool mig;
+	size_t parent; /* MIG: the target index of its GPU */
+	/* worker state kept between samples */
+	unsigned long long last_ts; /* newest process-utilisation time stamp seen (µs) */
+	/* results of the last sample */
+	bool lost;
+	bool has[AXL_METRIC__COUNT];
+	double v[AXL_METRIC__COUNT];
+	unsigned long long energy_mj;
+	bool has_energy;
+	struct nvs_proc *procs;
+	unsigned nprocs;
+	bool procs_known;
+};
+
+/* What the caller and the worker share; freed by whichever lets go last. */
+struct nvs_shared {
+	pthread_mutex_t lock;
+	pthread_cond_t wake, done;
+	int refs;
+	bool quit;
+	uint64_t asked, answered;
+	bool processes;
+	struct axl__nvq q; /* the sampler's own: its handles are discovery's */
+	struct nvs_target *t;
+	size_t n;
+};
+
+struct nvs_state {
+	struct nvs_shared *sh;
+	bool threaded; /* a worker thread runs the calls (live); replay answers here */
+	bool dead;     /* the worker missed a deadline: NVML is not asked again */
+	size_t *index; /* per target: the sampler's device index */
+	struct axl__srate *energy; /* per target: power from the energy counter */
+};
+
+/* ---- the worker: every NVML call ------------------------------------------------------ */
+
+static bool gone(nvmlReturn_t r)
+{
+	return r == NVML_ERROR_GPU_IS_LOST || r == NVML_ERROR_RESET_REQUIRED;
+}
+
+struct tally {
+	unsigned ok, unknown;
+	bool lost;
+};
+
+/* Count an answer; false when the device is to be treated as lost. */
+static bool note(struct tally *c, nvmlReturn_t r)
+{
+	if (r == NVML_SUCCESS)
+		c->ok++;
+	else if (r == NVML_ERROR_UNKNOWN)
+		c->unknown++;
+	if (gone(r) || (c->unknown >= 3 && !c->ok))
+		c->lost = true;
+	return !c->lost;
+}
+
+static void put(struct nvs_target *t, axl_metric m, double v, double max)
+{
+	if (v >= 0 && v <= max) {
+		t->has[m] = true;
+		t->v[m] = v;
+	}
+}
+
+static void read_memory(struct axl__nvq *q, struct nvs_target *t, struct tally *c)
+{
+	nvmlMemory_v2_t mem;
+	bool v2;
+	nvmlReturn_t r = axl__nvq_memory(q, t->h, &mem, &v2);
+	if (!note(c, r) || r != NVML_SUCCESS)
+		return;
+	if (mem.total == 0 || mem.total >= (1ull << 50) || mem.used > mem.total)
+		return; /* nonsense */
+	put(t, AXL_METRIC_MEMORY_TOTAL, (double)mem.total, 1e18);
+	put(t, AXL_METRIC_MEMORY_USED, (double)mem.used, 1e18);
+}
+
+static void read_gpu(struct axl__nvq *q, struct nvs_target *t, struct tally *c)
+{
+	const struct axl__nvml_fns *fn = q->fn;
+	nvmlReturn_t r;
+	nvmlUtilization_t u;
+	r = axl__nvq_util(q, t->h, &u);
+	if (!note(c, r))
+		return;
+	if (r == NVML_SUCCESS && u.gpu <= 100 && u.memory <= 100) {
+		put(t, AXL_METRIC_UTILIZATION, u.gpu, 100);
+		put(t, AXL_METRIC_MEMORY_UTILIZATION, u.memory, 100);
+	}
+	unsigned a, b;
+	r = axl__nvq_u32x2(q, "nvmlDeviceGetEncoderUtilization", fn ? fn->DeviceGetEncoderUtilization : NULL, t->h, &a, &b);
+	if (!note(c, r))
+		return;
+	if (r == NVML_SUCCESS)
+		put(t, AXL_METRIC_ENCODER_UTILIZATION, a, 100);
+	r = axl__nvq_u32x2(q, "nvmlDeviceGetDecoderUtilization", fn ? fn->DeviceGetDecoderUtilization : NULL, t->h, &a, &b);
+	if (!note(c, r))
+		return;
+	if (r == NVML_SUCCESS)
+		put(t, AXL_METRIC_DECODER_UTILIZATION, a, 100);
+	read_memory(q, t, c);
+	if (c->lost)
+		return;
+	/* milliwatts; a board above 10 kW is not believed */
+	r = axl__nvq_u32(q, "nvmlDeviceGetPowerUsage", fn ? fn->DeviceGetPowerUsage : NULL, t->h, &a);
+	if (!note(c, r))
+		return;
+	if (r == NVML_SUCCESS)
+		put(t, AXL_METRIC_POWER, a / 1000.0, 10000);
+	r = axl__nvq_u32(q, "nvmlDeviceGetEnforcedPowerLimit", fn ? fn->DeviceGetEnforcedPowerLimit : NULL, t->h, &a);
+	if (!note(c, r))
+		return;
+	if (r == NVML_SUCCESS && a > 0)
+		put(t, AXL_METRIC_POWER_LIMIT, a / 1000.0, 10000);
+	unsigned long long e;
+	r = axl__nvq_u64(q, "nvmlDeviceGetTotalEnergyConsumption", fn ? fn->DeviceGetTotalEnergyConsumption : NULL,
+			 t->h, &e);
+	if (!note(c, r))
+		return;
+	if (r == NVML_SUCCESS && e < (1ull << 62)) {
+		t->has_energy = true;
+		t->energy_mj = e;
+		put(t, AXL_METRIC_ENERGY, (double)e / 1000.0, 1e18);
+	}
+	r = axl__nvq_u32a(q, "nvmlDeviceGetTemperature", fn ? fn->DeviceGetTemperature : NULL, t->h,
+			  NVML_TEMPERATURE_GPU, &a);
+	if (!note(c, r))
+		return;
+	if (r == NVML_SUCCESS)
+		put(t, AXL_METRIC_TEMPERATURE, a, 200);
+	static const struct {
+		unsigned clock;
+		axl_metric m;
+	} clocks[] = {{NVML_CLOCK_SM, AXL_METRIC_SM_CLOCK}, {NVML_CLOCK_MEM, AXL_METRIC_MEMORY_CLOCK}};
+	for (size_t k = 0; k < 2; k++) {
+		r = axl__nvq_u32a(q, "nvmlDeviceGetClockInfo", fn ? fn->DeviceGetClockInfo : NULL, t->h, clocks[k].clock,
+				  &a);
+		if (!note(c, r))
+			return;
+		if (r == NVML_SUCCESS)
+			put(t, clocks[k].m, a, 100000);
+	}
+	static const struct {
+		unsigned counter;
+		axl_metric m;
+	} pcie[] = {{NVML_PCIE_UTIL_RX_BYTES, AXL_METRIC_PCIE_RX}, {NVML_PCIE_UTIL_TX_BYTES, AXL_METRIC_PCIE_TX}};
+	for (size_t k = 0; k < 2; k++) {
+		r = axl__nvq_u32a(q, "nvmlDeviceGetPcieThroughput", fn ? fn->DeviceGetPcieThroughput : NULL, t->h,
+				  pcie[k].counter, &a);
+		if (!note(c, r))
+			return;
+		/* KB/s (1024 bytes); above 512 GB/s is beyond any PCIe link */
+		if (r == NVML_SUCCESS)
+			put(t, pcie[k].m, a * 1024.0, 512e9);
+	}
+	static const struct {
+		unsigned type;
+		axl_metric m;
+	} ecc[] = {{NVML_MEMORY_ERROR_TYPE_CORRECTED, AXL_METRIC_ECC_CORRECTED},
+		   {NVML_MEMORY_ERROR_TYPE_UNCORRECTED, AXL_METRIC_ECC_UNCORRECTED}};
+	for (size_t k = 0; k < 2; k++) {
+		r = axl__nvq_ecc(q, t->h, ecc[k].type, NVML_VOLATILE_ECC, &e);
+		if (!note(c, r))
+			return;
+		if (r == NVML_SUCCESS && e < (1ull << 48))
+			put(t, ecc[k].m, (double)e, 1e18);
+	}
+	r = axl__nvq_u64(q, "nvmlDeviceGetCurrentClocksEventReasons",
+			 fn ? fn->DeviceGetCurrentClocksEventReasons : NULL, t->h, &e);
+	if (!note(c, r))
+		return;
+	if (r == NVML_SUCCESS)
+		put(t, AXL_METRIC_THROTTLE_REASONS, (double)(e & 0x1ffull), 1e18);
+	r = axl__nvq_u32(q, "nvmlDeviceGetFanSpeed", fn ? fn->DeviceGetFanSpeed : NULL, t->h, &a);
+	if (!note(c, r))
+		return;
+	if (r == NVML_SUCCESS)
+		put(t, AXL_METRIC_FAN, a, 100);
+}
+
+static struct nvs_proc *proc_row(struct nvs_target *t, unsigned pid, unsigned *cap)
+{
+	for (unsigned i = 0; i < t->nprocs; i++)
+		if (t->procs[i].pid == pid)
+			return &t->procs[i];
+	if (t->nprocs == *cap) {
+		unsigned nc = *cap ? *cap * 2 : 16;
+		struct nvs_proc *np = realloc(t->procs, nc * sizeof *np);
+		if (!np)
+			return NULL;
+		t->procs = np;
+		*cap = nc;
+	}
+	struct nvs_proc *p = &t->procs[t->nprocs++];
+	memset(p, 0, sizeof *p);
+	p->pid = pid;
+	p->mem = AXL_NVML_VALUE_NOT_AVAILABLE;
+	p->sm = p->enc = p->dec = -1;
+	return p;
+}
+
+static void read_procs(struct axl__nvq *q, struct nvs_target *t, struct tally *c)
+{
+	unsigned cap = 0;
+	for (int g = 0; g < 2; g++) {
+		nvmlProcessInfo_v2_t *rows;
+		unsigned n;
+		nvmlReturn_t r = axl__nvq_procs(q, t->h, g == 1, &rows, &n);
+		if (!note(c, r)) {
+			free(rows);
+			return;
+		}
+		if (r == NVML_SUCCESS)
+			t->procs_known = true;
+		for (unsigned i = 0; i < n; i++) {
+			if (rows[i].pid == 0 || rows[i].pid > 0x3fffffff)
+				continue;
+			struct nvs_proc *p = proc_row(t, rows[i].pid, &cap);
+			if (!p)
+				break;
+			if (g)
+				p->graphics = true;
+			else
+				p->compute = true;
+			unsigned long long m = rows[i].usedGpuMemory;
+			if (m != AXL_NVML_VALUE_NOT_AVAILABLE && m < (1ull << 50) &&
+			    (p->mem == AXL_NVML_VALUE_NOT_AVAILABLE || m > p->mem))
+				p->mem = m;
+		}
+		free(rows);
+	}
+	if (!t->nprocs || t->mig)
+		return; /* NVML keeps no per-process utilisation for MIG devices */
+	nvmlProcessUtilizationSample_t *s;
+	unsigned n;
+	nvmlReturn_t r = axl__nvq_proc_util(q, t->h, t->last_ts, &s, &n);
+	if (!note(c, r)) {
+		free(s);
+		return;
+	}
+	/* the newest sample of each process counts */
+	unsigned long long newest = t->last_ts;
+	for (unsigned i = 0; i < n; i++) {
+		if (s[i].timeStamp > newest)
+			newest = s[i].timeStamp;
+		for (unsigned k = 0; k < t->nprocs; k++) {
+			struct nvs_proc *p = &t->procs[k];
+			if (p->pid != s[i].pid)
+				continue;
+			bool later = true;
+			for (unsigned j = 0; j < n; j++)
+				if (j != i && s[j].pid == s[i].pid && s[j].timeStamp > s[i].timeStamp)
+					later = false;
+			if (!later)
+				break;
+			p->sm = s[i].smUtil <= 100 ? (int)s[i].smUtil : -1;
+			p->enc = s[i].encUtil <= 100 ? (int)s[i].encUtil : -1;
+			p->dec = s[i].decUtil <= 100 ? (int)s[i].decUtil : -1;
+			break;
+		}
+	}
+	t->last_ts = newest;
+	free(s);
+}
+
+static void work(struct nvs_shared *sh)
+{
+	for (size_t k = 0; k < sh->n; k++) {
+		struct nvs_target *t = &sh->t[k];
+		t->lost = false;
+		t->has_energy = false;
+		t->procs_known = false;
+		t->nprocs = 0;
+		memset(t->has, 0, sizeof t->has);
+		if (t->mig && sh->t[t->parent].lost) {
+			t->lost = true; /* went with its GPU */
+			continue;
+		}
+		struct tally c = {0, 0, false};
+		if (t->mig)
+			read_memory(&sh->q, t, &c);
+		else
+			read_gpu(&sh->q, t, &c);
+		if (!c.lost && sh->processes)
+			read_procs(&sh->q, t, &c);
+		t->lost = c.lost;
+	}
+}
+
+static void shared_unref(struct nvs_shared *sh)
+{
+	pthread_mutex_lock(&sh->lock);
+	int left = --sh->refs;
+	pthread_mutex_unlock(&sh->lock);
+	if (left)
+		return;
+	for (size_t k = 0; k < sh->n; k++)
+		free(sh->t[k].procs);
+	free(sh->t);
+	/* the replayed records belong to the inventory's job: only our recording is ours */
+	axl__sb_free(&sh->q.v.rec);
+	pthread_mutex_destroy(&sh->lock);
+	pthread_cond_destroy(&sh->wake);
+	pthread_cond_destroy(&sh->done);
+	free(sh);
+}
+
+static void *worker(void *arg)
+{
+	struct nvs_shared *sh = arg;
+	pthread_mutex_lock(&sh->lock);
+	for (;;) {
+		while (!sh->quit && sh->answered == sh->asked)
+			pthread_cond_wait(&sh->wake, &sh->lock);
+		if (sh->quit)
+			break;
+		uint64_t asked = sh->asked;
+		pthread_mutex_unlock(&sh->lock);
+		work(sh);
+		pthread_mutex_lock(&sh->lock);
+		sh->answered = asked;
+		pthread_cond_signal(&sh->done);
+	}
+	pthread_mutex_unlock(&sh->lock);
+	shared_unref(sh);
+	return NULL;
+}
+
+/* ---- the hooks ------------------------------------------------------------------------- */
+
+static void add_target(struct nvs_shared *sh, size_t *index, struct axl_sampler *s, nvmlDevice_t h,
+		       const struct axl_device *dev, bool mig, size_t parent)
+{
+	size_t i = dev ? axl__sindex(s, dev) : SIZE_MAX;
+	if (!h || i == SIZE_MAX)
+		return;
+	struct nvs_target *t = &sh->t[sh->n];
+	t->h = h;
+	t->mig = mig;
+	t->parent = parent;
+	index[sh->n++] = i;
+}
+
+static void state_free(struct nvs_state *st)
+{
+	free(st->index);
+	free(st->energy);
+	free(st);
+}
+
+void axl__nvml_sample_open(struct axl_sampler *s, size_t self)
+{
+	struct axl_device **devs = NULL;
+	struct nv_job *j = axl__nvml_job(s->inv, &devs);
+	if (!j || j->init_rc != NVML_SUCCESS || !j->ngpus || axl__vlib_wedged(SRC))
+		return;
+	if (j->q.v.mode != AXL__VREC_REPLAY && !j->q.fn)
+		return;
+	size_t max = 0;
+	for (unsigned g = 0; g < j->ngpus; g++)
+		max += 1 + j->gpus[g].nmigs;
+	struct nvs_state *st = calloc(1, sizeof *st);
+	struct nvs_shared *sh = calloc(1, sizeof *sh);
+	if (!st || !sh || !(sh->t = calloc(max, sizeof *sh->t)) || !(st->index = calloc(max, sizeof *st->index)) ||
+	    !(st->energy = calloc(max, sizeof *st->energy))) {
+		if (sh)
+			free(sh->t);
+		free(sh);
+		if (st)
+			state_free(st);
+		return;
+	}
+	for (unsigned g = 0; g < j->ngpus; g++) {
+		const struct nv_gpu *gpu = &j->gpus[g];
+		if (!gpu->h || !devs[g])
+			continue;
+		size_t before = sh->n;
+		add_target(sh, st->index, s, gpu->h, devs[g], false, 0);
+		if (sh->n == before)
+			continue;
+		for (unsigned m = 0; m < gpu->nmigs; m++)
+			add_target(sh, st->index, s, gpu->migs[m].h, gpu->migs[m].dev, true, before);
+	}
+	if (!sh->n) {
+		free(sh->t);
+		free(sh);
+		state_free(st);
+		return;
+	}
+	/* the sampler's own call state: discovery's library and handles; a replay reads
+	 * the inventory's records (they live as long as the inventory) */
+	memcpy(&sh->q, &j->q, sizeof sh->q);
+	memset(&sh->q.v, 0, sizeof sh->q.v);
+	sh->q.v.mode = j->q.v.mode;
+	if (sh->q.v.mode == AXL__VREC_REPLAY) {
+		sh->q.v.doc = j->q.v.doc;
+		sh->q.v.recs = j->q.v.recs;
+		sh->q.v.nrecs = j->q.v.nrecs;
+	} else if (sh->q.v.mode == AXL__VREC_RECORD && !axl__capture_recording(s->ctx)) {
+		sh->q.v.mode = AXL__VREC_LIVE;
+	}
+	sh->q.calls = 0;
+	sh->processes = (s->flags & AXL_SAMPLER_PROCESSES) != 0;
+	sh->refs = 1;
+	pthread_mutex_init(&sh->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&sh->wake, &ca);
+	pthread_cond_init(&sh->done, &ca);
+	pthread_condattr_destroy(&ca);
+	st->sh = sh;
+	if (sh->q.v.mode != AXL__VREC_REPLAY) {
+		/* live: a worker, so that a hanging call costs a deadline, not the caller */
+		pthread_attr_t pa;
+		pthread_attr_init(&pa);
+		pthread_attr_setdetachstate(&pa, PTHREAD_CREATE_DETACHED);
+		pthread_t tid;
+		sh->refs = 2;
+		if (pthread_create(&tid, &pa, worker, sh) == 0)
+			st->threaded = true;
+		else
+			sh->refs = 1; /* no thread: the calls run on the caller, without a deadline */
+		pthread_attr_destroy(&pa);
+	}
+	s->bstate[self] = st;
+}
+
+/* Run one round of calls; false when the worker missed its deadline. */
+static bool run(struct nvs_state *st, int timeout_ms)
+{
+	struct nvs_shared *sh = st->sh;
+	if (!st->threaded) {
+		work(sh);
+		return true;
+	}
+	struct timespec dl;
+	axl__deadline(&dl, timeout_ms);
+	pthread_mutex_lock(&sh->lock);
+	uint64_t want = ++sh->asked;
+	pthread_cond_signal(&sh->wake);
+	int rc = 0;
+	while (sh->answered != want && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&sh->done, &sh->lock, &dl);
+	bool done = sh->answered == want;
+	if (!done)
+		sh->quit = true; /* if it ever comes back, it leaves */
+	pthread_mutex_unlock(&sh->lock);
+	return done;
+}
+
+static void read_comm(const struct axl__fs *fs, unsigned pid, char *out, size_t cap)
+{
+	char path[48];
+	snprintf(path, sizeof path, "/proc/%u/comm", pid);
+	out[0] = '\0';
+	long n = axl__fs_read(fs, AXL__FS_ROOT, path, out, cap);
+	if (n <= 0) {
+		out[0] = '\0';
+		return;
+	}
+	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
+		out[--n] = '\0';
+	for (long i = 0; i < n; i++)
+		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+			out[i] = '?';
+}
+
+/* The cgroup v2 path: the "0::" line of /proc/<pid>/cgroup. */
+static void read_cgroup(const struct axl__fs *fs, unsigned pid, char *out, size_t cap)
+{
+	char path[48], buf[4096];
+	snprintf(path, sizeof path, "/proc/%u/cgroup", pid);
+	out[0] = '\0';
+	if (axl__fs_read(fs, AXL__FS_ROOT, path, buf, sizeof buf) <= 0)
+		return;
+	for (char *line = buf; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strncmp(line, "0::", 3) == 0) {
+			const char *p = line + 3;
+			size_t len = strlen(p);
+			bool printable = len > 0 && len < cap;
+			for (size_t i = 0; i < len && printable; i++)
+				printable = (unsigned char)p[i] >= 0x20 && p[i] != 0x7f;
+			if (printable)
+				memcpy(out, p, len + 1);
+			return;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+static void add_procs(struct axl_sampler *s, struct axl_sample *out, struct nvs_shared *sh, size_t k, size_t i)
+{
+	const struct nvs_target *t = &sh->t[k];
+	for (unsigned p = 0; p < t->nprocs; p++) {
+		const struct nvs_proc *pr = &t->procs[p];
+		if (!t->mig) {
+			/* a process NVML also lists on one of this GPU's MIG devices is that
+			 * MIG device's */
+			bool elsewhere = false;
+			for (size_t c = k + 1; c < sh->n && sh->t[c].mig && sh->t[c].parent == k && !elsewhere; c++)
+				for (unsigned q = 0; q < sh->t[c].nprocs && !elsewhere; q++)
+					elsewhere = sh->t[c].procs[q].pid == pr->pid;
+			if (elsewhere)
+				continue;
+		}
+		char name[64], cgroup[1024], container[80];
+		read_comm(s->fs, pr->pid, name, sizeof name);
+		read_cgroup(s->fs, pr->pid, cgroup, sizeof cgroup);
+		const char *type = pr->compute && pr->graphics ? "compute+graphics" : pr->graphics ? "graphics" : "compute";
+		struct axl_process *row =
+			axl__sproc_add(out, (int)pr->pid, axl_device_id(s->devs[i]), name[0] ? name : NULL, type, NV);
+		if (!row)
+			return;
+		if (pr->mem != AXL_NVML_VALUE_NOT_AVAILABLE)
+			row->memory_used_bytes = (int64_t)pr->mem;
+		if (pr->sm >= 0)
+			row->utilization_percent = pr->sm;
+		if (pr->enc >= 0)
+			row->encoder_utilization_percent = pr->enc;
+		if (pr->dec >= 0)
+			row->decoder_utilization_percent = pr->dec;
+		if (cgroup[0]) {
+			row->cgroup = axl__sstr(out, cgroup);
+			if (axl__fdinfo_container_id(cgroup, container, sizeof container))
+				row->container_id = axl__sstr(out, container);
+		}
+	}
+}
+
+void axl__nvml_sample(struct axl_sampler *s, size_t self, struct axl_sample *out)
+{
+	struct nvs_state *st = s->bstate[self];
+	struct nvs_shared *sh = st->sh;
+	if (st->dead || axl__vlib_wedged(SRC))
+		return;
+	if (!run(st, s->ctx->vendor_timeout_ms)) {
+		/* abandoned: it frees the shared state when (if) it comes back */
+		st->dead = true;
+		st->sh = NULL;
+		st->threaded = false;
+		axl__vlib_wedge(SRC);
+		shared_unref(sh);
+		return;
+	}
+	/* recording (axl capture): the answers join discovery's in the capture */
+	if (sh->q.v.mode == AXL__VREC_RECORD) {
+		axl__vrec_flush(&sh->q.v, s->ctx, SRC);
+		axl__sb_free(&sh->q.v.rec);
+	}
+	for (size_t k = 0; k < sh->n; k++) {
+		struct nvs_target *t = &sh->t[k];
+		size_t i = st->index[k];
+		if (out->d[i].state == AXL_SAMPLE_LOST)
+			continue;
+		if (t->lost) {
+			axl__slost(out, i);
+			continue;
+		}
+		for (unsigned m = 0; m < AXL_METRIC__COUNT; m++)
+			if (t->has[m])
+				axl__sput(out, i, (axl_metric)m, t->v[m], NV);
+		/* every device NVML answered for is read, even with no value */
+		out->d[i].state = AXL_SAMPLE_OK;
+		if (t->has_energy) {
+			/* mJ per second = mW; a counter that went back gives no rate */
+			double per_s;
+			if (axl__srate_step(&st->energy[k], t->energy_mj, out->mono_ms, &per_s) &&
+			    !t->has[AXL_METRIC_POWER] && per_s / 1000.0 <= 10000)
+				axl__sput(out, i, AXL_METRIC_POWER, per_s / 1000.0, NV);
+		}
+		if (sh->processes && t->procs_known)
+			add_procs(s, out, sh, k, i);
+	}
+}
+
+void axl__nvml_sample_close(struct axl_sampler *s, size_t self)
+{
+	struct nvs_state *st = s->bstate[self];
+	if (st->sh) {
+		if (st->threaded) {
+			pthread_mutex_lock(&st->sh->lock);
+			st->sh->quit = true;
+			pthread_cond_signal(&st->sh->wake);
+			pthread_mutex_unlock(&st->sh->lock);
+		}
+		shared_unref(st->sh);
+	}
+	state_free(st);
+	s->bstate[self] = NULL;
+}

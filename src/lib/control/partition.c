@@ -1,0 +1,528 @@
+/* SPDX-License-Identifier: MIT */
+/* Partitions (axl/partition.h, docs/partitions.md): the checks every call makes, the
+ * profile resolution, the state records, and the rows handed back. The hardware is
+ * driven by backend/nvml_mig.c and backend/amdgpu_part.c; simulated nodes by
+ * partition_sim.c. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "axl/partition.h"
+#include "amdgpu.h"
+#include "nvml_mig.h"
+#include "partition_sim.h"
+#include "sim.h"
+
+#define NODES_MAX 24
+
+static bool same(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/* root, or CAP_SYS_ADMIN (bit 21) in the effective set of /proc/self/status */
+static bool privileged(void)
+{
+	if (geteuid() == 0)
+		return true;
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	char line[256];
+	bool ok = false;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "CapEff:", 7) == 0)
+			ok = (strtoull(line + 7, NULL, 16) >> 21) & 1;
+	fclose(f);
+	return ok;
+}
+
+/* What every call that changes something checks first. */
+static int may_change(axl_context *ctx, const char *what)
+{
+	if (ctx->sim)
+		return 0;
+	if (ctx->fs.rerooted)
+		return axl__error(AXL_ENOTSYS, "%s: re-rooted context: axl never drives another node's hardware", what);
+	if (!privileged())
+		return axl__error(AXL_EPERM, "%s: changing partitions needs root or CAP_SYS_ADMIN (euid %u has neither)",
+				  what, (unsigned)geteuid());
+	return 0;
+}
+
+static int find_gpu(const axl_inventory *inv, const char *device, const axl_device **out)
+{
+	const axl_device *d = axl_inventory_find(inv, device);
+	if (!d)
+		return axl__error(AXL_ENOENT, "no device '%.200s'", device);
+	if (d->parent)
+		return axl__error(AXL_EINVAL, "%s is a partition itself: give its physical device (%s)", axl_device_id(d),
+				  axl_device_id(d->parent));
+	*out = d;
+	return 0;
+}
+
+static bool is_nvidia(const axl_device *d)
+{
+	return axl__int(d, AXL_ATTR_VENDOR_ID, -1) == 0x10de;
+}
+
+static const struct axl__part *mig_of(const axl_device *d)
+{
+	for (size_t k = 0; k < d->parts.n; k++)
+		if (strcmp(d->parts.v[k].pub.technology, "MIG") == 0)
+			return &d->parts.v[k];
+	return NULL;
+}
+
+/* "<n>g.<m>gb" -> n, m; false when not that form */
+static bool slices_gb(const char *s, long *n, long *m)
+{
+	char *e;
+	if (!isdigit((unsigned char)*s))
+		return false;
+	*n = strtol(s, &e, 10);
+	if (strncmp(e, "g.", 2) != 0 || !isdigit((unsigned char)e[2]))
+		return false;
+	*m = strtol(e + 2, &e, 10);
+	return strcmp(e, "gb") == 0 && *n > 0 && *n < 100 && *m > 0 && *m < 100000;
+}
+
+/* The profile a request names: index into part->profiles, or an error naming those offered. */
+static int resolve(const axl_device *d, const struct axl__part *part, const char *want, size_t *out)
+{
+	const char *w = strncasecmp(want, "mig-", 4) == 0 ? want + 4 : want;
+	size_t np = part->profiles.n;
+	for (size_t j = 0; j < np; j++)
+		if (strcmp(part->profiles.v[j], w) == 0)
+			return *out = j, 0;
+	size_t digits = strspn(w, "0123456789");
+	if (digits && !w[digits] && digits < 6) {
+		long id = strtol(w, NULL, 10);
+		for (size_t j = 0; j < np; j++)
+			if (j < part->details.n && part->details.v[j] && part->details.v[j]->id == id)
+				return *out = j, 0;
+	}
+	long n, m, bn, bm, best_m = -1;
+	if (slices_gb(w, &n, &m)) {
+		for (size_t j = 0; j < np; j++)
+			if (slices_gb(part->profiles.v[j], &bn, &bm) && bn == n && bm >= m && (best_m < 0 || bm < best_m)) {
+				best_m = bm;
+				*out = j;
+			}
+		if (best_m >= 0)
+			return 0;
+	}
+	char list[512] = "";
+	size_t len = 0;
+	for (size_t j = 0; j < np && len < sizeof list - 80; j++) {
+		const struct axl_partition_profile *pd = j < part->details.n ? part->details.v[j] : NULL;
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", j ? ", " : "", part->profiles.v[j]);
+		if (pd && pd->id >= 0)
+			len += (size_t)snprintf(list + len, sizeof list - len, " (%" PRId64 ")", pd->id);
+	}
+	return axl__error(AXL_ENOENT, "%s: no MIG profile '%.100s'; it offers: %s", axl_device_id(d), want,
+			  np ? list : "none");
+}
+
+/* ---- rows ---------------------------------------------------------------------------- */
+
+struct src {
+	const char *id, *device, *parent, *parent_uuid, *kind, *profile;
+	int64_t profile_id, memory_bytes, compute_units, created;
+	const char *nodes[NODES_MAX];
+	size_t nnodes;
+	int owner_pid, owner_alive;
+	axl_source source;
+};
+
+static void add_node(struct src *s, const char *path)
+{
+	for (size_t i = 0; i < s->nnodes; i++)
+		if (strcmp(s->nodes[i], path) == 0)
+			return;
+	if (s->nnodes < NODES_MAX)
+		s->nodes[s->nnodes++] = path;
+}
+
+/* The parent's /dev/nvidiaN, the driver's control and UVM nodes, then the instance's. */
+static void nvidia_nodes(struct src *s, const axl_device *parent, const char *const *own, size_t nown)
+{
+	for (size_t i = 0; parent && i < parent->nodes.n; i++) {
+		const char *p = parent->nodes.v[i];
+		if (strncmp(p, "/dev/nvidia", 11) == 0 && isdigit((unsigned char)p[11]))
+			add_node(s, p);
+	}
+	add_node(s, "/dev/nvidiactl");
+	add_node(s, "/dev/nvidia-uvm");
+	add_node(s, "/dev/nvidia-uvm-tools");
+	for (size_t i = 0; i < nown; i++)
+		if (strncmp(own[i], "/dev/nvidia", 11) == 0 && !(isdigit((unsigned char)own[i][11])))
+			add_node(s, own[i]);
+}
+
+static size_t slen(const char *s)
+{
+	return s ? strlen(s) + 1 : 0;
+}
+
+static char *put(char **at, const char *s)
+{
+	if (!s)
+		return NULL;
+	char *r = *at;
+	size_t n = strlen(s) + 1;
+	memcpy(r, s, n);
+	*at += n;
+	return r;
+}
+
+/* One allocation: the rows, then their pointer arrays, then every string. */
+static int pack(const struct src *s, size_t n, struct axl_partition **out)
+{
+	*out = NULL;
+	if (!n)
+		return 0;
+	size_t ptrs = 0, chars = 0;
+	for (size_t i = 0; i < n; i++) {
+		ptrs += 3 + s[i].nnodes + 1;
+		chars += slen(s[i].id) + slen(s[i].device) + slen(s[i].parent) + slen(s[i].parent_uuid) +
+			 slen(s[i].kind) + slen(s[i].profile) + 2 * (slen(s[i].id) + 32);
+		for (size_t k = 0; k < s[i].nnodes; k++)
+			chars += slen(s[i].nodes[k]);
+	}
+	struct axl_partition *rows = malloc(n * sizeof *rows + ptrs * sizeof(char *) + chars);
+	if (!rows)
+		return axl__error(AXL_ENOMEM, "out of memory");
+	const char **pa = (const char **)(rows + n);
+	char *at = (char *)(pa + ptrs);
+	for (size_t i = 0; i < n; i++) {
+		struct axl_partition *r = &rows[i];
+		memset(r, 0, sizeof *r);
+		r->id = put(&at, s[i].id);
+		r->device = put(&at, s[i].device);
+		r->parent = put(&at, s[i].parent);
+		r->parent_uuid = put(&at, s[i].parent_uuid);
+		r->kind = put(&at, s[i].kind);
+		r->profile = put(&at, s[i].profile);
+		r->profile_id = s[i].profile_id;
+		r->memory_bytes = s[i].memory_bytes;
+		r->compute_units = s[i].compute_units;
+		r->owner_pid = s[i].owner_pid;
+		r->owner_alive = s[i].owner_alive;
+		r->created = s[i].created;
+		r->source = s[i].source;
+		const char **env = pa;
+		pa += 3;
+		static const char *const names[2] = {"NVIDIA_VISIBLE_DEVICES=", "CUDA_VISIBLE_DEVICES="};
+		for (int k = 0; k < 2; k++) {
+			env[k] = at;
+			at += sprintf(at, "%s%s", names[k], s[i].id) + 1;
+		}
+		env[2] = NULL;
+		r->env = env;
+		const char **nodes = pa;
+		pa += s[i].nnodes + 1;
+		for (size_t k = 0; k < s[i].nnodes; k++)
+			nodes[k] = put(&at, s[i].nodes[k]);
+		nodes[s[i].nnodes] = NULL;
+		r->device_nodes = nodes;
+	}
+	*out = rows;
+	return 0;
+}
+
+static int alive(int pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+static bool id_ok(const char *id)
+{
+	return id && *id && !strpbrk(id, ":,") && strlen(id) < 96;
+}
+
+/* ---- the calls ------------------------------------------------------------------------ */
+
+AXL_API int axl_partition_create(axl_context *ctx, const axl_inventory *inv, const char *device,
+				 const char *profile, unsigned flags, struct axl_partition **out)
+{
+	(void)flags;
+	if (out)
+		*out = NULL;
+	if (!ctx || !inv || !device || !profile || !out)
+		return axl__error(AXL_EINVAL, "axl_partition_create: ctx, inv, device, profile and out are needed");
+	int rc = may_change(ctx, "partition create");
+	const axl_device *d = NULL;
+	if (rc || (rc = find_gpu(inv, device, &d)))
+		return rc;
+	const struct axl__part *part = mig_of(d);
+	if (!part) {
+		if (!is_nvidia(d))
+			return axl__error(AXL_ENOTSUP, "%s: axl creates partitions of NVIDIA MIG GPUs only; %s",
+					  axl_device_id(d), "AMD devices change partition modes (axl_partition_set_mode)");
+		return axl__error(AXL_ENOTSUP, "%s: this GPU has no MIG", axl_device_id(d));
+	}
+	if (!part->pub.mode || strcmp(part->pub.mode, "enabled") != 0)
+		return axl__error(AXL_ENOTSUP,
+				  "MIG is disabled on %s (mode %s): axl never switches MIG mode; use nvidia-smi -i %s -mig 1",
+				  axl_device_id(d), part->pub.mode ? part->pub.mode : "unknown",
+				  axl__str(d, AXL_ATTR_PCI_ADDRESS) ? axl__str(d, AXL_ATTR_PCI_ADDRESS) : "N");
+	size_t j = 0;
+	if ((rc = resolve(d, part, profile, &j)))
+		return rc;
+	const struct axl_partition_profile *pd = j < part->details.n ? part->details.v[j] : NULL;
+	struct axl__part_made made;
+	memset(&made, 0, sizeof made);
+	if (ctx->sim) {
+		const struct axl__mig_gpu *g = d->db ? axl__mig_gpu_of(d->db->key) : NULL;
+		const struct axl__mig_profile *p = axl__mig_profile(g, part->profiles.v[j]);
+		if (!p)
+			return axl__error(AXL_ENOTSUP, "%s: axl has no MIG rules for this simulated GPU (%s)",
+					  axl_device_id(d), part->profiles.v[j]);
+		rc = axl__sim_mig_create(ctx, d, g, p, &made);
+	} else {
+		if (!pd || pd->id < 0)
+			return axl__error(AXL_ENOTSUP, "%s: the NVML id of profile %s is not known", axl_device_id(d),
+					  part->profiles.v[j]);
+		made.gpu_instance = made.compute_instance = -1;
+		rc = axl__nvml_mig_create(ctx, d, pd->id, &made);
+		if (!rc && !id_ok(made.id))
+			rc = axl__error(AXL_EBACKEND, "%s: the new MIG device's UUID '%.96s' is not usable as an id",
+					axl_device_id(d), made.id);
+		if (!rc) {
+			struct axl__state_part rec = {(char *)axl_device_id(d), (char *)axl__str(d, AXL_ATTR_UUID),
+						      "mig", made.id, made.profile[0] ? made.profile : NULL,
+						      0, 0, false, 0, 0};
+			rc = axl__state_part_add(ctx, &rec);
+			if (rc) /* the instance exists but would be lost: take it back */
+				axl__nvml_mig_destroy(ctx, d, made.id, NULL);
+		}
+	}
+	if (rc)
+		return rc;
+	char child[160] = "";
+	if (made.gpu_instance >= 0 && made.compute_instance >= 0)
+		snprintf(child, sizeof child, "%s/mig%d.%d", axl_device_id(d), made.gpu_instance, made.compute_instance);
+	const char *own[AXL__PART_NODES_MAX];
+	for (size_t k = 0; k < made.nnodes && k < AXL__PART_NODES_MAX; k++)
+		own[k] = made.nodes[k];
+	struct src s = {made.id, child[0] ? child : NULL, axl_device_id(d), axl__str(d, AXL_ATTR_UUID), "mig",
+			made.profile[0] ? made.profile : part->profiles.v[j], made.profile_id, made.memory_bytes,
+			made.compute_units, (int64_t)time(NULL), {0}, 0, (int)getpid(), 1,
+			ctx->sim ? AXL_SOURCE_SIM : AXL_SOURCE_NVML};
+	nvidia_nodes(&s, d, own, made.nnodes < AXL__PART_NODES_MAX ? made.nnodes : AXL__PART_NODES_MAX);
+	return pack(&s, 1, out);
+}
+
+/* The child device of the inventory with this UUID or id. */
+static const axl_device *find_child(const axl_inventory *inv, const char *key)
+{
+	for (size_t i = 0; i < inv->devs.n; i++) {
+		const axl_device *d = inv->devs.v[i];
+		for (size_t k = 0; k < d->children.n; k++) {
+			const axl_device *c = d->children.v[k];
+			if (same(axl__str(c, AXL_ATTR_UUID), key) || same(axl_device_id(c), key))
+				return c;
+		}
+	}
+	return NULL;
+}
+
+AXL_API int axl_partition_list(axl_context *ctx, const axl_inventory *inv, struct axl_partition **out,
+			       size_t *count)
+{
+	if (out)
+		*out = NULL;
+	if (count)
+		*count = 0;
+	if (!ctx || !inv || !out || !count)
+		return axl__error(AXL_EINVAL, "axl_partition_list: ctx, inv, out and count are needed");
+	struct axl__state st;
+	int rc = axl__state_read(ctx, &st);
+	if (rc) {
+		axl__state_free(&st);
+		return rc;
+	}
+	size_t cap = st.parts.n + 16, n = 0;
+	for (size_t i = 0; i < inv->devs.n; i++)
+		cap += inv->devs.v[i]->children.n;
+	struct src *s = calloc(cap, sizeof *s);
+	bool *seen = calloc(st.parts.n + 1, 1);
+	if (!s || !seen) {
+		free(s);
+		free(seen);
+		axl__state_free(&st);
+		return axl__error(AXL_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < inv->devs.n; i++) {
+		const axl_device *d = inv->devs.v[i];
+		for (size_t k = 0; k < d->children.n; k++) {
+			const axl_device *c = d->children.v[k];
+			const char *uuid = axl__str(c, AXL_ATTR_UUID);
+			if (!id_ok(uuid))
+				continue;
+			struct src *r = &s[n++];
+			r->id = uuid;
+			r->device = axl_device_id(c);
+			r->parent = axl_device_id(d);
+			r->parent_uuid = axl__str(d, AXL_ATTR_UUID);
+			r->kind = "mig";
+			r->profile = axl__str(c, AXL_ATTR_PARTITION_PROFILE);
+			r->profile_id = -1;
+			const struct axl__part *part = mig_of(d);
+			for (size_t j = 0; part && r->profile && j < part->profiles.n && j < part->details.n; j++)
+				if (part->details.v[j] && strcmp(part->profiles.v[j], r->profile) == 0)
+					r->profile_id = part->details.v[j]->id;
+			r->memory_bytes = axl__int(c, AXL_ATTR_MEMORY_TOTAL, -1);
+			r->compute_units = -1;
+			for (size_t u = 0; u < c->cus.n; u++)
+				r->compute_units = c->cus.v[u].count;
+			r->source = c->attr[AXL_ATTR_UUID].src;
+			const char *own[NODES_MAX];
+			size_t nown = 0;
+			for (size_t u = 0; u < c->nodes.n && nown < NODES_MAX; u++)
+				own[nown++] = c->nodes.v[u];
+			nvidia_nodes(r, d, own, nown);
+			for (size_t q = 0; q < st.parts.n; q++)
+				if (same(st.parts.v[q].partition, uuid)) {
+					seen[q] = true;
+					r->owner_pid = st.parts.v[q].pid;
+					r->owner_alive = alive(r->owner_pid);
+					r->created = st.parts.v[q].created;
+				}
+		}
+	}
+	for (size_t q = 0; q < st.parts.n && n < cap; q++) {
+		const struct axl__state_part *p = &st.parts.v[q];
+		if (seen[q])
+			continue;
+		struct src *r = &s[n++];
+		r->id = p->partition;
+		r->parent = p->device;
+		r->parent_uuid = p->uuid;
+		r->kind = p->kind;
+		r->profile = p->profile;
+		r->profile_id = r->memory_bytes = r->compute_units = -1;
+		r->owner_pid = p->pid;
+		r->owner_alive = alive(p->pid);
+		r->created = p->created;
+		r->source = ctx->sim ? AXL_SOURCE_SIM : AXL_SOURCE_NONE;
+	}
+	rc = pack(s, n, out);
+	if (!rc)
+		*count = n;
+	free(s);
+	free(seen);
+	axl__state_free(&st);
+	return rc;
+}
+
+AXL_API int axl_partition_destroy(axl_context *ctx, const axl_inventory *inv, const char *device,
+				  const char *partition, unsigned flags, size_t *removed)
+{
+	(void)flags;
+	if (removed)
+		*removed = 0;
+	if (!ctx || !inv || !partition)
+		return axl__error(AXL_EINVAL, "axl_partition_destroy: ctx, inv and partition are needed");
+	int rc = may_change(ctx, "partition destroy");
+	if (rc)
+		return rc;
+	const axl_device *want = NULL;
+	if (device && (rc = find_gpu(inv, device, &want)))
+		return rc;
+	const axl_device *c = find_child(inv, partition);
+	if (c && want && c->parent != want)
+		return axl__error(AXL_EINVAL, "partition %s belongs to %s, not to %s", partition,
+				  axl_device_id(c->parent), axl_device_id(want));
+	const char *uuid = c ? axl__str(c, AXL_ATTR_UUID) : partition;
+	size_t n = 0, dropped = 0;
+	if (c && !ctx->sim) {
+		if (!uuid)
+			return axl__error(AXL_ENOTSUP, "%s: a MIG device without a UUID cannot be destroyed", partition);
+		if ((rc = axl__nvml_mig_destroy(ctx, c->parent, uuid, &n)))
+			return rc;
+	}
+	/* the record (for a simulated node, the partition itself) */
+	struct axl__state st;
+	if ((rc = axl__state_read(ctx, &st))) {
+		axl__state_free(&st);
+		return rc;
+	}
+	for (size_t q = 0; q < st.parts.n && !rc; q++) {
+		const struct axl__state_part *p = &st.parts.v[q];
+		if (!same(p->partition, uuid))
+			continue;
+		if (want && !same(p->device, axl_device_id(want)) && !same(p->uuid, axl__str(want, AXL_ATTR_UUID)))
+			continue;
+		size_t k = 0;
+		rc = axl__state_part_remove(ctx, p->uuid ? p->uuid : p->device, p->partition, &k);
+		dropped += k;
+	}
+	axl__state_free(&st);
+	if (!rc && removed)
+		*removed = ctx->sim ? (c ? dropped : 0) : n;
+	return rc;
+}
+
+AXL_API int axl_partition_cleanup(axl_context *ctx, const axl_inventory *inv, size_t *removed)
+{
+	if (removed)
+		*removed = 0;
+	if (!ctx || !inv)
+		return axl__error(AXL_EINVAL, "axl_partition_cleanup: ctx and inv are needed");
+	int rc = may_change(ctx, "partition cleanup");
+	if (rc)
+		return rc;
+	struct axl__state st;
+	if ((rc = axl__state_read(ctx, &st))) {
+		axl__state_free(&st);
+		return rc;
+	}
+	size_t total = 0;
+	for (size_t q = 0; q < st.parts.n && !rc; q++) {
+		const struct axl__state_part *p = &st.parts.v[q];
+		const axl_device *c = find_child(inv, p->partition);
+		size_t k = 0;
+		if (!c) /* gone: only the record is left */
+			rc = axl__state_part_remove(ctx, p->uuid ? p->uuid : p->device, p->partition, NULL);
+		else if (!alive(p->pid))
+			rc = axl_partition_destroy(ctx, inv, NULL, p->partition, 0, &k);
+		total += k;
+	}
+	axl__state_free(&st);
+	if (removed)
+		*removed = total;
+	return rc;
+}
+
+AXL_API int axl_partition_set_mode(axl_context *ctx, const axl_inventory *inv, const char *device,
+				   const char *kind, const char *mode, unsigned flags)
+{
+	if (!ctx || !inv || !device || !kind || !mode)
+		return axl__error(AXL_EINVAL, "axl_partition_set_mode: ctx, inv, device, kind and mode are needed");
+	if (strcmp(kind, "compute") != 0 && strcmp(kind, "memory") != 0)
+		return axl__error(AXL_EINVAL, "partition mode kind '%.40s': compute or memory", kind);
+	if (!(flags & AXL_PARTITION_CONFIRM))
+		return axl__error(AXL_EINVAL, "switching the %s partition mode destroys every partition of the device and "
+				  "needs it idle: confirm with AXL_PARTITION_CONFIRM (axl partition mode --yes)", kind);
+	int rc = may_change(ctx, "partition mode");
+	const axl_device *d = NULL;
+	if (rc || (rc = find_gpu(inv, device, &d)))
+		return rc;
+	if (is_nvidia(d))
+		return axl__error(AXL_ENOTSUP, "%s: axl never switches MIG mode; use nvidia-smi -mig 1", axl_device_id(d));
+	if (axl__int(d, AXL_ATTR_VENDOR_ID, -1) != 0x1002)
+		return axl__error(AXL_ENOTSUP, "%s: axl switches partition modes of AMD GPUs only", axl_device_id(d));
+	if (ctx->sim)
+		return axl__error(AXL_ENOTSUP, "%s: simulated nodes have no AMD partition modes to switch", axl_device_id(d));
+	return axl__amdgpu_set_partition_mode(&ctx->fs, d, kind, mode);
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device database: facts from vendors' datasheets about accelerator SKUs, keyed by
+ * PCI ids. The text source is data/devices.db; tools/devicedb_gen.c compiles it at build
+ * time into a generated C file holding the tables below, so a lookup costs a binary
+ * search and nothing is parsed at run time.
+ */
+#ifndef AXL_DEVICEDB_H
+#define AXL_DEVICEDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "axl/context.h"
+#include "axl/device.h"
+
+struct axl__db_cu {
+	const char *name; /* "SM", "CU", "XCC", "EU", "Xe-core", "TPC", "NeuronCore", ... */
+	uint32_t count;
+};
+
+struct axl__db_prec {
+	uint8_t format;  /* axl_format */
+	uint8_t support; /* axl_support */
+	double tflops;   /* dense peak (TFLOPS, or TOPS for integer formats); < 0 unknown */
+};
+
+struct axl__db_part {
+	const char *technology; /* "MIG", "SR-IOV", "AMD-CPX", "AMD-NPS", ... */
+	int32_t max_partitions; /* < 0 unknown */
+	const char *const *profiles;
+	uint8_t n_profiles;
+};
+
+struct axl__db_entry {
+	const char *key;          /* stable key of the entry, e.g. "nvidia-h100-sxm5-80gb" */
+	const char *name;         /* marketing name */
+	const char *vendor;       /* display name of the vendor: "NVIDIA", "AMD", ... */
+	const char *architecture; /* "Hopper", "CDNA3", ... ; NULL unknown */
+	uint8_t family;           /* axl_family */
+	uint64_t memory_bytes;    /* 0 unknown */
+	const char *memory_type;  /* "HBM3", "GDDR6X", ... ; NULL unknown */
+	uint32_t bus_width_bits;  /* 0 unknown */
+	double bandwidth_gbps;    /* GB/s (10^9 B/s); < 0 unknown */
+	uint64_t l2_bytes;        /* 0 unknown */
+	double tdp_watts;         /* < 0 unknown */
+	const struct axl__db_cu *cus;
+	uint8_t n_cus;
+	const struct axl__db_prec *prec;
+	uint8_t n_prec;
+	const struct axl__db_part *parts;
+	uint8_t n_parts;
+	const char *const *sources; /* datasheet URLs or document names; at least one */
+	uint8_t n_sources;
+	/* NVLink of a module that attaches to an NVSwitch baseboard (SXM): generation, links
+	 * of one GPU and GB/s per link and direction; 0 (rate < 0) when not described */
+	uint8_t nvlink_version;
+	uint8_t nvlink_links;
+	double nvlink_link_gbps;
+};
+
+/* One way to recognise an entry. Rows are sorted by (vendor, device, has_sub desc,
+ * subvendor, subdevice, has_rev desc, revision) so the most specific match comes first. */
+struct axl__db_match {
+	uint16_t vendor, device;
+	uint16_t subvendor, subdevice; /* meaningful when has_sub */
+	uint8_t has_sub;
+	uint8_t revision; /* meaningful when has_rev */
+	uint8_t has_rev;
+	uint16_t entry; /* index into axl__db_entries */
+};
+
+extern const struct axl__db_entry axl__db_entries[];
+extern const size_t axl__db_entry_count;
+extern const struct axl__db_match axl__db_matches[];
+extern const size_t axl__db_match_count;
+
+/*
+ * The best entry for these ids: an exact subsystem (and revision) match first, then
+ * a match on vendor:device with the revision, then on vendor:device alone. sub ids
+ * and revision < 0 mean "not known" (such rows only match generic entries).
+ * NULL when the database does not know the device.
+ */
+const struct axl__db_entry *axl__db_lookup(int vendor, int device, int subvendor, int subdevice,
+					   int revision);
+
+/* The entry with this key, or NULL. */
+const struct axl__db_entry *axl__db_find_key(const char *key);
+
+/* The entry whose marketing name equals this (case-insensitive), or NULL. */
+const struct axl__db_entry *axl__db_find_name(const char *name);
+
+/* Fill what the database (and pci.ids) knows about a device and the backends did not
+ * (devicedb_apply.c). */
+struct axl__scan;
+struct axl_device;
+void axl__devicedb_apply(struct axl__scan *scan, struct axl_device *dev);
+
+/* ---- pci.ids (pciids.c, or pciids_none.c when built without it) ----------------- */
+/* pci.ids name of a device (vendor and device name joined); NULL when unknown. The
+ * string is written into buf. Thread-safe. */
+const char *axl__pciids_device(axl_context *ctx, int vendor, int device, int subvendor,
+			       int subdevice, char *buf, size_t cap);
+const char *axl__pciids_vendor(axl_context *ctx, int vendor, char *buf, size_t cap);
+void axl__pciids_free(axl_context *ctx);
+
+#endif /* AXL_DEVICEDB_H */

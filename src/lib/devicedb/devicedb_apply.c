@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* Fill what the kernel did not say from the device database, and name devices the
+ * database does not know from pci.ids. What sysfs says always wins. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "devicedb.h"
+
+void axl__devicedb_apply(struct axl__scan *scan, struct axl_device *dev)
+{
+	struct axl_inventory *inv = scan->inv;
+	const struct axl__db_entry *e = dev->db;
+	if (!e && scan->ctx->devicedb_enabled && axl__known(dev, AXL_ATTR_VENDOR_ID) &&
+	    axl__known(dev, AXL_ATTR_DEVICE_ID)) {
+		e = axl__db_lookup((int)axl__int(dev, AXL_ATTR_VENDOR_ID, -1),
+				   (int)axl__int(dev, AXL_ATTR_DEVICE_ID, -1),
+				   (int)axl__int(dev, AXL_ATTR_SUBSYSTEM_VENDOR_ID, -1),
+				   (int)axl__int(dev, AXL_ATTR_SUBSYSTEM_DEVICE_ID, -1),
+				   (int)axl__int(dev, AXL_ATTR_REVISION, -1));
+	}
+	/* a driver-reported model name that the database knows (shared device ids) */
+	if (scan->ctx->devicedb_enabled && axl__known(dev, AXL_ATTR_MODEL) &&
+	    axl_device_source(dev, AXL_ATTR_MODEL) != AXL_SOURCE_DEVICEDB) {
+		const struct axl__db_entry *byname = axl__db_find_name(axl__str(dev, AXL_ATTR_MODEL));
+		if (byname)
+			e = byname;
+	}
+	if (e && scan->ctx->devicedb_enabled) {
+		dev->db = e;
+		const axl_source S = AXL_SOURCE_DEVICEDB;
+		axl__set_str(inv, dev, AXL_ATTR_DB_KEY, S, e->key);
+		axl__fill_str(inv, dev, AXL_ATTR_MODEL, S, e->name);
+		if (!axl__known(dev, AXL_ATTR_VENDOR) || axl_device_source(dev, AXL_ATTR_VENDOR) == AXL_SOURCE_DERIVED)
+			axl__set_str(inv, dev, AXL_ATTR_VENDOR, S, e->vendor);
+		if (e->architecture)
+			axl__fill_str(inv, dev, AXL_ATTR_ARCHITECTURE, S, e->architecture);
+		/* the family in the database beats the one guessed from the PCI class */
+		if (e->family && axl_device_source(dev, AXL_ATTR_FAMILY) == AXL_SOURCE_DERIVED)
+			axl__set_int(dev, AXL_ATTR_FAMILY, S, e->family);
+		if (e->memory_bytes)
+			axl__fill_int(dev, AXL_ATTR_MEMORY_TOTAL, S, (int64_t)e->memory_bytes);
+		if (e->memory_type)
+			axl__fill_str(inv, dev, AXL_ATTR_MEMORY_TYPE, S, e->memory_type);
+		if (e->bus_width_bits)
+			axl__fill_int(dev, AXL_ATTR_MEMORY_BUS_WIDTH, S, e->bus_width_bits);
+		if (e->bandwidth_gbps >= 0)
+			axl__fill_num(dev, AXL_ATTR_MEMORY_BANDWIDTH, S, e->bandwidth_gbps);
+		if (e->l2_bytes)
+			axl__fill_int(dev, AXL_ATTR_L2_CACHE, S, (int64_t)e->l2_bytes);
+		if (e->tdp_watts >= 0)
+			axl__fill_num(dev, AXL_ATTR_POWER_TDP, S, e->tdp_watts);
+		for (unsigned i = 0; i < e->n_cus; i++)
+			axl__add_cu(inv, dev, e->cus[i].name, e->cus[i].count, S);
+		if (dev->precs.n == 0) {
+			for (unsigned i = 0; i < e->n_prec; i++) {
+				struct axl_precision *p = AXL__VEC_PUSH(dev->precs);
+				if (!p)
+					break;
+				p->format = (axl_format)e->prec[i].format;
+				p->support = (axl_support)e->prec[i].support;
+				p->peak_tflops = e->prec[i].tflops;
+				p->source = S;
+			}
+		}
+		for (unsigned i = 0; i < e->n_parts; i++) {
+			struct axl__part *p = axl__add_part(inv, dev, e->parts[i].technology, S);
+			if (!p)
+				break;
+			if (p->pub.max_partitions < 0)
+				p->pub.max_partitions = e->parts[i].max_partitions;
+			if (p->profiles.n == 0)
+				for (unsigned k = 0; k < e->parts[i].n_profiles; k++)
+					axl__part_add_profile(inv, p, e->parts[i].profiles[k]);
+		}
+		if (e->n_prec || e->n_cus)
+			dev->sources |= 1u << S;
+	}
+	/* still no name: pci.ids, loaded only now and only for such devices */
+	if (!axl__known(dev, AXL_ATTR_MODEL) && axl__known(dev, AXL_ATTR_VENDOR_ID) &&
+	    axl__known(dev, AXL_ATTR_DEVICE_ID)) {
+		char buf[256];
+		const char *name = axl__pciids_device(scan->ctx, (int)axl__int(dev, AXL_ATTR_VENDOR_ID, -1),
+						      (int)axl__int(dev, AXL_ATTR_DEVICE_ID, -1), -1, -1, buf,
+						      sizeof buf);
+		if (name)
+			axl__set_str(inv, dev, AXL_ATTR_MODEL, AXL_SOURCE_PCIIDS, name);
+	}
+	if (!axl__known(dev, AXL_ATTR_VENDOR) && axl__known(dev, AXL_ATTR_VENDOR_ID)) {
+		char buf[256];
+		const char *name = axl__pciids_vendor(scan->ctx, (int)axl__int(dev, AXL_ATTR_VENDOR_ID, -1),
+						      buf, sizeof buf);
+		if (name)
+			axl__set_str(inv, dev, AXL_ATTR_VENDOR, AXL_SOURCE_PCIIDS, name);
+	}
+}

@@ -1,0 +1,824 @@
+/* SPDX-License-Identifier: MIT */
+/* axl_plan_compute and what it answers (issue 6): the request's best plan, the
+ * alternatives (other splits, other quantisations, a shorter context, more devices), the
+ * "axl.plan" document and the readable text. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "axl/error.h"
+#include "axl.h"
+#include "util/error.h"
+#include "model_catalog.h"
+#include "plan_impl.h"
+#include "util/json.h"
+#include "util/strbuf.h"
+
+#define MAXALT 12
+#define MAXWARN 4
+
+struct palt {
+	char kind[16]; /* "split", "quantization", "context", "devices" */
+	int tp, pp, dp, ep;
+	char quant[16];
+	bool fits;
+	double decode, prefill;
+	int64_t ctx;
+	int devices;   /* devices the alternative uses */
+	char note[160];
+};
+
+struct axl_plan {
+	struct axl_model model;
+	struct axl__quant q;
+	char kv[16];
+	int64_t ctx, batch;
+	double weights, kv_cache, kv_token, act, over, replicated, total;
+	bool have, fits;
+	double shortfall;
+	struct pcand best;
+	struct palt alt[MAXALT];
+	int nalt;
+	char warn[MAXWARN][160];
+	int nwarn;
+	char (*label)[96]; /* every planner device: "id" or "node/id" */
+	size_t nlabel;
+	char net_note[64];
+	double net;
+};
+
+static void warn(struct axl_plan *pl, const char *fmt, const char *a, int64_t x)
+{
+	if (pl->nwarn < MAXWARN) {
+		snprintf(pl->warn[pl->nwarn], sizeof pl->warn[0], fmt, a, (long long)x);
+		pl->nwarn++;
+	}
+}
+
+/* ---- device selection --------------------------------------------------------------- */
+
+static int select_devices(const struct axl_planner *p, const char *list, size_t **sel_out, size_t *nsel)
+{
+	size_t *sel = calloc(p->ndevs ? p->ndevs : 1, sizeof *sel);
+	bool *want = calloc(p->ndevs ? p->ndevs : 1, sizeof *want);
+	if (!sel || !want) {
+		free(sel), free(want);
+		return axl__error(AXL_ENOMEM, "out of memory");
+	}
+	if (list && list[0]) {
+		const char *s = list;
+		while (*s) {
+			const char *e = strchr(s, ',');
+			size_t n = e ? (size_t)(e - s) : strlen(s);
+			char tok[192];
+			if (n == 0 || n >= sizeof tok) {
+				free(sel), free(want);
+				return axl__error(AXL_EINVAL, "--devices: bad entry in \"%s\"", list);
+			}
+			memcpy(tok, s, n);
+			tok[n] = 0;
+			bool found = false;
+			for (size_t i = 0; i < p->ndevs; i++) {
+				const struct axl__pdev *d = &p->devs[i];
+				char full[192];
+				snprintf(full, sizeof full, "%s/%s", p->nodes[d->node].name, d->id);
+				if (strcmp(tok, d->id) == 0 || strcmp(tok, full) == 0 ||
+				    (d->uuid[0] && strcasecmp(tok, d->uuid) == 0)) {
+					want[i] = true;
+					found = true;
+				}
+			}
+			if (!found) {
+				free(sel), free(want);
+				return axl__error(AXL_EINVAL, "--devices: no device \"%s\" on the node(s)", tok);
+			}
+			s += n;
+			if (*s == ',')
+				s++;
+		}
+	} else {
+		for (size_t i = 0; i < p->ndevs; i++)
+			want[i] = true;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < p->ndevs; i++)
+		if (want[i] && p->devs[i].memory_bytes > 0)
+			sel[n++] = i;
+	free(want);
+	if (n == 0) {
+		free(sel);
+		return axl__error(AXL_EINVAL, "no device whose memory is known to plan on");
+	}
+	*sel_out = sel;
+	*nsel = n;
+	return 0;
+}
+
+static double network_gbps(const struct axl_planner *p, const struct axl_plan_request *req, char *note, size_t cap)
+{
+	if (req->network_gbps > 0) {
+		snprintf(note, cap, "as given");
+		return req->network_gbps;
+	}
+	double g = INFINITY;
+	for (size_t i = 0; i < p->nnodes; i++)
+		if (p->nodes[i].nic_gbps > 0 && p->nodes[i].nic_gbps < g)
+			g = p->nodes[i].nic_gbps;
+		else if (!(p->nodes[i].nic_gbps > 0))
+			g = -1;
+	if (g > 0 && isfinite(g)) {
+		snprintf(note, cap, "the nodes' RDMA NICs");
+		return g;
+	}
+	snprintf(note, cap, "assumed 100 Gb/s Ethernet");
+	return axl__plan_factors.default_net_gbps;
+}
+
+/* ---- one search with its own memory model --------------------------------------------- */
+
+static int run(const struct axl_planner *p, const size_t *sel, size_t nsel, const struct axl__model *m,
+	       const struct axl__quant *q, double kvb, int64_t ctx, int64_t batch, double net, struct pcand *best,
+	       struct pcand *alts, int nalts, int *na, struct axl__mm *keep)
+{
+	struct axl__mm mm;
+	char err[200];
+	if (axl__mm_build(&mm, m, q, kvb, ctx, err, sizeof err) != 0)
+		return axl__error(AXL_EINVAL, "%s: %s", m->id, err);
+	int rc = axl__plan_search(p, sel, nsel, m, &mm, q, ctx, batch, net, best, alts, nalts, na);
+	if (keep)
+		*keep = mm;
+	else
+		axl__mm_free(&mm);
+	if (rc < 0)
+		return axl__error(AXL_ENOMEM, "out of memory");
+	return rc;
+}
+
+static void add_alt(struct axl_plan *pl, const char *kind, const struct pcand *c, const char *quant, int64_t ctx,
+		    const char *note, const struct axl_planner *p)
+{
+	char on[160];
+	if (!note && p) {
+		/* the devices' models: "8 x NVIDIA H100 80GB HBM3 + 8 x AMD Instinct MI300X" */
+		const char *models[MAXPP];
+		int counts[MAXPP], nm = 0;
+		for (int s = 0; s < c->pp; s++) {
+			size_t d0 = c->devs[0][s][0];
+			const char *model = d0 < p->ndevs ? p->devs[d0].model : "?";
+			if (!model[0])
+				model = d0 < p->ndevs ? p->devs[d0].id : "?";
+			int j = 0;
+			while (j < nm && strcmp(models[j], model) != 0)
+				j++;
+			if (j == nm) {
+				models[nm] = model;
+				counts[nm++] = 0;
+			}
+			counts[j] += c->tp * c->dp;
+		}
+		on[0] = 0;
+		for (int j = 0; j < nm; j++) {
+			size_t l = strlen(on);
+			snprintf(on + l, sizeof on - l, "%s%d x %s", j ? " + " : "", counts[j], models[j]);
+		}
+		note = on;
+	}
+	if (pl->nalt >= MAXALT)
+		return;
+	struct palt *a = &pl->alt[pl->nalt++];
+	memset(a, 0, sizeof *a);
+	snprintf(a->kind, sizeof a->kind, "%s", kind);
+	a->tp = c->tp, a->pp = c->pp, a->dp = c->dp, a->ep = c->ep;
+	snprintf(a->quant, sizeof a->quant, "%s", quant);
+	a->fits = c->fits;
+	a->decode = c->decode;
+	a->prefill = c->prefill;
+	a->ctx = ctx;
+	a->devices = c->tp * c->pp * c->dp;
+	snprintf(a->note, sizeof a->note, "%s", note ? note : "");
+}
+
+/* A planner with k more devices like the biggest selected one, on its node. */
+static int grow(const struct axl_planner *p, const size_t *sel, size_t nsel, size_t tmpl, int k,
+		struct axl_planner *out, size_t **sel_out, size_t *nsel_out)
+{
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < p->nnodes; i++) {
+		size_t idx;
+		if (axl__planner_add_node(out, p->nodes[i].name, p->nodes[i].nic_gbps, &idx) != 0)
+			return -1;
+	}
+	for (size_t i = 0; i < p->ndevs; i++)
+		if (axl__planner_add_dev(out, &p->devs[i]) != 0)
+			return -1;
+	/* the template's best link to a device of its kind */
+	enum axl__plink lk = AXL__PL_PCIE;
+	double lg = -1;
+	for (size_t i = 0; i < p->ndevs; i++) {
+		if (i == tmpl || p->devs[i].node != p->devs[tmpl].node)
+			continue;
+		const struct axl__plink_info *l = axl__planner_link(p, tmpl, i);
+		if (l && strcmp(p->devs[i].model, p->devs[tmpl].model) == 0 && l->kind > lk) {
+			lk = l->kind;
+			lg = l->gbps;
+		}
+	}
+	for (int j = 0; j < k; j++) {
+		struct axl__pdev d = p->devs[tmpl];
+		snprintf(d.id, sizeof d.id, "new:%d", j);
+		d.uuid[0] = 0;
+		if (axl__planner_add_dev(out, &d) != 0)
+			return -1;
+	}
+	for (size_t i = 0; i < out->ndevs; i++)
+		for (size_t j = i + 1; j < out->ndevs; j++) {
+			if (i < p->ndevs && j < p->ndevs) {
+				const struct axl__plink_info *l = axl__planner_link(p, i, j);
+				if (l && l->kind != AXL__PL_NONE)
+					axl__planner_set_link(out, i, j, l->kind, l->gbps);
+			} else if (out->devs[i].node == out->devs[tmpl].node &&
+				   strcmp(out->devs[i].model, out->devs[tmpl].model) == 0) {
+				axl__planner_set_link(out, i, j, lk, lg);
+			}
+		}
+	size_t *s = malloc((nsel + (size_t)k) * sizeof *s);
+	if (!s)
+		return -1;
+	memcpy(s, sel, nsel * sizeof *s);
+	for (int j = 0; j < k; j++)
+		s[nsel + (size_t)j] = p->ndevs + (size_t)j;
+	*sel_out = s;
+	*nsel_out = nsel + (size_t)k;
+	return 0;
+}
+
+static void planner_release(struct axl_planner *p)
+{
+	free(p->devs);
+	free(p->nodes);
+	free(p->links);
+}
+
+static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
+			 const struct axl__model *m, double kvb, double net, const struct pcand *splits, int nsplits)
+{
+	char note[160];
+	/* other splits of the same request */
+	for (int i = 0; i < nsplits && i < 3; i++)
+		if (!pl->have || splits[i].tp != pl->best.tp || splits[i].pp != pl->best.pp ||
+		    splits[i].ep != pl->best.ep)
+			add_alt(pl, "split", &splits[i], pl->q.name, pl->ctx, NULL, p);
+	/* other quantisations */
+	static const char *const qs[] = {"bf16", "fp8", "int8", "int4", "q8_0", "q4_k_m"};
+	int nq = 0;
+	struct pcand *c = malloc(sizeof *c);
+	if (!c)
+		return;
+	for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++) {
+		struct axl__quant q;
+		if (strcmp(qs[i], pl->q.name) == 0 || axl__quant_parse(qs[i], &q) != 0)
+			continue;
+		if (run(p, sel, nsel, m, &q, kvb, pl->ctx, pl->batch, net, c, NULL, 0, NULL, NULL) != 1 || !c->fits)
+			continue;
+		add_alt(pl, "quantization", c, q.name, pl->ctx, NULL, p);
+		nq++;
+	}
+	(void)nq;
+	if (pl->fits) {
+		free(c);
+		return;
+	}
+	/* the longest context that fits */
+	int64_t lo = 0, hi = pl->ctx;
+	struct pcand *okc = malloc(sizeof *okc);
+	while (okc && hi - lo > 1 && hi > 16) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (run(p, sel, nsel, m, &pl->q, kvb, mid, pl->batch, net, c, NULL, 0, NULL, NULL) == 1 && c->fits) {
+			lo = mid;
+			*okc = *c;
+		} else {
+			hi = mid;
+		}
+	}
+	if (okc && lo >= 16) {
+		snprintf(note, sizeof note, "context %lld tokens", (long long)lo);
+		add_alt(pl, "context", okc, pl->q.name, lo, note, p);
+	}
+	free(okc);
+	/* more devices like the biggest one */
+	size_t tmpl = sel[0];
+	for (size_t i = 1; i < nsel; i++)
+		if (p->devs[sel[i]].memory_bytes > p->devs[tmpl].memory_bytes)
+			tmpl = sel[i];
+	for (int k = 1; k <= 64 && p->ndevs + (size_t)k <= 4096; k = k < 8 ? k + 1 : k * 2) {
+		struct axl_planner g;
+		size_t *gsel = NULL, gn = 0;
+		int rc = grow(p, sel, nsel, tmpl, k, &g, &gsel, &gn);
+		if (rc == 0)
+			rc = run(&g, gsel, gn, m, &pl->q, kvb, pl->ctx, pl->batch, net, c, NULL, 0, NULL, NULL);
+		free(gsel);
+		planner_release(&g);
+		if (rc == 1 && c->fits) {
+			snprintf(note, sizeof note, "%d more %s", k,
+				 p->devs[tmpl].model[0] ? p->devs[tmpl].model : p->devs[tmpl].id);
+			add_alt(pl, "devices", c, pl->q.name, pl->ctx, note, NULL);
+			break;
+		}
+	}
+	free(c);
+}
+
+/* ---- compute ------------------------------------------------------------------------ */
+
+int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *model, const struct axl_plan_request *req)
+{
+	axl__error_clear();
+	if (!out || !p || !model || !req)
+		return axl__error(AXL_EINVAL, "axl_plan_compute: NULL argument");
+	*out = NULL;
+	if (req->version != AXL_PLAN_REQUEST_VERSION)
+		return axl__error(AXL_EVERSION, "axl_plan_request version %u (this library: %u)", req->version,
+				  AXL_PLAN_REQUEST_VERSION);
+	if (p->ndevs == 0)
+		return axl__error(AXL_EINVAL, "no devices to plan on");
+	if (req->context_tokens < 0 || req->context_tokens > AXL_PLAN_MAX_CONTEXT)
+		return axl__error(AXL_ERANGE, "context %lld tokens out of range (1 to %lld)", (long long)req->context_tokens,
+				  (long long)AXL_PLAN_MAX_CONTEXT);
+	if (req->batch < 0 || req->batch > AXL_PLAN_MAX_BATCH)
+		return axl__error(AXL_ERANGE, "batch %lld out of range (1 to %d)", (long long)req->batch, AXL_PLAN_MAX_BATCH);
+	const struct axl__model *m = &model->m;
+	struct axl_plan *pl = calloc(1, sizeof *pl);
+	if (!pl)
+		return axl__error(AXL_ENOMEM, "out of memory");
+	pl->model = *model;
+	int rc = 0;
+	if (req->quantization && req->quantization[0]) {
+		if (axl__quant_parse(req->quantization, &pl->q) != 0) {
+			free(pl);
+			return axl__error(AXL_EINVAL,
+					  "unknown quantisation \"%s\" (fp32, bf16, fp16, fp8, int8, int4, awq, gptq, "
+					  "or a GGUF type such as q4_k_m, q8_0)",
+					  req->quantization);
+		}
+	} else {
+		axl__quant_default(m, &pl->q);
+	}
+	const char *kvn = req->kv_dtype && req->kv_dtype[0] ? req->kv_dtype : (m->source == AXL__MSRC_GGUF ? "fp16" : "bf16");
+	double kvb = axl__kv_dtype_bytes(kvn, pl->kv);
+	if (kvb <= 0) {
+		free(pl);
+		return axl__error(AXL_EINVAL, "unknown KV cache type \"%s\" (fp32, bf16, fp16, fp8, int8)", kvn);
+	}
+	pl->ctx = req->context_tokens > 0 ? req->context_tokens
+					 : (m->max_context > 0 && m->max_context < 8192 ? m->max_context : 8192);
+	pl->batch = req->batch > 0 ? req->batch : 1;
+	if (m->max_context > 0 && pl->ctx > m->max_context)
+		warn(pl, "%s: the context is longer than the model's maximum (%lld tokens)", m->id, m->max_context);
+	size_t *sel = NULL, nsel = 0;
+	if ((rc = select_devices(p, req->devices, &sel, &nsel)) != 0) {
+		free(pl);
+		return rc;
+	}
+	double net = network_gbps(p, req, pl->net_note, sizeof pl->net_note);
+	pl->net = net;
+	struct pcand *splits = calloc(4, sizeof *splits);
+	struct axl__mm mm;
+	int ns = 0;
+	rc = splits ? run(p, sel, nsel, m, &pl->q, kvb, pl->ctx, pl->batch, net, &pl->best, splits, 4, &ns, &mm)
+		    : axl__error(AXL_ENOMEM, "out of memory");
+	if (rc < 0) {
+		free(sel), free(splits), free(pl);
+		return rc;
+	}
+	pl->have = rc == 1;
+	pl->fits = pl->have && pl->best.fits;
+	pl->shortfall = pl->fits ? 0 : (pl->have ? pl->best.shortfall : mm.weights);
+	pl->weights = mm.weights;
+	pl->kv_token = mm.kv_token_avg;
+	pl->kv_cache = mm.kv_token_avg * (double)pl->ctx * (double)pl->batch;
+	double sum = 0;
+	if (pl->have) {
+		for (int s = 0; s < pl->best.pp; s++) {
+			const struct pstage *st = &pl->best.stage[s];
+			pl->act += st->act * pl->best.tp * pl->best.dp;
+			pl->over += st->over * pl->best.tp * pl->best.dp;
+			sum += st->need * pl->best.tp * pl->best.dp;
+		}
+		/* dp replicas hold the model dp times: weights and the KV of their sequences */
+		double base = pl->weights * pl->best.dp + pl->kv_cache + pl->act + pl->over;
+		pl->replicated = sum > base ? sum - base : 0;
+		pl->total = sum;
+		if (pl->best.dp > 1)
+			pl->weights *= pl->best.dp;
+	} else {
+		pl->total = pl->weights + pl->kv_cache;
+	}
+	axl__mm_free(&mm);
+	if (!pl->have)
+		warn(pl, "%sno split of the model over these devices is possible (%lld devices)", "", (int64_t)nsel);
+	pl->nlabel = p->ndevs;
+	pl->label = calloc(p->ndevs, sizeof *pl->label);
+	if (!pl->label) {
+		free(sel), free(splits), free(pl);
+		return axl__error(AXL_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < p->ndevs; i++) {
+		if (p->nnodes > 1)
+			snprintf(pl->label[i], sizeof pl->label[i], "%s/%s", p->nodes[p->devs[i].node].name, p->devs[i].id);
+		else
+			snprintf(pl->label[i], sizeof pl->label[i], "%s", p->devs[i].id);
+	}
+	alternatives(pl, p, sel, nsel, m, kvb, net, splits, ns);
+	free(sel);
+	free(splits);
+	*out = pl;
+	return 0;
+}
+
+void axl_plan_free(axl_plan *plan)
+{
+	if (plan) {
+		free(plan->label);
+		free(plan);
+	}
+}
+
+int axl_plan_get_summary(const axl_plan *pl, struct axl_plan_summary *s)
+{
+	if (!pl || !s)
+		return axl__error(AXL_EINVAL, "axl_plan_get_summary: NULL argument");
+	memset(s, 0, sizeof *s);
+	s->fits = pl->fits;
+	s->total_bytes = (int64_t)llround(pl->total);
+	s->shortfall_bytes = pl->fits ? 0 : (int64_t)ceil(pl->shortfall);
+	s->tp = pl->have ? pl->best.tp : 0;
+	s->pp = pl->have ? pl->best.pp : 0;
+	s->dp = pl->have ? pl->best.dp : 0;
+	s->ep = pl->have ? pl->best.ep : 0;
+	s->decode_tokens_per_s = pl->have ? pl->best.decode : NAN;
+	s->prefill_tokens_per_s = pl->have ? pl->best.prefill : NAN;
+	s->bound = pl->have && pl->best.bound_known ? pl->best.bound : NULL;
+	return 0;
+}
+
+/* ---- the document ------------------------------------------------------------------- */
+
+static void knum_or_null(struct axl__json *w, const char *k, double v)
+{
+	axl__json_key(w, k);
+	if (isfinite(v))
+		axl__json_num(w, round(v * 100) / 100);
+	else
+		axl__json_null(w);
+}
+
+static void kint_or_null(struct axl__json *w, const char *k, int64_t v)
+{
+	axl__json_key(w, k);
+	if (v >= 0)
+		axl__json_int(w, v);
+	else
+		axl__json_null(w);
+}
+
+static void strategy(struct axl__json *w, int tp, int pp, int dp, int ep)
+{
+	axl__json_key(w, "strategy");
+	axl__json_obj(w);
+	axl__json_kint(w, "tp", tp);
+	axl__json_kint(w, "pp", pp);
+	axl__json_kint(w, "dp", dp);
+	axl__json_kint(w, "ep", ep);
+	axl__json_obj_end(w);
+}
+
+static const char *link_name(enum axl__plink k)
+{
+	switch (k) {
+	case AXL__PL_FABRIC:
+		return "fabric";
+	case AXL__PL_BOARD:
+		return "board";
+	case AXL__PL_PCIE:
+		return "pcie";
+	case AXL__PL_SYSTEM:
+		return "system";
+	default:
+		return "unknown";
+	}
+}
+
+static const char *quant_label(const struct axl_plan *pl)
+{
+	return pl->q.from_file ? (pl->model.dtype_name[0] ? pl->model.dtype_name : "file") : pl->q.name;
+}
+
+int axl_plan_json(const axl_plan *pl, char **out, size_t *len)
+{
+	if (!pl || !out)
+		return axl__error(AXL_EINVAL, "axl_plan_json: NULL argument");
+	const struct axl__model *m = &pl->model.m;
+	const struct axl__plan_factors *f = &axl__plan_factors;
+	struct axl__sb sb = {0};
+	struct axl__json w;
+	axl__json_init(&w, &sb, true);
+	axl__json_obj(&w);
+	axl__json_kstr(&w, "schema", "axl.plan");
+	axl__json_kint(&w, "schema_version", 1);
+
+	axl__json_key(&w, "model");
+	axl__json_obj(&w);
+	axl__json_kstr(&w, "name", m->id);
+	if (m->alias[0])
+		axl__json_kstr(&w, "alias", m->alias);
+	if (m->source == AXL__MSRC_CATALOG && m->catalog_id[0])
+		axl__json_kstr(&w, "catalog_id", m->catalog_id);
+	kint_or_null(&w, "params", m->params);
+	kint_or_null(&w, "active_params", m->experts > 0 ? m->active_params : m->params);
+	kint_or_null(&w, "layers", m->layers);
+	axl__json_kstr(&w, "weights_dtype", quant_label(pl));
+	axl__json_kstr(&w, "source", pl->model.source_name);
+	axl__json_obj_end(&w);
+
+	axl__json_key(&w, "request");
+	axl__json_obj(&w);
+	axl__json_kint(&w, "context_tokens", pl->ctx);
+	axl__json_kint(&w, "batch", pl->batch);
+	axl__json_kstr(&w, "kv_dtype", pl->kv);
+	axl__json_kstr(&w, "quantization", quant_label(pl));
+	axl__json_obj_end(&w);
+
+	axl__json_key(&w, "memory");
+	axl__json_obj(&w);
+	axl__json_kint(&w, "weights_bytes", llround(pl->weights));
+	axl__json_kint(&w, "kv_cache_bytes", llround(pl->kv_cache));
+	axl__json_kint(&w, "kv_bytes_per_token", llround(pl->kv_token));
+	axl__json_kint(&w, "activation_bytes", llround(pl->act));
+	axl__json_kint(&w, "overhead_bytes", llround(pl->over));
+	axl__json_kint(&w, "replicated_bytes", llround(pl->replicated));
+	axl__json_kint(&w, "total_bytes", llround(pl->total));
+	axl__json_obj_end(&w);
+
+	axl__json_kbool(&w, "fits", pl->fits);
+	axl__json_kint(&w, "shortfall_bytes", pl->fits ? 0 : (int64_t)ceil(pl->shortfall));
+
+	axl__json_key(&w, "plan");
+	if (!pl->have) {
+		axl__json_null(&w);
+	} else {
+		const struct pcand *b = &pl->best;
+		axl__json_obj(&w);
+		strategy(&w, b->tp, b->pp, b->dp, b->ep);
+		axl__json_key(&w, "shards");
+		axl__json_arr(&w);
+		for (int r = 0; r < b->dp && r < MAXDP; r++)
+			for (int s = 0; s < b->pp; s++)
+				for (int d = 0; d < b->tp; d++) {
+					const struct pstage *st = &b->stage[s];
+					axl__json_obj(&w);
+					size_t di = b->devs[r][s][d];
+					axl__json_kstr(&w, "device", di < pl->nlabel ? pl->label[di] : "?");
+					axl__json_key(&w, "layers");
+					axl__json_arr(&w);
+					axl__json_int(&w, st->first);
+					axl__json_int(&w, st->last);
+					axl__json_arr_end(&w);
+					axl__json_kint(&w, "memory_bytes", llround(st->need));
+					axl__json_kint(&w, "capacity_bytes", st->mem_cap);
+					axl__json_kint(&w, "weights_bytes", llround(st->weights));
+					axl__json_kint(&w, "kv_cache_bytes", llround(st->kv));
+					axl__json_kint(&w, "replica", r);
+					axl__json_kint(&w, "stage", s);
+					axl__json_kint(&w, "rank", d);
+					if (b->tp > 1) {
+						axl__json_kstr(&w, "tp_link", link_name(st->link));
+						axl__json_knum(&w, "tp_link_gbps", st->link_gbps);
+					}
+					axl__json_obj_end(&w);
+				}
+		axl__json_arr_end(&w);
+		axl__json_obj_end(&w);
+	}
+
+	axl__json_key(&w, "estimate");
+	if (!pl->have) {
+		axl__json_null(&w);
+	} else {
+		const struct pcand *b = &pl->best;
+		axl__json_obj(&w);
+		knum_or_null(&w, "prefill_tokens_per_s", b->prefill);
+		knum_or_null(&w, "decode_tokens_per_s", b->decode);
+		axl__json_key(&w, "bound");
+		if (b->bound_known)
+			axl__json_str(&w, b->bound);
+		else
+			axl__json_null(&w);
+		knum_or_null(&w, "decode_roofline_tokens_per_s", b->decode_roof);
+		knum_or_null(&w, "prefill_roofline_tokens_per_s", b->prefill_roof);
+		knum_or_null(&w, "decode_tokens_per_s_per_sequence", b->decode / (double)pl->batch);
+		axl__json_key(&w, "factors");
+		axl__json_obj(&w);
+		axl__json_knum(&w, "memory_bandwidth", f->mem_eff);
+		axl__json_knum(&w, "compute", f->compute_eff);
+		axl__json_knum(&w, "link", f->link_eff);
+		axl__json_knum(&w, "network_gbps", pl->net);
+		axl__json_kstr(&w, "network_source", pl->net_note);
+		axl__json_obj_end(&w);
+		axl__json_obj_end(&w);
+	}
+
+	axl__json_key(&w, "alternatives");
+	axl__json_arr(&w);
+	for (int i = 0; i < pl->nalt; i++) {
+		const struct palt *a = &pl->alt[i];
+		axl__json_obj(&w);
+		axl__json_kstr(&w, "kind", a->kind);
+		strategy(&w, a->tp, a->pp, a->dp, a->ep);
+		axl__json_kstr(&w, "quantization", a->quant);
+		axl__json_kbool(&w, "fits", a->fits);
+		knum_or_null(&w, "decode_tokens_per_s", a->decode);
+		knum_or_null(&w, "prefill_tokens_per_s", a->prefill);
+		axl__json_kint(&w, "context_tokens", a->ctx);
+		axl__json_kint(&w, "devices", a->devices);
+		if (a->note[0])
+			axl__json_kstr(&w, "note", a->note);
+		axl__json_obj_end(&w);
+	}
+	axl__json_arr_end(&w);
+
+	axl__json_key(&w, "warnings");
+	axl__json_arr(&w);
+	for (int i = 0; i < pl->nwarn; i++)
+		axl__json_str(&w, pl->warn[i]);
+	axl__json_arr_end(&w);
+	axl__json_obj_end(&w);
+	axl__sb_putc(&sb, '\n');
+	if (sb.failed) {
+		axl__sb_free(&sb);
+		return axl__error(AXL_ENOMEM, "out of memory");
+	}
+	*out = axl__sb_steal(&sb, len);
+	return 0;
+}
+
+/* ---- the readable answer ------------------------------------------------------------ */
+
+static void gb(struct axl__sb *sb, double bytes)
+{
+	if (!isfinite(bytes))
+		axl__sb_puts(sb, "?");
+	else if (bytes >= 1e9)
+		axl__sb_printf(sb, "%.1f GB", bytes / 1e9);
+	else
+		axl__sb_printf(sb, "%.0f MB", bytes / 1e6);
+}
+
+static void rate(struct axl__sb *sb, double v)
+{
+	if (!isfinite(v))
+		axl__sb_puts(sb, "unknown");
+	else if (v >= 100)
+		axl__sb_printf(sb, "%.0f tok/s", v);
+	else
+		axl__sb_printf(sb, "%.1f tok/s", v);
+}
+
+static void strat(struct axl__sb *sb, int tp, int pp, int dp, int ep)
+{
+	axl__sb_printf(sb, "tp %d x pp %d", tp, pp);
+	if (dp > 1)
+		axl__sb_printf(sb, " x dp %d", dp);
+	if (ep > 1)
+		axl__sb_printf(sb, ", ep %d", ep);
+}
+
+int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
+{
+	if (!pl || !out)
+		return axl__error(AXL_EINVAL, "axl_plan_text: NULL argument");
+	const struct axl__model *m = &pl->model.m;
+	struct axl__sb sb = {0};
+	if (m->source == AXL__MSRC_CATALOG && m->catalog_id[0] && strcasecmp(m->catalog_id, m->id) != 0)
+	{
+		const struct axl__catalog_entry *e = axl__catalog_find(m->catalog_id);
+		axl__sb_printf(&sb, "Model         %s (catalog entry %s, the same architecture", m->id, m->catalog_id);
+		if (e && e->max_context != m->max_context)
+			axl__sb_printf(&sb, "; its own max context, %d tokens", m->max_context);
+		axl__sb_putc(&sb, ')');
+	}
+	else
+		axl__sb_printf(&sb, "Model         %s (%s)", m->id, pl->model.source_name);
+	if (m->params > 0)
+		axl__sb_printf(&sb, ": %.2f B parameters", (double)m->params / 1e9);
+	if (m->experts > 0 && m->active_params > 0)
+		axl__sb_printf(&sb, ", %.2f B active (%d of %d experts)", (double)m->active_params / 1e9,
+			       m->experts_per_token, m->experts);
+	if (m->layers > 0)
+		axl__sb_printf(&sb, ", %d layers", m->layers);
+	axl__sb_putc(&sb, '\n');
+	axl__sb_printf(&sb, "Request       %s weights, context %lld tokens, batch %lld, KV cache %s\n", quant_label(pl),
+		       (long long)pl->ctx, (long long)pl->batch, pl->kv);
+	axl__sb_puts(&sb, "Memory        weights ");
+	gb(&sb, pl->weights);
+	axl__sb_puts(&sb, ", KV cache ");
+	gb(&sb, pl->kv_cache);
+	axl__sb_printf(&sb, " (%.0f bytes/token)", pl->kv_token);
+	if (pl->have) {
+		axl__sb_puts(&sb, ", activations ");
+		gb(&sb, pl->act);
+		axl__sb_puts(&sb, ", overhead ");
+		gb(&sb, pl->over);
+		if (pl->replicated > 0) {
+			axl__sb_puts(&sb, ", replicated ");
+			gb(&sb, pl->replicated);
+		}
+	}
+	axl__sb_puts(&sb, ": ");
+	gb(&sb, pl->total);
+	axl__sb_putc(&sb, '\n');
+	const struct pcand *b = &pl->best;
+	if (pl->fits) {
+		axl__sb_puts(&sb, "Fits          yes: ");
+		strat(&sb, b->tp, b->pp, b->dp, b->ep);
+		axl__sb_printf(&sb, " on %d device%s\n", b->tp * b->pp * b->dp, b->tp * b->pp * b->dp > 1 ? "s" : "");
+	} else {
+		axl__sb_puts(&sb, "Fits          NO: ");
+		gb(&sb, pl->shortfall);
+		axl__sb_puts(&sb, " short");
+		if (pl->have) {
+			axl__sb_puts(&sb, " with the closest split (");
+			strat(&sb, b->tp, b->pp, b->dp, b->ep);
+			axl__sb_puts(&sb, ")");
+		}
+		axl__sb_putc(&sb, '\n');
+	}
+	if (pl->have) {
+		axl__sb_puts(&sb, "Plan\n");
+		for (int r = 0; r < b->dp && r < MAXDP; r++)
+			for (int s = 0; s < b->pp; s++) {
+				const struct pstage *st = &b->stage[s];
+				axl__sb_printf(&sb, "  %s%-2d stage %-2d layers %3d-%-3d ", b->dp > 1 ? "replica " : "", r, s,
+					       st->first, st->last);
+				for (int d = 0; d < b->tp; d++) {
+					size_t di = b->devs[r][s][d];
+					axl__sb_printf(&sb, "%s%s", d ? "," : "", di < pl->nlabel ? pl->label[di] : "?");
+				}
+				axl__sb_puts(&sb, "  ");
+				gb(&sb, st->need);
+				axl__sb_puts(&sb, " of ");
+				gb(&sb, (double)st->mem_cap);
+				axl__sb_puts(&sb, b->tp > 1 ? " each" : "");
+				if (b->tp > 1)
+					axl__sb_printf(&sb, " (%s %.0f GB/s)", link_name(st->link), st->link_gbps);
+				axl__sb_putc(&sb, '\n');
+			}
+		if (b->dp > MAXDP)
+			axl__sb_printf(&sb, "  ... %d replicas in all\n", b->dp);
+		axl__sb_puts(&sb, "Estimate      decode ");
+		rate(&sb, b->decode);
+		if (pl->batch > 1) {
+			axl__sb_puts(&sb, " (");
+			rate(&sb, b->decode / (double)pl->batch);
+			axl__sb_puts(&sb, " per sequence)");
+		}
+		axl__sb_puts(&sb, ", prefill ");
+		rate(&sb, b->prefill);
+		if (b->bound_known)
+			axl__sb_printf(&sb, "; %s bound", b->bound);
+		axl__sb_putc(&sb, '\n');
+		axl__sb_puts(&sb, "Roofline      decode ");
+		rate(&sb, b->decode_roof);
+		axl__sb_puts(&sb, ", prefill ");
+		rate(&sb, b->prefill_roof);
+		axl__sb_printf(&sb, " (estimates apply %.0f%% of memory bandwidth, %.0f%% of peak compute; docs/plan.md)\n",
+			       axl__plan_factors.mem_eff * 100, axl__plan_factors.compute_eff * 100);
+	}
+	for (int i = 0; i < pl->nwarn; i++)
+		axl__sb_printf(&sb, "Warning       %s\n", pl->warn[i]);
+	if (pl->nalt > 0) {
+		axl__sb_puts(&sb, "Alternatives\n");
+		for (int i = 0; i < pl->nalt; i++) {
+			const struct palt *a = &pl->alt[i];
+			axl__sb_printf(&sb, "  %2d. %-12s ", i + 1, a->kind);
+			struct axl__sb tmp = {0};
+			strat(&tmp, a->tp, a->pp, a->dp, a->ep);
+			axl__sb_printf(&sb, "%-26s %-8s ", axl__sb_str(&tmp), a->quant);
+			axl__sb_free(&tmp);
+			axl__sb_puts(&sb, a->fits ? "fits  decode " : "no    decode ");
+			rate(&sb, a->decode);
+			if (a->note[0])
+				axl__sb_printf(&sb, "  (%s)", a->note);
+			axl__sb_putc(&sb, '\n');
+		}
+	} else if (!pl->fits) {
+		axl__sb_puts(&sb, "Alternatives  none found: no quantisation, context or added devices (up to 64) fits\n");
+	}
+	if (sb.failed) {
+		axl__sb_free(&sb);
+		return axl__error(AXL_ENOMEM, "out of memory");
+	}
+	*out = axl__sb_steal(&sb, len);
+	return 0;
+}

@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""The layers of src/lib (src/README.md), checked three ways.
+
+  graph     the layers the build declares (axl-layers.txt, written by CMakeLists.txt's
+            axl_subsystem()) form no cycle, and every layer folder exists;
+  includes  every #include "..." of a file under src/lib resolves to its own folder, a
+            folder of a layer below it, util/ or the public headers: the same rule the
+            build's include paths enforce, read from the sources;
+  symbols   every axl_/axl__ symbol an object of a layer uses is defined in that layer
+            or in one below it (nm), but for the registry's table, which the core
+            declares and the backend layer defines (the one plug-in point); a layer
+            built on the public API (plan/) may use any exported axl_ symbol and no
+            internal one but util's;
+  vendors   no vendor's name appears in code (comments aside) outside its folder
+            src/lib/backend/<vendor>/: not in another subsystem, another vendor's folder,
+            the command or the TensorFusion provider. The registry (backend/registry.c),
+            one row per backend, is the one file that names them all.
+
+Usage: check_layers.py --build DIR --src DIR [--case graph|includes|symbols] [--list]
+"""
+import argparse
+import glob
+import os
+import re
+import subprocess
+import sys
+
+CASES = ("graph", "includes", "symbols")  # "vendors": registered once the leaks are gone
+# declared in core/internal.h, defined by the layer on top of the vendors
+PLUGIN_POINTS = {"axl__backends", "axl__backend_total"}
+# what names a vendor in code: its company and products, its drivers, libraries and their
+# prefixes, its environment variables (case-insensitive, on code with comments removed)
+VENDORS = {
+    "nvidia": r"nvidia|nvml|cuda|nvlink|nvswitch|\bmig\b|\bmig_|_mig\b|\bmig-",
+    "amd": r"amdgpu|\bamd\b|\bamd_|rocm|rsmi|\bkfd\b|\bkfd_|_kfd\b|\bhip_|\bhip\b|rocr|xgmi|xdna",
+    "intel": r"\bintel\b|\bintel_|level_zero|levelzero|\bze_|\bzes_|\bi915\b|\bxe\b|\bivpu\b",
+    "habana": r"habana|gaudi|hlml|\bhl_",
+    "neuron": r"neuron|inferentia|trainium",
+    "tenstorrent": r"tenstorrent",
+    "tpu": r"\btpu\b|\btpu_|google",
+    "ascend": r"ascend|huawei|davinci",
+    "qaic": r"qaic|qualcomm",
+}
+# files that are the table of all backends (one row each)
+VENDOR_TABLES = {"lib/backend/registry.c"}
+
+
+def load_layers(build):
+    layers = {}
+    with open(os.path.join(build, "axl-layers.txt")) as f:
+        for line in f:
+            if not line.strip():
+                continue
+            head, _, below = line.partition(":")
+            name, folder, target, kind = head.split()
+            layers[name] = {"dir": folder, "target": target, "below": below.split(),
+                            "public_api": kind == "public-api"}
+    return layers
+
+
+def closure(layers, name, seen=None):
+    out = set()
+    stack = list(layers[name]["below"])
+    while stack:
+        b = stack.pop()
+        if b in out:
+            continue
+        out.add(b)
+        stack.extend(layers[b]["below"])
+    return out
+
+
+def check_graph(layers, src):
+    bad = []
+    state = {}
+
+    def visit(n, path):
+        if state.get(n) == 1:
+            bad.append("cycle: " + " -> ".join(path + [n]))
+            return
+        if state.get(n) == 2:
+            return
+        state[n] = 1
+        for b in layers[n]["below"]:
+            if b not in layers:
+                bad.append("%s: unknown layer below it: %s" % (n, b))
+                continue
+            visit(b, path + [n])
+        state[n] = 2
+
+    for n in layers:
+        visit(n, [])
+        if not os.path.isdir(os.path.join(src, "lib", layers[n]["dir"])):
+            bad.append("%s: no folder src/lib/%s" % (n, layers[n]["dir"]))
+    # every folder holding sources is a layer
+    known = {l["dir"] for l in layers.values()}
+    for dp, _, fs in os.walk(os.path.join(src, "lib")):
+        if any(f.endswith(".c") for f in fs):
+            rel = os.path.relpath(dp, os.path.join(src, "lib"))
+            if rel not in known:
+                bad.append("src/lib/%s holds sources but is no layer" % rel)
+    return bad
+
+
+def check_includes(layers, src):
+    bad = []
+    lib = os.path.join(src, "lib")
+    inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+    by_dir = {l["dir"]: n for n, l in layers.items()}
+    for name, l in layers.items():
+        allowed = [l["dir"]] + [layers[b]["dir"] for b in closure(layers, name)]
+        folder = os.path.join(lib, l["dir"])
+        for f in sorted(os.listdir(folder)):
+            if not f.endswith((".c", ".h")):
+                continue
+            text = open(os.path.join(folder, f), errors="replace").read()
+            for m in inc.finditer(text):
+                p = m.group(1)
+                if p == "axl.h" or p.startswith("axl/"):
+                    continue
+                if p.startswith("util/") and os.path.isfile(os.path.join(src, p)):
+                    continue
+                if "/" in p:
+                    bad.append("src/lib/%s/%s: includes \"%s\" by a path" % (l["dir"], f, p))
+                    continue
+                home = [d for d in allowed if os.path.isfile(os.path.join(lib, d, p))]
+                if not home:
+                    where = [d for d in by_dir if os.path.isfile(os.path.join(lib, d, p))]
+                    bad.append("src/lib/%s/%s: includes \"%s\" from %s, not a layer below %s" %
+                               (l["dir"], f, p, ", ".join(where) or "nowhere", name))
+    return bad
+
+
+def nm(obj):
+    out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "TDBRCV" and parts[2].startswith("axl_"):
+            defined.add(parts[2])
+        elif len(parts) == 2 and parts[0] == "U" and parts[1].startswith("axl_"):
+            undefined.add(parts[1])
+    return defined, undefined
+
+
+def check_symbols(layers, build):
+    bad = []
+    owner, uses = {}, {}
+    for name, l in layers.items():
+        objs = glob.glob(os.path.join(build, "CMakeFiles", l["target"] + ".dir", "**", "*.o"),
+                         recursive=True)
+        if not objs:
+            bad.append("%s: no objects under CMakeFiles/%s.dir (build first)" % (name, l["target"]))
+        for o in objs:
+            d, u = nm(o)
+            for s in d:
+                owner[s] = name
+            uses[(name, os.path.basename(o))] = u
+    util = glob.glob(os.path.join(build, "CMakeFiles", "axl_util.dir", "**", "*.o"), recursive=True)
+    for o in util:
+        for s in nm(o)[0]:
+            owner[s] = "util"
+    for (name, obj), u in sorted(uses.items()):
+        ok = closure(layers, name) | {name, "util"}
+        for s in sorted(u):
+            if s in PLUGIN_POINTS:
+                continue
+            if layers[name]["public_api"] and not s.startswith("axl__"):
+                continue  # the exported API, whichever layer defines it
+            o = owner.get(s)
+            if o is None or o in ok:
+                continue
+            bad.append("%s (%s) uses %s of %s, a layer not below it" % (name, obj, s, o))
+    return bad
+
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def check_vendors(src):
+    bad = []
+    rx = {v: re.compile(p, re.I) for v, p in VENDORS.items()}
+    for dp, _, fs in os.walk(src):
+        for f in sorted(fs):
+            if not f.endswith((".c", ".h")):
+                continue
+            path = os.path.join(dp, f)
+            rel = os.path.relpath(path, src)
+            if rel in VENDOR_TABLES:
+                continue
+            lines = strip_comments(open(path, errors="replace").read()).split("\n")
+            for v, r in rx.items():
+                if rel.startswith("lib/backend/%s/" % v):
+                    continue
+                for i, line in enumerate(lines):
+                    if r.search(line):
+                        bad.append("src/%s:%d names %s: %s" % (rel, i + 1, v, line.strip()[:90]))
+    return bad
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build")
+    ap.add_argument("--src")
+    ap.add_argument("--case", choices=CASES)
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args()
+    if a.list:
+        print("\n".join(CASES))
+        return 0
+    if not a.build or not a.src:
+        ap.error("--build and --src are needed")
+    layers = load_layers(a.build)
+    fails = 0
+    for case in [a.case] if a.case else CASES:
+        if case == "graph":
+            bad = check_graph(layers, a.src)
+        elif case == "vendors":
+            bad = check_vendors(a.src)
+        elif case == "includes":
+            bad = check_includes(layers, a.src)
+        else:
+            bad = check_symbols(layers, a.build)
+        for b in bad:
+            print("FAIL %s: %s" % (case, b))
+        fails += len(bad)
+        print("%s: %d layers, %d problems" % (case, len(layers), len(bad)))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
