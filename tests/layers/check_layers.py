@@ -208,7 +208,7 @@ def main():
     ap.add_argument("--list", action="store_true")
     a = ap.parse_args()
     if a.list:
-        print("\n".join(CASES))
+        print(";".join(CASES))
         return 0
     if not a.build or not a.src:
         ap.error("--build and --src are needed")
