@@ -41,8 +41,24 @@ VENDORS = {
     "ascend": r"ascend|huawei|davinci",
     "qaic": r"qaic|qualcomm",
 }
-# files that are the table of all backends (one row each)
-VENDOR_TABLES = {"lib/backend/registry.c"}
+# files that are tables of data rather than code about a vendor: the registry (one row per
+# backend), the model catalog (models by their publishers' repository ids) and the CPU
+# vendors of /proc/cpuinfo (CPUs are no backend's), and the command table, whose help text
+# gives examples ("nvidia:0")
+VENDOR_TABLES = {"lib/backend/registry.c", "lib/plan/model_catalog.c", "lib/discover/host.c",
+                 "cli/commands.c"}
+# the JSON contract's words for links (schema/axl-inventory.schema.json): values, which
+# code outside a vendor folder may compare and print like any other
+CONTRACT_WORDS = re.compile(r'"(nvlink|nvswitch|xgmi|neuronlink|xelink)"', re.I)
+
+
+def public_names(src):
+    """Every identifier the public headers define (AXL_ATTR_CUDA_DRIVER_VERSION,
+    AXL_SOURCE_NVML, ...): the API is a contract, usable anywhere."""
+    names = set()
+    for h in glob.glob(os.path.join(src, "..", "include", "**", "*.h"), recursive=True):
+        names.update(re.findall(r"\b(AXL_[A-Z0-9_]+|axl_[a-z0-9_]+)\b", open(h).read()))
+    return names
 
 
 def load_layers(build):
@@ -182,6 +198,8 @@ def strip_comments(text):
 def check_vendors(src):
     bad = []
     rx = {v: re.compile(p, re.I) for v, p in VENDORS.items()}
+    public = public_names(src)
+    ident = re.compile(r"\b(AXL_[A-Z0-9_]+|axl_[a-z0-9_]+)\b")
     for dp, _, fs in os.walk(src):
         for f in sorted(fs):
             if not f.endswith((".c", ".h")):
@@ -190,7 +208,10 @@ def check_vendors(src):
             rel = os.path.relpath(path, src)
             if rel in VENDOR_TABLES:
                 continue
-            lines = strip_comments(open(path, errors="replace").read()).split("\n")
+            text = strip_comments(open(path, errors="replace").read())
+            text = CONTRACT_WORDS.sub('""', text)
+            text = ident.sub(lambda m: "" if m.group(1) in public else m.group(1), text)
+            lines = text.split("\n")
             for v, r in rx.items():
                 if rel.startswith("lib/backend/%s/" % v):
                     continue
@@ -204,7 +225,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build")
     ap.add_argument("--src")
-    ap.add_argument("--case", choices=CASES)
+    ap.add_argument("--case", choices=CASES + ("vendors",))
     ap.add_argument("--list", action="store_true")
     a = ap.parse_args()
     if a.list:
