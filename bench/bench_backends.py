@@ -5,9 +5,9 @@
 Runs `axl list --json --timing` RUNS times on
   - this machine,
   - every synthetic node tree in tests/trees/nodes (built with tests/trees/mktree.py),
-  - the NVML test double (tests/nvml_double) answering from real nvidia-smi captures,
+  - the NVML test double (tests/vendorlib/nvml/double) answering from real nvidia-smi captures,
     once per capture, with and without the NVML backend (AXL_BACKENDS=-nvml),
-  - the ROCm SMI test double (tests/rocm_smi_double) answering from rocm-smi captures,
+  - the ROCm SMI test double (tests/vendorlib/rocm_smi/double) answering from rocm-smi captures,
     once per capture, and the 8x MI300X tree with and without it (AXL_BACKENDS=-rocm-smi),
 and prints the median milliseconds of each stage ("host", "pci", one per backend,
 "devnodes", "devicedb", "links", and "nvml.calls" / "rocm-smi.calls", the vendor
@@ -15,8 +15,8 @@ worker's own time, which overlaps the PCI scan) plus the median wall time of the
 command.
 
 Environment: AXL (default build/axl), RUNS (default 15), NODES (space-separated spec
-names, default all), DOUBLE (default build/tests/nvml_double/libnvidia-ml.so.1),
-RSMI_DOUBLE (default build/tests/rocm_smi_double/librocm_smi64.so.7),
+names, default all), DOUBLE (default build/tests/vendorlib/nvml/double/libnvidia-ml.so.1),
+RSMI_DOUBLE (default build/tests/vendorlib/rocm_smi/double/librocm_smi64.so.7),
 BENCH_OUT (default build/bench). Always exits 0: a benchmark, not a test.
 """
 import glob
@@ -85,7 +85,7 @@ def main():
         s, w = measure(["--sysroot", tree], env)
         if s:
             row("tree " + name, s, w, out)
-    fixtures = os.path.join(REPO, "tests", "nvml_double", "fixtures")
+    fixtures = os.path.join(REPO, "tests", "vendorlib", "nvml", "double", "fixtures")
     if os.access(DOUBLE, os.R_OK) and os.path.isdir(fixtures):
         empty = os.path.join(OUT, "empty-root")
         os.makedirs(empty, exist_ok=True)
@@ -102,7 +102,7 @@ def main():
             row("nvml off (a100 capture)", s, w, out)
     else:
         print("bench: no NVML double at %s (build the tests); NVML rows skipped" % DOUBLE)
-    fixtures = os.path.join(REPO, "tests", "rocm_smi_double", "fixtures")
+    fixtures = os.path.join(REPO, "tests", "vendorlib", "rocm_smi", "double", "fixtures")
     if os.access(RSMI_DOUBLE, os.R_OK) and os.path.isdir(fixtures):
         empty = os.path.join(OUT, "empty-root")
         os.makedirs(empty, exist_ok=True)

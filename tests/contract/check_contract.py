@@ -21,7 +21,7 @@ its four MIG devices (and with failing profile calls), it runs
   partition profiles ID --json                schema/axl-partition-profiles.schema.json
   partition create ... --json (MIG sims)      schema/axl-partition.schema.json
   capture -o F (trees): its manifest.json     schema/axl-capture.schema.json
-  cdi generate (trees with device nodes)      tests/cdi/schema (the CNCF CDI schema)
+  cdi generate (trees with device nodes)      tests/cli/cdi/schema (the CNCF CDI schema)
 
 and the tables of list, list --all, show ID, topo, metrics, limit list, partition list,
 partition profiles, plan and top --batch, none of which may hold a "-1" or "?" cell
@@ -46,7 +46,7 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 SCHEMA = os.path.join(TOP, "schema")
 sys.path.insert(0, os.path.join(TOP, "tests", "replay"))
 sys.path.insert(0, os.path.join(TOP, "tests", "tools"))
-sys.path.insert(0, os.path.join(TOP, "tests", "cdi"))
+sys.path.insert(0, os.path.join(TOP, "tests", "cli", "cdi"))
 import replay  # noqa: E402  (all_cases, build_root)
 
 try:
@@ -56,7 +56,7 @@ except SystemExit:  # jsonschema missing
     sys.exit(77)
 
 SIMS = sorted(glob.glob(os.path.join(TOP, "tests", "sim", "*.json")))
-NVML_XML = os.path.join(TOP, "tests", "nvml_double", "fixtures", "telegraf-a100-sxm4-v12.xml")
+NVML_XML = os.path.join(TOP, "tests", "vendorlib", "nvml", "double", "fixtures", "telegraf-a100-sxm4-v12.xml")
 H100_MIG = {"schema": "axl.sim", "schema_version": 1,
             "devices": [{"model": "NVIDIA H100 80GB HBM3", "count": 2, "mig": True}]}
 PLAN_MODEL = "llama3.2-1b"

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/util/json.h"
-#include "../../src/util/jsonr.h"
+#include "util/json.h"
+#include "util/jsonr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

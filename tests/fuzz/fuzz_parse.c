@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/util/parse.h"
+#include "util/parse.h"
 #include "visibility.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
