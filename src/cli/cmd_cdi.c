@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * axl cdi generate / axl cdi list: Container Device Interface specs for this node's
- * accelerators (docs/cdi.md). One spec per kind (nvidia.com/gpu, amd.com/gpu, ...),
- * a device per accelerator named by index and by UUID, one per partition that exists
- * now (MIG devices, AMD compute partitions) named "INDEX:N", and an "all" device.
+ * accelerators (docs/cdi.md). One spec per kind (the vendor's resource name, from
+ * axl_device_runtime), a device per accelerator named by index and by UUID, one per
+ * partition that exists now named "INDEX:N", and an "all" device.
  * The spec is built as a small value tree and written as JSON (util's writer) or YAML.
  * Uses libaxl's public API; major/minor numbers come from stat() of the node.
  */
@@ -250,61 +250,17 @@ static void write_spec(FILE *f, const struct val *spec, bool yaml)
 
 /* ---- kinds, names, edits ---------------------------------------------------------- */
 
-struct vendor {
-	int vendor_id; /* PCI vendor; -1: any */
-	int family;    /* axl_family; -1: any */
-	const char *kind;
-	const char *libs; /* fnmatch patterns of user-space libraries, space separated */
-	const char *bins; /* programs worth mounting, space separated */
-	const char *env;  /* spec-level environment, space separated */
-};
-
-static const struct vendor vendors[] = {
-	{0x10de, -1, "nvidia.com/gpu",
-	 "libcuda.so.* libcudadebugger.so.* libnvidia-ml.so.* libnvidia-ptxjitcompiler.so.* "
-	 "libnvidia-nvvm.so.* libnvidia-opencl.so.* libnvidia-cfg.so.* libnvidia-gpucomp.so.* "
-	 "libnvidia-allocator.so.*",
-	 "nvidia-smi nvidia-debugdump nvidia-persistenced", "NVIDIA_VISIBLE_DEVICES=void"},
-	{0x1002, AXL_FAMILY_NPU, "amd.com/npu", "libxrt_core.so.* libxrt_coreutil.so.*", "", ""},
-	{0x1022, AXL_FAMILY_NPU, "amd.com/npu", "libxrt_core.so.* libxrt_coreutil.so.*", "", ""},
-	{0x1002, -1, "amd.com/gpu",
-	 "librocm_smi64.so.* libamd_smi.so.* libamdhip64.so.* libhsa-runtime64.so.* libhsakmt.so.*", "", ""},
-	{0x1da3, -1, "habana.ai/gaudi", "libhl-thunk.so libhlml.so libSynapse.so", "hl-smi", ""},
-	{0x8086, AXL_FAMILY_NPU, "intel.com/npu", "libze_loader.so.* libze_intel_vpu.so.* libnpu_driver_compiler.so",
-	 "", ""},
-	{0x8086, AXL_FAMILY_GPU, "intel.com/gpu", "libze_loader.so.* libze_intel_gpu.so.*", "", ""},
-	{0x1d0f, -1, "aws.amazon.com/neuron", "libnrt.so.*", "neuron-ls", ""},
-	{0x1ae0, -1, "google.com/tpu", "libtpu.so", "", ""},
-	{0x19e5, -1, "huawei.com/npu", "libascend_hal.so libdcmi.so", "npu-smi", ""},
-	{0x17cb, -1, "qualcomm.com/qaic", "libQAic.so.*", "", ""},
-	{0x1e52, -1, "tenstorrent.com/card", "", "", ""},
-	{0x1bcf, -1, "nec.com/ve", "", "", ""},
-};
-
-/* The kind of a device, and its vendor row (NULL: a generic axl/<family> kind). */
-static const struct vendor *vendor_of(const axl_device *d, char *kind, size_t cap)
+/* The kind of a device, and its runtime files (NULL: a generic axl/<family> kind).
+ * The kind, the files to mount and the shared nodes come from the library
+ * (axl_device_runtime: each vendor's folder describes its own). */
+static const struct axl_runtime *vendor_of(const axl_device *d, char *kind, size_t cap)
 {
-	int64_t vid = -1;
-	axl_device_get_int(d, AXL_ATTR_VENDOR_ID, &vid);
-	int fam = (int)axl_device_family(d);
-	if (vid < 0) {
-		/* no PCI vendor (a device found by hwloc, say): go by the id's backend */
-		const char *id = axl_device_id(d);
-		static const struct { const char *prefix; int vid; } by_id[] = {
-			{"nvidia:", 0x10de}, {"amdgpu:", 0x1002}, {"habana:", 0x1da3}, {"neuron:", 0x1d0f},
-			{"tpu:", 0x1ae0}, {"ascend:", 0x19e5}, {"qaic:", 0x17cb}, {"tenstorrent:", 0x1e52},
-			{"nec:", 0x1bcf},
-		};
-		for (size_t i = 0; i < sizeof by_id / sizeof *by_id; i++)
-			if (strncmp(id, by_id[i].prefix, strlen(by_id[i].prefix)) == 0)
-				vid = by_id[i].vid;
+	const struct axl_runtime *rt = axl_device_runtime(d);
+	if (rt && rt->kind) {
+		snprintf(kind, cap, "%s", rt->kind);
+		return rt;
 	}
-	for (size_t i = 0; i < sizeof vendors / sizeof *vendors; i++)
-		if (vendors[i].vendor_id == vid && (vendors[i].family < 0 || vendors[i].family == fam)) {
-			snprintf(kind, cap, "%s", vendors[i].kind);
-			return &vendors[i];
-		}
-	snprintf(kind, cap, "axl/%s", axl_family_name((axl_family)fam));
+	snprintf(kind, cap, "axl/%s", axl_family_name(axl_device_family(d)));
 	return NULL;
 }
 
@@ -330,14 +286,14 @@ static bool cdi_name(const char *in, char *out, size_t cap)
 	return n > 0;
 }
 
-/* Nodes every container of the kind needs, whichever device it gets. */
-static bool control_node(const char *p)
+/* Nodes every container of the kind needs, whichever device it gets: the vendor's
+ * control nodes, and the VFIO container of devices bound to vfio-pci. */
+static bool control_node(const char *p, const struct axl_runtime *rt)
 {
-	static const char *const ctl[] = {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
-					  "/dev/nvidia-modeset", "/dev/kfd", "/dev/vfio/vfio",
-					  "/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc"};
-	for (size_t i = 0; i < sizeof ctl / sizeof *ctl; i++)
-		if (strcmp(p, ctl[i]) == 0)
+	if (strcmp(p, "/dev/vfio/vfio") == 0)
+		return true;
+	for (size_t i = 0; rt && rt->control_nodes[i]; i++)
+		if (strcmp(p, rt->control_nodes[i]) == 0)
 			return true;
 	return false;
 }
@@ -394,12 +350,12 @@ static int cmp_cstr(const void *a, const void *b)
 }
 
 /* Read-only bind mounts of the vendor's user-space files found on the node. */
-static void add_mounts(struct gen *g, struct val *edits, const char *patterns, const char *const *dirs)
+static void add_mounts(struct gen *g, struct val *edits, const char *const *patterns, const char *const *dirs)
 {
 	dev_t seen_dev[32];
 	ino_t seen_ino[32];
 	size_t nseen = 0;
-	for (size_t di = 0; dirs[di] && patterns && *patterns; di++) {
+	for (size_t di = 0; dirs[di] && patterns[0]; di++) {
 		char hd[4096];
 		host_path(g, dirs[di], hd, sizeof hd);
 		struct stat st;
@@ -419,11 +375,9 @@ static void add_mounts(struct gen *g, struct val *edits, const char *patterns, c
 		size_t nn = 0;
 		struct dirent *e;
 		while ((e = readdir(d)) != NULL && nn < 512) {
-			char pats[1024];
-			snprintf(pats, sizeof pats, "%s", patterns);
 			bool match = false;
-			for (char *save, *t = strtok_r(pats, " ", &save); t && !match; t = strtok_r(NULL, " ", &save))
-				match = fnmatch(t, e->d_name, 0) == 0;
+			for (size_t k = 0; patterns[k] && !match; k++)
+				match = fnmatch(patterns[k], e->d_name, 0) == 0;
 			if (!match)
 				continue;
 			char fp[4600];
@@ -451,14 +405,6 @@ static void add_mounts(struct gen *g, struct val *edits, const char *patterns, c
 		}
 	}
 }
-
-static const char *const lib_dirs[] = {
-	"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
-	"/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/lib64", "/lib",
-	"/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib", "/usr/local/cuda/compat",
-	"/opt/rocm/lib", "/opt/habanalabs/lib", "/opt/aws/neuron/lib", "/usr/local/Ascend/driver/lib64",
-	"/usr/local/lib", NULL};
-static const char *const bin_dirs[] = {"/usr/bin", "/usr/local/bin", "/usr/sbin", "/opt/aws/neuron/bin", NULL};
 
 /* The per-device nodes of d: its nodes less the kind's shared ones; all of them when
  * that would leave none. */
@@ -497,7 +443,7 @@ static bool edits_empty(const struct val *edits)
 }
 
 /* One kind's spec from its devices (top-level ones, inventory order). */
-static struct val *build_spec(struct gen *g, const char *kind, const struct vendor *vend, const axl_device **devs,
+static struct val *build_spec(struct gen *g, const char *kind, const struct axl_runtime *rt, const axl_device **devs,
 			      size_t ndev)
 {
 	struct val *spec = vnew(V_OBJ);
@@ -511,7 +457,7 @@ static struct val *build_spec(struct gen *g, const char *kind, const struct vend
 	for (size_t a = 0; a < ndev; a++)
 		for (size_t i = 0; i < axl_device_node_count(devs[a]); i++) {
 			const char *p = axl_device_node(devs[a], i);
-			bool sh = control_node(p);
+			bool sh = control_node(p, rt);
 			for (size_t b = 0; b < ndev && !sh; b++)
 				for (size_t j = 0; b != a && j < axl_device_node_count(devs[b]) && !sh; j++)
 					sh = strcmp(p, axl_device_node(devs[b], j)) == 0;
@@ -555,14 +501,14 @@ static struct val *build_spec(struct gen *g, const char *kind, const struct vend
 			struct val *e2 = vadd(du, "containerEdits", vnew(V_OBJ));
 			device_nodes(g, e2, d, shared);
 		}
-		/* partitions that exist now: "INDEX:N" and their UUID. A MIG device needs its
-		 * GPU's node besides its own /dev/nvidia-caps nodes; an AMD compute partition
-		 * has its own render node. */
+		/* partitions that exist now: "INDEX:N" and their UUID. Some need their parent's
+		 * node besides their own (AXL_RUNTIME_CHILD_NEEDS_PARENT); others have their own
+		 * (a compute partition's render node), or use their parent's when they have none. */
 		for (size_t c = 0; c < axl_device_child_count(d); c++) {
 			const axl_device *ch = axl_device_child(d, c);
 			struct val *ce = vnew(V_OBJ);
-			bool nvidia = vend && vend->vendor_id == 0x10de;
-			if (nvidia || axl_device_node_count(ch) == 0)
+			bool parent = rt && (rt->flags & AXL_RUNTIME_CHILD_NEEDS_PARENT);
+			if (parent || axl_device_node_count(ch) == 0)
 				device_nodes(g, ce, d, shared);
 			child_nodes(g, ce, ch, shared);
 			if (edits_empty(ce)) {
@@ -577,7 +523,7 @@ static struct val *build_spec(struct gen *g, const char *kind, const struct vend
 				struct val *du = vadd(devices, NULL, vnew(V_OBJ));
 				vadd(du, "name", vstr(name));
 				struct val *e2 = vadd(du, "containerEdits", vnew(V_OBJ));
-				if (nvidia || axl_device_node_count(ch) == 0)
+				if (parent || axl_device_node_count(ch) == 0)
 					device_nodes(g, e2, d, shared);
 				child_nodes(g, e2, ch, shared);
 			}
@@ -598,16 +544,14 @@ static struct val *build_spec(struct gen *g, const char *kind, const struct vend
 	for (size_t k = 0; k < shared->n; k++)
 		add_node(g, common, shared->kids[k]->s);
 	vfree(shared);
-	if (vend && *vend->env) {
+	if (rt && rt->env[0]) {
 		struct val *env = vmember(common, "env", V_ARR);
-		char buf[256];
-		snprintf(buf, sizeof buf, "%s", vend->env);
-		for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-			vadd(env, NULL, vstr(t));
+		for (size_t k = 0; rt->env[k]; k++)
+			vadd(env, NULL, vstr(rt->env[k]));
 	}
-	if (vend) {
-		add_mounts(g, common, vend->libs, lib_dirs);
-		add_mounts(g, common, vend->bins, bin_dirs);
+	if (rt) {
+		add_mounts(g, common, rt->libraries, rt->library_dirs);
+		add_mounts(g, common, rt->binaries, rt->binary_dirs);
 	}
 	if (common->n)
 		vadd(spec, "containerEdits", common);
@@ -623,7 +567,7 @@ static struct val *build_spec(struct gen *g, const char *kind, const struct vend
 static size_t build_all(struct gen *g, const axl_inventory *inv, struct val **specs)
 {
 	char kinds[MAX_KINDS][64];
-	const struct vendor *vends[MAX_KINDS];
+	const struct axl_runtime *vends[MAX_KINDS];
 	size_t nk = 0, ns = 0;
 	size_t n = axl_inventory_device_count(inv);
 	for (size_t i = 0; i < n; i++) {
@@ -631,7 +575,7 @@ static size_t build_all(struct gen *g, const axl_inventory *inv, struct val **sp
 		if (axl_device_family(d) == AXL_FAMILY_CPU)
 			continue;
 		char kind[64];
-		const struct vendor *v = vendor_of(d, kind, sizeof kind);
+		const struct axl_runtime *v = vendor_of(d, kind, sizeof kind);
 		size_t k = 0;
 		while (k < nk && strcmp(kinds[k], kind) != 0)
 			k++;

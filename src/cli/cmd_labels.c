@@ -2,8 +2,8 @@
 /* axl labels: Kubernetes node labels as a Node Feature Discovery feature file (the
  * "local" source's features.d format: one name=value a line, an optional
  * "# +expiry-time=RFC3339" directive first, at most 64 KiB). Vendor-neutral labels under
- * a prefix (axl.dev by default), and with --gfd also the names NVIDIA's GPU Feature
- * Discovery writes. The labels are sorted, so the same node gives the same file.
+ * a prefix (axl.dev by default), and with --gfd also the names the vendor's own
+ * labelling tool writes (axl_runtime.labels). The labels are sorted, so the same node gives the same file.
  * See docs/labels.md. Uses only libaxl's public API. */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -368,8 +368,7 @@ static void describe_kind(struct lset *s, const struct group *g)
 	} text[] = {{AXL_ATTR_VENDOR, "vendor"},
 		    {AXL_ATTR_DRIVER, "driver"},
 		    {AXL_ATTR_DRIVER_VERSION, "driver.version"},
-		    {AXL_ATTR_COMPUTE_CAPABILITY, "compute-capability"},
-		    {AXL_ATTR_CUDA_DRIVER_VERSION, "cuda.version"}};
+		    {AXL_ATTR_COMPUTE_CAPABILITY, "compute-capability"}};
 	for (size_t k = 0; k < sizeof text / sizeof *text; k++) {
 		const char *v = cli_str(rep, text[k].attr);
 		if (v) {
@@ -377,95 +376,36 @@ static void describe_kind(struct lset *s, const struct group *g)
 			add(s, name, "%s", v);
 		}
 	}
+	/* and the attributes the vendor names (axl_device_runtime) */
+	const struct axl_runtime *rt = axl_device_runtime(rep);
+	for (size_t k = 0; rt && rt->attrs[k].label; k++) {
+		const char *v = cli_str(rep, rt->attrs[k].attr);
+		if (v) {
+			snprintf(name, sizeof name, "%s%s", np, rt->attrs[k].label);
+			add(s, name, "%s", v);
+		}
+	}
 	precisions(s, g, np);
 	partitioning(s, g, np);
 }
 
-/* GFD's family from a compute capability (its getArchFamily table). */
-static const char *gfd_family(int major, int minor)
+static void add_vendor_label(const char *key, const char *value, void *userdata)
 {
-	switch (major) {
-	case 1: return "tesla";
-	case 2: return "fermi";
-	case 3: return "kepler";
-	case 5: return "maxwell";
-	case 6: return "pascal";
-	case 7: return minor < 5 ? "volta" : "turing";
-	case 8: return minor < 9 ? "ampere" : "ada-lovelace";
-	case 9: return "hopper";
-	case 10:
-	case 12: return "blackwell";
-	default: return "undefined";
-	}
+	add_full(userdata, key, value);
 }
 
-/* The names NVIDIA's GPU Feature Discovery writes, from what axl knows. */
-static void gfd_labels(struct lset *s, const struct group *g)
+/* With --gfd: the names the vendor's own labelling tool writes (NVIDIA's GPU Feature
+ * Discovery), from what axl knows; the vendor's backend computes them
+ * (axl_runtime.labels). */
+static void vendor_labels(struct lset *s, const struct group *g)
 {
 	const axl_device *rep = NULL;
 	const char *model = common_model(g, &rep);
-	char raw[128];
-	snprintf(raw, sizeof raw, "%zu", g->n);
-	add_full(s, "nvidia.com/gpu.count", raw);
-	if (!rep)
+	const struct axl_runtime *rt = rep ? axl_device_runtime(rep) : NULL;
+	if (!rt || !rt->labels)
 		return;
-	if (model)
-		add_full(s, "nvidia.com/gpu.product", model);
-	int64_t mib = group_memory_mib(g, model);
-	if (mib > 0) {
-		snprintf(raw, sizeof raw, "%lld", (long long)mib);
-		add_full(s, "nvidia.com/gpu.memory", raw);
-	}
-	const char *cc = cli_str(rep, AXL_ATTR_COMPUTE_CAPABILITY);
-	int major, minor;
-	if (cc && sscanf(cc, "%d.%d", &major, &minor) == 2) {
-		snprintf(raw, sizeof raw, "%d", major);
-		add_full(s, "nvidia.com/gpu.compute.major", raw);
-		snprintf(raw, sizeof raw, "%d", minor);
-		add_full(s, "nvidia.com/gpu.compute.minor", raw);
-		add_full(s, "nvidia.com/gpu.family", gfd_family(major, minor));
-	} else {
-		/* without the compute capability, the architecture axl's database names */
-		static const char *const fams[] = {"tesla",  "fermi",  "kepler", "maxwell",      "pascal",
-						   "volta",  "turing", "ampere", "ada-lovelace", "hopper",
-						   "blackwell"};
-		const char *arch = cli_str(rep, AXL_ATTR_ARCHITECTURE);
-		char seg[40];
-		if (arch) {
-			sanitize_segment(arch, seg, sizeof seg);
-			for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++)
-				if (strcmp(seg, fams[i]) == 0)
-					add_full(s, "nvidia.com/gpu.family", seg);
-		}
-	}
-	/* the driver: "550.90.07" -> major 550, minor 90, rev 07 (GFD splits on dots) */
-	const char *dv = cli_str(rep, AXL_ATTR_DRIVER_VERSION);
-	if (dv) {
-		char buf[64], *parts[4] = {0};
-		int np = 0;
-		snprintf(buf, sizeof buf, "%s", dv);
-		for (char *save = NULL, *t = strtok_r(buf, ".", &save); t && np < 4; t = strtok_r(NULL, ".", &save))
-			parts[np++] = t;
-		if (np == 2 || np == 3) {
-			add_full(s, "nvidia.com/cuda.driver.major", parts[0]);
-			add_full(s, "nvidia.com/cuda.driver.minor", parts[1]);
-			add_full(s, "nvidia.com/cuda.driver.rev", np == 3 ? parts[2] : "");
-		}
-	}
-	/* GFD's cuda.runtime.* is the CUDA version the driver supports */
-	const char *cv = cli_str(rep, AXL_ATTR_CUDA_DRIVER_VERSION);
-	if (cv && sscanf(cv, "%d.%d", &major, &minor) == 2) {
-		snprintf(raw, sizeof raw, "%d", major);
-		add_full(s, "nvidia.com/cuda.runtime.major", raw);
-		snprintf(raw, sizeof raw, "%d", minor);
-		add_full(s, "nvidia.com/cuda.runtime.minor", raw);
-	}
-	int mig = 0;
-	for (size_t i = 0; i < g->n; i++)
-		for (size_t j = 0; j < axl_device_partitioning_count(g->dev[i]); j++)
-			if (strcmp(axl_device_partitioning(g->dev[i], j)->technology, "MIG") == 0)
-				mig = 1;
-	add_full(s, "nvidia.com/mig.capable", mig ? "true" : "false");
+	struct axl_runtime_group rg = {g->dev, g->n, rep, model, group_memory_mib(g, model)};
+	rt->labels(&rg, add_vendor_label, s);
 }
 
 /* --expiry: a duration ("90s", "30m", "12h", "7d", "1h30m", plain seconds) from now,
@@ -669,8 +609,8 @@ int cmd_labels(struct opts *o, int argc, char **argv)
 	describe(&s, &all, "", NULL);
 	for (size_t k = 0; k < nk; k++) {
 		describe_kind(&s, &kinds[k]);
-		if (o->gfd && strcmp(kinds[k].kind, "nvidia") == 0)
-			gfd_labels(&s, &kinds[k]);
+		if (o->gfd)
+			vendor_labels(&s, &kinds[k]);
 	}
 	if (s.failed)
 		goto oom;

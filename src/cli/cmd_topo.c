@@ -6,6 +6,7 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,15 +21,17 @@ struct row {
 	char label[16];
 };
 
-static const char *family_label(axl_family f)
+/* A row's label: the family's name in capitals (GPU, NPU, FPGA, ...), ACC for the
+ * families that name no kind of processor (ASIC, unknown). */
+static const char *family_label(axl_family f, char *buf, size_t cap)
 {
-	switch (f) {
-	case AXL_FAMILY_GPU: return "GPU";
-	case AXL_FAMILY_NPU: return "NPU";
-	case AXL_FAMILY_TPU: return "TPU";
-	case AXL_FAMILY_FPGA: return "FPGA";
-	default: return "ACC";
-	}
+	if (f != AXL_FAMILY_GPU && f != AXL_FAMILY_NPU && f != AXL_FAMILY_TPU && f != AXL_FAMILY_FPGA)
+		return "ACC";
+	size_t i = 0;
+	for (const char *p = axl_family_name(f); *p && i + 1 < cap; p++)
+		buf[i++] = (char)toupper((unsigned char)*p);
+	buf[i] = '\0';
+	return buf;
 }
 
 /* The cell for a link: nvidia-smi's codes, and XGMI, NL#, XL# for the other fabrics. */
@@ -313,7 +316,8 @@ int cmd_topo(struct opts *o, int argc, char **argv)
 		if (f == AXL_FAMILY_CPU)
 			continue;
 		rows[nr].dev = d;
-		snprintf(rows[nr].label, sizeof rows[nr].label, "%s%d", family_label(f),
+		char fam[16];
+		snprintf(rows[nr].label, sizeof rows[nr].label, "%s%d", family_label(f, fam, sizeof fam),
 			 f < AXL_FAMILY__COUNT ? counters[f]++ : 0);
 		if (strlen(rows[nr].label) > maxlabel)
 			maxlabel = strlen(rows[nr].label);

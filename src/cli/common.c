@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "axl.h"
 #include "cli.h"
@@ -26,23 +27,34 @@ int open_inventory_ex(const struct opts *o, axl_context **ctx, axl_inventory **i
 	co.sysroot = o->sysroot;
 	co.sim = o->sim;
 	co.backends = o->backends;
-	/* --env: an explicit environment, the given variables plus axl's own settings */
-	const char *env[MAX_ENV + 12];
+	/* --env: an explicit environment, the given variables plus axl's own settings: the
+	 * fixed ones, and every AXL_<LIBRARY>_LIBRARY (which library to load instead of a
+	 * vendor's: each backend reads its own) */
+	enum { NLIB = 16 };
+	const char *env[MAX_ENV + 8 + NLIB];
 	if (o->nenv) {
 		int n = 0;
 		for (int i = 0; i < o->nenv; i++)
 			env[n++] = o->env[i];
-		static const char *const own[] = {"AXL_SYSROOT",          "AXL_BACKENDS",         "AXL_PCI_IDS",
-						  "AXL_PCI_LIBRARY",      "AXL_ZLIB_LIBRARY",     "AXL_NVML_LIBRARY",
-						  "AXL_ROCM_SMI_LIBRARY",
-						  "AXL_ZE_LIBRARY",       "AXL_VENDOR_TIMEOUT_MS", "AXL_SIM"};
+		static const char *const own[] = {"AXL_SYSROOT", "AXL_BACKENDS", "AXL_PCI_IDS", "AXL_VENDOR_TIMEOUT_MS",
+						  "AXL_SIM"};
 		enum { NOWN = sizeof own / sizeof *own };
-		static char keep[NOWN][4096];
+		static char keep[NOWN + NLIB][4096];
+		int nk = 0;
 		for (int k = 0; k < NOWN; k++) {
 			const char *val = getenv(own[k]);
-			if (val && strlen(val) < sizeof keep[k] - 16) {
-				snprintf(keep[k], sizeof keep[k], "%s=%s", own[k], val);
-				env[n++] = keep[k];
+			if (val && strlen(val) < sizeof keep[nk] - 16) {
+				snprintf(keep[nk], sizeof keep[nk], "%s=%s", own[k], val);
+				env[n++] = keep[nk++];
+			}
+		}
+		for (char **e = environ; e && *e && nk < NOWN + NLIB; e++) {
+			const char *eq = strchr(*e, '=');
+			size_t nl = eq ? (size_t)(eq - *e) : 0;
+			if (nl > 12 && strncmp(*e, "AXL_", 4) == 0 && strncmp(eq - 8, "_LIBRARY", 8) == 0 &&
+			    strlen(*e) < sizeof keep[nk]) {
+				snprintf(keep[nk], sizeof keep[nk], "%s", *e);
+				env[n++] = keep[nk++];
 			}
 		}
 		env[n] = NULL;

@@ -10,6 +10,7 @@
 #include <axl/inventory.h>
 #include <axl/state.h>
 #include <axl/partition.h>
+#include <axl/runtime.h>
 #include <axl/version.h>
 
 int main(void)

@@ -200,10 +200,13 @@ TF_API AccelResult AccelAssignPartition(const char *templateId, const char *devi
 	return ACCEL_SUCCESS;
 }
 
-/* "mig-1g.10gb" and "1g.10gb" name the same profile; "19" its id. */
-static int profile_matches(const struct axl_partition *p, const char *templ)
+/* "<technology>-1g.10gb" (the device's partitioning technology, as TensorFusion's
+ * templates name it) and "1g.10gb" name the same profile; "19" its id. */
+static int profile_matches(const axl_device *d, const struct axl_partition *p, const char *templ)
 {
-	const char *t = strncasecmp(templ, "mig-", 4) == 0 ? templ + 4 : templ;
+	const struct axl_runtime *rt = axl_device_runtime(d);
+	size_t tl = rt && rt->partitions ? strlen(rt->partitions) : 0;
+	const char *t = tl && strncasecmp(templ, rt->partitions, tl) == 0 && templ[tl] == '-' ? templ + tl + 1 : templ;
 	if (p->profile && strcasecmp(p->profile, t) == 0)
 		return 1;
 	char *end;
@@ -253,7 +256,7 @@ TF_API AccelResult AccelRemovePartition(const char *partitionOrTemplate, const c
 	for (size_t i = 0; i < np && !target; i++) {
 		int on_parent = (ps[i].parent && strcmp(ps[i].parent, axl_device_id(d)) == 0) ||
 				(ps[i].parent_uuid && strcasecmp(ps[i].parent_uuid, parent) == 0);
-		if (on_parent && ps[i].device && profile_matches(&ps[i], partitionOrTemplate))
+		if (on_parent && ps[i].device && profile_matches(d, &ps[i], partitionOrTemplate))
 			target = ps[i].id;
 	}
 	if (target)
@@ -284,30 +287,9 @@ TF_API AccelResult AccelRemovePartition(const char *partitionOrTemplate, const c
 }
 
 /* ---- vendor libraries to mount ------------------------------------------------------- */
-struct tf_libs {
-	const char *vendor;
-	const char *libs; /* fnmatch patterns, space separated */
-	const char *bins;
-};
-
-static const struct tf_libs tf_vendor_libs[] = {
-	{"NVIDIA",
-	 "libcuda.so* libnvidia-ml.so* libnvidia-ptxjitcompiler.so* libnvidia-nvvm.so* libcudadebugger.so* "
-	 "libnvidia-opencl.so* libnvidia-gpucomp.so* libnvidia-allocator.so* libnvidia-cfg.so*",
-	 "nvidia-smi nvidia-debugdump nvidia-persistenced"},
-	{"AMD", "libamdhip64.so* libhsa-runtime64.so* libhsakmt.so* librocm_smi64.so* libamd_smi.so*", "rocm-smi amd-smi"},
-	{"Habana", "libhl-thunk.so* libhlml.so* libSynapse.so*", "hl-smi"},
-	{"Ascend", "libascend_hal.so* libdcmi.so*", "npu-smi"},
-	{"Intel", "libze_loader.so* libze_intel_gpu.so*", ""},
-	{"AWS", "libnrt.so*", "neuron-ls"},
-};
-
-static const char *const tf_lib_dirs[] = {
-	"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
-	"/opt/rocm/lib", "/usr/local/nvidia/lib64",
-};
-static const char *const tf_bin_dirs[] = {"/usr/bin", "/usr/local/bin", "/opt/rocm/bin"};
-
+/* What to mount comes from the library (axl_device_runtime: each vendor's folder lists
+ * its user-space libraries, programs and their directories), the same lists axl cdi
+ * mounts from. */
 static int add_mount(MountPath *out, size_t max, size_t *n, const char *path)
 {
 	if (strlen(path) >= MAX_MOUNT_PATH)
@@ -324,29 +306,41 @@ static int add_mount(MountPath *out, size_t max, size_t *n, const char *path)
 	return 0;
 }
 
-static int scan_dir(const char *dir, const char *patterns, int want_exec, MountPath *out, size_t max, size_t *n)
+/* Directories looked at already (by device and inode: /lib64 and /usr/lib64 are often
+ * one directory, whose files would otherwise be mounted twice under two names). */
+struct seen {
+	dev_t dev[64];
+	ino_t ino[64];
+	size_t n;
+};
+
+static int scan_dir(struct seen *seen, const char *dir, const char *const *patterns, int want_exec, MountPath *out,
+		    size_t max, size_t *n)
 {
+	struct stat st;
+	if (!patterns[0] || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	for (size_t k = 0; k < seen->n; k++)
+		if (seen->dev[k] == st.st_dev && seen->ino[k] == st.st_ino)
+			return 0;
+	if (seen->n < sizeof seen->dev / sizeof *seen->dev) {
+		seen->dev[seen->n] = st.st_dev;
+		seen->ino[seen->n++] = st.st_ino;
+	}
 	DIR *dp = opendir(dir);
 	if (!dp)
 		return 0;
 	int full = 0;
 	struct dirent *e;
-	char pat[128], path[MAX_MOUNT_PATH + 64];
+	char path[MAX_MOUNT_PATH + 64];
 	while (!full && (e = readdir(dp)) != NULL) {
-		for (const char *p = patterns; *p && !full;) {
-			size_t len = strcspn(p, " ");
-			if (len && len < sizeof pat) {
-				memcpy(pat, p, len);
-				pat[len] = '\0';
-				if (fnmatch(pat, e->d_name, 0) == 0) {
-					snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-					struct stat sb;
-					if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (!want_exec || (sb.st_mode & 0111)))
-						full = add_mount(out, max, n, path) < 0;
-				}
-			}
-			p += len;
-			p += strspn(p, " ");
+		for (size_t k = 0; patterns[k] && !full; k++) {
+			if (fnmatch(patterns[k], e->d_name, 0) != 0)
+				continue;
+			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+			struct stat sb;
+			if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (!want_exec || (sb.st_mode & 0111)))
+				full = add_mount(out, max, n, path) < 0;
 		}
 	}
 	closedir(dp);
@@ -365,16 +359,19 @@ TF_API AccelResult AccelGetVendorMountLibs(MountPath *out, size_t maxCount, size
 	/* a simulated or re-rooted node has no vendor libraries of its own to hand out */
 	int live = !axl_context_is_simulated(st->ctx) && !axl_context_is_rerooted(st->ctx);
 	int full = 0;
-	for (size_t v = 0; live && !full && v < sizeof tf_vendor_libs / sizeof *tf_vendor_libs; v++) {
-		int present = 0;
-		for (size_t i = 0; i < st->ndev; i++)
-			present |= strcmp(tf_vendor(st->dev[i]), tf_vendor_libs[v].vendor) == 0;
-		if (!present)
+	/* each runtime present once, in the order of the devices */
+	for (size_t i = 0; live && !full && i < st->ndev; i++) {
+		const struct axl_runtime *rt = axl_device_runtime(st->dev[i]);
+		int dup = !rt;
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = axl_device_runtime(st->dev[j]) == rt;
+		if (dup)
 			continue;
-		for (size_t k = 0; !full && k < sizeof tf_lib_dirs / sizeof *tf_lib_dirs; k++)
-			full = scan_dir(tf_lib_dirs[k], tf_vendor_libs[v].libs, 0, out, maxCount, &n);
-		for (size_t k = 0; !full && *tf_vendor_libs[v].bins && k < sizeof tf_bin_dirs / sizeof *tf_bin_dirs; k++)
-			full = scan_dir(tf_bin_dirs[k], tf_vendor_libs[v].bins, 1, out, maxCount, &n);
+		struct seen lib_seen = {.n = 0}, bin_seen = {.n = 0};
+		for (size_t k = 0; !full && rt->library_dirs[k]; k++)
+			full = scan_dir(&lib_seen, rt->library_dirs[k], rt->libraries, 0, out, maxCount, &n);
+		for (size_t k = 0; !full && rt->binary_dirs[k]; k++)
+			full = scan_dir(&bin_seen, rt->binary_dirs[k], rt->binaries, 1, out, maxCount, &n);
 	}
 	tf_unlock();
 	if (full)

@@ -104,28 +104,13 @@ void tf_uuid(const axl_device *d, char *buf, size_t cap)
 			*p = '-';
 }
 
+/* The vendor's display name ("NVIDIA"), as its backend's runtime files give it
+ * (axl_device_runtime), else the device's vendor attribute. */
 const char *tf_vendor(const axl_device *d)
 {
-	static const struct { const char *prefix; const char *name; } by_id[] = {
-		{"nvidia:", "NVIDIA"}, {"amdgpu:", "AMD"}, {"amdxdna:", "AMD"}, {"intel:", "Intel"},
-		{"xe:", "Intel"}, {"i915:", "Intel"}, {"habana:", "Habana"}, {"neuron:", "AWS"},
-		{"tpu:", "Google"}, {"ascend:", "Ascend"}, {"qaic:", "Qualcomm"},
-		{"tenstorrent:", "Tenstorrent"},
-	};
-	static const struct { int vid; const char *name; } by_vid[] = {
-		{0x10de, "NVIDIA"}, {0x1002, "AMD"}, {0x1022, "AMD"}, {0x8086, "Intel"},
-		{0x1da3, "Habana"}, {0x1d0f, "AWS"}, {0x1ae0, "Google"}, {0x19e5, "Ascend"},
-		{0x17cb, "Qualcomm"}, {0x1e52, "Tenstorrent"},
-	};
-	const char *id = axl_device_id(d);
-	for (size_t i = 0; i < sizeof by_id / sizeof *by_id; i++)
-		if (strncmp(id, by_id[i].prefix, strlen(by_id[i].prefix)) == 0)
-			return by_id[i].name;
-	int64_t vid = -1;
-	if (axl_device_get_int(d, AXL_ATTR_VENDOR_ID, &vid) == 0)
-		for (size_t i = 0; i < sizeof by_vid / sizeof *by_vid; i++)
-			if (by_vid[i].vid == vid)
-				return by_vid[i].name;
+	const struct axl_runtime *rt = axl_device_runtime(d);
+	if (rt && rt->vendor)
+		return rt->vendor;
 	const char *v = NULL;
 	if (axl_device_get_str(d, AXL_ATTR_VENDOR, &v) == 0 && v && *v)
 		return v;
@@ -336,12 +321,16 @@ static double max_tflops(const axl_device *d)
 	return half > 0 ? half : other;
 }
 
-/* MIG partitioning that axl can use now: the technology with its mode enabled. */
-static const struct axl_partitioning *usable_mig(const axl_device *d)
+/* The partitioning whose partitions axl creates as devices (the runtime's), when its
+ * mode is enabled: the one AssignPartition can use now. */
+static const struct axl_partitioning *usable_partitioning(const axl_device *d)
 {
+	const struct axl_runtime *rt = axl_device_runtime(d);
+	if (!rt || !rt->partitions)
+		return NULL;
 	for (size_t i = 0; i < axl_device_partitioning_count(d); i++) {
 		const struct axl_partitioning *p = axl_device_partitioning(d, i);
-		if (p && p->technology && strcasecmp(p->technology, "MIG") == 0 && p->mode &&
+		if (p && p->technology && strcasecmp(p->technology, rt->partitions) == 0 && p->mode &&
 		    strcasecmp(p->mode, "enabled") == 0)
 			return p;
 	}
@@ -401,7 +390,9 @@ static void fill_device(struct tf_state *st, size_t i, const axl_sample *smp, Ex
 	prop_attr(p, d, "computeCapability", AXL_ATTR_COMPUTE_CAPABILITY);
 	prop_attr(p, d, "pciAddress", AXL_ATTR_PCI_ADDRESS);
 	prop_attr(p, d, "driver", AXL_ATTR_DRIVER);
-	prop_attr(p, d, "cudaDriverVersion", AXL_ATTR_CUDA_DRIVER_VERSION);
+	const struct axl_runtime *rt = axl_device_runtime(d);
+	for (size_t k = 0; rt && rt->attrs[k].label; k++)
+		prop_attr(p, d, rt->attrs[k].property, rt->attrs[k].attr);
 	prop_attr(p, d, "memoryType", AXL_ATTR_MEMORY_TYPE);
 	prop_attr(p, d, "memoryBandwidthGBps", AXL_ATTR_MEMORY_BANDWIDTH);
 	prop_attr(p, d, "memoryBusWidthBits", AXL_ATTR_MEMORY_BUS_WIDTH);
@@ -446,11 +437,11 @@ static void fill_device(struct tf_state *st, size_t i, const axl_sample *smp, Ex
 	prop(p, "simulated", axl_context_is_simulated(st->ctx) ? "true" : NULL);
 
 	VirtualizationCapabilities *c = &out->virtualizationCapabilities;
-	const struct axl_partitioning *mig = usable_mig(d);
-	c->maxPartitions = mig ? max_partitions(d, mig) : 0;
-	c->supportsPartitioning = mig != NULL && c->maxPartitions > 0;
-	/* soft isolation: TensorFusion's LD_PRELOAD limiter intercepts CUDA */
-	c->supportsSoftIsolation = strcmp(b->vendor, "NVIDIA") == 0 && b->index < 16;
+	const struct axl_partitioning *part = usable_partitioning(d);
+	c->maxPartitions = part ? max_partitions(d, part) : 0;
+	c->supportsPartitioning = part != NULL && c->maxPartitions > 0;
+	/* soft isolation: TensorFusion's LD_PRELOAD limiter intercepts the vendor's compute API */
+	c->supportsSoftIsolation = rt && (rt->flags & AXL_RUNTIME_PRELOAD_LIMITS) && b->index < 16;
 	c->supportsHardIsolation = false; /* axl records limits; it does not enforce them */
 	c->supportsSnapshot = false;
 	c->supportsRemoting = false;

@@ -2,6 +2,7 @@
 /* The backend table, in probe order. "pci" must stay first: it is the base scan. */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "runtime_files.h"
 
 static bool pci_owns(const struct axl_device *dev)
 {
@@ -12,6 +13,7 @@ static bool pci_owns(const struct axl_device *dev)
 static const struct axl__backend backend_pci = {
 	.name = "pci",
 	.owns = pci_owns,
+	.runtime = axl__pci_runtime, /* backend/common/runtime_files.c */
 };
 
 extern const struct axl__backend axl__backend_nvidia;

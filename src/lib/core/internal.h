@@ -307,6 +307,12 @@ struct axl__backend {
 	void (*sample_open)(struct axl_sampler *s, size_t self);
 	void (*sample)(struct axl_sampler *s, size_t self, struct axl_sample *out);
 	void (*sample_close)(struct axl_sampler *s, size_t self);
+
+	/* ---- runtime files (core/runtime.c: axl_device_runtime, include/axl/runtime.h) ---- */
+	/* What a container needs to use dev, a top-level device this backend owns: a static
+	 * description in the vendor's folder (backend/<vendor>/runtime.c); NULL when it has
+	 * none for that device. Optional. */
+	const struct axl_runtime *(*runtime)(const struct axl_device *dev);
 };
 
 extern const struct axl__backend *const axl__backends[];

@@ -390,6 +390,9 @@ static int amdgpu_finish(struct axl__scan *scan)
 	return 0;
 }
 
+/* runtime.c */
+const struct axl_runtime *axl__amd_runtime(const struct axl_device *dev);
+
 const struct axl__backend axl__backend_amdgpu = {
 	.name = "amdgpu",
 	.enumerate = axl__kfd_enumerate,
@@ -399,4 +402,5 @@ const struct axl__backend axl__backend_amdgpu = {
 	.sample_open = axl__amdgpu_sample_open,
 	.sample = axl__amdgpu_sample,
 	.sample_close = axl__amdgpu_sample_close,
+	.runtime = axl__amd_runtime,
 };

@@ -38,8 +38,12 @@ static int xdna_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+/* runtime.c */
+const struct axl_runtime *axl__amd_runtime(const struct axl_device *dev);
+
 const struct axl__backend axl__backend_amdxdna = {
 	.name = "amdxdna",
 	.owns = xdna_owns,
 	.enrich = xdna_enrich,
+	.runtime = axl__amd_runtime,
 };

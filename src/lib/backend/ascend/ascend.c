@@ -44,8 +44,12 @@ static int ascend_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+/* runtime.c */
+const struct axl_runtime *axl__ascend_runtime(const struct axl_device *dev);
+
 const struct axl__backend axl__backend_ascend = {
 	.name = "ascend",
 	.owns = ascend_owns,
 	.enrich = ascend_enrich,
+	.runtime = axl__ascend_runtime,
 };

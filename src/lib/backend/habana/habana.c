@@ -71,6 +71,9 @@ static int habana_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+/* runtime.c */
+const struct axl_runtime *axl__habana_runtime(const struct axl_device *dev);
+
 const struct axl__backend axl__backend_habana = {
 	.name = "habana",
 	.owns = habana_owns,
@@ -78,4 +81,5 @@ const struct axl__backend axl__backend_habana = {
 	.sample_open = axl__habana_sample_open,
 	.sample = axl__habana_sample,
 	.sample_close = axl__habana_sample_close,
+	.runtime = axl__habana_runtime,
 };

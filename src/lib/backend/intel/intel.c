@@ -251,6 +251,9 @@ static int intel_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+/* runtime.c */
+const struct axl_runtime *axl__intel_runtime(const struct axl_device *dev);
+
 const struct axl__backend axl__backend_intel = {
 	.name = "intel",
 	.owns = intel_owns,
@@ -258,4 +261,5 @@ const struct axl__backend axl__backend_intel = {
 	.sample_open = axl__intel_sample_open,
 	.sample = axl__intel_sample,
 	.sample_close = axl__intel_sample_close,
+	.runtime = axl__intel_runtime,
 };

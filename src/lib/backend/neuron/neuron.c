@@ -211,6 +211,9 @@ static int neuron_finish(struct axl__scan *scan)
 	return 0;
 }
 
+/* runtime.c */
+const struct axl_runtime *axl__neuron_runtime(const struct axl_device *dev);
+
 const struct axl__backend axl__backend_neuron = {
 	.name = "neuron",
 	.owns = neuron_owns,
@@ -219,4 +222,5 @@ const struct axl__backend axl__backend_neuron = {
 	.sample_open = axl__neuron_sample_open,
 	.sample = axl__neuron_sample,
 	.sample_close = axl__neuron_sample_close,
+	.runtime = axl__neuron_runtime,
 };

@@ -156,9 +156,13 @@ static int nvidia_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+/* runtime.c */
+const struct axl_runtime *axl__nvidia_runtime(const struct axl_device *dev);
+
 const struct axl__backend axl__backend_nvidia = {
 	.name = "nvidia",
 	.enumerate = nvidia_enumerate,
 	.owns = nvidia_owns,
 	.enrich = nvidia_enrich,
+	.runtime = axl__nvidia_runtime,
 };

@@ -64,8 +64,12 @@ static int qaic_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+/* runtime.c */
+const struct axl_runtime *axl__qaic_runtime(const struct axl_device *dev);
+
 const struct axl__backend axl__backend_qaic = {
 	.name = "qaic",
 	.owns = qaic_owns,
 	.enrich = qaic_enrich,
+	.runtime = axl__qaic_runtime,
 };

@@ -91,6 +91,9 @@ static int tt_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+/* runtime.c */
+const struct axl_runtime *axl__tenstorrent_runtime(const struct axl_device *dev);
+
 const struct axl__backend axl__backend_tenstorrent = {
 	.name = "tenstorrent",
 	.owns = tt_owns,
@@ -98,4 +101,5 @@ const struct axl__backend axl__backend_tenstorrent = {
 	.sample_open = axl__tenstorrent_sample_open,
 	.sample = axl__tenstorrent_sample,
 	.sample_close = axl__tenstorrent_sample_close,
+	.runtime = axl__tenstorrent_runtime,
 };

@@ -33,8 +33,12 @@ static int tpu_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+/* runtime.c */
+const struct axl_runtime *axl__tpu_runtime(const struct axl_device *dev);
+
 const struct axl__backend axl__backend_tpu = {
 	.name = "tpu",
 	.owns = tpu_owns,
 	.enrich = tpu_enrich,
+	.runtime = axl__tpu_runtime,
 };

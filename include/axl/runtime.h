@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file axl/runtime.h
+ * What a container needs to use a device: its runtime files.
+ *
+ * The backend that owns a device describes them (each vendor in its own folder of the
+ * library): the CDI kind, which is also the Kubernetes extended resource name, the
+ * vendor's display name, the user-space libraries and programs to bind-mount and the
+ * directories they usually live in, the device nodes every container of the kind
+ * needs whichever device it gets, and the environment to set. `axl cdi` and the
+ * TensorFusion provider both read them from here, so they mount the same files.
+ *
+ * The description is static data: it says what to look for, not what is installed.
+ * A caller scans the directories itself (under its sysroot) and mounts what matches.
+ */
+#ifndef AXL_RUNTIME_H
+#define AXL_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+#include "device.h"
+
+AXL_BEGIN_DECLS
+
+/** A partition (a child device) needs its parent's own device nodes too, not only its
+ * own: NVIDIA's MIG devices are opened through the GPU's node plus their capability
+ * nodes. Without it, a partition with nodes of its own is used through those alone. */
+#define AXL_RUNTIME_CHILD_NEEDS_PARENT 0x1u
+/** A limiter preloaded into the workload's processes (LD_PRELOAD: HAMi-core,
+ * TensorFusion's) can hold a device's memory and compute share: the vendor's compute
+ * API is the one such limiters intercept. */
+#define AXL_RUNTIME_PRELOAD_LIMITS 0x2u
+
+/** A vendor attribute worth showing next to the generic ones, by the names the
+ * consumers use: node labels ("cuda.version", under the caller's prefix and the device
+ * kind) and camelCase properties ("cudaDriverVersion", TensorFusion's). */
+struct axl_runtime_attr {
+	axl_attr attr;
+	const char *label;
+	const char *property;
+};
+
+/** A group of devices of one runtime, as the labels operation sees it. */
+struct axl_runtime_group {
+	const axl_device *const *devs;
+	size_t n;
+	/** The first device of the most common model (devs[0] when none has a model). */
+	const axl_device *rep;
+	/** That model; NULL when no device has one. */
+	const char *model;
+	/** The smallest memory of the group's devices of that model, MiB; -1 when unknown. */
+	int64_t memory_mib;
+};
+
+/** Receives one label: its full name and its value, unsanitised. */
+typedef void (*axl_runtime_label_fn)(const char *key, const char *value, void *userdata);
+
+/**
+ * The runtime files of a device. Lists are NULL-terminated arrays of strings, never
+ * NULL themselves (an empty list holds only the terminator). Fields are only ever
+ * appended to this struct; the library owns it and it lives as long as the process.
+ */
+struct axl_runtime {
+	/** CDI kind and Kubernetes extended resource name ("nvidia.com/gpu"); NULL when the
+	 * vendor has none for this device (callers then use a generic one, as axl cdi's
+	 * "axl/<family>"). */
+	const char *kind;
+	/** The vendor's display name ("NVIDIA"); NULL: use the device's AXL_ATTR_VENDOR. */
+	const char *vendor;
+	/** fnmatch(3) patterns of the user-space library files to mount
+	 * ("libcuda.so.*": the versioned files and their SONAME links, never the dev link). */
+	const char *const *libraries;
+	/** Where to look for them, in order: the system's directories, then the vendor's. */
+	const char *const *library_dirs;
+	/** Names of the vendor's programs worth mounting ("nvidia-smi"). */
+	const char *const *binaries;
+	/** Where to look for them, in order. */
+	const char *const *binary_dirs;
+	/** Device nodes every container of the kind needs, whichever devices it gets
+	 * ("/dev/nvidiactl"): shared, never a device's own. */
+	const char *const *control_nodes;
+	/** NAME=VALUE environment for every container of the kind. */
+	const char *const *env;
+	/** AXL_RUNTIME_* flags. */
+	unsigned flags;
+	/** The partitioning technology (axl_partitioning.technology) whose partitions are
+	 * created as devices of their own for containers (axl_partition_create), when its
+	 * mode is "enabled"; NULL when none. */
+	const char *partitions;
+	/** Vendor attributes worth a label and a property, ending with a NULL label. */
+	const struct axl_runtime_attr *attrs;
+	/** The labels the vendor's own node-labelling tool writes for a group of devices of
+	 * this runtime ("nvidia.com/gpu.product": NVIDIA's GPU Feature Discovery), each
+	 * through add; NULL when the vendor has none. Only reads the devices. */
+	void (*labels)(const struct axl_runtime_group *group, axl_runtime_label_fn add, void *userdata);
+};
+
+/**
+ * The runtime files of dev, as the backend that owns it describes them; a partition's
+ * are its parent's. NULL when no backend describes any (an unknown PCI accelerator, a
+ * CPU) or dev is NULL. The pointer is static: it outlives the inventory.
+ */
+AXL_API const struct axl_runtime *axl_device_runtime(const axl_device *dev);
+
+AXL_END_DECLS
+
+#endif

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* axl_device_runtime: the runtime files of a device (include/axl/runtime.h), asked of
+ * the backend that owns it. The descriptions live in the vendors' folders
+ * (backend/<vendor>/runtime.c); this file only finds the owner. */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "internal.h"
+
+AXL_API const struct axl_runtime *axl_device_runtime(const axl_device *dev)
+{
+	if (!dev)
+		return NULL;
+	/* a partition is used with its parent's files */
+	while (dev->parent)
+		dev = dev->parent;
+	/* the owner as discovery decided it (inventory.c's filter): the first vendor backend
+	 * that created or claims the device; "pci" (backend 0) for the rest */
+	for (size_t b = 1; b < axl__backend_total; b++) {
+		const struct axl__backend *be = axl__backends[b];
+		if ((dev->owner && strcmp(be->name, dev->owner) == 0) || (be->owns && be->owns(dev)))
+			return be->runtime ? be->runtime(dev) : NULL;
+	}
+	return axl__backends[0]->runtime ? axl__backends[0]->runtime(dev) : NULL;
+}
