@@ -399,4 +399,6 @@ const struct axl__backend axl__backend_amdgpu = {
 	.sample_open = axl__amdgpu_sample_open,
 	.sample = axl__amdgpu_sample,
 	.sample_close = axl__amdgpu_sample_close,
+	.parts = &axl__amdgpu_parts,
+	.sim = &axl__amdgpu_sim,
 };

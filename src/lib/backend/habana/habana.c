@@ -71,6 +71,11 @@ static int habana_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+/* a simulated Gaudi (docs/sim.md): bound to the driver the visibility variables go by */
+static const struct axl__sim_ops habana_sim = {
+	.driver = "habanalabs",
+};
+
 const struct axl__backend axl__backend_habana = {
 	.name = "habana",
 	.owns = habana_owns,
@@ -78,4 +83,5 @@ const struct axl__backend axl__backend_habana = {
 	.sample_open = axl__habana_sample_open,
 	.sample = axl__habana_sample,
 	.sample_close = axl__habana_sample_close,
+	.sim = &habana_sim,
 };

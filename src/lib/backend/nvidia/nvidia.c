@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "backend_util.h"
+#include "nvidia_control.h"
 #include "sysfs.h"
 #include "util/parse.h"
 
@@ -161,4 +162,7 @@ const struct axl__backend axl__backend_nvidia = {
 	.enumerate = nvidia_enumerate,
 	.owns = nvidia_owns,
 	.enrich = nvidia_enrich,
+	.parts = &axl__nvidia_parts,
+	.limit_env = axl__nvidia_limit_env,
+	.sim = &axl__nvidia_sim,
 };
