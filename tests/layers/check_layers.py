@@ -159,12 +159,21 @@ def nm(obj):
     return defined, undefined
 
 
+def objects(build, target):
+    """The objects CMake builds for target now (axl-layers/<target>.objects, written at
+    generation), not whatever an older tree left in its CMakeFiles folder."""
+    path = os.path.join(build, "axl-layers", target + ".objects")
+    if not os.path.isfile(path):
+        return []
+    with open(path) as f:
+        return [l.strip() for l in f if l.strip()]
+
+
 def check_symbols(layers, build):
     bad = []
     owner, uses = {}, {}
     for name, l in layers.items():
-        objs = glob.glob(os.path.join(build, "CMakeFiles", l["target"] + ".dir", "**", "*.o"),
-                         recursive=True)
+        objs = objects(build, l["target"])
         if not objs:
             bad.append("%s: no objects under CMakeFiles/%s.dir (build first)" % (name, l["target"]))
         for o in objs:

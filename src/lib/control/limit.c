@@ -213,9 +213,15 @@ AXL_API int axl_limit_env(const axl_inventory *inv, const char *const *devices, 
 	int rc = axl__state_read(inv->ctx, &st);
 	if (rc)
 		return rc;
-	struct axl__sb keys = AXL__SB_INIT, mem = AXL__SB_INIT, pct = AXL__SB_INIT, cuda = AXL__SB_INIT;
-	size_t nvars = 4, nv = 0;
-	int sm_all = -2; /* the compute limit shared by every NVIDIA device; -3: they differ */
+	struct axl__sb keys = AXL__SB_INIT, mem = AXL__SB_INIT, pct = AXL__SB_INIT, vend = AXL__SB_INIT;
+	/* each device's limits and the first backend that owns it: the vendors' variables */
+	struct axl__limit *lim = calloc(count ? 2 * count : 1, sizeof *lim);
+	size_t *owner = calloc(count ? count : 1, sizeof *owner);
+	if (!lim || !owner) {
+		rc = axl__error(AXL_ENOMEM, "out of memory");
+		goto out;
+	}
+	struct axl__limit *mine = lim + count;
 	for (size_t i = 0; i < count; i++) {
 		const axl_device *dev = devices[i] ? axl_inventory_find(inv, devices[i]) : NULL;
 		if (!dev) {
@@ -237,32 +243,36 @@ AXL_API int axl_limit_env(const axl_inventory *inv, const char *const *devices, 
 		csv_add(&mem, i, m >= 0 ? num : "none");
 		snprintf(num, sizeof num, "%d", p);
 		csv_add(&pct, i, p >= 0 ? num : "none");
-		if (strncmp(id, "nvidia:", 7) == 0) {
-			if (m >= 0) {
-				axl__sb_printf(&cuda, "CUDA_DEVICE_MEMORY_LIMIT_%zu=%" PRId64 "%c", nv, m, '\0');
-				nvars++;
-			}
-			if (p >= 0) {
-				axl__sb_printf(&cuda, "CUDA_DEVICE_SM_LIMIT_%zu=%d%c", nv, p, '\0');
-				nvars++;
-			}
-			sm_all = sm_all == -2 ? p : sm_all == p ? p : -3;
-			nv++;
-		}
+		owner[i] = axl__backend_total;
+		for (size_t b = 0; b < axl__backend_total && owner[i] == axl__backend_total; b++)
+			if (axl__backends[b]->owns && axl__backends[b]->owns(dev))
+				owner[i] = b;
+		lim[i].memory_bytes = m;
+		lim[i].compute_percent = p;
 	}
-	if (sm_all >= 0) {
-		axl__sb_printf(&cuda, "CUDA_DEVICE_SM_LIMIT=%d%c", sm_all, '\0');
-		nvars++;
+	/* per backend, the limits of its devices in the request's order */
+	for (size_t b = 0; b < axl__backend_total; b++) {
+		if (!axl__backends[b]->limit_env)
+			continue;
+		size_t n = 0;
+		for (size_t i = 0; i < count; i++)
+			if (owner[i] == b)
+				mine[n++] = lim[i];
+		if (n)
+			axl__backends[b]->limit_env(mine, n, &vend);
 	}
-	if (keys.failed || mem.failed || pct.failed || cuda.failed) {
+	if (keys.failed || mem.failed || pct.failed || vend.failed) {
 		rc = axl__error(AXL_ENOMEM, "out of memory");
 		goto out;
 	}
+	size_t nvars = 4;
+	for (size_t off = 0; off < vend.len; off++)
+		nvars += vend.buf[off] == '\0';
 	const char *head[4][2] = {{"AXL_LIMIT_VERSION", "1"},
 				  {"AXL_LIMIT_DEVICES", axl__sb_str(&keys)},
 				  {"AXL_LIMIT_MEMORY_BYTES", axl__sb_str(&mem)},
 				  {"AXL_LIMIT_COMPUTE_PERCENT", axl__sb_str(&pct)}};
-	size_t size = (nvars + 1) * sizeof(char *) + cuda.len;
+	size_t size = (nvars + 1) * sizeof(char *) + vend.len;
 	for (int k = 0; k < 4; k++)
 		size += strlen(head[k][0]) + strlen(head[k][1]) + 2;
 	char **env = malloc(size);
@@ -276,10 +286,10 @@ AXL_API int axl_limit_env(const axl_inventory *inv, const char *const *devices, 
 		env[n++] = s;
 		s += sprintf(s, "%s=%s", head[k][0], head[k][1]) + 1;
 	}
-	for (size_t off = 0; off < cuda.len; n++) {
+	for (size_t off = 0; off < vend.len; n++) {
 		env[n] = s;
-		size_t l = strlen(cuda.buf + off) + 1;
-		memcpy(s, cuda.buf + off, l);
+		size_t l = strlen(vend.buf + off) + 1;
+		memcpy(s, vend.buf + off, l);
 		s += l;
 		off += l;
 	}
@@ -289,7 +299,9 @@ out:
 	axl__sb_free(&keys);
 	axl__sb_free(&mem);
 	axl__sb_free(&pct);
-	axl__sb_free(&cuda);
+	axl__sb_free(&vend);
+	free(lim);
+	free(owner);
 	axl__state_free(&st);
 	return rc;
 }

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Partitions (axl/partition.h, docs/partitions.md): the checks every call makes, the
- * profile resolution, the state records, and the rows handed back. The hardware is
- * driven by backend/nvml_mig.c and backend/amdgpu_part.c; simulated nodes by
- * partition_sim.c. */
+ * state records, and the rows handed back. What a partition is, and making one, is the
+ * business of the backend that owns the device (struct axl__part_ops). */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -15,10 +13,8 @@
 #include <unistd.h>
 
 #include "axl/partition.h"
-#include "amdgpu.h"
-#include "nvml_mig.h"
-#include "partition_sim.h"
-#include "sim.h"
+#include "internal.h"
+#include "state.h"
 
 #define NODES_MAX 24
 
@@ -69,67 +65,44 @@ static int find_gpu(const axl_inventory *inv, const char *device, const axl_devi
 	return 0;
 }
 
-static bool is_nvidia(const axl_device *d)
+/* The partition ops of the first backend that owns d, NULL: none. */
+static const struct axl__part_ops *ops_of(const axl_device *d)
 {
-	return axl__int(d, AXL_ATTR_VENDOR_ID, -1) == 0x10de;
-}
-
-static const struct axl__part *mig_of(const axl_device *d)
-{
-	for (size_t k = 0; k < d->parts.n; k++)
-		if (strcmp(d->parts.v[k].pub.technology, "MIG") == 0)
-			return &d->parts.v[k];
+	for (size_t b = 0; d && b < axl__backend_total; b++) {
+		const struct axl__backend *be = axl__backends[b];
+		if (be->parts && be->owns && be->owns(d))
+			return be->parts;
+	}
 	return NULL;
 }
 
-/* "<n>g.<m>gb" -> n, m; false when not that form */
-static bool slices_gb(const char *s, long *n, long *m)
+/* The ops whose partitions are of this kind ("mig"), NULL: none. */
+static const struct axl__part_ops *ops_of_kind(const char *kind)
 {
-	char *e;
-	if (!isdigit((unsigned char)*s))
-		return false;
-	*n = strtol(s, &e, 10);
-	if (strncmp(e, "g.", 2) != 0 || !isdigit((unsigned char)e[2]))
-		return false;
-	*m = strtol(e + 2, &e, 10);
-	return strcmp(e, "gb") == 0 && *n > 0 && *n < 100 && *m > 0 && *m < 100000;
+	for (size_t b = 0; kind && b < axl__backend_total; b++) {
+		const struct axl__part_ops *o = axl__backends[b]->parts;
+		if (o && o->kind && strcmp(o->kind, kind) == 0)
+			return o;
+	}
+	return NULL;
 }
 
-/* The profile a request names: index into part->profiles, or an error naming those offered. */
-static int resolve(const axl_device *d, const struct axl__part *part, const char *want, size_t *out)
+/* What the backends' ops say of the devices they create partitions of (creates) or
+ * switch modes of: "A, B and C", for messages; "" when none does. */
+static void what_list(char *out, size_t cap, bool creates)
 {
-	const char *w = strncasecmp(want, "mig-", 4) == 0 ? want + 4 : want;
-	size_t np = part->profiles.n;
-	for (size_t j = 0; j < np; j++)
-		if (strcmp(part->profiles.v[j], w) == 0)
-			return *out = j, 0;
-	size_t digits = strspn(w, "0123456789");
-	if (digits && !w[digits] && digits < 6) {
-		long id = strtol(w, NULL, 10);
-		for (size_t j = 0; j < np; j++)
-			if (j < part->details.n && part->details.v[j] && part->details.v[j]->id == id)
-				return *out = j, 0;
+	const char *w[AXL__BACKENDS_MAX];
+	size_t n = 0;
+	for (size_t b = 0; b < axl__backend_total; b++) {
+		const struct axl__part_ops *o = axl__backends[b]->parts;
+		const char *s = o ? (creates ? o->creates : o->switches) : NULL;
+		if (s)
+			w[n++] = s;
 	}
-	long n, m, bn, bm, best_m = -1;
-	if (slices_gb(w, &n, &m)) {
-		for (size_t j = 0; j < np; j++)
-			if (slices_gb(part->profiles.v[j], &bn, &bm) && bn == n && bm >= m && (best_m < 0 || bm < best_m)) {
-				best_m = bm;
-				*out = j;
-			}
-		if (best_m >= 0)
-			return 0;
-	}
-	char list[512] = "";
 	size_t len = 0;
-	for (size_t j = 0; j < np && len < sizeof list - 80; j++) {
-		const struct axl_partition_profile *pd = j < part->details.n ? part->details.v[j] : NULL;
-		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", j ? ", " : "", part->profiles.v[j]);
-		if (pd && pd->id >= 0)
-			len += (size_t)snprintf(list + len, sizeof list - len, " (%" PRId64 ")", pd->id);
-	}
-	return axl__error(AXL_ENOENT, "%s: no MIG profile '%.100s'; it offers: %s", axl_device_id(d), want,
-			  np ? list : "none");
+	out[0] = '\0';
+	for (size_t i = 0; i < n && len < cap; i++)
+		len += (size_t)snprintf(out + len, cap - len, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ", w[i]);
 }
 
 /* ---- rows ---------------------------------------------------------------------------- */
@@ -141,6 +114,7 @@ struct src {
 	size_t nnodes;
 	int owner_pid, owner_alive;
 	axl_source source;
+	const struct axl__part_ops *ops; /* of its kind: its environment and nodes */
 };
 
 static void add_node(struct src *s, const char *path)
@@ -152,20 +126,16 @@ static void add_node(struct src *s, const char *path)
 		s->nodes[s->nnodes++] = path;
 }
 
-/* The parent's /dev/nvidiaN, the driver's control and UVM nodes, then the instance's. */
-static void nvidia_nodes(struct src *s, const axl_device *parent, const char *const *own, size_t nown)
+static void add_node_cb(void *arg, const char *path)
 {
-	for (size_t i = 0; parent && i < parent->nodes.n; i++) {
-		const char *p = parent->nodes.v[i];
-		if (strncmp(p, "/dev/nvidia", 11) == 0 && isdigit((unsigned char)p[11]))
-			add_node(s, p);
-	}
-	add_node(s, "/dev/nvidiactl");
-	add_node(s, "/dev/nvidia-uvm");
-	add_node(s, "/dev/nvidia-uvm-tools");
-	for (size_t i = 0; i < nown; i++)
-		if (strncmp(own[i], "/dev/nvidia", 11) == 0 && !(isdigit((unsigned char)own[i][11])))
-			add_node(s, own[i]);
+	add_node(arg, path);
+}
+
+/* The nodes a process given a partition of parent needs (its own, own, among them). */
+static void part_nodes(struct src *s, const axl_device *parent, const char *const *own, size_t nown)
+{
+	if (s->ops && s->ops->nodes)
+		s->ops->nodes(parent, own, nown, add_node_cb, s);
 }
 
 static size_t slen(const char *s)
@@ -192,9 +162,12 @@ static int pack(const struct src *s, size_t n, struct axl_partition **out)
 		return 0;
 	size_t ptrs = 0, chars = 0;
 	for (size_t i = 0; i < n; i++) {
-		ptrs += 3 + s[i].nnodes + 1;
+		size_t nenv = 0, envc = 0;
+		for (; s[i].ops && s[i].ops->env && s[i].ops->env[nenv]; nenv++)
+			envc += strlen(s[i].ops->env[nenv]) + 1 + slen(s[i].id);
+		ptrs += nenv + 1 + s[i].nnodes + 1;
 		chars += slen(s[i].id) + slen(s[i].device) + slen(s[i].parent) + slen(s[i].parent_uuid) +
-			 slen(s[i].kind) + slen(s[i].profile) + 2 * (slen(s[i].id) + 32);
+			 slen(s[i].kind) + slen(s[i].profile) + envc;
 		for (size_t k = 0; k < s[i].nnodes; k++)
 			chars += slen(s[i].nodes[k]);
 	}
@@ -219,14 +192,18 @@ static int pack(const struct src *s, size_t n, struct axl_partition **out)
 		r->owner_alive = s[i].owner_alive;
 		r->created = s[i].created;
 		r->source = s[i].source;
+		/* the variables that name it to a container: NAME=id */
+		const char *const *names = s[i].ops && s[i].ops->env ? s[i].ops->env : NULL;
+		size_t nenv = 0;
+		while (names && names[nenv])
+			nenv++;
 		const char **env = pa;
-		pa += 3;
-		static const char *const names[2] = {"NVIDIA_VISIBLE_DEVICES=", "CUDA_VISIBLE_DEVICES="};
-		for (int k = 0; k < 2; k++) {
+		pa += nenv + 1;
+		for (size_t k = 0; k < nenv; k++) {
 			env[k] = at;
-			at += sprintf(at, "%s%s", names[k], s[i].id) + 1;
+			at += sprintf(at, "%s=%s", names[k], s[i].id) + 1;
 		}
-		env[2] = NULL;
+		env[nenv] = NULL;
 		r->env = env;
 		const char **nodes = pa;
 		pa += s[i].nnodes + 1;
@@ -249,6 +226,20 @@ static bool id_ok(const char *id)
 	return id && *id && !strpbrk(id, ":,") && strlen(id) < 96;
 }
 
+/* No backend does it for d: say which devices axl does it for. */
+static int unsupported(const axl_device *d, bool create)
+{
+	char c[256], m[256];
+	what_list(c, sizeof c, true);
+	what_list(m, sizeof m, false);
+	if (create)
+		return axl__error(AXL_ENOTSUP, "%s: axl creates partitions of %s only%s%s%s", axl_device_id(d),
+				  c[0] ? c : "no device", m[0] ? "; " : "", m,
+				  m[0] ? " change partition modes (axl_partition_set_mode)" : "");
+	return axl__error(AXL_ENOTSUP, "%s: axl switches partition modes of %s only", axl_device_id(d),
+			  m[0] ? m : "no device");
+}
+
 /* ---- the calls ------------------------------------------------------------------------ */
 
 AXL_API int axl_partition_create(axl_context *ctx, const axl_inventory *inv, const char *device,
@@ -263,62 +254,35 @@ AXL_API int axl_partition_create(axl_context *ctx, const axl_inventory *inv, con
 	const axl_device *d = NULL;
 	if (rc || (rc = find_gpu(inv, device, &d)))
 		return rc;
-	const struct axl__part *part = mig_of(d);
-	if (!part) {
-		if (!is_nvidia(d))
-			return axl__error(AXL_ENOTSUP, "%s: axl creates partitions of NVIDIA MIG GPUs only; %s",
-					  axl_device_id(d), "AMD devices change partition modes (axl_partition_set_mode)");
-		return axl__error(AXL_ENOTSUP, "%s: this GPU has no MIG", axl_device_id(d));
-	}
-	if (!part->pub.mode || strcmp(part->pub.mode, "enabled") != 0)
-		return axl__error(AXL_ENOTSUP,
-				  "MIG is disabled on %s (mode %s): axl never switches MIG mode; use nvidia-smi -i %s -mig 1",
-				  axl_device_id(d), part->pub.mode ? part->pub.mode : "unknown",
-				  axl__str(d, AXL_ATTR_PCI_ADDRESS) ? axl__str(d, AXL_ATTR_PCI_ADDRESS) : "N");
-	size_t j = 0;
-	if ((rc = resolve(d, part, profile, &j)))
-		return rc;
-	const struct axl_partition_profile *pd = j < part->details.n ? part->details.v[j] : NULL;
+	const struct axl__part_ops *ops = ops_of(d);
+	if (!ops || !ops->create)
+		return unsupported(d, true);
 	struct axl__part_made made;
 	memset(&made, 0, sizeof made);
-	if (ctx->sim) {
-		const struct axl__mig_gpu *g = d->db ? axl__mig_gpu_of(d->db->key) : NULL;
-		const struct axl__mig_profile *p = axl__mig_profile(g, part->profiles.v[j]);
-		if (!p)
-			return axl__error(AXL_ENOTSUP, "%s: axl has no MIG rules for this simulated GPU (%s)",
-					  axl_device_id(d), part->profiles.v[j]);
-		rc = axl__sim_mig_create(ctx, d, g, p, &made);
-	} else {
-		if (!pd || pd->id < 0)
-			return axl__error(AXL_ENOTSUP, "%s: the NVML id of profile %s is not known", axl_device_id(d),
-					  part->profiles.v[j]);
-		made.gpu_instance = made.compute_instance = -1;
-		rc = axl__nvml_mig_create(ctx, d, pd->id, &made);
-		if (!rc && !id_ok(made.id))
-			rc = axl__error(AXL_EBACKEND, "%s: the new MIG device's UUID '%.96s' is not usable as an id",
-					axl_device_id(d), made.id);
-		if (!rc) {
-			struct axl__state_part rec = {(char *)axl_device_id(d), (char *)axl__str(d, AXL_ATTR_UUID),
-						      "mig", made.id, made.profile[0] ? made.profile : NULL,
-						      0, 0, false, 0, 0};
-			rc = axl__state_part_add(ctx, &rec);
-			if (rc) /* the instance exists but would be lost: take it back */
-				axl__nvml_mig_destroy(ctx, d, made.id, NULL);
+	if ((rc = ops->create(ctx, d, profile, &made)))
+		return rc;
+	if (!ctx->sim) { /* (a simulated node's partition is its record already) */
+		struct axl__state_part rec = {(char *)axl_device_id(d), (char *)axl__str(d, AXL_ATTR_UUID),
+					      (char *)ops->kind, made.id, made.profile[0] ? made.profile : NULL,
+					      0, 0, false, 0, 0};
+		rc = axl__state_part_add(ctx, &rec);
+		if (rc) { /* the partition exists but would be lost: take it back */
+			if (ops->destroy)
+				ops->destroy(ctx, d, made.id, NULL);
+			return rc;
 		}
 	}
-	if (rc)
-		return rc;
 	char child[160] = "";
-	if (made.gpu_instance >= 0 && made.compute_instance >= 0)
-		snprintf(child, sizeof child, "%s/mig%d.%d", axl_device_id(d), made.gpu_instance, made.compute_instance);
+	if (made.child[0])
+		snprintf(child, sizeof child, "%s/%s", axl_device_id(d), made.child);
 	const char *own[AXL__PART_NODES_MAX];
 	for (size_t k = 0; k < made.nnodes && k < AXL__PART_NODES_MAX; k++)
 		own[k] = made.nodes[k];
-	struct src s = {made.id, child[0] ? child : NULL, axl_device_id(d), axl__str(d, AXL_ATTR_UUID), "mig",
-			made.profile[0] ? made.profile : part->profiles.v[j], made.profile_id, made.memory_bytes,
+	struct src s = {made.id, child[0] ? child : NULL, axl_device_id(d), axl__str(d, AXL_ATTR_UUID), ops->kind,
+			made.profile[0] ? made.profile : made.listed, made.profile_id, made.memory_bytes,
 			made.compute_units, (int64_t)time(NULL), {0}, 0, (int)getpid(), 1,
-			ctx->sim ? AXL_SOURCE_SIM : AXL_SOURCE_NVML};
-	nvidia_nodes(&s, d, own, made.nnodes < AXL__PART_NODES_MAX ? made.nnodes : AXL__PART_NODES_MAX);
+			made.source, ops};
+	part_nodes(&s, d, own, made.nnodes < AXL__PART_NODES_MAX ? made.nnodes : AXL__PART_NODES_MAX);
 	return pack(&s, 1, out);
 }
 
@@ -364,7 +328,8 @@ AXL_API int axl_partition_list(axl_context *ctx, const axl_inventory *inv, struc
 	}
 	for (size_t i = 0; i < inv->devs.n; i++) {
 		const axl_device *d = inv->devs.v[i];
-		for (size_t k = 0; k < d->children.n; k++) {
+		const struct axl__part_ops *ops = ops_of(d);
+		for (size_t k = 0; ops && ops->kind && k < d->children.n; k++) {
 			const axl_device *c = d->children.v[k];
 			const char *uuid = axl__str(c, AXL_ATTR_UUID);
 			if (!id_ok(uuid))
@@ -374,10 +339,14 @@ AXL_API int axl_partition_list(axl_context *ctx, const axl_inventory *inv, struc
 			r->device = axl_device_id(c);
 			r->parent = axl_device_id(d);
 			r->parent_uuid = axl__str(d, AXL_ATTR_UUID);
-			r->kind = "mig";
+			r->kind = ops->kind;
+			r->ops = ops;
 			r->profile = axl__str(c, AXL_ATTR_PARTITION_PROFILE);
 			r->profile_id = -1;
-			const struct axl__part *part = mig_of(d);
+			const struct axl__part *part = NULL;
+			for (size_t q = 0; ops->technology && q < d->parts.n && !part; q++)
+				if (strcmp(d->parts.v[q].pub.technology, ops->technology) == 0)
+					part = &d->parts.v[q];
 			for (size_t j = 0; part && r->profile && j < part->profiles.n && j < part->details.n; j++)
 				if (part->details.v[j] && strcmp(part->profiles.v[j], r->profile) == 0)
 					r->profile_id = part->details.v[j]->id;
@@ -390,7 +359,7 @@ AXL_API int axl_partition_list(axl_context *ctx, const axl_inventory *inv, struc
 			size_t nown = 0;
 			for (size_t u = 0; u < c->nodes.n && nown < NODES_MAX; u++)
 				own[nown++] = c->nodes.v[u];
-			nvidia_nodes(r, d, own, nown);
+			part_nodes(r, d, own, nown);
 			for (size_t q = 0; q < st.parts.n; q++)
 				if (same(st.parts.v[q].partition, uuid)) {
 					seen[q] = true;
@@ -409,6 +378,7 @@ AXL_API int axl_partition_list(axl_context *ctx, const axl_inventory *inv, struc
 		r->parent = p->device;
 		r->parent_uuid = p->uuid;
 		r->kind = p->kind;
+		r->ops = ops_of_kind(p->kind);
 		r->profile = p->profile;
 		r->profile_id = r->memory_bytes = r->compute_units = -1;
 		r->owner_pid = p->pid;
@@ -446,9 +416,13 @@ AXL_API int axl_partition_destroy(axl_context *ctx, const axl_inventory *inv, co
 	const char *uuid = c ? axl__str(c, AXL_ATTR_UUID) : partition;
 	size_t n = 0, dropped = 0;
 	if (c && !ctx->sim) {
+		const struct axl__part_ops *ops = ops_of(c->parent);
+		if (!ops || !ops->destroy)
+			return axl__error(AXL_ENOTSUP, "%s: axl destroys no partitions of %s", partition,
+					  axl_device_id(c->parent));
 		if (!uuid)
-			return axl__error(AXL_ENOTSUP, "%s: a MIG device without a UUID cannot be destroyed", partition);
-		if ((rc = axl__nvml_mig_destroy(ctx, c->parent, uuid, &n)))
+			return axl__error(AXL_ENOTSUP, "%s: a partition without a UUID cannot be destroyed", partition);
+		if ((rc = ops->destroy(ctx, c->parent, uuid, &n)))
 			return rc;
 	}
 	/* the record (for a simulated node, the partition itself) */
@@ -518,11 +492,8 @@ AXL_API int axl_partition_set_mode(axl_context *ctx, const axl_inventory *inv, c
 	const axl_device *d = NULL;
 	if (rc || (rc = find_gpu(inv, device, &d)))
 		return rc;
-	if (is_nvidia(d))
-		return axl__error(AXL_ENOTSUP, "%s: axl never switches MIG mode; use nvidia-smi -mig 1", axl_device_id(d));
-	if (axl__int(d, AXL_ATTR_VENDOR_ID, -1) != 0x1002)
-		return axl__error(AXL_ENOTSUP, "%s: axl switches partition modes of AMD GPUs only", axl_device_id(d));
-	if (ctx->sim)
-		return axl__error(AXL_ENOTSUP, "%s: simulated nodes have no AMD partition modes to switch", axl_device_id(d));
-	return axl__amdgpu_set_partition_mode(&ctx->fs, d, kind, mode);
+	const struct axl__part_ops *ops = ops_of(d);
+	if (!ops || !ops->set_mode)
+		return unsupported(d, false);
+	return ops->set_mode(ctx, d, kind, mode);
 }

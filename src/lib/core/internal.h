@@ -274,6 +274,84 @@ struct axl__part_made {
 	 * parent's nodes, which partition.c adds */
 	char nodes[AXL__PART_NODES_MAX][64];
 	size_t nnodes;
+	/* the suffix of its child device's id ("mig1.0" of "nvidia:0/mig1.0"), "" when not
+	 * known; where its facts came from */
+	char child[32];
+	axl_source source;
+	/* the profile of the device's list the request resolved to: the row's when the
+	 * backend did not report one (profile "") */
+	const char *listed;
+};
+
+/* What partition.c asks of the backend that owns a device (docs/partitions.md). A
+ * partition of a simulated node (ctx->sim) is a record of that node's state directory;
+ * partition.c keeps the records of those, the backend of real ones. */
+struct axl__part_ops {
+	/* The partitioning technology of the device's axl__part ("MIG") and the kind of the
+	 * partitions it makes, as the state and the rows name it ("mig") */
+	const char *technology, *kind;
+	/* The devices whose partitions it creates, or whose partition modes it switches, in
+	 * messages that list what axl does when a device has neither ("NVIDIA MIG GPUs") */
+	const char *creates, *switches;
+	/* The variables that name a partition to a container ("NVIDIA_VISIBLE_DEVICES"),
+	 * NULL-terminated */
+	const char *const *env;
+	/* Create a partition of profile (as the caller wrote it) on gpu, a physical device,
+	 * and fill *out: out->id never holds ':' or ','. partition.c records one of the live
+	 * system in the state. */
+	int (*create)(axl_context *ctx, const struct axl_device *gpu, const char *profile,
+		      struct axl__part_made *out);
+	/* Destroy the partition of gpu whose id (UUID) is id on the live system; *removed
+	 * (may be NULL): how many went. */
+	int (*destroy)(axl_context *ctx, const struct axl_device *gpu, const char *id, size_t *removed);
+	/* Switch gpu's partition mode of kind ("compute", "memory"); NULL: switches none. */
+	int (*set_mode)(axl_context *ctx, const struct axl_device *gpu, const char *kind, const char *mode);
+	/* The device nodes a process given a partition of gpu needs, its own nodes (own)
+	 * included: each through add(arg, path), in order. */
+	void (*nodes)(const struct axl_device *gpu, const char *const *own, size_t nown,
+		      void (*add)(void *arg, const char *path), void *arg);
+};
+
+/* The limits of one device (control/limit.c), < 0: none. */
+struct axl__limit {
+	int64_t memory_bytes;
+	int compute_percent;
+};
+
+/* ---- simulated devices (sim/, docs/sim.md) ---------------------------------------- */
+struct axl__state;
+struct axl__db_entry;
+/* Where a simulated device sits in its spec. */
+struct axl__sim_place {
+	size_t minor;     /* its position among the spec's devices of its PCI vendor */
+	int parts_on;     /* the partition mode the spec's group sets (its ops' parts_key) */
+	int group;        /* its group's index in the spec's "devices" */
+	const char *fabric; /* its group's "fabric", NULL: none */
+	const struct axl__state *state; /* the node's state (partitions), NULL: unreadable */
+};
+
+/* What a simulated device of a backend's vendor gets. The spec's words ("mig", the
+ * fabric and link kinds) are the spec's format; what they mean is the vendor's. */
+struct axl__sim_ops {
+	/* the driver such a device is bound to (what the visibility variables go by) */
+	const char *driver;
+	/* the prefix of the UUIDs its driver writes, for the spec's generated ones ("GPU-") */
+	const char *uuid_prefix;
+	/* a group's key that switches the partitioning of its devices (a boolean) and the
+	 * partitioning technology a model of the device database needs for it */
+	const char *parts_key, *parts_technology;
+	/* a group's "fabric" of this vendor, which joins every pair of the group by one link
+	 * of that kind: whether a model can be on it (0, else -1 with why), and the link's
+	 * bandwidth (GB/s per direction) and count */
+	const char *fabric;
+	int (*fabric_check)(const struct axl__db_entry *e, char *why, size_t cap);
+	void (*fabric_link)(const struct axl__db_entry *e, double *gbps, int *count);
+	/* the kind of the spec's "links" between two of its devices, and one such link's
+	 * bandwidth (GB/s per direction) */
+	const char *link;
+	double (*link_gbps)(const struct axl__db_entry *a, const struct axl__db_entry *b);
+	/* the rest of the device (nodes, partitions), after the device database's facts */
+	void (*device)(struct axl_inventory *inv, struct axl_device *dev, const struct axl__sim_place *at);
 };
 
 /* ---- backends -------------------------------------------------------------------- */
@@ -313,6 +391,15 @@ struct axl__backend {
 	 * description in the vendor's folder (backend/<vendor>/runtime.c); NULL when it has
 	 * none for that device. Optional. */
 	const struct axl_runtime *(*runtime)(const struct axl_device *dev);
+
+	/* ---- control and simulation: what only the vendor knows (control/, sim/) ----
+	 * Asked of the backend that owns the device (owns()); each optional. */
+	const struct axl__part_ops *parts; /* partitions (control/partition.c) */
+	/* The environment a limiter of its vendor reads (control/limit.c): one
+	 * "NAME=VALUE" string after another, each ended by '\0', for the limits of the n
+	 * devices of a request it owns, in the request's order. */
+	void (*limit_env)(const struct axl__limit *limits, size_t n, struct axl__sb *out);
+	const struct axl__sim_ops *sim; /* its devices on a simulated node (sim/) */
 };
 
 extern const struct axl__backend *const axl__backends[];

@@ -142,13 +142,14 @@ static uint64_t mix(uint64_t x)
 }
 
 /* A UUID that is stable for the same model at the same place of the same spec:
- * "GPU-8-4-4-4-12" (as nvidia-smi writes them) for NVIDIA, the bare form otherwise. */
+ * "8-4-4-4-12" after the prefix its vendor's driver writes ("GPU-"), if any. */
 static void gen_uuid(const struct axl__db_entry *e, size_t index, char *out, size_t cap)
 {
 	uint64_t h = fnv1a(0xcbf29ce484222325ull, e->key);
 	uint64_t a = mix(h ^ (uint64_t)index), b = mix(a ^ 0x5bd1e995ull);
-	bool nv = strcmp(e->vendor, "NVIDIA") == 0;
-	snprintf(out, cap, "%s%08x-%04x-%04x-%04x-%012llx", nv ? "GPU-" : "", (unsigned)(a >> 32),
+	const struct axl__sim_ops *ops = axl__sim_ops_of(e);
+	const char *prefix = ops && ops->uuid_prefix ? ops->uuid_prefix : "";
+	snprintf(out, cap, "%s%08x-%04x-%04x-%04x-%012llx", prefix, (unsigned)(a >> 32),
 		 (unsigned)(a >> 16) & 0xffff, 0x4000 | ((unsigned)a & 0x0fff),
 		 0x8000 | ((unsigned)(b >> 48) & 0x3fff), (unsigned long long)(b & 0xffffffffffffull));
 }
@@ -192,18 +193,70 @@ static void close_names(const char *model, char *out, size_t cap)
 		o += (size_t)snprintf(out + o, cap - o, "%s\"%s\"", k ? ", " : "", axl__db_entries[idx[k]].name);
 }
 
-static bool has_mig(const struct axl__db_entry *e)
+static bool has_parts(const struct axl__db_entry *e, const char *technology)
 {
-	for (unsigned i = 0; i < e->n_parts; i++)
-		if (strcmp(e->parts[i].technology, "MIG") == 0)
+	for (unsigned i = 0; technology && i < e->n_parts; i++)
+		if (strcmp(e->parts[i].technology, technology) == 0)
 			return true;
 	return false;
+}
+
+/* The vendors' words for one spec value, quoted, as a message lists them: "a", "b" or
+ * "c" (each once; with last, when not NULL, at the end). */
+static void word_list(char *out, size_t cap, const char *const *words, size_t n, const char *last)
+{
+	const char *w[AXL__BACKENDS_MAX + 1];
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool dup = false;
+		for (size_t j = 0; j < m && !dup; j++)
+			dup = strcmp(w[j], words[i]) == 0;
+		if (!dup && m < AXL__BACKENDS_MAX)
+			w[m++] = words[i];
+	}
+	if (last)
+		w[m++] = last;
+	size_t o = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < m && o < cap; i++)
+		o += (size_t)snprintf(out + o, cap - o, "%s\"%s\"", i == 0 ? "" : i + 1 == m ? " or " : ", ", w[i]);
+}
+
+/* The fabric or link-kind words of every backend's simulation ops. */
+static size_t sim_words(bool links, const char **out)
+{
+	size_t n = 0;
+	for (size_t b = 0; b < axl__backend_total; b++) {
+		const struct axl__sim_ops *o = axl__backends[b]->sim;
+		const char *w = o ? (links ? o->link : o->fabric) : NULL;
+		if (w)
+			out[n++] = w;
+	}
+	return n;
+}
+
+static const struct axl__sim_ops *sim_ops_by(bool links, const char *word)
+{
+	for (size_t b = 0; b < axl__backend_total; b++) {
+		const struct axl__sim_ops *o = axl__backends[b]->sim;
+		const char *w = o ? (links ? o->link : o->fabric) : NULL;
+		if (w && strcmp(w, word) == 0)
+			return o;
+	}
+	return NULL;
 }
 
 static int parse_group(const struct pctx *p, struct axl__sim *sim, const struct axl__jv *g, size_t gi,
 		       int *max_numa)
 {
-	static const char *const keys[] = {"model", "uuids", "count", "numa_node", "mig", "fabric", NULL};
+	/* the spec's keys, and after numa_node the vendors' partitioning keys */
+	const char *keys[AXL__BACKENDS_MAX + 6] = {"model", "uuids", "count", "numa_node"};
+	size_t nkeys = 4;
+	for (size_t b = 0; b < axl__backend_total; b++)
+		if (axl__backends[b]->sim && axl__backends[b]->sim->parts_key)
+			keys[nkeys++] = axl__backends[b]->sim->parts_key;
+	keys[nkeys++] = "fabric";
+	keys[nkeys] = NULL;
 	char pre[48], field[96];
 	snprintf(pre, sizeof pre, "devices[%zu]", gi);
 	if (g->type != AXL__J_OBJ)
@@ -254,33 +307,43 @@ static int parse_group(const struct pctx *p, struct axl__sim *sim, const struct 
 		return -1;
 	if (numa > *max_numa)
 		*max_numa = (int)numa;
-	int mig = 1;
-	const struct axl__jv *mv = axl__jv_get(g, "mig");
-	if (mv) {
-		snprintf(field, sizeof field, "%s.mig", pre);
-		if (mv->type != AXL__J_BOOL)
-			return perr(p, mv, field, "must be true or false, not %s", type_name(mv));
-		if (mv->b && !has_mig(e))
-			return perr(p, mv, field, "%s has no MIG", e->name);
-		mig = mv->b;
+	/* a vendor's partitioning key: a boolean, true only for a model with that
+	 * partitioning; a model that has it starts enabled */
+	int parts_on = 0;
+	for (size_t b = 0; b < axl__backend_total; b++) {
+		const struct axl__sim_ops *o = axl__backends[b]->sim;
+		if (!o || !o->parts_key)
+			continue;
+		bool has = has_parts(e, o->parts_technology);
+		int on = 1;
+		const struct axl__jv *mv = axl__jv_get(g, o->parts_key);
+		if (mv) {
+			snprintf(field, sizeof field, "%s.%s", pre, o->parts_key);
+			if (mv->type != AXL__J_BOOL)
+				return perr(p, mv, field, "must be true or false, not %s", type_name(mv));
+			if (mv->b && !has)
+				return perr(p, mv, field, "%s has no %s", e->name, o->parts_technology);
+			on = mv->b;
+		}
+		if (has)
+			parts_on = on;
 	}
-	uint8_t fabric = AXL__SIM_FABRIC_NONE;
+	const struct axl__sim_ops *fabric = NULL;
 	const struct axl__jv *fv = axl__jv_get(g, "fabric");
 	if (fv) {
+		const char *words[AXL__BACKENDS_MAX];
+		char list[256];
+		word_list(list, sizeof list, words, sim_words(false, words), "none");
 		snprintf(field, sizeof field, "%s.fabric", pre);
 		if (fv->type != AXL__J_STR)
-			return perr(p, fv, field, "must be \"nvswitch\", \"xgmi\" or \"none\", not %s", type_name(fv));
-		if (strcmp(fv->s, "nvswitch") == 0) {
-			if (!e->nvlink_links)
-				return perr(p, fv, field, "%s does not attach to an NVSwitch (no NVLink in the device database)",
-					    e->name);
-			fabric = AXL__SIM_FABRIC_NVSWITCH;
-		} else if (strcmp(fv->s, "xgmi") == 0) {
-			if (strcmp(e->vendor, "AMD") != 0)
-				return perr(p, fv, field, "xgmi is AMD's, not %s's", e->vendor);
-			fabric = AXL__SIM_FABRIC_XGMI;
-		} else if (strcmp(fv->s, "none") != 0) {
-			return perr(p, fv, field, "must be \"nvswitch\", \"xgmi\" or \"none\", not '%.40s'", fv->s);
+			return perr(p, fv, field, "must be %s, not %s", list, type_name(fv));
+		if (strcmp(fv->s, "none") != 0) {
+			fabric = sim_ops_by(false, fv->s);
+			if (!fabric)
+				return perr(p, fv, field, "must be %s, not '%.40s'", list, fv->s);
+			char why[256];
+			if (fabric->fabric_check && fabric->fabric_check(e, why, sizeof why))
+				return perr(p, fv, field, "%s", why);
 		}
 	}
 	if (sim->n + (size_t)count > AXL__SIM_MAX_DEVICES) {
@@ -292,7 +355,7 @@ static int parse_group(const struct pctx *p, struct axl__sim *sim, const struct 
 		memset(d, 0, sizeof *d);
 		d->db = e;
 		d->numa_node = (int)numa;
-		d->mig = has_mig(e) ? mig : 0;
+		d->parts_on = parts_on;
 		d->group = (int)gi;
 		d->fabric = fabric;
 		if (u) {
@@ -351,10 +414,14 @@ static int parse_link(const struct pctx *p, struct axl__sim *sim, const struct a
 		return -1;
 	snprintf(field, sizeof field, "%s.kind", pre);
 	const struct axl__jv *kv = axl__jv_get(l, "kind");
+	const char *words[AXL__BACKENDS_MAX];
+	char list[256];
+	word_list(list, sizeof list, words, sim_words(true, words), NULL);
 	if (!kv)
-		return perr(p, l, field, "missing (\"nvlink\" or \"xgmi\")");
-	if (kv->type != AXL__J_STR || (strcmp(kv->s, "nvlink") != 0 && strcmp(kv->s, "xgmi") != 0))
-		return perr(p, kv, field, "must be \"nvlink\" or \"xgmi\"");
+		return perr(p, l, field, "missing (%s)", list);
+	const struct axl__sim_ops *ops = kv->type == AXL__J_STR ? sim_ops_by(true, kv->s) : NULL;
+	if (!ops)
+		return perr(p, kv, field, "must be %s", list);
 	for (size_t j = 0; j < sim->nlinks; j++) {
 		const struct axl__sim_link *o = &sim->links[j];
 		if ((o->a == a && o->b == b) || (o->a == b && o->b == a))
@@ -363,6 +430,7 @@ static int parse_link(const struct pctx *p, struct axl__sim *sim, const struct a
 	k->a = (int)a;
 	k->b = (int)b;
 	k->count = (int)count;
+	k->ops = ops;
 	snprintf(k->kind, sizeof k->kind, "%s", kv->s);
 	sim->nlinks++;
 	return 0;

@@ -22,21 +22,24 @@
 #define AXL__SIM_MAX_NUMA 64
 #define AXL__SIM_UUID_MAX 64
 
-enum axl__sim_fabric { AXL__SIM_FABRIC_NONE = 0, AXL__SIM_FABRIC_NVSWITCH, AXL__SIM_FABRIC_XGMI };
+struct axl__sim_ops;
 
 struct axl__sim_dev {
 	const struct axl__db_entry *db;
 	char uuid[AXL__SIM_UUID_MAX];
 	int numa_node;   /* -1: not given (spread over the host's nodes) */
-	int mig;         /* MIG mode of a MIG-capable GPU: 1 enabled, 0 disabled */
+	int parts_on;    /* the partition mode its group sets (a vendor's key, "mig"), of a
+			  * model that has that partitioning: 1 enabled, 0 disabled */
 	int group;       /* index in the spec's "devices" */
-	uint8_t fabric;  /* enum axl__sim_fabric of its group */
+	/* the vendor's ops whose "fabric" its group names, NULL: none */
+	const struct axl__sim_ops *fabric;
 	uint64_t seed;   /* of its metrics (from the UUID) */
 };
 
 struct axl__sim_link {
 	int a, b;        /* device indices, in spec order */
-	char kind[16];   /* "nvlink", "xgmi" */
+	char kind[16];   /* a vendor's link kind ("nvlink", "xgmi") */
+	const struct axl__sim_ops *ops; /* that vendor's */
 	int count;       /* links between the two */
 };
 
@@ -71,8 +74,11 @@ struct axl_sampler;
 struct axl_sample;
 /* The inventory of a simulated node (sim_node.c): host, devices, links. */
 void axl__sim_inventory(struct axl__scan *scan);
+/* The simulation ops of the backend that owns a device of the database model e (the
+ * first row of the table whose owns() takes it), NULL: none. */
+const struct axl__sim_ops *axl__sim_ops_of(const struct axl__db_entry *e);
 /* The driver's minor number of spec device i: its position among the spec's devices of
- * the same PCI vendor (as /dev/nvidiaN counts a node's NVIDIA GPUs); -1 past the end. */
+ * the same PCI vendor (as a driver numbers its devices); -1 past the end. */
 int axl__sim_minor(const struct axl__sim *sim, size_t i);
 /* Its links, from the spec (after the ids). */
 void axl__sim_links(struct axl__scan *scan);

@@ -2,14 +2,14 @@
 /* A simulated node (sim.h, docs/sim.md): its inventory from the spec and the device
  * database, and live metrics from a deterministic pseudo-random walk per device. Nothing
  * here reads a device or a vendor library; the only file is the simulated node's own
- * state (its MIG instances, docs/partitions.md). */
+ * state (its partitions, docs/partitions.md). What a device gets beyond the database
+ * (driver, nodes, partitions, fabric) its vendor's backend says (struct axl__sim_ops). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "partition_sim.h"
 #include "devicedb.h"
 #include "sample.h"
 #include "sim.h"
@@ -62,6 +62,32 @@ static const struct axl__db_match *db_ids(const struct axl__db_entry *e)
 static bool hbm(const struct axl__db_entry *e)
 {
 	return e->memory_type && strncmp(e->memory_type, "HBM", 3) == 0;
+}
+
+/* The sim ops of the first backend that owns d. */
+static const struct axl__sim_ops *ops_of_dev(const struct axl_device *d)
+{
+	for (size_t b = 0; b < axl__backend_total; b++) {
+		const struct axl__backend *be = axl__backends[b];
+		if (be->sim && be->owns && be->owns(d))
+			return be->sim;
+	}
+	return NULL;
+}
+
+const struct axl__sim_ops *axl__sim_ops_of(const struct axl__db_entry *e)
+{
+	const struct axl__db_match *m = db_ids(e);
+	if (!m)
+		return NULL;
+	/* a device of the model as the PCI scan would make it: vendor and id prefix */
+	axl_family fam = e->family ? (axl_family)e->family : AXL_FAMILY_GPU;
+	struct axl_device probe;
+	memset(&probe, 0, sizeof probe);
+	probe.prefix = axl__vendor_prefix(m->vendor, fam);
+	axl__set_int(&probe, AXL_ATTR_FAMILY, AXL_SOURCE_DEVICEDB, fam);
+	axl__set_int(&probe, AXL_ATTR_VENDOR_ID, AXL_SOURCE_DEVICEDB, m->vendor);
+	return ops_of_dev(&probe);
 }
 
 int axl__sim_minor(const struct axl__sim *sim, size_t i)
@@ -123,22 +149,9 @@ static void sim_device(struct axl_inventory *inv, const struct axl__sim *sim, si
 	if ((size_t)numa < inv->host.numa.n)
 		axl__set_str(inv, d, AXL_ATTR_LOCAL_CPULIST, SIM, inv->host.numa.v[numa].cpulist);
 	/* the driver such a device is bound to (what the visibility variables go by) */
-	const char *drv = vendor == 0x10de ? "nvidia" : vendor == 0x1002 ? "amdgpu" : vendor == 0x1da3 ? "habanalabs" : NULL;
-	if (drv)
-		axl__set_str(inv, d, AXL_ATTR_DRIVER, SIM, drv);
-	/* the nodes the NVIDIA driver makes for it: /dev/nvidiaN with N its minor (the
-	 * MIG capability minors of partition_sim.c count from the same N), and the
-	 * driver's control and UVM nodes every CUDA process opens */
-	int minor = axl__sim_minor(sim, i);
-	if (vendor == 0x10de && minor >= 0) {
-		d->nvidia_minor = minor;
-		char node[32];
-		snprintf(node, sizeof node, "/dev/nvidia%d", minor);
-		axl__add_node(inv, d, node);
-		axl__add_node(inv, d, "/dev/nvidiactl");
-		axl__add_node(inv, d, "/dev/nvidia-uvm");
-		axl__add_node(inv, d, "/dev/nvidia-uvm-tools");
-	}
+	const struct axl__sim_ops *ops = ops_of_dev(d);
+	if (ops && ops->driver)
+		axl__set_str(inv, d, AXL_ATTR_DRIVER, SIM, ops->driver);
 	d->sources |= 1u << SIM;
 	/* everything the database says, as discovery applies it */
 	struct axl__scan scan = {inv->ctx, inv, &inv->ctx->fs};
@@ -148,14 +161,12 @@ static void sim_device(struct axl_inventory *inv, const struct axl__sim *sim, si
 		axl__set_num(d, AXL_ATTR_POWER_DEFAULT_LIMIT, SIM, e->tdp_watts);
 		axl__set_num(d, AXL_ATTR_POWER_MAX_LIMIT, SIM, e->tdp_watts);
 	}
-	for (size_t k = 0; k < d->parts.n; k++) {
-		struct axl__part *p = &d->parts.v[k];
-		if (strcmp(p->pub.technology, "MIG") == 0)
-			p->pub.mode = p->pub.pending_mode = sd->mig ? "enabled" : "disabled";
-	}
-	axl__sim_mig_apply(inv, d, minor >= 0 ? (size_t)minor : i, sd->mig, st);
-	if (sd->fabric == AXL__SIM_FABRIC_XGMI)
-		d->xgmi_hive = 0x51a000ull + (uint64_t)sd->group + 1;
+	/* what its vendor adds: nodes, partitions, its group's fabric */
+	int minor = axl__sim_minor(sim, i);
+	struct axl__sim_place at = {minor >= 0 ? (size_t)minor : i, sd->parts_on, sd->group,
+				    sd->fabric ? sd->fabric->fabric : NULL, st};
+	if (ops && ops->device)
+		ops->device(inv, d, &at);
 }
 
 /* The device of spec index i (the inventory keeps spec order: addresses grow with it). */
@@ -171,13 +182,7 @@ static void sim_links(struct axl_inventory *inv, const struct axl__sim *sim)
 		struct axl_device *a = dev_at(inv, (size_t)sl->a), *b = dev_at(inv, (size_t)sl->b);
 		if (!a || !b)
 			continue;
-		double per = -1;
-		if (strcmp(sl->kind, "nvlink") == 0) {
-			double ga = a->db ? a->db->nvlink_link_gbps : -1, gb = b->db ? b->db->nvlink_link_gbps : -1;
-			per = ga > 0 && gb > 0 ? (ga < gb ? ga : gb) : 25.0;
-		} else {
-			per = 64.0; /* xGMI of MI300-class parts: 64 GB/s per link and direction */
-		}
+		double per = sl->ops->link_gbps ? sl->ops->link_gbps(a->db, b->db) : -1;
 		struct axl_link *l = axl__link_add(inv, a, b, sl->kind, per * sl->count, SIM);
 		if (l)
 			l->link_count = sl->count;
@@ -186,21 +191,18 @@ static void sim_links(struct axl_inventory *inv, const struct axl__sim *sim)
 	for (size_t i = 0; i < sim->n; i++) {
 		for (size_t j = i + 1; j < sim->n; j++) {
 			const struct axl__sim_dev *x = &sim->devs[i], *y = &sim->devs[j];
-			if (x->group != y->group || x->fabric == AXL__SIM_FABRIC_NONE)
+			if (x->group != y->group || !x->fabric)
 				continue;
 			struct axl_device *a = dev_at(inv, i), *b = dev_at(inv, j);
 			if (!a || !b)
 				continue;
-			struct axl_link *l;
-			if (x->fabric == AXL__SIM_FABRIC_NVSWITCH) {
-				l = axl__link_add(inv, a, b, "nvswitch", x->db->nvlink_links * x->db->nvlink_link_gbps, SIM);
-				if (l)
-					l->link_count = x->db->nvlink_links;
-			} else {
-				l = axl__link_add(inv, a, b, "xgmi", 64.0, SIM);
-				if (l)
-					l->link_count = 1;
-			}
+			double gbps = -1;
+			int count = -1;
+			if (x->fabric->fabric_link)
+				x->fabric->fabric_link(x->db, &gbps, &count);
+			struct axl_link *l = axl__link_add(inv, a, b, x->fabric->fabric, gbps, SIM);
+			if (l)
+				l->link_count = count;
 		}
 	}
 }
@@ -213,7 +215,7 @@ void axl__sim_inventory(struct axl__scan *scan)
 	struct axl__state st;
 	bool have = axl__state_read(scan->ctx, &st) == 0;
 	if (!have)
-		axl__warn(inv, "sim", scan->ctx->state_dir, "%s: simulated MIG instances not shown", axl_error_last());
+		axl__warn(inv, "sim", scan->ctx->state_dir, "%s: simulated partitions not shown", axl_error_last());
 	for (size_t i = 0; i < sim->n; i++)
 		sim_device(inv, sim, i, have ? &st : NULL);
 	axl__state_free(&st);

@@ -155,7 +155,7 @@ static void parser(void)
 		CHECK(strncmp(s1->devs[0].uuid, "GPU-", 4) == 0 && strlen(s1->devs[0].uuid) == 40);
 		CHECK_STR(s1->devs[2].uuid, s2->devs[2].uuid);
 		CHECK(strcmp(s1->devs[0].uuid, s1->devs[1].uuid) != 0);
-		CHECK_INT(s1->devs[0].mig, 0);
+		CHECK_INT(s1->devs[0].parts_on, 0);
 		CHECK_INT(s1->nlinks, 1);
 		CHECK_STR(s1->hostname, "sim");
 	}

@@ -403,4 +403,6 @@ const struct axl__backend axl__backend_amdgpu = {
 	.sample = axl__amdgpu_sample,
 	.sample_close = axl__amdgpu_sample_close,
 	.runtime = axl__amd_runtime,
+	.parts = &axl__amdgpu_parts,
+	.sim = &axl__amdgpu_sim,
 };

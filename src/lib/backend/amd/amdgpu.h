@@ -45,4 +45,8 @@ void axl__amdgpu_sample_close(struct axl_sampler *s, size_t self);
 int axl__amdgpu_set_partition_mode(const struct axl__fs *fs, const struct axl_device *gpu,
 				   const char *kind, const char *mode);
 
+/* What the amdgpu row offers control/ and sim/ (amdgpu_control.c). */
+extern const struct axl__part_ops axl__amdgpu_parts;
+extern const struct axl__sim_ops axl__amdgpu_sim;
+
 #endif

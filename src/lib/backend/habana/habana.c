@@ -73,6 +73,10 @@ static int habana_enrich(struct axl__scan *scan, struct axl_device *dev)
 
 /* runtime.c */
 const struct axl_runtime *axl__habana_runtime(const struct axl_device *dev);
+/* a simulated Gaudi (docs/sim.md): bound to the driver the visibility variables go by */
+static const struct axl__sim_ops habana_sim = {
+	.driver = "habanalabs",
+};
 
 const struct axl__backend axl__backend_habana = {
 	.name = "habana",
@@ -82,4 +86,5 @@ const struct axl__backend axl__backend_habana = {
 	.sample = axl__habana_sample,
 	.sample_close = axl__habana_sample_close,
 	.runtime = axl__habana_runtime,
+	.sim = &habana_sim,
 };

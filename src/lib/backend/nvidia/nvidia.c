@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "backend_util.h"
+#include "nvidia_control.h"
 #include "sysfs.h"
 #include "util/parse.h"
 
@@ -165,4 +166,7 @@ const struct axl__backend axl__backend_nvidia = {
 	.owns = nvidia_owns,
 	.enrich = nvidia_enrich,
 	.runtime = axl__nvidia_runtime,
+	.parts = &axl__nvidia_parts,
+	.limit_env = axl__nvidia_limit_env,
+	.sim = &axl__nvidia_sim,
 };

@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "devicedb.h"
 #include "partition_sim.h"
-#include "sim.h"
 
 #define SIM AXL_SOURCE_SIM
 #define MAX_INST 16
@@ -47,17 +47,6 @@ void axl__sim_mig_nodes(size_t index, int gi, char gi_node[64], char ci_node[64]
 	unsigned base = 3 + (unsigned)(index % 4096) * 135 + (unsigned)gi * 9;
 	snprintf(gi_node, 64, "/dev/nvidia-caps/nvidia-cap%u", base);
 	snprintf(ci_node, 64, "/dev/nvidia-caps/nvidia-cap%u", base + 1);
-}
-
-/* The GPU minor of the spec device with this UUID (what its MIG capability minors count from). */
-static size_t gpu_minor(const axl_context *ctx, const char *uuid)
-{
-	for (size_t i = 0; ctx->sim && uuid && i < ctx->sim->n; i++)
-		if (strcmp(ctx->sim->devs[i].uuid, uuid) == 0) {
-			int m = axl__sim_minor(ctx->sim, i);
-			return m >= 0 ? (size_t)m : 0;
-		}
-	return 0;
 }
 
 void axl__sim_mig_apply(struct axl_inventory *inv, struct axl_device *dev, size_t index, int mig_enabled,
@@ -222,7 +211,9 @@ int axl__sim_mig_create(axl_context *ctx, const struct axl_device *gpu, const st
 	out->compute_units = p->sms;
 	out->gpu_instance = c.gi;
 	out->compute_instance = 0;
-	axl__sim_mig_nodes(gpu_minor(ctx, c.parent_uuid), c.gi, out->nodes[0], out->nodes[1]);
+	/* the GPU minor its MIG capability minors count from (nvidia_sim.c set it) */
+	axl__sim_mig_nodes(gpu->nvidia_minor >= 0 ? (size_t)gpu->nvidia_minor : 0, c.gi, out->nodes[0],
+			   out->nodes[1]);
 	out->nnodes = 2;
 	return 0;
 }

@@ -6,11 +6,10 @@
 
 #include "internal.h"
 #include "mig_rules.h"
-#include "internal.h"
 #include "state.h"
 
 /* The simulated device's MIG children and profile details, from the state st (may be
- * NULL: nothing created). index: the GPU's minor number (axl__sim_minor). */
+ * NULL: nothing created). index: the GPU's minor number. */
 void axl__sim_mig_apply(struct axl_inventory *inv, struct axl_device *dev, size_t index, int mig_enabled,
 			const struct axl__state *st);
 /* Create an instance of p on the simulated GPU gpu (a physical device of a simulated
