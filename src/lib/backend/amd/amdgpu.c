@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "amdgpu.h"
+#include "amdgpu_visibility.h"
 #include "sysfs.h"
 #include "util/parse.h"
 
@@ -399,4 +400,8 @@ const struct axl__backend axl__backend_amdgpu = {
 	.sample_open = axl__amdgpu_sample_open,
 	.sample = axl__amdgpu_sample,
 	.sample_close = axl__amdgpu_sample_close,
+	.vis_vars = axl__amdgpu_vis_vars,
+	.vis_node = axl__amdgpu_vis_node,
+	.vis_devnum = axl__amdgpu_vis_devnum,
+	.visibility = axl__amdgpu_visibility,
 };

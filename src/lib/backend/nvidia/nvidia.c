@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "backend_util.h"
+#include "nvidia_visibility.h"
 #include "sysfs.h"
 #include "util/parse.h"
 
@@ -161,4 +162,8 @@ const struct axl__backend axl__backend_nvidia = {
 	.enumerate = nvidia_enumerate,
 	.owns = nvidia_owns,
 	.enrich = nvidia_enrich,
+	.vis_vars = axl__nvidia_vis_vars,
+	.vis_node = axl__nvidia_vis_node,
+	.vis_devnum = axl__nvidia_vis_devnum,
+	.visibility = axl__nvidia_visibility,
 };
