@@ -7,6 +7,8 @@
 
 #include "util/parse.h"
 #include "visibility.h"
+#include "amdgpu_visibility.h"
+#include "nvidia_visibility.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -62,11 +62,56 @@ AXL_API int axl_context_backend_enabled(const axl_context *ctx, const char *name
 	return 0;
 }
 
-const char *const axl__visvar_names[AXL__V__COUNT] = {
-#define AXL__VISVAR_NAME(name) #name,
-	AXL__VISVAR_LIST(AXL__VISVAR_NAME)
-#undef AXL__VISVAR_NAME
-};
+/* A visibility variable longer than this is cut (the lists name a few dozen devices). */
+#define AXL__VISVAR_MAX 4096
+
+int axl__visvars_init(axl_context *ctx)
+{
+	size_t cap = 0;
+	for (size_t b = 0; b < axl__backend_total; b++)
+		for (const char *const *n = axl__backends[b]->vis_vars; n && *n; n++)
+			cap++;
+	ctx->vis = calloc(cap + 1, sizeof *ctx->vis);
+	if (!ctx->vis)
+		return axl__error(AXL_ENOMEM, "out of memory");
+	/* a name two backends read (HIP reads CUDA's list) is one variable */
+	for (size_t b = 0; b < axl__backend_total; b++)
+		for (const char *const *n = axl__backends[b]->vis_vars; n && *n; n++) {
+			size_t i = 0;
+			while (i < ctx->vis_n && strcmp(ctx->vis[i].name, *n) != 0)
+				i++;
+			if (i == ctx->vis_n)
+				ctx->vis[ctx->vis_n++].name = *n;
+		}
+	return 0;
+}
+
+static struct axl__visvar *visvar_find(const axl_context *ctx, const char *name)
+{
+	for (size_t i = 0; ctx && name && i < ctx->vis_n; i++)
+		if (strcmp(ctx->vis[i].name, name) == 0)
+			return &ctx->vis[i];
+	return NULL;
+}
+
+const char *axl__visvar(const axl_context *ctx, const char *name)
+{
+	const struct axl__visvar *v = visvar_find(ctx, name);
+	return v ? v->value : NULL;
+}
+
+int axl__visvar_set(axl_context *ctx, const char *name, const char *value)
+{
+	struct axl__visvar *v = visvar_find(ctx, name);
+	if (!v)
+		return -1;
+	char *copy = value ? strndup(value, AXL__VISVAR_MAX) : NULL;
+	if (value && !copy)
+		return -1;
+	free(v->value);
+	v->value = copy;
+	return 0;
+}
 
 AXL_API const char *axl_context_sysroot(const axl_context *ctx)
 {

@@ -63,23 +63,20 @@ struct axl__val {
 };
 
 /* ---- context ------------------------------------------------------------------- */
-/* The environment variables that say which devices a process may use (docs/visibility.md).
- * context.c reads them (the one place the environment is read); visibility.c applies them. */
-#define AXL__VISVAR_LIST(X)                                                      \
-	X(CUDA_VISIBLE_DEVICES)                                                  \
-	X(CUDA_DEVICE_ORDER)                                                     \
-	X(NVIDIA_VISIBLE_DEVICES)                                                \
-	X(ROCR_VISIBLE_DEVICES)                                                  \
-	X(HIP_VISIBLE_DEVICES)                                                   \
-	X(HABANA_VISIBLE_DEVICES)                                                \
-	X(HABANA_VISIBLE_MODULES)
-enum axl__visvar {
-#define AXL__VISVAR_ENUM(name) AXL__V_##name,
-	AXL__VISVAR_LIST(AXL__VISVAR_ENUM)
-#undef AXL__VISVAR_ENUM
-	AXL__V__COUNT
+/* The environment variables that say which devices a process may use (docs/visibility.md):
+ * the union of the names the backends declare (struct axl__backend.vis_vars), read once
+ * when the context opens (discover/open.c, the one place the environment is read). */
+struct axl__visvar {
+	const char *name; /* a backend's (static) */
+	char *value;      /* NULL unset, "" set and empty (not the same thing) */
 };
-extern const char *const axl__visvar_names[AXL__V__COUNT];
+/* Fill ctx->vis with the backends' names, every value unset (context.c). */
+int axl__visvars_init(axl_context *ctx);
+/* The value of visibility variable name: NULL when unset or no backend declares it. */
+const char *axl__visvar(const axl_context *ctx, const char *name);
+/* Set it (a copy, cut to a few kB; NULL: unset). 0, or -1 when no backend declares the
+ * name or out of memory. */
+int axl__visvar_set(axl_context *ctx, const char *name, const char *value);
 
 struct axl__sim;
 struct axl__db_entry;
@@ -109,8 +106,9 @@ struct axl_context {
 	bool ze_enable_sysman; /* ZES_ENABLE_SYSMAN=1 in the process environment (what a Level
 				* Zero runtime reads at zeInit: axl never sets it) */
 	int vendor_timeout_ms; /* deadline of a vendor library ($AXL_VENDOR_TIMEOUT_MS) */
-	/* visibility variables: NULL unset, "" set and empty (not the same thing) */
-	char *vis[AXL__V__COUNT];
+	/* the visibility variables (struct axl__visvar), vis_n of them */
+	struct axl__visvar *vis;
+	size_t vis_n;
 	/* where they came from: "env" (the process) or "options" (axl_context_options.env) */
 	bool vis_explicit;
 	/* where axl keeps what it created (state.c): $AXL_STATE_DIR, else a per-user runtime
@@ -355,6 +353,7 @@ struct axl__sim_ops {
 };
 
 /* ---- backends -------------------------------------------------------------------- */
+struct axl__vis;
 struct axl__scan {
 	axl_context *ctx;
 	struct axl_inventory *inv;
@@ -400,6 +399,22 @@ struct axl__backend {
 	 * devices of a request it owns, in the request's order. */
 	void (*limit_env)(const struct axl__limit *limits, size_t n, struct axl__sb *out);
 	const struct axl__sim_ops *sim; /* its devices on a simulated node (sim/) */
+
+	/* ---- visibility (visibility/visibility.h, docs/visibility.md) ----
+	 * The environment variables this backend's runtimes read to pick devices, NULL-
+	 * terminated: the context reads the union of every row's. Optional. */
+	const char *const *vis_vars;
+	/* What /dev node `path` is to this backend's runtime (AXL__VIS_NODE_*: the node it
+	 * opens a device by, a shared node it cannot do without), AXL__VIS_NODE_OWN when
+	 * the node is none of its own. Optional. */
+	int (*vis_node)(const char *path);
+	/* The character device one of its nodes stands for (rel: the path under /dev/) in a
+	 * tree where /dev holds plain files, from sysfs and /proc/devices; false when rel is
+	 * not one of its nodes or its numbers are not known. Optional. */
+	bool (*vis_devnum)(const struct axl__vis *v, const char *rel, unsigned *major, unsigned *minor);
+	/* After access is known (v->v[].access): apply its variables to its devices, writing
+	 * their verdicts (v->v[].env, env_why, partial, runtime_why). Optional. */
+	void (*visibility)(struct axl__vis *v, size_t self);
 };
 
 extern const struct axl__backend *const axl__backends[];

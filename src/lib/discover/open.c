@@ -130,9 +130,6 @@ static int state_dir_init(axl_context *ctx, const char *explicit_dir, const char
 	return ctx->state_dir ? 0 : axl__error(AXL_ENOMEM, "out of memory");
 }
 
-/* A visibility variable longer than this is cut (the lists name a few dozen devices). */
-#define AXL__VISVAR_MAX 4096
-
 AXL_API int axl_context_open(axl_context **out, const struct axl_context_options *opts)
 {
 	if (!out)
@@ -277,13 +274,15 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	/* The visibility variables describe this process: they apply to the live system,
 	 * or to any tree when the caller hands them over explicitly (opts->env). */
 	ctx->vis_explicit = list != NULL;
+	rc = axl__visvars_init(ctx);
+	if (rc) {
+		axl_context_free(ctx);
+		return rc;
+	}
 	if (list || (process && !ctx->fs.rerooted && !ctx->sim)) {
-		for (int v = 0; v < AXL__V__COUNT; v++) {
-			const char *val = env_get(list, process, axl__visvar_names[v]);
-			if (!val)
-				continue;
-			ctx->vis[v] = strndup(val, AXL__VISVAR_MAX);
-			if (!ctx->vis[v]) {
+		for (size_t v = 0; v < ctx->vis_n; v++) {
+			const char *val = env_get(list, process, ctx->vis[v].name);
+			if (val && axl__visvar_set(ctx, ctx->vis[v].name, val) != 0) {
 				axl_context_free(ctx);
 				return axl__error(AXL_ENOMEM, "out of memory");
 			}
@@ -316,8 +315,9 @@ AXL_API void axl_context_free(axl_context *ctx)
 	free(ctx->rocm_smi_library);
 	free(ctx->ze_library);
 	free(ctx->state_dir);
-	for (int v = 0; v < AXL__V__COUNT; v++)
-		free(ctx->vis[v]);
+	for (size_t v = 0; v < ctx->vis_n; v++)
+		free(ctx->vis[v].value);
+	free(ctx->vis);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
 }

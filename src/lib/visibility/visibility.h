@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The parsers of the visibility variables and of the device cgroup, as pure functions
- * (no I/O) so that the unit tests can drive them. docs/visibility.md says what each
- * variable means and where that comes from; visibility.c applies them to an inventory.
+ * Visibility (docs/visibility.md): the vendor-neutral part, and the toolkit the backends'
+ * visibility operations are written with (struct axl__backend in internal.h). This layer
+ * sits below the vendor folders: it knows how to check access to a device (its /dev nodes,
+ * the device cgroup), how to read a list of entries, and how to turn verdicts into the
+ * visible/reason attributes; each vendor folder knows its runtime's variables, their
+ * syntax and which devices they number (backend/<vendor>/<vendor>_visibility.c).
  *
- * Each list parser reads one variable against an ordered list of candidate items (the
- * devices the runtime would number, in its order) and writes, for every item, its
- * position in the resulting list (the runtime's new ordinal), AXL__VIS_UNLISTED or
- * AXL__VIS_UNKNOWN.
+ * The parsers are pure functions (no I/O) so that the unit tests and the fuzzer can drive
+ * them. Each list parser reads one variable against an ordered list of candidate items (the
+ * devices the runtime would number, in its order) and writes, for every item, its position
+ * in the resulting list (the runtime's new ordinal), AXL__VIS_UNLISTED or AXL__VIS_UNKNOWN.
  */
 #ifndef AXL_VISIBILITY_H
 #define AXL_VISIBILITY_H
@@ -15,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "axl.h"
 
 #define AXL__VIS_UNLISTED (-1) /* the list leaves it out */
 #define AXL__VIS_UNKNOWN (-2)  /* axl cannot tell (an entry it cannot resolve) */
@@ -28,50 +33,51 @@ enum {
 	AXL__VIS_OFF = 4      /* (container-runtime variables) not in effect: "void" or empty */
 };
 
-/* One candidate: a GPU (parent < 0) or a partition of one (a MIG device). */
+/* One candidate: a device (parent < 0) or a partition of one. */
 struct axl__vis_item {
-	const char *uuid; /* "GPU-...", "MIG-..."; NULL when not known */
+	const char *uuid; /* the UUID a list may name it by; NULL when not known */
 	long parent;      /* index of the parent item, -1 for a whole device */
-	int64_t gi, ci;   /* MIG GPU / compute instance ids; -1 when not known */
-	int64_t number;   /* the number a list names it by (module id, accel index); -1 */
+	int64_t gi, ci;   /* partition ids (instance, sub-instance) a list may name; -1 */
+	int64_t number;   /* the number a list names it by (module id, device index); -1 */
 };
 
 struct axl__vis_result {
 	int code;         /* AXL__VIS_* */
-	bool by_index;    /* the list named devices by index (CUDA_DEVICE_ORDER matters) */
+	bool by_index;    /* the list named devices by index (the runtime's order matters) */
 	char note[160];   /* why the list stops early, keeps nothing or cannot be resolved */
 };
 
-/*
- * CUDA_VISIBLE_DEVICES (value NULL: unset). items: the GPUs CUDA numbers, in order,
- * and their MIG devices (parent >= 0). mig_known: axl knows the MIG devices of these
- * GPUs (without it, a MIG entry cannot be resolved). A GPU selected by index or UUID
- * also selects its MIG devices (same position).
- */
-void axl__vis_cuda(const char *value, const struct axl__vis_item *items, size_t n, bool mig_known,
-		   int *pos, struct axl__vis_result *r);
+/* ==== list-reading machinery, for the vendors' parsers (visibility_parse.c) =========== */
 
-/* ROCR_VISIBLE_DEVICES over the GPU agents ROCr finds (KFD GPU nodes whose render node
- * opens, in node order); uuid: "GPU-%016llX" of the KFD unique_id, NULL when it is 0. */
-void axl__vis_rocr(const char *value, const struct axl__vis_item *items, size_t n, int *pos,
-		   struct axl__vis_result *r);
+/* The most entries a list is read for. */
+#define AXL__VIS_MAXTOK 256
+/* Split value at ',' into at most AXL__VIS_MAXTOK tokens in buf (a copy, cut to cap);
+ * empty tokens are kept. getline_style: a trailing empty token is dropped, and an empty
+ * value gives no token (std::getline). Returns the number of tokens. */
+size_t axl__vis_split(const char *value, char *buf, size_t cap, char **tok, bool getline_style);
+/* s without the blanks around it (in place). */
+char *axl__vis_trim(char *s);
+/* Only decimal digits, at least one. */
+bool axl__vis_digits(const char *s);
+/* r->note = fmt with the entry (cut to 40 characters) for its one %s. */
+void axl__vis_note(struct axl__vis_result *r, const char *fmt, const char *tok);
+/* A parser's start: r cleared, every item AXL__VIS_UNLISTED. */
+void axl__vis_start(size_t n, int *pos, struct axl__vis_result *r);
+/* The list keeps nothing: every item unlisted, AXL__VIS_NONE. */
+void axl__vis_none(size_t n, int *pos, struct axl__vis_result *r);
+/* Item i gets ordinal ord; a whole device brings its partitions not selected yet. */
+void axl__vis_select(const struct axl__vis_item *items, size_t n, int *pos, size_t i, int ord);
+/* The k-th whole device (parent < 0), or -1. */
+long axl__vis_nth(const struct axl__vis_item *items, size_t n, uint64_t k);
+/* The one whole device (children: the one partition) whose UUID starts with prefix
+ * (plen bytes, icase: ignoring case); -1 none, -2 several. *unknown (when not NULL)
+ * counts the candidates without a UUID. */
+long axl__vis_by_uuid(const struct axl__vis_item *items, size_t n, bool children, const char *prefix,
+		      size_t plen, bool icase, size_t *unknown);
 
-/* HIP_VISIBLE_DEVICES (or CUDA_VISIBLE_DEVICES, which HIP reads when the former is
- * empty) over the agents ROCr left, in ROCr's order. An empty or unset value does not
- * restrict. */
-void axl__vis_hip(const char *value, const struct axl__vis_item *items, size_t n, int *pos,
-		  struct axl__vis_result *r);
-
-/* NVIDIA_VISIBLE_DEVICES as the NVIDIA container runtime reads it: "all", "none",
- * "void"/empty (AXL__VIS_OFF), or indices, GPU/MIG UUIDs and "gpu:mig" index pairs over
- * the node's GPUs (items, host order) and their MIG devices. Entries that match nothing
- * are skipped (the runtime would have refused to start the container). */
-void axl__vis_nvidia_runtime(const char *value, const struct axl__vis_item *items, size_t n,
-			     int *pos, struct axl__vis_result *r);
-
-/* A list of numbers matched against items[].number: HABANA_VISIBLE_MODULES (module
- * ids) or HABANA_VISIBLE_DEVICES (accel indices; allow_all: "all" keeps everything).
- * Reading stops at the first entry that is not a number. */
+/* A list of numbers matched against items[].number (module ids, device indices;
+ * allow_all: "all" keeps everything). Reading stops at the first entry that is not a
+ * number; an item whose number is not known is AXL__VIS_UNKNOWN. */
 void axl__vis_numbers(const char *value, bool allow_all, const struct axl__vis_item *items,
 		      size_t n, int *pos, struct axl__vis_result *r);
 
@@ -84,7 +90,70 @@ int axl__vis_cgroup_v1_path(const char *proc_self_cgroup, char *out, size_t cap)
 int axl__vis_cgroup_allows(const char *devices_list, char type, unsigned major, unsigned minor,
 			   const char *need);
 
+/* ==== the stage (visibility.c) ======================================================== */
+
+/* The source of the warnings visibility emits (axl__warn), the backends' included. */
+#define AXL__VIS_SRC "visibility"
+
+/* What a /dev node of a device is to its compute runtime (struct axl__backend.vis_node);
+ * the access check counts a device's nodes of its highest kind only. */
+enum {
+	AXL__VIS_NODE_OWN = 0,      /* one of the device's nodes, nothing more known */
+	AXL__VIS_NODE_RENDER = 1,   /* a DRM render node (compute needs no card node) */
+	AXL__VIS_NODE_COMPUTE = 2,  /* the node the runtime opens the device by (its other
+				     * nodes, DRM ones included, do not matter to it) */
+	AXL__VIS_NODE_REQUIRED = 3  /* a node the driver shares between its devices and without
+				     * which the runtime opens none of them */
+};
+
+/* Access (layer 1): can the process open the device's nodes? */
+enum { AXL__VIS_ACC_UNKNOWN = -1, AXL__VIS_ACC_NO = 0, AXL__VIS_ACC_YES = 1, AXL__VIS_ACC_PART = 2,
+       AXL__VIS_ACC_INHERIT = 3 /* (while deciding) a partition with no node of its own */ };
+/* The variables' verdict (layer 2), which a backend's visibility operation writes. */
+enum { AXL__VIS_ENV_FREE = 2 /* no variable mentions it */, AXL__VIS_ENV_YES = 1, AXL__VIS_ENV_NO = 0,
+       AXL__VIS_ENV_UNKNOWN = -1 };
+
+/* One device or partition being decided. Layer 1 fills access*; a backend's visibility
+ * operation fills env, env_why, partial (and runtime_why) for its devices. */
+struct axl__vis_dev {
+	struct axl_device *d;
+	long parent; /* index in axl__vis.v of its parent, -1 for a top-level device */
+	int access;  /* AXL__VIS_ACC_* */
+	axl_source access_src;
+	char access_why[256];
+	int env; /* AXL__VIS_ENV_* */
+	bool partial; /* only a part of it is kept (env_why says which) */
+	char env_why[320];
+	char runtime_why[160]; /* what a container-runtime variable says about it */
+};
+
 struct axl__scan;
+/* The stage's state, handed to the backends' operations. */
+struct axl__vis {
+	struct axl__scan *scan;
+	const struct axl__fs *fs;
+	struct axl_inventory *inv;
+	const axl_context *ctx;
+	bool has_dev; /* the tree has a /dev to check nodes against */
+	bool cg_v1;   /* cg_list holds this process's cgroup v1 device list */
+	char cg_list[8192];
+	char cg_path[512];
+	char procdev[8192]; /* /proc/devices */
+	struct axl__vis_dev *v; /* every device and partition, parents before their children */
+	size_t n;
+};
+
+/* A visibility variable's value (the context's: NULL unset, "" set and empty). */
+const char *axl__vis_var(const struct axl__vis *v, const char *name);
+/* "NAME=value" for reasons, the value cut to 64 characters; buf. */
+const char *axl__vis_setting(const struct axl__vis *v, const char *name, char *buf, size_t cap);
+/* Can the process open node `path`? 1 yes (or not checkable), 0 no, with why and *src. */
+int axl__vis_node_ok(const struct axl__vis *v, const char *path, char *why, size_t cap, axl_source *src);
+/* The major number a driver registered under name in /proc/devices; -1 when absent. */
+long axl__vis_chr_major(const struct axl__vis *v, const char *name);
+/* "major:minor" read from a sysfs dev file (/sys/class/<class>/<name>/dev). */
+bool axl__vis_read_devnum(const struct axl__vis *v, const char *sysdev, unsigned *major, unsigned *minor);
+
 /* Mark every device (and child) visible or not, with the reason (visibility.c). */
 void axl__visibility_apply(struct axl__scan *scan);
 

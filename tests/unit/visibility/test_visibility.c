@@ -15,6 +15,8 @@
 #include "check.h"
 #include "internal.h"
 #include "visibility.h"
+#include "amdgpu_visibility.h"
+#include "nvidia_visibility.h"
 
 #define N(a) (sizeof(a) / sizeof *(a))
 
@@ -352,8 +354,7 @@ static void test_api(void)
  * second with a capability node that is absent, and run the stage again. */
 static void set_var(axl_context *ctx, const char *value)
 {
-	free(ctx->vis[AXL__V_CUDA_VISIBLE_DEVICES]);
-	ctx->vis[AXL__V_CUDA_VISIBLE_DEVICES] = value ? strdup(value) : NULL;
+	CHECK_INT(axl__visvar_set(ctx, "CUDA_VISIBLE_DEVICES", value), 0);
 }
 
 static const char *verdict(const axl_device *d)

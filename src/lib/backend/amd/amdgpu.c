@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "amdgpu.h"
+#include "amdgpu_visibility.h"
 #include "sysfs.h"
 #include "util/parse.h"
 
@@ -405,4 +406,8 @@ const struct axl__backend axl__backend_amdgpu = {
 	.runtime = axl__amd_runtime,
 	.parts = &axl__amdgpu_parts,
 	.sim = &axl__amdgpu_sim,
+	.vis_vars = axl__amdgpu_vis_vars,
+	.vis_node = axl__amdgpu_vis_node,
+	.vis_devnum = axl__amdgpu_vis_devnum,
+	.visibility = axl__amdgpu_visibility,
 };

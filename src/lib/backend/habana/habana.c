@@ -28,6 +28,7 @@
 #include "sysfs.h"
 #include "devicedb.h"
 #include "sysattr.h"
+#include "habana_visibility.h"
 
 #define SRC "habana"
 
@@ -87,4 +88,7 @@ const struct axl__backend axl__backend_habana = {
 	.sample_close = axl__habana_sample_close,
 	.runtime = axl__habana_runtime,
 	.sim = &habana_sim,
+	.vis_vars = axl__habana_vis_vars,
+	.vis_devnum = axl__habana_vis_devnum,
+	.visibility = axl__habana_visibility,
 };

@@ -28,6 +28,7 @@
 #include "sysfs.h"
 #include "devicedb.h"
 #include "sysattr.h"
+#include "visibility.h"
 #include "util/parse.h"
 
 #define SRC "neuron"
@@ -214,6 +215,18 @@ static int neuron_finish(struct axl__scan *scan)
 /* runtime.c */
 const struct axl_runtime *axl__neuron_runtime(const struct axl_device *dev);
 
+/* In a tree /dev holds plain files: /dev/neuronN is minor N of the driver's major
+ * (/proc/devices), for the device cgroup check (visibility/). */
+static bool neuron_vis_devnum(const struct axl__vis *v, const char *rel, unsigned *mj, unsigned *mn)
+{
+	long m;
+	if (strncmp(rel, "neuron", 6) != 0 || !axl__vis_digits(rel + 6) || (m = axl__vis_chr_major(v, "neuron")) < 0)
+		return false;
+	*mj = (unsigned)m;
+	*mn = (unsigned)strtoul(rel + 6, NULL, 10);
+	return true;
+}
+
 const struct axl__backend axl__backend_neuron = {
 	.name = "neuron",
 	.owns = neuron_owns,
@@ -223,4 +236,5 @@ const struct axl__backend axl__backend_neuron = {
 	.sample = axl__neuron_sample,
 	.sample_close = axl__neuron_sample_close,
 	.runtime = axl__neuron_runtime,
+	.vis_devnum = neuron_vis_devnum,
 };

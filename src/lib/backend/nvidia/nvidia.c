@@ -14,6 +14,7 @@
 
 #include "backend_util.h"
 #include "nvidia_control.h"
+#include "nvidia_visibility.h"
 #include "sysfs.h"
 #include "util/parse.h"
 
@@ -169,4 +170,8 @@ const struct axl__backend axl__backend_nvidia = {
 	.parts = &axl__nvidia_parts,
 	.limit_env = axl__nvidia_limit_env,
 	.sim = &axl__nvidia_sim,
+	.vis_vars = axl__nvidia_vis_vars,
+	.vis_node = axl__nvidia_vis_node,
+	.vis_devnum = axl__nvidia_vis_devnum,
+	.visibility = axl__nvidia_visibility,
 };
