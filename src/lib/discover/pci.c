@@ -46,20 +46,25 @@ static bool display_only(int vendor, int device)
 	}
 }
 
-/* Drivers that only ever bind accelerators. */
-static bool accel_driver(const char *drv)
+static bool in_names(const char *const *names, const char *s)
 {
-	static const char *const names[] = {
-		"nvidia",    "nouveau",  "amdgpu", "radeon",   "i915",     "xe",
-		"habanalabs", "neuron", "neuron-driver",  "tenstorrent", "qaic", "intel_vpu", "amdxdna",
-		"drv_pcie",  "devdrv_pcie", "apex", "gasket", "hydcu", "mtgpu", "cambricon_drv",
-	};
-	if (!drv)
-		return false;
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		if (strcmp(drv, names[i]) == 0)
+	for (; names && *names; names++)
+		if (strcmp(*names, s) == 0)
 			return true;
 	return false;
+}
+
+/* Drivers that only ever bind accelerators: the backends' (their drivers lists), and
+ * those of makers no backend reads yet. */
+static bool accel_driver(const char *drv)
+{
+	static const char *const no_backend[] = {"hydcu", "mtgpu", "cambricon_drv", NULL};
+	if (!drv)
+		return false;
+	for (size_t b = 0; b < axl__backend_total; b++)
+		if (in_names(axl__backends[b]->drivers, drv))
+			return true;
+	return in_names(no_backend, drv);
 }
 
 /* Known accelerator ids whose class says otherwise. */
@@ -373,7 +378,7 @@ static void scan_one(struct axl__scan *scan, struct axl__pcifn *f, const char *d
 		snprintf(path, sizeof path, "%s/class", dirpath);
 		if (axl__fs_read(scan->fs, AXL__FS_ROOT, path, cbuf, sizeof cbuf) > 0 &&
 		    axl__parse_hex(cbuf, 0xffffff, &c) == 0 && class_rules_out((int)c) &&
-		    c != 0x068000 /* an NVSwitch: fabric.c wants its identity and driver */) {
+		    c != 0x068000 /* other bridges: fabric switches among them (fabric.c) */) {
 			f->pub.class_code = (int)c;
 			f->pub.reason = "bridge, network, storage, audio or serial-bus class";
 			return;

@@ -271,7 +271,7 @@ static int parse_group(const struct pctx *p, struct axl__sim *sim, const struct 
 		if (fv->type != AXL__J_STR)
 			return perr(p, fv, field, "must be \"nvswitch\", \"xgmi\" or \"none\", not %s", type_name(fv));
 		if (strcmp(fv->s, "nvswitch") == 0) {
-			if (!e->nvlink_links)
+			if (!e->fabric_links)
 				return perr(p, fv, field, "%s does not attach to an NVSwitch (no NVLink in the device database)",
 					    e->name);
 			fabric = AXL__SIM_FABRIC_NVSWITCH;

@@ -131,7 +131,7 @@ static void sim_device(struct axl_inventory *inv, const struct axl__sim *sim, si
 	 * driver's control and UVM nodes every CUDA process opens */
 	int minor = axl__sim_minor(sim, i);
 	if (vendor == 0x10de && minor >= 0) {
-		d->nvidia_minor = minor;
+		d->driver_minor = minor;
 		char node[32];
 		snprintf(node, sizeof node, "/dev/nvidia%d", minor);
 		axl__add_node(inv, d, node);
@@ -155,7 +155,7 @@ static void sim_device(struct axl_inventory *inv, const struct axl__sim *sim, si
 	}
 	axl__sim_mig_apply(inv, d, minor >= 0 ? (size_t)minor : i, sd->mig, st);
 	if (sd->fabric == AXL__SIM_FABRIC_XGMI)
-		d->xgmi_hive = 0x51a000ull + (uint64_t)sd->group + 1;
+		d->fabric_domain = 0x51a000ull + (uint64_t)sd->group + 1;
 }
 
 /* The device of spec index i (the inventory keeps spec order: addresses grow with it). */
@@ -173,7 +173,7 @@ static void sim_links(struct axl_inventory *inv, const struct axl__sim *sim)
 			continue;
 		double per = -1;
 		if (strcmp(sl->kind, "nvlink") == 0) {
-			double ga = a->db ? a->db->nvlink_link_gbps : -1, gb = b->db ? b->db->nvlink_link_gbps : -1;
+			double ga = a->db ? a->db->fabric_link_gbps : -1, gb = b->db ? b->db->fabric_link_gbps : -1;
 			per = ga > 0 && gb > 0 ? (ga < gb ? ga : gb) : 25.0;
 		} else {
 			per = 64.0; /* xGMI of MI300-class parts: 64 GB/s per link and direction */
@@ -193,9 +193,9 @@ static void sim_links(struct axl_inventory *inv, const struct axl__sim *sim)
 				continue;
 			struct axl_link *l;
 			if (x->fabric == AXL__SIM_FABRIC_NVSWITCH) {
-				l = axl__link_add(inv, a, b, "nvswitch", x->db->nvlink_links * x->db->nvlink_link_gbps, SIM);
+				l = axl__link_add(inv, a, b, "nvswitch", x->db->fabric_links * x->db->fabric_link_gbps, SIM);
 				if (l)
-					l->link_count = x->db->nvlink_links;
+					l->link_count = x->db->fabric_links;
 			} else {
 				l = axl__link_add(inv, a, b, "xgmi", 64.0, SIM);
 				if (l)

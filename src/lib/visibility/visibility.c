@@ -586,7 +586,7 @@ static void amd(struct vis *v)
 			const struct axl_device *d = v->v[j].d;
 			if (!is_amd(d))
 				continue;
-			if (k->unique ? d->kfd_unique_id == k->unique :
+			if (k->unique ? d->topo_unique_id == k->unique :
 					(d->has_pci && d->domain == k->domain && d->bus == bus && d->devno == dn && d->fn == fn))
 				k->dev = (long)j;
 		}

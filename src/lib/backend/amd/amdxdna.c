@@ -38,8 +38,11 @@ static int xdna_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+static const char *const drivers[] = {"amdxdna", NULL};
+
 const struct axl__backend axl__backend_amdxdna = {
 	.name = "amdxdna",
+	.drivers = drivers,
 	.owns = xdna_owns,
 	.enrich = xdna_enrich,
 };

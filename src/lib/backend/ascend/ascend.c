@@ -44,8 +44,19 @@ static int ascend_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+static const struct axl__pci_vendor pci_vendors[] = {
+	{0x19e5, "Huawei", "ascend", NULL},
+	{0, NULL, NULL, NULL},
+};
+static const char *const drivers[] = {"drv_pcie", "devdrv_pcie", NULL};
+/* the management nodes every container needs (see the top of this file) */
+static const char *const shared_nodes[] = {"/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc", NULL};
+
 const struct axl__backend axl__backend_ascend = {
 	.name = "ascend",
+	.pci_vendors = pci_vendors,
+	.drivers = drivers,
+	.shared_nodes = shared_nodes,
 	.owns = ascend_owns,
 	.enrich = ascend_enrich,
 };

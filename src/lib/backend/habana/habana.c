@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sample_backends.h"
+#include "habana_sample.h"
 #include "sysfs.h"
 #include "devicedb.h"
 #include "sysattr.h"
@@ -71,8 +71,16 @@ static int habana_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+static const struct axl__pci_vendor pci_vendors[] = {
+	{0x1da3, "Habana", "habana", NULL},
+	{0, NULL, NULL, NULL},
+};
+static const char *const drivers[] = {"habanalabs", NULL};
+
 const struct axl__backend axl__backend_habana = {
 	.name = "habana",
+	.pci_vendors = pci_vendors,
+	.drivers = drivers,
 	.owns = habana_owns,
 	.enrich = habana_enrich,
 	.sample_open = axl__habana_sample_open,

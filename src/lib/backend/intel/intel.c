@@ -39,7 +39,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sample_backends.h"
+#include "intel_sample.h"
 #include "sysfs.h"
 #include "sysattr.h"
 #include "util/parse.h"
@@ -251,8 +251,18 @@ static int intel_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+/* Intel bought Altera: its FPGAs keep their vendor id */
+static const struct axl__pci_vendor pci_vendors[] = {
+	{0x1172, "Intel Altera", "altera", NULL},
+	{0x8086, "Intel", "intel", "intelnpu"},
+	{0, NULL, NULL, NULL},
+};
+static const char *const drivers[] = {"i915", "xe", "intel_vpu", NULL};
+
 const struct axl__backend axl__backend_intel = {
 	.name = "intel",
+	.pci_vendors = pci_vendors,
+	.drivers = drivers,
 	.owns = intel_owns,
 	.enrich = intel_enrich,
 	.sample_open = axl__intel_sample_open,

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample_backends.h"
+#include "neuron_sample.h"
 #include "sysfs.h"
 #include "devicedb.h"
 #include "sysattr.h"
@@ -211,8 +211,16 @@ static int neuron_finish(struct axl__scan *scan)
 	return 0;
 }
 
+static const struct axl__pci_vendor pci_vendors[] = {
+	{0x1d0f, "AWS", "neuron", NULL},
+	{0, NULL, NULL, NULL},
+};
+static const char *const drivers[] = {"neuron", "neuron-driver", NULL};
+
 const struct axl__backend axl__backend_neuron = {
 	.name = "neuron",
+	.pci_vendors = pci_vendors,
+	.drivers = drivers,
 	.owns = neuron_owns,
 	.enrich = neuron_enrich,
 	.finish = neuron_finish,

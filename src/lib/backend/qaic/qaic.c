@@ -64,8 +64,16 @@ static int qaic_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+static const struct axl__pci_vendor pci_vendors[] = {
+	{0x17cb, "Qualcomm", "qaic", NULL},
+	{0, NULL, NULL, NULL},
+};
+static const char *const drivers[] = {"qaic", NULL};
+
 const struct axl__backend axl__backend_qaic = {
 	.name = "qaic",
+	.pci_vendors = pci_vendors,
+	.drivers = drivers,
 	.owns = qaic_owns,
 	.enrich = qaic_enrich,
 };

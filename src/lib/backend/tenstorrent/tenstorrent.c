@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sample_backends.h"
+#include "tenstorrent_sample.h"
 #include "sysfs.h"
 #include "devicedb.h"
 #include "sysattr.h"
@@ -91,8 +91,16 @@ static int tt_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+static const struct axl__pci_vendor pci_vendors[] = {
+	{0x1e52, "Tenstorrent", "tenstorrent", NULL},
+	{0, NULL, NULL, NULL},
+};
+static const char *const drivers[] = {"tenstorrent", NULL};
+
 const struct axl__backend axl__backend_tenstorrent = {
 	.name = "tenstorrent",
+	.pci_vendors = pci_vendors,
+	.drivers = drivers,
 	.owns = tt_owns,
 	.enrich = tt_enrich,
 	.sample_open = axl__tenstorrent_sample_open,

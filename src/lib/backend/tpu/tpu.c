@@ -33,8 +33,17 @@ static int tpu_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+static const struct axl__pci_vendor pci_vendors[] = {
+	{0x1ac1, "Google", "tpu", NULL},
+	{0x1ae0, "Google", "tpu", NULL},
+	{0, NULL, NULL, NULL},
+};
+static const char *const drivers[] = {"apex", "gasket", NULL};
+
 const struct axl__backend axl__backend_tpu = {
 	.name = "tpu",
+	.pci_vendors = pci_vendors,
+	.drivers = drivers,
 	.owns = tpu_owns,
 	.enrich = tpu_enrich,
 };
