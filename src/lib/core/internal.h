@@ -285,12 +285,22 @@ struct axl__scan {
 	const struct axl__fs *fs;
 };
 
-/* A PCI vendor a backend speaks for (core/vendors.c). */
+/* A PCI vendor a backend speaks for (core/vendors.c), and what decides which of its
+ * functions are accelerators (discover/pci.c). */
 struct axl__pci_vendor {
 	uint16_t id;
 	const char *name;       /* display name, the JSON "vendor" */
 	const char *prefix;     /* device id prefix (for everything when npu_prefix is NULL) */
 	const char *npu_prefix; /* for NPUs, when the vendor makes both */
+	/* the family of its accelerators outside the display class (those are GPUs);
+	 * AXL_FAMILY_UNKNOWN: ASIC */
+	axl_family family;
+	/* Optional rules: its family by class when `family` does not tell; a display
+	 * function that is no accelerator (a BMC or instance console); an accelerator whose
+	 * class says otherwise (cls -1: not known). */
+	axl_family (*family_of)(int cls);
+	bool (*console)(int device);
+	bool (*accel_id)(int vendor, int device, int cls);
 };
 
 /* A direct fabric a device sits on, as its backend tells the generic link derivation
@@ -364,6 +374,7 @@ struct axl_link *axl__link_new(struct axl_inventory *inv, size_t prior, const st
 
 /* Vendor display name (NULL when not known) and id prefix ("accel" when not known) for a
  * PCI vendor id (and family), from the backends' pci_vendors and core/vendors.c. */
+const struct axl__pci_vendor *axl__pci_vendor(int vendor_id);
 const char *axl__vendor_name(int vendor_id);
 const char *axl__vendor_prefix(int vendor_id, axl_family family);
 

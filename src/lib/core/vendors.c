@@ -8,11 +8,11 @@
 #include "internal.h"
 
 static const struct axl__pci_vendor no_backend[] = {
-	{0x1bcf, "NEC", "nec", NULL},
-	{0x1d94, "Hygon", "hygon", NULL},
-	{0x1ed5, "Moore Threads", "mthreads", NULL},
-	{0xcabc, "Cambricon", "cambricon", NULL},
-	{0, NULL, NULL, NULL},
+	{.id = 0x1bcf, .name = "NEC", .prefix = "nec"},
+	{.id = 0x1d94, .name = "Hygon", .prefix = "hygon"},
+	{.id = 0x1ed5, .name = "Moore Threads", .prefix = "mthreads"},
+	{.id = 0xcabc, .name = "Cambricon", .prefix = "cambricon"},
+	{0},
 };
 
 static const struct axl__pci_vendor *in_list(const struct axl__pci_vendor *v, int id)
@@ -23,7 +23,7 @@ static const struct axl__pci_vendor *in_list(const struct axl__pci_vendor *v, in
 	return NULL;
 }
 
-static const struct axl__pci_vendor *find(int id)
+const struct axl__pci_vendor *axl__pci_vendor(int id)
 {
 	if (id <= 0 || id > 0xffff)
 		return NULL;
@@ -37,13 +37,13 @@ static const struct axl__pci_vendor *find(int id)
 
 const char *axl__vendor_name(int vendor_id)
 {
-	const struct axl__pci_vendor *v = find(vendor_id);
+	const struct axl__pci_vendor *v = axl__pci_vendor(vendor_id);
 	return v ? v->name : NULL;
 }
 
 const char *axl__vendor_prefix(int vendor_id, axl_family family)
 {
-	const struct axl__pci_vendor *v = find(vendor_id);
+	const struct axl__pci_vendor *v = axl__pci_vendor(vendor_id);
 	if (!v)
 		return "accel";
 	if (family == AXL_FAMILY_NPU && v->npu_prefix)

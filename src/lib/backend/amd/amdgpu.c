@@ -406,12 +406,21 @@ static bool xgmi_fabric(const struct axl_inventory *inv, const struct axl_device
 	return true;
 }
 
+/* XDNA NPUs are "signal processing controllers" */
+static bool xdna_id(int vendor, int device, int cls)
+{
+	(void)vendor;
+	(void)cls;
+	return device == 0x1502 || device == 0x17f0;
+}
+
 /* AMD bought Xilinx: its FPGAs and adaptive SoCs keep their vendor id */
 static const struct axl__pci_vendor pci_vendors[] = {
-	{0x1002, "AMD", "amdgpu", NULL},
-	{0x1022, "AMD", "amdgpu", "amdxdna"},
-	{0x10ee, "AMD Xilinx", "xilinx", NULL},
-	{0, NULL, NULL, NULL},
+	{.id = 0x1002, .name = "AMD", .prefix = "amdgpu", .family = AXL_FAMILY_GPU},
+	{.id = 0x1022, .name = "AMD", .prefix = "amdgpu", .npu_prefix = "amdxdna",
+	 .family = AXL_FAMILY_NPU, .accel_id = xdna_id},
+	{.id = 0x10ee, .name = "AMD Xilinx", .prefix = "xilinx", .family = AXL_FAMILY_FPGA},
+	{0},
 };
 static const char *const drivers[] = {"amdgpu", "radeon", NULL};
 /* the KFD node every ROCm process opens */

@@ -72,8 +72,8 @@ static int habana_enrich(struct axl__scan *scan, struct axl_device *dev)
 }
 
 static const struct axl__pci_vendor pci_vendors[] = {
-	{0x1da3, "Habana", "habana", NULL},
-	{0, NULL, NULL, NULL},
+	{.id = 0x1da3, .name = "Habana", .prefix = "habana"},
+	{0},
 };
 static const char *const drivers[] = {"habanalabs", NULL};
 

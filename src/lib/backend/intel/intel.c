@@ -251,11 +251,18 @@ static int intel_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+/* NPUs are processing accelerators (class 0x12); the rest (Xeon Phi, ...) ASICs */
+static axl_family intel_family(int cls)
+{
+	return cls >> 16 == 0x12 ? AXL_FAMILY_NPU : AXL_FAMILY_ASIC;
+}
+
 /* Intel bought Altera: its FPGAs keep their vendor id */
 static const struct axl__pci_vendor pci_vendors[] = {
-	{0x1172, "Intel Altera", "altera", NULL},
-	{0x8086, "Intel", "intel", "intelnpu"},
-	{0, NULL, NULL, NULL},
+	{.id = 0x1172, .name = "Intel Altera", .prefix = "altera", .family = AXL_FAMILY_FPGA},
+	{.id = 0x8086, .name = "Intel", .prefix = "intel", .npu_prefix = "intelnpu",
+	 .family_of = intel_family},
+	{0},
 };
 static const char *const drivers[] = {"i915", "xe", "intel_vpu", NULL};
 

@@ -211,9 +211,24 @@ static int neuron_finish(struct axl__scan *scan)
 	return 0;
 }
 
+/* Inferentia and Trainium are "system peripheral" 0x0880 */
+static bool neuron_id(int vendor, int device, int cls)
+{
+	(void)vendor;
+	(void)device;
+	return cls >> 8 == 0x0880;
+}
+
+/* the EC2 instance console */
+static bool ec2_console(int device)
+{
+	return device == 0x1111;
+}
+
 static const struct axl__pci_vendor pci_vendors[] = {
-	{0x1d0f, "AWS", "neuron", NULL},
-	{0, NULL, NULL, NULL},
+	{.id = 0x1d0f, .name = "AWS", .prefix = "neuron",
+	 .console = ec2_console, .accel_id = neuron_id},
+	{0},
 };
 static const char *const drivers[] = {"neuron", "neuron-driver", NULL};
 

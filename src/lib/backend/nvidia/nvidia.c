@@ -216,8 +216,8 @@ static bool nvswitch_fabric(const struct axl_inventory *inv, const struct axl_de
 }
 
 static const struct axl__pci_vendor pci_vendors[] = {
-	{0x10de, "NVIDIA", "nvidia", NULL},
-	{0, NULL, NULL, NULL},
+	{.id = 0x10de, .name = "NVIDIA", .prefix = "nvidia"},
+	{0},
 };
 /* nouveau too: whatever drives it, an NVIDIA display function is a GPU */
 static const char *const drivers[] = {"nvidia", "nouveau", NULL};

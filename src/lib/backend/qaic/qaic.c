@@ -64,9 +64,18 @@ static int qaic_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+/* Cloud AI 100 (some firmware reports class 0xff) */
+static bool qaic_id(int vendor, int device, int cls)
+{
+	(void)vendor;
+	(void)cls;
+	return device == 0xa100 || device == 0xa080;
+}
+
 static const struct axl__pci_vendor pci_vendors[] = {
-	{0x17cb, "Qualcomm", "qaic", NULL},
-	{0, NULL, NULL, NULL},
+	{.id = 0x17cb, .name = "Qualcomm", .prefix = "qaic",
+	 .family = AXL_FAMILY_NPU, .accel_id = qaic_id},
+	{0},
 };
 static const char *const drivers[] = {"qaic", NULL};
 

@@ -92,8 +92,8 @@ static int tt_enrich(struct axl__scan *scan, struct axl_device *dev)
 }
 
 static const struct axl__pci_vendor pci_vendors[] = {
-	{0x1e52, "Tenstorrent", "tenstorrent", NULL},
-	{0, NULL, NULL, NULL},
+	{.id = 0x1e52, .name = "Tenstorrent", .prefix = "tenstorrent"},
+	{0},
 };
 static const char *const drivers[] = {"tenstorrent", NULL};
 

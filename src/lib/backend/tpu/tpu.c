@@ -33,10 +33,20 @@ static int tpu_enrich(struct axl__scan *scan, struct axl_device *dev)
 	return 0;
 }
 
+/* anything that is not a NIC, storage, bridge or serial bus (nor 1ae0:0042, gVNIC) */
+static bool tpu_id(int vendor, int device, int cls)
+{
+	int base = cls >> 16;
+	return base != 0x01 && base != 0x02 && base != 0x06 && base != 0x0c && cls >= 0 &&
+	       !(vendor == 0x1ae0 && device == 0x0042);
+}
+
 static const struct axl__pci_vendor pci_vendors[] = {
-	{0x1ac1, "Google", "tpu", NULL},
-	{0x1ae0, "Google", "tpu", NULL},
-	{0, NULL, NULL, NULL},
+	{.id = 0x1ac1, .name = "Google", .prefix = "tpu",
+	 .family = AXL_FAMILY_TPU, .accel_id = tpu_id},
+	{.id = 0x1ae0, .name = "Google", .prefix = "tpu",
+	 .family = AXL_FAMILY_TPU, .accel_id = tpu_id},
+	{0},
 };
 static const char *const drivers[] = {"apex", "gasket", NULL};
 
