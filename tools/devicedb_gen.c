@@ -140,7 +140,7 @@ struct entry {
 	int family; /* -1 unset */
 	int have_memory, have_bus, have_bw, have_l2, have_tdp, have_nvlink;
 	uint64_t memory_bytes, l2_bytes;
-	unsigned long nvlink_version, nvlink_links;
+	unsigned long fabric_version, fabric_links;
 	double nvlink_gbps;
 	unsigned long bus_width;
 	double bandwidth, tdp;
@@ -538,8 +538,8 @@ static void parse_nvlink(long line, char *v)
 		die(line, "malformed link count '%s' in nvlink (1-64)", links);
 	if (parse_decimal(rate, &e->nvlink_gbps) || e->nvlink_gbps <= 0 || e->nvlink_gbps > 1000)
 		die(line, "malformed number '%s' in nvlink (GB/s per link and direction)", rate);
-	e->nvlink_version = (unsigned long)a;
-	e->nvlink_links = (unsigned long)b;
+	e->fabric_version = (unsigned long)a;
+	e->fabric_links = (unsigned long)b;
 	e->have_nvlink = 1;
 }
 
@@ -915,8 +915,8 @@ static void emit(void)
 		out("\t\t.tdp_watts = ");
 		out_double(e->have_tdp ? e->tdp : -1.0);
 		out(",\n");
-		out("\t\t.nvlink_version = %luu, .nvlink_links = %luu, .nvlink_link_gbps = ",
-		    e->have_nvlink ? e->nvlink_version : 0ul, e->have_nvlink ? e->nvlink_links : 0ul);
+		out("\t\t.fabric_version = %luu, .fabric_links = %luu, .fabric_link_gbps = ",
+		    e->have_nvlink ? e->fabric_version : 0ul, e->have_nvlink ? e->fabric_links : 0ul);
 		out_double(e->have_nvlink ? e->nvlink_gbps : -1.0);
 		out(",\n");
 		if (e->cus.n)

@@ -32,19 +32,26 @@ AXL_BEGIN_DECLS
  *
  * The names (axl_source_name()) are part of the JSON contract.
  */
+/* X(NAME, name): the sources in value order, AXL_SOURCE_<NAME> = its place in the list,
+ * with the name axl_source_name() gives. */
+#define AXL_SOURCE_LIST(X)                                                                       \
+	X(NONE, "unknown")        /* not known */                                                \
+	X(SYSFS, "sysfs")         /* /sys (including PCI config space read through sysfs) */     \
+	X(PROCFS, "procfs")       /* /proc */                                                    \
+	X(DEVFS, "devfs")         /* /dev */                                                     \
+	X(DEVICEDB, "devicedb")   /* axl's device database (vendors' datasheets) */              \
+	X(PCIIDS, "pci.ids")      /* the pci.ids name database (through libpci) */               \
+	X(DERIVED, "derived")     /* computed by axl from other known facts */                   \
+	X(ENV, "env")             /* the process environment */                                  \
+	X(NVML, "nvml")           /* NVIDIA's NVML (libnvidia-ml.so.1), live or replayed */      \
+	X(ROCM_SMI, "rocm-smi")   /* AMD's ROCm SMI (librocm_smi64.so), live or replayed */      \
+	X(LEVEL_ZERO, "level-zero") /* oneAPI Level Zero sysman (libze_loader.so.1) */           \
+	X(SIM, "sim")             /* invented by a simulated node (axl_context_options.sim) */
+
 typedef enum axl_source {
-	AXL_SOURCE_NONE = 0,     /**< not known */
-	AXL_SOURCE_SYSFS = 1,    /**< /sys (including PCI config space read through sysfs) */
-	AXL_SOURCE_PROCFS = 2,   /**< /proc */
-	AXL_SOURCE_DEVFS = 3,    /**< /dev */
-	AXL_SOURCE_DEVICEDB = 4, /**< axl's device database (vendors' datasheets) */
-	AXL_SOURCE_PCIIDS = 5,   /**< the pci.ids name database (through libpci) */
-	AXL_SOURCE_DERIVED = 6,  /**< computed by axl from other known facts */
-	AXL_SOURCE_ENV = 7,      /**< the process environment */
-	AXL_SOURCE_NVML = 8,     /**< NVIDIA's NVML (libnvidia-ml.so.1), live or replayed */
-	AXL_SOURCE_ROCM_SMI = 9, /**< AMD's ROCm SMI (librocm_smi64.so), live or replayed */
-	AXL_SOURCE_LEVEL_ZERO = 10, /**< oneAPI Level Zero sysman (libze_loader.so.1) */
-	AXL_SOURCE_SIM = 11,     /**< invented by a simulated node (axl_context_options.sim) */
+#define AXL_SOURCE_ENUM_(name, str) AXL_SOURCE_##name,
+	AXL_SOURCE_LIST(AXL_SOURCE_ENUM_)
+#undef AXL_SOURCE_ENUM_
 	AXL_SOURCE__COUNT
 } axl_source;
 

@@ -20,15 +20,21 @@ AXL_BEGIN_DECLS
 
 typedef struct axl_device axl_device;
 
-/** What kind of compute device it is (JSON "family"). */
+/** What kind of compute device it is (JSON "family"). X(NAME, name): the families in value
+ * order, AXL_FAMILY_<NAME> = its place in the list, with the name axl_family_name() gives. */
+#define AXL_FAMILY_LIST(X)                                                                       \
+	X(UNKNOWN, "unknown")                                                                    \
+	X(GPU, "gpu")                                                                            \
+	X(NPU, "npu")                                                                            \
+	X(TPU, "tpu")                                                                            \
+	X(ASIC, "asic")                                                                          \
+	X(FPGA, "fpga")                                                                          \
+	X(CPU, "cpu")
+
 typedef enum axl_family {
-	AXL_FAMILY_UNKNOWN = 0,
-	AXL_FAMILY_GPU = 1,
-	AXL_FAMILY_NPU = 2,
-	AXL_FAMILY_TPU = 3,
-	AXL_FAMILY_ASIC = 4,
-	AXL_FAMILY_FPGA = 5,
-	AXL_FAMILY_CPU = 6,
+#define AXL_FAMILY_ENUM_(name, str) AXL_FAMILY_##name,
+	AXL_FAMILY_LIST(AXL_FAMILY_ENUM_)
+#undef AXL_FAMILY_ENUM_
 	AXL_FAMILY__COUNT
 } axl_family;
 

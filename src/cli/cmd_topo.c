@@ -265,23 +265,15 @@ static void print_legend(const axl_inventory *inv)
 			gbps = -1;
 		}
 	}
-	printf("\nLegend:\n\n"
-	       "  X    = Self\n"
-	       "  SYS  = PCIe and the interconnect between NUMA nodes (UPI, Infinity Fabric)\n"
-	       "  NODE = PCIe and the interconnect between the host bridges of one NUMA node\n"
-	       "  PHB  = PCIe and a PCIe host bridge (typically the CPU)\n"
-	       "  PXB  = PCIe through several PCIe switches, no host bridge\n"
-	       "  PIX  = PCIe through a single PCIe switch\n"
-	       "  NV#  = a bonded set of # NVLinks (direct, or into the NVSwitch fabric)\n");
+	fputs(cli_topo_legend_paths, stdout);
 	if (links >= 0 && gbps >= 0)
-		printf("  NVSwitch fabric: every pair NV%d, %g GB/s per direction\n", links, gbps);
+		printf("%s%d, %g GB/s per direction\n", cli_topo_legend_switch_pairs, links, gbps);
 	else if (links != -2)
-		printf("  NVS  = the NVSwitch fabric (link count not known)\n");
-	printf("  XGMI = AMD Infinity Fabric (one XGMI hive)\n"
-	       "  NL#  = # AWS NeuronLink ports\n");
+		fputs(cli_topo_legend_switch_unknown, stdout);
+	fputs(cli_topo_legend_fabrics, stdout);
 	if (xelink)
-		printf("  XL#  = a bonded set of # Intel Xe Links\n");
-	printf("  -    = not known\n");
+		fputs(cli_topo_legend_xelink, stdout);
+	fputs(cli_topo_legend_unknown, stdout);
 }
 
 int cmd_topo(struct opts *o, int argc, char **argv)

@@ -320,3 +320,21 @@ int cmd_help(struct opts *o, int argc, char **argv)
 		cli_usage(stdout);
 	return 0;
 }
+
+/* ---- axl topo's legend: what the matrix's cells mean (help text, in cmd_topo.c's order) */
+const char cli_topo_legend_paths[] =
+	"\nLegend:\n\n"
+	"  X    = Self\n"
+	"  SYS  = PCIe and the interconnect between NUMA nodes (UPI, Infinity Fabric)\n"
+	"  NODE = PCIe and the interconnect between the host bridges of one NUMA node\n"
+	"  PHB  = PCIe and a PCIe host bridge (typically the CPU)\n"
+	"  PXB  = PCIe through several PCIe switches, no host bridge\n"
+	"  PIX  = PCIe through a single PCIe switch\n"
+	"  NV#  = a bonded set of # NVLinks (direct, or into the NVSwitch fabric)\n";
+/* followed by "<links>, <GB/s> GB/s per direction" when every switched pair says the same */
+const char cli_topo_legend_switch_pairs[] = "  NVSwitch fabric: every pair NV";
+const char cli_topo_legend_switch_unknown[] = "  NVS  = the NVSwitch fabric (link count not known)\n";
+const char cli_topo_legend_fabrics[] = "  XGMI = AMD Infinity Fabric (one XGMI hive)\n"
+				       "  NL#  = # AWS NeuronLink ports\n";
+const char cli_topo_legend_xelink[] = "  XL#  = a bonded set of # Intel Xe Links\n";
+const char cli_topo_legend_unknown[] = "  -    = not known\n";

@@ -43,8 +43,11 @@ AXL_API const char *axl_host_attr_name(axl_host_attr attr)
 
 AXL_API const char *axl_family_name(axl_family family)
 {
-	static const char *const names[AXL_FAMILY__COUNT] = {"unknown", "gpu", "npu", "tpu",
-							     "asic",    "fpga", "cpu"};
+	static const char *const names[AXL_FAMILY__COUNT] = {
+#define AXL_FAMILY_NAME_(name, str) str,
+		AXL_FAMILY_LIST(AXL_FAMILY_NAME_)
+#undef AXL_FAMILY_NAME_
+	};
 	return (unsigned)family < AXL_FAMILY__COUNT ? names[family] : "unknown";
 }
 
@@ -221,7 +224,7 @@ struct axl_device *axl__device_new(struct axl_inventory *inv, const char *owner,
 	dev->owner = owner;
 	dev->prefix = prefix;
 	dev->numa_node = -1;
-	dev->nvidia_minor = -1;
+	dev->driver_minor = -1;
 	dev->visible_in_list = true;
 	return dev;
 }
@@ -246,7 +249,7 @@ struct axl_device *axl__child_new(struct axl_inventory *inv, struct axl_device *
 	dev->owner = parent->owner;
 	dev->prefix = parent->prefix;
 	dev->numa_node = -1;
-	dev->nvidia_minor = -1;
+	dev->driver_minor = -1;
 	dev->visible_in_list = true;
 	return dev;
 }
@@ -497,14 +500,23 @@ void axl__host_set_int(struct axl_inventory *inv, axl_host_attr a, axl_source sr
 	inv->host.attr[a].src = (uint8_t)src;
 }
 
+static bool in_names(const char *const *names, const char *s)
+{
+	for (; names && *names; names++)
+		if (strcmp(*names, s) == 0)
+			return true;
+	return false;
+}
+
 bool axl__node_is_shared(const char *p)
 {
-	static const char *const s[] = {
-		"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset",
-		"/dev/kfd", "/dev/vfio/vfio", "/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc",
-	};
-	for (size_t i = 0; p && i < sizeof s / sizeof *s; i++)
-		if (strcmp(p, s[i]) == 0)
+	if (!p)
+		return false;
+	/* the VFIO container node, whatever the device */
+	if (strcmp(p, "/dev/vfio/vfio") == 0)
+		return true;
+	for (size_t b = 0; b < axl__backend_total; b++)
+		if (in_names(axl__backends[b]->shared_nodes, p))
 			return true;
 	return false;
 }

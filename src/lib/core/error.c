@@ -48,8 +48,9 @@ AXL_API unsigned axl_version_number(void)
 AXL_API const char *axl_source_name(axl_source source)
 {
 	static const char *const names[AXL_SOURCE__COUNT] = {
-		"unknown", "sysfs", "procfs", "devfs", "devicedb", "pci.ids", "derived", "env",
-		"nvml", "rocm-smi", "level-zero", "sim",
+#define AXL_SOURCE_NAME_(name, str) str,
+		AXL_SOURCE_LIST(AXL_SOURCE_NAME_)
+#undef AXL_SOURCE_NAME_
 	};
 	if ((unsigned)source >= AXL_SOURCE__COUNT)
 		return "unknown";

@@ -155,13 +155,15 @@ struct axl_device {
 	const struct axl__db_entry *db;
 	unsigned sources;
 	bool visible_in_list;
-	/* vendor scratch */
-	int nvidia_minor;
-	uint64_t kfd_unique_id;
-	bool kfd_only;
-	const int *kfd_nodes; /* KFD topology nodes of an AMD GPU, one per partition (arena) */
-	size_t kfd_node_count;
-	uint64_t xgmi_hive;
+	/* what the owning backend keeps about the device between its hooks */
+	int driver_minor;        /* the minor of the driver's own character device, -1 unknown */
+	uint64_t topo_unique_id; /* its unique id in the driver's topology tree, 0 unknown */
+	bool topo_only;          /* seen only in that tree: no PCI function to read */
+	const int *topo_nodes;   /* its nodes in that tree, one per partition (arena) */
+	size_t topo_node_count;
+	/* devices with the same non-zero id share a direct fabric (discover/links.c asks the
+	 * owning backend's fabric op what it is) */
+	uint64_t fabric_domain;
 };
 
 /* ---- host ------------------------------------------------------------------------ */
@@ -198,7 +200,7 @@ struct axl_inventory {
 	AXL__VEC(struct axl_switch) switches;
 	AXL__VEC(struct axl__nic) nics;
 	AXL__VEC(struct axl_link) nic_links;
-	bool kfd_present;
+	bool topo_present; /* a backend found the driver's topology tree (enumerate) */
 	void *bstate[AXL__BACKENDS_MAX]; /* per backend (by table index): what it keeps between hooks */
 };
 
@@ -234,8 +236,8 @@ int64_t axl__int(const struct axl_device *dev, axl_attr a, int64_t dflt);
 const char *axl__str(const struct axl_device *dev, axl_attr a);
 
 int axl__add_node(struct axl_inventory *inv, struct axl_device *dev, const char *path);
-/* A node the driver shares between all its devices (/dev/nvidiactl, /dev/kfd, ...), not
- * one that names a device (devnodes.c). */
+/* A node a driver shares between all its devices (a backend's shared_nodes), not one
+ * that names a device (devnodes.c). */
 bool axl__node_is_shared(const char *path);
 int axl__add_cu(struct axl_inventory *inv, struct axl_device *dev, const char *name, int64_t count,
 		axl_source src);
@@ -360,8 +362,53 @@ struct axl__scan {
 	const struct axl__fs *fs;
 };
 
+/* A PCI vendor a backend speaks for (core/vendors.c), and what decides which of its
+ * functions are accelerators (discover/pci.c). */
+struct axl__pci_vendor {
+	uint16_t id;
+	const char *name;       /* display name, the JSON "vendor" */
+	const char *prefix;     /* device id prefix (for everything when npu_prefix is NULL) */
+	const char *npu_prefix; /* for NPUs, when the vendor makes both */
+	/* the family of its accelerators outside the display class (those are GPUs);
+	 * AXL_FAMILY_UNKNOWN: ASIC */
+	axl_family family;
+	/* Optional rules: its family by class when `family` does not tell; a display
+	 * function that is no accelerator (a BMC or instance console); an accelerator whose
+	 * class says otherwise (cls -1: not known). */
+	axl_family (*family_of)(int cls);
+	bool (*console)(int device);
+	bool (*accel_id)(int vendor, int device, int cls);
+};
+
+/* A direct fabric a device sits on, as its backend tells the generic link derivation
+ * (discover/links.c): two devices on one kind and domain reach each other over it. */
+struct axl__fabric {
+	const char *kind;  /* the link kind ("xgmi", "nvswitch", ...) */
+	uint64_t domain;   /* which fabric of that kind */
+	int links;         /* the device's links into it; 0 when not known */
+	double link_gbps;  /* GB/s per link and direction (with links) */
+	axl_source source; /* of the link */
+};
+
 struct axl__backend {
 	const char *name;
+	/* ---- facts about the vendor that need no hook of it: the core and discovery look
+	 * them up over the whole table, whatever AXL_BACKENDS enables (one row of each
+	 * vendor carries them). All optional; lists end with a zero id / NULL. */
+	/* the PCI vendor ids it speaks for, their names and id prefixes (core/vendors.c) */
+	const struct axl__pci_vendor *pci_vendors;
+	/* kernel drivers that only ever bind accelerators (discover/pci.c) */
+	const char *const *drivers;
+	/* device nodes its driver shares between all devices (axl__node_is_shared) */
+	const char *const *shared_nodes;
+	/* Is this PCI function one of its fabric's switches (discover/fabric.c)? Then the
+	 * switch kind ("nvswitch"), with *generation (-1 not known); else NULL. */
+	const char *(*fabric_switch)(const struct axl__pcifn *f, int *generation);
+	/* Does dev (any device: check it is yours) sit on a direct fabric, as far as the
+	 * inventory tells (inv->switches is complete)? Fill *out. For the generic links. */
+	bool (*fabric)(const struct axl_inventory *inv, const struct axl_device *dev,
+		       struct axl__fabric *out);
+	/* ---- hooks ---- */
 	/* Add devices the PCI scan cannot see (KFD-only nodes, ...). Optional. */
 	int (*enumerate)(struct axl__scan *scan);
 	/* Does this backend own the device (vendor, driver)? */
@@ -433,7 +480,9 @@ struct axl_link *axl__link_add(struct axl_inventory *inv, const struct axl_devic
 struct axl_link *axl__link_new(struct axl_inventory *inv, size_t prior, const struct axl_device *a,
 			       const struct axl_device *b);
 
-/* Vendor display name and id prefix for a PCI vendor id (and family); never NULL. */
+/* Vendor display name (NULL when not known) and id prefix ("accel" when not known) for a
+ * PCI vendor id (and family), from the backends' pci_vendors and core/vendors.c. */
+const struct axl__pci_vendor *axl__pci_vendor(int vendor_id);
 const char *axl__vendor_name(int vendor_id);
 const char *axl__vendor_prefix(int vendor_id, axl_family family);
 

@@ -1,59 +1,49 @@
 /* SPDX-License-Identifier: MIT */
-/* PCI vendors of accelerators: display names (as the JSON "vendor") and id prefixes. */
+/*
+ * PCI vendors of accelerators: display names (as the JSON "vendor") and id prefixes. Each
+ * backend lists the vendors it speaks for (struct axl__backend.pci_vendors); the few
+ * makers of accelerators that no backend reads yet are listed here.
+ */
 #define _GNU_SOURCE
 #include "internal.h"
 
-struct vendor_row {
-	uint16_t id;
-	const char *name;
-	const char *prefix;     /* for GPUs (and everything when npu_prefix is NULL) */
-	const char *npu_prefix; /* for NPUs, when the vendor makes both */
+static const struct axl__pci_vendor no_backend[] = {
+	{.id = 0x1bcf, .name = "NEC", .prefix = "nec"},
+	{.id = 0x1d94, .name = "Hygon", .prefix = "hygon"},
+	{.id = 0x1ed5, .name = "Moore Threads", .prefix = "mthreads"},
+	{.id = 0xcabc, .name = "Cambricon", .prefix = "cambricon"},
+	{0},
 };
 
-static const struct vendor_row vendors[] = {
-	{0x1002, "AMD", "amdgpu", NULL},
-	{0x1022, "AMD", "amdgpu", "amdxdna"},
-	{0x10de, "NVIDIA", "nvidia", NULL},
-	{0x10ee, "AMD Xilinx", "xilinx", NULL},
-	{0x1172, "Intel Altera", "altera", NULL},
-	{0x17cb, "Qualcomm", "qaic", NULL},
-	{0x19e5, "Huawei", "ascend", NULL},
-	{0x1ac1, "Google", "tpu", NULL},
-	{0x1ae0, "Google", "tpu", NULL},
-	{0x1bcf, "NEC", "nec", NULL},
-	{0x1d0f, "AWS", "neuron", NULL},
-	{0x1d94, "Hygon", "hygon", NULL},
-	{0x1da3, "Habana", "habana", NULL},
-	{0x1e52, "Tenstorrent", "tenstorrent", NULL},
-	{0x1ed5, "Moore Threads", "mthreads", NULL},
-	{0x8086, "Intel", "intel", "intelnpu"},
-	{0xcabc, "Cambricon", "cambricon", NULL},
-};
-
-static const struct vendor_row *find(int id)
+static const struct axl__pci_vendor *in_list(const struct axl__pci_vendor *v, int id)
 {
-	size_t lo = 0, hi = sizeof vendors / sizeof *vendors;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (vendors[mid].id == id)
-			return &vendors[mid];
-		if (vendors[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	for (; v && v->id; v++)
+		if (v->id == id)
+			return v;
 	return NULL;
+}
+
+const struct axl__pci_vendor *axl__pci_vendor(int id)
+{
+	if (id <= 0 || id > 0xffff)
+		return NULL;
+	for (size_t b = 0; b < axl__backend_total; b++) {
+		const struct axl__pci_vendor *v = in_list(axl__backends[b]->pci_vendors, id);
+		if (v)
+			return v;
+	}
+	return in_list(no_backend, id);
 }
 
 const char *axl__vendor_name(int vendor_id)
 {
-	const struct vendor_row *v = find(vendor_id);
+	const struct axl__pci_vendor *v = axl__pci_vendor(vendor_id);
 	return v ? v->name : NULL;
 }
 
 const char *axl__vendor_prefix(int vendor_id, axl_family family)
 {
-	const struct vendor_row *v = find(vendor_id);
+	const struct axl__pci_vendor *v = axl__pci_vendor(vendor_id);
 	if (!v)
 		return "accel";
 	if (family == AXL_FAMILY_NPU && v->npu_prefix)

@@ -52,11 +52,12 @@ struct axl__db_entry {
 	uint8_t n_parts;
 	const char *const *sources; /* datasheet URLs or document names; at least one */
 	uint8_t n_sources;
-	/* NVLink of a module that attaches to an NVSwitch baseboard (SXM): generation, links
-	 * of one GPU and GB/s per link and direction; 0 (rate < 0) when not described */
-	uint8_t nvlink_version;
-	uint8_t nvlink_links;
-	double nvlink_link_gbps;
+	/* the scale-up fabric of a module that attaches to a switch baseboard (the file's
+	 * "nvlink" key): generation, links of one device and GB/s per link and direction;
+	 * 0 (rate < 0) when not described */
+	uint8_t fabric_version;
+	uint8_t fabric_links;
+	double fabric_link_gbps;
 };
 
 /* One way to recognise an entry. Rows are sorted by (vendor, device, has_sub desc,

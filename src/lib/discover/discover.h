@@ -11,14 +11,11 @@ int axl__host_scan(struct axl__scan *scan);
 int axl__pci_scan(struct axl__scan *scan);
 void axl__devnodes_scan(struct axl__scan *scan, struct axl_device *dev);
 void axl__links_derive(struct axl__scan *scan);
-/* NVSwitches among the PCI functions and RDMA NICs from /sys/class/infiniband (fabric.c);
- * after the ids: every accelerator's path to every NIC and its nearest NIC. */
+/* Fabric switches among the PCI functions (the backends' fabric_switch) and RDMA NICs
+ * from /sys/class/infiniband (fabric.c); after the ids: every accelerator's path to every
+ * NIC and its nearest NIC. */
 void axl__fabric_scan(struct axl__scan *scan);
 void axl__nics_link(struct axl__scan *scan);
-/* Is the device on this node's NVSwitch fabric (an NVSwitch of its NVLink generation is on
- * the bus)? Then *links and *gbps (per link and direction) say what it brings to it. */
-bool axl__nvswitch_member(const struct axl_inventory *inv, const struct axl_device *dev,
-			  int *links, double *gbps);
 
 /* ---- the PCI tree (pcitree.c) ----------------------------------------------------- */
 #define AXL__CHAIN_MAX 32

@@ -2,17 +2,9 @@
 /*
  * What connects accelerators besides PCIe, as sysfs shows it:
  *
- * NVSwitches. The nvidia-nvswitch driver binds every NVIDIA PCI function of class
- * 0x068000 (kernel-open/nvidia/linux_nvswitch.c: vendor 0x10de, class
- * PCI_CLASS_BRIDGE_OTHER << 8, any device id; NVSWITCH_DRIVER_NAME "nvidia-nvswitch" in
- * export_nvswitch.h). The device id tells the generation: 0x1ac2 on DGX-2 (first
- * generation, V100; the DGX-2H capture in hwloc's tests), 0x1ae8 and 0x1af0-0x1aff LR10
- * (second, A100), 0x22a0-0x22a7 LS10 (third, H100/H200; 0x22a8-0x22af are the bridge and
- * NTB functions of NVLink switch trays) (src/common/nvswitch/kernel/nvswitch.c). An
- * NVSwitch of a generation on the bus means the SXM GPUs of that NVLink generation sit
- * on its baseboard: every pair reaches each other through the switches with all its
- * NVLinks (the device database says how many, and their rate). Fourth-generation
- * switches (HGX B200) are not PCI functions of the host: nothing is derived for them.
+ * Fabric switches: PCI functions that a backend recognises as switches of its direct
+ * fabric (struct axl__backend.fabric_switch); their generation tells the backends which
+ * devices sit on them (links.c asks their fabric op).
  *
  * RDMA NICs. /sys/class/infiniband/<dev> (drivers/infiniband/core/sysfs.c): the class
  * device sits under its PCI function; ports/<n>/state "4: ACTIVE", rate
@@ -31,30 +23,11 @@
 #include "internal.h"
 #include "discover.h"
 #include "sysfs.h"
-#include "devicedb.h"
 #include "util/parse.h"
 
 #define SRC "fabric"
 #define MAX_NICS 256
 #define MAX_PORTS 16
-
-static const struct {
-	uint16_t lo, hi;
-	uint8_t generation;
-} nvswitch_ids[] = {
-	{0x1ac2, 0x1ac2, 1},
-	{0x1ae8, 0x1ae8, 2},
-	{0x1af0, 0x1aff, 2},
-	{0x22a0, 0x22a7, 3},
-};
-
-static int nvswitch_generation(int device)
-{
-	for (size_t i = 0; i < sizeof nvswitch_ids / sizeof *nvswitch_ids; i++)
-		if (device >= nvswitch_ids[i].lo && device <= nvswitch_ids[i].hi)
-			return nvswitch_ids[i].generation;
-	return -1;
-}
 
 static int read_numa(struct axl_inventory *inv, const char *dir)
 {
@@ -69,7 +42,12 @@ static void scan_switches(struct axl__scan *scan)
 	struct axl_inventory *inv = scan->inv;
 	for (size_t i = 0; i < inv->pcifns.n; i++) {
 		const struct axl__pcifn *f = &inv->pcifns.v[i];
-		if (f->pub.vendor_id != 0x10de || f->pub.class_code != 0x068000)
+		const char *kind = NULL;
+		int generation = -1;
+		for (size_t b = 0; b < axl__backend_total && !kind; b++)
+			if (axl__backends[b]->fabric_switch)
+				kind = axl__backends[b]->fabric_switch(f, &generation);
+		if (!kind)
 			continue;
 		struct axl_switch *s = AXL__VEC_PUSH(inv->switches);
 		if (!s) {
@@ -78,34 +56,15 @@ static void scan_switches(struct axl__scan *scan)
 		}
 		char dir[128];
 		snprintf(dir, sizeof dir, "/sys/bus/pci/devices/%s", f->pub.address);
-		s->kind = "nvswitch";
+		s->kind = kind;
 		s->pci_address = f->pub.address;
 		s->vendor_id = f->pub.vendor_id;
 		s->device_id = f->pub.device_id;
-		s->generation = nvswitch_generation(f->pub.device_id);
+		s->generation = generation;
 		s->driver = f->pub.driver;
 		s->numa_node = f->numa_node >= 0 ? f->numa_node : read_numa(inv, dir);
 		s->source = AXL_SOURCE_SYSFS;
 	}
-}
-
-bool axl__nvswitch_member(const struct axl_inventory *inv, const struct axl_device *dev, int *links,
-			  double *gbps)
-{
-	const struct axl__db_entry *e = dev->db;
-	if (!e || !e->nvlink_version || !e->nvlink_links || e->nvlink_link_gbps <= 0 ||
-	    axl__int(dev, AXL_ATTR_VENDOR_ID, -1) != 0x10de)
-		return false;
-	for (size_t i = 0; i < inv->switches.n; i++) {
-		const struct axl_switch *s = &inv->switches.v[i];
-		/* generation g switches carry NVLink g + 1 (NVSwitch 1: NVLink 2 of V100) */
-		if (s->generation > 0 && s->generation + 1 == e->nvlink_version) {
-			*links = e->nvlink_links;
-			*gbps = e->nvlink_link_gbps;
-			return true;
-		}
-	}
-	return false;
 }
 
 /* ---- RDMA NICs ------------------------------------------------------------------------ */

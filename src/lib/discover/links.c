@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The best path between every pair of accelerators, from what discovery saw: a shared
- * XGMI hive (set by the amdgpu backend), an NVSwitch fabric (NVSwitches of the GPUs'
- * NVLink generation on the bus, fabric.c), else the PCI tree in sysfs (a shared PCIe
+ * The best path between every pair of accelerators, from what discovery saw: a direct
+ * fabric both sit on (the backends' fabric op says which: a hive of GPUs, switches of the
+ * devices' generation on the bus, fabric.c), else the PCI tree in sysfs (a shared PCIe
  * switch, the same host bridge), else NUMA placement (same node, or across nodes).
- * Vendor backends may add better links (NVLink, NVSwitch from NVML) before this runs; a
- * pair that already has a link keeps it, and gets the PCIe facts of its tree path.
+ * Vendor backends may add better links (from their libraries) before this runs; a pair
+ * that already has a link keeps it, and gets the PCIe facts of its tree path.
  *
- * NVLink without switches (bridged pairs, DGX-1's hybrid cube mesh) cannot be seen in
- * sysfs: such pairs keep their PCIe path here.
+ * Point-to-point links without switches (bridged pairs, meshes) cannot be seen in sysfs
+ * by such rules: those pairs keep their PCIe path here unless a backend's link hook
+ * added them.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -22,9 +23,22 @@ struct node {
 	struct axl__chain chain;
 	bool on_tree;
 	double pcie;        /* GB/s, < 0 unknown */
-	int nvs_links;      /* NVLinks into the NVSwitch fabric, 0 when not on one */
-	double nvs_gbps;    /* per link and direction */
+	bool on_fabric;     /* fab says which direct fabric it sits on */
+	struct axl__fabric fab;
 };
+
+/* The first backend (in table order) whose fabric op places the device on one. */
+static bool fabric_of(const struct axl_inventory *inv, const struct axl_device *d,
+		      struct axl__fabric *fab)
+{
+	for (size_t b = 0; b < axl__backend_total; b++) {
+		const struct axl__backend *be = axl__backends[b];
+		memset(fab, 0, sizeof *fab);
+		if (be->fabric && be->fabric(inv, d, fab) && fab->kind)
+			return true;
+	}
+	return false;
+}
 
 static ptrdiff_t index_of(const struct axl_inventory *inv, const char *id)
 {
@@ -56,25 +70,25 @@ static void link_pair(struct axl_inventory *inv, size_t prior, size_t i, size_t 
 	enum axl__path path = axl__pci_path(na->on_tree ? &na->chain : NULL,
 					    nb->on_tree ? &nb->chain : NULL, a->numa_node,
 					    b->numa_node, &sw);
-	bool xgmi = a->xgmi_hive && a->xgmi_hive == b->xgmi_hive;
-	bool nvs = na->nvs_links > 0 && nb->nvs_links > 0;
-	if (!xgmi && !nvs && path == AXL__PATH_NONE)
+	bool fab = na->on_fabric && nb->on_fabric && strcmp(na->fab.kind, nb->fab.kind) == 0 &&
+		   na->fab.domain == nb->fab.domain;
+	if (!fab && path == AXL__PATH_NONE)
 		return;
 	struct axl_link *l = axl__link_new(inv, prior, a, b);
 	if (!l)
 		return;
 	l->pcie_switches = sw;
-	if (xgmi) {
-		l->kind = "xgmi";
-		l->source = AXL_SOURCE_SYSFS;
-	} else if (nvs) {
-		/* every GPU reaches every other through the switches with all its links */
-		int links = na->nvs_links < nb->nvs_links ? na->nvs_links : nb->nvs_links;
-		double ga = na->nvs_links * na->nvs_gbps, gb = nb->nvs_links * nb->nvs_gbps;
-		l->kind = "nvswitch";
-		l->link_count = links;
-		l->bandwidth_gbps = ga < gb ? ga : gb;
-		l->source = AXL_SOURCE_DERIVED;
+	if (fab) {
+		l->kind = na->fab.kind;
+		l->source = na->fab.source;
+		if (na->fab.links > 0 && nb->fab.links > 0) {
+			/* each reaches the other with all its links (through switches): the
+			 * smaller side's */
+			int links = na->fab.links < nb->fab.links ? na->fab.links : nb->fab.links;
+			double ga = na->fab.links * na->fab.link_gbps, gb = nb->fab.links * nb->fab.link_gbps;
+			l->link_count = links;
+			l->bandwidth_gbps = ga < gb ? ga : gb;
+		}
 	} else {
 		l->kind = axl__path_kind(path);
 		l->bandwidth_gbps = na->pcie < 0 || nb->pcie < 0 ? -1 : (na->pcie < nb->pcie ? na->pcie : nb->pcie);
@@ -98,8 +112,7 @@ void axl__links_derive(struct axl__scan *scan)
 		const struct axl_device *d = inv->devs.v[i];
 		nodes[i].on_tree = axl__chain_split(d->devpath, &nodes[i].chain);
 		nodes[i].pcie = axl__pcie_gbps(d);
-		if (!axl__nvswitch_member(inv, d, &nodes[i].nvs_links, &nodes[i].nvs_gbps))
-			nodes[i].nvs_links = 0;
+		nodes[i].on_fabric = fabric_of(inv, d, &nodes[i].fab);
 	}
 	annotate_prior(inv, prior, nodes);
 	for (size_t i = 0; i < n; i++) {

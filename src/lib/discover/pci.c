@@ -21,7 +21,8 @@
 
 #define SRC "pci"
 
-/* Display controllers that are not accelerators: BMC and virtual-machine consoles. */
+/* Display controllers that are not accelerators: BMC and virtual-machine consoles (and
+ * those of accelerator vendors: their rows' console rule). */
 static bool display_only(int vendor, int device)
 {
 	switch (vendor) {
@@ -37,78 +38,50 @@ static bool display_only(int vendor, int device)
 		return device == 0x0100;
 	case 0x1af4: /* virtio-gpu */
 		return device == 0x1050;
-	case 0x1d0f: /* the EC2 instance console */
-		return device == 0x1111;
-	case 0x19e5: /* Huawei iBMC Hi171x video */
-		return device == 0x1710 || device == 0x1711;
-	default:
-		return false;
+	default: {
+		const struct axl__pci_vendor *v = axl__pci_vendor(vendor);
+		return v && v->console && v->console(device);
+	}
 	}
 }
 
-/* Drivers that only ever bind accelerators. */
-static bool accel_driver(const char *drv)
+static bool in_names(const char *const *names, const char *s)
 {
-	static const char *const names[] = {
-		"nvidia",    "nouveau",  "amdgpu", "radeon",   "i915",     "xe",
-		"habanalabs", "neuron", "neuron-driver",  "tenstorrent", "qaic", "intel_vpu", "amdxdna",
-		"drv_pcie",  "devdrv_pcie", "apex", "gasket", "hydcu", "mtgpu", "cambricon_drv",
-	};
-	if (!drv)
-		return false;
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		if (strcmp(drv, names[i]) == 0)
+	for (; names && *names; names++)
+		if (strcmp(*names, s) == 0)
 			return true;
 	return false;
 }
 
-/* Known accelerator ids whose class says otherwise. */
+/* Drivers that only ever bind accelerators: the backends' (their drivers lists), and
+ * those of makers no backend reads yet. */
+static bool accel_driver(const char *drv)
+{
+	static const char *const no_backend[] = {"hydcu", "mtgpu", "cambricon_drv", NULL};
+	if (!drv)
+		return false;
+	for (size_t b = 0; b < axl__backend_total; b++)
+		if (in_names(axl__backends[b]->drivers, drv))
+			return true;
+	return in_names(no_backend, drv);
+}
+
+/* Known accelerator ids whose class says otherwise (the vendor's rule). */
 static bool accel_id(int vendor, int device, int cls)
 {
-	int base = cls >> 16;
-	switch (vendor) {
-	case 0x1d0f: /* AWS: Inferentia and Trainium are "system peripheral" 0x0880 */
-		return cls >> 8 == 0x0880;
-	case 0x17cb: /* Qualcomm Cloud AI 100 (some firmware reports class 0xff) */
-		return device == 0xa100 || device == 0xa080;
-	case 0x19e5: /* Huawei Ascend */
-		return device == 0xd100 || device == 0xd105 || device == 0xd500 ||
-		       device == 0xd801 || device == 0xd802 || device == 0xd803 || device == 0xd806;
-	case 0x1ae0: /* Google TPU: anything that is not a NIC, storage or bridge */
-	case 0x1ac1:
-		return base != 0x01 && base != 0x02 && base != 0x06 && base != 0x0c && cls >= 0 &&
-		       !(vendor == 0x1ae0 && device == 0x0042);
-	case 0x1022: /* AMD XDNA NPUs: "signal processing controller" */
-		return device == 0x1502 || device == 0x17f0;
-	default:
-		return false;
-	}
+	const struct axl__pci_vendor *v = axl__pci_vendor(vendor);
+	return v && v->accel_id && v->accel_id(vendor, device, cls);
 }
 
 /* Family from the class and vendor (the device database may correct it later). */
 static axl_family family_of(int vendor, int cls)
 {
-	int base = cls >> 16;
-	if (base == 0x03)
+	if (cls >> 16 == 0x03)
 		return AXL_FAMILY_GPU;
-	switch (vendor) {
-	case 0x1ae0:
-	case 0x1ac1:
-		return AXL_FAMILY_TPU;
-	case 0x8086:
-		return base == 0x12 ? AXL_FAMILY_NPU : AXL_FAMILY_ASIC;
-	case 0x1022:
-	case 0x19e5:
-	case 0x17cb:
-		return AXL_FAMILY_NPU;
-	case 0x10ee:
-	case 0x1172:
-		return AXL_FAMILY_FPGA;
-	case 0x1002:
-		return AXL_FAMILY_GPU;
-	default:
-		return AXL_FAMILY_ASIC;
-	}
+	const struct axl__pci_vendor *v = axl__pci_vendor(vendor);
+	if (v && v->family_of)
+		return v->family_of(cls);
+	return v && v->family != AXL_FAMILY_UNKNOWN ? v->family : AXL_FAMILY_ASIC;
 }
 
 /* Classes no accelerator uses: mass storage, network, multimedia (audio), bridges
@@ -129,7 +102,7 @@ static bool classify(int vendor, int device, int cls, const char *driver, axl_fa
 		*reason = "display controller of a BMC or virtual machine";
 		return false;
 	}
-	/* an NVIDIA or AMD bridge (NVSwitch, PCIe switch), audio or USB function is not one */
+	/* a bridge (a fabric switch, a PCIe switch), audio or USB function is not one */
 	if (cls >= 0 && class_rules_out(cls)) {
 		*reason = "bridge, network, storage, audio or serial-bus class";
 		return false;
@@ -373,7 +346,7 @@ static void scan_one(struct axl__scan *scan, struct axl__pcifn *f, const char *d
 		snprintf(path, sizeof path, "%s/class", dirpath);
 		if (axl__fs_read(scan->fs, AXL__FS_ROOT, path, cbuf, sizeof cbuf) > 0 &&
 		    axl__parse_hex(cbuf, 0xffffff, &c) == 0 && class_rules_out((int)c) &&
-		    c != 0x068000 /* an NVSwitch: fabric.c wants its identity and driver */) {
+		    c != 0x068000 /* other bridges: fabric switches among them (fabric.c) */) {
 			f->pub.class_code = (int)c;
 			f->pub.reason = "bridge, network, storage, audio or serial-bus class";
 			return;

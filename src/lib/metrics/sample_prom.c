@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prom_dcgm.h"
 #include "sample.h"
 #include "util/strbuf.h"
 
@@ -141,8 +142,8 @@ static char *axl_labels(const struct axl_device *d)
 	return axl__sb_steal(&sb, NULL);
 }
 
-/* NVML's bus id form, as dcgm-exporter shows it: "00000000:3B:00.0". */
-static void nvml_bus_id(const char *pci, char *out, size_t cap)
+/* dcgm-exporter's pci_bus_id form (NVML's bus id): "00000000:3B:00.0". */
+static void dcgm_bus_id(const char *pci, char *out, size_t cap)
 {
 	unsigned dom, bus, dev, fn;
 	if (pci && sscanf(pci, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4)
@@ -167,7 +168,7 @@ static char *dcgm_labels(const struct axl_device *d, const char *hostname)
 		if (*p != ':')
 			devname[o++] = *p;
 	devname[o] = '\0';
-	nvml_bus_id(dstr(phys, AXL_ATTR_PCI_ADDRESS), bus, sizeof bus);
+	dcgm_bus_id(dstr(phys, AXL_ATTR_PCI_ADDRESS), bus, sizeof bus);
 	const char *model = dstr(phys, AXL_ATTR_MODEL);
 	put_label(&sb, "gpu", gpu[0] ? gpu : NULL);
 	put_label(&sb, "UUID", dstr(d, AXL_ATTR_UUID) ? dstr(d, AXL_ATTR_UUID) : dstr(phys, AXL_ATTR_UUID));
@@ -358,61 +359,18 @@ static void write_processes(struct axl__sb *sb, const struct axl_sample *smp)
 
 /* ---- the DCGM-exporter families -------------------------------------------------------- */
 
-enum { D_PLAIN, D_FB_FREE, D_THROTTLE };
-
-struct dcgm_family {
-	const char *name;
-	const char *type;
-	axl_metric m;
-	double scale;
-	int how;
-	const char *help;
-};
-
-/* the NVML clock-event bits (AXL_THROTTLE_CURRENT is axl's own) */
-#define DCGM_THROTTLE_MASK 0x1ffu
-
-static const struct dcgm_family dcgm[] = {
-	{"DCGM_FI_DEV_SM_CLOCK", "gauge", AXL_METRIC_SM_CLOCK, 1, D_PLAIN, "SM clock frequency (in MHz)."},
-	{"DCGM_FI_DEV_MEM_CLOCK", "gauge", AXL_METRIC_MEMORY_CLOCK, 1, D_PLAIN, "Memory clock frequency (in MHz)."},
-	{"DCGM_FI_DEV_MEMORY_TEMP", "gauge", AXL_METRIC_TEMPERATURE_MEMORY, 1, D_PLAIN, "Memory temperature (in C)."},
-	{"DCGM_FI_DEV_GPU_TEMP", "gauge", AXL_METRIC_TEMPERATURE, 1, D_PLAIN, "GPU temperature (in C)."},
-	{"DCGM_FI_DEV_POWER_USAGE", "gauge", AXL_METRIC_POWER, 1, D_PLAIN, "Power draw (in W)."},
-	{"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "counter", AXL_METRIC_ENERGY, 1000, D_PLAIN,
-	 "Total energy consumption since boot (in mJ)."},
-	{"DCGM_FI_DEV_PCIE_TX_THROUGHPUT", "gauge", AXL_METRIC_PCIE_TX, 1.0 / 1024, D_PLAIN,
-	 "PCIe TX throughput (in KB/s)."},
-	{"DCGM_FI_DEV_PCIE_RX_THROUGHPUT", "gauge", AXL_METRIC_PCIE_RX, 1.0 / 1024, D_PLAIN,
-	 "PCIe RX throughput (in KB/s)."},
-	{"DCGM_FI_DEV_GPU_UTIL", "gauge", AXL_METRIC_UTILIZATION, 1, D_PLAIN, "GPU utilization (in %)."},
-	{"DCGM_FI_DEV_MEM_COPY_UTIL", "gauge", AXL_METRIC_MEMORY_UTILIZATION, 1, D_PLAIN, "Memory utilization (in %)."},
-	{"DCGM_FI_DEV_ENC_UTIL", "gauge", AXL_METRIC_ENCODER_UTILIZATION, 1, D_PLAIN, "Encoder utilization (in %)."},
-	{"DCGM_FI_DEV_DEC_UTIL", "gauge", AXL_METRIC_DECODER_UTILIZATION, 1, D_PLAIN, "Decoder utilization (in %)."},
-	{"DCGM_FI_DEV_FB_FREE", "gauge", AXL_METRIC_MEMORY_TOTAL, 1.0 / 1048576, D_FB_FREE,
-	 "Framebuffer memory free (in MiB)."},
-	{"DCGM_FI_DEV_FB_USED", "gauge", AXL_METRIC_MEMORY_USED, 1.0 / 1048576, D_PLAIN,
-	 "Framebuffer memory used (in MiB)."},
-	{"DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "counter", AXL_METRIC_ECC_CORRECTED, 1, D_PLAIN,
-	 "Total number of single-bit volatile ECC errors."},
-	{"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "counter", AXL_METRIC_ECC_UNCORRECTED, 1, D_PLAIN,
-	 "Total number of double-bit volatile ECC errors."},
-	{"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "gauge", AXL_METRIC_THROTTLE_REASONS, 1, D_THROTTLE,
-	 "Current clock throttle reasons (bitmask of NVML clock event reasons)."},
-	{"DCGM_FI_DEV_FAN_SPEED", "gauge", AXL_METRIC_FAN, 1, D_PLAIN, "Fan speed (in %)."},
-};
-
-static bool dcgm_value(const struct axl__sdev *d, const struct dcgm_family *f, double *v)
+static bool dcgm_value(const struct axl__sdev *d, const struct axl__dcgm_family *f, double *v)
 {
 	switch (f->how) {
-	case D_FB_FREE:
+	case AXL__DCGM_FB_FREE:
 		if (!d->src[AXL_METRIC_MEMORY_TOTAL] || !d->src[AXL_METRIC_MEMORY_USED])
 			return false;
 		*v = floor(fmax(0, d->v[AXL_METRIC_MEMORY_TOTAL] - d->v[AXL_METRIC_MEMORY_USED]) * f->scale);
 		return true;
-	case D_THROTTLE:
+	case AXL__DCGM_THROTTLE:
 		if (!d->src[f->m])
 			return false;
-		*v = (double)((unsigned)d->v[f->m] & DCGM_THROTTLE_MASK);
+		*v = (double)((unsigned)d->v[f->m] & AXL__DCGM_THROTTLE_MASK);
 		return true;
 	default:
 		if (!d->src[f->m])
@@ -427,7 +385,8 @@ static bool dcgm_value(const struct axl__sdev *d, const struct dcgm_family *f, d
 
 static void write_dcgm(struct axl__sb *sb, const struct axl_sample *smp, const struct devlabels *lab)
 {
-	for (size_t f = 0; f < sizeof dcgm / sizeof dcgm[0]; f++) {
+	const struct axl__dcgm_family *dcgm = axl__dcgm_families;
+	for (size_t f = 0; f < axl__dcgm_family_count; f++) {
 		bool head = false;
 		for (size_t i = 0; i < smp->n; i++) {
 			double v;

@@ -142,6 +142,19 @@ static void test_errors(void)
 	CHECK_STR(axl_source_name(AXL_SOURCE_DEVICEDB), "devicedb");
 	CHECK_STR(axl_source_name((axl_source)99), "unknown");
 	CHECK_STR(axl_family_name(AXL_FAMILY_TPU), "tpu");
+	/* the public lists give every value, in value order (the numbers are ABI), with the
+	 * names the functions return */
+#define CHECK_SOURCE_(name, str) CHECK_STR(axl_source_name(AXL_SOURCE_##name), str);
+	AXL_SOURCE_LIST(CHECK_SOURCE_)
+#undef CHECK_SOURCE_
+	CHECK_INT(AXL_SOURCE_NVML, 8);
+	CHECK_INT(AXL_SOURCE_SIM, 11);
+	CHECK_INT(AXL_SOURCE__COUNT, 12);
+#define CHECK_FAMILY_(name, str) CHECK_STR(axl_family_name(AXL_FAMILY_##name), str);
+	AXL_FAMILY_LIST(CHECK_FAMILY_)
+#undef CHECK_FAMILY_
+	CHECK_INT(AXL_FAMILY_TPU, 3);
+	CHECK_INT(AXL_FAMILY__COUNT, 7);
 	CHECK_STR(axl_format_name(AXL_FORMAT_BF16), "BF16");
 	CHECK(axl_format_name((axl_format)99) == NULL);
 	CHECK_STR(axl_attr_name(AXL_ATTR_MEMORY_TOTAL), "memory.total_bytes");

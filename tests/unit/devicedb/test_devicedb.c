@@ -123,12 +123,12 @@ static void test_entries(void)
 			       (unsigned long long)e->memory_bytes);
 		}
 		/* NVLink: all three facts or none; the rate is per link and direction */
-		if ((e->nvlink_version == 0) != (e->nvlink_links == 0) ||
-		    (e->nvlink_version == 0) != (e->nvlink_link_gbps < 0) ||
-		    (e->nvlink_version && (e->nvlink_link_gbps < 10 || e->nvlink_link_gbps > 200))) {
+		if ((e->fabric_version == 0) != (e->fabric_links == 0) ||
+		    (e->fabric_version == 0) != (e->fabric_link_gbps < 0) ||
+		    (e->fabric_version && (e->fabric_link_gbps < 10 || e->fabric_link_gbps > 200))) {
 			bad_numbers++;
-			printf("FAIL [%s]: nvlink %u x %u at %g GB/s\n", e->key, e->nvlink_version,
-			       e->nvlink_links, e->nvlink_link_gbps);
+			printf("FAIL [%s]: nvlink %u x %u at %g GB/s\n", e->key, e->fabric_version,
+			       e->fabric_links, e->fabric_link_gbps);
 		}
 		if (e->bandwidth_gbps > 0 && e->bandwidth_gbps > 20000) {
 			bad_numbers++;
@@ -265,10 +265,10 @@ static void test_facts(void)
 	CHECK(e && e->memory_type && strcmp(e->memory_type, "HBM3") == 0, "H100 memory type");
 	CHECK(e && e->bus_width_bits == 5120, "H100 bus width");
 	CHECK(e && near(e->bandwidth_gbps, 3350), "H100 bandwidth");
-	CHECK(e && e->nvlink_version == 4 && e->nvlink_links == 18 && near(e->nvlink_link_gbps, 25),
+	CHECK(e && e->fabric_version == 4 && e->fabric_links == 18 && near(e->fabric_link_gbps, 25),
 	      "H100 NVLink");
 	const struct axl__db_entry *pcie = axl__db_lookup(0x10de, 0x2331, -1, -1, -1);
-	CHECK(pcie && pcie->nvlink_version == 0 && pcie->nvlink_link_gbps < 0,
+	CHECK(pcie && pcie->fabric_version == 0 && pcie->fabric_link_gbps < 0,
 	      "H100 PCIe: a bridge NVLink is not described");
 	CHECK(e && e->n_cus == 1 && strcmp(e->cus[0].name, "SM") == 0 && e->cus[0].count == 132,
 	      "H100 SMs");

@@ -258,7 +258,7 @@ static void hwmon(struct axl__scan *scan, const struct devdir *d, struct axl_dev
 static int amdgpu_enrich(struct axl__scan *scan, struct axl_device *dev)
 {
 	struct axl_inventory *inv = scan->inv;
-	if (dev->kfd_only || !dev->syspath)
+	if (dev->topo_only || !dev->syspath)
 		return 0;
 	struct devdir d = {inv, axl__fs_opendir_fd(scan->fs, AXL__FS_ROOT, dev->syspath), dev->syspath};
 	if (d.fd < 0)
@@ -284,7 +284,7 @@ static int amdgpu_enrich(struct axl__scan *scan, struct axl_device *dev)
 	if (rd(&d, "xgmi_hive_info/xgmi_hive_id", buf, sizeof buf, 0)) {
 		uint64_t hive;
 		if (axl__parse_u64(buf, 0, &hive) == 0 && hive)
-			dev->xgmi_hive = hive;
+			dev->fabric_domain = hive;
 	}
 	/* what goes through the power-management firmware only on a GPU that is awake */
 	bool asleep = rd(&d, "power/runtime_status", buf, sizeof buf, 0) && strcmp(buf, "suspended") == 0;
@@ -311,7 +311,7 @@ static int amdgpu_enrich(struct axl__scan *scan, struct axl_device *dev)
 				     axl__str(seen, AXL_ATTR_DRIVER_VERSION));
 		else
 			axl__module_version(scan, dev, "amdgpu");
-		if (inv->kfd_present || axl__fs_exists(scan->fs, AXL__FS_ROOT, "/sys/class/kfd/kfd"))
+		if (inv->topo_present || axl__fs_exists(scan->fs, AXL__FS_ROOT, "/sys/class/kfd/kfd"))
 			axl__add_node(inv, dev, "/dev/kfd");
 	}
 	return 0;
@@ -394,8 +394,48 @@ static int amdgpu_finish(struct axl__scan *scan)
 /* runtime.c */
 const struct axl_runtime *axl__amd_runtime(const struct axl_device *dev);
 
+/* GPUs of one XGMI hive (its xgmi_hive_id, which amdgpu.c and kfd.c keep as the
+ * device's fabric domain) reach each other over XGMI: sysfs says so, not how fast. */
+static bool xgmi_fabric(const struct axl_inventory *inv, const struct axl_device *dev,
+			struct axl__fabric *out)
+{
+	(void)inv;
+	if (!dev->fabric_domain)
+		return false;
+	out->kind = "xgmi";
+	out->domain = dev->fabric_domain;
+	out->links = 0;
+	out->link_gbps = -1;
+	out->source = AXL_SOURCE_SYSFS;
+	return true;
+}
+
+/* XDNA NPUs are "signal processing controllers" */
+static bool xdna_id(int vendor, int device, int cls)
+{
+	(void)vendor;
+	(void)cls;
+	return device == 0x1502 || device == 0x17f0;
+}
+
+/* AMD bought Xilinx: its FPGAs and adaptive SoCs keep their vendor id */
+static const struct axl__pci_vendor pci_vendors[] = {
+	{.id = 0x1002, .name = "AMD", .prefix = "amdgpu", .family = AXL_FAMILY_GPU},
+	{.id = 0x1022, .name = "AMD", .prefix = "amdgpu", .npu_prefix = "amdxdna",
+	 .family = AXL_FAMILY_NPU, .accel_id = xdna_id},
+	{.id = 0x10ee, .name = "AMD Xilinx", .prefix = "xilinx", .family = AXL_FAMILY_FPGA},
+	{0},
+};
+static const char *const drivers[] = {"amdgpu", "radeon", NULL};
+/* the KFD node every ROCm process opens */
+static const char *const shared_nodes[] = {"/dev/kfd", NULL};
+
 const struct axl__backend axl__backend_amdgpu = {
 	.name = "amdgpu",
+	.pci_vendors = pci_vendors,
+	.drivers = drivers,
+	.shared_nodes = shared_nodes,
+	.fabric = xgmi_fabric,
 	.enumerate = axl__kfd_enumerate,
 	.owns = axl__amdgpu_owns,
 	.enrich = amdgpu_enrich,

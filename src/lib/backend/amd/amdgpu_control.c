@@ -49,7 +49,7 @@ static void sim_device(struct axl_inventory *inv, struct axl_device *d, const st
 {
 	(void)inv;
 	if (at->fabric && strcmp(at->fabric, "xgmi") == 0)
-		d->xgmi_hive = 0x51a000ull + (uint64_t)at->group + 1;
+		d->fabric_domain = 0x51a000ull + (uint64_t)at->group + 1;
 }
 
 const struct axl__sim_ops axl__amdgpu_sim = {

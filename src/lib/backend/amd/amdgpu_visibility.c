@@ -261,7 +261,7 @@ void axl__amdgpu_visibility(struct axl__vis *v, size_t self)
 			const struct axl_device *d = v->v[j].d;
 			if (!is_amd(d))
 				continue;
-			if (k->unique ? d->kfd_unique_id == k->unique
+			if (k->unique ? d->topo_unique_id == k->unique
 				      : (d->has_pci && d->domain == k->domain && d->bus == bus && d->devno == dn &&
 					 d->fn == fn))
 				k->dev = (long)j;

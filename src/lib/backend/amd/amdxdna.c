@@ -41,8 +41,11 @@ static int xdna_enrich(struct axl__scan *scan, struct axl_device *dev)
 /* runtime.c */
 const struct axl_runtime *axl__amd_runtime(const struct axl_device *dev);
 
+static const char *const drivers[] = {"amdxdna", NULL};
+
 const struct axl__backend axl__backend_amdxdna = {
 	.name = "amdxdna",
+	.drivers = drivers,
 	.owns = xdna_owns,
 	.enrich = xdna_enrich,
 	.runtime = axl__amd_runtime,

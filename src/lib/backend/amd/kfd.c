@@ -301,7 +301,7 @@ static void apply_kfd(struct axl__scan *scan, struct axl_device *dev, const stru
 		axl__fill_str(inv, dev, AXL_ATTR_ARCHITECTURE, AXL_SOURCE_SYSFS, target);
 	}
 	if (g[0].hive)
-		dev->xgmi_hive = g[0].hive;
+		dev->fabric_domain = g[0].hive;
 	if (g[0].unique && !axl__known(dev, AXL_ATTR_UUID)) {
 		char uuid[40];
 		snprintf(uuid, sizeof uuid, "GPU-%016llx", (unsigned long long)g[0].unique);
@@ -314,10 +314,10 @@ static void apply_kfd(struct axl__scan *scan, struct axl_device *dev, const stru
 	if (ids) {
 		for (size_t i = 0; i < parts; i++)
 			ids[i] = g[i].node;
-		dev->kfd_nodes = ids;
-		dev->kfd_node_count = parts;
+		dev->topo_nodes = ids;
+		dev->topo_node_count = parts;
 	}
-	if (dev->kfd_only) {
+	if (dev->topo_only) {
 		/* the whole GPU's VRAM in use (the same on every partition) */
 		char path[160];
 		uint64_t used;
@@ -343,7 +343,7 @@ int axl__kfd_enumerate(struct axl__scan *scan)
 	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, KFD);
 	if (!d)
 		return 0;
-	inv->kfd_present = true;
+	inv->topo_present = true;
 	AXL__VEC(struct kfd_node) nodes = {0};
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
@@ -387,7 +387,7 @@ int axl__kfd_enumerate(struct axl__scan *scan)
 		unsigned bus = (unsigned)(loc >> 8), devno = (unsigned)((loc >> 3) & 31),
 			 fn = (unsigned)(loc & 7);
 		struct axl_device *dev = axl__find_pci(inv, (unsigned)g->domain, bus, devno, fn);
-		if (dev && dev->kfd_unique_id && dev->kfd_unique_id != g->unique) {
+		if (dev && dev->topo_unique_id && dev->topo_unique_id != g->unique) {
 			char path[160];
 			snprintf(path, sizeof path, KFD "/%d", g->node);
 			axl__warn(inv, SRC, path, "a second GPU claims PCI function %04x:%02x:%02x.%u",
@@ -398,7 +398,7 @@ int axl__kfd_enumerate(struct axl__scan *scan)
 			dev = axl__device_new(inv, SRC, "amdgpu");
 			if (!dev)
 				break;
-			dev->kfd_only = true;
+			dev->topo_only = true;
 			dev->has_pci = true;
 			dev->domain = (unsigned)g->domain;
 			dev->bus = bus;
@@ -416,7 +416,7 @@ int axl__kfd_enumerate(struct axl__scan *scan)
 			axl__set_int(dev, AXL_ATTR_FAMILY, AXL_SOURCE_DERIVED, AXL_FAMILY_GPU);
 			axl__set_str(inv, dev, AXL_ATTR_VENDOR, AXL_SOURCE_DERIVED, "AMD");
 		}
-		dev->kfd_unique_id = g->unique;
+		dev->topo_unique_id = g->unique;
 		apply_kfd(scan, dev, group, n);
 	}
 	free(used);
@@ -431,8 +431,8 @@ static struct axl_device *gpu_of_node(struct axl_inventory *inv, uint64_t node)
 {
 	for (size_t i = 0; i < inv->devs.n; i++) {
 		struct axl_device *d = inv->devs.v[i];
-		for (size_t k = 0; k < d->kfd_node_count; k++)
-			if ((uint64_t)d->kfd_nodes[k] == node)
+		for (size_t k = 0; k < d->topo_node_count; k++)
+			if ((uint64_t)d->topo_nodes[k] == node)
 				return d;
 	}
 	return NULL;
@@ -498,7 +498,7 @@ static void gpu_links(struct axl__scan *scan, struct axl_device *dev, int *budge
 {
 	struct axl_inventory *inv = scan->inv;
 	char links[128];
-	snprintf(links, sizeof links, KFD "/%d/io_links", dev->kfd_nodes[0]);
+	snprintf(links, sizeof links, KFD "/%d/io_links", dev->topo_nodes[0]);
 	int fd = axl__fs_opendir_fd(scan->fs, AXL__FS_ROOT, links);
 	if (fd < 0)
 		return;
@@ -572,7 +572,7 @@ void axl__kfd_links(struct axl__scan *scan)
 		struct axl_device *d = inv->devs.v[i];
 		/* XGMI io_links exist only within a hive; partitioned GPUs have none worth
 		 * reading (see the top of this file) */
-		if (d->kfd_node_count == 1 && d->xgmi_hive)
+		if (d->topo_node_count == 1 && d->fabric_domain)
 			gpu_links(scan, d, &budget);
 	}
 	/* in device order, as the generic pass writes its links */

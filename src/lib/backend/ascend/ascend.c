@@ -47,8 +47,34 @@ static int ascend_enrich(struct axl__scan *scan, struct axl_device *dev)
 /* runtime.c */
 const struct axl_runtime *axl__ascend_runtime(const struct axl_device *dev);
 
+static bool ascend_id(int vendor, int device, int cls)
+{
+	(void)vendor;
+	(void)cls;
+	return device == 0xd100 || device == 0xd105 || device == 0xd500 || device == 0xd801 ||
+	       device == 0xd802 || device == 0xd803 || device == 0xd806;
+}
+
+/* the iBMC's Hi171x video */
+static bool ibmc_console(int device)
+{
+	return device == 0x1710 || device == 0x1711;
+}
+
+static const struct axl__pci_vendor pci_vendors[] = {
+	{.id = 0x19e5, .name = "Huawei", .prefix = "ascend",
+	 .family = AXL_FAMILY_NPU, .console = ibmc_console, .accel_id = ascend_id},
+	{0},
+};
+static const char *const drivers[] = {"drv_pcie", "devdrv_pcie", NULL};
+/* the management nodes every container needs (see the top of this file) */
+static const char *const shared_nodes[] = {"/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc", NULL};
+
 const struct axl__backend axl__backend_ascend = {
 	.name = "ascend",
+	.pci_vendors = pci_vendors,
+	.drivers = drivers,
+	.shared_nodes = shared_nodes,
 	.owns = ascend_owns,
 	.enrich = ascend_enrich,
 	.runtime = axl__ascend_runtime,

@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sample_backends.h"
+#include "habana_sample.h"
 #include "sysfs.h"
 #include "devicedb.h"
 #include "sysattr.h"
@@ -79,8 +79,16 @@ static const struct axl__sim_ops habana_sim = {
 	.driver = "habanalabs",
 };
 
+static const struct axl__pci_vendor pci_vendors[] = {
+	{.id = 0x1da3, .name = "Habana", .prefix = "habana"},
+	{0},
+};
+static const char *const drivers[] = {"habanalabs", NULL};
+
 const struct axl__backend axl__backend_habana = {
 	.name = "habana",
+	.pci_vendors = pci_vendors,
+	.drivers = drivers,
 	.owns = habana_owns,
 	.enrich = habana_enrich,
 	.sample_open = axl__habana_sample_open,

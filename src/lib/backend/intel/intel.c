@@ -39,7 +39,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sample_backends.h"
+#include "intel_sample.h"
 #include "sysfs.h"
 #include "sysattr.h"
 #include "util/parse.h"
@@ -254,8 +254,25 @@ static int intel_enrich(struct axl__scan *scan, struct axl_device *dev)
 /* runtime.c */
 const struct axl_runtime *axl__intel_runtime(const struct axl_device *dev);
 
+/* NPUs are processing accelerators (class 0x12); the rest (Xeon Phi, ...) ASICs */
+static axl_family intel_family(int cls)
+{
+	return cls >> 16 == 0x12 ? AXL_FAMILY_NPU : AXL_FAMILY_ASIC;
+}
+
+/* Intel bought Altera: its FPGAs keep their vendor id */
+static const struct axl__pci_vendor pci_vendors[] = {
+	{.id = 0x1172, .name = "Intel Altera", .prefix = "altera", .family = AXL_FAMILY_FPGA},
+	{.id = 0x8086, .name = "Intel", .prefix = "intel", .npu_prefix = "intelnpu",
+	 .family_of = intel_family},
+	{0},
+};
+static const char *const drivers[] = {"i915", "xe", "intel_vpu", NULL};
+
 const struct axl__backend axl__backend_intel = {
 	.name = "intel",
+	.pci_vendors = pci_vendors,
+	.drivers = drivers,
 	.owns = intel_owns,
 	.enrich = intel_enrich,
 	.sample_open = axl__intel_sample_open,

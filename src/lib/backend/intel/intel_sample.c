@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample_backends.h"
+#include "intel_sample.h"
 #include "sysfs.h"
 #include "sysattr.h"
 #include "sample.h"

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample_backends.h"
+#include "neuron_sample.h"
 #include "sysfs.h"
 #include "devicedb.h"
 #include "sysattr.h"
@@ -227,8 +227,31 @@ static bool neuron_vis_devnum(const struct axl__vis *v, const char *rel, unsigne
 	return true;
 }
 
+/* Inferentia and Trainium are "system peripheral" 0x0880 */
+static bool neuron_id(int vendor, int device, int cls)
+{
+	(void)vendor;
+	(void)device;
+	return cls >> 8 == 0x0880;
+}
+
+/* the EC2 instance console */
+static bool ec2_console(int device)
+{
+	return device == 0x1111;
+}
+
+static const struct axl__pci_vendor pci_vendors[] = {
+	{.id = 0x1d0f, .name = "AWS", .prefix = "neuron",
+	 .console = ec2_console, .accel_id = neuron_id},
+	{0},
+};
+static const char *const drivers[] = {"neuron", "neuron-driver", NULL};
+
 const struct axl__backend axl__backend_neuron = {
 	.name = "neuron",
+	.pci_vendors = pci_vendors,
+	.drivers = drivers,
 	.owns = neuron_owns,
 	.enrich = neuron_enrich,
 	.finish = neuron_finish,

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample_backends.h"
+#include "neuron_sample.h"
 #include "sysattr.h"
 #include "sample.h"
 

@@ -15,6 +15,8 @@
 #include "backend_util.h"
 #include "nvidia_control.h"
 #include "nvidia_visibility.h"
+
+#include "devicedb.h"
 #include "sysfs.h"
 #include "util/parse.h"
 
@@ -113,7 +115,7 @@ static int nvidia_enrich(struct axl__scan *scan, struct axl_device *dev)
 		if (axl__kv_find(buf, "Device Minor", ':', v, sizeof v) == 0) {
 			int64_t minor;
 			if (axl__parse_i64(v, &minor) == 0 && minor >= 0 && minor < 256)
-				dev->nvidia_minor = (int)minor;
+				dev->driver_minor = (int)minor;
 			else {
 				char path[256];
 				snprintf(path, sizeof path, "%s/information", dir);
@@ -146,9 +148,9 @@ static int nvidia_enrich(struct axl__scan *scan, struct axl_device *dev)
 		driver_version(scan, dev);
 		/* the nodes only when the driver told the minor: without it we would
 		 * hand a container the control nodes but not the GPU */
-		if (dev->nvidia_minor >= 0) {
+		if (dev->driver_minor >= 0) {
 			char node[32];
-			snprintf(node, sizeof node, "/dev/nvidia%d", dev->nvidia_minor);
+			snprintf(node, sizeof node, "/dev/nvidia%d", dev->driver_minor);
 			axl__add_node(inv, dev, node);
 			axl__add_node(inv, dev, "/dev/nvidiactl");
 			axl__add_node(inv, dev, "/dev/nvidia-uvm");
@@ -161,8 +163,82 @@ static int nvidia_enrich(struct axl__scan *scan, struct axl_device *dev)
 /* runtime.c */
 const struct axl_runtime *axl__nvidia_runtime(const struct axl_device *dev);
 
+/* ---- NVSwitch ------------------------------------------------------------------------
+ * The nvidia-nvswitch driver binds every NVIDIA PCI function of class 0x068000
+ * (kernel-open/nvidia/linux_nvswitch.c: vendor 0x10de, class PCI_CLASS_BRIDGE_OTHER << 8,
+ * any device id; NVSWITCH_DRIVER_NAME "nvidia-nvswitch" in export_nvswitch.h). The device
+ * id tells the generation: 0x1ac2 on DGX-2 (first generation, V100; the DGX-2H capture in
+ * hwloc's tests), 0x1ae8 and 0x1af0-0x1aff LR10 (second, A100), 0x22a0-0x22a7 LS10
+ * (third, H100/H200; 0x22a8-0x22af are the bridge and NTB functions of NVLink switch
+ * trays) (src/common/nvswitch/kernel/nvswitch.c). An NVSwitch of a generation on the bus
+ * means the SXM GPUs of that NVLink generation sit on its baseboard: every pair reaches
+ * each other through the switches with all its NVLinks (the device database says how
+ * many, and their rate). Fourth-generation switches (HGX B200) are not PCI functions of
+ * the host: nothing is derived for them. */
+static const struct {
+	uint16_t lo, hi;
+	uint8_t generation;
+} nvswitch_ids[] = {
+	{0x1ac2, 0x1ac2, 1},
+	{0x1ae8, 0x1ae8, 2},
+	{0x1af0, 0x1aff, 2},
+	{0x22a0, 0x22a7, 3},
+};
+
+static const char *nvswitch_of(const struct axl__pcifn *f, int *generation)
+{
+	if (f->pub.vendor_id != 0x10de || f->pub.class_code != 0x068000)
+		return NULL;
+	*generation = -1;
+	for (size_t i = 0; i < sizeof nvswitch_ids / sizeof *nvswitch_ids; i++)
+		if (f->pub.device_id >= nvswitch_ids[i].lo && f->pub.device_id <= nvswitch_ids[i].hi)
+			*generation = nvswitch_ids[i].generation;
+	return "nvswitch";
+}
+
+/* On this node's NVSwitch fabric: an NVSwitch of the GPU's NVLink generation is on the
+ * bus. Every such GPU reaches every other: one domain. */
+static bool nvswitch_fabric(const struct axl_inventory *inv, const struct axl_device *dev,
+			    struct axl__fabric *out)
+{
+	const struct axl__db_entry *e = dev->db;
+	if (!e || !e->fabric_version || !e->fabric_links || e->fabric_link_gbps <= 0 ||
+	    axl__int(dev, AXL_ATTR_VENDOR_ID, -1) != 0x10de)
+		return false;
+	for (size_t i = 0; i < inv->switches.n; i++) {
+		const struct axl_switch *s = &inv->switches.v[i];
+		/* generation g switches carry NVLink g + 1 (NVSwitch 1: NVLink 2 of V100) */
+		if (s->generation > 0 && s->generation + 1 == e->fabric_version &&
+		    strcmp(s->kind, "nvswitch") == 0) {
+			out->kind = "nvswitch";
+			out->domain = 1;
+			out->links = e->fabric_links;
+			out->link_gbps = e->fabric_link_gbps;
+			out->source = AXL_SOURCE_DERIVED;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const struct axl__pci_vendor pci_vendors[] = {
+	{.id = 0x10de, .name = "NVIDIA", .prefix = "nvidia"},
+	{0},
+};
+/* nouveau too: whatever drives it, an NVIDIA display function is a GPU */
+static const char *const drivers[] = {"nvidia", "nouveau", NULL};
+/* the control, UVM and modeset nodes every CUDA process may open */
+static const char *const shared_nodes[] = {
+	"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset", NULL,
+};
+
 const struct axl__backend axl__backend_nvidia = {
 	.name = "nvidia",
+	.pci_vendors = pci_vendors,
+	.drivers = drivers,
+	.shared_nodes = shared_nodes,
+	.fabric_switch = nvswitch_of,
+	.fabric = nvswitch_fabric,
 	.enumerate = nvidia_enumerate,
 	.owns = nvidia_owns,
 	.enrich = nvidia_enrich,

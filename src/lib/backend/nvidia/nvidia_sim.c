@@ -13,7 +13,7 @@
 
 static int nvswitch_check(const struct axl__db_entry *e, char *why, size_t cap)
 {
-	if (e->nvlink_links)
+	if (e->fabric_links)
 		return 0;
 	snprintf(why, cap, "%s does not attach to an NVSwitch (no NVLink in the device database)", e->name);
 	return -1;
@@ -22,14 +22,14 @@ static int nvswitch_check(const struct axl__db_entry *e, char *why, size_t cap)
 /* every GPU of the group reaches every other through all its NVLinks */
 static void nvswitch_link(const struct axl__db_entry *e, double *gbps, int *count)
 {
-	*gbps = e->nvlink_links * e->nvlink_link_gbps;
-	*count = e->nvlink_links;
+	*gbps = e->fabric_links * e->fabric_link_gbps;
+	*count = e->fabric_links;
 }
 
 /* the slower end's NVLink rate, 25 GB/s when the database has none */
 static double nvlink_gbps(const struct axl__db_entry *a, const struct axl__db_entry *b)
 {
-	double ga = a ? a->nvlink_link_gbps : -1, gb = b ? b->nvlink_link_gbps : -1;
+	double ga = a ? a->fabric_link_gbps : -1, gb = b ? b->fabric_link_gbps : -1;
 	return ga > 0 && gb > 0 ? (ga < gb ? ga : gb) : 25.0;
 }
 
@@ -38,9 +38,9 @@ static void sim_device(struct axl_inventory *inv, struct axl_device *d, const st
 {
 	/* /dev/nvidiaN with N its minor (the MIG capability minors of partition_sim.c count
 	 * from the same N), and the driver's control and UVM nodes every CUDA process opens */
-	d->nvidia_minor = (int)at->minor;
+	d->driver_minor = (int)at->minor;
 	char node[32];
-	snprintf(node, sizeof node, "/dev/nvidia%d", d->nvidia_minor);
+	snprintf(node, sizeof node, "/dev/nvidia%d", d->driver_minor);
 	axl__add_node(inv, d, node);
 	axl__add_node(inv, d, "/dev/nvidiactl");
 	axl__add_node(inv, d, "/dev/nvidia-uvm");

@@ -243,7 +243,7 @@ static void apply_mig(struct axl__scan *scan, unsigned i, const struct nv_gpu *g
 		for (size_t n = 0; n < dev->nodes.n; n++)
 			axl__add_node(inv, c, dev->nodes.v[n]);
 		if (m->has_gi && m->has_ci)
-			mig_nodes(scan, c, dev->nvidia_minor, m->gi, m->ci, minors);
+			mig_nodes(scan, c, dev->driver_minor, m->gi, m->ci, minors);
 	}
 }
 
@@ -330,8 +330,8 @@ static void apply_gpu(struct axl__scan *scan, struct nv_job *j, unsigned i, stru
 		axl__add_cu(inv, dev, "CUDA core", g->u[U_CORES], N);
 	if (g->has_u[U_MINOR]) {
 		if (g->u[U_MINOR] < 256) {
-			if (dev->nvidia_minor < 0) {
-				dev->nvidia_minor = (int)g->u[U_MINOR];
+			if (dev->driver_minor < 0) {
+				dev->driver_minor = (int)g->u[U_MINOR];
 				char node[32];
 				snprintf(node, sizeof node, "/dev/nvidia%u", g->u[U_MINOR]);
 				axl__add_node(inv, dev, node);

@@ -67,8 +67,25 @@ static int qaic_enrich(struct axl__scan *scan, struct axl_device *dev)
 /* runtime.c */
 const struct axl_runtime *axl__qaic_runtime(const struct axl_device *dev);
 
+/* Cloud AI 100 (some firmware reports class 0xff) */
+static bool qaic_id(int vendor, int device, int cls)
+{
+	(void)vendor;
+	(void)cls;
+	return device == 0xa100 || device == 0xa080;
+}
+
+static const struct axl__pci_vendor pci_vendors[] = {
+	{.id = 0x17cb, .name = "Qualcomm", .prefix = "qaic",
+	 .family = AXL_FAMILY_NPU, .accel_id = qaic_id},
+	{0},
+};
+static const char *const drivers[] = {"qaic", NULL};
+
 const struct axl__backend axl__backend_qaic = {
 	.name = "qaic",
+	.pci_vendors = pci_vendors,
+	.drivers = drivers,
 	.owns = qaic_owns,
 	.enrich = qaic_enrich,
 	.runtime = axl__qaic_runtime,

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sample_backends.h"
+#include "tenstorrent_sample.h"
 #include "sysfs.h"
 #include "devicedb.h"
 #include "sysattr.h"
@@ -94,8 +94,16 @@ static int tt_enrich(struct axl__scan *scan, struct axl_device *dev)
 /* runtime.c */
 const struct axl_runtime *axl__tenstorrent_runtime(const struct axl_device *dev);
 
+static const struct axl__pci_vendor pci_vendors[] = {
+	{.id = 0x1e52, .name = "Tenstorrent", .prefix = "tenstorrent"},
+	{0},
+};
+static const char *const drivers[] = {"tenstorrent", NULL};
+
 const struct axl__backend axl__backend_tenstorrent = {
 	.name = "tenstorrent",
+	.pci_vendors = pci_vendors,
+	.drivers = drivers,
 	.owns = tt_owns,
 	.enrich = tt_enrich,
 	.sample_open = axl__tenstorrent_sample_open,

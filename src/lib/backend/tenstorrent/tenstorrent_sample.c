@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample_backends.h"
+#include "tenstorrent_sample.h"
 #include "sysattr.h"
 #include "sample.h"
 #include "hwmon_sample.h"

@@ -36,8 +36,27 @@ static int tpu_enrich(struct axl__scan *scan, struct axl_device *dev)
 /* runtime.c */
 const struct axl_runtime *axl__tpu_runtime(const struct axl_device *dev);
 
+/* anything that is not a NIC, storage, bridge or serial bus (nor 1ae0:0042, gVNIC) */
+static bool tpu_id(int vendor, int device, int cls)
+{
+	int base = cls >> 16;
+	return base != 0x01 && base != 0x02 && base != 0x06 && base != 0x0c && cls >= 0 &&
+	       !(vendor == 0x1ae0 && device == 0x0042);
+}
+
+static const struct axl__pci_vendor pci_vendors[] = {
+	{.id = 0x1ac1, .name = "Google", .prefix = "tpu",
+	 .family = AXL_FAMILY_TPU, .accel_id = tpu_id},
+	{.id = 0x1ae0, .name = "Google", .prefix = "tpu",
+	 .family = AXL_FAMILY_TPU, .accel_id = tpu_id},
+	{0},
+};
+static const char *const drivers[] = {"apex", "gasket", NULL};
+
 const struct axl__backend axl__backend_tpu = {
 	.name = "tpu",
+	.pci_vendors = pci_vendors,
+	.drivers = drivers,
 	.owns = tpu_owns,
 	.enrich = tpu_enrich,
 	.runtime = axl__tpu_runtime,
