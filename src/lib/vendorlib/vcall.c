@@ -72,7 +72,7 @@ static void get(const struct axl__vout *vo, const struct axl__jv *o, void *out)
 	}
 	case AXL__VO_ULL:
 		*(unsigned long long *)out =
-			o && o->type == AXL__J_NUM && o->is_int && o->i >= 0 ? (unsigned long long)o->i : 0;
+		    o && o->type == AXL__J_NUM && o->is_int && o->i >= 0 ? (unsigned long long)o->i : 0;
 		break;
 	case AXL__VO_U64:
 	case AXL__VO_U64HEX: *(uint64_t *)out = axl__vq_get_u64(o); break;
@@ -156,8 +156,8 @@ int axl__vq_answer(struct axl__vq *q, const struct axl__vkey *k, const struct ax
 int axl__vq_init(struct axl__vq *q, struct axl__vlib_cache *c, int which, const char *f, int absent,
 		 int (*init)(const void *lib))
 {
-	static const struct axl__vout none = {AXL__VO_NONE, 0, NULL, NULL, NULL};
-	const struct axl__vkey k = {f, NULL, NULL, NULL, 0};
+	static const struct axl__vout none = { AXL__VO_NONE, 0, NULL, NULL, NULL };
+	const struct axl__vkey k = { f, NULL, NULL, NULL, 0 };
 	if (axl__vq_replaying(q)) {
 		int r;
 		if (!axl__vrec_find(&q->v, f, NULL, NULL, NULL, 0, q->missing, &r) && r == q->missing) {

@@ -25,11 +25,11 @@
 #define AXL__VQ_MAX_HANDLES 2048
 
 struct axl__vq {
-	struct axl__vrec v;  /* live, recording or replaying */
-	const void *lib;     /* the library's resolved table (live, recording); NULL replaying */
-	int missing;         /* what a call nobody recorded answers */
-	unsigned calls;      /* how many calls were made (or answered) */
-	size_t max_handles;  /* at most AXL__VQ_MAX_HANDLES; 0: that */
+	struct axl__vrec v; /* live, recording or replaying */
+	const void *lib;    /* the library's resolved table (live, recording); NULL replaying */
+	int missing;        /* what a call nobody recorded answers */
+	unsigned calls;     /* how many calls were made (or answered) */
+	size_t max_handles; /* at most AXL__VQ_MAX_HANDLES; 0: that */
 	struct {
 		void *h;
 		char id[24];
@@ -44,8 +44,7 @@ static inline bool axl__vq_replaying(const struct axl__vq *q)
 
 /* The live answer of fnptr(...): not called while replaying (0), nofn when the library
  * lacks the function (fnptr NULL). */
-#define AXL__VQ_LIVE(q, nofn, fnptr, ...) \
-	(axl__vq_replaying(q) ? 0 : (fnptr) ? (fnptr)(__VA_ARGS__) : (nofn))
+#define AXL__VQ_LIVE(q, nofn, fnptr, ...) (axl__vq_replaying(q) ? 0 : (fnptr) ? (fnptr)(__VA_ARGS__) : (nofn))
 
 /* How a call's output is recorded and replayed. */
 enum axl__vo_kind {
@@ -64,8 +63,8 @@ enum axl__vo_kind {
 };
 struct axl__vout {
 	enum axl__vo_kind kind;
-	size_t size;                       /* STR: the buffer's; FIELDS: the struct's */
-	const struct axl__vfield *fields;  /* FIELDS */
+	size_t size;                      /* STR: the buffer's; FIELDS: the struct's */
+	const struct axl__vfield *fields; /* FIELDS */
 	/* CUSTOM: write out as "o"'s value; read o (NULL: not recorded) back into out */
 	void (*put)(struct axl__json *w, const void *out);
 	void (*get)(const struct axl__jv *o, void *out);

@@ -44,7 +44,8 @@ void axl__vdrv_start(const struct axl__vdrv *d, struct axl__scan *scan, size_t s
 	inv->bstate[self] = st;
 
 	if (axl__vlib_wedged(d->name)) {
-		axl__warn(inv, d->name, NULL, "%s did not answer an earlier call in this process; not used", d->display);
+		axl__warn(inv, d->name, NULL, "%s did not answer an earlier call in this process; not used",
+			  d->display);
 		return;
 	}
 	struct axl__vwork *w = calloc(1, d->job_size);

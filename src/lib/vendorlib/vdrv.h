@@ -28,24 +28,24 @@
 struct axl__vdrv;
 struct axl__vwork {
 	const struct axl__vdrv *d; /* its library's */
-	struct axl__vq q;       /* its calls */
-	struct axl__vwarn warn; /* its warnings (a worker must not touch the inventory) */
-	double ms;              /* how long the calls took */
+	struct axl__vq q;          /* its calls */
+	struct axl__vwarn warn;    /* its warnings (a worker must not touch the inventory) */
+	double ms;                 /* how long the calls took */
 };
 #define axl__vwork_warn(j, ...) axl__vwarn_add(&(j)->w.warn, __VA_ARGS__)
 
 /* When the library cannot be loaded, say so: */
 enum axl__vdrv_quiet {
-	AXL__VDRV_WARN,        /* always (the kernel driver is there, the library should be) */
-	AXL__VDRV_WARN_THERE,  /* unless no file of the library is installed at all */
-	AXL__VDRV_WARN_ASKED,  /* only when ctx->library[self] named it */
+	AXL__VDRV_WARN,       /* always (the kernel driver is there, the library should be) */
+	AXL__VDRV_WARN_THERE, /* unless no file of the library is installed at all */
+	AXL__VDRV_WARN_ASKED, /* only when ctx->library[self] named it */
 };
 
 struct axl__vdrv {
-	const char *name;    /* the backend's: "nvml" (captures, warnings, wedged) */
-	const char *display; /* in messages: "NVML" */
-	const char *devices; /* described without it after a timeout: "NVIDIA GPUs" */
-	const char *timing;  /* the inventory's timing stage: "nvml.calls" */
+	const char *name;                /* the backend's: "nvml" (captures, warnings, wedged) */
+	const char *display;             /* in messages: "NVML" */
+	const char *devices;             /* described without it after a timeout: "NVIDIA GPUs" */
+	const char *timing;              /* the inventory's timing stage: "nvml.calls" */
 	const struct axl__vlibrary *lib; /* the library (vlib.h) */
 	enum axl__vdrv_quiet quiet;
 	/* its calls: what a call nobody recorded answers, how many handles are named */
@@ -82,22 +82,22 @@ void *axl__vdrv_job(const struct axl_inventory *inv, const char *name, struct ax
 
 /* The hooks of a backend driven by descriptor D (a static const struct axl__vdrv), and
  * the fields of its struct axl__backend that they fill. */
-#define AXL__VDRV_HOOKS(D, prefix)                                                   \
-	static void prefix##_start(struct axl__scan *scan, size_t self)              \
-	{                                                                            \
-		axl__vdrv_start(&(D), scan, self);                                   \
-	}                                                                            \
-	static int prefix##_enumerate(struct axl__scan *scan)                        \
-	{                                                                            \
-		return axl__vdrv_enumerate(&(D), scan);                              \
-	}                                                                            \
-	static bool prefix##_owns(const struct axl_device *dev)                      \
-	{                                                                            \
-		(void)dev;                                                           \
-		return false; /* enriches another backend's devices; owns none */    \
+#define AXL__VDRV_HOOKS(D, prefix)                                                \
+	static void prefix##_start(struct axl__scan *scan, size_t self)           \
+	{                                                                         \
+		axl__vdrv_start(&(D), scan, self);                                \
+	}                                                                         \
+	static int prefix##_enumerate(struct axl__scan *scan)                     \
+	{                                                                         \
+		return axl__vdrv_enumerate(&(D), scan);                           \
+	}                                                                         \
+	static bool prefix##_owns(const struct axl_device *dev)                   \
+	{                                                                         \
+		(void)dev;                                                        \
+		return false; /* enriches another backend's devices; owns none */ \
 	}
-#define AXL__VDRV_BACKEND(prefix, env)                                               \
-	.enumerate = prefix##_enumerate, .owns = prefix##_owns, .start = prefix##_start, \
-	.link = axl__vdrv_link, .release = axl__vdrv_release, .library_env = (env)
+#define AXL__VDRV_BACKEND(prefix, env)                                                                           \
+	.enumerate = prefix##_enumerate, .owns = prefix##_owns, .start = prefix##_start, .link = axl__vdrv_link, \
+	.release = axl__vdrv_release, .library_env = (env)
 
 #endif
