@@ -104,6 +104,10 @@ AXL_API const char *axl_context_sim_path(const axl_context *ctx);
 /** Backends compiled into the library, in probe order. */
 AXL_API size_t axl_backend_count(void);
 AXL_API const char *axl_backend_name(size_t i);
+/** The environment variable that names a library backend i loads instead of the
+ * system's ("AXL_NVML_LIBRARY"; read by axl_context_open like AXL_PCI_LIBRARY), or NULL
+ * when the backend loads none (or i is out of range). Static storage. */
+AXL_API const char *axl_backend_library_variable(size_t i);
 /** Non-zero when backend `name` is enabled in this context. */
 AXL_API int axl_context_backend_enabled(const axl_context *ctx, const char *name);
 

@@ -45,6 +45,11 @@ AXL_API const char *axl_backend_name(size_t i)
 	return NULL;
 }
 
+AXL_API const char *axl_backend_library_variable(size_t i)
+{
+	return i < axl__backend_total ? axl__backends[i]->library_env : NULL;
+}
+
 bool axl__backend_on(const axl_context *ctx, size_t i)
 {
 	return i < 64 && (ctx->backend_mask >> i) & 1u;

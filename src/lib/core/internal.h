@@ -100,11 +100,11 @@ struct axl_context {
 	char *pci_ids_path;
 	char *pci_library;    /* $AXL_PCI_LIBRARY: load this instead of libpci.so.3 (pciids.c) */
 	char *zlib_library;   /* $AXL_ZLIB_LIBRARY: instead of libz.so.1 (util/zlib_dl.h) */
-	char *nvml_library;   /* $AXL_NVML_LIBRARY: load this instead of libnvidia-ml.so.1 */
-	char *rocm_smi_library; /* $AXL_ROCM_SMI_LIBRARY: instead of librocm_smi64.so.* */
-	char *ze_library;     /* $AXL_ZE_LIBRARY: instead of libze_loader.so.1 */
-	bool ze_enable_sysman; /* ZES_ENABLE_SYSMAN=1 in the process environment (what a Level
-				* Zero runtime reads at zeInit: axl never sets it) */
+	/* per backend (by table index), what its struct axl__backend declares: the library
+	 * to load instead of the system's (library_env's value), and the value of runtime_env
+	 * in the process environment; NULL when not set */
+	char *library[AXL__BACKENDS_MAX];
+	char *runtime_env[AXL__BACKENDS_MAX];
 	int vendor_timeout_ms; /* deadline of a vendor library ($AXL_VENDOR_TIMEOUT_MS) */
 	/* the visibility variables (struct axl__visvar), vis_n of them */
 	struct axl__visvar *vis;
@@ -462,6 +462,15 @@ struct axl__backend {
 	/* After access is known (v->v[].access): apply its variables to its devices, writing
 	 * their verdicts (v->v[].env, env_why, partial, runtime_why). Optional. */
 	void (*visibility)(struct axl__vis *v, size_t self);
+
+	/* ---- vendor libraries (vendorlib/vdrv.h) ----
+	 * The variable that names a library to load instead of the system's
+	 * ("AXL_<LIB>_LIBRARY", a test double; NULL: none): read by axl_context_open from the
+	 * caller's list or the process environment into ctx->library[self]. And a variable
+	 * the vendor's runtime reads itself from the process environment (NULL: none): its
+	 * value at open, never from the caller's list, in ctx->runtime_env[self]. */
+	const char *library_env;
+	const char *runtime_env;
 };
 
 extern const struct axl__backend *const axl__backends[];

@@ -202,13 +202,11 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	if (!ids)
 		ids = env_get(list, process, "AXL_PCI_IDS");
 
-	/* vendor libraries: a library to load instead of the system's (a test double,
-	 * or NVML on a replayed tree), and how long a backend may take */
+	/* libraries: one to load instead of the system's (a test double, or a vendor
+	 * library on a replayed tree; each backend's own variable is read below), and how
+	 * long a backend may take */
 	const char *pcilib = env_get(list, process, "AXL_PCI_LIBRARY");
 	const char *zlib = env_get(list, process, "AXL_ZLIB_LIBRARY");
-	const char *nvml = env_get(list, process, "AXL_NVML_LIBRARY");
-	const char *rsmi = env_get(list, process, "AXL_ROCM_SMI_LIBRARY");
-	const char *ze = env_get(list, process, "AXL_ZE_LIBRARY");
 	ctx->vendor_timeout_ms = 5000;
 	const char *timeout = env_get(list, process, "AXL_VENDOR_TIMEOUT_MS");
 	if (timeout && *timeout) {
@@ -246,17 +244,21 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	ctx->pci_ids_path = dup_or_null(ids);
 	ctx->pci_library = pcilib && *pcilib ? strdup(pcilib) : NULL;
 	ctx->zlib_library = zlib && *zlib ? strdup(zlib) : NULL;
-	ctx->nvml_library = nvml && *nvml ? strdup(nvml) : NULL;
-	ctx->rocm_smi_library = rsmi && *rsmi ? strdup(rsmi) : NULL;
-	ctx->ze_library = ze && *ze ? strdup(ze) : NULL;
-	/* the runtime reads its own process environment, never the caller's list */
-	const char *zes_env = process ? getenv("ZES_ENABLE_SYSMAN") : NULL;
-	ctx->ze_enable_sysman = zes_env && strcmp(zes_env, "1") == 0;
+	bool libs_ok = true;
+	for (size_t b = 0; b < axl__backend_total; b++) {
+		const struct axl__backend *be = axl__backends[b];
+		const char *lib = be->library_env ? env_get(list, process, be->library_env) : NULL;
+		/* a runtime reads its own process environment, never the caller's list */
+		const char *rt = be->runtime_env && process ? getenv(be->runtime_env) : NULL;
+		if (lib && *lib && !(ctx->library[b] = strdup(lib)))
+			libs_ok = false;
+		if (rt && !(ctx->runtime_env[b] = strdup(rt)))
+			libs_ok = false;
+	}
 	if (opts->flags & AXL_CONTEXT_RECORD)
 		ctx->fs.rec = axl__rec_new();
 	if (!ctx->sysroot || (ids && !ctx->pci_ids_path) || (pcilib && *pcilib && !ctx->pci_library) ||
-	    (zlib && *zlib && !ctx->zlib_library) || (nvml && *nvml && !ctx->nvml_library) ||
-	    (rsmi && *rsmi && !ctx->rocm_smi_library) || (ze && *ze && !ctx->ze_library) ||
+	    (zlib && *zlib && !ctx->zlib_library) || !libs_ok ||
 	    ((opts->flags & AXL_CONTEXT_RECORD) && !ctx->fs.rec)) {
 		axl_context_free(ctx);
 		return axl__error(AXL_ENOMEM, "out of memory");
@@ -311,9 +313,10 @@ AXL_API void axl_context_free(axl_context *ctx)
 	free(ctx->pci_ids_path);
 	free(ctx->pci_library);
 	free(ctx->zlib_library);
-	free(ctx->nvml_library);
-	free(ctx->rocm_smi_library);
-	free(ctx->ze_library);
+	for (size_t b = 0; b < AXL__BACKENDS_MAX; b++) {
+		free(ctx->library[b]);
+		free(ctx->runtime_env[b]);
+	}
 	free(ctx->state_dir);
 	for (size_t v = 0; v < ctx->vis_n; v++)
 		free(ctx->vis[v].value);

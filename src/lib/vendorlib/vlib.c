@@ -96,6 +96,12 @@ size_t axl__backend_index(const char *name)
 	return 0;
 }
 
+const char *axl__vdrv_library(const axl_context *ctx, const char *name)
+{
+	size_t self = axl__backend_index(name);
+	return self ? ctx->library[self] : NULL;
+}
+
 void *axl__vlib_dlopen(const char *name, char *why, size_t cap, bool *absent)
 {
 	if (absent)
@@ -187,6 +193,16 @@ const void *axl__vlib_load(struct axl__vlib_cache *c, const char *key, const cha
 out:
 	pthread_mutex_unlock(&c->lock);
 	return r;
+}
+
+const void *axl__vlib_open(const struct axl__vlibrary *l, const char *path, char *why, size_t cap, bool *absent)
+{
+	/* a library asked for by path that is not there is not "absent": worth a warning */
+	if (path)
+		return axl__vlib_load(l->cache, path, &path, 1, l->syms, l->nsyms, l->table_size, l->usable, why, cap,
+				      NULL);
+	return axl__vlib_load(l->cache, "", l->sonames, l->nsonames, l->syms, l->nsyms, l->table_size, l->usable, why,
+			      cap, absent);
 }
 
 bool axl__vlib_flag(struct axl__vlib_cache *c, const void *table, int which)

@@ -82,10 +82,26 @@ const void *axl__vlib_load(struct axl__vlib_cache *c, const char *key, const cha
 			   const struct axl__vsym *syms, size_t nsyms, size_t table_size,
 			   bool (*usable)(const void *table, const char *name, char *why, size_t cap), char *why,
 			   size_t cap, bool *absent);
+/* A library as a backend describes it: its SONAMEs newest first, its symbols, the table
+ * they fill (table_size bytes) and what it needs to be usable, the process's copies. */
+struct axl__vlibrary {
+	const char *const *sonames;
+	size_t nsonames;
+	const struct axl__vsym *syms;
+	size_t nsyms;
+	size_t table_size;
+	bool (*usable)(const void *table, const char *name, char *why, size_t cap);
+	struct axl__vlib_cache *cache;
+};
+/* axl__vlib_load of l: the library at path, or (NULL) the first SONAME installed. */
+const void *axl__vlib_open(const struct axl__vlibrary *l, const char *path, char *why, size_t cap, bool *absent);
 /* Flag `which` (0 or 1) of the slot holding table; false when the table is not cached. */
 bool axl__vlib_flag(struct axl__vlib_cache *c, const void *table, int which);
 void axl__vlib_set_flag(struct axl__vlib_cache *c, const void *table, int which);
 
+/* The library a backend loads instead of the system's (ctx->library[], from the
+ * variable its struct axl__backend declares), NULL: the system's. */
+const char *axl__vdrv_library(const axl_context *ctx, const char *name);
 /* This backend's index in the table (its inv->bstate slot); 0 when there is none. */
 size_t axl__backend_index(const char *name);
 

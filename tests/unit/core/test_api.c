@@ -186,6 +186,20 @@ static void test_context_options(void)
 	CHECK_INT(axl_device_get_int(NULL, AXL_ATTR_INDEX, NULL), AXL_EINVAL);
 	CHECK(axl_backend_count() > 5);
 	CHECK_STR(axl_backend_name(0), "pci");
+	/* the vendor libraries' variables come from their backends */
+	int libs = 0;
+	for (size_t i = 0; i < axl_backend_count() + 1; i++) {
+		const char *v = axl_backend_library_variable(i);
+		if (v && strcmp(v, "AXL_NVML_LIBRARY") == 0 && strcmp(axl_backend_name(i), "nvml") == 0)
+			libs |= 1;
+		if (v && strcmp(v, "AXL_ROCM_SMI_LIBRARY") == 0)
+			libs |= 2;
+		if (v && strcmp(v, "AXL_ZE_LIBRARY") == 0)
+			libs |= 4;
+	}
+	CHECK_INT(libs, 7);
+	CHECK(axl_backend_library_variable(0) == NULL);
+	CHECK(axl_backend_library_variable(axl_backend_count()) == NULL);
 }
 
 static axl_context *open_ctx(const char *backends)

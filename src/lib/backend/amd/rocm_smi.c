@@ -34,25 +34,15 @@
 
 #define SRC "rocm-smi"
 
-/* What the backend keeps between its hooks (inv->bstate). */
-struct rs_state {
-	struct axl__vjob *job; /* its arg: a struct rs_job */
-	bool collected;
-	struct axl_device **dev; /* per ROCm SMI index, NULL when not matched */
-};
-
-static void job_free(void *arg)
+static void job_fini(void *arg)
 {
 	struct rs_job *j = arg;
-	axl__vrec_fini(&j->q.v);
 	free(j->asleep);
 	free(j->devs);
 	free(j->pairs);
-	axl__vwarn_free(&j->warn);
-	free(j);
 }
 
-#define jwarn(j, ...) axl__vwarn_add(&(j)->warn, __VA_ARGS__)
+#define jwarn(j, ...) axl__vwarn_add(&(j)->q.w.warn, __VA_ARGS__)
 
 /* Is r worth a warning? What the GPU, the kernel or this library version does not
  * have is silent (ROCm SMI answers FILE_ERROR for a sysfs file the kernel lacks). */
@@ -205,10 +195,10 @@ static void collect_pairs(struct rs_job *j)
 	}
 }
 
-static void collect(struct rs_job *j)
+static void collect(void *arg)
 {
+	struct rs_job *j = arg;
 	struct axl__rsq *q = &j->q;
-	double t0 = axl__now_ms();
 	j->init_rc = axl__rsq_init(q);
 	if (j->init_rc != RSMI_STATUS_SUCCESS)
 		goto out;
@@ -232,20 +222,18 @@ static void collect(struct rs_job *j)
 	for (unsigned i = 0; i < count; i++)
 		collect_dev(j, i);
 	collect_pairs(j);
-out:
-	j->ms = axl__now_ms() - t0;
-}
-
-static void work(void *arg)
-{
-	collect(arg);
+out:;
 }
 
 /* ---- the backend hooks ------------------------------------------------------------------ */
 
 /* PCI functions bound to amdgpu whose runtime PM state is "suspended" (live only). */
-static void find_asleep(struct axl__scan *scan, struct rs_job *j)
+static void find_asleep(struct axl__scan *scan, size_t self, void *arg)
 {
+	struct rs_job *j = arg;
+	(void)self;
+	if (j->q.w.q.v.mode != AXL__VREC_LIVE)
+		return; /* replaying: the capture's node was not this one */
 	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, "/sys/bus/pci/drivers/amdgpu");
 	if (!d)
 		return;
@@ -270,109 +258,54 @@ static void find_asleep(struct axl__scan *scan, struct rs_job *j)
 	closedir(d);
 }
 
-static void rsmi_start(struct axl__scan *scan, size_t self)
+static bool ready(struct axl__scan *scan, void *arg, size_t *n)
 {
-	struct axl_inventory *inv = scan->inv;
-	axl_context *ctx = scan->ctx;
-	struct rs_state *st = calloc(1, sizeof *st);
-	if (!st)
-		return;
-	inv->bstate[self] = st;
-
-	if (axl__vlib_wedged(SRC)) {
-		axl__warn(inv, SRC, NULL, "ROCm SMI did not answer an earlier call in this process; not used");
-		return;
-	}
-	struct rs_job *j = calloc(1, sizeof *j);
-	if (!j)
-		return;
-	char why[512] = "";
-	int replay = axl__vlib_replay(scan, SRC, ctx->rocm_smi_library, &j->q.v);
-	if (replay == 0) {
-		free(j);
-		return;
-	}
-	if (replay < 0) {
-		/* no amdgpu kernel driver: nothing ROCm SMI could tell (and no dlopen cost) */
-		if (!ctx->rocm_smi_library && !axl__fs_exists(scan->fs, AXL__FS_ROOT, "/sys/module/amdgpu")) {
-			free(j);
-			return;
-		}
-		bool absent = false;
-		j->q.fn = axl__rsmi_load(ctx->rocm_smi_library, why, sizeof why, &absent);
-		if (!j->q.fn) {
-			/* ROCm SMI is not part of the driver: a node without ROCm is normal,
-			 * and silent; a library that is there but unusable, or the one that was
-			 * asked for, is not */
-			if (!absent)
-				axl__warn(inv, SRC, ctx->rocm_smi_library, "ROCm SMI not loaded: %s", why);
-			free(j);
-			return;
-		}
-		find_asleep(scan, j);
-	}
-	/* axl capture: every answer goes into the capture (replay: the file is carried) */
-	axl__vlib_record(scan, &j->q.v);
-	st->job = axl__vjob_start(work, job_free, j);
-}
-
-static void rsmi_release(struct axl_inventory *inv, size_t self)
-{
-	struct rs_state *st = inv->bstate[self];
-	if (st->job) {
-		/* waited for, or never (the inventory failed early): the worker finishes alone */
-		axl__vjob_free(st->job);
-	}
-	free(st->dev);
-	free(st);
-	inv->bstate[self] = NULL;
-}
-
-static int rsmi_enumerate(struct axl__scan *scan)
-{
-	struct axl_inventory *inv = scan->inv;
-	size_t self = axl__backend_index(SRC);
-	struct rs_state *st = self ? inv->bstate[self] : NULL;
-	if (!st || !st->job || !axl__vlib_wait(inv, &st->job, SRC, "ROCm SMI", "AMD GPUs"))
-		return 0;
-	struct rs_job *j = axl__vjob_arg(st->job);
-	/* here, not in the worker: a worker past its deadline must not touch the context */
-	axl__vrec_flush(&j->q.v, inv->ctx, SRC);
-	axl__vwarn_flush(&j->warn, inv, SRC, "ROCm SMI");
+	struct rs_job *j = arg;
 	if (j->init_rc != RSMI_STATUS_SUCCESS) {
-		axl__warn(inv, SRC, NULL, "rsmi_init: %s (%d)", axl__rsmi_strerror(j->init_rc), j->init_rc);
-	} else {
-		st->dev = calloc(j->ndevs ? j->ndevs : 1, sizeof *st->dev);
-		if (st->dev)
-			axl__rsmi_apply(scan, j, st->dev);
-		st->collected = true;
+		axl__warn(scan->inv, SRC, NULL, "rsmi_init: %s (%d)", axl__rsmi_strerror(j->init_rc), j->init_rc);
+		return false;
 	}
-	struct axl_timing *t = AXL__VEC_PUSH(inv->timings);
-	if (t) {
-		t->stage = "rocm-smi.calls";
-		t->milliseconds = j->ms;
-	}
-	return 0;
+	*n = j->ndevs;
+	return true;
 }
 
-static void rsmi_link(struct axl__scan *scan, size_t self)
+static void rs_apply(struct axl__scan *scan, void *j, struct axl_device **dev)
 {
-	struct rs_state *st = scan->inv->bstate[self];
-	if (st && st->collected && st->dev)
-		axl__rsmi_link(scan, axl__vjob_arg(st->job), st->dev);
+	axl__rsmi_apply(scan, j, dev);
 }
 
-static bool rsmi_owns(const struct axl_device *dev)
+static void rs_link(struct axl__scan *scan, void *j, struct axl_device **dev)
 {
-	(void)dev;
-	return false; /* enriches the amdgpu backend's devices; owns none */
+	axl__rsmi_link(scan, j, dev);
 }
+
+static bool amdgpu_here(const struct axl__fs *fs)
+{
+	return axl__fs_exists(fs, AXL__FS_ROOT, "/sys/module/amdgpu");
+}
+
+/* ROCm SMI is not part of the driver: a node without ROCm is normal, and silent; a
+ * library that is there but unusable, or the one that was asked for, is not */
+static const struct axl__vdrv rsmi = {
+	.name = SRC,
+	.display = "ROCm SMI",
+	.devices = "AMD GPUs",
+	.timing = "rocm-smi.calls",
+	.lib = &axl__rsmi_library,
+	.quiet = AXL__VDRV_WARN_THERE,
+	.missing = RSMI_STATUS_NOT_SUPPORTED,
+	.job_size = sizeof(struct rs_job),
+	.present = amdgpu_here,
+	.prepare = find_asleep,
+	.collect = collect,
+	.fini = job_fini,
+	.ready = ready,
+	.apply = rs_apply,
+	.link = rs_link,
+};
+AXL__VDRV_HOOKS(rsmi, rsmi)
 
 const struct axl__backend axl__backend_rocm_smi = {
 	.name = "rocm-smi",
-	.enumerate = rsmi_enumerate,
-	.owns = rsmi_owns,
-	.start = rsmi_start,
-	.link = rsmi_link,
-	.release = rsmi_release,
+	AXL__VDRV_BACKEND(rsmi, "AXL_ROCM_SMI_LIBRARY"),
 };

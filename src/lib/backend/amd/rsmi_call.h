@@ -19,13 +19,13 @@
 #include <stdint.h>
 
 #include "rsmi_api.h"
-#include "vrec.h"
+#include "vdrv.h"
 
+/* The calls' state: the generic job head (vdrv.h; w.q.lib is a struct axl__rsmi_fns),
+ * and what the library's version decides. A ROCm SMI job starts with it. */
 struct axl__rsq {
-	struct axl__vrec v;             /* live, recording or replaying (vrec.h) */
-	const struct axl__rsmi_fns *fn; /* live and record */
-	bool freq_v6;                   /* live: the library's rsmi_frequencies_t layout */
-	unsigned calls;                 /* how many calls were made (or answered) */
+	struct axl__vwork w;
+	bool freq_v6; /* live: the library's rsmi_frequencies_t layout */
 };
 
 /* A frequency table, whatever the library's layout. num and current as the library
@@ -34,13 +34,12 @@ struct axl__rsmi_freq {
 	uint32_t num, current;
 	unsigned deep_sleep; /* the byte the library wrote into its bool (0 or 1 when sane) */
 	uint64_t hz[AXL_RSMI_FREQ_V6];
+	size_t nhz; /* live: how many levels the library's layout held */
 };
 
-/* Library loading, once per process per path. NULL path: the system's library, newest
- * SONAME first (librocm_smi64.so.7, .6, .5, .1). Returns the resolved table or NULL with
- * a reason in why; *absent says that no system library exists at all (nothing to warn
- * about). Never unloaded. */
-const struct axl__rsmi_fns *axl__rsmi_load(const char *path, char *why, size_t cap, bool *absent);
+/* The library: the system's newest SONAME first (librocm_smi64.so.7, .6, .5, .1), or the
+ * one named; loaded by the driver (vdrv.h), never unloaded. */
+extern const struct axl__vlibrary axl__rsmi_library;
 
 /* ROCm SMI's name of a status ("RSMI_STATUS_PERMISSION"), for warnings. */
 const char *axl__rsmi_strerror(rsmi_status_t r);

@@ -43,8 +43,8 @@ struct rs_pair {
 };
 
 struct rs_job {
+	struct axl__rsq q; /* first: its calls, warnings, time (vdrv.h) */
 	/* inputs */
-	struct axl__rsq q;
 	char (*asleep)[16]; /* PCI addresses of runtime-suspended amdgpu functions */
 	size_t nasleep;
 	/* outputs */
@@ -57,8 +57,6 @@ struct rs_job {
 	unsigned ndevs;
 	struct rs_pair *pairs;
 	size_t npairs;
-	struct axl__vwarn warn; /* vlib.h */
-	double ms;
 };
 
 void axl__rsmi_apply(struct axl__scan *scan, struct rs_job *j, struct axl_device **devs);

@@ -33,22 +33,13 @@
 
 #define SRC "level-zero"
 
-struct ze_state {
-	struct axl__vjob *job; /* its arg: a struct ze_job */
-	bool collected;
-	struct axl_device **dev; /* per sysman device, NULL when not matched */
-};
-
-static void job_free(void *arg)
+static void job_fini(void *arg)
 {
 	struct ze_job *j = arg;
-	axl__vrec_fini(&j->q.v);
 	free(j->devs);
-	axl__vwarn_free(&j->warn);
-	free(j);
 }
 
-#define jwarn(j, ...) axl__vwarn_add(&(j)->warn, __VA_ARGS__)
+#define jwarn(j, ...) axl__vwarn_add(&(j)->q.w.warn, __VA_ARGS__)
 
 /* Is r worth a warning? Absent features are silent. */
 static bool notable(ze_result_t r)
@@ -92,7 +83,7 @@ static void collect_memory(struct ze_job *j, unsigned i)
 	struct ze_dev *d = &j->devs[i];
 	zes_handle_t h[ZE_MAX_COMP];
 	uint32_t n = ZE_MAX_COMP;
-	ze_result_t r = axl__zeq_enum(q, "zesDeviceEnumMemoryModules", q->fn ? q->fn->zesDeviceEnumMemoryModules : NULL,
+	ze_result_t r = axl__zeq_enum(q, "zesDeviceEnumMemoryModules", AXL_ZEF(q) ? AXL_ZEF(q)->zesDeviceEnumMemoryModules : NULL,
 				      d->h, "mem", h, &n);
 	if (check(j, i, "zesDeviceEnumMemoryModules", r))
 		return;
@@ -116,7 +107,7 @@ static void collect_frequency(struct ze_job *j, unsigned i)
 	zes_handle_t h[ZE_MAX_COMP];
 	uint32_t n = ZE_MAX_COMP;
 	ze_result_t r = axl__zeq_enum(q, "zesDeviceEnumFrequencyDomains",
-				      q->fn ? q->fn->zesDeviceEnumFrequencyDomains : NULL, d->h, "freq", h, &n);
+				      AXL_ZEF(q) ? AXL_ZEF(q)->zesDeviceEnumFrequencyDomains : NULL, d->h, "freq", h, &n);
 	if (check(j, i, "zesDeviceEnumFrequencyDomains", r))
 		return;
 	for (uint32_t k = 0; k < n; k++) {
@@ -134,7 +125,7 @@ static void collect_power(struct ze_job *j, unsigned i)
 	struct ze_dev *d = &j->devs[i];
 	zes_handle_t h[ZE_MAX_COMP];
 	uint32_t n = ZE_MAX_COMP;
-	ze_result_t r = axl__zeq_enum(q, "zesDeviceEnumPowerDomains", q->fn ? q->fn->zesDeviceEnumPowerDomains : NULL,
+	ze_result_t r = axl__zeq_enum(q, "zesDeviceEnumPowerDomains", AXL_ZEF(q) ? AXL_ZEF(q)->zesDeviceEnumPowerDomains : NULL,
 				      d->h, "pwr", h, &n);
 	if (check(j, i, "zesDeviceEnumPowerDomains", r))
 		return;
@@ -169,7 +160,7 @@ static void collect_engines(struct ze_job *j, unsigned i)
 	if (!h)
 		return;
 	uint32_t n = ZE_MAX_ENGINES;
-	ze_result_t r = axl__zeq_enum(q, "zesDeviceEnumEngineGroups", q->fn ? q->fn->zesDeviceEnumEngineGroups : NULL,
+	ze_result_t r = axl__zeq_enum(q, "zesDeviceEnumEngineGroups", AXL_ZEF(q) ? AXL_ZEF(q)->zesDeviceEnumEngineGroups : NULL,
 				      d->h, "eng", h, &n);
 	if (check(j, i, "zesDeviceEnumEngineGroups", r))
 		goto out;
@@ -200,7 +191,7 @@ static void collect_ports(struct ze_job *j, unsigned i)
 	struct ze_dev *d = &j->devs[i];
 	zes_handle_t h[ZE_MAX_PORTS];
 	uint32_t n = ZE_MAX_PORTS;
-	ze_result_t r = axl__zeq_enum(q, "zesDeviceEnumFabricPorts", q->fn ? q->fn->zesDeviceEnumFabricPorts : NULL,
+	ze_result_t r = axl__zeq_enum(q, "zesDeviceEnumFabricPorts", AXL_ZEF(q) ? AXL_ZEF(q)->zesDeviceEnumFabricPorts : NULL,
 				      d->h, "port", h, &n);
 	if (check(j, i, "zesDeviceEnumFabricPorts", r))
 		return;
@@ -248,10 +239,10 @@ static void collect_device(struct ze_job *j, unsigned i)
 		collect_ports(j, i);
 }
 
-static void collect(struct ze_job *j)
+static void collect(void *arg)
 {
+	struct ze_job *j = arg;
 	struct axl__zeq *q = &j->q;
-	double t0 = axl__now_ms();
 	j->init_rc = axl__zeq_init(q);
 	if (j->init_rc != ZE_RESULT_SUCCESS)
 		goto out;
@@ -281,13 +272,7 @@ static void collect(struct ze_job *j)
 	}
 	for (unsigned i = 0; i < j->ndevs && !j->sysman_off; i++)
 		collect_device(j, i);
-out:
-	j->ms = axl__now_ms() - t0;
-}
-
-static void work(void *arg)
-{
-	collect(arg);
+out:;
 }
 
 /* ---- the backend hooks ------------------------------------------------------------------ */
@@ -300,72 +285,20 @@ static bool intel_driver_here(const struct axl__fs *fs)
 	       axl__fs_exists(fs, AXL__FS_ROOT, "/sys/module/intel_vpu");
 }
 
-static void ze_start(struct axl__scan *scan, size_t self)
+/* What the process was started with (ZES_ENABLE_SYSMAN=1): whether zeInit may serve. */
+static void prepare(struct axl__scan *scan, size_t self, void *arg)
 {
-	struct axl_inventory *inv = scan->inv;
-	axl_context *ctx = scan->ctx;
-	struct ze_state *st = calloc(1, sizeof *st);
-	if (!st)
-		return;
-	inv->bstate[self] = st;
-
-	if (axl__vlib_wedged(SRC)) {
-		axl__warn(inv, SRC, NULL, "Level Zero did not answer an earlier call in this process; not used");
-		return;
-	}
-	struct ze_job *j = calloc(1, sizeof *j);
-	if (!j)
-		return;
-	char why[256] = "";
-	int replay = axl__vlib_replay(scan, SRC, ctx->ze_library, &j->q.v);
-	if (replay == 0) {
-		free(j);
-		return;
-	}
-	if (replay < 0) {
-		/* no Intel GPU/NPU driver: nothing sysman could tell (and no dlopen cost) */
-		if (!ctx->ze_library && !intel_driver_here(scan->fs)) {
-			free(j);
-			return;
-		}
-		j->q.fn = axl__ze_load(ctx->ze_library, why, sizeof why);
-		if (!j->q.fn) {
-			/* optional: the loader is often absent where the driver is; say why only
-			 * when a library was asked for */
-			if (ctx->ze_library)
-				axl__warn(inv, SRC, ctx->ze_library, "Level Zero not loaded: %s", why);
-			free(j);
-			return;
-		}
-	}
-	j->q.legacy_ok = ctx->ze_enable_sysman;
-	/* axl capture: every answer goes into the capture (replay: the file is carried) */
-	axl__vlib_record(scan, &j->q.v);
-	st->job = axl__vjob_start(work, job_free, j);
+	struct ze_job *j = arg;
+	const char *zes = scan->ctx->runtime_env[self];
+	j->q.legacy_ok = zes && strcmp(zes, "1") == 0;
 }
 
-static void ze_release(struct axl_inventory *inv, size_t self)
-{
-	struct ze_state *st = inv->bstate[self];
-	if (st->job)
-		axl__vjob_free(st->job);
-	free(st->dev);
-	free(st);
-	inv->bstate[self] = NULL;
-}
-
-static int ze_enumerate(struct axl__scan *scan)
+static bool ready(struct axl__scan *scan, void *arg, size_t *n)
 {
 	struct axl_inventory *inv = scan->inv;
-	size_t self = axl__backend_index(SRC);
-	struct ze_state *st = self ? inv->bstate[self] : NULL;
-	if (!st || !st->job || !axl__vlib_wait(inv, &st->job, SRC, "Level Zero", "Intel devices"))
-		return 0;
-	struct ze_job *j = axl__vjob_arg(st->job);
-	/* here, not in the worker: a worker past its deadline must not touch the context */
-	axl__vrec_flush(&j->q.v, inv->ctx, SRC);
-	axl__vwarn_flush(&j->warn, inv, SRC, "Level Zero");
-	if (j->init_rc == AXL_ZE_NO_FUNCTION && j->q.v.mode == AXL__VREC_REPLAY) {
+	struct ze_job *j = arg;
+	const char *asked = axl__vdrv_library(inv->ctx, SRC);
+	if (j->init_rc == AXL_ZE_NO_FUNCTION && j->q.w.q.v.mode == AXL__VREC_REPLAY) {
 		/* a capture without Level Zero records */
 	} else if (j->init_rc == AXL_ZE_NEED_ENV) {
 		/* an old loader: sysman only with the environment variable axl does not set */
@@ -374,11 +307,11 @@ static int ze_enumerate(struct axl__scan *scan)
 			 "(not set): Level Zero not used",
 			 j->q.zes_init_called ? "zesInit failed"
 					      : "this loader has no zesInit (it predates the Level Zero 1.5 specification)");
-		if (inv->ctx->ze_library)
+		if (asked)
 			axl__warn(inv, SRC, NULL, "%s", msg);
 		else
 			axl__log(inv->ctx, AXL_LOG_INFO, "%s: %s", SRC, msg);
-	} else if (j->init_rc == ZE_RESULT_ERROR_UNINITIALIZED && !inv->ctx->ze_library) {
+	} else if (j->init_rc == ZE_RESULT_ERROR_UNINITIALIZED && !asked) {
 		/* the loader found no Level Zero driver: a loader installed as some program's
 		 * dependency without Intel's compute runtime is common; not worth a warning on
 		 * every listing */
@@ -387,37 +320,46 @@ static int ze_enumerate(struct axl__scan *scan)
 		axl__warn(inv, SRC, NULL, "%s: %s (0x%x)", j->q.legacy ? "zeInit" : "zesInit",
 			  axl__ze_strerror(j->init_rc), (unsigned)j->init_rc);
 	} else {
-		st->dev = calloc(j->ndevs ? j->ndevs : 1, sizeof *st->dev);
-		if (st->dev)
-			axl__ze_apply(scan, j, st->dev);
-		st->collected = true;
+		*n = j->ndevs;
+		return true;
 	}
-	struct axl_timing *t = AXL__VEC_PUSH(inv->timings);
-	if (t) {
-		t->stage = "level-zero.calls";
-		t->milliseconds = j->ms;
-	}
-	return 0;
+	return false;
 }
 
-static void ze_link(struct axl__scan *scan, size_t self)
+static void ze_apply(struct axl__scan *scan, void *j, struct axl_device **dev)
 {
-	struct ze_state *st = scan->inv->bstate[self];
-	if (st && st->collected && st->dev)
-		axl__ze_link(scan, axl__vjob_arg(st->job), st->dev);
+	axl__ze_apply(scan, j, dev);
 }
 
-static bool ze_owns(const struct axl_device *dev)
+static void ze_link(struct axl__scan *scan, void *j, struct axl_device **dev)
 {
-	(void)dev;
-	return false; /* enriches the intel backend's devices; owns none */
+	axl__ze_link(scan, j, dev);
 }
+
+/* optional: the loader is often absent where the driver is; say why only when a
+ * library was asked for */
+static const struct axl__vdrv ze = {
+	.name = SRC,
+	.display = "Level Zero",
+	.devices = "Intel devices",
+	.timing = "level-zero.calls",
+	.lib = &axl__ze_library,
+	.quiet = AXL__VDRV_WARN_ASKED,
+	.missing = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+	.max_handles = AXL_ZEQ_MAX_HANDLES,
+	.job_size = sizeof(struct ze_job),
+	.present = intel_driver_here,
+	.prepare = prepare,
+	.collect = collect,
+	.fini = job_fini,
+	.ready = ready,
+	.apply = ze_apply,
+	.link = ze_link,
+};
+AXL__VDRV_HOOKS(ze, ze)
 
 const struct axl__backend axl__backend_level_zero = {
 	.name = SRC,
-	.enumerate = ze_enumerate,
-	.owns = ze_owns,
-	.start = ze_start,
-	.link = ze_link,
-	.release = ze_release,
+	AXL__VDRV_BACKEND(ze, "AXL_ZE_LIBRARY"),
+	.runtime_env = "ZES_ENABLE_SYSMAN",
 };

@@ -55,12 +55,9 @@ static bool usable(const void *table, const char *name, char *why, size_t cap)
 	return false;
 }
 
-const struct axl__ze_fns *axl__ze_load(const char *path, char *why, size_t cap)
-{
-	const char *name = path ? path : "libze_loader.so.1";
-	return axl__vlib_load(&cache, name, &name, 1, symbols, sizeof symbols / sizeof *symbols,
-			      sizeof(struct axl__ze_fns), usable, why, cap, NULL);
-}
+static const char *const sonames[] = {"libze_loader.so.1"};
+const struct axl__vlibrary axl__ze_library = {
+	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__ze_fns), usable, &cache};
 
 const char *axl__ze_strerror(ze_result_t r)
 {
@@ -89,32 +86,6 @@ const char *axl__ze_strerror(ze_result_t r)
 	case AXL_ZE_NEED_ENV: return "sysman needs ZES_ENABLE_SYSMAN=1";
 	default: return "unknown result";
 	}
-}
-
-/* ---- handles ----------------------------------------------------------------------- */
-
-static const char *hid(const struct axl__zeq *q, const void *h)
-{
-	for (size_t i = 0; i < q->nhandles; i++)
-		if (q->handles[i].h == h)
-			return q->handles[i].id;
-	return "?";
-}
-
-/* Register a handle under an id; in replay the handle is made up. NULL when full. */
-static void *add_handle(struct axl__zeq *q, void *h, const char *id)
-{
-	for (size_t i = 0; i < q->nhandles; i++)
-		if (strcmp(q->handles[i].id, id) == 0)
-			return q->handles[i].h;
-	if (q->nhandles == AXL_ZEQ_MAX_HANDLES)
-		return NULL;
-	size_t i = q->nhandles++;
-	if (q->v.mode == AXL__VREC_REPLAY)
-		h = &q->handles[i];
-	q->handles[i].h = h;
-	snprintf(q->handles[i].id, sizeof q->handles[i].id, "%s", id);
-	return h;
 }
 
 /* ---- struct fields, for records ------------------------------------------------------ */
@@ -197,94 +168,69 @@ static const struct axl__vfield port_state_fields[] = {
 
 /* ---- the calls ------------------------------------------------------------------------ */
 
-#define LIVE(fnptr, ...) ((q->fn && (fnptr)) ? (fnptr)(__VA_ARGS__) : AXL_ZE_NO_FUNCTION)
-#define FN(member) (q->fn ? q->fn->member : NULL)
-#define MISSING ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
+#define VQ (&q->w.q)
+#define LIVE(fnptr, ...) AXL__VQ_LIVE(VQ, AXL_ZE_NO_FUNCTION, fnptr, __VA_ARGS__)
+#define FN(member) (VQ->lib ? AXL_ZEF(q)->member : NULL)
+#define ANSWER(f, d, args, nargs, vo, out, live) \
+	axl__vq_answer(VQ, &(const struct axl__vkey){f, d, NULL, args, nargs}, vo, out, live)
+#define HID(h) axl__vq_hid(VQ, h)
+#define VO_FIELDS(fs, T) {AXL__VO_FIELDS, sizeof(T), fs, NULL, NULL}
+static const struct axl__vout vo_none = {AXL__VO_NONE, 0, NULL, NULL, NULL},
+			      vo_u64 = {AXL__VO_U64, 0, NULL, NULL, NULL};
 
-static void record_plain(struct axl__zeq *q, const char *f, const char *d, const unsigned *args, int nargs,
-			 ze_result_t r)
+/* zesInit(0) or zeInit(0) (which), once per process (the cache's flag), recorded when
+ * called. AXL_ZE_NO_FUNCTION: not called (the loader lacks it; replaying: not recorded). */
+static ze_result_t init_once(struct axl__zeq *q, const char *f, int which)
 {
-	struct axl__json w;
-	axl__vrec_begin(&q->v, &w, f, d, NULL, args, nargs, r);
-	axl__vrec_end(&q->v, &w);
+	const struct axl__ze_fns *fn = VQ->lib;
+	bool live = !axl__vq_replaying(VQ);
+	if (live && !(which == ZES_INITED ? fn->zesInit : fn->zeInit))
+		return AXL_ZE_NO_FUNCTION;
+	/* not under the cache's lock: an init may hang, and a later load must not wait on it */
+	ze_result_t r = !live || axl__vlib_flag(&cache, fn, which) ? ZE_RESULT_SUCCESS
+			: which == ZES_INITED                     ? fn->zesInit(0)
+								  : fn->zeInit(0);
+	int missing = VQ->missing;
+	VQ->missing = AXL_ZE_NO_FUNCTION;
+	r = ANSWER(f, NULL, NULL, 0, &vo_none, NULL, r);
+	VQ->missing = missing;
+	if (live && r == ZE_RESULT_SUCCESS)
+		axl__vlib_set_flag(&cache, fn, which);
+	return r;
 }
 
 ze_result_t axl__zeq_init(struct axl__zeq *q)
 {
-	q->calls++;
-	ze_result_t r;
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		bool zes = axl__vrec_find(&q->v, "zesInit", NULL, NULL, NULL, 0, AXL_ZE_NO_FUNCTION, &r) ||
-			   r != AXL_ZE_NO_FUNCTION;
-		if (zes) {
-			q->zes_init_called = true;
-			q->zes_init_rc = r;
-			if (r == ZE_RESULT_SUCCESS)
-				return r;
-		}
-		ze_result_t l;
-		if (axl__vrec_find(&q->v, "zeInit", NULL, NULL, NULL, 0, AXL_ZE_NO_FUNCTION, &l) ||
-		    l != AXL_ZE_NO_FUNCTION) {
-			q->legacy = true;
-			return l;
-		}
-		return r;
-	}
-	bool zes_done = axl__vlib_flag(&cache, q->fn, ZES_INITED);
-	bool ze_done = axl__vlib_flag(&cache, q->fn, ZE_INITED);
-	/* not under the cache's lock: an init may hang, and a later load must not wait on it */
-	if (q->fn->zesInit) {
-		r = zes_done ? ZE_RESULT_SUCCESS : q->fn->zesInit(0);
+	const struct axl__ze_fns *fn = VQ->lib;
+	ze_result_t r = init_once(q, "zesInit", ZES_INITED);
+	if (r != AXL_ZE_NO_FUNCTION) {
 		q->zes_init_called = true;
 		q->zes_init_rc = r;
-		if (q->v.mode == AXL__VREC_RECORD)
-			record_plain(q, "zesInit", NULL, NULL, 0, r);
-		if (r == ZE_RESULT_SUCCESS) {
-			axl__vlib_set_flag(&cache, q->fn, ZES_INITED);
+		if (r == ZE_RESULT_SUCCESS)
 			return r;
-		}
 	}
-	if (!q->fn->zeInit || !q->fn->zeDriverGet || !q->fn->zeDeviceGet)
+	if (fn && (!fn->zeInit || !fn->zeDriverGet || !fn->zeDeviceGet))
 		return q->zes_init_called ? q->zes_init_rc : AXL_ZE_NO_FUNCTION;
-	if (!q->legacy_ok)
+	if (fn && !q->legacy_ok)
 		return AXL_ZE_NEED_ENV;
 	/* a loader older than Level Zero 1.5, or a runtime whose zesInit fails: the core
 	 * initialisation, which brings sysman up only when the process was started with
 	 * ZES_ENABLE_SYSMAN=1 (axl never sets it) */
+	r = init_once(q, "zeInit", ZE_INITED);
+	if (r == AXL_ZE_NO_FUNCTION) /* replaying: the capture had no Level Zero */
+		return q->zes_init_called ? q->zes_init_rc : AXL_ZE_NO_FUNCTION;
 	q->legacy = true;
-	r = ze_done ? ZE_RESULT_SUCCESS : q->fn->zeInit(0);
-	if (q->v.mode == AXL__VREC_RECORD)
-		record_plain(q, "zeInit", NULL, NULL, 0, r);
-	if (r == ZE_RESULT_SUCCESS)
-		axl__vlib_set_flag(&cache, q->fn, ZE_INITED);
 	return r;
 }
 
-/* A count answer: replayed, or recorded after the live call. */
+/* A count answer (at most the room *n had): replayed, or recorded after the live call. */
 static ze_result_t count_answer(struct axl__zeq *q, const char *f, const char *d, ze_result_t live, uint32_t *n)
 {
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		ze_result_t r;
-		const struct axl__jv *o = axl__vrec_find(&q->v, f, d, NULL, NULL, 0, MISSING, &r);
-		int64_t v = o && o->type == AXL__J_NUM && o->is_int ? o->i : 0;
-		if (v < 0)
-			v = 0;
-		if ((uint64_t)v < *n)
-			*n = (uint32_t)v;
-		if (r != ZE_RESULT_SUCCESS)
-			*n = 0;
-		return r;
-	}
-	if (live != ZE_RESULT_SUCCESS)
-		*n = 0;
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, f, d, NULL, NULL, 0, live);
-		if (live == ZE_RESULT_SUCCESS)
-			axl__json_kint(&w, "o", *n);
-		axl__vrec_end(&q->v, &w);
-	}
-	return live;
+	uint32_t room = *n;
+	uint64_t v = live == ZE_RESULT_SUCCESS ? *n : 0;
+	ze_result_t r = ANSWER(f, d, NULL, 0, &vo_u64, &v, live);
+	*n = r != ZE_RESULT_SUCCESS ? 0 : v < room ? (uint32_t)v : room;
+	return r;
 }
 
 /* The two-call protocol: the count, then at most room handles. */
@@ -302,17 +248,16 @@ static ze_result_t count_answer(struct axl__zeq *q, const char *f, const char *d
 
 ze_result_t axl__zeq_drivers(struct axl__zeq *q, ze_driver_handle_t *out, uint32_t *n)
 {
-	q->calls++;
 	const char *f = q->legacy ? "zeDriverGet" : "zesDriverGet";
 	ze_result_t (*fn)(uint32_t *, ze_driver_handle_t *) = q->legacy ? FN(zeDriverGet) : FN(zesDriverGet);
 	ze_result_t r = ZE_RESULT_SUCCESS;
-	if (q->v.mode != AXL__VREC_REPLAY)
+	if (!axl__vq_replaying(VQ))
 		TWO_CALLS(LIVE(fn, &cnt, NULL), LIVE(fn, &cnt, out));
 	r = count_answer(q, f, NULL, r, n);
 	for (uint32_t i = 0; i < *n; i++) {
 		char id[24];
 		snprintf(id, sizeof id, "drv%u", i);
-		out[i] = add_handle(q, q->v.mode == AXL__VREC_REPLAY ? NULL : out[i], id);
+		out[i] = axl__vq_handle(VQ, axl__vq_replaying(VQ) ? NULL : out[i], id);
 		if (!out[i]) {
 			*n = i;
 			break;
@@ -324,18 +269,17 @@ ze_result_t axl__zeq_drivers(struct axl__zeq *q, ze_driver_handle_t *out, uint32
 ze_result_t axl__zeq_devices(struct axl__zeq *q, ze_driver_handle_t drv, unsigned first, ze_device_handle_t *out,
 			     uint32_t *n)
 {
-	q->calls++;
 	const char *f = q->legacy ? "zeDeviceGet" : "zesDeviceGet";
 	ze_result_t (*fn)(ze_driver_handle_t, uint32_t *, ze_device_handle_t *) =
 		q->legacy ? FN(zeDeviceGet) : FN(zesDeviceGet);
 	ze_result_t r = ZE_RESULT_SUCCESS;
-	if (q->v.mode != AXL__VREC_REPLAY)
+	if (!axl__vq_replaying(VQ))
 		TWO_CALLS(LIVE(fn, drv, &cnt, NULL), LIVE(fn, drv, &cnt, out));
-	r = count_answer(q, f, hid(q, drv), r, n);
+	r = count_answer(q, f, HID(drv), r, n);
 	for (uint32_t i = 0; i < *n; i++) {
 		char id[24];
 		snprintf(id, sizeof id, "%u", first + i);
-		out[i] = add_handle(q, q->v.mode == AXL__VREC_REPLAY ? NULL : out[i], id);
+		out[i] = axl__vq_handle(VQ, axl__vq_replaying(VQ) ? NULL : out[i], id);
 		if (!out[i]) {
 			*n = i;
 			break;
@@ -347,16 +291,15 @@ ze_result_t axl__zeq_devices(struct axl__zeq *q, ze_driver_handle_t drv, unsigne
 ze_result_t axl__zeq_enum(struct axl__zeq *q, const char *f, axl_ze_enum_fn fn, ze_device_handle_t dev,
 			  const char *kind, zes_handle_t *out, uint32_t *n)
 {
-	q->calls++;
 	ze_result_t r = ZE_RESULT_SUCCESS;
-	if (q->v.mode != AXL__VREC_REPLAY)
+	if (!axl__vq_replaying(VQ))
 		TWO_CALLS(LIVE(fn, dev, &cnt, NULL), LIVE(fn, dev, &cnt, out));
-	const char *d = hid(q, dev);
+	const char *d = HID(dev);
 	r = count_answer(q, f, d, r, n);
 	for (uint32_t i = 0; i < *n; i++) {
 		char id[24];
 		snprintf(id, sizeof id, "%.12s/%.6s%u", d, kind, i);
-		out[i] = add_handle(q, q->v.mode == AXL__VREC_REPLAY ? NULL : out[i], id);
+		out[i] = axl__vq_handle(VQ, axl__vq_replaying(VQ) ? NULL : out[i], id);
 		if (!out[i]) {
 			*n = i;
 			break;
@@ -366,85 +309,51 @@ ze_result_t axl__zeq_enum(struct axl__zeq *q, const char *f, axl_ze_enum_fn fn, 
 }
 
 /* One struct answer: replayed into out, or recorded after the live call. */
-static ze_result_t q_struct(struct axl__zeq *q, const char *f, const void *h, const unsigned *args, int nargs,
-			    const struct axl__vfield *fs, void *out, size_t size, ze_result_t live)
-{
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		ze_result_t r;
-		const struct axl__jv *o = axl__vrec_find(&q->v, f, hid(q, h), NULL, args, nargs, MISSING, &r);
-		memset(out, 0, size);
-		if (o && o->type == AXL__J_OBJ)
-			axl__vrec_get_fields(o, fs, out);
-		return r;
-	}
-	axl__vrec_terminate(fs, out);
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, f, hid(q, h), NULL, args, nargs, live);
-		if (live == ZE_RESULT_SUCCESS) {
-			axl__json_key(&w, "o");
-			axl__vrec_put_fields(&w, fs, out);
-		}
-		axl__vrec_end(&q->v, &w);
-	}
-	return live;
-}
-
-#define REPLAYING (q->v.mode == AXL__VREC_REPLAY)
+#define STRUCT(f, h, args, nargs, fs, out, live)                                    \
+	axl__vq_answer(VQ, &(const struct axl__vkey){f, HID(h), NULL, args, nargs}, \
+		       &(const struct axl__vout){AXL__VO_FIELDS, sizeof *(out), fs, NULL, NULL}, out, live)
 
 ze_result_t axl__zeq_device_props(struct axl__zeq *q, ze_device_handle_t d, zes_device_properties_t *out)
 {
-	q->calls++;
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_DEVICE_PROPERTIES;
 	out->core.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
-	ze_result_t r = REPLAYING ? 0 : LIVE(q->fn->zesDeviceGetProperties, d, out);
-	return q_struct(q, "zesDeviceGetProperties", d, NULL, 0, dev_fields, out, sizeof *out, r);
+	return STRUCT("zesDeviceGetProperties", d, NULL, 0, dev_fields, out, LIVE(FN(zesDeviceGetProperties), d, out));
 }
 
 ze_result_t axl__zeq_pci_props(struct axl__zeq *q, ze_device_handle_t d, zes_pci_properties_t *out)
 {
-	q->calls++;
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_PCI_PROPERTIES;
-	ze_result_t r = REPLAYING ? 0 : LIVE(q->fn->zesDevicePciGetProperties, d, out);
-	return q_struct(q, "zesDevicePciGetProperties", d, NULL, 0, pci_fields, out, sizeof *out, r);
+	return STRUCT("zesDevicePciGetProperties", d, NULL, 0, pci_fields, out, LIVE(FN(zesDevicePciGetProperties), d, out));
 }
 
 ze_result_t axl__zeq_pci_state(struct axl__zeq *q, ze_device_handle_t d, zes_pci_state_t *out)
 {
-	q->calls++;
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_PCI_STATE;
-	ze_result_t r = REPLAYING ? 0 : LIVE(q->fn->zesDevicePciGetState, d, out);
-	return q_struct(q, "zesDevicePciGetState", d, NULL, 0, pci_state_fields, out, sizeof *out, r);
+	return STRUCT("zesDevicePciGetState", d, NULL, 0, pci_state_fields, out, LIVE(FN(zesDevicePciGetState), d, out));
 }
 
 ze_result_t axl__zeq_mem_props(struct axl__zeq *q, zes_handle_t h, zes_mem_properties_t *out)
 {
-	q->calls++;
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_MEM_PROPERTIES;
-	ze_result_t r = REPLAYING ? 0 : LIVE(q->fn->zesMemoryGetProperties, h, out);
-	return q_struct(q, "zesMemoryGetProperties", h, NULL, 0, mem_fields, out, sizeof *out, r);
+	return STRUCT("zesMemoryGetProperties", h, NULL, 0, mem_fields, out, LIVE(FN(zesMemoryGetProperties), h, out));
 }
 
 ze_result_t axl__zeq_mem_state(struct axl__zeq *q, zes_handle_t h, zes_mem_state_t *out)
 {
-	q->calls++;
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_MEM_STATE;
-	ze_result_t r = REPLAYING ? 0 : LIVE(q->fn->zesMemoryGetState, h, out);
-	return q_struct(q, "zesMemoryGetState", h, NULL, 0, mem_state_fields, out, sizeof *out, r);
+	return STRUCT("zesMemoryGetState", h, NULL, 0, mem_state_fields, out, LIVE(FN(zesMemoryGetState), h, out));
 }
 
 ze_result_t axl__zeq_freq_props(struct axl__zeq *q, zes_handle_t h, zes_freq_properties_t *out)
 {
-	q->calls++;
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_FREQ_PROPERTIES;
-	ze_result_t r = REPLAYING ? 0 : LIVE(q->fn->zesFrequencyGetProperties, h, out);
-	return q_struct(q, "zesFrequencyGetProperties", h, NULL, 0, freq_fields, out, sizeof *out, r);
+	return STRUCT("zesFrequencyGetProperties", h, NULL, 0, freq_fields, out, LIVE(FN(zesFrequencyGetProperties), h, out));
 }
 
 static void pwr_prepare(struct pwr_rec *x, bool ext)
@@ -471,10 +380,9 @@ ze_result_t axl__zeq_power_props(struct axl__zeq *q, zes_handle_t h, zes_power_p
 	/* with the extension chained first (argument 1), then without (0): a library that
 	 * refuses the chain still answers the base struct */
 	for (unsigned with = 1;; with--) {
-		q->calls++;
-		pwr_prepare(&x, with);
-		ze_result_t r = REPLAYING ? 0 : LIVE(q->fn->zesPowerGetProperties, h, &x.p);
-		r = q_struct(q, f, h, &with, 1, with ? pwr_ext_fields : pwr_fields, &x, sizeof x, r);
+			pwr_prepare(&x, with);
+		ze_result_t r = STRUCT(f, h, &with, 1, with ? pwr_ext_fields : pwr_fields, &x,
+				       LIVE(FN(zesPowerGetProperties), h, &x.p));
 		bool retry = with && r != ZE_RESULT_SUCCESS && r != ZE_RESULT_ERROR_DEVICE_LOST &&
 			     r != ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS && r != AXL_ZE_NO_FUNCTION &&
 			     r != ZE_RESULT_ERROR_UNINITIALIZED;
@@ -493,79 +401,71 @@ ze_result_t axl__zeq_power_props(struct axl__zeq *q, zes_handle_t h, zes_power_p
 	}
 }
 
+/* zesPowerGetLimitsExt's descriptors: "o":[{..},..], at most AXL_ZE_MAX_LIMITS */
+struct limits {
+	zes_power_limit_ext_desc_t *d;
+	unsigned n;
+};
+static void limits_put(struct axl__json *w, const void *out)
+{
+	const struct limits *x = out;
+	axl__json_arr(w);
+	for (unsigned i = 0; i < x->n; i++)
+		axl__vrec_put_fields(w, limit_fields, &x->d[i]);
+	axl__json_arr_end(w);
+}
+static void limits_get(const struct axl__jv *o, void *out)
+{
+	struct limits *x = out;
+	x->n = 0;
+	for (size_t i = 0; o && o->type == AXL__J_ARR && i < o->len && x->n < AXL_ZE_MAX_LIMITS; i++)
+		if (o->items[i].type == AXL__J_OBJ)
+			axl__vrec_get_fields(&o->items[i], limit_fields, &x->d[x->n++]);
+}
+
 ze_result_t axl__zeq_power_limits_ext(struct axl__zeq *q, zes_handle_t h, zes_power_limit_ext_desc_t *out,
 				      unsigned *n)
 {
-	static const char f[] = "zesPowerGetLimitsExt";
-	q->calls++;
-	*n = 0;
+	static const struct axl__vout vo = {AXL__VO_CUSTOM, 0, NULL, limits_put, limits_get};
 	memset(out, 0, AXL_ZE_MAX_LIMITS * sizeof *out);
-	ze_result_t r;
-	if (REPLAYING) {
-		const struct axl__jv *o = axl__vrec_find(&q->v, f, hid(q, h), NULL, NULL, 0, MISSING, &r);
-		if (r == ZE_RESULT_SUCCESS && o && o->type == AXL__J_ARR)
-			for (size_t i = 0; i < o->len && *n < AXL_ZE_MAX_LIMITS; i++)
-				if (o->items[i].type == AXL__J_OBJ)
-					axl__vrec_get_fields(&o->items[i], limit_fields, &out[(*n)++]);
-		return r;
-	}
 	uint32_t cnt = 0;
-	r = LIVE(q->fn->zesPowerGetLimitsExt, h, &cnt, NULL);
-	if (r == ZE_RESULT_SUCCESS && cnt > 0) {
+	ze_result_t r = LIVE(FN(zesPowerGetLimitsExt), h, &cnt, NULL);
+	if (AXL_ZEF(q) && r == ZE_RESULT_SUCCESS && cnt > 0) { /* replaying: no library */
 		if (cnt > AXL_ZE_MAX_LIMITS)
 			cnt = AXL_ZE_MAX_LIMITS;
 		for (uint32_t i = 0; i < cnt; i++)
 			out[i].stype = ZES_STRUCTURE_TYPE_POWER_LIMIT_EXT_DESC;
-		r = q->fn->zesPowerGetLimitsExt(h, &cnt, out);
+		r = AXL_ZEF(q)->zesPowerGetLimitsExt(h, &cnt, out);
 	}
-	if (r == ZE_RESULT_SUCCESS)
-		*n = cnt < AXL_ZE_MAX_LIMITS ? cnt : AXL_ZE_MAX_LIMITS;
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, f, hid(q, h), NULL, NULL, 0, r);
-		if (r == ZE_RESULT_SUCCESS) {
-			axl__json_key(&w, "o");
-			axl__json_arr(&w);
-			for (unsigned i = 0; i < *n; i++)
-				axl__vrec_put_fields(&w, limit_fields, &out[i]);
-			axl__json_arr_end(&w);
-		}
-		axl__vrec_end(&q->v, &w);
-	}
+	struct limits x = {out, r == ZE_RESULT_SUCCESS ? (cnt < AXL_ZE_MAX_LIMITS ? cnt : AXL_ZE_MAX_LIMITS) : 0};
+	r = ANSWER("zesPowerGetLimitsExt", HID(h), NULL, 0, &vo, &x, r);
+	*n = r == ZE_RESULT_SUCCESS ? x.n : 0;
 	return r;
 }
 
 ze_result_t axl__zeq_power_limits(struct axl__zeq *q, zes_handle_t h, zes_power_sustained_limit_t *out)
 {
-	q->calls++;
 	memset(out, 0, sizeof *out);
-	ze_result_t r = REPLAYING ? 0 : LIVE(q->fn->zesPowerGetLimits, h, out, NULL, NULL);
-	return q_struct(q, "zesPowerGetLimits", h, NULL, 0, sustained_fields, out, sizeof *out, r);
+	return STRUCT("zesPowerGetLimits", h, NULL, 0, sustained_fields, out, LIVE(FN(zesPowerGetLimits), h, out, NULL, NULL));
 }
 
 ze_result_t axl__zeq_engine_props(struct axl__zeq *q, zes_handle_t h, zes_engine_properties_t *out)
 {
-	q->calls++;
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_ENGINE_PROPERTIES;
-	ze_result_t r = REPLAYING ? 0 : LIVE(q->fn->zesEngineGetProperties, h, out);
-	return q_struct(q, "zesEngineGetProperties", h, NULL, 0, engine_fields, out, sizeof *out, r);
+	return STRUCT("zesEngineGetProperties", h, NULL, 0, engine_fields, out, LIVE(FN(zesEngineGetProperties), h, out));
 }
 
 ze_result_t axl__zeq_port_props(struct axl__zeq *q, zes_handle_t h, zes_fabric_port_properties_t *out)
 {
-	q->calls++;
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_FABRIC_PORT_PROPERTIES;
-	ze_result_t r = REPLAYING ? 0 : LIVE(q->fn->zesFabricPortGetProperties, h, out);
-	return q_struct(q, "zesFabricPortGetProperties", h, NULL, 0, port_fields, out, sizeof *out, r);
+	return STRUCT("zesFabricPortGetProperties", h, NULL, 0, port_fields, out, LIVE(FN(zesFabricPortGetProperties), h, out));
 }
 
 ze_result_t axl__zeq_port_state(struct axl__zeq *q, zes_handle_t h, zes_fabric_port_state_t *out)
 {
-	q->calls++;
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_FABRIC_PORT_STATE;
-	ze_result_t r = REPLAYING ? 0 : LIVE(q->fn->zesFabricPortGetState, h, out);
-	return q_struct(q, "zesFabricPortGetState", h, NULL, 0, port_state_fields, out, sizeof *out, r);
+	return STRUCT("zesFabricPortGetState", h, NULL, 0, port_state_fields, out, LIVE(FN(zesFabricPortGetState), h, out));
 }

@@ -19,29 +19,25 @@
 #include <stdint.h>
 
 #include "ze_api.h"
-#include "vrec.h"
+#include "vdrv.h"
 
 #define AXL_ZEQ_MAX_HANDLES 2048
 #define AXL_ZE_MAX_LIMITS 8 /* power limit descriptors read per domain */
 
+/* The calls' state: the generic job head (vdrv.h) and how sysman came up. A Level Zero
+ * job starts with it. */
 struct axl__zeq {
-	struct axl__vrec v;            /* live, recording or replaying (vrec.h) */
-	const struct axl__ze_fns *fn;  /* live and record */
-	bool legacy;                   /* zeInit + core handles (no zesInit) */
-	bool legacy_ok;                /* input: ZES_ENABLE_SYSMAN=1, so zeInit may serve */
-	ze_result_t zes_init_rc;       /* what zesInit said, when it was called */
+	struct axl__vwork w;
+	bool legacy;              /* zeInit + core handles (no zesInit) */
+	bool legacy_ok;           /* input: ZES_ENABLE_SYSMAN=1, so zeInit may serve */
+	ze_result_t zes_init_rc;  /* what zesInit said, when it was called */
 	bool zes_init_called;
-	struct {
-		void *h;
-		char id[24];
-	} handles[AXL_ZEQ_MAX_HANDLES];
-	size_t nhandles;
-	unsigned calls;
 };
+/* The library's table (live, recording; NULL replaying). */
+#define AXL_ZEF(q) ((const struct axl__ze_fns *)(q)->w.q.lib)
 
-/* Library loading, once per process per path. NULL path: "libze_loader.so.1". Returns
- * the resolved table or NULL with a reason in why. Never unloaded. */
-const struct axl__ze_fns *axl__ze_load(const char *path, char *why, size_t cap);
+/* The library: libze_loader.so.1, or the one named; loaded by the driver (vdrv.h). */
+extern const struct axl__vlibrary axl__ze_library;
 
 /* The specification's name for a result ("ZE_RESULT_ERROR_DEVICE_LOST"), for warnings. */
 const char *axl__ze_strerror(ze_result_t r);

@@ -61,15 +61,11 @@ struct ze_dev {
 };
 
 struct ze_job {
-	/* inputs */
-	struct axl__zeq q;
-	/* outputs */
+	struct axl__zeq q; /* first: its calls, warnings, time (vdrv.h) */
 	ze_result_t init_rc;
 	bool sysman_off; /* legacy initialisation without ZES_ENABLE_SYSMAN: sysman refused */
 	struct ze_dev *devs;
 	unsigned ndevs;
-	struct axl__vwarn warn; /* vlib.h */
-	double ms;
 };
 
 void axl__ze_apply(struct axl__scan *scan, struct ze_job *j, struct axl_device **devs);

@@ -33,24 +33,14 @@
 
 #define SRC "nvml"
 
-/* What the backend keeps between its hooks (inv->bstate). */
-struct nv_state {
-	struct axl__vjob *job; /* its arg: a struct nv_job */
-	bool collected;
-	struct axl_device **dev; /* per NVML index, NULL when not matched */
-};
-
-static void job_free(void *arg)
+static void job_fini(void *arg)
 {
 	struct nv_job *j = arg;
-	axl__vrec_fini(&j->q.v);
 	free(j->gpus);
 	free(j->pairs);
-	axl__vwarn_free(&j->warn);
-	free(j);
 }
 
-#define jwarn(j, ...) axl__vwarn_add(&(j)->warn, __VA_ARGS__)
+#define jwarn(j, ...) axl__vwork_warn(j, __VA_ARGS__)
 
 /* Is r worth a warning? Absent features are silent. */
 static bool notable(nvmlReturn_t r)
@@ -79,8 +69,8 @@ static bool check(struct nv_job *j, unsigned i, const char *f, nvmlReturn_t r)
 
 static void collect_mig(struct nv_job *j, unsigned i)
 {
-	struct axl__nvq *q = &j->q;
-	const struct axl__nvml_fns *fn = q->fn;
+	struct axl__vq *q = &j->w.q;
+	const struct axl__nvml_fns *fn = q->lib;
 	struct nv_gpu *g = &j->gpus[i];
 	nvmlReturn_t r = axl__nvq_u32x2(q, "nvmlDeviceGetMigMode", fn ? fn->DeviceGetMigMode : NULL, g->h,
 					&g->mig, &g->mig_pend);
@@ -145,8 +135,8 @@ static void collect_mig(struct nv_job *j, unsigned i)
 
 static void collect_nvlink(struct nv_job *j, unsigned i)
 {
-	struct axl__nvq *q = &j->q;
-	const struct axl__nvml_fns *fn = q->fn;
+	struct axl__vq *q = &j->w.q;
+	const struct axl__nvml_fns *fn = q->lib;
 	struct nv_gpu *g = &j->gpus[i];
 	for (unsigned l = 0; l < AXL_NVML_NVLINK_MAX_LINKS; l++) {
 		unsigned state;
@@ -179,8 +169,8 @@ static void collect_nvlink(struct nv_job *j, unsigned i)
 
 static void collect_gpu(struct nv_job *j, unsigned i)
 {
-	struct axl__nvq *q = &j->q;
-	const struct axl__nvml_fns *fn = q->fn;
+	struct axl__vq *q = &j->w.q;
+	const struct axl__nvml_fns *fn = q->lib;
 	struct nv_gpu *g = &j->gpus[i];
 	nvmlReturn_t r = axl__nvq_pci(q, g->h, &g->pci);
 	g->has_pci = r == NVML_SUCCESS;
@@ -259,8 +249,8 @@ static void collect_gpu(struct nv_job *j, unsigned i)
 
 static void collect_pairs(struct nv_job *j)
 {
-	struct axl__nvq *q = &j->q;
-	const struct axl__nvml_fns *fn = q->fn;
+	struct axl__vq *q = &j->w.q;
+	const struct axl__nvml_fns *fn = q->lib;
 	size_t n = j->ngpus;
 	if (n < 2)
 		return;
@@ -307,11 +297,11 @@ static void collect_pairs(struct nv_job *j)
 	}
 }
 
-static void collect(struct nv_job *j)
+static void collect(void *arg)
 {
-	struct axl__nvq *q = &j->q;
-	const struct axl__nvml_fns *fn = q->fn;
-	double t0 = axl__now_ms();
+	struct nv_job *j = arg;
+	struct axl__vq *q = &j->w.q;
+	const struct axl__nvml_fns *fn = q->lib;
 	j->init_rc = axl__nvq_init(q);
 	if (j->init_rc != NVML_SUCCESS)
 		goto out;
@@ -348,13 +338,7 @@ static void collect(struct nv_job *j)
 		collect_gpu(j, i);
 	}
 	collect_pairs(j);
-out:
-	j->ms = axl__now_ms() - t0;
-}
-
-static void work(void *arg)
-{
-	collect(arg);
+out:;
 }
 
 /* ---- the backend hooks ------------------------------------------------------------------ */
@@ -365,118 +349,55 @@ static bool nvidia_driver_here(const struct axl__fs *fs)
 	       axl__fs_exists(fs, AXL__FS_ROOT, "/sys/module/nvidia");
 }
 
-static void nvml_start(struct axl__scan *scan, size_t self)
+static bool ready(struct axl__scan *scan, void *arg, size_t *n)
 {
-	struct axl_inventory *inv = scan->inv;
-	axl_context *ctx = scan->ctx;
-	struct nv_state *st = calloc(1, sizeof *st);
-	if (!st)
-		return;
-	inv->bstate[self] = st;
-
-	if (axl__vlib_wedged(SRC)) {
-		axl__warn(inv, SRC, NULL, "NVML did not answer an earlier call in this process; not used");
-		return;
-	}
-	struct nv_job *j = calloc(1, sizeof *j);
-	if (!j)
-		return;
-	char why[256] = "";
-	int replay = axl__vlib_replay(scan, SRC, ctx->nvml_library, &j->q.v);
-	if (replay == 0) {
-		free(j);
-		return;
-	}
-	if (replay < 0) {
-		/* no NVIDIA kernel driver: nothing NVML could tell (and no dlopen cost) */
-		if (!ctx->nvml_library && !nvidia_driver_here(scan->fs)) {
-			free(j);
-			return;
-		}
-		j->q.fn = axl__nvml_load(ctx->nvml_library, why, sizeof why);
-		if (!j->q.fn) {
-			/* the library is optional: say why only when it was asked for or the
-			 * driver is there */
-			axl__warn(inv, SRC, ctx->nvml_library, "NVML not loaded: %s", why);
-			free(j);
-			return;
-		}
-	}
-	/* axl capture: every answer goes into the capture (replay: the file is carried) */
-	axl__vlib_record(scan, &j->q.v);
-	st->job = axl__vjob_start(work, job_free, j);
-}
-
-static void nvml_release(struct axl_inventory *inv, size_t self)
-{
-	struct nv_state *st = inv->bstate[self];
-	if (st->job) {
-		/* waited for, or never (the inventory failed early): the worker finishes alone */
-		axl__vjob_free(st->job);
-	}
-	free(st->dev);
-	free(st);
-	inv->bstate[self] = NULL;
-}
-
-static int nvml_enumerate(struct axl__scan *scan)
-{
-	struct axl_inventory *inv = scan->inv;
-	size_t self = axl__backend_index(SRC);
-	struct nv_state *st = self ? inv->bstate[self] : NULL;
-	if (!st || !st->job || !axl__vlib_wait(inv, &st->job, SRC, "NVML", "NVIDIA GPUs"))
-		return 0;
-	struct nv_job *j = axl__vjob_arg(st->job);
-	/* here, not in the worker: a worker past its deadline must not touch the context */
-	axl__vrec_flush(&j->q.v, inv->ctx, SRC);
-	axl__vwarn_flush(&j->warn, inv, SRC, "NVML");
+	struct nv_job *j = arg;
 	if (j->init_rc != NVML_SUCCESS) {
 		/* no driver behind the library is a normal state on a node being set up */
-		axl__warn(inv, SRC, NULL, "nvmlInit: %s (%d)", axl__nvml_strerror(j->init_rc), j->init_rc);
-	} else {
-		st->dev = calloc(j->ngpus ? j->ngpus : 1, sizeof *st->dev);
-		if (st->dev)
-			axl__nvml_apply(scan, j, st->dev);
-		st->collected = true;
+		axl__warn(scan->inv, SRC, NULL, "nvmlInit: %s (%d)", axl__nvml_strerror(j->init_rc), j->init_rc);
+		return false;
 	}
-	struct axl_timing *t = AXL__VEC_PUSH(inv->timings);
-	if (t) {
-		t->stage = "nvml.calls";
-		t->milliseconds = j->ms;
-	}
-	return 0;
+	*n = j->ngpus;
+	return true;
 }
 
-static void nvml_link(struct axl__scan *scan, size_t self)
+static void nv_apply(struct axl__scan *scan, void *j, struct axl_device **dev)
 {
-	struct nv_state *st = scan->inv->bstate[self];
-	if (st && st->collected && st->dev)
-		axl__nvml_link(scan, axl__vjob_arg(st->job), st->dev);
+	axl__nvml_apply(scan, j, dev);
 }
+
+static void nv_link(struct axl__scan *scan, void *j, struct axl_device **dev)
+{
+	axl__nvml_link(scan, j, dev);
+}
+
+static const struct axl__vdrv nvml = {
+	.name = SRC,
+	.display = "NVML",
+	.devices = "NVIDIA GPUs",
+	.timing = "nvml.calls",
+	.lib = &axl__nvml_library,
+	.quiet = AXL__VDRV_WARN,
+	.missing = NVML_ERROR_NOT_SUPPORTED,
+	.max_handles = AXL_NVQ_MAX_HANDLES,
+	.job_size = sizeof(struct nv_job),
+	.present = nvidia_driver_here,
+	.collect = collect,
+	.fini = job_fini,
+	.ready = ready,
+	.apply = nv_apply,
+	.link = nv_link,
+};
+AXL__VDRV_HOOKS(nvml, nvml)
 
 struct nv_job *axl__nvml_job(const struct axl_inventory *inv, struct axl_device ***devs)
 {
-	size_t self = axl__backend_index(SRC);
-	const struct nv_state *st = self ? inv->bstate[self] : NULL;
-	if (!st || !st->job || !st->collected || !st->dev)
-		return NULL;
-	*devs = st->dev;
-	return axl__vjob_arg(st->job);
-}
-
-static bool nvml_owns(const struct axl_device *dev)
-{
-	(void)dev;
-	return false; /* enriches the nvidia backend's devices; owns none */
+	return axl__vdrv_job(inv, SRC, devs);
 }
 
 const struct axl__backend axl__backend_nvml = {
 	.name = "nvml",
-	.enumerate = nvml_enumerate,
-	.owns = nvml_owns,
-	.start = nvml_start,
-	.link = nvml_link,
-	.release = nvml_release,
+	AXL__VDRV_BACKEND(nvml, "AXL_NVML_LIBRARY"),
 	.sample_open = axl__nvml_sample_open,
 	.sample = axl__nvml_sample,
 	.sample_close = axl__nvml_sample_close,

@@ -105,11 +105,13 @@ static bool usable(const void *table, const char *name, char *why, size_t cap)
 	return false;
 }
 
+static const char *const sonames[] = {"libnvidia-ml.so.1"};
+const struct axl__vlibrary axl__nvml_library = {
+	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__nvml_fns), usable, &cache};
+
 const struct axl__nvml_fns *axl__nvml_load(const char *path, char *why, size_t cap)
 {
-	const char *name = path ? path : "libnvidia-ml.so.1";
-	return axl__vlib_load(&cache, name, &name, 1, symbols, sizeof symbols / sizeof *symbols,
-			      sizeof(struct axl__nvml_fns), usable, why, cap, NULL);
+	return axl__vlib_open(&axl__nvml_library, path, why, cap, NULL);
 }
 
 const char *axl__nvml_strerror(nvmlReturn_t r)
@@ -132,34 +134,6 @@ const char *axl__nvml_strerror(nvmlReturn_t r)
 	default: return "Unknown Error";
 	}
 }
-
-/* ---- handles ----------------------------------------------------------------------- */
-
-static const char *hid(const struct axl__nvq *q, nvmlDevice_t h)
-{
-	for (size_t i = 0; i < q->nhandles; i++)
-		if (q->handles[i].h == h)
-			return q->handles[i].id;
-	return "?";
-}
-
-/* Register a handle under an id; in replay the handle is made up. */
-static nvmlDevice_t add_handle(struct axl__nvq *q, nvmlDevice_t h, const char *id)
-{
-	for (size_t i = 0; i < q->nhandles; i++)
-		if (strcmp(q->handles[i].id, id) == 0)
-			return q->handles[i].h;
-	if (q->nhandles == AXL_NVQ_MAX_HANDLES)
-		return NULL;
-	size_t i = q->nhandles++;
-	if (q->v.mode == AXL__VREC_REPLAY)
-		h = (nvmlDevice_t)(void *)&q->handles[i];
-	q->handles[i].h = h;
-	snprintf(q->handles[i].id, sizeof q->handles[i].id, "%s", id);
-	return h;
-}
-
-/* ---- records ------------------------------------------------------------------------ */
 
 /* ---- struct fields, for records ------------------------------------------------------ */
 
@@ -199,341 +173,160 @@ static const struct axl__vfield gi1_fields[] = {
 
 /* ---- the calls ------------------------------------------------------------------------ */
 
-#define LIVE(fnptr, ...) ((fnptr) ? (fnptr)(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
+#define LIVE(fnptr, ...) AXL__VQ_LIVE(q, NVML_ERROR_FUNCTION_NOT_FOUND, fnptr, __VA_ARGS__)
+#define FN(member) (q->lib ? ((const struct axl__nvml_fns *)q->lib)->member : NULL)
+/* the answer of call f on handles d (and e) with nargs integer arguments */
+#define ANSWER(f, d, e, args, nargs, vo, out, live) \
+	axl__vq_answer(q, &(const struct axl__vkey){f, d, e, args, nargs}, vo, out, live)
+#define HID(h) axl__vq_hid(q, h)
+#define VO(kind) {AXL__VO_##kind, 0, NULL, NULL, NULL}
+#define VO_FIELDS(fs, T) {AXL__VO_FIELDS, sizeof(T), fs, NULL, NULL}
+static const struct axl__vout vo_none = VO(NONE), vo_int = VO(INT), vo_uint = VO(UINT), vo_uint2 = VO(UINT2),
+			      vo_int2 = VO(INT2), vo_ull = VO(ULL), vo_u64 = VO(U64);
 
-nvmlReturn_t axl__nvq_init(struct axl__nvq *q)
+static int init_live(const void *lib)
 {
-	q->calls++;
-	nvmlReturn_t r;
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		if (!axl__vrec_find(&q->v, "nvmlInit", NULL, NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r) && r == NVML_ERROR_NOT_SUPPORTED) {
-			/* a capture without NVML records: the library was not there */
-			return NVML_ERROR_DRIVER_NOT_LOADED;
-		}
-		return r;
-	}
-	/* nvmlInit may hang: called outside the cache's lock */
-	r = axl__vlib_flag(&cache, q->fn, 0) ? NVML_SUCCESS : LIVE(q->fn->Init);
-	if (r == NVML_SUCCESS)
-		axl__vlib_set_flag(&cache, q->fn, 0);
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, "nvmlInit", NULL, NULL, NULL, 0, r);
-		axl__vrec_end(&q->v, &w);
-	}
-	return r;
+	const struct axl__nvml_fns *fn = lib;
+	return fn->Init ? fn->Init() : NVML_ERROR_FUNCTION_NOT_FOUND;
 }
 
-static void set_str(char *buf, unsigned cap, const char *s)
+nvmlReturn_t axl__nvq_init(struct axl__vq *q)
 {
-	if (cap)
-		snprintf(buf, cap, "%s", s ? s : "");
+	/* a capture without NVML records: the library was not there */
+	return axl__vq_init(q, &cache, 0, "nvmlInit", NVML_ERROR_DRIVER_NOT_LOADED, init_live);
 }
 
-nvmlReturn_t axl__nvq_sys_str(struct axl__nvq *q, const char *f, nvmlReturn_t (*fn)(char *, unsigned),
+nvmlReturn_t axl__nvq_sys_str(struct axl__vq *q, const char *f, nvmlReturn_t (*fn)(char *, unsigned),
 			      char *buf, unsigned cap)
 {
-	q->calls++;
-	nvmlReturn_t r;
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		const struct axl__jv *o = axl__vrec_find(&q->v, f, NULL, NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r);
-		set_str(buf, cap, o && o->type == AXL__J_STR ? o->s : "");
-		return r;
-	}
+	const struct axl__vout vo = {AXL__VO_STR, cap, NULL, NULL, NULL};
 	memset(buf, 0, cap);
-	r = LIVE(fn, buf, cap);
-	buf[cap - 1] = '\0';
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, f, NULL, NULL, NULL, 0, r);
-		if (r == NVML_SUCCESS)
-			axl__json_kstr(&w, "o", buf);
-		axl__vrec_end(&q->v, &w);
-	}
-	return r;
+	return ANSWER(f, NULL, NULL, NULL, 0, &vo, buf, LIVE(fn, buf, cap));
 }
 
-nvmlReturn_t axl__nvq_sys_int(struct axl__nvq *q, const char *f, nvmlReturn_t (*fn)(int *), int *out)
+nvmlReturn_t axl__nvq_sys_int(struct axl__vq *q, const char *f, nvmlReturn_t (*fn)(int *), int *out)
 {
-	q->calls++;
-	nvmlReturn_t r;
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		const struct axl__jv *o = axl__vrec_find(&q->v, f, NULL, NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r);
-		*out = o && o->type == AXL__J_NUM && o->is_int ? (int)o->i : 0;
-		return r;
-	}
-	r = LIVE(fn, out);
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, f, NULL, NULL, NULL, 0, r);
-		if (r == NVML_SUCCESS)
-			axl__json_kint(&w, "o", *out);
-		axl__vrec_end(&q->v, &w);
-	}
-	return r;
+	return ANSWER(f, NULL, NULL, NULL, 0, &vo_int, out, LIVE(fn, out));
 }
 
-nvmlReturn_t axl__nvq_count(struct axl__nvq *q, unsigned *out)
+nvmlReturn_t axl__nvq_count(struct axl__vq *q, unsigned *out)
 {
-	q->calls++;
-	nvmlReturn_t r;
 	*out = 0;
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		const struct axl__jv *o = axl__vrec_find(&q->v, "nvmlDeviceGetCount", NULL, NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r);
-		*out = o && o->type == AXL__J_NUM && o->is_int && o->i >= 0 && o->i < 0x10000 ? (unsigned)o->i : 0;
-		return r;
-	}
-	r = LIVE(q->fn->DeviceGetCount, out);
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, "nvmlDeviceGetCount", NULL, NULL, NULL, 0, r);
-		if (r == NVML_SUCCESS)
-			axl__json_kint(&w, "o", *out);
-		axl__vrec_end(&q->v, &w);
+	uint64_t v = 0;
+	nvmlReturn_t r = LIVE(FN(DeviceGetCount), out);
+	v = *out;
+	r = ANSWER("nvmlDeviceGetCount", NULL, NULL, NULL, 0, &vo_u64, &v, r);
+	if (axl__vq_replaying(q))
+		*out = v < 0x10000 ? (unsigned)v : 0; /* a recorded count out of range: none */
+	return r;
+}
+
+/* A handle answered (r) by a call: named id in records, made up when replaying. */
+static nvmlReturn_t name_handle(struct axl__vq *q, nvmlReturn_t r, nvmlDevice_t *out, const char *id)
+{
+	if (r == NVML_SUCCESS) {
+		*out = axl__vq_handle(q, axl__vq_replaying(q) ? NULL : (void *)*out, id);
+		if (!*out)
+			r = NVML_ERROR_UNKNOWN;
 	}
 	return r;
 }
 
-nvmlReturn_t axl__nvq_handle(struct axl__nvq *q, unsigned index, nvmlDevice_t *out)
+nvmlReturn_t axl__nvq_handle(struct axl__vq *q, unsigned index, nvmlDevice_t *out)
 {
-	q->calls++;
 	char id[24];
 	snprintf(id, sizeof id, "%u", index);
-	nvmlReturn_t r;
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		axl__vrec_find(&q->v, "nvmlDeviceGetHandleByIndex", NULL, NULL, &index, 1, NVML_ERROR_NOT_SUPPORTED, &r);
-	} else {
-		r = LIVE(q->fn->DeviceGetHandleByIndex, index, out);
-		if (q->v.mode == AXL__VREC_RECORD) {
-			struct axl__json w;
-			axl__vrec_begin(&q->v, &w, "nvmlDeviceGetHandleByIndex", NULL, NULL, &index, 1, r);
-			axl__vrec_end(&q->v, &w);
-		}
-	}
-	if (r == NVML_SUCCESS) {
-		*out = add_handle(q, q->v.mode == AXL__VREC_REPLAY ? NULL : *out, id);
-		if (!*out)
-			r = NVML_ERROR_UNKNOWN;
-	}
-	return r;
+	nvmlReturn_t r = LIVE(FN(DeviceGetHandleByIndex), index, out);
+	r = ANSWER("nvmlDeviceGetHandleByIndex", NULL, NULL, &index, 1, &vo_none, NULL, r);
+	return name_handle(q, r, out, id);
 }
 
-nvmlReturn_t axl__nvq_mig_handle(struct axl__nvq *q, nvmlDevice_t gpu, unsigned k, nvmlDevice_t *out)
+nvmlReturn_t axl__nvq_mig_handle(struct axl__vq *q, nvmlDevice_t gpu, unsigned k, nvmlDevice_t *out)
 {
-	q->calls++;
-	const char *d = hid(q, gpu);
+	const char *d = HID(gpu);
 	char id[24];
 	snprintf(id, sizeof id, "%.12s/mig%u", d, k);
-	nvmlReturn_t r;
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		axl__vrec_find(&q->v, "nvmlDeviceGetMigDeviceHandleByIndex", d, NULL, &k, 1, NVML_ERROR_NOT_SUPPORTED, &r);
-	} else {
-		r = LIVE(q->fn->DeviceGetMigDeviceHandleByIndex, gpu, k, out);
-		if (q->v.mode == AXL__VREC_RECORD) {
-			struct axl__json w;
-			axl__vrec_begin(&q->v, &w, "nvmlDeviceGetMigDeviceHandleByIndex", d, NULL, &k, 1, r);
-			axl__vrec_end(&q->v, &w);
-		}
-	}
-	if (r == NVML_SUCCESS) {
-		*out = add_handle(q, q->v.mode == AXL__VREC_REPLAY ? NULL : *out, id);
-		if (!*out)
-			r = NVML_ERROR_UNKNOWN;
-	}
-	return r;
+	nvmlReturn_t r = LIVE(FN(DeviceGetMigDeviceHandleByIndex), gpu, k, out);
+	r = ANSWER("nvmlDeviceGetMigDeviceHandleByIndex", d, NULL, &k, 1, &vo_none, NULL, r);
+	return name_handle(q, r, out, id);
 }
 
-nvmlReturn_t axl__nvq_str(struct axl__nvq *q, const char *f,
+nvmlReturn_t axl__nvq_str(struct axl__vq *q, const char *f,
 			  nvmlReturn_t (*fn)(nvmlDevice_t, char *, unsigned), nvmlDevice_t d, char *buf,
 			  unsigned cap)
 {
-	q->calls++;
-	nvmlReturn_t r;
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		const struct axl__jv *o = axl__vrec_find(&q->v, f, hid(q, d), NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r);
-		set_str(buf, cap, o && o->type == AXL__J_STR ? o->s : "");
-		return r;
-	}
+	const struct axl__vout vo = {AXL__VO_STR, cap, NULL, NULL, NULL};
 	memset(buf, 0, cap);
-	r = LIVE(fn, d, buf, cap);
-	buf[cap - 1] = '\0';
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, f, hid(q, d), NULL, NULL, 0, r);
-		if (r == NVML_SUCCESS)
-			axl__json_kstr(&w, "o", buf);
-		axl__vrec_end(&q->v, &w);
-	}
-	return r;
+	return ANSWER(f, HID(d), NULL, NULL, 0, &vo, buf, LIVE(fn, d, buf, cap));
 }
 
-static unsigned jv_u32(const struct axl__jv *o)
-{
-	return o && o->type == AXL__J_NUM && o->is_int ? (unsigned)o->i : 0;
-}
-
-nvmlReturn_t axl__nvq_u32(struct axl__nvq *q, const char *f, nvmlReturn_t (*fn)(nvmlDevice_t, unsigned *),
+nvmlReturn_t axl__nvq_u32(struct axl__vq *q, const char *f, nvmlReturn_t (*fn)(nvmlDevice_t, unsigned *),
 			  nvmlDevice_t d, unsigned *out)
 {
-	q->calls++;
-	nvmlReturn_t r;
 	*out = 0;
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		*out = jv_u32(axl__vrec_find(&q->v, f, hid(q, d), NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r));
-		return r;
-	}
-	r = LIVE(fn, d, out);
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, f, hid(q, d), NULL, NULL, 0, r);
-		if (r == NVML_SUCCESS)
-			axl__json_kint(&w, "o", *out);
-		axl__vrec_end(&q->v, &w);
-	}
-	return r;
+	return ANSWER(f, HID(d), NULL, NULL, 0, &vo_uint, out, LIVE(fn, d, out));
 }
 
-nvmlReturn_t axl__nvq_u32a(struct axl__nvq *q, const char *f,
+nvmlReturn_t axl__nvq_u32a(struct axl__vq *q, const char *f,
 			   nvmlReturn_t (*fn)(nvmlDevice_t, unsigned, unsigned *), nvmlDevice_t d,
 			   unsigned arg, unsigned *out)
 {
-	q->calls++;
-	nvmlReturn_t r;
 	*out = 0;
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		*out = jv_u32(axl__vrec_find(&q->v, f, hid(q, d), NULL, &arg, 1, NVML_ERROR_NOT_SUPPORTED, &r));
-		return r;
-	}
-	r = LIVE(fn, d, arg, out);
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, f, hid(q, d), NULL, &arg, 1, r);
-		if (r == NVML_SUCCESS)
-			axl__json_kint(&w, "o", *out);
-		axl__vrec_end(&q->v, &w);
-	}
-	return r;
+	return ANSWER(f, HID(d), NULL, &arg, 1, &vo_uint, out, LIVE(fn, d, arg, out));
 }
 
-nvmlReturn_t axl__nvq_u32x2(struct axl__nvq *q, const char *f,
+nvmlReturn_t axl__nvq_u32x2(struct axl__vq *q, const char *f,
 			    nvmlReturn_t (*fn)(nvmlDevice_t, unsigned *, unsigned *), nvmlDevice_t d,
 			    unsigned *a, unsigned *b)
 {
-	q->calls++;
-	nvmlReturn_t r;
-	*a = *b = 0;
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		const struct axl__jv *o = axl__vrec_find(&q->v, f, hid(q, d), NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r);
-		if (o && o->type == AXL__J_ARR && o->len == 2) {
-			*a = jv_u32(&o->items[0]);
-			*b = jv_u32(&o->items[1]);
-		}
-		return r;
-	}
-	r = LIVE(fn, d, a, b);
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, f, hid(q, d), NULL, NULL, 0, r);
-		if (r == NVML_SUCCESS) {
-			axl__json_key(&w, "o");
-			axl__json_arr(&w);
-			axl__json_int(&w, *a);
-			axl__json_int(&w, *b);
-			axl__json_arr_end(&w);
-		}
-		axl__vrec_end(&q->v, &w);
-	}
+	unsigned v[2] = {0, 0};
+	nvmlReturn_t r = ANSWER(f, HID(d), NULL, NULL, 0, &vo_uint2, v, LIVE(fn, d, &v[0], &v[1]));
+	*a = v[0];
+	*b = v[1];
 	return r;
 }
 
-nvmlReturn_t axl__nvq_cc(struct axl__nvq *q, nvmlDevice_t d, int *major, int *minor)
+nvmlReturn_t axl__nvq_cc(struct axl__vq *q, nvmlDevice_t d, int *major, int *minor)
 {
-	static const char f[] = "nvmlDeviceGetCudaComputeCapability";
-	q->calls++;
-	nvmlReturn_t r;
-	*major = *minor = -1;
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		const struct axl__jv *o = axl__vrec_find(&q->v, f, hid(q, d), NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r);
-		if (o && o->type == AXL__J_ARR && o->len == 2 && o->items[0].is_int && o->items[1].is_int) {
-			*major = (int)o->items[0].i;
-			*minor = (int)o->items[1].i;
-		}
-		return r;
-	}
-	r = LIVE(q->fn->DeviceGetCudaComputeCapability, d, major, minor);
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, f, hid(q, d), NULL, NULL, 0, r);
-		if (r == NVML_SUCCESS) {
-			axl__json_key(&w, "o");
-			axl__json_arr(&w);
-			axl__json_int(&w, *major);
-			axl__json_int(&w, *minor);
-			axl__json_arr_end(&w);
-		}
-		axl__vrec_end(&q->v, &w);
-	}
+	int v[2] = {-1, -1};
+	nvmlReturn_t r = ANSWER("nvmlDeviceGetCudaComputeCapability", HID(d), NULL, NULL, 0, &vo_int2, v,
+				LIVE(FN(DeviceGetCudaComputeCapability), d, &v[0], &v[1]));
+	*major = v[0];
+	*minor = v[1];
 	return r;
 }
 
-/* A call that fills a struct: live (through call), or replayed into it. */
-static nvmlReturn_t q_struct(struct axl__nvq *q, const char *f, nvmlDevice_t d, const unsigned *args,
-			     int nargs, const struct axl__vfield *fs, void *out, size_t size, nvmlReturn_t live)
-{
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		nvmlReturn_t r;
-		const struct axl__jv *o = axl__vrec_find(&q->v, f, hid(q, d), NULL, args, nargs, NVML_ERROR_NOT_SUPPORTED, &r);
-		memset(out, 0, size);
-		if (o && o->type == AXL__J_OBJ)
-			axl__vrec_get_fields(o, fs, out);
-		return r;
-	}
-	axl__vrec_terminate(fs, out);
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, f, hid(q, d), NULL, args, nargs, live);
-		if (live == NVML_SUCCESS) {
-			axl__json_key(&w, "o");
-			axl__vrec_put_fields(&w, fs, out);
-		}
-		axl__vrec_end(&q->v, &w);
-	}
-	return live;
-}
+static const struct axl__vout vo_pci = VO_FIELDS(pci_fields, nvmlPciInfo_t);
 
-nvmlReturn_t axl__nvq_pci(struct axl__nvq *q, nvmlDevice_t d, nvmlPciInfo_t *out)
+nvmlReturn_t axl__nvq_pci(struct axl__vq *q, nvmlDevice_t d, nvmlPciInfo_t *out)
 {
-	q->calls++;
 	memset(out, 0, sizeof *out);
-	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetPciInfo, d, out);
-	return q_struct(q, "nvmlDeviceGetPciInfo", d, NULL, 0, pci_fields, out, sizeof *out, r);
+	return ANSWER("nvmlDeviceGetPciInfo", HID(d), NULL, NULL, 0, &vo_pci, out, LIVE(FN(DeviceGetPciInfo), d, out));
 }
 
-nvmlReturn_t axl__nvq_remote_pci(struct axl__nvq *q, nvmlDevice_t d, unsigned link, nvmlPciInfo_t *out)
+nvmlReturn_t axl__nvq_remote_pci(struct axl__vq *q, nvmlDevice_t d, unsigned link, nvmlPciInfo_t *out)
 {
-	q->calls++;
 	memset(out, 0, sizeof *out);
-	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetNvLinkRemotePciInfo, d, link, out);
-	return q_struct(q, "nvmlDeviceGetNvLinkRemotePciInfo", d, &link, 1, pci_fields, out, sizeof *out, r);
+	return ANSWER("nvmlDeviceGetNvLinkRemotePciInfo", HID(d), NULL, &link, 1, &vo_pci, out,
+		      LIVE(FN(DeviceGetNvLinkRemotePciInfo), d, link, out));
 }
 
-nvmlReturn_t axl__nvq_memory(struct axl__nvq *q, nvmlDevice_t d, nvmlMemory_v2_t *out, bool *v2)
+nvmlReturn_t axl__nvq_memory(struct axl__vq *q, nvmlDevice_t d, nvmlMemory_v2_t *out, bool *v2)
 {
-	q->calls++;
+	static const struct axl__vout vo2 = VO_FIELDS(mem_fields, nvmlMemory_v2_t),
+				      vo1 = VO_FIELDS(mem1_fields, nvmlMemory_t);
 	memset(out, 0, sizeof *out);
 	out->version = AXL_NVML_MEMORY_V2;
 	*v2 = true;
-	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetMemoryInfo_v2, d, out);
-	r = q_struct(q, "nvmlDeviceGetMemoryInfo_v2", d, NULL, 0, mem_fields, out, sizeof *out, r);
+	nvmlReturn_t r = ANSWER("nvmlDeviceGetMemoryInfo_v2", HID(d), NULL, NULL, 0, &vo2, out,
+				LIVE(FN(DeviceGetMemoryInfo_v2), d, out));
 	if (r == NVML_SUCCESS || r == NVML_ERROR_GPU_IS_LOST || r == NVML_ERROR_NO_PERMISSION)
 		return r;
 	/* no _v2 (older driver, or it refuses the version): the base call */
-	q->calls++;
 	*v2 = false;
 	nvmlMemory_t m;
 	memset(&m, 0, sizeof m);
-	r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetMemoryInfo, d, &m);
-	r = q_struct(q, "nvmlDeviceGetMemoryInfo", d, NULL, 0, mem1_fields, &m, sizeof m, r);
+	r = ANSWER("nvmlDeviceGetMemoryInfo", HID(d), NULL, NULL, 0, &vo1, &m, LIVE(FN(DeviceGetMemoryInfo), d, &m));
 	memset(out, 0, sizeof *out);
 	out->total = m.total;
 	out->free = m.free;
@@ -541,37 +334,36 @@ nvmlReturn_t axl__nvq_memory(struct axl__nvq *q, nvmlDevice_t d, nvmlMemory_v2_t
 	return r;
 }
 
-nvmlReturn_t axl__nvq_bar1(struct axl__nvq *q, nvmlDevice_t d, nvmlBAR1Memory_t *out)
+nvmlReturn_t axl__nvq_bar1(struct axl__vq *q, nvmlDevice_t d, nvmlBAR1Memory_t *out)
 {
-	q->calls++;
+	static const struct axl__vout vo = VO_FIELDS(bar1_fields, nvmlBAR1Memory_t);
 	memset(out, 0, sizeof *out);
-	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetBAR1MemoryInfo, d, out);
-	return q_struct(q, "nvmlDeviceGetBAR1MemoryInfo", d, NULL, 0, bar1_fields, out, sizeof *out, r);
+	return ANSWER("nvmlDeviceGetBAR1MemoryInfo", HID(d), NULL, NULL, 0, &vo, out,
+		      LIVE(FN(DeviceGetBAR1MemoryInfo), d, out));
 }
 
-nvmlReturn_t axl__nvq_attributes(struct axl__nvq *q, nvmlDevice_t d, nvmlDeviceAttributes_t *out)
+nvmlReturn_t axl__nvq_attributes(struct axl__vq *q, nvmlDevice_t d, nvmlDeviceAttributes_t *out)
 {
-	q->calls++;
+	static const struct axl__vout vo = VO_FIELDS(attr_fields, nvmlDeviceAttributes_t);
 	memset(out, 0, sizeof *out);
-	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetAttributes, d, out);
-	return q_struct(q, "nvmlDeviceGetAttributes", d, NULL, 0, attr_fields, out, sizeof *out, r);
+	return ANSWER("nvmlDeviceGetAttributes", HID(d), NULL, NULL, 0, &vo, out, LIVE(FN(DeviceGetAttributes), d, out));
 }
 
-nvmlReturn_t axl__nvq_gi_profile(struct axl__nvq *q, nvmlDevice_t d, unsigned profile,
+nvmlReturn_t axl__nvq_gi_profile(struct axl__vq *q, nvmlDevice_t d, unsigned profile,
 				 nvmlGpuInstanceProfileInfo_v2_t *out)
 {
-	q->calls++;
+	static const struct axl__vout vo2 = VO_FIELDS(gi_fields, nvmlGpuInstanceProfileInfo_v2_t),
+				      vo1 = VO_FIELDS(gi1_fields, nvmlGpuInstanceProfileInfo_t);
 	memset(out, 0, sizeof *out);
 	out->version = AXL_NVML_GI_PROFILE_INFO_V2;
-	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetGpuInstanceProfileInfoV, d, profile, out);
-	r = q_struct(q, "nvmlDeviceGetGpuInstanceProfileInfoV", d, &profile, 1, gi_fields, out, sizeof *out, r);
+	nvmlReturn_t r = ANSWER("nvmlDeviceGetGpuInstanceProfileInfoV", HID(d), NULL, &profile, 1, &vo2, out,
+				LIVE(FN(DeviceGetGpuInstanceProfileInfoV), d, profile, out));
 	if (r != NVML_ERROR_FUNCTION_NOT_FOUND && r != NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
 		return r;
-	q->calls++;
 	nvmlGpuInstanceProfileInfo_t v1;
 	memset(&v1, 0, sizeof v1);
-	r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetGpuInstanceProfileInfo, d, profile, &v1);
-	r = q_struct(q, "nvmlDeviceGetGpuInstanceProfileInfo", d, &profile, 1, gi1_fields, &v1, sizeof v1, r);
+	r = ANSWER("nvmlDeviceGetGpuInstanceProfileInfo", HID(d), NULL, &profile, 1, &vo1, &v1,
+		   LIVE(FN(DeviceGetGpuInstanceProfileInfo), d, profile, &v1));
 	memset(out, 0, sizeof *out);
 	out->id = v1.id;
 	out->isP2pSupported = v1.isP2pSupported;
@@ -587,47 +379,19 @@ nvmlReturn_t axl__nvq_gi_profile(struct axl__nvq *q, nvmlDevice_t d, unsigned pr
 	return r;
 }
 
-nvmlReturn_t axl__nvq_pair(struct axl__nvq *q, const char *f,
+nvmlReturn_t axl__nvq_pair(struct axl__vq *q, const char *f,
 			   nvmlReturn_t (*fn)(nvmlDevice_t, nvmlDevice_t, unsigned *), nvmlDevice_t a,
 			   nvmlDevice_t b, unsigned *out)
 {
-	q->calls++;
-	nvmlReturn_t r;
 	*out = 0;
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		*out = jv_u32(axl__vrec_find(&q->v, f, hid(q, a), hid(q, b), NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r));
-		return r;
-	}
-	r = LIVE(fn, a, b, out);
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, f, hid(q, a), hid(q, b), NULL, 0, r);
-		if (r == NVML_SUCCESS)
-			axl__json_kint(&w, "o", *out);
-		axl__vrec_end(&q->v, &w);
-	}
-	return r;
+	return ANSWER(f, HID(a), HID(b), NULL, 0, &vo_uint, out, LIVE(fn, a, b, out));
 }
 
-nvmlReturn_t axl__nvq_p2p(struct axl__nvq *q, nvmlDevice_t a, nvmlDevice_t b, unsigned index, unsigned *out)
+nvmlReturn_t axl__nvq_p2p(struct axl__vq *q, nvmlDevice_t a, nvmlDevice_t b, unsigned index, unsigned *out)
 {
-	static const char f[] = "nvmlDeviceGetP2PStatus";
-	q->calls++;
-	nvmlReturn_t r;
 	*out = 0;
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		*out = jv_u32(axl__vrec_find(&q->v, f, hid(q, a), hid(q, b), &index, 1, NVML_ERROR_NOT_SUPPORTED, &r));
-		return r;
-	}
-	r = LIVE(q->fn->DeviceGetP2PStatus, a, b, index, out);
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, f, hid(q, a), hid(q, b), &index, 1, r);
-		if (r == NVML_SUCCESS)
-			axl__json_kint(&w, "o", *out);
-		axl__vrec_end(&q->v, &w);
-	}
-	return r;
+	return ANSWER("nvmlDeviceGetP2PStatus", HID(a), HID(b), &index, 1, &vo_uint, out,
+		      LIVE(FN(DeviceGetP2PStatus), a, b, index, out));
 }
 
 /* ---- live metrics (nvml_sample.c) ------------------------------------------------------ */
@@ -643,88 +407,80 @@ static const struct axl__vfield putil_fields[] = {
 	{NULL, 0, 0, 0}};
 #undef PU
 
-/* An unsigned long long output: live answer `live` recorded, or replayed. */
-static nvmlReturn_t q_u64(struct axl__nvq *q, const char *f, nvmlDevice_t d, const unsigned *args, int nargs,
-			  nvmlReturn_t live, unsigned long long *out)
-{
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		nvmlReturn_t r;
-		const struct axl__jv *o = axl__vrec_find(&q->v, f, hid(q, d), NULL, args, nargs, NVML_ERROR_NOT_SUPPORTED, &r);
-		*out = o && o->type == AXL__J_NUM && o->is_int && o->i >= 0 ? (unsigned long long)o->i : 0;
-		return r;
-	}
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, f, hid(q, d), NULL, args, nargs, live);
-		if (live == NVML_SUCCESS)
-			axl__json_kint(&w, "o", *out > INT64_MAX ? INT64_MAX : (int64_t)*out);
-		axl__vrec_end(&q->v, &w);
-	}
-	return live;
-}
-
-nvmlReturn_t axl__nvq_u64(struct axl__nvq *q, const char *f, nvmlReturn_t (*fn)(nvmlDevice_t, unsigned long long *),
+nvmlReturn_t axl__nvq_u64(struct axl__vq *q, const char *f, nvmlReturn_t (*fn)(nvmlDevice_t, unsigned long long *),
 			  nvmlDevice_t d, unsigned long long *out)
 {
-	q->calls++;
 	*out = 0;
-	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(fn, d, out);
-	return q_u64(q, f, d, NULL, 0, r, out);
+	return ANSWER(f, HID(d), NULL, NULL, 0, &vo_ull, out, LIVE(fn, d, out));
 }
 
-nvmlReturn_t axl__nvq_ecc(struct axl__nvq *q, nvmlDevice_t d, unsigned type, unsigned counter,
+nvmlReturn_t axl__nvq_ecc(struct axl__vq *q, nvmlDevice_t d, unsigned type, unsigned counter,
 			  unsigned long long *out)
 {
-	q->calls++;
 	*out = 0;
 	unsigned args[2] = {type, counter};
-	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetTotalEccErrors, d, type, counter, out);
-	return q_u64(q, "nvmlDeviceGetTotalEccErrors", d, args, 2, r, out);
+	return ANSWER("nvmlDeviceGetTotalEccErrors", HID(d), NULL, args, 2, &vo_ull, out,
+		      LIVE(FN(DeviceGetTotalEccErrors), d, type, counter, out));
 }
 
-nvmlReturn_t axl__nvq_util(struct axl__nvq *q, nvmlDevice_t d, nvmlUtilization_t *out)
+nvmlReturn_t axl__nvq_util(struct axl__vq *q, nvmlDevice_t d, nvmlUtilization_t *out)
 {
-	q->calls++;
+	static const struct axl__vout vo = VO_FIELDS(util_fields, nvmlUtilization_t);
 	memset(out, 0, sizeof *out);
-	nvmlReturn_t r = q->v.mode == AXL__VREC_REPLAY ? 0 : LIVE(q->fn->DeviceGetUtilizationRates, d, out);
-	return q_struct(q, "nvmlDeviceGetUtilizationRates", d, NULL, 0, util_fields, out, sizeof *out, r);
+	return ANSWER("nvmlDeviceGetUtilizationRates", HID(d), NULL, NULL, 0, &vo, out,
+		      LIVE(FN(DeviceGetUtilizationRates), d, out));
 }
 
-/* An array of structs: recorded as "o":[{..},..], replayed into a new array. */
-static nvmlReturn_t q_array(struct axl__nvq *q, const char *f, nvmlDevice_t d, const struct axl__vfield *fs,
-			    size_t size, nvmlReturn_t live, void **arr, unsigned *n)
+/* An array of structs ("o":[{..},..]) in a malloc'd buffer: rows of one of the tables
+ * below. Replaying, at most AXL_NVQ_MAX_ROWS rows come back. */
+struct rows {
+	void *p;
+	unsigned n;
+};
+#define ROWS(name, fs, T)                                                                       \
+	static void name##_put(struct axl__json *w, const void *out)                           \
+	{                                                                                       \
+		const struct rows *x = out;                                                     \
+		axl__json_arr(w);                                                               \
+		for (unsigned i = 0; i < x->n; i++)                                             \
+			axl__vrec_put_fields(w, fs, (const char *)x->p + i * sizeof(T));         \
+		axl__json_arr_end(w);                                                           \
+	}                                                                                       \
+	static void name##_get(const struct axl__jv *o, void *out)                             \
+	{                                                                                       \
+		rows_get(o, out, fs, sizeof(T));                                                \
+	}                                                                                       \
+	static const struct axl__vout name = {AXL__VO_CUSTOM, sizeof(T), fs, name##_put, name##_get}
+
+static void rows_get(const struct axl__jv *o, struct rows *x, const struct axl__vfield *fs, size_t size)
 {
-	if (q->v.mode == AXL__VREC_REPLAY) {
-		nvmlReturn_t r;
-		const struct axl__jv *o = axl__vrec_find(&q->v, f, hid(q, d), NULL, NULL, 0, NVML_ERROR_NOT_SUPPORTED, &r);
-		*arr = NULL;
-		*n = 0;
-		if (r != NVML_SUCCESS || !o || o->type != AXL__J_ARR || !o->len)
-			return r;
-		size_t len = o->len > AXL_NVQ_MAX_ROWS ? AXL_NVQ_MAX_ROWS : o->len;
-		char *p = calloc(len, size);
-		if (!p)
-			return NVML_ERROR_UNKNOWN;
-		for (size_t i = 0; i < len; i++)
-			if (o->items[i].type == AXL__J_OBJ)
-				axl__vrec_get_fields(&o->items[i], fs, p + i * size);
-		*arr = p;
-		*n = (unsigned)len;
+	x->p = NULL;
+	x->n = 0;
+	if (!o || o->type != AXL__J_ARR || !o->len)
+		return;
+	size_t len = o->len > AXL_NVQ_MAX_ROWS ? AXL_NVQ_MAX_ROWS : o->len;
+	char *p = calloc(len, size);
+	if (!p)
+		return;
+	for (size_t i = 0; i < len; i++)
+		if (o->items[i].type == AXL__J_OBJ)
+			axl__vrec_get_fields(&o->items[i], fs, p + i * size);
+	x->p = p;
+	x->n = (unsigned)len;
+}
+ROWS(vo_procs, proc_fields, nvmlProcessInfo_v2_t);
+ROWS(vo_putil, putil_fields, nvmlProcessUtilizationSample_t);
+
+/* Rows answered (r) into *out and *n; NULL and 0 when there are none. */
+static nvmlReturn_t rows_out(nvmlReturn_t r, struct rows *x, void **out, unsigned *n)
+{
+	if (r != NVML_SUCCESS || !x->n) {
+		free(x->p);
 		return r;
 	}
-	if (q->v.mode == AXL__VREC_RECORD) {
-		struct axl__json w;
-		axl__vrec_begin(&q->v, &w, f, hid(q, d), NULL, NULL, 0, live);
-		if (live == NVML_SUCCESS) {
-			axl__json_key(&w, "o");
-			axl__json_arr(&w);
-			for (unsigned i = 0; i < *n; i++)
-				axl__vrec_put_fields(&w, fs, (const char *)*arr + i * size);
-			axl__json_arr_end(&w);
-		}
-		axl__vrec_end(&q->v, &w);
-	}
-	return live;
+	*out = x->p;
+	*n = x->n;
+	return r;
 }
 
 /* Call a count-protocol list function: *count in = room, out = rows (or needed). A
@@ -755,18 +511,17 @@ static nvmlReturn_t q_array(struct axl__nvq *q, const char *f, nvmlDevice_t d, c
 			cnt = room_;                                                                    \
 	} while (0)
 
-nvmlReturn_t axl__nvq_procs(struct axl__nvq *q, nvmlDevice_t d, bool graphics, nvmlProcessInfo_v2_t **out,
+nvmlReturn_t axl__nvq_procs(struct axl__vq *q, nvmlDevice_t d, bool graphics, nvmlProcessInfo_v2_t **out,
 			    unsigned *n)
 {
-	q->calls++;
 	const char *f = graphics ? "nvmlDeviceGetGraphicsRunningProcesses" : "nvmlDeviceGetComputeRunningProcesses";
 	*out = NULL;
 	*n = 0;
 	nvmlReturn_t r = NVML_ERROR_FUNCTION_NOT_FOUND;
 	void *buf = NULL;
 	unsigned cnt = 0;
-	if (q->v.mode != AXL__VREC_REPLAY) {
-		const struct axl__nvml_fns *fn = q->fn;
+	const struct axl__nvml_fns *fn = q->lib; /* NULL replaying */
+	if (fn) {
 		nvmlReturn_t (*v2)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v2_t *) =
 			graphics ? (fn->DeviceGetGraphicsRunningProcesses_v3 ? fn->DeviceGetGraphicsRunningProcesses_v3
 									   : fn->DeviceGetGraphicsRunningProcesses_v2)
@@ -798,45 +553,34 @@ nvmlReturn_t axl__nvq_procs(struct axl__nvq *q, nvmlDevice_t d, bool graphics, n
 		if (r != NVML_SUCCESS)
 			cnt = 0;
 	}
-	r = q_array(q, f, d, proc_fields, sizeof(nvmlProcessInfo_v2_t), r, &buf, &cnt);
-	if (r != NVML_SUCCESS || !cnt) {
-		free(buf);
-		return r;
-	}
-	*out = buf;
-	*n = cnt;
-	return r;
+	struct rows x = {buf, cnt};
+	r = ANSWER(f, HID(d), NULL, NULL, 0, &vo_procs, &x, r);
+	return rows_out(r, &x, (void **)out, n);
 }
 
-nvmlReturn_t axl__nvq_proc_util(struct axl__nvq *q, nvmlDevice_t d, unsigned long long since,
+nvmlReturn_t axl__nvq_proc_util(struct axl__vq *q, nvmlDevice_t d, unsigned long long since,
 				nvmlProcessUtilizationSample_t **out, unsigned *n)
 {
-	q->calls++;
 	*out = NULL;
 	*n = 0;
 	nvmlReturn_t r = NVML_ERROR_FUNCTION_NOT_FOUND;
 	void *buf = NULL;
 	unsigned cnt = 0;
-	if (q->v.mode != AXL__VREC_REPLAY && q->fn->DeviceGetProcessUtilization) {
+	const struct axl__nvml_fns *fn = q->lib; /* NULL replaying */
+	if (fn && fn->DeviceGetProcessUtilization) {
 		/* the size first (NVML answers INSUFFICIENT_SIZE with the count) */
 		unsigned need = 0;
-		r = q->fn->DeviceGetProcessUtilization(d, NULL, &need, since);
+		r = fn->DeviceGetProcessUtilization(d, NULL, &need, since);
 		if (r == NVML_ERROR_INSUFFICIENT_SIZE || (r == NVML_SUCCESS && need)) {
-			LIST_CALL(r, q->fn->DeviceGetProcessUtilization, d, buf, sizeof(nvmlProcessUtilizationSample_t), cnt,
-				  q->fn->DeviceGetProcessUtilization(d, (nvmlProcessUtilizationSample_t *)buf, &cnt, since));
+			LIST_CALL(r, fn->DeviceGetProcessUtilization, d, buf, sizeof(nvmlProcessUtilizationSample_t), cnt,
+				  fn->DeviceGetProcessUtilization(d, (nvmlProcessUtilizationSample_t *)buf, &cnt, since));
 		} else {
 			cnt = 0;
 		}
 		if (r != NVML_SUCCESS)
 			cnt = 0;
 	}
-	r = q_array(q, "nvmlDeviceGetProcessUtilization", d, putil_fields, sizeof(nvmlProcessUtilizationSample_t), r,
-		    &buf, &cnt);
-	if (r != NVML_SUCCESS || !cnt) {
-		free(buf);
-		return r;
-	}
-	*out = buf;
-	*n = cnt;
-	return r;
+	struct rows x = {buf, cnt};
+	r = ANSWER("nvmlDeviceGetProcessUtilization", HID(d), NULL, NULL, 0, &vo_putil, &x, r);
+	return rows_out(r, &x, (void **)out, n);
 }

@@ -7,7 +7,7 @@
 #include <pthread.h>
 
 #include "backend_util.h"
-#include "vlib.h"
+#include "vdrv.h"
 #include "nvml_call.h"
 
 #define MAX_MIG 8 /* a GPU has at most 7 MIG devices */
@@ -75,9 +75,7 @@ struct nv_pair {
 };
 
 struct nv_job {
-	/* inputs */
-	struct axl__nvq q;
-	/* outputs */
+	struct axl__vwork w; /* its calls (w.q), warnings, time (vdrv.h) */
 	nvmlReturn_t init_rc;
 	char driver[AXL_NVML_STR], nvml_version[AXL_NVML_STR];
 	int cuda;
@@ -86,8 +84,6 @@ struct nv_job {
 	unsigned ngpus;
 	struct nv_pair *pairs;
 	size_t npairs;
-	struct axl__vwarn warn; /* vlib.h */
-	double ms;
 };
 
 /* The inventory's NVML answers (for the sampler, nvml_sample.c): NULL when NVML was not

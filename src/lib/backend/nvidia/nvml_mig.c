@@ -376,7 +376,7 @@ static struct mig_job *prepare(axl_context *ctx, const struct axl_device *gpu, i
 		return NULL;
 	}
 	char why[256] = "";
-	const struct axl__nvml_fns *fn = axl__nvml_load(ctx->nvml_library, why, sizeof why);
+	const struct axl__nvml_fns *fn = axl__nvml_load(axl__vdrv_library(ctx, SRC), why, sizeof why);
 	if (!fn) {
 		*err = axl__error(AXL_ENOTSUP, "MIG control needs NVML: %s", why);
 		return NULL;

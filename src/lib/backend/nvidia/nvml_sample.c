@@ -70,7 +70,7 @@ struct nvs_shared {
 	bool quit;
 	uint64_t asked, answered;
 	bool processes;
-	struct axl__nvq q; /* the sampler's own: its handles are discovery's */
+	struct axl__vq q; /* the sampler's own: its handles are discovery's */
 	struct nvs_target *t;
 	size_t n;
 };
@@ -115,7 +115,7 @@ static void put(struct nvs_target *t, axl_metric m, double v, double max)
 	}
 }
 
-static void read_memory(struct axl__nvq *q, struct nvs_target *t, struct tally *c)
+static void read_memory(struct axl__vq *q, struct nvs_target *t, struct tally *c)
 {
 	nvmlMemory_v2_t mem;
 	bool v2;
@@ -128,9 +128,9 @@ static void read_memory(struct axl__nvq *q, struct nvs_target *t, struct tally *
 	put(t, AXL_METRIC_MEMORY_USED, (double)mem.used, 1e18);
 }
 
-static void read_gpu(struct axl__nvq *q, struct nvs_target *t, struct tally *c)
+static void read_gpu(struct axl__vq *q, struct nvs_target *t, struct tally *c)
 {
-	const struct axl__nvml_fns *fn = q->fn;
+	const struct axl__nvml_fns *fn = q->lib;
 	nvmlReturn_t r;
 	nvmlUtilization_t u;
 	r = axl__nvq_util(q, t->h, &u);
@@ -252,7 +252,7 @@ static struct nvs_proc *proc_row(struct nvs_target *t, unsigned pid, unsigned *c
 	return p;
 }
 
-static void read_procs(struct axl__nvq *q, struct nvs_target *t, struct tally *c)
+static void read_procs(struct axl__vq *q, struct nvs_target *t, struct tally *c)
 {
 	unsigned cap = 0;
 	for (int g = 0; g < 2; g++) {
@@ -407,7 +407,7 @@ void axl__nvml_sample_open(struct axl_sampler *s, size_t self)
 	struct nv_job *j = axl__nvml_job(s->inv, &devs);
 	if (!j || j->init_rc != NVML_SUCCESS || !j->ngpus || axl__vlib_wedged(SRC))
 		return;
-	if (j->q.v.mode != AXL__VREC_REPLAY && !j->q.fn)
+	if (j->w.q.v.mode != AXL__VREC_REPLAY && !j->w.q.lib)
 		return;
 	size_t max = 0;
 	for (unsigned g = 0; g < j->ngpus; g++)
@@ -442,13 +442,13 @@ void axl__nvml_sample_open(struct axl_sampler *s, size_t self)
 	}
 	/* the sampler's own call state: discovery's library and handles; a replay reads
 	 * the inventory's records (they live as long as the inventory) */
-	memcpy(&sh->q, &j->q, sizeof sh->q);
+	memcpy(&sh->q, &j->w.q, sizeof sh->q);
 	memset(&sh->q.v, 0, sizeof sh->q.v);
-	sh->q.v.mode = j->q.v.mode;
+	sh->q.v.mode = j->w.q.v.mode;
 	if (sh->q.v.mode == AXL__VREC_REPLAY) {
-		sh->q.v.doc = j->q.v.doc;
-		sh->q.v.recs = j->q.v.recs;
-		sh->q.v.nrecs = j->q.v.nrecs;
+		sh->q.v.doc = j->w.q.v.doc;
+		sh->q.v.recs = j->w.q.v.recs;
+		sh->q.v.nrecs = j->w.q.v.nrecs;
 	} else if (sh->q.v.mode == AXL__VREC_RECORD && !axl__capture_recording(s->ctx)) {
 		sh->q.v.mode = AXL__VREC_LIVE;
 	}
