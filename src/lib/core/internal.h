@@ -410,14 +410,14 @@ struct axl__backend {
 		       struct axl__fabric *out);
 	/* ---- hooks ---- */
 	/* Add devices the PCI scan cannot see (KFD-only nodes, ...). Optional. */
-	int (*enumerate)(struct axl__scan *scan);
+	int (*enumerate)(struct axl__scan *scan, size_t self);
 	/* Does this backend own the device (vendor, driver)? */
 	bool (*owns)(const struct axl_device *dev);
 	/* Add what the driver publishes for one device. Optional. */
-	int (*enrich)(struct axl__scan *scan, struct axl_device *dev);
+	int (*enrich)(struct axl__scan *scan, size_t self, struct axl_device *dev);
 	/* After every device is enriched, filtered and has its id (links between devices,
 	 * ports' remote ids); before the generic link derivation. Optional. */
-	int (*finish)(struct axl__scan *scan);
+	int (*finish)(struct axl__scan *scan, size_t self);
 	/* Before anything is read: start slow work (a vendor library in a worker thread)
 	 * so it overlaps the PCI scan. Optional. */
 	void (*start)(struct axl__scan *scan, size_t self);

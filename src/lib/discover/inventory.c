@@ -200,14 +200,14 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 			continue;
 		double tb = axl__now_ms();
 		if (be->enumerate)
-			be->enumerate(&scan);
+			be->enumerate(&scan, b);
 		for (size_t i = 0; i < inv->devs.n; i++) {
 			struct axl_device *d = inv->devs.v[i];
 			if (be->owns && be->owns(d)) {
 				if (!d->owner || strcmp(d->owner, "pci") == 0)
 					d->owner = be->name;
 				if (be->enrich)
-					be->enrich(&scan, d);
+					be->enrich(&scan, b, d);
 			}
 		}
 		add_timing(inv, be->name, axl__now_ms() - tb);
@@ -251,7 +251,7 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 			continue;
 		double tb = axl__now_ms();
 		if (be->finish)
-			be->finish(&scan);
+			be->finish(&scan, b);
 		if (be->link)
 			be->link(&scan, b);
 		double ms = axl__now_ms() - tb;

@@ -96,11 +96,10 @@ void axl__vdrv_release(struct axl_inventory *inv, size_t self)
 	inv->bstate[self] = NULL;
 }
 
-int axl__vdrv_enumerate(const struct axl__vdrv *d, struct axl__scan *scan)
+int axl__vdrv_enumerate(const struct axl__vdrv *d, struct axl__scan *scan, size_t self)
 {
 	struct axl_inventory *inv = scan->inv;
-	size_t self = axl__backend_index(d->name);
-	struct vdrv_state *st = self ? inv->bstate[self] : NULL;
+	struct vdrv_state *st = inv->bstate[self];
 	if (!st || !st->job || !axl__vlib_wait(inv, &st->job, d->name, d->display, d->devices))
 		return 0;
 	struct axl__vwork *w = axl__vjob_arg(st->job);
@@ -129,10 +128,9 @@ void axl__vdrv_link(struct axl__scan *scan, size_t self)
 		st->d->link(scan, axl__vjob_arg(st->job), st->dev);
 }
 
-void *axl__vdrv_job(const struct axl_inventory *inv, const char *name, struct axl_device ***dev)
+void *axl__vdrv_job(const struct axl_inventory *inv, size_t self, struct axl_device ***dev)
 {
-	size_t self = axl__backend_index(name);
-	const struct vdrv_state *st = self ? inv->bstate[self] : NULL;
+	const struct vdrv_state *st = inv->bstate[self];
 	if (!st || !st->job || !st->collected || !st->dev)
 		return NULL;
 	*dev = st->dev;

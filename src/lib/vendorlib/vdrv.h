@@ -73,12 +73,12 @@ struct axl__vdrv {
 
 /* The hooks (d: the descriptor of the backend at index self). */
 void axl__vdrv_start(const struct axl__vdrv *d, struct axl__scan *scan, size_t self);
-int axl__vdrv_enumerate(const struct axl__vdrv *d, struct axl__scan *scan);
+int axl__vdrv_enumerate(const struct axl__vdrv *d, struct axl__scan *scan, size_t self);
 void axl__vdrv_link(struct axl__scan *scan, size_t self);
 void axl__vdrv_release(struct axl_inventory *inv, size_t self);
 /* The job the inventory's worker collected and applied, NULL when there is none (the
  * library was not used or did not answer); *dev then maps its devices to the inventory's. */
-void *axl__vdrv_job(const struct axl_inventory *inv, const char *name, struct axl_device ***dev);
+void *axl__vdrv_job(const struct axl_inventory *inv, size_t self, struct axl_device ***dev);
 
 /* The hooks of a backend driven by descriptor D (a static const struct axl__vdrv), and
  * the fields of its struct axl__backend that they fill. */
@@ -87,9 +87,9 @@ void *axl__vdrv_job(const struct axl_inventory *inv, const char *name, struct ax
 	{                                                                         \
 		axl__vdrv_start(&(D), scan, self);                                \
 	}                                                                         \
-	static int prefix##_enumerate(struct axl__scan *scan)                     \
+	static int prefix##_enumerate(struct axl__scan *scan, size_t self)        \
 	{                                                                         \
-		return axl__vdrv_enumerate(&(D), scan);                           \
+		return axl__vdrv_enumerate(&(D), scan, self);                     \
 	}                                                                         \
 	static bool prefix##_owns(const struct axl_device *dev)                   \
 	{                                                                         \

@@ -255,7 +255,7 @@ static void hwmon(struct axl__scan *scan, const struct devdir *d, struct axl_dev
 	close(hw.fd);
 }
 
-static int amdgpu_enrich(struct axl__scan *scan, struct axl_device *dev)
+static int amdgpu_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
 {
 	struct axl_inventory *inv = scan->inv;
 	if (dev->topo_only || !dev->syspath)
@@ -381,7 +381,7 @@ static void profile_details(struct axl_inventory *inv, struct axl_device *dev)
 	}
 }
 
-static int amdgpu_finish(struct axl__scan *scan)
+static int amdgpu_finish(struct axl__scan *scan, size_t self)
 {
 	struct axl_inventory *inv = scan->inv;
 	for (size_t i = 0; i < inv->devs.n; i++)

@@ -11,7 +11,7 @@
 /* Every GPU (or GPU partition) the KFD topology lists: CUs, XCCs, gfx target, memory,
  * render nodes, clocks; partitions grouped into their GPU as children ("xcp0", ...).
  * GPUs whose PCI function is not in the tree are added from the KFD alone. */
-int axl__kfd_enumerate(struct axl__scan *scan);
+int axl__kfd_enumerate(struct axl__scan *scan, size_t self);
 
 /* XGMI ports and "xgmi" links between GPUs from the KFD io_links (needs device ids). */
 void axl__kfd_links(struct axl__scan *scan);

@@ -20,7 +20,7 @@ static bool xdna_owns(const struct axl_device *dev)
 	return strcmp(dev->prefix, "amdxdna") == 0;
 }
 
-static int xdna_enrich(struct axl__scan *scan, struct axl_device *dev)
+static int xdna_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
 {
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
 	if (!drv || strcmp(drv, "amdxdna") != 0)

@@ -337,7 +337,7 @@ static void apply_kfd(struct axl__scan *scan, struct axl_device *dev, const stru
 	}
 }
 
-int axl__kfd_enumerate(struct axl__scan *scan)
+int axl__kfd_enumerate(struct axl__scan *scan, size_t self)
 {
 	struct axl_inventory *inv = scan->inv;
 	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, KFD);

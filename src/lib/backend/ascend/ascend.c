@@ -24,7 +24,7 @@ static bool ascend_owns(const struct axl_device *dev)
 	return axl__int(dev, AXL_ATTR_VENDOR_ID, -1) == 0x19e5;
 }
 
-static int ascend_enrich(struct axl__scan *scan, struct axl_device *dev)
+static int ascend_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
 {
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
 	if (!drv || strcmp(drv, "vfio-pci") == 0)

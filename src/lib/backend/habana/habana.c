@@ -37,7 +37,7 @@ static bool habana_owns(const struct axl_device *dev)
 	return axl__int(dev, AXL_ATTR_VENDOR_ID, -1) == 0x1da3;
 }
 
-static int habana_enrich(struct axl__scan *scan, struct axl_device *dev)
+static int habana_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
 {
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
 	if (!drv || strcmp(drv, "habanalabs") != 0 || !dev->syspath)

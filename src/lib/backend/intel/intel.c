@@ -228,7 +228,7 @@ static void mic_enrich(struct axl__scan *scan, struct axl_device *dev)
 	axl__adir_close(&d);
 }
 
-static int intel_enrich(struct axl__scan *scan, struct axl_device *dev)
+static int intel_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
 {
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
 	if (!drv || !dev->syspath)

@@ -123,7 +123,7 @@ static void memory_used(struct axl__scan *scan, const char *dir, struct axl_devi
 		axl__set_int(dev, AXL_ATTR_MEMORY_USED, AXL_SOURCE_SYSFS, (int64_t)sum);
 }
 
-static int neuron_enrich(struct axl__scan *scan, struct axl_device *dev)
+static int neuron_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
 {
 	if (!bound(dev))
 		return 0;
@@ -169,7 +169,7 @@ static int neuron_enrich(struct axl__scan *scan, struct axl_device *dev)
 }
 
 /* A "neuronlink" link for every pair one of them lists, counting the ports. */
-static int neuron_finish(struct axl__scan *scan)
+static int neuron_finish(struct axl__scan *scan, size_t self)
 {
 	struct axl_inventory *inv = scan->inv;
 	for (size_t i = 0; i < inv->devs.n; i++) {

@@ -23,7 +23,7 @@
 #define SRC "nvidia"
 #define GPUS "/proc/driver/nvidia/gpus"
 
-static int nvidia_enumerate(struct axl__scan *scan)
+static int nvidia_enumerate(struct axl__scan *scan, size_t self)
 {
 	struct axl_inventory *inv = scan->inv;
 	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, GPUS);
@@ -95,7 +95,7 @@ static void driver_version(struct axl__scan *scan, struct axl_device *dev)
 	}
 }
 
-static int nvidia_enrich(struct axl__scan *scan, struct axl_device *dev)
+static int nvidia_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
 {
 	struct axl_inventory *inv = scan->inv;
 	const char *addr = axl__str(dev, AXL_ATTR_PCI_ADDRESS);

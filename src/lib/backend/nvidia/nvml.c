@@ -390,9 +390,9 @@ static const struct axl__vdrv nvml = {
 };
 AXL__VDRV_HOOKS(nvml, nvml)
 
-struct nv_job *axl__nvml_job(const struct axl_inventory *inv, struct axl_device ***devs)
+struct nv_job *axl__nvml_job(const struct axl_inventory *inv, size_t self, struct axl_device ***devs)
 {
-	return axl__vdrv_job(inv, SRC, devs);
+	return axl__vdrv_job(inv, self, devs);
 }
 
 const struct axl__backend axl__backend_nvml = {

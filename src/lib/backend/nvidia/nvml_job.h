@@ -88,7 +88,7 @@ struct nv_job {
 
 /* The inventory's NVML answers (for the sampler, nvml_sample.c): NULL when NVML was not
  * used or did not answer; *devs then maps NVML index -> device (NULL not matched). */
-struct nv_job *axl__nvml_job(const struct axl_inventory *inv, struct axl_device ***devs);
+struct nv_job *axl__nvml_job(const struct axl_inventory *inv, size_t self, struct axl_device ***devs);
 
 /* Live metrics (nvml_sample.c, sample.h). */
 struct axl_sampler;

@@ -404,7 +404,7 @@ static void state_free(struct nvs_state *st)
 void axl__nvml_sample_open(struct axl_sampler *s, size_t self)
 {
 	struct axl_device **devs = NULL;
-	struct nv_job *j = axl__nvml_job(s->inv, &devs);
+	struct nv_job *j = axl__nvml_job(s->inv, self, &devs);
 	if (!j || j->init_rc != NVML_SUCCESS || !j->ngpus || axl__vlib_wedged(SRC))
 		return;
 	if (j->w.q.v.mode != AXL__VREC_REPLAY && !j->w.q.lib)

@@ -25,7 +25,7 @@ static bool qaic_owns(const struct axl_device *dev)
 	return axl__int(dev, AXL_ATTR_VENDOR_ID, -1) == 0x17cb;
 }
 
-static int qaic_enrich(struct axl__scan *scan, struct axl_device *dev)
+static int qaic_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
 {
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
 	if (!drv || strcmp(drv, "qaic") != 0)

@@ -69,7 +69,7 @@ static void hwmon(struct axl__scan *scan, struct axl_device *dev)
 	axl__adir_close(&d);
 }
 
-static int tt_enrich(struct axl__scan *scan, struct axl_device *dev)
+static int tt_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
 {
 	char cd[512];
 	struct axl__adir d;

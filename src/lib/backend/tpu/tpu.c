@@ -21,7 +21,7 @@ static bool tpu_owns(const struct axl_device *dev)
 	return v == 0x1ae0 || v == 0x1ac1;
 }
 
-static int tpu_enrich(struct axl__scan *scan, struct axl_device *dev)
+static int tpu_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
 {
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
 	if (!drv)
