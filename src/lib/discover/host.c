@@ -63,10 +63,11 @@ static void add_isa(struct axl_inventory *inv, const char *name)
 static void scan_cpuinfo(struct axl__scan *scan)
 {
 	struct axl_inventory *inv = scan->inv;
-	char *buf = malloc(CPUINFO_CAP);
-	if (!buf)
-		return;
-	long n = axl__fs_read(scan->fs, AXL__FS_ROOT, "proc/cpuinfo", buf, CPUINFO_CAP);
+	/* grown as it is read: a small node's few KiB cost no 8 MiB mapping */
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = axl__fs_read_alloc(scan->fs, AXL__FS_ROOT, "proc/cpuinfo", CPUINFO_CAP - 1, &buf, &len);
+	long n = rc < 0 ? rc : (long)len;
 	if (n <= 0) {
 		if (n != -ENOENT)
 			axl__warn(inv, SRC, "/proc/cpuinfo", "%s", n == 0 ? "empty file" : strerror((int)-n));

@@ -339,17 +339,22 @@ static void scan_one(struct axl__scan *scan, struct axl__pcifn *f, const char *d
 	struct axl_inventory *inv = scan->inv;
 	char target[1024], resolved[1024];
 	/* Fast path: most functions of a big node are bridges, NICs and storage,
-	 * which the class alone rules out: one read, nothing else. */
+	 * which the class alone rules out: one read, nothing else. A class that does not
+	 * rule the function out is kept, not read again. */
+	int fast_cls = -1;
 	if (!(inv->flags & AXL_INVENTORY_ALL)) {
 		char path[300], cbuf[64];
 		uint64_t c;
 		snprintf(path, sizeof path, "%s/class", dirpath);
 		if (axl__fs_read(scan->fs, AXL__FS_ROOT, path, cbuf, sizeof cbuf) > 0 &&
-		    axl__parse_hex(cbuf, 0xffffff, &c) == 0 && class_rules_out((int)c) &&
-		    c != 0x068000 /* other bridges: fabric switches among them (fabric.c) */) {
-			f->pub.class_code = (int)c;
-			f->pub.reason = "bridge, network, storage, audio or serial-bus class";
-			return;
+		    axl__parse_hex(cbuf, 0xffffff, &c) == 0) {
+			if (class_rules_out((int)c) &&
+			    c != 0x068000 /* other bridges: fabric switches among them (fabric.c) */) {
+				f->pub.class_code = (int)c;
+				f->pub.reason = "bridge, network, storage, audio or serial-bus class";
+				return;
+			}
+			fast_cls = (int)c;
 		}
 	}
 	long ln = axl__fs_readlink(scan->fs, AXL__FS_ROOT, dirpath, target, sizeof target);
@@ -370,7 +375,7 @@ static void scan_one(struct axl__scan *scan, struct axl__pcifn *f, const char *d
 	 * when the attributes are not there at all (a partial capture) */
 	int vendor = -1, device = -1, cls = -1, rev = -1, svendor = -1, sdevice = -1;
 	bool from_config = false;
-	cls = read_hex_attr(inv, dfd, dirpath, "class", 0xffffff, 0);
+	cls = fast_cls >= 0 ? fast_cls : read_hex_attr(inv, dfd, dirpath, "class", 0xffffff, 0);
 	if (cls < 0 && !axl__fs_exists(scan->fs, dfd, "vendor"))
 		from_config = read_config(inv, dfd, &vendor, &device, &cls, &rev, &svendor, &sdevice);
 	if (!from_config) {
