@@ -23,17 +23,7 @@ static const struct axl_runtime gpu = {
 	.attrs = axl__runtime_no_attrs,
 };
 
-static const struct axl_runtime npu = {
-	.kind = "amd.com/npu",
-	.vendor = "AMD",
-	.libraries = npu_libs,
-	.library_dirs = axl__runtime_lib_dirs,
-	.binaries = axl__runtime_none,
-	.binary_dirs = axl__runtime_bin_dirs,
-	.control_nodes = axl__runtime_none,
-	.env = axl__runtime_none,
-	.attrs = axl__runtime_no_attrs,
-};
+static const struct axl_runtime npu = AXL__RUNTIME_LIBS("amd.com/npu", "AMD", npu_libs);
 
 /* a device of AMD's CPU-side vendor id that is no NPU: no resource of its own */
 static const struct axl_runtime other = AXL__RUNTIME_BARE(NULL, "AMD");

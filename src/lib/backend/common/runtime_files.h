@@ -25,9 +25,12 @@ extern const char *const axl__runtime_bin_dirs[];
 
 /* A row with a kind (or NULL) and a vendor name, and nothing to mount: the vendor's
  * software is the container image's own. */
-#define AXL__RUNTIME_BARE(kind_, vendor_)                                                             \
+#define AXL__RUNTIME_BARE(kind_, vendor_) AXL__RUNTIME_LIBS(kind_, vendor_, axl__runtime_none)
+/* A row with user-space libraries only (in the usual directories): no programs, no
+ * control nodes, no environment, no vendor attributes. */
+#define AXL__RUNTIME_LIBS(kind_, vendor_, libs_)                                                      \
 	{                                                                                             \
-		.kind = (kind_), .vendor = (vendor_), .libraries = axl__runtime_none,                 \
+		.kind = (kind_), .vendor = (vendor_), .libraries = (libs_),                           \
 		.library_dirs = axl__runtime_lib_dirs, .binaries = axl__runtime_none,                 \
 		.binary_dirs = axl__runtime_bin_dirs, .control_nodes = axl__runtime_none,             \
 		.env = axl__runtime_none, .attrs = axl__runtime_no_attrs                              \

@@ -9,29 +9,9 @@ static const char *const gpu_libs[] = {"libze_loader.so.*", "libze_intel_gpu.so.
 static const char *const npu_libs[] = {"libze_loader.so.*", "libze_intel_vpu.so.*", "libnpu_driver_compiler.so",
 				       NULL};
 
-static const struct axl_runtime gpu = {
-	.kind = "intel.com/gpu",
-	.vendor = "Intel",
-	.libraries = gpu_libs,
-	.library_dirs = axl__runtime_lib_dirs,
-	.binaries = axl__runtime_none,
-	.binary_dirs = axl__runtime_bin_dirs,
-	.control_nodes = axl__runtime_none,
-	.env = axl__runtime_none,
-	.attrs = axl__runtime_no_attrs,
-};
+static const struct axl_runtime gpu = AXL__RUNTIME_LIBS("intel.com/gpu", "Intel", gpu_libs);
 
-static const struct axl_runtime npu = {
-	.kind = "intel.com/npu",
-	.vendor = "Intel",
-	.libraries = npu_libs,
-	.library_dirs = axl__runtime_lib_dirs,
-	.binaries = axl__runtime_none,
-	.binary_dirs = axl__runtime_bin_dirs,
-	.control_nodes = axl__runtime_none,
-	.env = axl__runtime_none,
-	.attrs = axl__runtime_no_attrs,
-};
+static const struct axl_runtime npu = AXL__RUNTIME_LIBS("intel.com/npu", "Intel", npu_libs);
 
 /* any other Intel accelerator: no resource of its own */
 static const struct axl_runtime other = AXL__RUNTIME_BARE(NULL, "Intel");

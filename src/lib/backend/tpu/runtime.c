@@ -6,17 +6,7 @@
 
 static const char *const libs[] = {"libtpu.so", NULL};
 
-static const struct axl_runtime cloud = {
-	.kind = "google.com/tpu",
-	.vendor = "Google",
-	.libraries = libs,
-	.library_dirs = axl__runtime_lib_dirs,
-	.binaries = axl__runtime_none,
-	.binary_dirs = axl__runtime_bin_dirs,
-	.control_nodes = axl__runtime_none,
-	.env = axl__runtime_none,
-	.attrs = axl__runtime_no_attrs,
-};
+static const struct axl_runtime cloud = AXL__RUNTIME_LIBS("google.com/tpu", "Google", libs);
 
 static const struct axl_runtime edge = AXL__RUNTIME_BARE(NULL, "Google");
 
