@@ -61,7 +61,7 @@ static void cell_code(const struct axl_link *l, char *out, size_t cap)
 		else
 			snprintf(out, cap, "NL");
 	} else if (strcmp(k, "board") == 0) {
-		/* two GPUs of one board (NVML's "internal"): a switch on the board */
+		/* two GPUs of one board (the vendor library's "internal" level): a switch on the board */
 		snprintf(out, cap, "PIX");
 	} else if (strcmp(k, "xelink") == 0) {
 		if (l->link_count >= 0)

@@ -23,7 +23,7 @@ int axl__parse_i64(const char *s, int64_t *out);
 int axl__parse_hex(const char *s, uint64_t max, uint64_t *out);
 /* PCIe link speed ("16.0 GT/s PCIe", "8 GT/s", "2.5 GT/s") -> generation 1..7. */
 int axl__parse_link_speed(const char *s, int *gen);
-/* A CPU list ("0-3,8,10-11"); counts the CPUs and checks ascending, sane ranges.
+/* A CPU list ("0-3,8,10-11"); counts the CPUs and checks increasing, sane ranges.
  * max_cpu bounds the highest CPU number accepted. */
 int axl__parse_cpulist(const char *s, unsigned max_cpu, unsigned *count);
 /* A PCI address "dddd:bb:dd.f" (domain may have 4 to 8 hex digits). */

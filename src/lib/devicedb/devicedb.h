@@ -15,7 +15,7 @@
 #include "axl/device.h"
 
 struct axl__db_cu {
-	const char *name; /* "SM", "CU", "XCC", "EU", "Xe-core", "TPC", "NeuronCore", ... */
+	const char *name; /* "SM", "CU", "XCC", "EU", "Xe-core", "TPC", ... */
 	uint32_t count;
 };
 

@@ -142,7 +142,7 @@ static char *axl_labels(const struct axl_device *d)
 	return axl__sb_steal(&sb, NULL);
 }
 
-/* dcgm-exporter's pci_bus_id form (NVML's bus id): "00000000:3B:00.0". */
+/* dcgm-exporter's pci_bus_id form (the vendor library's bus id form): "00000000:3B:00.0". */
 static void dcgm_bus_id(const char *pci, char *out, size_t cap)
 {
 	unsigned dom, bus, dev, fn;
