@@ -65,6 +65,10 @@ void axl__vis_note(struct axl__vis_result *r, const char *fmt, const char *tok);
 void axl__vis_start(size_t n, int *pos, struct axl__vis_result *r);
 /* The list keeps nothing: every item unlisted, AXL__VIS_NONE. */
 void axl__vis_none(size_t n, int *pos, struct axl__vis_result *r);
+/* Start reading a list variable: an unset value (or "all" when allow_all) keeps every
+ * item (AXL__VIS_ALL), an empty one none (AXL__VIS_NONE); true when the list has items
+ * to read. */
+bool axl__vis_begin(const char *value, bool allow_all, size_t n, int *pos, struct axl__vis_result *r);
 /* Item i gets ordinal ord; a whole device brings its partitions not selected yet. */
 void axl__vis_select(const struct axl__vis_item *items, size_t n, int *pos, size_t i, int ord);
 /* The k-th whole device (parent < 0), or -1. */

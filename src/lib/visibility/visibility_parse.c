@@ -119,18 +119,25 @@ long axl__vis_by_uuid(const struct axl__vis_item *items, size_t n, bool children
 	return found;
 }
 
-void axl__vis_numbers(const char *value, bool allow_all, const struct axl__vis_item *items,
-		      size_t n, int *pos, struct axl__vis_result *r)
+bool axl__vis_begin(const char *value, bool allow_all, size_t n, int *pos, struct axl__vis_result *r)
 {
 	axl__vis_start(n, pos, r);
 	if (!value || (allow_all && strcasecmp(value, "all") == 0)) {
 		r->code = AXL__VIS_ALL;
-		return;
+		return false;
 	}
 	if (!*value) {
-		axl__vis_none(n, pos, r);
-		return;
+		axl__vis_none(n, pos, r); /* the note stays empty: the value is */
+		return false;
 	}
+	return true;
+}
+
+void axl__vis_numbers(const char *value, bool allow_all, const struct axl__vis_item *items,
+		      size_t n, int *pos, struct axl__vis_result *r)
+{
+	if (!axl__vis_begin(value, allow_all, n, pos, r))
+		return;
 	char buf[4096], *tok[AXL__VIS_MAXTOK];
 	size_t nt = axl__vis_split(value, buf, sizeof buf, tok, false);
 	int ord = 0;

@@ -27,15 +27,8 @@ const char *const axl__amdgpu_vis_vars[] = {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE
 void axl__vis_rocr(const char *value, const struct axl__vis_item *items, size_t n, int *pos,
 		   struct axl__vis_result *r)
 {
-	axl__vis_start(n, pos, r);
-	if (!value) {
-		r->code = AXL__VIS_ALL;
+	if (!axl__vis_begin(value, false, n, pos, r))
 		return;
-	}
-	if (!*value) {
-		axl__vis_none(n, pos, r);
-		return;
-	}
 	char buf[4096], *tok[AXL__VIS_MAXTOK];
 	size_t nt = axl__vis_split(value, buf, sizeof buf, tok, true);
 	size_t loop = nt < n ? nt : n;

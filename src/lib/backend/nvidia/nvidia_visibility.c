@@ -45,15 +45,8 @@ static bool cuda_number(const char *s, long long *out)
 void axl__vis_cuda(const char *value, const struct axl__vis_item *items, size_t n, bool mig_known,
 		   int *pos, struct axl__vis_result *r)
 {
-	axl__vis_start(n, pos, r);
-	if (!value) {
-		r->code = AXL__VIS_ALL;
+	if (!axl__vis_begin(value, false, n, pos, r))
 		return;
-	}
-	if (!*value) {
-		axl__vis_none(n, pos, r); /* the note stays empty: the value is */
-		return;
-	}
 	enum { IDX, GPU, MIG } mode = strncmp(value, "GPU-", 4) == 0 ? GPU : strncmp(value, "MIG-", 4) == 0 ? MIG : IDX;
 	char buf[4096], *tok[AXL__VIS_MAXTOK];
 	size_t nt = axl__vis_split(value, buf, sizeof buf, tok, false);
