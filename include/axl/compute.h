@@ -61,6 +61,7 @@ struct axl_compute_options {
 	 * backend by priority. The host CPU always has the cpu backend. */
 	const char *backend;
 };
+#define AXL_COMPUTE_OPTIONS_INIT {AXL_COMPUTE_OPTIONS_VERSION, NULL}
 
 /** Open a compute context over inv (which must outlive it). opts may be NULL. */
 AXL_API int axl_compute_open(axl_compute **out, const axl_inventory *inv,
