@@ -20,5 +20,6 @@
 #include "axl/partition.h"
 #include "axl/runtime.h"
 #include "axl/plan.h"
+#include "axl/compute.h"
 
 #endif

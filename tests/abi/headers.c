@@ -3,6 +3,7 @@
 #include <axl/capture.h> /* first: it must stand alone */
 #include <axl.h>
 #include <axl/common.h>
+#include <axl/compute.h>
 #include <axl/context.h>
 #include <axl/device.h>
 #include <axl/error.h>
@@ -17,6 +18,8 @@ int main(void)
 {
 	struct axl_context_options o = AXL_CONTEXT_OPTIONS_INIT;
 	struct axl_capture_options c = AXL_CAPTURE_OPTIONS_INIT;
+	struct axl_compute_options co = AXL_COMPUTE_OPTIONS_INIT;
+	(void)co;
 	(void)o;
 	(void)c;
 	return AXL_OK;

@@ -209,7 +209,10 @@ int main(void)
 	if (AXL_ATTR_DB_KEY != 33 || AXL_ATTR_BOARD_PART_NUMBER != 34 || AXL_ATTR_NEAREST_NIC_PATH != 70 ||
 	    AXL_HOST_MEMORY_LIMIT != 9 || AXL_FORMAT_INT4 != 9 || AXL_SOURCE_ENV != 7 || AXL_SOURCE_NVML != 8 ||
 	    AXL_SOURCE_LEVEL_ZERO != 10 || AXL_SOURCE_SIM != 11 || AXL_SOURCE__COUNT != 12 || AXL_ENOTSYS != -13 || AXL_EBUSY != -14 || AXL_ENOSPC != -15 || AXL_CONTEXT_RECORD != 4 ||
-	    AXL_CAPTURE_OPTIONS_VERSION != 1) {
+	    AXL_CAPTURE_OPTIONS_VERSION != 1 || AXL_COMPUTE_OPTIONS_VERSION != 1 || AXL_MEMORY_DEVICE != 1 ||
+	    AXL_MEMORY_PINNED != 2 || AXL_MEMORY_HOST != 3 || AXL_COPY_PATH_HOST != 1 || AXL_COPY_PATH_DEVICE != 2 ||
+	    AXL_COPY_PATH_PEER != 3 || AXL_COPY_PATH_STAGED != 4 ||
+	    offsetof(struct axl_compute_options, backend) != 8 || sizeof(struct axl_compute_options) != 16) {
 		printf("an enum value moved\n");
 		failed++;
 	} else

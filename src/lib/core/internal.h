@@ -80,6 +80,7 @@ int axl__visvar_set(axl_context *ctx, const char *name, const char *value);
 
 struct axl__sim;
 struct axl__db_entry;
+struct axl__compute_ops;
 struct axl_context {
 	struct axl__fs fs;
 	struct axl__sim *sim; /* a simulated node (sim.h), or NULL: read the system */
@@ -106,6 +107,7 @@ struct axl_context {
 	char *library[AXL__BACKENDS_MAX];
 	char *runtime_env[AXL__BACKENDS_MAX];
 	int vendor_timeout_ms; /* deadline of a vendor library ($AXL_VENDOR_TIMEOUT_MS) */
+	char *compute_backend; /* $AXL_COMPUTE: the one compute backend to use, NULL: by priority */
 	/* the visibility variables (struct axl__visvar), vis_n of them */
 	struct axl__visvar *vis;
 	size_t vis_n;
@@ -471,6 +473,12 @@ struct axl__backend {
 	 * value at open, never from the caller's list, in ctx->runtime_env[self]. */
 	const char *library_env;
 	const char *runtime_env;
+
+	/* ---- compute (src/lib/compute/compute_impl.h, include/axl/compute.h) ----
+	 * The backend that allocates, copies and synchronises on this vendor's devices
+	 * through its runtime (loaded with dlopen), in the table's order of priority; NULL
+	 * when there is none (the cpu backend, always there, is the compute layer's own). */
+	const struct axl__compute_ops *compute;
 };
 
 extern const struct axl__backend *const axl__backends[];

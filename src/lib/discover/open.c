@@ -208,6 +208,11 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	const char *pcilib = env_get(list, process, "AXL_PCI_LIBRARY");
 	const char *zlib = env_get(list, process, "AXL_ZLIB_LIBRARY");
 	ctx->vendor_timeout_ms = 5000;
+	const char *compute = env_get(list, process, "AXL_COMPUTE");
+	if (compute && *compute && !(ctx->compute_backend = strdup(compute))) {
+		axl_context_free(ctx);
+		return axl__error(AXL_ENOMEM, "out of memory");
+	}
 	const char *timeout = env_get(list, process, "AXL_VENDOR_TIMEOUT_MS");
 	if (timeout && *timeout) {
 		char *end;
@@ -313,6 +318,7 @@ AXL_API void axl_context_free(axl_context *ctx)
 	free(ctx->pci_ids_path);
 	free(ctx->pci_library);
 	free(ctx->zlib_library);
+	free(ctx->compute_backend);
 	for (size_t b = 0; b < AXL__BACKENDS_MAX; b++) {
 		free(ctx->library[b]);
 		free(ctx->runtime_env[b]);

@@ -1,0 +1,639 @@
+/* SPDX-License-Identifier: MIT */
+/* The compute API (include/axl/compute.h): a context over an inventory, its devices (the
+ * host CPU first, then each accelerator a backend drives, matched to the inventory), and
+ * buffers, queues and events as checked handles. Every argument is checked here, so the
+ * backends (compute_impl.h) trust what they are given. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "compute_impl.h"
+
+struct axl_compute_device {
+	axl_compute *c;
+	const axl_device *inv; /* NULL: the host CPU */
+	const struct axl__compute_ops *ops;
+	void *state;
+	void *native;
+};
+
+struct cbackend {
+	const struct axl__compute_ops *ops;
+	void *state;
+};
+
+struct axl_compute {
+	const axl_inventory *inv;
+	struct axl__htable h;
+	struct axl_compute_device *devs;
+	size_t ndev;
+	struct cbackend be[AXL__BACKENDS_MAX + 1]; /* [0]: cpu */
+	size_t nbe;
+};
+
+struct cbuf {
+	struct axl__cmem m;
+	const axl_compute_device *dev;
+	bool wrapped; /* the caller's memory: never freed here */
+};
+
+struct cqueue {
+	const axl_compute_device *dev;
+	void *native;
+};
+
+struct cevent {
+	const axl_compute_device *dev;
+	void *native;
+};
+
+AXL_API const char *axl_copy_path_name(axl_copy_path p)
+{
+	switch (p) {
+	case AXL_COPY_PATH_HOST: return "host";
+	case AXL_COPY_PATH_DEVICE: return "device";
+	case AXL_COPY_PATH_PEER: return "peer";
+	case AXL_COPY_PATH_STAGED: return "staged";
+	}
+	return NULL;
+}
+
+AXL_API const char *axl_memory_kind_name(axl_memory_kind k)
+{
+	switch (k) {
+	case AXL_MEMORY_DEVICE: return "device";
+	case AXL_MEMORY_PINNED: return "pinned";
+	case AXL_MEMORY_HOST: return "host";
+	}
+	return NULL;
+}
+
+/* ---- opening: backends and devices ------------------------------------------------ */
+static const char *dev_id(const axl_compute_device *d)
+{
+	const char *id = NULL;
+	if (!d->inv)
+		return "host";
+	return axl_device_get_str(d->inv, AXL_ATTR_ID, &id) == 0 && id ? id : "device";
+}
+
+/* The inventory device a backend's device is (PCI address, else UUID), NULL when none
+ * or when it is not visible to this process. */
+static const axl_device *match(const axl_inventory *inv, const struct axl__compute_found *f)
+{
+	for (size_t i = 0; i < axl_inventory_device_count(inv); i++) {
+		const axl_device *d = axl_inventory_device(inv, i);
+		const char *pci = NULL, *uuid = NULL;
+		bool hit = (f->pci[0] && axl_device_get_str(d, AXL_ATTR_PCI_ADDRESS, &pci) == 0 && pci &&
+			    strcasecmp(pci, f->pci) == 0) ||
+			   (f->uuid[0] && axl_device_get_str(d, AXL_ATTR_UUID, &uuid) == 0 && uuid &&
+			    strcasecmp(uuid, f->uuid) == 0);
+		if (!hit)
+			continue;
+		int64_t vis = 1;
+		if (axl_device_get_int(d, AXL_ATTR_VISIBLE, &vis) == 0 && !vis)
+			return NULL;
+		return d;
+	}
+	return NULL;
+}
+
+static int add_device(axl_compute *c, const axl_device *inv, const struct cbackend *be, void *native)
+{
+	struct axl_compute_device *v = realloc(c->devs, (c->ndev + 1) * sizeof *v);
+	if (!v)
+		return axl__error(AXL_ENOMEM, "compute: out of memory");
+	c->devs = v;
+	v[c->ndev++] = (struct axl_compute_device){ c, inv, be->ops, be->state, native };
+	return 0;
+}
+
+/* Open one vendor backend and add the devices it drives that no earlier one took. */
+static void open_backend(axl_compute *c, const struct axl__compute_ops *ops)
+{
+	struct cbackend *be = &c->be[c->nbe];
+	struct axl__compute_found *found = NULL;
+	size_t n = 0;
+	if (ops->open(c->inv->ctx, &be->state, &found, &n)) {
+		/* a missing runtime costs only its backend */
+		axl__log(c->inv->ctx, AXL_LOG_INFO, "compute %s: %s", ops->name, axl__error_text());
+		return;
+	}
+	be->ops = ops;
+	c->nbe++;
+	for (size_t i = 0; i < n; i++) {
+		const axl_device *d = match(c->inv, &found[i]);
+		bool taken = false;
+		for (size_t j = 0; d && j < c->ndev; j++)
+			taken |= c->devs[j].inv == d;
+		if (d && !taken)
+			add_device(c, d, be, found[i].native);
+	}
+	free(found);
+}
+
+AXL_API int axl_compute_open(axl_compute **out, const axl_inventory *inv, const struct axl_compute_options *opts)
+{
+	if (!out || !inv)
+		return axl__error(AXL_EINVAL, "axl_compute_open: %s is NULL", !out ? "out" : "inv");
+	*out = NULL;
+	if (opts && (opts->version < 1 || opts->version > AXL_COMPUTE_OPTIONS_VERSION))
+		return axl__error(AXL_EVERSION, "axl_compute_options version %u, this library knows 1 to %u",
+				  opts->version, AXL_COMPUTE_OPTIONS_VERSION);
+	/* the option, else $AXL_COMPUTE as the context read it */
+	const char *want = opts && opts->backend ? opts->backend : inv->ctx->compute_backend;
+	if (want && !*want)
+		want = NULL;
+	if (want && strcmp(want, axl__compute_cpu.name) != 0) {
+		bool known = false;
+		for (size_t b = 0; b < axl__backend_total; b++)
+			known |= axl__backends[b]->compute && strcmp(axl__backends[b]->compute->name, want) == 0;
+		if (!known)
+			return axl__error(AXL_EINVAL, "compute backend '%s': no such backend in this axl (%s)", want,
+					  opts && opts->backend ? "axl_compute_options.backend" : "AXL_COMPUTE");
+	}
+	axl_compute *c = calloc(1, sizeof *c);
+	if (!c)
+		return axl__error(AXL_ENOMEM, "compute: out of memory");
+	c->inv = inv;
+	int rc = axl__htable_init(&c->h);
+	if (rc) {
+		free(c);
+		return axl__error(rc, "compute: cannot make a lock");
+	}
+	/* the cpu backend is always there: the host CPU is device 0 */
+	struct axl__compute_found *none = NULL;
+	size_t nn = 0;
+	rc = axl__compute_cpu.open(inv->ctx, &c->be[0].state, &none, &nn);
+	free(none);
+	if (rc) {
+		axl__htable_fini(&c->h);
+		free(c);
+		return rc;
+	}
+	c->be[0].ops = &axl__compute_cpu;
+	c->nbe = 1;
+	if ((rc = add_device(c, NULL, &c->be[0], NULL))) {
+		axl_compute_free(c);
+		return rc;
+	}
+	/* then the vendors' in the table's order; "cpu" asked for drives no accelerator */
+	for (size_t b = 0; b < axl__backend_total && c->nbe < AXL__BACKENDS_MAX + 1; b++) {
+		const struct axl__compute_ops *ops = axl__backends[b]->compute;
+		if (ops && (!want || strcmp(ops->name, want) == 0))
+			open_backend(c, ops);
+	}
+	*out = c;
+	return 0;
+}
+
+/* Every queued command, then every object, then the backends. */
+AXL_API void axl_compute_free(axl_compute *c)
+{
+	if (!c)
+		return;
+	uint32_t cur = 0;
+	struct cevent *e;
+	while ((e = axl__handle_take_next(&c->h, AXL__H_EVENT, &cur))) {
+		e->dev->ops->event_free(e->dev->state, e->native);
+		free(e);
+	}
+	cur = 0;
+	struct cqueue *q;
+	while ((q = axl__handle_take_next(&c->h, AXL__H_QUEUE, &cur))) {
+		q->dev->ops->queue_free(q->dev->state, q->native);
+		free(q);
+	}
+	cur = 0;
+	struct cbuf *b;
+	while ((b = axl__handle_take_next(&c->h, AXL__H_BUFFER, &cur))) {
+		if (!b->wrapped)
+			b->m.ops->free(b->dev->state, &b->m);
+		free(b);
+	}
+	for (size_t i = 0; i < c->nbe; i++)
+		c->be[i].ops->close(c->be[i].state);
+	axl__htable_fini(&c->h);
+	free(c->devs);
+	free(c);
+}
+
+/* ---- devices ---------------------------------------------------------------------- */
+AXL_API size_t axl_compute_device_count(const axl_compute *c)
+{
+	return c ? c->ndev : 0;
+}
+
+AXL_API const axl_compute_device *axl_compute_device_at(const axl_compute *c, size_t i)
+{
+	return c && i < c->ndev ? &c->devs[i] : NULL;
+}
+
+AXL_API const axl_compute_device *axl_compute_device_of(const axl_compute *c, const axl_device *dev)
+{
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < c->ndev; i++)
+		if (c->devs[i].inv == dev)
+			return &c->devs[i];
+	return NULL;
+}
+
+AXL_API const axl_device *axl_compute_device_inventory(const axl_compute_device *d)
+{
+	return d ? d->inv : NULL;
+}
+
+AXL_API const char *axl_compute_device_backend(const axl_compute_device *d)
+{
+	return d ? d->ops->name : NULL;
+}
+
+/* Is d one of c's devices? By address only: a pointer from elsewhere is never read. */
+static int check_dev(const axl_compute *c, const axl_compute_device *d, const char *fn)
+{
+	if (!c)
+		return axl__error(AXL_EINVAL, "%s: the compute context is NULL", fn);
+	for (size_t i = 0; i < c->ndev; i++)
+		if (&c->devs[i] == d)
+			return 0;
+	return axl__error(AXL_EINVAL, "%s: %s is not a device of this compute context", fn, d ? "the device" : "NULL");
+}
+
+AXL_API int axl_compute_device_memory(axl_compute *c, const axl_compute_device *d, uint64_t *free_bytes,
+				      uint64_t *total_bytes)
+{
+	int rc = check_dev(c, d, "axl_compute_device_memory");
+	if (rc)
+		return rc;
+	if (!free_bytes || !total_bytes)
+		return axl__error(AXL_EINVAL, "axl_compute_device_memory: an output is NULL");
+	return d->ops->mem_info(d->state, d->native, free_bytes, total_bytes);
+}
+
+AXL_API int axl_compute_device_sync(axl_compute *c, const axl_compute_device *d)
+{
+	int rc = check_dev(c, d, "axl_compute_device_sync");
+	if (rc)
+		return rc;
+	uint32_t cur = 0;
+	uint64_t h;
+	struct cqueue *q;
+	while ((q = axl__handle_get_next(&c->h, AXL__H_QUEUE, &cur, &h))) {
+		int r = q->dev == d ? q->dev->ops->queue_sync(q->dev->state, q->native) : 0;
+		axl__handle_put(&c->h, h);
+		if (r && !rc)
+			rc = r;
+	}
+	return rc;
+}
+
+/* ---- buffers ---------------------------------------------------------------------- */
+static int new_buffer(axl_compute *c, struct cbuf *b, axl_buffer *out)
+{
+	int rc = axl__handle_new(&c->h, AXL__H_BUFFER, b, out);
+	if (rc) {
+		if (!b->wrapped)
+			b->m.ops->free(b->dev->state, &b->m);
+		free(b);
+	}
+	return rc;
+}
+
+AXL_API int axl_buffer_alloc(axl_compute *c, const axl_compute_device *d, axl_memory_kind kind, uint64_t size,
+			     axl_buffer *out)
+{
+	int rc = check_dev(c, d, "axl_buffer_alloc");
+	if (rc)
+		return rc;
+	if (!out)
+		return axl__error(AXL_EINVAL, "axl_buffer_alloc: out is NULL");
+	*out = 0;
+	if (!axl_memory_kind_name(kind))
+		return axl__error(AXL_EINVAL, "axl_buffer_alloc on %s: %d is not a memory kind", dev_id(d), (int)kind);
+	if (!size)
+		return axl__error(AXL_EINVAL, "axl_buffer_alloc on %s: a buffer of 0 bytes", dev_id(d));
+	struct cbuf *b = calloc(1, sizeof *b);
+	if (!b)
+		return axl__error(AXL_ENOMEM, "axl_buffer_alloc: out of memory");
+	b->dev = d;
+	b->m = (struct axl__cmem){ .size = size, .kind = kind, .dev = d->native, .ops = d->ops };
+	if ((rc = d->ops->alloc(d->state, d->native, &b->m))) {
+		free(b);
+		return rc;
+	}
+	return new_buffer(c, b, out);
+}
+
+AXL_API int axl_buffer_wrap(axl_compute *c, void *ptr, uint64_t size, axl_buffer *out)
+{
+	if (!c || !ptr || !out)
+		return axl__error(AXL_EINVAL, "axl_buffer_wrap: %s is NULL", !c ? "the context" : !ptr ? "ptr" : "out");
+	*out = 0;
+	if (!size)
+		return axl__error(AXL_EINVAL, "axl_buffer_wrap: a buffer of 0 bytes");
+	uintptr_t end;
+	if (size > UINTPTR_MAX || __builtin_add_overflow((uintptr_t)ptr, (uintptr_t)size, &end))
+		return axl__error(AXL_EINVAL, "axl_buffer_wrap: %" PRIu64 " bytes at %p run past the address space",
+				  size, ptr);
+	struct cbuf *b = calloc(1, sizeof *b);
+	if (!b)
+		return axl__error(AXL_ENOMEM, "axl_buffer_wrap: out of memory");
+	b->dev = &c->devs[0];
+	b->wrapped = true;
+	b->m =
+	    (struct axl__cmem){ .mem = ptr, .host = ptr, .size = size, .kind = AXL_MEMORY_HOST, .ops = c->devs[0].ops };
+	return new_buffer(c, b, out);
+}
+
+/* Wait for every queue of the context: whatever might still read or write a buffer. */
+static void sync_all(axl_compute *c)
+{
+	uint32_t cur = 0;
+	uint64_t h;
+	struct cqueue *q;
+	while ((q = axl__handle_get_next(&c->h, AXL__H_QUEUE, &cur, &h))) {
+		q->dev->ops->queue_sync(q->dev->state, q->native);
+		axl__handle_put(&c->h, h);
+	}
+}
+
+AXL_API int axl_buffer_free(axl_compute *c, axl_buffer b)
+{
+	if (!c)
+		return axl__error(AXL_EINVAL, "axl_buffer_free: the compute context is NULL");
+	/* refused to everyone from here on; returned once no call is using it */
+	struct cbuf *o = axl__handle_retire(&c->h, b, AXL__H_BUFFER);
+	if (!o)
+		return axl__error(AXL_EINVAL,
+				  "axl_buffer_free: 0x%" PRIx64 " is not a buffer of this context (freed already?)", b);
+	/* what was enqueued on it finishes first; any queue may hold it */
+	sync_all(c);
+	if (!o->wrapped)
+		o->m.ops->free(o->dev->state, &o->m);
+	free(o);
+	return 0;
+}
+
+static struct cbuf *get_buf(axl_compute *c, axl_buffer b, const char *fn)
+{
+	struct cbuf *o = axl__handle_get(&c->h, b, AXL__H_BUFFER);
+	if (!o)
+		axl__error(AXL_EINVAL, "%s: 0x%" PRIx64 " is not a live buffer of this context", fn, b);
+	return o;
+}
+
+AXL_API int axl_buffer_info(axl_compute *c, axl_buffer b, uint64_t *size, axl_memory_kind *kind,
+			    const axl_compute_device **dev)
+{
+	if (!c)
+		return axl__error(AXL_EINVAL, "axl_buffer_info: the compute context is NULL");
+	struct cbuf *o = get_buf(c, b, "axl_buffer_info");
+	if (!o)
+		return AXL_EINVAL;
+	if (size)
+		*size = o->m.size;
+	if (kind)
+		*kind = o->m.kind;
+	if (dev)
+		*dev = o->dev;
+	axl__handle_put(&c->h, b);
+	return 0;
+}
+
+AXL_API int axl_buffer_host_pointer(axl_compute *c, axl_buffer b, void **ptr)
+{
+	if (!c || !ptr)
+		return axl__error(AXL_EINVAL, "axl_buffer_host_pointer: %s is NULL", !c ? "the context" : "ptr");
+	struct cbuf *o = get_buf(c, b, "axl_buffer_host_pointer");
+	if (!o)
+		return AXL_EINVAL;
+	int rc = 0;
+	/* device memory has no CPU address, even where (the host CPU) it happens to */
+	if (o->m.kind == AXL_MEMORY_DEVICE || !o->m.host)
+		rc = axl__error(AXL_EINVAL, "axl_buffer_host_pointer: buffer 0x%" PRIx64 " is device memory of %s", b,
+				dev_id(o->dev));
+	else
+		*ptr = o->m.host;
+	axl__handle_put(&c->h, b);
+	return rc;
+}
+
+/* ---- queues ------------------------------------------------------------------------- */
+AXL_API int axl_queue_create(axl_compute *c, const axl_compute_device *d, axl_queue *out)
+{
+	int rc = check_dev(c, d, "axl_queue_create");
+	if (rc)
+		return rc;
+	if (!out)
+		return axl__error(AXL_EINVAL, "axl_queue_create: out is NULL");
+	*out = 0;
+	struct cqueue *q = calloc(1, sizeof *q);
+	if (!q)
+		return axl__error(AXL_ENOMEM, "axl_queue_create: out of memory");
+	q->dev = d;
+	if ((rc = d->ops->queue_create(d->state, d->native, &q->native))) {
+		free(q);
+		return rc;
+	}
+	if ((rc = axl__handle_new(&c->h, AXL__H_QUEUE, q, out))) {
+		d->ops->queue_free(d->state, q->native);
+		free(q);
+	}
+	return rc;
+}
+
+AXL_API int axl_queue_free(axl_compute *c, axl_queue q)
+{
+	if (!c)
+		return axl__error(AXL_EINVAL, "axl_queue_free: the compute context is NULL");
+	struct cqueue *o = axl__handle_retire(&c->h, q, AXL__H_QUEUE);
+	if (!o)
+		return axl__error(AXL_EINVAL,
+				  "axl_queue_free: 0x%" PRIx64 " is not a queue of this context (freed already?)", q);
+	o->dev->ops->queue_free(o->dev->state, o->native);
+	free(o);
+	return 0;
+}
+
+AXL_API int axl_queue_sync(axl_compute *c, axl_queue q)
+{
+	if (!c)
+		return axl__error(AXL_EINVAL, "axl_queue_sync: the compute context is NULL");
+	struct cqueue *o = axl__handle_get(&c->h, q, AXL__H_QUEUE);
+	if (!o)
+		return axl__error(AXL_EINVAL, "axl_queue_sync: 0x%" PRIx64 " is not a live queue of this context", q);
+	int rc = o->dev->ops->queue_sync(o->dev->state, o->native);
+	axl__handle_put(&c->h, q);
+	return rc;
+}
+
+/* ---- commands ----------------------------------------------------------------------- */
+/* Does [off, off + size) lie inside a buffer of len bytes? */
+static bool inside(uint64_t off, uint64_t size, uint64_t len)
+{
+	uint64_t end;
+	return !__builtin_add_overflow(off, size, &end) && end <= len;
+}
+
+/* An event on q (a reference held by the caller) into *out. */
+static int record(axl_compute *c, struct cqueue *q, axl_event *out)
+{
+	struct cevent *e = calloc(1, sizeof *e);
+	if (!e)
+		return axl__error(AXL_ENOMEM, "compute: out of memory for an event");
+	e->dev = q->dev;
+	int rc = q->dev->ops->event_record(q->dev->state, q->native, &e->native);
+	if (rc) {
+		free(e);
+		return rc;
+	}
+	if ((rc = axl__handle_new(&c->h, AXL__H_EVENT, e, out))) {
+		q->dev->ops->event_free(q->dev->state, e->native);
+		free(e);
+	}
+	return rc;
+}
+
+AXL_API int axl_copy(axl_compute *c, axl_queue q, axl_buffer dst, uint64_t dst_offset, axl_buffer src,
+		     uint64_t src_offset, uint64_t size, axl_copy_path *path, axl_event *done)
+{
+	if (!c)
+		return axl__error(AXL_EINVAL, "axl_copy: the compute context is NULL");
+	if (done)
+		*done = 0;
+	if (!size)
+		return axl__error(AXL_EINVAL, "axl_copy: a copy of 0 bytes");
+	struct cqueue *qo = axl__handle_get(&c->h, q, AXL__H_QUEUE);
+	struct cbuf *d = get_buf(c, dst, "axl_copy (destination)");
+	struct cbuf *s = d ? get_buf(c, src, "axl_copy (source)") : NULL;
+	int rc = 0;
+	if (!qo)
+		rc = axl__error(AXL_EINVAL, "axl_copy: 0x%" PRIx64 " is not a live queue of this context", q);
+	else if (!d || !s)
+		rc = AXL_EINVAL;
+	else if (!inside(dst_offset, size, d->m.size))
+		rc = axl__error(AXL_EINVAL,
+				"axl_copy: %" PRIu64 " bytes at %" PRIu64 " run past the destination's %" PRIu64, size,
+				dst_offset, d->m.size);
+	else if (!inside(src_offset, size, s->m.size))
+		rc = axl__error(AXL_EINVAL, "axl_copy: %" PRIu64 " bytes at %" PRIu64 " run past the source's %" PRIu64,
+				size, src_offset, s->m.size);
+	else if (d == s && dst_offset < src_offset + size && src_offset < dst_offset + size)
+		rc = axl__error(AXL_EINVAL,
+				"axl_copy: %" PRIu64 " bytes from %" PRIu64 " to %" PRIu64 " of one buffer overlap",
+				size, src_offset, dst_offset);
+	if (!rc) {
+		axl_copy_path p = AXL_COPY_PATH_HOST;
+		rc = qo->dev->ops->copy(qo->dev->state, qo->native, &d->m, dst_offset, &s->m, src_offset, size, &p);
+		if (!rc && path)
+			*path = p;
+		if (!rc && done)
+			rc = record(c, qo, done);
+	}
+	if (s)
+		axl__handle_put(&c->h, src);
+	if (d)
+		axl__handle_put(&c->h, dst);
+	if (qo)
+		axl__handle_put(&c->h, q);
+	return rc;
+}
+
+AXL_API int axl_fill(axl_compute *c, axl_queue q, axl_buffer dst, uint64_t offset, uint64_t size, uint8_t value,
+		     axl_event *done)
+{
+	if (!c)
+		return axl__error(AXL_EINVAL, "axl_fill: the compute context is NULL");
+	if (done)
+		*done = 0;
+	if (!size)
+		return axl__error(AXL_EINVAL, "axl_fill: a fill of 0 bytes");
+	struct cqueue *qo = axl__handle_get(&c->h, q, AXL__H_QUEUE);
+	struct cbuf *d = get_buf(c, dst, "axl_fill");
+	int rc = 0;
+	if (!qo)
+		rc = axl__error(AXL_EINVAL, "axl_fill: 0x%" PRIx64 " is not a live queue of this context", q);
+	else if (!d)
+		rc = AXL_EINVAL;
+	else if (!inside(offset, size, d->m.size))
+		rc = axl__error(AXL_EINVAL, "axl_fill: %" PRIu64 " bytes at %" PRIu64 " run past the buffer's %" PRIu64,
+				size, offset, d->m.size);
+	if (!rc) {
+		rc = qo->dev->ops->fill(qo->dev->state, qo->native, &d->m, offset, size, value);
+		if (!rc && done)
+			rc = record(c, qo, done);
+	}
+	if (d)
+		axl__handle_put(&c->h, dst);
+	if (qo)
+		axl__handle_put(&c->h, q);
+	return rc;
+}
+
+/* ---- events ------------------------------------------------------------------------- */
+AXL_API int axl_event_record(axl_compute *c, axl_queue q, axl_event *out)
+{
+	if (!c || !out)
+		return axl__error(AXL_EINVAL, "axl_event_record: %s is NULL", !c ? "the context" : "out");
+	*out = 0;
+	struct cqueue *qo = axl__handle_get(&c->h, q, AXL__H_QUEUE);
+	if (!qo)
+		return axl__error(AXL_EINVAL, "axl_event_record: 0x%" PRIx64 " is not a live queue of this context", q);
+	int rc = record(c, qo, out);
+	axl__handle_put(&c->h, q);
+	return rc;
+}
+
+AXL_API int axl_event_wait(axl_compute *c, axl_event e)
+{
+	if (!c)
+		return axl__error(AXL_EINVAL, "axl_event_wait: the compute context is NULL");
+	struct cevent *o = axl__handle_get(&c->h, e, AXL__H_EVENT);
+	if (!o)
+		return axl__error(AXL_EINVAL, "axl_event_wait: 0x%" PRIx64 " is not a live event of this context", e);
+	int rc = o->dev->ops->event_wait(o->dev->state, o->native);
+	axl__handle_put(&c->h, e);
+	return rc;
+}
+
+AXL_API int axl_event_elapsed_ns(axl_compute *c, axl_event start, axl_event end, int64_t *ns)
+{
+	if (!c || !ns)
+		return axl__error(AXL_EINVAL, "axl_event_elapsed_ns: %s is NULL", !c ? "the context" : "ns");
+	struct cevent *a = axl__handle_get(&c->h, start, AXL__H_EVENT);
+	struct cevent *b = axl__handle_get(&c->h, end, AXL__H_EVENT);
+	int rc = 0;
+	if (!a || !b)
+		rc = axl__error(AXL_EINVAL, "axl_event_elapsed_ns: 0x%" PRIx64 " is not a live event of this context",
+				!a ? start : end);
+	else if (a->dev != b->dev)
+		rc = axl__error(AXL_EINVAL, "axl_event_elapsed_ns: the events are of two devices (%s, %s)",
+				dev_id(a->dev), dev_id(b->dev));
+	/* "completed events": waiting costs nothing when they are, and makes them so */
+	if (!rc)
+		rc = a->dev->ops->event_wait(a->dev->state, a->native);
+	if (!rc)
+		rc = b->dev->ops->event_wait(b->dev->state, b->native);
+	if (!rc)
+		rc = a->dev->ops->event_elapsed(a->dev->state, a->native, b->native, ns);
+	if (b)
+		axl__handle_put(&c->h, end);
+	if (a)
+		axl__handle_put(&c->h, start);
+	return rc;
+}
+
+AXL_API int axl_event_free(axl_compute *c, axl_event e)
+{
+	if (!c)
+		return axl__error(AXL_EINVAL, "axl_event_free: the compute context is NULL");
+	struct cevent *o = axl__handle_retire(&c->h, e, AXL__H_EVENT);
+	if (!o)
+		return axl__error(AXL_EINVAL,
+				  "axl_event_free: 0x%" PRIx64 " is not an event of this context (freed already?)", e);
+	o->dev->ops->event_free(o->dev->state, o->native);
+	free(o);
+	return 0;
+}

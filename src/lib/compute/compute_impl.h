@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* The compute layer's insides: the backend interface every compute backend implements
+ * (the cpu backend here, vendor backends in their folders later, reached through
+ * struct axl__backend.compute), the handle table, and the context. Nothing is exported. */
+#ifndef AXL_COMPUTE_IMPL_H
+#define AXL_COMPUTE_IMPL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+/* One device a backend found, before it is matched to the inventory (compute.c matches
+ * by PCI address, else UUID, never by ordinal). */
+struct axl__compute_found {
+	char pci[32];  /* "dddd:bb:dd.f", "" when the runtime does not say */
+	char uuid[64]; /* as the inventory spells it, "" when not known */
+	void *native;  /* the backend's own device */
+};
+
+/* A buffer as a backend sees it. */
+struct axl__cmem {
+	void *mem;  /* the backend's own handle of the memory */
+	void *host; /* the CPU's address (host and pinned memory), else NULL */
+	uint64_t size;
+	axl_memory_kind kind;
+	void *dev; /* the native device it belongs to */
+	const struct axl__compute_ops *ops;
+};
+
+/*
+ * A compute backend. state is what open() made; dev a native device it listed; q and ev
+ * what it created. Every call returns 0 or an AXL_E* code with axl__error() naming the
+ * device, the call and the sizes. The core has checked the arguments (ranges, kinds,
+ * handles), so a backend trusts them. Calls may come from several threads at once.
+ */
+struct axl__compute_ops {
+	const char *name;
+	/* Load the runtime and list its devices into *found (malloc'd, *n of them). */
+	int (*open)(const axl_context *ctx, void **state, struct axl__compute_found **found, size_t *n);
+	/* After every queue, buffer and event is freed. */
+	void (*close)(void *state);
+	int (*mem_info)(void *state, void *dev, uint64_t *free_bytes, uint64_t *total_bytes);
+	/* Fill m->mem and m->host for m->size bytes of m->kind on dev. */
+	int (*alloc)(void *state, void *dev, struct axl__cmem *m);
+	void (*free)(void *state, struct axl__cmem *m);
+	int (*queue_create)(void *state, void *dev, void **q);
+	void (*queue_free)(void *state, void *q);
+	int (*queue_sync)(void *state, void *q);
+	/* Enqueue a copy (ranges checked, non-overlapping); *path says how it goes. */
+	int (*copy)(void *state, void *q, const struct axl__cmem *dst, uint64_t dst_offset, const struct axl__cmem *src,
+		    uint64_t src_offset, uint64_t size, axl_copy_path *path);
+	int (*fill)(void *state, void *q, const struct axl__cmem *dst, uint64_t offset, uint64_t size, uint8_t value);
+	/* An event that completes with what q holds now. */
+	int (*event_record)(void *state, void *q, void **ev);
+	int (*event_wait)(void *state, void *ev);
+	/* Nanoseconds from a to b, both complete (the core waited for them). */
+	int (*event_elapsed)(void *state, void *a, void *b, int64_t *ns);
+	void (*event_free)(void *state, void *ev);
+};
+
+/* The cpu backend (cpu.c): always there, drives the host CPU. */
+extern const struct axl__compute_ops axl__compute_cpu;
+
+/* ---- handles (handles.c) ------------------------------------------------------------
+ * A handle is 64 bits: the context's tag (16), the kind of object (4), a generation (20)
+ * and a table index (24). A freed slot's generation moves on, so an old handle, one of
+ * another context or a made-up number finds nothing and is refused, never dereferenced.
+ * A slot in use carries a count of the calls using its object: freeing marks it dead at
+ * once (new lookups fail), then waits until those calls are done. */
+enum { AXL__H_BUFFER = 1, AXL__H_QUEUE = 2, AXL__H_EVENT = 3 };
+
+struct axl__hslot {
+	void *obj;
+	uint32_t gen;
+	uint8_t kind; /* 0: free */
+	bool dead;
+	unsigned refs;
+	uint32_t next_free; /* free list, index + 1 (0: end) */
+};
+
+struct axl__htable {
+	pthread_mutex_t lock;
+	pthread_cond_t released;
+	uint16_t tag;
+	struct axl__hslot *slots;
+	uint32_t n, cap;
+	uint32_t free_head;
+	size_t live; /* slots in use */
+};
+
+int axl__htable_init(struct axl__htable *t);
+void axl__htable_fini(struct axl__htable *t);
+/* A new handle for obj; AXL_ENOMEM when the table is full. */
+int axl__handle_new(struct axl__htable *t, int kind, void *obj, uint64_t *out);
+/* The object of h (kind), with a reference the caller drops with axl__handle_put();
+ * NULL when h is not a live handle of that kind in this table. */
+void *axl__handle_get(struct axl__htable *t, uint64_t h, int kind);
+void axl__handle_put(struct axl__htable *t, uint64_t h);
+/* Retire h: later lookups fail at once; returns its object once no call uses it any
+ * more, NULL when h is not live (freed, another context's, never made). */
+void *axl__handle_retire(struct axl__htable *t, uint64_t h, int kind);
+/* Every live object of kind, for freeing at close: the next one from *cursor (start at
+ * 0), retired; NULL at the end. */
+void *axl__handle_take_next(struct axl__htable *t, int kind, uint32_t *cursor);
+/* The next live object of kind from *cursor (start at 0), with a reference dropped with
+ * axl__handle_put(*h); NULL at the end. */
+void *axl__handle_get_next(struct axl__htable *t, int kind, uint32_t *cursor, uint64_t *h);
+
+#endif
