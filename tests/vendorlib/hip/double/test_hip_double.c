@@ -27,52 +27,7 @@
 #define DECLARE(f) static __typeof__(f) *p_##f;
 FUNCS(DECLARE)
 
-static int failures;
-static const char *suite_name;
-
-#define CHECK(cond)                                                                                          \
-  do {                                                                                                       \
-    if (!(cond)) {                                                                                           \
-      fprintf(stderr, "%s:%d: [%s] CHECK(%s) failed\n", __FILE__, __LINE__, suite_name, #cond);             \
-      failures++;                                                                                            \
-    }                                                                                                        \
-  } while (0)
-#define RC(expr, want)                                                                                       \
-  do {                                                                                                       \
-    hipError_t r_ = (expr);                                                                                  \
-    if (r_ != (want)) {                                                                                      \
-      fprintf(stderr, "%s:%d: [%s] %s = %d, want %d\n", __FILE__, __LINE__, suite_name, #expr, (int)r_,      \
-              (int)(want));                                                                                  \
-      failures++;                                                                                            \
-    }                                                                                                        \
-  } while (0)
-#define EQ(a, b)                                                                                             \
-  do {                                                                                                       \
-    unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);                           \
-    if (a_ != b_) {                                                                                          \
-      fprintf(stderr, "%s:%d: [%s] %s = %llu (0x%llx), want %llu (0x%llx)\n", __FILE__, __LINE__, suite_name, \
-              #a, a_, a_, b_, b_);                                                                           \
-      failures++;                                                                                            \
-    }                                                                                                        \
-  } while (0)
-#define STREQ(a, b)                                                                                          \
-  do {                                                                                                       \
-    const char *a_ = (a), *b_ = (b);                                                                         \
-    if (strcmp(a_, b_) != 0) {                                                                               \
-      fprintf(stderr, "%s:%d: [%s] %s = \"%s\", want \"%s\"\n", __FILE__, __LINE__, suite_name, #a, a_, b_);  \
-      failures++;                                                                                            \
-    }                                                                                                        \
-  } while (0)
-
-static void *open_double(const char *path)
-{
-  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
-    exit(2);
-  }
-  return lib;
-}
+#include "double_suite.h"
 
 static void load_current(void)
 {
