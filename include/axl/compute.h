@@ -77,8 +77,12 @@ AXL_API const axl_compute_device *axl_compute_device_at(const axl_compute *c, si
 AXL_API const axl_compute_device *axl_compute_device_of(const axl_compute *c, const axl_device *dev);
 /** Its inventory device; NULL for the host CPU. */
 AXL_API const axl_device *axl_compute_device_inventory(const axl_compute_device *d);
-/** The backend that drives it ("cpu", "cuda", ...). */
+/** The backend that drives it ("cpu", "cuda", "hip", "level-zero", "opencl", "vulkan"). */
 AXL_API const char *axl_compute_device_backend(const axl_compute_device *d);
+/** Its runtime's name for it ("host CPU" for the cpu backend's device). A runtime that
+ * emulates a device on the host CPU (PoCL, lavapipe) is driven, as a second device with
+ * no inventory device, only when its backend is asked for by name. */
+AXL_API const char *axl_compute_device_name(const axl_compute_device *d);
 /** Free and total memory as its runtime sees it, bytes. */
 AXL_API int axl_compute_device_memory(axl_compute *c, const axl_compute_device *d, uint64_t *free_bytes,
 				      uint64_t *total_bytes);
@@ -111,13 +115,20 @@ AXL_API int axl_queue_sync(axl_compute *c, axl_queue q);
 /**
  * Enqueue a copy of size bytes (> 0) from src at src_offset to dst at dst_offset; both
  * ranges must lie inside their buffers, and a copy within one buffer must not overlap.
- * Any pair of kinds and devices: across two devices peer to peer when the backend and
- * the topology allow it, else staged through pinned host memory. *path (may be NULL)
- * says which; *done (may be NULL) gets an event that completes with the copy.
+ * *path (may be NULL) says how it went; *done (may be NULL) gets an event that completes
+ * with the copy.
+ *
+ * The queue's device must reach both ends: host and pinned memory (of any device) are
+ * reached by every device; device memory by its own device's queues. A copy between
+ * device memory of two devices goes on a queue of either: peer to peer when the backend
+ * and the topology allow it (AXL_COPY_PATH_PEER), else staged through pinned host memory
+ * (AXL_COPY_PATH_STAGED), in which case it is complete when axl_copy returns. Work on
+ * the other device's queues that the copy depends on must be synchronised first.
  */
 AXL_API int axl_copy(axl_compute *c, axl_queue q, axl_buffer dst, uint64_t dst_offset, axl_buffer src,
 		     uint64_t src_offset, uint64_t size, axl_copy_path *path, axl_event *done);
-/** Enqueue setting size bytes of dst from offset to value. */
+/** Enqueue setting size bytes of dst from offset to value (dst: host memory, or device
+ * memory of the queue's device). */
 AXL_API int axl_fill(axl_compute *c, axl_queue q, axl_buffer dst, uint64_t offset, uint64_t size,
 		     uint8_t value, axl_event *done);
 /** An event that completes when everything enqueued on q before it is done. */

@@ -30,13 +30,15 @@ AXL_BEGIN_DECLS
 	X(EBACKEND, -12, "backend failure")                                 \
 	X(ENOTSYS, -13, "not this system (re-rooted context)")             \
 	X(EBUSY, -14, "device busy")                                        \
-	X(ENOSPC, -15, "no room left")
+	X(ENOSPC, -15, "no room left")                                      \
+	X(ETIMEDOUT, -16, "timed out")                                      \
+	X(EDEVLOST, -17, "device lost")
 
 typedef enum axl_error {
 #define AXL__ERR_ENUM(name, value, msg) AXL_##name = (value),
 	AXL_ERROR_LIST(AXL__ERR_ENUM)
 #undef AXL__ERR_ENUM
-	AXL_E__LAST = -16
+	AXL_E__LAST = -18
 } axl_error;
 
 /** A static English message for a code ("unknown error" for codes not in the list). */

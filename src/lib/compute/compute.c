@@ -4,6 +4,7 @@
  * buffers, queues and events as checked handles. Every argument is checked here, so the
  * backends (compute_impl.h) trust what they are given. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -16,7 +17,11 @@ struct axl_compute_device {
 	const struct axl__compute_ops *ops;
 	void *state;
 	void *native;
+	char name[128];
 };
+
+/* the cpu backend, each vendor's, the vendor-neutral ones */
+#define NBE (AXL__BACKENDS_MAX + 4)
 
 struct cbackend {
 	const struct axl__compute_ops *ops;
@@ -28,7 +33,7 @@ struct axl_compute {
 	struct axl__htable h;
 	struct axl_compute_device *devs;
 	size_t ndev;
-	struct cbackend be[AXL__BACKENDS_MAX + 1]; /* [0]: cpu */
+	struct cbackend be[NBE]; /* [0]: cpu, then vendors', then neutral ones */
 	size_t nbe;
 };
 
@@ -99,18 +104,47 @@ static const axl_device *match(const axl_inventory *inv, const struct axl__compu
 	return NULL;
 }
 
-static int add_device(axl_compute *c, const axl_device *inv, const struct cbackend *be, void *native)
+/* Devices are added before anyone holds a pointer to one (axl_compute_open), so the
+ * array may move. */
+static int add_device(axl_compute *c, const axl_device *inv, const struct cbackend *be, void *native,
+		      const char *name)
 {
 	struct axl_compute_device *v = realloc(c->devs, (c->ndev + 1) * sizeof *v);
 	if (!v)
 		return axl__error(AXL_ENOMEM, "compute: out of memory");
 	c->devs = v;
-	v[c->ndev++] = (struct axl_compute_device){ c, inv, be->ops, be->state, native };
+	v[c->ndev] = (struct axl_compute_device){ c, inv, be->ops, be->state, native, "" };
+	snprintf(v[c->ndev].name, sizeof v[c->ndev].name, "%s", name && *name ? name : inv ? "device" : "host CPU");
+	c->ndev++;
 	return 0;
 }
 
-/* Open one vendor backend and add the devices it drives that no earlier one took. */
-static void open_backend(axl_compute *c, const struct axl__compute_ops *ops)
+static bool taken(const axl_compute *c, const axl_device *d)
+{
+	for (size_t j = 0; j < c->ndev; j++)
+		if (c->devs[j].inv == d)
+			return true;
+	return false;
+}
+
+/* Is a visible accelerator of the inventory (of backend owner; NULL: of any) left that
+ * no backend drives yet? A runtime is loaded only for what it may drive. */
+static bool wanted(const axl_compute *c, const char *owner)
+{
+	for (size_t i = 0; i < axl_inventory_device_count(c->inv); i++) {
+		const axl_device *d = axl_inventory_device(c->inv, i);
+		int64_t vis = 1;
+		if (axl_device_get_int(d, AXL_ATTR_VISIBLE, &vis) == 0 && !vis)
+			continue;
+		if ((!owner || (d->owner && strcmp(d->owner, owner) == 0)) && !taken(c, d))
+			return true;
+	}
+	return false;
+}
+
+/* Open one backend and add the devices it drives that no earlier one took; a software
+ * device only when the backend was asked for by name (named). */
+static void open_backend(axl_compute *c, const struct axl__compute_ops *ops, bool named)
 {
 	struct cbackend *be = &c->be[c->nbe];
 	struct axl__compute_found *found = NULL;
@@ -123,12 +157,14 @@ static void open_backend(axl_compute *c, const struct axl__compute_ops *ops)
 	be->ops = ops;
 	c->nbe++;
 	for (size_t i = 0; i < n; i++) {
+		if (found[i].software) {
+			if (named)
+				add_device(c, NULL, be, found[i].native, found[i].name);
+			continue;
+		}
 		const axl_device *d = match(c->inv, &found[i]);
-		bool taken = false;
-		for (size_t j = 0; d && j < c->ndev; j++)
-			taken |= c->devs[j].inv == d;
-		if (d && !taken)
-			add_device(c, d, be, found[i].native);
+		if (d && !taken(c, d))
+			add_device(c, d, be, found[i].native, found[i].name);
 	}
 	free(found);
 }
@@ -149,6 +185,8 @@ AXL_API int axl_compute_open(axl_compute **out, const axl_inventory *inv, const 
 		bool known = false;
 		for (size_t b = 0; b < axl__backend_total; b++)
 			known |= axl__backends[b]->compute && strcmp(axl__backends[b]->compute->name, want) == 0;
+		for (size_t g = 0; axl__compute_generic[g]; g++)
+			known |= strcmp(axl__compute_generic[g]->name, want) == 0;
 		if (!known)
 			return axl__error(AXL_EINVAL, "compute backend '%s': no such backend in this axl (%s)", want,
 					  opts && opts->backend ? "axl_compute_options.backend" : "AXL_COMPUTE");
@@ -174,15 +212,21 @@ AXL_API int axl_compute_open(axl_compute **out, const axl_inventory *inv, const 
 	}
 	c->be[0].ops = &axl__compute_cpu;
 	c->nbe = 1;
-	if ((rc = add_device(c, NULL, &c->be[0], NULL))) {
+	if ((rc = add_device(c, NULL, &c->be[0], NULL, NULL))) {
 		axl_compute_free(c);
 		return rc;
 	}
-	/* then the vendors' in the table's order; "cpu" asked for drives no accelerator */
-	for (size_t b = 0; b < axl__backend_total && c->nbe < AXL__BACKENDS_MAX + 1; b++) {
+	/* then the vendors' own in the table's order, then the vendor-neutral ones; "cpu"
+	 * asked for drives no accelerator */
+	for (size_t b = 0; b < axl__backend_total && c->nbe < NBE; b++) {
 		const struct axl__compute_ops *ops = axl__backends[b]->compute;
-		if (ops && (!want || strcmp(ops->name, want) == 0))
-			open_backend(c, ops);
+		if (ops && (want ? strcmp(ops->name, want) == 0 : wanted(c, axl__backends[b]->name)))
+			open_backend(c, ops, want != NULL);
+	}
+	for (size_t g = 0; axl__compute_generic[g] && c->nbe < NBE; g++) {
+		const struct axl__compute_ops *ops = axl__compute_generic[g];
+		if (want ? strcmp(ops->name, want) == 0 : wanted(c, NULL))
+			open_backend(c, ops, want != NULL);
 	}
 	*out = c;
 	return 0;
@@ -248,6 +292,11 @@ AXL_API const axl_device *axl_compute_device_inventory(const axl_compute_device 
 AXL_API const char *axl_compute_device_backend(const axl_compute_device *d)
 {
 	return d ? d->ops->name : NULL;
+}
+
+AXL_API const char *axl_compute_device_name(const axl_compute_device *d)
+{
+	return d ? d->name : NULL;
 }
 
 /* Is d one of c's devices? By address only: a pointer from elsewhere is never read. */
@@ -496,6 +545,121 @@ static int record(axl_compute *c, struct cqueue *q, axl_event *out)
 	return rc;
 }
 
+/* Can q's device reach b's bytes directly: host memory, or its own device memory? */
+static bool near(const struct cbuf *b, const axl_compute_device *qd)
+{
+	return b->m.host != NULL || b->dev == qd;
+}
+
+/* Pinned bounce buffers a staged copy goes through, each this big: big enough that a
+ * chunk's fixed costs vanish, small enough for two to be had anywhere. */
+#define STAGE_CHUNK (8u << 20)
+
+/*
+ * A copy between device memory of q's device and of another device (far), through two
+ * pinned buffers of far's backend: chunk by chunk, one chunk on far's side while the
+ * other is on q's. Done when this returns: the bounce buffers are freed. Everything
+ * earlier on q comes first (the chunks go on q after it).
+ */
+static int staged(struct cqueue *qo, const struct cbuf *d, uint64_t doff, const struct cbuf *s, uint64_t soff,
+		  uint64_t size)
+{
+	const axl_compute_device *qd = qo->dev, *fd = d->dev == qd ? s->dev : d->dev;
+	bool far_src = s->dev == fd;
+	uint64_t chunk = size < STAGE_CHUNK ? size : STAGE_CHUNK;
+	struct axl__cmem bounce[2] = { 0 };
+	void *fq = NULL, *ev[2] = { NULL, NULL };
+	int rc = fd->ops->queue_create(fd->state, fd->native, &fq);
+	for (int k = 0; !rc && k < 2; k++) {
+		bounce[k] = (struct axl__cmem){ .size = chunk, .kind = AXL_MEMORY_PINNED, .dev = fd->native, .ops = fd->ops };
+		if ((rc = fd->ops->alloc(fd->state, fd->native, &bounce[k])))
+			bounce[k].ops = NULL;
+	}
+	axl_copy_path p;
+	for (uint64_t off = 0, i = 0; !rc && off < size; off += chunk, i++) {
+		int k = (int)(i & 1);
+		uint64_t n = size - off < chunk ? size - off : chunk;
+		/* bounce[k] is free again once what last used it is done */
+		if (ev[k]) {
+			rc = far_src ? qd->ops->event_wait(qd->state, ev[k]) : fd->ops->event_wait(fd->state, ev[k]);
+			(far_src ? qd : fd)->ops->event_free((far_src ? qd : fd)->state, ev[k]);
+			ev[k] = NULL;
+			if (rc)
+				break;
+		}
+		if (far_src) {
+			/* far device -> bounce, then bounce -> q's device on q */
+			if (!(rc = fd->ops->copy(fd->state, fq, &bounce[k], 0, &s->m, soff + off, n, &p)) &&
+			    !(rc = fd->ops->queue_sync(fd->state, fq)) &&
+			    !(rc = qd->ops->copy(qd->state, qo->native, &d->m, doff + off, &bounce[k], 0, n, &p)))
+				rc = qd->ops->event_record(qd->state, qo->native, &ev[k]);
+		} else {
+			/* q's device -> bounce on q, then bounce -> far device */
+			void *e = NULL;
+			if (!(rc = qd->ops->copy(qd->state, qo->native, &bounce[k], 0, &s->m, soff + off, n, &p)) &&
+			    !(rc = qd->ops->event_record(qd->state, qo->native, &e))) {
+				rc = qd->ops->event_wait(qd->state, e);
+				qd->ops->event_free(qd->state, e);
+			}
+			if (!rc && !(rc = fd->ops->copy(fd->state, fq, &d->m, doff + off, &bounce[k], 0, n, &p)))
+				rc = fd->ops->event_record(fd->state, fq, &ev[k]);
+		}
+	}
+	for (int k = 0; k < 2; k++)
+		if (ev[k]) {
+			const axl_compute_device *ed = far_src ? qd : fd;
+			int r = ed->ops->event_wait(ed->state, ev[k]);
+			ed->ops->event_free(ed->state, ev[k]);
+			if (r && !rc)
+				rc = r;
+		}
+	if (fq) {
+		int r = fd->ops->queue_sync(fd->state, fq);
+		if (r && !rc)
+			rc = r;
+		fd->ops->queue_free(fd->state, fq);
+	}
+	for (int k = 0; k < 2; k++)
+		if (bounce[k].ops)
+			fd->ops->free(fd->state, &bounce[k]);
+	return rc;
+}
+
+/* Send a checked copy to the backend that can do it, by where its two ends are. */
+static int route(axl_compute *c, struct cqueue *qo, const struct cbuf *d, uint64_t doff, const struct cbuf *s,
+		 uint64_t soff, uint64_t size, axl_copy_path *path)
+{
+	(void)c;
+	const axl_compute_device *qd = qo->dev;
+	axl_copy_path p = AXL_COPY_PATH_HOST;
+	int rc;
+	if (near(d, qd) && near(s, qd)) {
+		rc = qd->ops->copy(qd->state, qo->native, &d->m, doff, &s->m, soff, size, &p);
+	} else if (!near(d, qd) && !near(s, qd)) {
+		return axl__error(AXL_EINVAL, "axl_copy: the queue is on %s, and neither buffer is host memory or memory of %s",
+				  dev_id(qd), dev_id(qd));
+	} else {
+		const struct cbuf *far = near(d, qd) ? s : d, *other = far == s ? d : s;
+		if (other->m.host)
+			return axl__error(AXL_EINVAL,
+					  "axl_copy: %s memory of %s is copied to or from host memory on a queue of %s, "
+					  "not of %s",
+					  axl_memory_kind_name(far->m.kind), dev_id(far->dev), dev_id(far->dev), dev_id(qd));
+		/* device memory of two devices: directly where the backend can, else staged */
+		rc = AXL_ENOTSUP;
+		if (far->dev->ops == qd->ops && qd->ops->peer_copy)
+			rc = qd->ops->peer_copy(qd->state, qo->native, &d->m, doff, &s->m, soff, size);
+		p = AXL_COPY_PATH_PEER;
+		if (rc == AXL_ENOTSUP) {
+			rc = staged(qo, d, doff, s, soff, size);
+			p = AXL_COPY_PATH_STAGED;
+		}
+	}
+	if (!rc && path)
+		*path = p;
+	return rc;
+}
+
 AXL_API int axl_copy(axl_compute *c, axl_queue q, axl_buffer dst, uint64_t dst_offset, axl_buffer src,
 		     uint64_t src_offset, uint64_t size, axl_copy_path *path, axl_event *done)
 {
@@ -524,14 +688,10 @@ AXL_API int axl_copy(axl_compute *c, axl_queue q, axl_buffer dst, uint64_t dst_o
 		rc = axl__error(AXL_EINVAL,
 				"axl_copy: %" PRIu64 " bytes from %" PRIu64 " to %" PRIu64 " of one buffer overlap",
 				size, src_offset, dst_offset);
-	if (!rc) {
-		axl_copy_path p = AXL_COPY_PATH_HOST;
-		rc = qo->dev->ops->copy(qo->dev->state, qo->native, &d->m, dst_offset, &s->m, src_offset, size, &p);
-		if (!rc && path)
-			*path = p;
-		if (!rc && done)
-			rc = record(c, qo, done);
-	}
+	if (!rc)
+		rc = route(c, qo, d, dst_offset, s, src_offset, size, path);
+	if (!rc && done)
+		rc = record(c, qo, done);
 	if (s)
 		axl__handle_put(&c->h, src);
 	if (d)
@@ -560,6 +720,9 @@ AXL_API int axl_fill(axl_compute *c, axl_queue q, axl_buffer dst, uint64_t offse
 	else if (!inside(offset, size, d->m.size))
 		rc = axl__error(AXL_EINVAL, "axl_fill: %" PRIu64 " bytes at %" PRIu64 " run past the buffer's %" PRIu64,
 				size, offset, d->m.size);
+	else if (!near(d, qo->dev))
+		rc = axl__error(AXL_EINVAL, "axl_fill: device memory of %s is filled on a queue of %s, not of %s",
+				dev_id(d->dev), dev_id(d->dev), dev_id(qo->dev));
 	if (!rc) {
 		rc = qo->dev->ops->fill(qo->dev->state, qo->native, &d->m, offset, size, value);
 		if (!rc && done)

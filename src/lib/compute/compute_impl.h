@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The compute layer's insides: the backend interface every compute backend implements
- * (the cpu backend here, vendor backends in their folders later, reached through
- * struct axl__backend.compute), the handle table, and the context. Nothing is exported. */
+/* The compute layer's insides: the backend interface every compute backend implements,
+ * and the handle table. The cpu backend and the vendor-neutral ones (OpenCL, Vulkan) are
+ * here; each vendor's own (CUDA, HIP, Level Zero) is in its vendor folder, reached
+ * through struct axl__backend.compute. Nothing is exported. */
 #ifndef AXL_COMPUTE_IMPL_H
 #define AXL_COMPUTE_IMPL_H
 
@@ -14,15 +15,23 @@
 /* One device a backend found, before it is matched to the inventory (compute.c matches
  * by PCI address, else UUID, never by ordinal). */
 struct axl__compute_found {
-	char pci[32];  /* "dddd:bb:dd.f", "" when the runtime does not say */
-	char uuid[64]; /* as the inventory spells it, "" when not known */
-	void *native;  /* the backend's own device */
+	char pci[32];   /* "dddd:bb:dd.f", "" when the runtime does not say */
+	char uuid[64];  /* as the inventory spells it, "" when not known */
+	char name[128]; /* the runtime's name of the device, "" when none */
+	/* a device the runtime emulates on the host CPU (PoCL, lavapipe, SwiftShader): it
+	 * matches no inventory device, and is driven, as a second face of the host CPU,
+	 * only when its backend is asked for by name */
+	bool software;
+	void *native; /* the backend's own device */
 };
 
 /* A buffer as a backend sees it. */
 struct axl__cmem {
-	void *mem;  /* the backend's own handle of the memory */
-	void *host; /* the CPU's address (host and pinned memory), else NULL */
+	void *mem; /* the backend's own handle of the memory */
+	/* The CPU's address: set for pinned and host memory (and the cpu backend's "device"
+	 * memory, which is host memory), NULL for device memory. Any backend may treat a
+	 * buffer with a host address as plain host memory, whoever allocated it. */
+	void *host;
 	uint64_t size;
 	axl_memory_kind kind;
 	void *dev; /* the native device it belongs to */
@@ -32,8 +41,15 @@ struct axl__cmem {
 /*
  * A compute backend. state is what open() made; dev a native device it listed; q and ev
  * what it created. Every call returns 0 or an AXL_E* code with axl__error() naming the
- * device, the call and the sizes. The core has checked the arguments (ranges, kinds,
+ * device, the call and the sizes: AXL_ENOMEM for out of memory (saying how much was
+ * asked and how much is free), AXL_EDEVLOST for a device that stopped answering,
+ * AXL_ETIMEDOUT for a call that missed the vendor deadline (ccall.h), AXL_EBACKEND for
+ * any other failure of the runtime. The core has checked the arguments (ranges, kinds,
  * handles), so a backend trusts them. Calls may come from several threads at once.
+ *
+ * The core opens a vendor backend only when the inventory holds a visible device of its
+ * vendor, and a vendor-neutral one only when a visible accelerator is left that no
+ * vendor backend drives (or when either is asked for by name).
  */
 struct axl__compute_ops {
 	const char *name;
@@ -48,9 +64,19 @@ struct axl__compute_ops {
 	int (*queue_create)(void *state, void *dev, void **q);
 	void (*queue_free)(void *state, void *q);
 	int (*queue_sync)(void *state, void *q);
-	/* Enqueue a copy (ranges checked, non-overlapping); *path says how it goes. */
+	/* Enqueue a copy (ranges checked, non-overlapping); *path says how it goes
+	 * (AXL_COPY_PATH_HOST when both ends are host memory, else AXL_COPY_PATH_DEVICE).
+	 * Each of dst and src is either host memory (host != NULL, of any backend) or
+	 * device memory of q's device; a copy between two host buffers must still run in
+	 * the queue's order. */
 	int (*copy)(void *state, void *q, const struct axl__cmem *dst, uint64_t dst_offset, const struct axl__cmem *src,
 		    uint64_t src_offset, uint64_t size, axl_copy_path *path);
+	/* Optional: enqueue on q, a queue of one of the two devices, a copy between device
+	 * memory of two devices of this backend, peer to peer (enabling peer access first
+	 * where the runtime needs that). AXL_ENOTSUP when the two cannot reach each other:
+	 * the core then stages the copy through pinned host memory. */
+	int (*peer_copy)(void *state, void *q, const struct axl__cmem *dst, uint64_t dst_offset,
+			 const struct axl__cmem *src, uint64_t src_offset, uint64_t size);
 	int (*fill)(void *state, void *q, const struct axl__cmem *dst, uint64_t offset, uint64_t size, uint8_t value);
 	/* An event that completes with what q holds now. */
 	int (*event_record)(void *state, void *q, void **ev);
@@ -62,6 +88,9 @@ struct axl__compute_ops {
 
 /* The cpu backend (cpu.c): always there, drives the host CPU. */
 extern const struct axl__compute_ops axl__compute_cpu;
+/* The vendor-neutral backends, after every vendor's own in priority (generic.c):
+ * NULL-terminated. */
+extern const struct axl__compute_ops *const axl__compute_generic[];
 
 /* ---- handles (handles.c) ------------------------------------------------------------
  * A handle is 64 bits: the context's tag (16), the kind of object (4), a generation (20)
