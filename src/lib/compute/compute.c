@@ -144,12 +144,12 @@ static bool wanted(const axl_compute *c, const char *owner)
 
 /* Open one backend and add the devices it drives that no earlier one took; a software
  * device only when the backend was asked for by name (named). */
-static void open_backend(axl_compute *c, const struct axl__compute_ops *ops, bool named)
+static void open_backend(axl_compute *c, const struct axl__compute_ops *ops, const char *library, bool named)
 {
 	struct cbackend *be = &c->be[c->nbe];
 	struct axl__compute_found *found = NULL;
 	size_t n = 0;
-	if (ops->open(c->inv->ctx, &be->state, &found, &n)) {
+	if (ops->open(c->inv->ctx, library, &be->state, &found, &n)) {
 		/* a missing runtime costs only its backend */
 		axl__log(c->inv->ctx, AXL_LOG_INFO, "compute %s: %s", ops->name, axl__error_text());
 		return;
@@ -203,7 +203,7 @@ AXL_API int axl_compute_open(axl_compute **out, const axl_inventory *inv, const 
 	/* the cpu backend is always there: the host CPU is device 0 */
 	struct axl__compute_found *none = NULL;
 	size_t nn = 0;
-	rc = axl__compute_cpu.open(inv->ctx, &c->be[0].state, &none, &nn);
+	rc = axl__compute_cpu.open(inv->ctx, NULL, &c->be[0].state, &none, &nn);
 	free(none);
 	if (rc) {
 		axl__htable_fini(&c->h);
@@ -221,12 +221,12 @@ AXL_API int axl_compute_open(axl_compute **out, const axl_inventory *inv, const 
 	for (size_t b = 0; b < axl__backend_total && c->nbe < NBE; b++) {
 		const struct axl__compute_ops *ops = axl__backends[b]->compute;
 		if (ops && (want ? strcmp(ops->name, want) == 0 : wanted(c, axl__backends[b]->name)))
-			open_backend(c, ops, want != NULL);
+			open_backend(c, ops, c->inv->ctx->compute_library[b], want != NULL);
 	}
 	for (size_t g = 0; axl__compute_generic[g] && c->nbe < NBE; g++) {
 		const struct axl__compute_ops *ops = axl__compute_generic[g];
 		if (want ? strcmp(ops->name, want) == 0 : wanted(c, NULL))
-			open_backend(c, ops, want != NULL);
+			open_backend(c, ops, NULL, want != NULL);
 	}
 	*out = c;
 	return 0;

@@ -53,8 +53,12 @@ struct axl__cmem {
  */
 struct axl__compute_ops {
 	const char *name;
-	/* Load the runtime and list its devices into *found (malloc'd, *n of them). */
-	int (*open)(const axl_context *ctx, void **state, struct axl__compute_found **found, size_t *n);
+	/* Load the runtime (library: a file to load instead of the system's, from the
+	 * backend row's compute_library_env; NULL: the system's) and list its devices into
+	 * *found (malloc'd, *n of them). Blocking calls go through ccall.h under
+	 * ctx->vendor_timeout_ms. */
+	int (*open)(const axl_context *ctx, const char *library, void **state, struct axl__compute_found **found,
+		    size_t *n);
 	/* After every queue, buffer and event is freed. */
 	void (*close)(void *state);
 	int (*mem_info)(void *state, void *dev, uint64_t *free_bytes, uint64_t *total_bytes);

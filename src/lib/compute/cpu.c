@@ -61,8 +61,10 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int cpu_open(const axl_context *ctx, void **state, struct axl__compute_found **found, size_t *n)
+static int cpu_open(const axl_context *ctx, const char *library, void **state, struct axl__compute_found **found,
+		    size_t *n)
 {
+	(void)library;
 	struct cpu_state *st = calloc(1, sizeof *st);
 	if (!st)
 		return axl__error(AXL_ENOMEM, "compute cpu: out of memory");

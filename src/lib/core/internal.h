@@ -106,6 +106,9 @@ struct axl_context {
 	 * in the process environment; NULL when not set */
 	char *library[AXL__BACKENDS_MAX];
 	char *runtime_env[AXL__BACKENDS_MAX];
+	/* per backend: the compute runtime to load instead of the system's
+	 * (compute_library_env's value, a test double), NULL: the system's */
+	char *compute_library[AXL__BACKENDS_MAX];
 	int vendor_timeout_ms; /* deadline of a vendor library ($AXL_VENDOR_TIMEOUT_MS) */
 	char *compute_backend; /* $AXL_COMPUTE: the one compute backend to use, NULL: by priority */
 	/* the visibility variables (struct axl__visvar), vis_n of them */
@@ -479,6 +482,10 @@ struct axl__backend {
 	 * through its runtime (loaded with dlopen), in the table's order of priority; NULL
 	 * when there is none (the cpu backend, always there, is the compute layer's own). */
 	const struct axl__compute_ops *compute;
+	/* The variable that names a compute runtime to load instead of the system's
+	 * ("AXL_CUDA_LIBRARY", a test double; NULL: none), read like library_env into
+	 * ctx->compute_library[self]. */
+	const char *compute_library_env;
 };
 
 extern const struct axl__backend *const axl__backends[];

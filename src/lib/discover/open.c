@@ -257,6 +257,9 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 		const char *rt = be->runtime_env && process ? getenv(be->runtime_env) : NULL;
 		if (lib && *lib && !(ctx->library[b] = strdup(lib)))
 			libs_ok = false;
+		const char *clib = be->compute_library_env ? env_get(list, process, be->compute_library_env) : NULL;
+		if (clib && *clib && !(ctx->compute_library[b] = strdup(clib)))
+			libs_ok = false;
 		if (rt && !(ctx->runtime_env[b] = strdup(rt)))
 			libs_ok = false;
 	}
@@ -322,6 +325,7 @@ AXL_API void axl_context_free(axl_context *ctx)
 	for (size_t b = 0; b < AXL__BACKENDS_MAX; b++) {
 		free(ctx->library[b]);
 		free(ctx->runtime_env[b]);
+		free(ctx->compute_library[b]);
 	}
 	free(ctx->state_dir);
 	for (size_t v = 0; v < ctx->vis_n; v++)
