@@ -88,6 +88,7 @@ int cmd_labels(struct opts *o, int argc, char **argv);
 int cmd_limit(struct opts *o, int argc, char **argv);
 int cmd_partition(struct opts *o, int argc, char **argv);
 int cmd_plan(struct opts *o, int argc, char **argv);
+int cmd_bench(struct opts *o, int argc, char **argv);
 int cmd_version(struct opts *o, int argc, char **argv);
 int cmd_help(struct opts *o, int argc, char **argv);
 

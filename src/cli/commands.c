@@ -52,6 +52,10 @@ void cli_usage(FILE *f)
 		"                  (--here: and this node too); the split and the expected speed\n"
 		"                  (docs/plan.md)\n"
 		"  plan --list     the built-in model catalog\n"
+		"  bench copy [ID...] [--backend B] [--size BYTES] [--iterations N] [--pageable]\n"
+		"                  copy bandwidth host->device, device->host, both at once, within\n"
+		"                  and between devices, beside each link's theoretical figure, with\n"
+		"                  the bytes verified (like nvbandwidth; docs/compute.md)\n"
 		"  version         the version of axl and libaxl (also --version, -V)\n"
 		"  help [COMMAND]  this text, or one command's usage and options\n"
 		"\n"
@@ -241,6 +245,26 @@ static const struct cli_command commands[] = {
 	 "  --node FILE     plan on that node (repeatable); --here: and on this one too\n"
 	 "  --network-gbps X  GB/s per direction between nodes\n" JSON_OPTS NODE_OPTS
 	 "                  (the node options describe this node: not with --node unless --here)\n"},
+	{"bench", cmd_bench, CLI_G_NODE | CLI_G_JSON, NULL,
+	 "usage: axl bench copy [ID...] [--backend B] [--size BYTES] [--iterations N] [--pageable] [--json]\n"
+	 "\n"
+	 "Measure copies the way nvbandwidth does, on any compute backend (docs/compute.md):\n"
+	 "host -> device, device -> host, both at once, within each device, and between\n"
+	 "every ordered pair of devices (peer to peer, or staged through pinned host memory).\n"
+	 "Each figure is the median of N timed copies after 2 warm-up copies, in GB/s (10^9\n"
+	 "bytes/s), beside the link's theoretical figure from the inventory (PCIe generation x\n"
+	 "width, NVLink, XGMI, memory bandwidth / 2) and the percentage reached. The bytes of\n"
+	 "every test are checked at the end. Exit status 1 when a copy fails or its bytes differ.\n"
+	 "\n"
+	 "  ID              a device (axl list), \"host\" for the host CPU, or \"host/BACKEND\"\n"
+	 "                  for a runtime's device emulated on it (with --backend); default:\n"
+	 "                  every device a compute backend drives, else the host CPU\n"
+	 "  --backend B     cpu, cuda, hip, level-zero, opencl or vulkan (default: each\n"
+	 "                  device's own by priority; also AXL_COMPUTE)\n"
+	 "  --size BYTES    bytes per copy (default 64MiB; 256MiB, 1G, 4096)\n"
+	 "  --iterations N  timed copies per figure (default 10)\n"
+	 "  --pageable      ordinary host memory instead of pinned\n"
+	 "\n" JSON_OPTS NODE_OPTS},
 	{"version", cmd_version, 0, "",
 	 "usage: axl version   (also axl --version, axl -V)\n"
 	 "\n"

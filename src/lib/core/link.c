@@ -4,17 +4,11 @@
 #include <string.h>
 
 #include "internal.h"
-
-/* PCIe bandwidth per lane and direction, GB/s, after line coding (gen 1..7). */
-static const double lane_gbps[8] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563, 15.125};
+#include "util/pcie.h"
 
 double axl__pcie_gbps(const struct axl_device *d)
 {
-	int64_t gen = axl__int(d, AXL_ATTR_LINK_CURRENT_GEN, -1);
-	int64_t width = axl__int(d, AXL_ATTR_LINK_CURRENT_WIDTH, -1);
-	if (gen < 1 || gen > 7 || width < 1)
-		return -1;
-	return lane_gbps[gen] * (double)width;
+	return axl__pcie_link_gbps(axl__int(d, AXL_ATTR_LINK_CURRENT_GEN, -1), axl__int(d, AXL_ATTR_LINK_CURRENT_WIDTH, -1));
 }
 
 struct axl_link *axl__link_new(struct axl_inventory *inv, size_t prior, const struct axl_device *a,

@@ -15,6 +15,7 @@
 #include "util/error.h"
 #include "plan.h"
 #include "util/jsonr.h"
+#include "util/pcie.h"
 
 #define PLAN_MAX_DEVS 4096
 /* the "axl.inventory" schema_version this planner reads (what json_out.c writes) */
@@ -217,15 +218,6 @@ enum axl__plink axl__plink_of(const char *kind)
 
 /* ---- what both sources share ---------------------------------------------------- */
 
-/* Per-direction GB/s of a PCIe link after encoding. */
-static double pcie_gbps(int64_t gen, int64_t width)
-{
-	static const double lane[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563};
-	if (gen < 1 || gen > 6 || width < 1 || width > 64)
-		return -1;
-	return lane[gen] * (double)width;
-}
-
 static int pfmt_of_name(const char *name)
 {
 	static const char *const names[AXL__PF__COUNT] = {"FP32", "TF32", "BF16", "FP16", "FP8", "INT8", "INT4"};
@@ -339,7 +331,7 @@ static void pdev_from_device(struct axl__pdev *x, const axl_device *d)
 	double bw;
 	if (axl_device_get_num(d, AXL_ATTR_MEMORY_BANDWIDTH, &bw) == 0 && bw >= 0 && isfinite(bw))
 		x->bandwidth_gbps = bw;
-	x->pcie_gbps = pcie_gbps(dev_int(d, AXL_ATTR_LINK_CURRENT_GEN), dev_int(d, AXL_ATTR_LINK_CURRENT_WIDTH));
+	x->pcie_gbps = axl__pcie_link_gbps(dev_int(d, AXL_ATTR_LINK_CURRENT_GEN), dev_int(d, AXL_ATTR_LINK_CURRENT_WIDTH));
 	int64_t numa = dev_int(d, AXL_ATTR_NUMA_NODE);
 	x->numa_node = numa >= 0 && numa <= 65535 ? (int)numa : -1;
 	size_t np = axl_device_precision_count(d);
@@ -522,7 +514,7 @@ static int pdev_from_json(struct jctx *c, struct axl__pdev *x, const struct axl_
 		return -1;
 	if (link && (jint(c, link, "current_gen", where, &gen) || jint(c, link, "current_width", where, &width)))
 		return -1;
-	x->pcie_gbps = pcie_gbps(gen, width);
+	x->pcie_gbps = axl__pcie_link_gbps(gen, width);
 	if (jint(c, d, "numa_node", where, &numa))
 		return -1;
 	x->numa_node = numa >= 0 && numa <= 65535 ? (int)numa : -1;
