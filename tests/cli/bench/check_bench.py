@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""axl bench copy (docs/compute.md): the axl.copybench document against its schema and
+the rules a measurement keeps (every test present, bytes verified, medians between min
+and max, percentages consistent with the figures), the text form, and bad input with its
+exit code and message. Nodes are simulated (tests/sim): their accelerators have no
+runtime here, so the host CPU is measured; the vendor paths are tested through the
+runtimes' doubles.
+
+usage: check_bench.py --axl PATH --case NAME   (--list: the cases)
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+SCHEMA = os.path.join(SRC, "schema", "axl-copybench.schema.json")
+SIM = os.path.join(SRC, "tests", "sim", "h100x2.json")
+CASES = ["schema", "text", "odd_size", "pageable", "named", "errors"]
+TESTS = ["host_to_device", "device_to_host", "bidirectional", "device_local"]
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+    return cond
+
+
+def run(axl, args, env=None):
+    e = {k: v for k, v in os.environ.items() if not k.startswith("AXL_")}
+    e.update(env or {})
+    r = subprocess.run([axl, *args], env=e, capture_output=True, text=True, timeout=300)
+    return r.returncode, r.stdout, r.stderr
+
+
+def validate(doc, what):
+    try:
+        from jsonschema import Draft202012Validator
+    except ImportError:
+        return True
+    with open(SCHEMA) as f:
+        s = json.load(f)
+    Draft202012Validator.check_schema(s)
+    errs = ["%s: %s" % ("/".join(str(x) for x in e.absolute_path), e.message)
+            for e in Draft202012Validator(s).iter_errors(doc)]
+    return check(not errs, "%s: schema: %s" % (what, "; ".join(errs[:3])))
+
+
+def measured(axl, args, what, env=None):
+    rc, out, err = run(axl, ["bench", "copy", "--sim", SIM, "--json", *args], env)
+    if not check(rc == 0, "%s: rc %d: %s" % (what, rc, err)):
+        return None
+    d = json.loads(out)
+    if not validate(d, what):
+        return None
+    for r in d["results"]:
+        w = "%s: %s %s" % (what, r["test"], r["device"])
+        check(r["verified"] and r["error"] is None, w + ": not verified: %s" % r["error"])
+        check(r["gbps"] is not None and r["gbps"] > 0, w + ": no figure")
+        if r["gbps"] is not None:
+            check(r["gbps_min"] <= r["gbps"] <= r["gbps_max"], w + ": median outside min..max")
+        if r["theoretical_gbps"] is None:
+            check(r["percent"] is None and r["theoretical_source"] is None, w + ": a percent of nothing")
+        else:
+            check(abs(r["percent"] - 100 * r["gbps"] / r["theoretical_gbps"]) < 0.01 * r["percent"] + 0.01,
+                  w + ": percent does not follow from the figures")
+    return d
+
+
+def case_schema(axl):
+    d = measured(axl, ["--size", "1MiB", "--iterations", "3"], "schema")
+    if d is None:
+        return
+    check(d["size_bytes"] == 1 << 20 and d["iterations"] == 3 and d["host_memory"] == "pinned", "schema: header")
+    # the simulated GPUs have no runtime here: the host CPU is what is measured
+    check([x["id"] for x in d["devices"]] == ["host"], "schema: devices %s" % d["devices"])
+    check(d["devices"][0]["backend"] == "cpu", "schema: backend")
+    check([r["test"] for r in d["results"]] == TESTS, "schema: tests %s" % [r["test"] for r in d["results"]])
+    check(all(r["path"] == "host" and r["peer"] is None for r in d["results"]), "schema: paths")
+    # host memory's bandwidth is not in the inventory: no limit is made up
+    check(all(r["theoretical_gbps"] is None for r in d["results"]), "schema: a theoretical figure for the host")
+
+
+def case_text(axl):
+    rc, out, err = run(axl, ["bench", "copy", "--sim", SIM, "--size", "256K", "--iterations", "2"])
+    check(rc == 0, "text: rc %d: %s" % (rc, err))
+    lines = out.splitlines()
+    check(lines and "copies of 256 KiB, median of 2 after 2 warm-up, pinned host memory" in lines[0],
+          "text: header %r" % lines[:1])
+    check(any(l.startswith("DEVICE") and "GB/S" in l and "LIMIT" in l for l in lines), "text: column heads")
+    for t in ["host -> device", "device -> host", "bidirectional", "device local"]:
+        check(any(l.startswith("host ") and t in l for l in lines), "text: no row for %s" % t)
+    # not a terminal: no progress line
+    check("\r" not in err and "\033" not in err, "text: progress written to a pipe")
+
+
+def case_odd_size(axl):
+    # an odd size exercises every tail of the threaded copy and the pattern check
+    d = measured(axl, ["--size", "4099", "--iterations", "2"], "odd_size")
+    if d:
+        check(d["size_bytes"] == 4099, "odd_size: size")
+    d = measured(axl, ["--size", "1", "--iterations", "1"], "one byte")
+    if d:
+        check(d["size_bytes"] == 1, "one byte: size")
+
+
+def case_pageable(axl):
+    d = measured(axl, ["--size", "64KiB", "--iterations", "2", "--pageable"], "pageable")
+    if d:
+        check(d["host_memory"] == "pageable", "pageable: host_memory")
+
+
+def case_named(axl):
+    d = measured(axl, ["host", "--size", "4KiB", "--iterations", "2", "--backend", "cpu"], "named")
+    if d:
+        check([x["id"] for x in d["devices"]] == ["host"], "named: devices")
+    d = measured(axl, ["--size", "4KiB", "--iterations", "2"], "AXL_COMPUTE", {"AXL_COMPUTE": "cpu"})
+
+
+def case_errors(axl):
+    bad = [
+        (["bench"], 2, "needs a benchmark"),
+        (["bench", "speed"], 2, "'speed' is not one"),
+        (["bench", "copy", "--size", "0"], 2, "--size '0'"),
+        (["bench", "copy", "--size", "lots"], 2, "not a size"),
+        (["bench", "copy", "--size", "2TiB"], 2, "1 TiB"),
+        (["bench", "copy", "--iterations", "0"], 2, "--iterations '0'"),
+        (["bench", "copy", "--iterations", "3x"], 2, "not a count"),
+        (["bench", "copy", "--backend"], 2, "needs a value"),
+        (["bench", "copy", "--backend", ""], 2, "needs a name"),
+        (["bench", "copy", "--bogus"], 2, "unknown option"),
+        (["bench", "copy", "--backend", "warp-drive", "--sim", SIM], 1, "no such backend"),
+        (["bench", "copy", "nvidia:9", "--sim", SIM], 1, "no device 'nvidia:9'"),
+        (["bench", "copy", "nvidia:0", "--sim", SIM], 1, "no compute backend drives 'nvidia:0'"),
+        (["bench", "copy", "host/opencl", "--backend", "cpu", "--sim", SIM], 1, "no compute backend drives"),
+    ]
+    for args, want_rc, msg in bad:
+        rc, out, err = run(axl, args)
+        check(rc == want_rc, "errors: %s: rc %d, wanted %d (%s)" % (" ".join(args), rc, want_rc, err.strip()))
+        check(msg in err, "errors: %s: %r not in %r" % (" ".join(args), msg, err.strip()))
+        check(out == "", "errors: %s: wrote %r" % (" ".join(args), out[:80]))
+    rc, out, err = run(axl, ["bench", "copy", "--size", "1K"], {"AXL_COMPUTE": "nope", "AXL_SIM": SIM})
+    check(rc == 1 and "AXL_COMPUTE" in err, "errors: AXL_COMPUTE=nope: rc %d %r" % (rc, err))
+    rc, out, err = run(axl, ["help", "bench"])
+    check(rc == 0 and "axl bench copy" in out and "--pageable" in out, "errors: help bench")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--axl")
+    ap.add_argument("--case")
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args()
+    if a.list:
+        print(";".join(CASES))
+        return 0
+    globals()["case_" + a.case](a.axl)
+    if failures:
+        print("%d failure(s)" % len(failures), file=sys.stderr)
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
