@@ -646,7 +646,7 @@ int cmd_bench(struct opts *go, int argc, char **argv)
 		}
 	}
 	if (backend && !*backend) {
-		fprintf(stderr, "axl: --backend needs a name (cpu, cuda, hip, level-zero, opencl, vulkan)\n");
+		fprintf(stderr, "axl: --backend needs a name (axl help bench lists them)\n");
 		return EXIT_USAGE;
 	}
 	return bench_copy(&o, pos + 1, npos - 1, backend, (uint64_t)size, (int)iter, pageable);
