@@ -213,6 +213,15 @@ static void run_split(const struct cpu_state *st, struct part whole)
 	}
 }
 
+static void complete_event(struct cpu_event *ev)
+{
+	pthread_mutex_lock(&ev->lock);
+	ev->ns = now_ns();
+	ev->done = true;
+	pthread_cond_broadcast(&ev->cond);
+	pthread_mutex_unlock(&ev->lock);
+}
+
 static void *worker(void *arg)
 {
 	struct cpu_queue *q = arg;
@@ -225,11 +234,7 @@ static void *worker(void *arg)
 		struct cpu_cmd *c = q->head;
 		pthread_mutex_unlock(&q->lock);
 		if (c->op == CMD_EVENT) {
-			pthread_mutex_lock(&c->ev->lock);
-			c->ev->ns = now_ns();
-			c->ev->done = true;
-			pthread_cond_broadcast(&c->ev->cond);
-			pthread_mutex_unlock(&c->ev->lock);
+			complete_event(c->ev);
 		} else {
 			run_split(q->st, (struct part){ .dst = c->dst,
 							.src = c->src,
@@ -299,8 +304,30 @@ static void cpu_queue_free(void *state, void *qp)
 	free(q);
 }
 
+/* Copies and fills up to this size run on the caller's thread when the queue is idle:
+ * handing them to the worker (a wake-up, a context switch) costs more than the copy. */
+#define INLINE_MAX (64u << 10)
+
 static int enqueue(struct cpu_queue *q, struct cpu_cmd cmd)
 {
+	/* an idle queue runs a small command at once, under its lock: nothing is ahead of
+	 * it, and nothing enqueued meanwhile can pass it */
+	if (cmd.op == CMD_EVENT || cmd.size <= INLINE_MAX) {
+		pthread_mutex_lock(&q->lock);
+		if (!q->head) {
+			if (cmd.op == CMD_EVENT)
+				complete_event(cmd.ev);
+			else if (cmd.op == CMD_FILL)
+				memset(cmd.dst, cmd.value, cmd.size);
+			else
+				memcpy(cmd.dst, cmd.src, cmd.size);
+			q->enqueued++;
+			q->completed++;
+			pthread_mutex_unlock(&q->lock);
+			return 0;
+		}
+		pthread_mutex_unlock(&q->lock);
+	}
 	struct cpu_cmd *c = malloc(sizeof *c);
 	if (!c)
 		return axl__error(AXL_ENOMEM, "compute cpu: out of memory for a command");
