@@ -39,6 +39,7 @@ struct axl_compute {
 
 struct cbuf {
 	struct axl__cmem m;
+	void *mstate; /* the state of the backend that allocated it (m.ops) */
 	const axl_compute_device *dev;
 	bool wrapped; /* the caller's memory: never freed here */
 };
@@ -253,7 +254,7 @@ AXL_API void axl_compute_free(axl_compute *c)
 	struct cbuf *b;
 	while ((b = axl__handle_take_next(&c->h, AXL__H_BUFFER, &cur))) {
 		if (!b->wrapped)
-			b->m.ops->free(b->dev->state, &b->m);
+			b->m.ops->free(b->mstate, &b->m);
 		free(b);
 	}
 	for (size_t i = 0; i < c->nbe; i++)
@@ -344,7 +345,7 @@ static int new_buffer(axl_compute *c, struct cbuf *b, axl_buffer *out)
 	int rc = axl__handle_new(&c->h, AXL__H_BUFFER, b, out);
 	if (rc) {
 		if (!b->wrapped)
-			b->m.ops->free(b->dev->state, &b->m);
+			b->m.ops->free(b->mstate, &b->m);
 		free(b);
 	}
 	return rc;
@@ -367,8 +368,17 @@ AXL_API int axl_buffer_alloc(axl_compute *c, const axl_compute_device *d, axl_me
 	if (!b)
 		return axl__error(AXL_ENOMEM, "axl_buffer_alloc: out of memory");
 	b->dev = d;
-	b->m = (struct axl__cmem){ .size = size, .kind = kind, .dev = d->native, .ops = d->ops };
-	if ((rc = d->ops->alloc(d->state, d->native, &b->m))) {
+	/* Ordinary host memory is the cpu backend's, whichever device it is for: on the
+	 * device's NUMA node, so that its copies do not cross the sockets' link. */
+	const struct axl_compute_device *by = kind == AXL_MEMORY_HOST ? &c->devs[0] : d;
+	int64_t node = -1;
+	if (!d->inv || axl_device_get_int(d->inv, AXL_ATTR_NUMA_NODE, &node) != 0 || node < 0 || node > 4095)
+		node = -1;
+	b->m = (struct axl__cmem){
+		.size = size, .kind = kind, .dev = by->native, .ops = by->ops, .numa_node = (int)node
+	};
+	b->mstate = by->state;
+	if ((rc = by->ops->alloc(by->state, by->native, &b->m))) {
 		free(b);
 		return rc;
 	}
@@ -391,8 +401,9 @@ AXL_API int axl_buffer_wrap(axl_compute *c, void *ptr, uint64_t size, axl_buffer
 		return axl__error(AXL_ENOMEM, "axl_buffer_wrap: out of memory");
 	b->dev = &c->devs[0];
 	b->wrapped = true;
-	b->m =
-	    (struct axl__cmem){ .mem = ptr, .host = ptr, .size = size, .kind = AXL_MEMORY_HOST, .ops = c->devs[0].ops };
+	b->m = (struct axl__cmem){
+		.mem = ptr, .host = ptr, .size = size, .kind = AXL_MEMORY_HOST, .ops = c->devs[0].ops, .numa_node = -1
+	};
 	return new_buffer(c, b, out);
 }
 
@@ -420,7 +431,7 @@ AXL_API int axl_buffer_free(axl_compute *c, axl_buffer b)
 	/* what was enqueued on it finishes first; any queue may hold it */
 	sync_all(c);
 	if (!o->wrapped)
-		o->m.ops->free(o->dev->state, &o->m);
+		o->m.ops->free(o->mstate, &o->m);
 	free(o);
 	return 0;
 }

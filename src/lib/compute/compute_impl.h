@@ -35,6 +35,9 @@ struct axl__cmem {
 	uint64_t size;
 	axl_memory_kind kind;
 	void *dev; /* the native device it belongs to */
+	/* host memory for a device: the NUMA node to place it on (the device's own), -1
+	 * for the default policy (the allocating thread's node) */
+	int numa_node;
 	const struct axl__compute_ops *ops;
 };
 

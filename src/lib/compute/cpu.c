@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -124,6 +125,22 @@ static int cpu_mem_info(void *state, void *dev, uint64_t *free_bytes, uint64_t *
 	return 0;
 }
 
+/* Ask the kernel to take the pages of [p, p + len) from NUMA node `node` when they are
+ * first touched (they are not yet), falling back to other nodes when it is full:
+ * MPOL_PREFERRED through the system call, so that libnuma is not needed. A node the
+ * kernel does not know (a capture's node numbers on another machine) changes nothing. */
+static void place(void *p, size_t len, int node)
+{
+	enum { MPOL_PREFERRED_ = 1 };
+	unsigned long mask[4096 / (8 * sizeof(unsigned long))] = { 0 };
+	if (node < 0 || (size_t)node >= 8 * sizeof mask)
+		return;
+	mask[(size_t)node / (8 * sizeof(unsigned long))] |= 1ul << ((size_t)node % (8 * sizeof(unsigned long)));
+	size_t page = 4096;
+	size_t span = (len + page - 1) & ~(page - 1);
+	(void)syscall(SYS_mbind, p, span, MPOL_PREFERRED_, mask, 8 * sizeof mask + 1, 0);
+}
+
 static int cpu_alloc(void *state, void *dev, struct axl__cmem *m)
 {
 	(void)dev;
@@ -138,6 +155,8 @@ static int cpu_alloc(void *state, void *dev, struct axl__cmem *m)
 	void *p = NULL;
 	if (posix_memalign(&p, align, (size_t)m->size))
 		goto oom;
+	if (m->numa_node >= 0 && align == 4096)
+		place(p, (size_t)m->size, m->numa_node);
 	/* page-locked is best effort: RLIMIT_MEMLOCK is often small, and unlocked host
 	 * memory works the same for the CPU */
 	if (m->kind == AXL_MEMORY_PINNED && mlock(p, (size_t)m->size) == 0)
