@@ -98,6 +98,8 @@ extern const struct axl__compute_ops axl__compute_cpu;
 /* The vendor-neutral backends, after every vendor's own in priority (generic.c):
  * NULL-terminated. */
 extern const struct axl__compute_ops *const axl__compute_generic[];
+/* OpenCL through the ICD loader (opencl.c). */
+extern const struct axl__compute_ops axl__compute_opencl;
 
 /* ---- handles (handles.c) ------------------------------------------------------------
  * A handle is 64 bits: the context's tag (16), the kind of object (4), a generation (20)
