@@ -118,12 +118,14 @@ AXL_API int axl_queue_sync(axl_compute *c, axl_queue q);
  * *path (may be NULL) says how it went; *done (may be NULL) gets an event that completes
  * with the copy.
  *
- * The queue's device must reach both ends: host and pinned memory (of any device) are
- * reached by every device; device memory by its own device's queues. A copy between
- * device memory of two devices goes on a queue of either: peer to peer when the backend
+ * Host and pinned memory (of any device) are reached by every device's queues; device
+ * memory by its own device's queues. A copy that the queue's device cannot do alone is
+ * still done, and is then complete when axl_copy returns (after the queue's earlier
+ * work): between host memory and another device's memory, by that device; between
+ * device memory of two devices (the queue's and another), peer to peer when the backend
  * and the topology allow it (AXL_COPY_PATH_PEER), else staged through pinned host memory
- * (AXL_COPY_PATH_STAGED), in which case it is complete when axl_copy returns. Work on
- * the other device's queues that the copy depends on must be synchronised first.
+ * (AXL_COPY_PATH_STAGED). Work on the other device's queues that the copy depends on
+ * must be synchronised first. A copy between two other devices' memory is AXL_EINVAL.
  */
 AXL_API int axl_copy(axl_compute *c, axl_queue q, axl_buffer dst, uint64_t dst_offset, axl_buffer src,
 		     uint64_t src_offset, uint64_t size, axl_copy_path *path, axl_event *done);

@@ -450,7 +450,8 @@ static void print_text(struct bench *b)
 	}
 	if (b->n < 2)
 		return;
-	printf("\ndevice -> device, GB/s (row: source, column: destination; p peer, s staged)\n%-22s", "");
+	printf("\ndevice -> device, GB/s (row: source, column: destination;\n"
+	       "p peer to peer, s staged through pinned host memory, d by one device, h by the CPU)\n%-22s", "");
 	for (size_t j = 0; j < b->n; j++)
 		printf(" %14.14s", b->dev[j].id);
 	printf("\n");
@@ -463,7 +464,7 @@ static void print_text(struct bench *b)
 					r = &b->res[k];
 			char cell[32] = "-";
 			if (r && r->ok && r->verified)
-				snprintf(cell, sizeof cell, "%.2f %c", r->med, r->path == AXL_COPY_PATH_PEER ? 'p' : 's');
+				snprintf(cell, sizeof cell, "%.2f %c", r->med, axl_copy_path_name(r->path)[0]);
 			else if (r)
 				snprintf(cell, sizeof cell, "failed");
 			printf(" %14s", cell);

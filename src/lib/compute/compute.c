@@ -636,6 +636,28 @@ static int staged(struct cqueue *qo, const struct cbuf *d, uint64_t doff, const 
 	return rc;
 }
 
+/* A copy between host memory and device memory of fd, asked of a queue of another
+ * device: fd's own queue does it once q's earlier work is done, and it is complete when
+ * this returns. */
+static int by_far(struct cqueue *qo, const axl_compute_device *fd, const struct cbuf *d, uint64_t doff,
+		  const struct cbuf *s, uint64_t soff, uint64_t size, axl_copy_path *p)
+{
+	const axl_compute_device *qd = qo->dev;
+	void *fq = NULL;
+	int rc = qd->ops->queue_sync(qd->state, qo->native);
+	if (!rc)
+		rc = fd->ops->queue_create(fd->state, fd->native, &fq);
+	if (!rc)
+		rc = fd->ops->copy(fd->state, fq, &d->m, doff, &s->m, soff, size, p);
+	if (fq) {
+		int r = fd->ops->queue_sync(fd->state, fq);
+		if (r && !rc)
+			rc = r;
+		fd->ops->queue_free(fd->state, fq);
+	}
+	return rc;
+}
+
 /* Send a checked copy to the backend that can do it, by where its two ends are. */
 static int route(axl_compute *c, struct cqueue *qo, const struct cbuf *d, uint64_t doff, const struct cbuf *s,
 		 uint64_t soff, uint64_t size, axl_copy_path *path)
@@ -651,11 +673,13 @@ static int route(axl_compute *c, struct cqueue *qo, const struct cbuf *d, uint64
 				  dev_id(qd), dev_id(qd));
 	} else {
 		const struct cbuf *far = near(d, qd) ? s : d, *other = far == s ? d : s;
-		if (other->m.host)
-			return axl__error(AXL_EINVAL,
-					  "axl_copy: %s memory of %s is copied to or from host memory on a queue of %s, "
-					  "not of %s",
-					  axl_memory_kind_name(far->m.kind), dev_id(far->dev), dev_id(far->dev), dev_id(qd));
+		if (other->m.host) {
+			/* host memory and another device's: that device copies, after q's work */
+			rc = by_far(qo, far->dev, d, doff, s, soff, size, &p);
+			if (!rc && path)
+				*path = p;
+			return rc;
+		}
 		/* device memory of two devices: directly where the backend can, else staged */
 		rc = AXL_ENOTSUP;
 		if (far->dev->ops == qd->ops && qd->ops->peer_copy)

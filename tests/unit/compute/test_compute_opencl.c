@@ -131,10 +131,25 @@ static void test_fill_events(void)
 	CHECK_INT(axl_event_free(c, e1), 0);
 	CHECK_INT(axl_event_free(c, e2), 0);
 
-	/* bad input: device memory of the opencl device on the host CPU's queue */
+	/* device memory of the opencl device and host memory on the host CPU's queue: the
+	 * opencl device does the copy, after the queue's earlier work, done on return */
 	axl_queue hq = 0;
+	axl_copy_path path = 0;
 	CHECK_INT(axl_queue_create(c, host, &hq), 0);
-	CHECK_INT(axl_copy(c, hq, out, 0, dev, 0, 16, NULL, NULL), AXL_EINVAL);
+	if (o) {
+		memset(o, 0, 64);
+		o[0] = 0x42;
+	}
+	CHECK_INT(axl_copy(c, hq, out, 8, dev, 0, 16, &path, NULL), 0);
+	CHECK_INT(path, AXL_COPY_PATH_DEVICE);
+	if (o)
+		CHECK(o[0] == 0x42 && o[7] == 0 && o[8] == 0x11 && o[13] == 0xa5 && o[23] == 0xa5 && o[24] == 0);
+	CHECK_INT(axl_copy(c, hq, dev, 0, out, 0, 1, &path, NULL), 0);
+	CHECK_INT(axl_copy(c, q, out, 32, dev, 0, 1, NULL, NULL), 0);
+	CHECK_INT(axl_queue_sync(c, q), 0);
+	if (o)
+		CHECK(o[32] == 0x42);
+	/* bad input: a fill of the opencl device's memory on the host CPU's queue */
 	CHECK_INT(axl_fill(c, hq, dev, 0, 16, 0, NULL), AXL_EINVAL);
 	CHECK_INT(axl_copy(c, q, dev, 0, dev, 8, 16, NULL, NULL), AXL_EINVAL); /* overlap */
 	CHECK_INT(axl_copy(c, q, out, n - 1, dev, 0, 2, NULL, NULL), AXL_EINVAL);
