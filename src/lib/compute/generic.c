@@ -4,5 +4,6 @@
 #include "compute_impl.h"
 
 const struct axl__compute_ops *const axl__compute_generic[] = {
+	&axl__compute_vulkan,
 	NULL,
 };
