@@ -100,6 +100,8 @@ extern const struct axl__compute_ops axl__compute_cpu;
 extern const struct axl__compute_ops *const axl__compute_generic[];
 /* OpenCL through the ICD loader (opencl.c). */
 extern const struct axl__compute_ops axl__compute_opencl;
+/* Vulkan 1.2, through libvulkan.so.1 (vulkan.c). */
+extern const struct axl__compute_ops axl__compute_vulkan;
 
 /* ---- handles (handles.c) ------------------------------------------------------------
  * A handle is 64 bits: the context's tag (16), the kind of object (4), a generation (20)

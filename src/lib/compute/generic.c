@@ -5,5 +5,6 @@
 
 const struct axl__compute_ops *const axl__compute_generic[] = {
 	&axl__compute_opencl,
+	&axl__compute_vulkan,
 	NULL,
 };
