@@ -128,16 +128,29 @@ static bool taken(const axl_compute *c, const axl_device *d)
 	return false;
 }
 
-/* Is a visible accelerator of the inventory (of backend owner; NULL: of any) left that
- * no backend drives yet? A runtime is loaded only for what it may drive. */
-static bool wanted(const axl_compute *c, const char *owner)
+/* Is d one of row's devices: found by it, or of a vendor it speaks for (a simulated
+ * node's devices are the simulator's, with the vendor's id prefix)? */
+static bool of_row(const axl_device *d, const struct axl__backend *row)
+{
+	if (d->owner && strcmp(d->owner, row->name) == 0)
+		return true;
+	for (const struct axl__pci_vendor *v = row->pci_vendors; v && v->id; v++)
+		if (d->prefix && ((v->prefix && strcmp(v->prefix, d->prefix) == 0) ||
+				  (v->npu_prefix && strcmp(v->npu_prefix, d->prefix) == 0)))
+			return true;
+	return false;
+}
+
+/* Is a visible accelerator of the inventory (of backend row; NULL: of any) left that no
+ * backend drives yet? A runtime is loaded only for what it may drive. */
+static bool wanted(const axl_compute *c, const struct axl__backend *row)
 {
 	for (size_t i = 0; i < axl_inventory_device_count(c->inv); i++) {
 		const axl_device *d = axl_inventory_device(c->inv, i);
 		int64_t vis = 1;
 		if (axl_device_get_int(d, AXL_ATTR_VISIBLE, &vis) == 0 && !vis)
 			continue;
-		if ((!owner || (d->owner && strcmp(d->owner, owner) == 0)) && !taken(c, d))
+		if ((!row || of_row(d, row)) && !taken(c, d))
 			return true;
 	}
 	return false;
@@ -221,7 +234,7 @@ AXL_API int axl_compute_open(axl_compute **out, const axl_inventory *inv, const 
 	 * asked for drives no accelerator */
 	for (size_t b = 0; b < axl__backend_total && c->nbe < NBE; b++) {
 		const struct axl__compute_ops *ops = axl__backends[b]->compute;
-		if (ops && (want ? strcmp(ops->name, want) == 0 : wanted(c, axl__backends[b]->name)))
+		if (ops && (want ? strcmp(ops->name, want) == 0 : wanted(c, axl__backends[b])))
 			open_backend(c, ops, c->inv->ctx->compute_library[b], want != NULL);
 	}
 	for (size_t g = 0; axl__compute_generic[g] && c->nbe < NBE; g++) {
