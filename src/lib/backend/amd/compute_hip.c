@@ -270,8 +270,8 @@ static int run_open(void *arg)
 		if (f->DeviceGetName(x->name, (int)sizeof x->name, i) != hipSuccess)
 			x->name[0] = '\0';
 		x->name[sizeof x->name - 1] = '\0';
-		/* ROCm's UUID is the GPU's unique id as 16 ASCII hex digits, which is how
-		 * amdgpu's unique_id spells it; anything else is not a UUID we can compare */
+		/* ROCm's UUID is the GPU's unique id as 16 ASCII hex digits, which the
+		 * inventory spells GPU-<unique_id>; anything else is not a UUID we can compare */
 		hipUUID u;
 		if (f->DeviceGetUuid && f->DeviceGetUuid(&u, i) == hipSuccess) {
 			bool hex = true;
@@ -279,7 +279,7 @@ static int run_open(void *arg)
 				hex &= (u.bytes[k] >= '0' && u.bytes[k] <= '9') || (u.bytes[k] >= 'a' && u.bytes[k] <= 'f') ||
 				       (u.bytes[k] >= 'A' && u.bytes[k] <= 'F');
 			if (hex && strspn(u.bytes, "0") < 16) /* all zeros: none */
-				snprintf(x->uuid, sizeof x->uuid, "%.16s", u.bytes);
+				snprintf(x->uuid, sizeof x->uuid, "GPU-%.16s", u.bytes);
 		}
 	}
 	return 0;
