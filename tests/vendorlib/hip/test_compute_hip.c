@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The hip compute backend (src/lib/backend/amd/compute_hip.c) against the HIP double, on
- * the simulated 8 x MI300X node (tests/sim/mi300x8.json, GPUs at 0000:0c:00.0,
- * 0000:15:00.0, ...). The double's capture (fixtures/sim-mi300x8.json) lists three GPUs in
- * another order than the node's: HIP device 0 is at 20:00.0, 1 at 0c:00.0, and 2 at
- * f0:00.0 is on no inventory device, so a match by ordinal would show. One process per
- * case, as the double reads its faults once per process:
+ * the synthetic 8 x MI300X node made into a tree by mktree.py (tests/trees/nodes/
+ * mi300x-8x.json, GPUs at 0000:0c:00.0, 0000:15:00.0, 0000:1e:00.0, ...). The double's
+ * capture (fixtures/mi300x-8x-hip.json) lists three GPUs in another order than the node's:
+ * HIP device 0 is at 15:00.0, 1 at 0c:00.0, and 2 at f0:00.0 is on no inventory device, so
+ * a match by ordinal would show. One process per case, as the double reads its faults
+ * once per process:
  *   test_compute_hip CASE LIBRARY TREE
  * with AXL_HIP_DOUBLE_JSON (and the fault variables) in the environment.
  */
@@ -291,8 +292,9 @@ static void case_copies(void)
 	/* and back, on the other device's queue, at odd offsets */
 	CHECK_INT(axl_fill(c, qa, da, 0, big, 0, NULL), 0);
 	copy_check(c, qb, da, 9, db, 1 + 9, 1000001, AXL_COPY_PATH_PEER);
-	copy_check(c, qb, back, 0, da, 0, big, AXL_COPY_PATH_DEVICE);
 	CHECK_INT(axl_queue_sync(c, qb), 0);
+	copy_check(c, qa, back, 0, da, 0, big, AXL_COPY_PATH_DEVICE); /* pinned memory of b, read on a's queue */
+	CHECK_INT(axl_queue_sync(c, qa), 0);
 	bad = 0;
 	for (uint64_t i = 0; pb && ps && i < big; i++)
 		bad += pb[i] != (i >= 9 && i < 9 + 1000001 ? ps[i] : 0);
