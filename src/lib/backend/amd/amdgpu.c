@@ -450,4 +450,6 @@ const struct axl__backend axl__backend_amdgpu = {
 	.vis_node = axl__amdgpu_vis_node,
 	.vis_devnum = axl__amdgpu_vis_devnum,
 	.visibility = axl__amdgpu_visibility,
+	.compute = &axl__compute_hip,
+	.compute_library_env = "AXL_HIP_LIBRARY",
 };

@@ -20,6 +20,9 @@ void axl__kfd_links(struct axl__scan *scan);
  * "QPX" 4, "CPX" one per XCC: xcc, < 1 when not known); -1 for other names. */
 int axl__amd_mode_instances(const char *mode, int64_t xcc);
 
+/* The hip compute backend (compute_hip.c): AMD GPUs through the HIP runtime. */
+extern const struct axl__compute_ops axl__compute_hip;
+
 /* Is this device amdgpu's (prefix or bound driver)? */
 bool axl__amdgpu_owns(const struct axl_device *dev);
 /* "0: 852Mhz *\n1: 991Mhz \n..." (pp_dpm_*) -> the current level (marked '*', -1 when
