@@ -209,6 +209,9 @@ static CUresult run_in_ctx(struct job *j)
 			return r;
 		}
 	case J_ALLOC: j->call = "cuMemAlloc_v2"; return f->MemAlloc(&j->ptr, j->size);
+	case J_HOSTALLOC:
+		j->call = "cuMemHostAlloc";
+		return f->MemHostAlloc(&j->host, j->size, CU_MEMHOSTALLOC_PORTABLE);
 	case J_STREAM_NEW: j->call = "cuStreamCreate"; return f->StreamCreate(&j->s, CU_STREAM_NON_BLOCKING);
 	default: return CUDA_SUCCESS;
 	}
@@ -249,10 +252,6 @@ static int job_fn(void *arg)
 	case J_RELEASE:
 		j->call = "cuDevicePrimaryCtxRelease";
 		j->r = f->DevicePrimaryCtxRelease(j->d->dev);
-		return 0;
-	case J_HOSTALLOC:
-		j->call = "cuMemHostAlloc";
-		j->r = f->MemHostAlloc(&j->host, j->size, CU_MEMHOSTALLOC_PORTABLE);
 		return 0;
 	case J_FREE:
 		j->call = "cuMemFree_v2";
