@@ -40,13 +40,12 @@ static double now_s(void)
 }
 
 /* A context on the recorded node with lib as AXL_CUDA_LIBRARY and extra variables. */
-static void open_node_env(axl_context **cx, axl_inventory **iv, const char *lib, const char *extra1,
-			  const char *extra2)
+static void open_node_env(axl_context **cx, axl_inventory **iv, const char *lib, const char *extra1, const char *extra2)
 {
 	static char tree[4096], libvar[4096];
 	snprintf(tree, sizeof tree, "%s/tree", inputs);
 	snprintf(libvar, sizeof libvar, "AXL_CUDA_LIBRARY=%s", lib);
-	const char *env[] = {libvar, "AXL_VENDOR_TIMEOUT_MS=300", extra1, extra2, NULL};
+	const char *env[] = { libvar, "AXL_VENDOR_TIMEOUT_MS=300", extra1, extra2, NULL };
 	if (!extra1)
 		env[2] = extra2, env[3] = NULL;
 	struct axl_context_options o = AXL_CONTEXT_OPTIONS_INIT;
@@ -135,7 +134,8 @@ static void test_devices(void)
 		char want[64];
 		snprintf(want, sizeof want, "cuda device %d (%s)", NGPU - 1 - i, pci_of(inv_gpu(inv, i)));
 		CHECK(strstr(axl_error_last(), want) != NULL);
-		CHECK(strstr(axl_error_last(), "cuMemAlloc_v2") && strstr(axl_error_last(), "85520809985 bytes asked") &&
+		CHECK(strstr(axl_error_last(), "cuMemAlloc_v2") &&
+		      strstr(axl_error_last(), "85520809985 bytes asked") &&
 		      strstr(axl_error_last(), "85520809984 of 85520809984 free"));
 		CHECK_INT(axl_compute_device_sync(c, d), 0);
 	}
@@ -174,7 +174,7 @@ static void test_copies(void)
 	const axl_compute_device *d = gpu(c, 0);
 	axl_queue q = 0;
 	CHECK_INT(axl_queue_create(c, d, &q), 0);
-	static const uint64_t sizes[] = {1, 3, 511, 4097, 65537, (1u << 20) + 7, (64u << 20) + 3, 200u << 20};
+	static const uint64_t sizes[] = { 1, 3, 511, 4097, 65537, (1u << 20) + 7, (64u << 20) + 3, 200u << 20 };
 	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
 		uint64_t n = sizes[s], cap = n + 64;
 		unsigned seed = (unsigned)s + 1;
@@ -289,7 +289,7 @@ static void test_threads(void)
 	struct worker w[6];
 	pthread_t t[6];
 	for (int i = 0; i < 6; i++) {
-		w[i] = (struct worker){c, gpu(c, i % 3), (unsigned)i + 1, 0};
+		w[i] = (struct worker){ c, gpu(c, i % 3), (unsigned)i + 1, 0 };
 		CHECK_INT(pthread_create(&t[i], NULL, work, &w[i]), 0);
 	}
 	for (int i = 0; i < 6; i++) {
@@ -312,10 +312,10 @@ static void test_bad(void)
 	CHECK_INT(axl_buffer_alloc(c, d1, AXL_MEMORY_DEVICE, 64, &b1), 0);
 	CHECK_INT(axl_buffer_alloc(c, d, AXL_MEMORY_HOST, 64, &h), 0);
 	CHECK_INT(axl_queue_create(c, d, &q), 0);
-	CHECK_INT(axl_copy(c, q, b, 1, h, 0, 64, NULL, NULL), AXL_EINVAL);  /* past the end */
-	CHECK_INT(axl_copy(c, q, b, 0, h, 0, 0, NULL, NULL), AXL_EINVAL);   /* nothing */
-	CHECK_INT(axl_fill(c, q, b1, 0, 64, 1, NULL), AXL_EINVAL);          /* another device's memory */
-	CHECK_INT(axl_copy(c, q, b, 0, b, 8, 16, NULL, NULL), AXL_EINVAL);  /* overlapping */
+	CHECK_INT(axl_copy(c, q, b, 1, h, 0, 64, NULL, NULL), AXL_EINVAL); /* past the end */
+	CHECK_INT(axl_copy(c, q, b, 0, h, 0, 0, NULL, NULL), AXL_EINVAL);  /* nothing */
+	CHECK_INT(axl_fill(c, q, b1, 0, 64, 1, NULL), AXL_EINVAL);         /* another device's memory */
+	CHECK_INT(axl_copy(c, q, b, 0, b, 8, 16, NULL, NULL), AXL_EINVAL); /* overlapping */
 	void *ptr = NULL;
 	CHECK_INT(axl_buffer_host_pointer(c, b, &ptr), AXL_EINVAL); /* device memory has none */
 	axl_queue q2 = 0;
@@ -334,7 +334,7 @@ static void two_gpus(axl_copy_path want)
 {
 	axl_compute *c = open_cuda();
 	const axl_compute_device *a = gpu(c, 2), *b = gpu(c, 5);
-	static const uint64_t sizes[] = {1, 4099, (3u << 20) + 1, 100u << 20};
+	static const uint64_t sizes[] = { 1, 4099, (3u << 20) + 1, 100u << 20 };
 	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
 		uint64_t n = sizes[s];
 		axl_queue qa = 0, qb = 0;
@@ -384,7 +384,8 @@ static void test_oom(void)
 	CHECK_INT(axl_buffer_alloc(c, d, AXL_MEMORY_DEVICE, 3u << 20, &b), AXL_ENOMEM);
 	const char *e = axl_error_last();
 	CHECK(strstr(e, "3145728 bytes asked") && strstr(e, "85520809984 of 85520809984 free") &&
-	      strstr(e, "cuMemAlloc_v2") && strstr(e, "CUDA_ERROR_OUT_OF_MEMORY") && strstr(e, pci_of(inv_gpu(inv, 3))));
+	      strstr(e, "cuMemAlloc_v2") && strstr(e, "CUDA_ERROR_OUT_OF_MEMORY") &&
+	      strstr(e, pci_of(inv_gpu(inv, 3))));
 	CHECK_INT(axl_buffer_alloc(c, d, AXL_MEMORY_PINNED, 3u << 20, &b), AXL_ENOMEM);
 	CHECK(strstr(axl_error_last(), "cuMemHostAlloc") && strstr(axl_error_last(), "3145728 bytes asked"));
 	CHECK_INT(axl_buffer_alloc(c, d, AXL_MEMORY_PINNED, 1u << 20, &b), 0); /* below the limit */

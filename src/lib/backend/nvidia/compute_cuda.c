@@ -12,6 +12,7 @@
  * CUDA_DEVICE_ORDER and CUDA_VISIBLE_DEVICES, the inventory's does not.
  */
 #define _GNU_SOURCE /* posix_memalign with -std=c11 */
+#include <assert.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -24,45 +25,45 @@
 #include "cuda_api.h"
 #include "vlib.h"
 
-#define NAME "cuda"
+#define NAME   "cuda"
 #define MAXDEV 64
 
 /* ---- the library ------------------------------------------------------------------ */
 #define F(x) offsetof(struct axl__cuda_fns, x)
 static const struct axl__vsym symbols[] = {
-	{F(Init), {"cuInit"}},
-	{F(DriverGetVersion), {"cuDriverGetVersion"}},
-	{F(GetErrorName), {"cuGetErrorName"}},
-	{F(DeviceGetCount), {"cuDeviceGetCount"}},
-	{F(DeviceGet), {"cuDeviceGet"}},
-	{F(DeviceGetName), {"cuDeviceGetName"}},
-	{F(DeviceGetPCIBusId), {"cuDeviceGetPCIBusId"}},
-	{F(DeviceGetUuid), {"cuDeviceGetUuid_v2", "cuDeviceGetUuid"}},
-	{F(DeviceCanAccessPeer), {"cuDeviceCanAccessPeer"}},
-	{F(DevicePrimaryCtxRetain), {"cuDevicePrimaryCtxRetain"}},
-	{F(DevicePrimaryCtxRelease), {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"}},
-	{F(CtxGetCurrent), {"cuCtxGetCurrent"}},
-	{F(CtxSetCurrent), {"cuCtxSetCurrent"}},
-	{F(CtxEnablePeerAccess), {"cuCtxEnablePeerAccess"}},
-	{F(MemAlloc), {"cuMemAlloc_v2"}},
-	{F(MemFree), {"cuMemFree_v2"}},
-	{F(MemHostAlloc), {"cuMemHostAlloc"}},
-	{F(MemFreeHost), {"cuMemFreeHost"}},
-	{F(MemGetInfo), {"cuMemGetInfo_v2"}},
-	{F(MemGetInfoOld), {"cuMemGetInfo"}},
-	{F(MemcpyHtoDAsync), {"cuMemcpyHtoDAsync_v2"}},
-	{F(MemcpyDtoHAsync), {"cuMemcpyDtoHAsync_v2"}},
-	{F(MemcpyDtoDAsync), {"cuMemcpyDtoDAsync_v2"}},
-	{F(MemcpyPeerAsync), {"cuMemcpyPeerAsync"}},
-	{F(MemsetD8Async), {"cuMemsetD8Async"}},
-	{F(StreamCreate), {"cuStreamCreate"}},
-	{F(StreamSynchronize), {"cuStreamSynchronize"}},
-	{F(StreamDestroy), {"cuStreamDestroy_v2"}},
-	{F(EventCreate), {"cuEventCreate"}},
-	{F(EventRecord), {"cuEventRecord"}},
-	{F(EventSynchronize), {"cuEventSynchronize"}},
-	{F(EventElapsedTime), {"cuEventElapsedTime"}},
-	{F(EventDestroy), {"cuEventDestroy_v2"}},
+	{ F(Init), { "cuInit" } },
+	{ F(DriverGetVersion), { "cuDriverGetVersion" } },
+	{ F(GetErrorName), { "cuGetErrorName" } },
+	{ F(DeviceGetCount), { "cuDeviceGetCount" } },
+	{ F(DeviceGet), { "cuDeviceGet" } },
+	{ F(DeviceGetName), { "cuDeviceGetName" } },
+	{ F(DeviceGetPCIBusId), { "cuDeviceGetPCIBusId" } },
+	{ F(DeviceGetUuid), { "cuDeviceGetUuid_v2", "cuDeviceGetUuid" } },
+	{ F(DeviceCanAccessPeer), { "cuDeviceCanAccessPeer" } },
+	{ F(DevicePrimaryCtxRetain), { "cuDevicePrimaryCtxRetain" } },
+	{ F(DevicePrimaryCtxRelease), { "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease" } },
+	{ F(CtxGetCurrent), { "cuCtxGetCurrent" } },
+	{ F(CtxSetCurrent), { "cuCtxSetCurrent" } },
+	{ F(CtxEnablePeerAccess), { "cuCtxEnablePeerAccess" } },
+	{ F(MemAlloc), { "cuMemAlloc_v2" } },
+	{ F(MemFree), { "cuMemFree_v2" } },
+	{ F(MemHostAlloc), { "cuMemHostAlloc" } },
+	{ F(MemFreeHost), { "cuMemFreeHost" } },
+	{ F(MemGetInfo), { "cuMemGetInfo_v2" } },
+	{ F(MemGetInfoOld), { "cuMemGetInfo" } },
+	{ F(MemcpyHtoDAsync), { "cuMemcpyHtoDAsync_v2" } },
+	{ F(MemcpyDtoHAsync), { "cuMemcpyDtoHAsync_v2" } },
+	{ F(MemcpyDtoDAsync), { "cuMemcpyDtoDAsync_v2" } },
+	{ F(MemcpyPeerAsync), { "cuMemcpyPeerAsync" } },
+	{ F(MemsetD8Async), { "cuMemsetD8Async" } },
+	{ F(StreamCreate), { "cuStreamCreate" } },
+	{ F(StreamSynchronize), { "cuStreamSynchronize" } },
+	{ F(StreamDestroy), { "cuStreamDestroy_v2" } },
+	{ F(EventCreate), { "cuEventCreate" } },
+	{ F(EventRecord), { "cuEventRecord" } },
+	{ F(EventSynchronize), { "cuEventSynchronize" } },
+	{ F(EventElapsedTime), { "cuEventElapsedTime" } },
+	{ F(EventDestroy), { "cuEventDestroy_v2" } },
 };
 #undef F
 
@@ -84,9 +85,10 @@ static bool usable(const void *table, const char *name, char *why, size_t cap)
 }
 
 static struct axl__vlib_cache cache = AXL__VLIB_CACHE_INIT;
-static const char *const sonames[] = {"libcuda.so.1"};
+static const char *const sonames[] = { "libcuda.so.1" };
 static const struct axl__vlibrary library = {
-	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__cuda_fns), usable, &cache};
+	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__cuda_fns), usable, &cache
+};
 
 /* ---- state ------------------------------------------------------------------------ */
 struct cu_state;
@@ -168,7 +170,8 @@ enum {
 	J_STREAM_NEW,
 	J_STREAM_SYNC,
 	J_STREAM_FREE,
-	J_EVENT_SYNC
+	J_EVENT_SYNC,
+	J_COUNT
 };
 
 /* One blocking call: its inputs and outputs (copied to the worker and back). */
@@ -212,6 +215,8 @@ static CUresult run_in_ctx(struct job *j)
 	case J_HOSTALLOC:
 		j->call = "cuMemHostAlloc";
 		return f->MemHostAlloc(&j->host, j->size, CU_MEMHOSTALLOC_PORTABLE);
+	case J_FREE: j->call = "cuMemFree_v2"; return f->MemFree(j->ptr);
+	case J_FREEHOST: j->call = "cuMemFreeHost"; return f->MemFreeHost(j->host);
 	case J_STREAM_NEW: j->call = "cuStreamCreate"; return f->StreamCreate(&j->s, CU_STREAM_NON_BLOCKING);
 	default: return CUDA_SUCCESS;
 	}
@@ -253,14 +258,6 @@ static int job_fn(void *arg)
 		j->call = "cuDevicePrimaryCtxRelease";
 		j->r = f->DevicePrimaryCtxRelease(j->d->dev);
 		return 0;
-	case J_FREE:
-		j->call = "cuMemFree_v2";
-		j->r = f->MemFree(j->ptr);
-		return 0;
-	case J_FREEHOST:
-		j->call = "cuMemFreeHost";
-		j->r = f->MemFreeHost(j->host);
-		return 0;
 	case J_STREAM_SYNC:
 		j->call = "cuStreamSynchronize";
 		j->r = f->StreamSynchronize(j->s);
@@ -293,10 +290,20 @@ static int run(struct cu_state *st, struct job *j, const char *who, const char *
 	j->r = CUDA_SUCCESS;
 	j->call = "";
 	char what[160];
-	static const char *const names[] = {"cuInit", "cuDeviceGet", "cuDevicePrimaryCtxRetain",
-					    "cuDevicePrimaryCtxRelease", "cuMemGetInfo", "cuMemAlloc_v2",
-					    "cuMemHostAlloc", "cuMemFree_v2", "cuMemFreeHost", "cuStreamCreate",
-					    "cuStreamSynchronize", "cuStreamDestroy_v2", "cuEventSynchronize"};
+	static const char *const names[] = { "cuInit",
+					     "cuDeviceGet",
+					     "cuDevicePrimaryCtxRetain",
+					     "cuDevicePrimaryCtxRelease",
+					     "cuMemGetInfo",
+					     "cuMemAlloc_v2",
+					     "cuMemHostAlloc",
+					     "cuMemFree_v2",
+					     "cuMemFreeHost",
+					     "cuStreamCreate",
+					     "cuStreamSynchronize",
+					     "cuStreamDestroy_v2",
+					     "cuEventSynchronize" };
+	static_assert(sizeof names / sizeof *names == J_COUNT, "a name per job");
 	snprintf(what, sizeof what, "%s on %s", names[j->op], who);
 	int rc = axl__ccall_run(st->cc, job_fn, j, sizeof *j, what);
 	if (rc)
@@ -310,7 +317,7 @@ static int dev_ctx(struct cu_dev *d)
 	pthread_mutex_lock(&d->st->lock);
 	int rc = 0;
 	if (!d->ctx) {
-		struct job j = {.op = J_RETAIN, .d = d};
+		struct job j = { .op = J_RETAIN, .d = d };
 		if ((rc = run(d->st, &j, d->label, NULL)) == 0)
 			d->ctx = j.ctx;
 	}
@@ -326,7 +333,7 @@ static void cuda_close(void *state)
 		return;
 	for (int i = 0; i < st->ndev; i++)
 		if (st->dev[i].ctx) {
-			struct job j = {.op = J_RELEASE, .d = &st->dev[i]};
+			struct job j = { .op = J_RELEASE, .d = &st->dev[i] };
 			run(st, &j, st->dev[i].label, NULL);
 		}
 	axl__ccall_free(st->cc);
@@ -364,7 +371,7 @@ static int cuda_open(const axl_context *ctx, const char *path, void **state, str
 		cuda_close(st);
 		return axl__error(AXL_ENOMEM, "compute cuda: out of memory");
 	}
-	struct job j = {.op = J_INIT};
+	struct job j = { .op = J_INIT };
 	int rc = run(st, &j, "compute cuda", NULL);
 	if (rc) {
 		cuda_close(st);
@@ -379,7 +386,7 @@ static int cuda_open(const axl_context *ctx, const char *path, void **state, str
 		return axl__error(AXL_ENOMEM, "compute cuda: out of memory");
 	}
 	for (int i = 0; i < count; i++) {
-		struct job d = {.op = J_DEVINFO, .count = i};
+		struct job d = { .op = J_DEVINFO, .count = i };
 		char who[64];
 		snprintf(who, sizeof who, "cuda device %d", i);
 		if ((rc = run(st, &d, who, NULL))) {
@@ -402,7 +409,8 @@ static int cuda_open(const axl_context *ctx, const char *path, void **state, str
 			const unsigned char *u = d.uuid.bytes;
 			snprintf(o->uuid, sizeof o->uuid,
 				 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-				 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+				 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+				 u[15]);
 		}
 		o->native = cd;
 		st->ndev++;
@@ -426,7 +434,7 @@ static int cuda_mem_info(void *state, void *dev, uint64_t *free_bytes, uint64_t 
 	int rc = dev_ctx(d);
 	if (rc)
 		return rc;
-	struct job j = {.op = J_MEMINFO, .d = d};
+	struct job j = { .op = J_MEMINFO, .d = d };
 	if ((rc = run(state, &j, d->label, NULL)))
 		return rc;
 	*free_bytes = j.free;
@@ -445,15 +453,15 @@ static int cuda_alloc(void *state, void *dev, struct axl__cmem *m)
 	if (m->kind == AXL_MEMORY_HOST) {
 		void *p = NULL;
 		if (posix_memalign(&p, 4096, (size_t)m->size))
-			return axl__error(AXL_ENOMEM, "%s: allocating %" PRIu64 " bytes of host memory failed", d->label,
-					  m->size);
+			return axl__error(AXL_ENOMEM, "%s: allocating %" PRIu64 " bytes of host memory failed",
+					  d->label, m->size);
 		m->mem = m->host = p;
 		return 0;
 	}
 	int rc = dev_ctx(d);
 	if (rc)
 		return rc;
-	struct job j = {.op = m->kind == AXL_MEMORY_PINNED ? J_HOSTALLOC : J_ALLOC, .d = d, .size = (size_t)m->size};
+	struct job j = { .op = m->kind == AXL_MEMORY_PINNED ? J_HOSTALLOC : J_ALLOC, .d = d, .size = (size_t)m->size };
 	rc = run(st, &j, d->label, detail);
 	if (rc == AXL_ENOMEM) {
 		/* say how much there was: the device's free memory (pinned memory comes from the
@@ -462,8 +470,8 @@ static int cuda_alloc(void *state, void *dev, struct axl__cmem *m)
 		snprintf(msg, sizeof msg, "%s", axl__error_text());
 		uint64_t fr = 0, tot = 0;
 		if (m->kind == AXL_MEMORY_DEVICE && cuda_mem_info(st, d, &fr, &tot) == 0)
-			return axl__error(AXL_ENOMEM, "%s; %" PRIu64 " bytes asked, %" PRIu64 " of %" PRIu64 " free", msg,
-					  m->size, fr, tot);
+			return axl__error(AXL_ENOMEM, "%s; %" PRIu64 " bytes asked, %" PRIu64 " of %" PRIu64 " free",
+					  msg, m->size, fr, tot);
 		return axl__error(AXL_ENOMEM, "%s; %" PRIu64 " bytes asked", msg, m->size);
 	}
 	if (rc)
@@ -484,7 +492,7 @@ static void cuda_free(void *state, struct axl__cmem *m)
 		free(m->host);
 		return;
 	}
-	struct job j = {.op = m->kind == AXL_MEMORY_PINNED ? J_FREEHOST : J_FREE, .d = d};
+	struct job j = { .op = m->kind == AXL_MEMORY_PINNED ? J_FREEHOST : J_FREE, .d = d };
 	j.ptr = (CUdeviceptr)(uintptr_t)m->mem;
 	j.host = m->host;
 	/* a lost device keeps its memory until its context goes (at close): nothing more
@@ -503,7 +511,7 @@ static int cuda_queue_create(void *state, void *dev, void **q)
 	struct cu_queue *cq = calloc(1, sizeof *cq);
 	if (!cq)
 		return axl__error(AXL_ENOMEM, "compute cuda: out of memory");
-	struct job j = {.op = J_STREAM_NEW, .d = d};
+	struct job j = { .op = J_STREAM_NEW, .d = d };
 	if ((rc = run(state, &j, d->label, NULL))) {
 		free(cq);
 		return rc;
@@ -517,7 +525,7 @@ static int cuda_queue_create(void *state, void *dev, void **q)
 static void cuda_queue_free(void *state, void *q)
 {
 	struct cu_queue *cq = q;
-	struct job j = {.op = J_STREAM_FREE, .d = cq->d, .s = cq->s};
+	struct job j = { .op = J_STREAM_FREE, .d = cq->d, .s = cq->s };
 	if (run(state, &j, cq->d->label, NULL))
 		axl__log(cq->d->st->ctx, AXL_LOG_INFO, "compute cuda: %s", axl__error_text());
 	free(cq);
@@ -526,7 +534,7 @@ static void cuda_queue_free(void *state, void *q)
 static int cuda_queue_sync(void *state, void *q)
 {
 	struct cu_queue *cq = q;
-	struct job j = {.op = J_STREAM_SYNC, .d = cq->d, .s = cq->s};
+	struct job j = { .op = J_STREAM_SYNC, .d = cq->d, .s = cq->s };
 	return run(state, &j, cq->d->label, NULL);
 }
 
@@ -551,7 +559,8 @@ static int cuda_copy(void *state, void *q, const struct axl__cmem *dst, uint64_t
 		int rc = cuda_queue_sync(st, q);
 		if (rc)
 			return rc;
-		memcpy((unsigned char *)dst->host + dst_offset, (const unsigned char *)src->host + src_offset, (size_t)size);
+		memcpy((unsigned char *)dst->host + dst_offset, (const unsigned char *)src->host + src_offset,
+		       (size_t)size);
 		return 0;
 	}
 	*path = AXL_COPY_PATH_DEVICE;
@@ -703,7 +712,7 @@ static int cuda_event_record(void *state, void *q, void **ev)
 static int cuda_event_wait(void *state, void *ev)
 {
 	struct cu_event *ce = ev;
-	struct job j = {.op = J_EVENT_SYNC, .d = ce->d, .e = ce->e};
+	struct job j = { .op = J_EVENT_SYNC, .d = ce->d, .e = ce->e };
 	return run(state, &j, ce->d->label, NULL);
 }
 

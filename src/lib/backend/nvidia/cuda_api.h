@@ -65,8 +65,8 @@ struct axl__cuda_fns {
 	CUresult (*MemFree)(CUdeviceptr dptr);
 	CUresult (*MemHostAlloc)(void **p, size_t bytes, unsigned int flags);
 	CUresult (*MemFreeHost)(void *p);
-	CUresult (*MemGetInfo)(size_t *free, size_t *total);                   /* _v2 */
-	CUresult (*MemGetInfoOld)(unsigned int *free, unsigned int *total);    /* CUDA 3.1 */
+	CUresult (*MemGetInfo)(size_t *free, size_t *total);                /* _v2 */
+	CUresult (*MemGetInfoOld)(unsigned int *free, unsigned int *total); /* CUDA 3.1 */
 	CUresult (*MemcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t n, CUstream s);
 	CUresult (*MemcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t n, CUstream s);
 	CUresult (*MemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s);
