@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "backend_util.h"
+#include "compute_cuda.h"
 #include "nvidia_control.h"
 #include "nvidia_visibility.h"
 
@@ -250,4 +251,6 @@ const struct axl__backend axl__backend_nvidia = {
 	.vis_node = axl__nvidia_vis_node,
 	.vis_devnum = axl__nvidia_vis_devnum,
 	.visibility = axl__nvidia_visibility,
+	.compute = &axl__compute_cuda,
+	.compute_library_env = "AXL_CUDA_LIBRARY",
 };
