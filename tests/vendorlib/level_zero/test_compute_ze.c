@@ -17,6 +17,9 @@
 #include "check.h"
 
 static const char *root, *lib;
+/* AXL_CONTEXT_NO_ENV, but for the old loader: a runtime's own variable (ZES_ENABLE_SYSMAN)
+ * is taken only from the process of a context that may read it; the list still wins */
+static unsigned ctx_flags = AXL_CONTEXT_NO_ENV;
 static axl_context *ctx;
 static axl_inventory *inv;
 static axl_compute *c;
@@ -35,7 +38,7 @@ static void open_all(const char *timeout, const char *backend)
 	snprintf(t, sizeof t, "AXL_VENDOR_TIMEOUT_MS=%s", timeout);
 	const char *env[] = {l, t, NULL};
 	struct axl_context_options o = AXL_CONTEXT_OPTIONS_INIT;
-	o.flags = AXL_CONTEXT_NO_ENV;
+	o.flags = ctx_flags;
 	o.sysroot = root;
 	o.env = env;
 	if (axl_context_open(&ctx, &o) || axl_inventory_open(&inv, ctx, 0)) {
@@ -49,10 +52,12 @@ static void open_all(const char *timeout, const char *backend)
 	for (size_t i = 0; c && i < axl_compute_device_count(c); i++) {
 		const axl_compute_device *d = axl_compute_device_at(c, i);
 		const axl_device *id = axl_compute_device_inventory(d);
-		const char *pci = id ? axl_device_id(id) : "";
-		if (strstr(pci, "0000:00:02.0"))
+		const char *pci = NULL;
+		if (!id || axl_device_get_str(id, AXL_ATTR_PCI_ADDRESS, &pci) || !pci)
+			continue;
+		if (!strcmp(pci, "0000:00:02.0"))
 			gpu[0] = d;
-		else if (strstr(pci, "0000:03:00.0"))
+		else if (!strcmp(pci, "0000:03:00.0"))
 			gpu[1] = d;
 	}
 }
@@ -295,9 +300,13 @@ int main(int argc, char **argv)
 	else if (!strcmp(k, "staged")) {
 		setenv("AXL_ZE_DOUBLE_P2P", "0", 1);
 		case_staged();
-	} else if (!strcmp(k, "old"))
+	} else if (!strcmp(k, "old")) {
+		/* the old loader's sysman (the inventory's UUIDs) needs the legacy initialisation,
+		 * which is read from the process's environment, as the runtime reads it */
+		setenv("ZES_ENABLE_SYSMAN", "1", 1);
+		ctx_flags = 0;
 		case_old();
-	else if (!strcmp(k, "oom")) {
+	} else if (!strcmp(k, "oom")) {
 		setenv("AXL_ZE_DOUBLE_OOM_AT", "100000000", 1);
 		case_oom();
 	} else if (!strcmp(k, "lost")) {

@@ -1354,6 +1354,7 @@ API ze_result_t zeCommandListAppendMemoryCopy(ze_command_list_handle_t h, void *
 		int victim = ddev >= 0 ? ddev : sdev >= 0 ? sdev : list->dev;
 		memmove(dst, src, size / 2);
 		g_lost[victim] = true;
+		g_lost_after = -1; /* one device is lost; the others go on working */
 		R = ZE_RESULT_ERROR_DEVICE_LOST;
 		goto out;
 	}
