@@ -36,7 +36,7 @@ static void open_all(const char *timeout, const char *backend)
 	char l[600], t[64];
 	snprintf(l, sizeof l, "AXL_ZE_LIBRARY=%s", lib);
 	snprintf(t, sizeof t, "AXL_VENDOR_TIMEOUT_MS=%s", timeout);
-	const char *env[] = {l, t, NULL};
+	const char *env[] = { l, t, NULL };
 	struct axl_context_options o = AXL_CONTEXT_OPTIONS_INIT;
 	o.flags = ctx_flags;
 	o.sysroot = root;
@@ -145,7 +145,7 @@ static void case_basic(void)
 	CHECK_INT(axl_compute_device_memory(c, gpu[1], &fr, &tot), 0);
 	CHECK(fr == tot - (1u << 30));
 	axl_buffer_free(c, big);
-	static const uint64_t sizes[] = {1, 2, 63, 4097, (3u << 20) + 7, 64u << 20};
+	static const uint64_t sizes[] = { 1, 2, 63, 4097, (3u << 20) + 7, 64u << 20 };
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
 		roundtrip(gpu[1], gpu[1], sizes[i], (unsigned)i);
 		CHECK_INT(roundtrip(gpu[0], gpu[1], sizes[i], (unsigned)i + 50), AXL_COPY_PATH_PEER);
@@ -175,7 +175,8 @@ static void case_basic(void)
 	CHECK_INT(axl_compute_open(&c2, inv, NULL), 0);
 	axl_buffer other = 0;
 	CHECK_INT(axl_buffer_alloc(c2, axl_compute_device_of(c2, axl_compute_device_inventory(gpu[1])),
-				   AXL_MEMORY_DEVICE, 64, &other), 0);
+				   AXL_MEMORY_DEVICE, 64, &other),
+		  0);
 	CHECK_INT(axl_copy(c, q, d, 0, other, 0, 64, &p, NULL), AXL_EINVAL);
 	CHECK_INT(axl_copy(c, q, d, 990, h, 0, 64, &p, NULL), AXL_EINVAL);
 	axl_compute_free(c2);
