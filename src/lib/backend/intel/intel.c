@@ -269,6 +269,8 @@ static const struct axl__pci_vendor pci_vendors[] = {
 };
 static const char *const drivers[] = {"i915", "xe", "intel_vpu", NULL};
 
+extern const struct axl__compute_ops axl__compute_level_zero; /* compute_ze.c */
+
 const struct axl__backend axl__backend_intel = {
 	.name = "intel",
 	.pci_vendors = pci_vendors,
@@ -279,4 +281,7 @@ const struct axl__backend axl__backend_intel = {
 	.sample = axl__intel_sample,
 	.sample_close = axl__intel_sample_close,
 	.runtime = axl__intel_runtime,
+	/* the compute path loads the same libze_loader.so.1 sysman discovery does */
+	.compute = &axl__compute_level_zero,
+	.compute_library_env = "AXL_ZE_LIBRARY",
 };

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ze_types.h"
@@ -417,6 +419,8 @@ static void put(char *dst, size_t cap, const char *s)
 	snprintf(dst, cap, "%s", s ? s : "unknown");
 }
 
+static bool read_core_env(void);
+
 /* ---- initialisation ------------------------------------------------------------------- */
 static ze_result_t init_common(const char *fn, uint32_t flags, bool zes)
 {
@@ -434,6 +438,8 @@ static ze_result_t init_common(const char *fn, uint32_t flags, bool zes)
 	if (r == ZE_RESULT_SUCCESS) {
 		if (zes) {
 			g_zes_ready = true;
+		} else if (!read_core_env()) {
+			r = bad("AXL_ZE_DOUBLE_OOM_AT or AXL_ZE_DOUBLE_LOST_AFTER is malformed");
 		} else {
 			g_core_ready = true;
 			/* the legacy switch: sysman comes up with the core driver */
@@ -913,4 +919,614 @@ API ze_result_t zesFabricPortGetState(zes_fabric_port_handle_t h, zes_fabric_por
 	if (g_nonsense)
 		s->rxSpeed.bitRate = s->txSpeed.bitRate = 4000000000000000000ll;
 	return ZE_RESULT_SUCCESS;
+}
+
+/* ---- the core API of a compute data path --------------------------------------------------
+ * Device memory is host memory the double keeps a list of, tagged with its device, so a
+ * copy knows which devices it touches. Immediate command lists run each append at once
+ * (in order, trivially); events are signalled when the append that names them runs.
+ * Faults (read by the first zeInit): AXL_ZE_DOUBLE_OOM_AT, _LOST_AFTER, _P2P (README.md). */
+enum { O_CTX = 0x7a43, O_LIST = 0x7a4c, O_POOL = 0x7a50, O_EVENT = 0x7a45 };
+struct obj {
+	int tag;
+	int dev; /* command lists: their device */
+	struct obj *pool; /* events: their pool */
+	bool signalled;
+	struct obj *next;
+};
+struct zalloc {
+	unsigned char *p;
+	size_t size;
+	int dev; /* -1: host memory */
+	struct zalloc *next;
+};
+static struct obj *g_objs;
+static struct zalloc *g_allocs;
+static uint64_t g_used[MAX_DEVS];
+static bool g_lost[MAX_DEVS];
+static long long g_copies;
+static long long g_lost_after = -1;
+static uint64_t g_oom_at;
+static bool g_p2p_off, g_core_env_read;
+
+/* AXL_ZE_DOUBLE_OOM_AT, _LOST_AFTER, _P2P; false when malformed */
+static bool read_core_env(void)
+{
+	if (g_core_env_read)
+		return true;
+	const char *oom = getenv("AXL_ZE_DOUBLE_OOM_AT"), *lost = getenv("AXL_ZE_DOUBLE_LOST_AFTER"),
+		   *p2p = getenv("AXL_ZE_DOUBLE_P2P");
+	char *end;
+	if (oom && *oom) {
+		errno = 0;
+		g_oom_at = strtoull(oom, &end, 0);
+		if (*end || errno)
+			return false;
+	}
+	if (lost && *lost) {
+		errno = 0;
+		g_lost_after = strtoll(lost, &end, 0);
+		if (*end || errno || g_lost_after < 0)
+			return false;
+	}
+	g_p2p_off = p2p && strcmp(p2p, "0") == 0;
+	g_core_env_read = true;
+	return true;
+}
+
+static struct obj *obj_of(const void *h, int tag)
+{
+	for (struct obj *o = g_objs; o; o = o->next)
+		if (o == h && o->tag == tag)
+			return o;
+	return NULL;
+}
+
+static struct obj *obj_new(int tag, int dev)
+{
+	struct obj *o = calloc(1, sizeof *o);
+	if (!o)
+		return NULL;
+	o->tag = tag;
+	o->dev = dev;
+	o->next = g_objs;
+	g_objs = o;
+	return o;
+}
+
+static void obj_free(struct obj *o)
+{
+	for (struct obj **pp = &g_objs; *pp; pp = &(*pp)->next)
+		if (*pp == o) {
+			*pp = o->next;
+			free(o);
+			return;
+		}
+}
+
+/* The allocation holding [p, p + n), NULL when none does wholly. */
+static struct zalloc *alloc_of(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	for (struct zalloc *a = g_allocs; a; a = a->next)
+		if (c >= a->p && c < a->p + a->size && n <= (size_t)(a->p + a->size - c))
+			return a;
+	return NULL;
+}
+
+/* A device's memory: the sum of its device-local modules, else of all (an integrated GPU's
+ * are system memory), else its largest allocation. */
+static uint64_t dev_total(const struct dev *d)
+{
+	uint64_t local = 0, all = 0;
+	const struct axl__jv *m = axl__jv_get(d->j, "memory");
+	for (size_t i = 0; m && m->type == AXL__J_ARR && i < m->len; i++) {
+		uint64_t s = (uint64_t)jint(&m->items[i], "size", 0);
+		all += s;
+		if (strcmp(jstr(&m->items[i], "location", "device"), "device") == 0)
+			local += s;
+	}
+	return local ? local : all ? all : (uint64_t)jint(d->j, "max_mem_alloc", 0);
+}
+
+#define CORE_ENTER(fn, fmt, ...)                          \
+	maybe_hang(fn, false);                            \
+	logline("%s(" fmt ")", fn, __VA_ARGS__);          \
+	pthread_mutex_lock(&g_lock);                      \
+	ze_result_t R = ZE_RESULT_SUCCESS;                \
+	if (!g_core_ready) {                              \
+		R = ZE_RESULT_ERROR_UNINITIALIZED;        \
+		goto out;                                 \
+	}                                                 \
+	{                                                 \
+		ze_result_t fr_;                          \
+		if (faulted(fn, -1, false, &fr_)) {       \
+			R = fr_;                          \
+			goto out;                         \
+		}                                         \
+	}
+#define CORE_EXIT            \
+	out:                 \
+	pthread_mutex_unlock(&g_lock); \
+	return R
+
+/* A device handle's device, lost or not; R set and NULL when it is not one. */
+static struct dev *core_dev(const void *h, ze_result_t *r)
+{
+	struct dev *d = dev_of(h);
+	if (!d)
+		*r = h ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+	return d;
+}
+
+API ze_result_t zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t *c)
+{
+	CORE_ENTER("zeDeviceGetProperties", "%p", (void *)hDevice)
+	struct dev *D = core_dev(hDevice, &R);
+	if (!D)
+		goto out;
+	if (!c) {
+		R = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+		goto out;
+	}
+	const struct axl__jv *j = D->j;
+	void *keep = c->pNext;
+	uint32_t st = c->stype;
+	memset(c, 0, sizeof *c);
+	c->stype = st;
+	c->pNext = keep;
+	const char *type = jstr(j, "type", "gpu");
+	c->type = strcmp(type, "vpu") == 0 || strcmp(type, "npu") == 0 ? ZE_DEVICE_TYPE_VPU : ZE_DEVICE_TYPE_GPU;
+	c->vendorId = (uint32_t)jhex(j, "vendor_id", 0x8086);
+	c->deviceId = (uint32_t)jhex(j, "device_id", 0);
+	c->flags = jbool(j, "integrated", false) ? ZE_DEVICE_PROPERTY_FLAG_INTEGRATED : 0;
+	c->coreClockRate = (uint32_t)jint(j, "core_clock_mhz", 0);
+	c->maxMemAllocSize = (uint64_t)jint(j, "max_mem_alloc", 0);
+	c->maxHardwareContexts = 65536;
+	/* timestamps are CLOCK_MONOTONIC nanoseconds: 1 ns a tick (the 1.0 meaning of
+	 * timerResolution, which ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES asks for) */
+	c->timerResolution = 1;
+	c->timestampValidBits = 64;
+	c->kernelTimestampValidBits = 32;
+	uuid_of(jstr(j, "uuid", NULL), c->uuid.id);
+	put(c->name, sizeof c->name, jstr(j, "name", NULL));
+	CORE_EXIT;
+}
+
+#ifndef ZE_DOUBLE_OLD
+API ze_result_t zeDevicePciGetPropertiesExt(ze_device_handle_t hDevice, ze_pci_ext_properties_t *p)
+{
+	CORE_ENTER("zeDevicePciGetPropertiesExt", "%p", (void *)hDevice)
+	struct dev *D = core_dev(hDevice, &R);
+	if (!D)
+		goto out;
+	if (!p) {
+		R = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+		goto out;
+	}
+	const struct axl__jv *pci = axl__jv_get(D->j, "pci");
+	unsigned d = 0, b = 0, v = 0, f = 0;
+	parse_bdf(jstr(pci, "address", NULL), &d, &b, &v, &f);
+	p->address.domain = d;
+	p->address.bus = b;
+	p->address.device = v;
+	p->address.function = f;
+	p->maxSpeed.genVersion = (int32_t)jint(pci, "max_gen", -1);
+	p->maxSpeed.width = (int32_t)jint(pci, "max_width", -1);
+	p->maxSpeed.maxBandwidth = jint(pci, "max_bandwidth", -1);
+	CORE_EXIT;
+}
+#endif
+
+API ze_result_t zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t *pCount,
+					    ze_device_memory_properties_t *p)
+{
+	CORE_ENTER("zeDeviceGetMemoryProperties", "%p", (void *)hDevice)
+	struct dev *D = core_dev(hDevice, &R);
+	if (!D)
+		goto out;
+	if (!pCount) {
+		R = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+		goto out;
+	}
+	if (*pCount == 0 || !p) {
+		*pCount = 1;
+		goto out;
+	}
+	*pCount = 1;
+	p->flags = 0;
+	p->maxClockRate = 0;
+	p->maxBusWidth = 0;
+	p->totalSize = dev_total(D);
+	snprintf(p->name, sizeof p->name, "%s", "DDR");
+	CORE_EXIT;
+}
+
+API ze_result_t zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handle_t hPeer, ze_bool_t *value)
+{
+	CORE_ENTER("zeDeviceCanAccessPeer", "%p, %p", (void *)hDevice, (void *)hPeer)
+	struct dev *a = core_dev(hDevice, &R), *b = a ? core_dev(hPeer, &R) : NULL;
+	if (!b)
+		goto out;
+	if (!value) {
+		R = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+		goto out;
+	}
+	*value = a != b && !g_p2p_off;
+	CORE_EXIT;
+}
+
+API ze_result_t zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t *desc,
+				ze_context_handle_t *out)
+{
+	CORE_ENTER("zeContextCreate", "%p", (void *)hDriver)
+	if ((void *)hDriver != (void *)&g_driver) {
+		R = hDriver ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+		goto out;
+	}
+	if (!desc || !out) {
+		R = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+		goto out;
+	}
+	struct obj *o = obj_new(O_CTX, -1);
+	if (!o)
+		R = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+	else
+		*out = (ze_context_handle_t)(void *)o;
+	CORE_EXIT;
+}
+
+API ze_result_t zeContextDestroy(ze_context_handle_t h)
+{
+	CORE_ENTER("zeContextDestroy", "%p", (void *)h)
+	struct obj *o = obj_of(h, O_CTX);
+	if (!o)
+		R = h ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+	else
+		obj_free(o);
+	CORE_EXIT;
+}
+
+static ze_result_t mem_alloc(ze_context_handle_t hContext, size_t size, size_t alignment, int dev, void **pptr)
+{
+	if (!obj_of(hContext, O_CTX))
+		return hContext ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+	if (!pptr)
+		return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+	if (size == 0)
+		return ZE_RESULT_ERROR_INVALID_SIZE;
+	if (alignment & (alignment - 1))
+		return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+	if (dev >= 0 && g_lost[dev])
+		return ZE_RESULT_ERROR_DEVICE_LOST;
+	if (g_oom_at && size >= g_oom_at)
+		return dev >= 0 ? ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+	if (dev >= 0 && size > dev_total(&g_dev[dev]) - g_used[dev])
+		return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+	struct zalloc *a = calloc(1, sizeof *a);
+	void *p = NULL;
+	if (!a || posix_memalign(&p, alignment > 64 ? alignment : 64, size)) {
+		free(a);
+		return dev >= 0 ? ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+	}
+	a->p = p;
+	a->size = size;
+	a->dev = dev;
+	a->next = g_allocs;
+	g_allocs = a;
+	if (dev >= 0)
+		g_used[dev] += size;
+	*pptr = p;
+	return ZE_RESULT_SUCCESS;
+}
+
+API ze_result_t zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *desc, size_t size,
+				 size_t alignment, ze_device_handle_t hDevice, void **pptr)
+{
+	CORE_ENTER("zeMemAllocDevice", "size=%zu", size)
+	struct dev *D = core_dev(hDevice, &R);
+	if (!D)
+		goto out;
+	R = desc ? mem_alloc(hContext, size, alignment, (int)D->index, pptr) : ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+	CORE_EXIT;
+}
+
+API ze_result_t zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *desc, size_t size,
+			       size_t alignment, void **pptr)
+{
+	CORE_ENTER("zeMemAllocHost", "size=%zu", size)
+	R = desc ? mem_alloc(hContext, size, alignment, -1, pptr) : ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+	CORE_EXIT;
+}
+
+API ze_result_t zeMemFree(ze_context_handle_t hContext, void *ptr)
+{
+	CORE_ENTER("zeMemFree", "%p", ptr)
+	if (!obj_of(hContext, O_CTX)) {
+		R = hContext ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+		goto out;
+	}
+	R = ZE_RESULT_ERROR_INVALID_ARGUMENT;
+	for (struct zalloc **pp = &g_allocs; *pp; pp = &(*pp)->next)
+		if ((*pp)->p == ptr) {
+			struct zalloc *a = *pp;
+			*pp = a->next;
+			if (a->dev >= 0)
+				g_used[a->dev] -= a->size;
+			free(a->p);
+			free(a);
+			R = ZE_RESULT_SUCCESS;
+			break;
+		}
+	CORE_EXIT;
+}
+
+API ze_result_t zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+					     const ze_command_queue_desc_t *desc, ze_command_list_handle_t *out)
+{
+	CORE_ENTER("zeCommandListCreateImmediate", "%p", (void *)hDevice)
+	struct dev *D = core_dev(hDevice, &R);
+	if (!D)
+		goto out;
+	if (!obj_of(hContext, O_CTX)) {
+		R = hContext ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+		goto out;
+	}
+	if (!desc || !out) {
+		R = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+		goto out;
+	}
+	if (g_lost[D->index]) {
+		R = ZE_RESULT_ERROR_DEVICE_LOST;
+		goto out;
+	}
+	struct obj *o = obj_new(O_LIST, (int)D->index);
+	if (!o)
+		R = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+	else
+		*out = (ze_command_list_handle_t)(void *)o;
+	CORE_EXIT;
+}
+
+API ze_result_t zeCommandListDestroy(ze_command_list_handle_t h)
+{
+	CORE_ENTER("zeCommandListDestroy", "%p", (void *)h)
+	struct obj *o = obj_of(h, O_LIST);
+	if (!o)
+		R = h ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+	else
+		obj_free(o);
+	CORE_EXIT;
+}
+
+/* What every append checks: the list, its device not lost, the wait events, the signal
+ * event. The signal event is signalled by the caller when the command has run. */
+static ze_result_t append_check(ze_command_list_handle_t h, ze_event_handle_t sig, uint32_t nwait,
+				ze_event_handle_t *wait, struct obj **list, struct obj **ev)
+{
+	*list = obj_of(h, O_LIST);
+	if (!*list)
+		return h ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+	if (g_lost[(*list)->dev])
+		return ZE_RESULT_ERROR_DEVICE_LOST;
+	if (nwait && !wait)
+		return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+	for (uint32_t i = 0; i < nwait; i++)
+		if (!obj_of(wait[i], O_EVENT))
+			return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+	*ev = NULL;
+	if (sig && !(*ev = obj_of(sig, O_EVENT)))
+		return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+	return ZE_RESULT_SUCCESS;
+}
+
+API ze_result_t zeCommandListAppendMemoryCopy(ze_command_list_handle_t h, void *dst, const void *src, size_t size,
+					      ze_event_handle_t sig, uint32_t nwait, ze_event_handle_t *wait)
+{
+	CORE_ENTER("zeCommandListAppendMemoryCopy", "size=%zu", size)
+	struct obj *list, *ev;
+	if ((R = append_check(h, sig, nwait, wait, &list, &ev)))
+		goto out;
+	if (!dst || !src) {
+		R = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+		goto out;
+	}
+	/* a pointer inside an allocation must lie wholly in it; one outside every allocation
+	 * is the caller's host memory (system allocations are valid copy ends) */
+	struct zalloc *da = alloc_of(dst, 1), *sa = alloc_of(src, 1);
+	if ((da && !alloc_of(dst, size)) || (sa && !alloc_of(src, size))) {
+		R = ZE_RESULT_ERROR_INVALID_SIZE;
+		goto out;
+	}
+	int ddev = da ? da->dev : -1, sdev = sa ? sa->dev : -1;
+	if ((ddev >= 0 && g_lost[ddev]) || (sdev >= 0 && g_lost[sdev])) {
+		R = ZE_RESULT_ERROR_DEVICE_LOST;
+		goto out;
+	}
+	/* memory of another device than the list's needs peer access */
+	if ((ddev >= 0 && ddev != list->dev) || (sdev >= 0 && sdev != list->dev)) {
+		if (g_p2p_off) {
+			R = ZE_RESULT_ERROR_INVALID_ARGUMENT;
+			goto out;
+		}
+	}
+	if (g_lost_after >= 0 && g_copies >= g_lost_after) {
+		int victim = ddev >= 0 ? ddev : sdev >= 0 ? sdev : list->dev;
+		memmove(dst, src, size / 2);
+		g_lost[victim] = true;
+		g_lost_after = -1; /* one device is lost; the others go on working */
+		R = ZE_RESULT_ERROR_DEVICE_LOST;
+		goto out;
+	}
+	memmove(dst, src, size);
+	g_copies++;
+	if (ev)
+		ev->signalled = true;
+	CORE_EXIT;
+}
+
+API ze_result_t zeCommandListAppendMemoryFill(ze_command_list_handle_t h, void *ptr, const void *pattern,
+					      size_t pattern_size, size_t size, ze_event_handle_t sig, uint32_t nwait,
+					      ze_event_handle_t *wait)
+{
+	CORE_ENTER("zeCommandListAppendMemoryFill", "size=%zu", size)
+	struct obj *list, *ev;
+	if ((R = append_check(h, sig, nwait, wait, &list, &ev)))
+		goto out;
+	if (!ptr || !pattern) {
+		R = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+		goto out;
+	}
+	/* the specification: a power of two, at most the device's largest fill pattern */
+	if (!pattern_size || (pattern_size & (pattern_size - 1)) || pattern_size > 128 || size % pattern_size) {
+		R = ZE_RESULT_ERROR_INVALID_SIZE;
+		goto out;
+	}
+	struct zalloc *a = alloc_of(ptr, 1);
+	if (a && !alloc_of(ptr, size)) {
+		R = ZE_RESULT_ERROR_INVALID_SIZE;
+		goto out;
+	}
+	if (a && a->dev >= 0 && g_lost[a->dev]) {
+		R = ZE_RESULT_ERROR_DEVICE_LOST;
+		goto out;
+	}
+	for (size_t i = 0; i < size; i += pattern_size)
+		memcpy((unsigned char *)ptr + i, pattern, pattern_size);
+	if (ev)
+		ev->signalled = true;
+	CORE_EXIT;
+}
+
+API ze_result_t zeCommandListAppendBarrier(ze_command_list_handle_t h, ze_event_handle_t sig, uint32_t nwait,
+					   ze_event_handle_t *wait)
+{
+	CORE_ENTER("zeCommandListAppendBarrier", "%p", (void *)h)
+	struct obj *list, *ev;
+	if ((R = append_check(h, sig, nwait, wait, &list, &ev)))
+		goto out;
+	if (ev)
+		ev->signalled = true;
+	CORE_EXIT;
+}
+
+API ze_result_t zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t h, uint64_t *dst,
+							ze_event_handle_t sig, uint32_t nwait, ze_event_handle_t *wait)
+{
+	CORE_ENTER("zeCommandListAppendWriteGlobalTimestamp", "%p", (void *)h)
+	struct obj *list, *ev;
+	if ((R = append_check(h, sig, nwait, wait, &list, &ev)))
+		goto out;
+	if (!dst) {
+		R = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+		goto out;
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	*dst = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (ev)
+		ev->signalled = true;
+	CORE_EXIT;
+}
+
+#ifndef ZE_DOUBLE_OLD
+API ze_result_t zeCommandListHostSynchronize(ze_command_list_handle_t h, uint64_t timeout)
+{
+	CORE_ENTER("zeCommandListHostSynchronize", "timeout=%llu", (unsigned long long)timeout)
+	struct obj *list = obj_of(h, O_LIST);
+	if (!list)
+		R = h ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+	else if (g_lost[list->dev])
+		R = ZE_RESULT_ERROR_DEVICE_LOST;
+	CORE_EXIT;
+}
+#endif
+
+API ze_result_t zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t ndev,
+				  ze_device_handle_t *devs, ze_event_pool_handle_t *out)
+{
+	CORE_ENTER("zeEventPoolCreate", "count=%u", desc ? desc->count : 0u)
+	if (!obj_of(hContext, O_CTX)) {
+		R = hContext ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+		goto out;
+	}
+	if (!desc || !out || (ndev && !devs)) {
+		R = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+		goto out;
+	}
+	if (desc->count == 0) {
+		R = ZE_RESULT_ERROR_INVALID_SIZE;
+		goto out;
+	}
+	struct obj *o = obj_new(O_POOL, (int)desc->count);
+	if (!o)
+		R = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+	else
+		*out = (ze_event_pool_handle_t)(void *)o;
+	CORE_EXIT;
+}
+
+API ze_result_t zeEventPoolDestroy(ze_event_pool_handle_t h)
+{
+	CORE_ENTER("zeEventPoolDestroy", "%p", (void *)h)
+	struct obj *o = obj_of(h, O_POOL);
+	if (!o) {
+		R = h ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+		goto out;
+	}
+	for (struct obj *e = g_objs; e; e = e->next)
+		if (e->tag == O_EVENT && e->pool == o) {
+			R = ZE_RESULT_ERROR_INVALID_ARGUMENT; /* events of it still live */
+			goto out;
+		}
+	obj_free(o);
+	CORE_EXIT;
+}
+
+API ze_result_t zeEventCreate(ze_event_pool_handle_t hPool, const ze_event_desc_t *desc, ze_event_handle_t *out)
+{
+	CORE_ENTER("zeEventCreate", "index=%u", desc ? desc->index : 0u)
+	struct obj *pool = obj_of(hPool, O_POOL);
+	if (!pool) {
+		R = hPool ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+		goto out;
+	}
+	if (!desc || !out) {
+		R = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+		goto out;
+	}
+	if (desc->index >= (uint32_t)pool->dev) {
+		R = ZE_RESULT_ERROR_INVALID_ARGUMENT;
+		goto out;
+	}
+	struct obj *o = obj_new(O_EVENT, -1);
+	if (!o) {
+		R = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+		goto out;
+	}
+	o->pool = pool;
+	*out = (ze_event_handle_t)(void *)o;
+	CORE_EXIT;
+}
+
+API ze_result_t zeEventDestroy(ze_event_handle_t h)
+{
+	CORE_ENTER("zeEventDestroy", "%p", (void *)h)
+	struct obj *o = obj_of(h, O_EVENT);
+	if (!o)
+		R = h ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+	else
+		obj_free(o);
+	CORE_EXIT;
+}
+
+API ze_result_t zeEventHostSynchronize(ze_event_handle_t h, uint64_t timeout)
+{
+	CORE_ENTER("zeEventHostSynchronize", "timeout=%llu", (unsigned long long)timeout)
+	struct obj *o = obj_of(h, O_EVENT);
+	if (!o)
+		R = h ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+	else if (!o->signalled)
+		R = ZE_RESULT_NOT_READY; /* nothing will signal it: every append has run */
+	CORE_EXIT;
 }

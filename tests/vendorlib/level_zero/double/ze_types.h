@@ -10,8 +10,10 @@
 
 typedef enum _ze_result_t {
 	ZE_RESULT_SUCCESS = 0,
+	ZE_RESULT_NOT_READY = 1,
 	ZE_RESULT_ERROR_DEVICE_LOST = 0x70000001,
 	ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY = 0x70000002,
+	ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY = 0x70000003,
 	ZE_RESULT_ERROR_DEVICE_REQUIRES_RESET = 0x70000006,
 	ZE_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE = 0x70000007,
 	ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS = 0x70010000,
@@ -215,5 +217,66 @@ typedef struct _zes_fabric_port_state_t {
 	zes_fabric_port_id_t remotePortId;
 	zes_fabric_port_speed_t rxSpeed, txSpeed;
 } zes_fabric_port_state_t;
+
+
+/* ---- the core API of a compute data path (ze_api.h: contexts, memory, immediate
+ * command lists, events; ZE_extension_pci_properties) ---- */
+typedef struct _ze_context_handle_t *ze_context_handle_t;
+typedef struct _ze_command_list_handle_t *ze_command_list_handle_t;
+typedef struct _ze_event_pool_handle_t *ze_event_pool_handle_t;
+typedef struct _ze_event_handle_t *ze_event_handle_t;
+#define ZE_INIT_FLAG_GPU_ONLY 1u
+#define ZE_EVENT_POOL_FLAG_HOST_VISIBLE 1u
+typedef struct _ze_pci_ext_properties_t {
+	uint32_t stype; /* ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES 0x10008 */
+	void *pNext;
+	struct {
+		uint32_t domain, bus, device, function;
+	} address;
+	struct {
+		int32_t genVersion, width;
+		int64_t maxBandwidth;
+	} maxSpeed;
+} ze_pci_ext_properties_t;
+typedef struct _ze_device_memory_properties_t {
+	uint32_t stype; /* 0x5 */
+	void *pNext;
+	uint32_t flags;
+	uint32_t maxClockRate;
+	uint32_t maxBusWidth;
+	uint64_t totalSize;
+	char name[256];
+} ze_device_memory_properties_t;
+typedef struct _ze_context_desc_t {
+	uint32_t stype;
+	const void *pNext;
+	uint32_t flags;
+} ze_context_desc_t;
+typedef struct _ze_device_mem_alloc_desc_t {
+	uint32_t stype;
+	const void *pNext;
+	uint32_t flags;
+	uint32_t ordinal;
+} ze_device_mem_alloc_desc_t;
+typedef struct _ze_host_mem_alloc_desc_t {
+	uint32_t stype;
+	const void *pNext;
+	uint32_t flags;
+} ze_host_mem_alloc_desc_t;
+typedef struct _ze_command_queue_desc_t {
+	uint32_t stype;
+	const void *pNext;
+	uint32_t ordinal, index, flags, mode, priority;
+} ze_command_queue_desc_t;
+typedef struct _ze_event_pool_desc_t {
+	uint32_t stype;
+	const void *pNext;
+	uint32_t flags, count;
+} ze_event_pool_desc_t;
+typedef struct _ze_event_desc_t {
+	uint32_t stype;
+	const void *pNext;
+	uint32_t index, signal, wait;
+} ze_event_desc_t;
 
 #endif
