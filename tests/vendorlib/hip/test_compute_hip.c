@@ -319,8 +319,13 @@ static void case_copies(void)
 	CHECK_INT(axl_compute_device_sync(c, a), 0);
 	CHECK_INT(axl_compute_device_sync(c, b), 0);
 
-	/* bad input: a queue of another device, objects of another compute context */
-	CHECK_INT(axl_copy(c, qb, da, 0, src, 0, 16, NULL, NULL), AXL_EINVAL);
+	/* host memory into a's memory asked of b's queue: a does it, after b's work, done
+	 * when axl_copy returns */
+	axl_copy_path via = 0;
+	CHECK_INT(axl_copy(c, qb, da, 0, src, 0, 16, &via, NULL), 0);
+	CHECK_INT(via, AXL_COPY_PATH_DEVICE);
+	/* bad input: a fill of a's memory on b's queue, objects of another compute context */
+	CHECK_INT(axl_fill(c, qb, da, 0, 16, 0, NULL), AXL_EINVAL);
 	axl_compute *c2 = open_hip();
 	axl_buffer other = 0;
 	CHECK_INT(axl_buffer_alloc(c2, gpu(c2, "0000:0c:00.0"), AXL_MEMORY_DEVICE, 64, &other), 0);
