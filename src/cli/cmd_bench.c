@@ -424,6 +424,14 @@ static void size_text(uint64_t v, char *buf, size_t cap)
 		snprintf(buf, cap, "%" PRIu64 " bytes", v);
 }
 
+static const struct result *pair(const struct bench *b, size_t i, size_t j)
+{
+	for (size_t k = 0; k < b->nres; k++)
+		if (b->res[k].t == T_PAIR && b->res[k].a == (int)i && b->res[k].b == (int)j)
+			return &b->res[k];
+	return NULL;
+}
+
 static void print_text(struct bench *b)
 {
 	char sz[32];
@@ -444,9 +452,10 @@ static void print_text(struct bench *b)
 			snprintf(th, sizeof th, "%.2f", r->theo);
 		if (r->ok && r->theo > 0)
 			snprintf(pc, sizeof pc, "%.0f%%", 100 * r->med / r->theo);
-		printf("%-22s %-10s %-17s %-7s %9s %9s  %-22s %5s%s%s\n", x->id, axl_compute_device_backend(x->cd),
+		/* why a test failed goes to standard error, in full */
+		printf("%-22s %-10s %-17s %-7s %9s %9s  %-22s %5s%s\n", x->id, axl_compute_device_backend(x->cd),
 		       test_text[r->t], r->ok ? axl_copy_path_name(r->path) : "-", gb, th, r->theo > 0 ? r->theo_src : "-",
-		       pc, r->err[0] ? "  " : "", r->err);
+		       pc, r->err[0] ? "  failed" : "");
 	}
 	if (b->n < 2)
 		return;
@@ -458,10 +467,7 @@ static void print_text(struct bench *b)
 	for (size_t i = 0; i < b->n; i++) {
 		printf("%-22.22s", b->dev[i].id);
 		for (size_t j = 0; j < b->n; j++) {
-			const struct result *r = NULL;
-			for (size_t k = 0; k < b->nres; k++)
-				if (b->res[k].t == T_PAIR && b->res[k].a == (int)i && b->res[k].b == (int)j)
-					r = &b->res[k];
+			const struct result *r = pair(b, i, j);
 			char cell[32] = "-";
 			if (r && r->ok && r->verified)
 				snprintf(cell, sizeof cell, "%.2f %c", r->med, axl_copy_path_name(r->path)[0]);
@@ -470,6 +476,27 @@ static void print_text(struct bench *b)
 			printf(" %14s", cell);
 		}
 		printf("\n");
+	}
+	printf("\ndevice -> device, %% of the link's limit\n%-22s", "");
+	for (size_t j = 0; j < b->n; j++)
+		printf(" %14.14s", b->dev[j].id);
+	printf("\n");
+	for (size_t i = 0; i < b->n; i++) {
+		printf("%-22.22s", b->dev[i].id);
+		for (size_t j = 0; j < b->n; j++) {
+			const struct result *r = pair(b, i, j);
+			char cell[48] = "-";
+			if (r && r->ok && r->verified && r->theo > 0)
+				snprintf(cell, sizeof cell, "%.0f%% of %.0f", 100 * r->med / r->theo, r->theo);
+			printf(" %14s", cell);
+		}
+		printf("\n");
+	}
+	for (size_t k = 0; k < b->nres; k++) {
+		const struct result *r = &b->res[k];
+		if (r->t == T_PAIR && r->ok && r->theo > 0 && (k == 0 || strcmp(b->res[k - 1].theo_src, r->theo_src)))
+			printf("  limit %s -> %s: %.2f GB/s (%s)\n", b->dev[r->a].id, b->dev[r->b].id, r->theo,
+			       r->theo_src);
 	}
 	for (size_t k = 0; k < b->nres; k++) {
 		const struct result *r = &b->res[k];

@@ -19,7 +19,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 SCHEMA = os.path.join(SRC, "schema", "axl-copybench.schema.json")
 SIM = os.path.join(SRC, "tests", "sim", "h100x2.json")
-CASES = ["schema", "text", "odd_size", "pageable", "named", "errors"]
+CASES = ["schema", "text", "odd_size", "pageable", "named", "errors", "opencl", "vulkan"]
+# registered by tests/vendorlib/cuda/CMakeLists.txt, with the double and its inputs
+EXTRA_CASES = ["cuda_double"]
+SKIP = 77
 TESTS = ["host_to_device", "device_to_host", "bidirectional", "device_local"]
 
 failures = []
@@ -151,16 +154,102 @@ def case_errors(axl):
     check(rc == 0 and "axl bench copy" in out and "--pageable" in out, "errors: help bench")
 
 
+def runtime_case(axl, backend, icd_glob):
+    """A real runtime's device emulated on the host CPU (PoCL, lavapipe), named, next to
+    the host CPU: every test of both and the pairs between them, bytes verified."""
+    import glob
+    if not glob.glob(icd_glob):
+        print("no %s runtime installed (%s): skipped" % (backend, icd_glob))
+        return SKIP
+    d = measured(axl, ["host", "host/" + backend, "--backend", backend, "--size", "3MiB", "--iterations", "2"],
+                 backend)
+    if d is None:
+        return None
+    check([x["id"] for x in d["devices"]] == ["host", "host/" + backend], "%s: devices %s" % (backend, d["devices"]))
+    check([x["backend"] for x in d["devices"]] == ["cpu", backend], "%s: backends" % backend)
+    pairs = [r for r in d["results"] if r["test"] == "device_to_device"]
+    check(len(pairs) == 2 and len(d["results"]) == 10, "%s: %d results" % (backend, len(d["results"])))
+    # the host CPU's "device" memory is host memory: the runtime's device does the copy
+    check(all(r["path"] == "device" for r in pairs), "%s: pair paths %s" % (backend, [r["path"] for r in pairs]))
+    check(all(r["path"] == "device" for r in d["results"] if r["device"] != "host"), "%s: paths" % backend)
+    rc, out, err = run(axl, ["bench", "copy", "--sim", SIM, "--backend", backend, "--size", "1M", "--iterations", "1"])
+    check(rc == 0 and "host/" + backend in out, "%s: default devices: %r %r" % (backend, out[-300:], err))
+    return None
+
+
+def case_opencl(axl):
+    return runtime_case(axl, "opencl", "/etc/OpenCL/vendors/*.icd")
+
+
+def case_vulkan(axl):
+    return runtime_case(axl, "vulkan", "/usr/share/vulkan/icd.d/lvp_icd*.json")
+
+
+def case_cuda_double(axl, lib, inputs):
+    """The cuda backend over the CUDA double on the recorded HGX H100 node: the limits
+    come from the inventory (PCIe gen 5 x16, NVSwitch 450 GB/s), peer copies by default,
+    staged when the double refuses peer access."""
+    env = {"AXL_CUDA_LIBRARY": lib, "AXL_CUDA_DOUBLE_XML": os.path.join(inputs, "cuda.xml")}
+    tree = os.path.join(inputs, "tree")
+    for p2p, path in (("1", "peer"), ("0", "staged")):
+        e = dict(env)
+        if p2p == "0":
+            e["AXL_CUDA_DOUBLE_P2P"] = "0"
+        rc, out, err = run(axl, ["bench", "copy", "nvidia:0", "nvidia:3", "--sysroot", tree, "--size", "2MiB",
+                                 "--iterations", "2", "--json"], e)
+        if not check(rc == 0, "cuda_double p2p=%s: rc %d: %s" % (p2p, rc, err)):
+            continue
+        d = json.loads(out)
+        validate(d, "cuda_double")
+        check([x["backend"] for x in d["devices"]] == ["cuda", "cuda"], "cuda_double: backends")
+        check(all(x["pcie_gbps"] and abs(x["pcie_gbps"] - 63.008) < 0.01 for x in d["devices"]),
+              "cuda_double: pcie figures %s" % [x["pcie_gbps"] for x in d["devices"]])
+        for r in d["results"]:
+            w = "cuda_double p2p=%s %s %s" % (p2p, r["test"], r["device"])
+            check(r["verified"] and r["error"] is None, w + ": %s" % r["error"])
+            if r["test"] == "device_to_device":
+                check(r["path"] == path, w + ": path %s" % r["path"])
+                want = 450 if path == "peer" else 63.008
+                check(r["theoretical_gbps"] is not None and abs(r["theoretical_gbps"] - want) < 0.01,
+                      w + ": limit %s" % r["theoretical_gbps"])
+            elif r["test"] == "device_local":
+                check(r["theoretical_gbps"] == 1675, w + ": limit %s" % r["theoretical_gbps"])
+            elif r["test"] == "bidirectional":
+                check(abs(r["theoretical_gbps"] - 126.016) < 0.01, w + ": limit %s" % r["theoretical_gbps"])
+            else:
+                check(r["path"] == "device", w + ": path %s" % r["path"])
+    # a lost device: the test fails with a message, exit 1, the others still run
+    e = dict(env, AXL_CUDA_DOUBLE_LOST_AFTER="3")
+    rc, out, err = run(axl, ["bench", "copy", "nvidia:0", "nvidia:3", "--sysroot", tree, "--size", "1MiB",
+                             "--iterations", "2", "--json"], e)
+    check(rc == 1, "cuda_double lost: rc %d" % rc)
+    if out:
+        d = json.loads(out)
+        validate(d, "cuda_double lost")
+        bad = [r for r in d["results"] if r["error"]]
+        check(bad and any("lost" in r["error"] or "unavailable" in r["error"].lower() or "46" in r["error"]
+                          for r in bad), "cuda_double lost: errors %s" % [r["error"] for r in bad][:3])
+        check(all(r["gbps"] is None for r in bad if not r["verified"] and r["path"] is None),
+              "cuda_double lost: a figure for a failed test")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--axl")
     ap.add_argument("--case")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--cuda-lib")
+    ap.add_argument("--cuda-inputs")
     a = ap.parse_args()
     if a.list:
         print(";".join(CASES))
         return 0
-    globals()["case_" + a.case](a.axl)
+    if a.case == "cuda_double":
+        r = case_cuda_double(a.axl, a.cuda_lib, a.cuda_inputs)
+    else:
+        r = globals()["case_" + a.case](a.axl)
+    if r == SKIP and not failures:
+        return SKIP
     if failures:
         print("%d failure(s)" % len(failures), file=sys.stderr)
         return 1
