@@ -19,7 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 SCHEMA = os.path.join(SRC, "schema", "axl-copybench.schema.json")
 SIM = os.path.join(SRC, "tests", "sim", "h100x2.json")
-CASES = ["schema", "text", "odd_size", "pageable", "named", "errors", "opencl", "vulkan"]
+CASES = ["schema", "text", "progress", "odd_size", "pageable", "named", "errors", "opencl", "vulkan"]
 # registered by tests/vendorlib/cuda/CMakeLists.txt, with the double and its inputs
 EXTRA_CASES = ["cuda_double"]
 SKIP = 77
@@ -101,6 +101,34 @@ def case_text(axl):
         check(any(l.startswith("host ") and t in l for l in lines), "text: no row for %s" % t)
     # not a terminal: no progress line
     check("\r" not in err and "\033" not in err, "text: progress written to a pipe")
+
+
+def case_progress(axl):
+    """On a terminal (standard error a pty) each test shows [k/n] as it starts, and the
+    line is cleared at the end; standard output keeps only the table."""
+    import pty
+    master, slave = pty.openpty()
+    e = {k: v for k, v in os.environ.items() if not k.startswith("AXL_")}
+    p = subprocess.Popen([axl, "bench", "copy", "--sim", SIM, "--size", "1MiB", "--iterations", "2"],
+                         env=e, stdout=subprocess.PIPE, stderr=slave, text=True)
+    os.close(slave)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        err += chunk
+    out, _ = p.communicate(timeout=120)
+    os.close(master)
+    err = err.decode(errors="replace")
+    check(p.returncode == 0, "progress: rc %d" % p.returncode)
+    for k in range(1, 5):
+        check("[%d/4]" % k in err, "progress: no [%d/4] in %r" % (k, err[:200]))
+    check("host -> device host" in err and err.endswith("\r\033[K"), "progress: %r" % err[-80:])
+    check("[1/4]" not in out and "\033" not in out, "progress: on standard output")
 
 
 def case_odd_size(axl):
