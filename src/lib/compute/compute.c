@@ -237,9 +237,14 @@ AXL_API int axl_compute_open(axl_compute **out, const axl_inventory *inv, const 
 		if (ops && (want ? strcmp(ops->name, want) == 0 : wanted(c, axl__backends[b])))
 			open_backend(c, ops, c->inv->ctx->compute_library[b], want != NULL);
 	}
+	/* The vendor-neutral runtimes list this machine's devices, which can be the
+	 * inventory's only on the live system: on a simulated or re-rooted node (another
+	 * machine's, or a test's) they are loaded only when named. */
+	const axl_context *ctx = inv->ctx;
+	bool live = !ctx->sim && !ctx->fs.rerooted;
 	for (size_t g = 0; axl__compute_generic[g] && c->nbe < NBE; g++) {
 		const struct axl__compute_ops *ops = axl__compute_generic[g];
-		if (want ? strcmp(ops->name, want) == 0 : wanted(c, NULL))
+		if (want ? strcmp(ops->name, want) == 0 : live && wanted(c, NULL))
 			open_backend(c, ops, NULL, want != NULL);
 	}
 	*out = c;
