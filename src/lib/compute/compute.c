@@ -2,23 +2,16 @@
 /* The compute API (include/axl/compute.h): a context over an inventory, its devices (the
  * host CPU first, then each accelerator a backend drives, matched to the inventory), and
  * buffers, queues and events as checked handles. Every argument is checked here, so the
- * backends (compute_impl.h) trust what they are given. */
+ * backends (compute_impl.h) trust what they are given. Which backend does a copy is
+ * decided in route.c; the structs both share are in compute_core.h. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "compute_core.h"
 #include "compute_impl.h"
-
-struct axl_compute_device {
-	axl_compute *c;
-	const axl_device *inv; /* NULL: the host CPU */
-	const struct axl__compute_ops *ops;
-	void *state;
-	void *native;
-	char name[128];
-};
 
 /* the cpu backend, each vendor's, the vendor-neutral ones */
 #define NBE (AXL__BACKENDS_MAX + 4)
@@ -35,18 +28,6 @@ struct axl_compute {
 	size_t ndev;
 	struct cbackend be[NBE]; /* [0]: cpu, then vendors', then neutral ones */
 	size_t nbe;
-};
-
-struct cbuf {
-	struct axl__cmem m;
-	void *mstate; /* the state of the backend that allocated it (m.ops) */
-	const axl_compute_device *dev;
-	bool wrapped; /* the caller's memory: never freed here */
-};
-
-struct cqueue {
-	const axl_compute_device *dev;
-	void *native;
 };
 
 struct cevent {
@@ -76,14 +57,6 @@ AXL_API const char *axl_memory_kind_name(axl_memory_kind k)
 }
 
 /* ---- opening: backends and devices ------------------------------------------------ */
-static const char *dev_id(const axl_compute_device *d)
-{
-	const char *id = NULL;
-	if (!d->inv)
-		return "host";
-	return axl_device_get_str(d->inv, AXL_ATTR_ID, &id) == 0 && id ? id : "device";
-}
-
 /* The inventory device a backend's device is (PCI address, else UUID), NULL when none
  * or when it is not visible to this process. */
 static const axl_device *match(const axl_inventory *inv, const struct axl__compute_found *f)
@@ -263,13 +236,13 @@ AXL_API void axl_compute_free(axl_compute *c)
 		free(e);
 	}
 	cur = 0;
-	struct cqueue *q;
+	struct axl__cqueue *q;
 	while ((q = axl__handle_take_next(&c->h, AXL__H_QUEUE, &cur))) {
 		q->dev->ops->queue_free(q->dev->state, q->native);
 		free(q);
 	}
 	cur = 0;
-	struct cbuf *b;
+	struct axl__cbuf *b;
 	while ((b = axl__handle_take_next(&c->h, AXL__H_BUFFER, &cur))) {
 		if (!b->wrapped)
 			b->m.ops->free(b->mstate, &b->m);
@@ -347,7 +320,7 @@ AXL_API int axl_compute_device_sync(axl_compute *c, const axl_compute_device *d)
 		return rc;
 	uint32_t cur = 0;
 	uint64_t h;
-	struct cqueue *q;
+	struct axl__cqueue *q;
 	while ((q = axl__handle_get_next(&c->h, AXL__H_QUEUE, &cur, &h))) {
 		int r = q->dev == d ? q->dev->ops->queue_sync(q->dev->state, q->native) : 0;
 		axl__handle_put(&c->h, h);
@@ -358,7 +331,7 @@ AXL_API int axl_compute_device_sync(axl_compute *c, const axl_compute_device *d)
 }
 
 /* ---- buffers ---------------------------------------------------------------------- */
-static int new_buffer(axl_compute *c, struct cbuf *b, axl_buffer *out)
+static int new_buffer(axl_compute *c, struct axl__cbuf *b, axl_buffer *out)
 {
 	int rc = axl__handle_new(&c->h, AXL__H_BUFFER, b, out);
 	if (rc) {
@@ -382,7 +355,7 @@ AXL_API int axl_buffer_alloc(axl_compute *c, const axl_compute_device *d, axl_me
 		return axl__error(AXL_EINVAL, "axl_buffer_alloc on %s: %d is not a memory kind", dev_id(d), (int)kind);
 	if (!size)
 		return axl__error(AXL_EINVAL, "axl_buffer_alloc on %s: a buffer of 0 bytes", dev_id(d));
-	struct cbuf *b = calloc(1, sizeof *b);
+	struct axl__cbuf *b = calloc(1, sizeof *b);
 	if (!b)
 		return axl__error(AXL_ENOMEM, "axl_buffer_alloc: out of memory");
 	b->dev = d;
@@ -414,7 +387,7 @@ AXL_API int axl_buffer_wrap(axl_compute *c, void *ptr, uint64_t size, axl_buffer
 	if (size > UINTPTR_MAX || __builtin_add_overflow((uintptr_t)ptr, (uintptr_t)size, &end))
 		return axl__error(AXL_EINVAL, "axl_buffer_wrap: %" PRIu64 " bytes at %p run past the address space",
 				  size, ptr);
-	struct cbuf *b = calloc(1, sizeof *b);
+	struct axl__cbuf *b = calloc(1, sizeof *b);
 	if (!b)
 		return axl__error(AXL_ENOMEM, "axl_buffer_wrap: out of memory");
 	b->dev = &c->devs[0];
@@ -430,7 +403,7 @@ static void sync_all(axl_compute *c)
 {
 	uint32_t cur = 0;
 	uint64_t h;
-	struct cqueue *q;
+	struct axl__cqueue *q;
 	while ((q = axl__handle_get_next(&c->h, AXL__H_QUEUE, &cur, &h))) {
 		q->dev->ops->queue_sync(q->dev->state, q->native);
 		axl__handle_put(&c->h, h);
@@ -442,7 +415,7 @@ AXL_API int axl_buffer_free(axl_compute *c, axl_buffer b)
 	if (!c)
 		return axl__error(AXL_EINVAL, "axl_buffer_free: the compute context is NULL");
 	/* refused to everyone from here on; returned once no call is using it */
-	struct cbuf *o = axl__handle_retire(&c->h, b, AXL__H_BUFFER);
+	struct axl__cbuf *o = axl__handle_retire(&c->h, b, AXL__H_BUFFER);
 	if (!o)
 		return axl__error(AXL_EINVAL,
 				  "axl_buffer_free: 0x%" PRIx64 " is not a buffer of this context (freed already?)", b);
@@ -454,9 +427,9 @@ AXL_API int axl_buffer_free(axl_compute *c, axl_buffer b)
 	return 0;
 }
 
-static struct cbuf *get_buf(axl_compute *c, axl_buffer b, const char *fn)
+static struct axl__cbuf *get_buf(axl_compute *c, axl_buffer b, const char *fn)
 {
-	struct cbuf *o = axl__handle_get(&c->h, b, AXL__H_BUFFER);
+	struct axl__cbuf *o = axl__handle_get(&c->h, b, AXL__H_BUFFER);
 	if (!o)
 		axl__error(AXL_EINVAL, "%s: 0x%" PRIx64 " is not a live buffer of this context", fn, b);
 	return o;
@@ -467,7 +440,7 @@ AXL_API int axl_buffer_info(axl_compute *c, axl_buffer b, uint64_t *size, axl_me
 {
 	if (!c)
 		return axl__error(AXL_EINVAL, "axl_buffer_info: the compute context is NULL");
-	struct cbuf *o = get_buf(c, b, "axl_buffer_info");
+	struct axl__cbuf *o = get_buf(c, b, "axl_buffer_info");
 	if (!o)
 		return AXL_EINVAL;
 	if (size)
@@ -484,7 +457,7 @@ AXL_API int axl_buffer_host_pointer(axl_compute *c, axl_buffer b, void **ptr)
 {
 	if (!c || !ptr)
 		return axl__error(AXL_EINVAL, "axl_buffer_host_pointer: %s is NULL", !c ? "the context" : "ptr");
-	struct cbuf *o = get_buf(c, b, "axl_buffer_host_pointer");
+	struct axl__cbuf *o = get_buf(c, b, "axl_buffer_host_pointer");
 	if (!o)
 		return AXL_EINVAL;
 	int rc = 0;
@@ -507,7 +480,7 @@ AXL_API int axl_queue_create(axl_compute *c, const axl_compute_device *d, axl_qu
 	if (!out)
 		return axl__error(AXL_EINVAL, "axl_queue_create: out is NULL");
 	*out = 0;
-	struct cqueue *q = calloc(1, sizeof *q);
+	struct axl__cqueue *q = calloc(1, sizeof *q);
 	if (!q)
 		return axl__error(AXL_ENOMEM, "axl_queue_create: out of memory");
 	q->dev = d;
@@ -526,7 +499,7 @@ AXL_API int axl_queue_free(axl_compute *c, axl_queue q)
 {
 	if (!c)
 		return axl__error(AXL_EINVAL, "axl_queue_free: the compute context is NULL");
-	struct cqueue *o = axl__handle_retire(&c->h, q, AXL__H_QUEUE);
+	struct axl__cqueue *o = axl__handle_retire(&c->h, q, AXL__H_QUEUE);
 	if (!o)
 		return axl__error(AXL_EINVAL,
 				  "axl_queue_free: 0x%" PRIx64 " is not a queue of this context (freed already?)", q);
@@ -539,7 +512,7 @@ AXL_API int axl_queue_sync(axl_compute *c, axl_queue q)
 {
 	if (!c)
 		return axl__error(AXL_EINVAL, "axl_queue_sync: the compute context is NULL");
-	struct cqueue *o = axl__handle_get(&c->h, q, AXL__H_QUEUE);
+	struct axl__cqueue *o = axl__handle_get(&c->h, q, AXL__H_QUEUE);
 	if (!o)
 		return axl__error(AXL_EINVAL, "axl_queue_sync: 0x%" PRIx64 " is not a live queue of this context", q);
 	int rc = o->dev->ops->queue_sync(o->dev->state, o->native);
@@ -556,7 +529,7 @@ static bool inside(uint64_t off, uint64_t size, uint64_t len)
 }
 
 /* An event on q (a reference held by the caller) into *out. */
-static int record(axl_compute *c, struct cqueue *q, axl_event *out)
+static int record(axl_compute *c, struct axl__cqueue *q, axl_event *out)
 {
 	struct cevent *e = calloc(1, sizeof *e);
 	if (!e)
@@ -574,145 +547,6 @@ static int record(axl_compute *c, struct cqueue *q, axl_event *out)
 	return rc;
 }
 
-/* Can q's device reach b's bytes directly: host memory, or its own device memory? */
-static bool near(const struct cbuf *b, const axl_compute_device *qd)
-{
-	return b->m.host != NULL || b->dev == qd;
-}
-
-/* Pinned bounce buffers a staged copy goes through, each this big: big enough that a
- * chunk's fixed costs vanish, small enough for two to be had anywhere. */
-#define STAGE_CHUNK (8u << 20)
-
-/*
- * A copy between device memory of q's device and of another device (far), through two
- * pinned buffers of far's backend: chunk by chunk, one chunk on far's side while the
- * other is on q's. Done when this returns: the bounce buffers are freed. Everything
- * earlier on q comes first (the chunks go on q after it).
- */
-static int staged(struct cqueue *qo, const struct cbuf *d, uint64_t doff, const struct cbuf *s, uint64_t soff,
-		  uint64_t size)
-{
-	const axl_compute_device *qd = qo->dev, *fd = d->dev == qd ? s->dev : d->dev;
-	bool far_src = s->dev == fd;
-	uint64_t chunk = size < STAGE_CHUNK ? size : STAGE_CHUNK;
-	struct axl__cmem bounce[2] = { 0 };
-	void *fq = NULL, *ev[2] = { NULL, NULL };
-	int rc = fd->ops->queue_create(fd->state, fd->native, &fq);
-	for (int k = 0; !rc && k < 2; k++) {
-		bounce[k] = (struct axl__cmem){ .size = chunk, .kind = AXL_MEMORY_PINNED, .dev = fd->native, .ops = fd->ops };
-		if ((rc = fd->ops->alloc(fd->state, fd->native, &bounce[k])))
-			bounce[k].ops = NULL;
-	}
-	axl_copy_path p;
-	for (uint64_t off = 0, i = 0; !rc && off < size; off += chunk, i++) {
-		int k = (int)(i & 1);
-		uint64_t n = size - off < chunk ? size - off : chunk;
-		/* bounce[k] is free again once what last used it is done */
-		if (ev[k]) {
-			rc = far_src ? qd->ops->event_wait(qd->state, ev[k]) : fd->ops->event_wait(fd->state, ev[k]);
-			(far_src ? qd : fd)->ops->event_free((far_src ? qd : fd)->state, ev[k]);
-			ev[k] = NULL;
-			if (rc)
-				break;
-		}
-		if (far_src) {
-			/* far device -> bounce, then bounce -> q's device on q */
-			if (!(rc = fd->ops->copy(fd->state, fq, &bounce[k], 0, &s->m, soff + off, n, &p)) &&
-			    !(rc = fd->ops->queue_sync(fd->state, fq)) &&
-			    !(rc = qd->ops->copy(qd->state, qo->native, &d->m, doff + off, &bounce[k], 0, n, &p)))
-				rc = qd->ops->event_record(qd->state, qo->native, &ev[k]);
-		} else {
-			/* q's device -> bounce on q, then bounce -> far device */
-			void *e = NULL;
-			if (!(rc = qd->ops->copy(qd->state, qo->native, &bounce[k], 0, &s->m, soff + off, n, &p)) &&
-			    !(rc = qd->ops->event_record(qd->state, qo->native, &e))) {
-				rc = qd->ops->event_wait(qd->state, e);
-				qd->ops->event_free(qd->state, e);
-			}
-			if (!rc && !(rc = fd->ops->copy(fd->state, fq, &d->m, doff + off, &bounce[k], 0, n, &p)))
-				rc = fd->ops->event_record(fd->state, fq, &ev[k]);
-		}
-	}
-	for (int k = 0; k < 2; k++)
-		if (ev[k]) {
-			const axl_compute_device *ed = far_src ? qd : fd;
-			int r = ed->ops->event_wait(ed->state, ev[k]);
-			ed->ops->event_free(ed->state, ev[k]);
-			if (r && !rc)
-				rc = r;
-		}
-	if (fq) {
-		int r = fd->ops->queue_sync(fd->state, fq);
-		if (r && !rc)
-			rc = r;
-		fd->ops->queue_free(fd->state, fq);
-	}
-	for (int k = 0; k < 2; k++)
-		if (bounce[k].ops)
-			fd->ops->free(fd->state, &bounce[k]);
-	return rc;
-}
-
-/* A copy between host memory and device memory of fd, asked of a queue of another
- * device: fd's own queue does it once q's earlier work is done, and it is complete when
- * this returns. */
-static int by_far(struct cqueue *qo, const axl_compute_device *fd, const struct cbuf *d, uint64_t doff,
-		  const struct cbuf *s, uint64_t soff, uint64_t size, axl_copy_path *p)
-{
-	const axl_compute_device *qd = qo->dev;
-	void *fq = NULL;
-	int rc = qd->ops->queue_sync(qd->state, qo->native);
-	if (!rc)
-		rc = fd->ops->queue_create(fd->state, fd->native, &fq);
-	if (!rc)
-		rc = fd->ops->copy(fd->state, fq, &d->m, doff, &s->m, soff, size, p);
-	if (fq) {
-		int r = fd->ops->queue_sync(fd->state, fq);
-		if (r && !rc)
-			rc = r;
-		fd->ops->queue_free(fd->state, fq);
-	}
-	return rc;
-}
-
-/* Send a checked copy to the backend that can do it, by where its two ends are. */
-static int route(axl_compute *c, struct cqueue *qo, const struct cbuf *d, uint64_t doff, const struct cbuf *s,
-		 uint64_t soff, uint64_t size, axl_copy_path *path)
-{
-	(void)c;
-	const axl_compute_device *qd = qo->dev;
-	axl_copy_path p = AXL_COPY_PATH_HOST;
-	int rc;
-	if (near(d, qd) && near(s, qd)) {
-		rc = qd->ops->copy(qd->state, qo->native, &d->m, doff, &s->m, soff, size, &p);
-	} else if (!near(d, qd) && !near(s, qd)) {
-		return axl__error(AXL_EINVAL, "axl_copy: the queue is on %s, and neither buffer is host memory or memory of %s",
-				  dev_id(qd), dev_id(qd));
-	} else {
-		const struct cbuf *far = near(d, qd) ? s : d, *other = far == s ? d : s;
-		if (other->m.host) {
-			/* host memory and another device's: that device copies, after q's work */
-			rc = by_far(qo, far->dev, d, doff, s, soff, size, &p);
-			if (!rc && path)
-				*path = p;
-			return rc;
-		}
-		/* device memory of two devices: directly where the backend can, else staged */
-		rc = AXL_ENOTSUP;
-		if (far->dev->ops == qd->ops && qd->ops->peer_copy)
-			rc = qd->ops->peer_copy(qd->state, qo->native, &d->m, doff, &s->m, soff, size);
-		p = AXL_COPY_PATH_PEER;
-		if (rc == AXL_ENOTSUP) {
-			rc = staged(qo, d, doff, s, soff, size);
-			p = AXL_COPY_PATH_STAGED;
-		}
-	}
-	if (!rc && path)
-		*path = p;
-	return rc;
-}
-
 AXL_API int axl_copy(axl_compute *c, axl_queue q, axl_buffer dst, uint64_t dst_offset, axl_buffer src,
 		     uint64_t src_offset, uint64_t size, axl_copy_path *path, axl_event *done)
 {
@@ -722,9 +556,9 @@ AXL_API int axl_copy(axl_compute *c, axl_queue q, axl_buffer dst, uint64_t dst_o
 		*done = 0;
 	if (!size)
 		return axl__error(AXL_EINVAL, "axl_copy: a copy of 0 bytes");
-	struct cqueue *qo = axl__handle_get(&c->h, q, AXL__H_QUEUE);
-	struct cbuf *d = get_buf(c, dst, "axl_copy (destination)");
-	struct cbuf *s = d ? get_buf(c, src, "axl_copy (source)") : NULL;
+	struct axl__cqueue *qo = axl__handle_get(&c->h, q, AXL__H_QUEUE);
+	struct axl__cbuf *d = get_buf(c, dst, "axl_copy (destination)");
+	struct axl__cbuf *s = d ? get_buf(c, src, "axl_copy (source)") : NULL;
 	int rc = 0;
 	if (!qo)
 		rc = axl__error(AXL_EINVAL, "axl_copy: 0x%" PRIx64 " is not a live queue of this context", q);
@@ -742,7 +576,7 @@ AXL_API int axl_copy(axl_compute *c, axl_queue q, axl_buffer dst, uint64_t dst_o
 				"axl_copy: %" PRIu64 " bytes from %" PRIu64 " to %" PRIu64 " of one buffer overlap",
 				size, src_offset, dst_offset);
 	if (!rc)
-		rc = route(c, qo, d, dst_offset, s, src_offset, size, path);
+		rc = axl__compute_route(c, qo, d, dst_offset, s, src_offset, size, path);
 	if (!rc && done)
 		rc = record(c, qo, done);
 	if (s)
@@ -763,8 +597,8 @@ AXL_API int axl_fill(axl_compute *c, axl_queue q, axl_buffer dst, uint64_t offse
 		*done = 0;
 	if (!size)
 		return axl__error(AXL_EINVAL, "axl_fill: a fill of 0 bytes");
-	struct cqueue *qo = axl__handle_get(&c->h, q, AXL__H_QUEUE);
-	struct cbuf *d = get_buf(c, dst, "axl_fill");
+	struct axl__cqueue *qo = axl__handle_get(&c->h, q, AXL__H_QUEUE);
+	struct axl__cbuf *d = get_buf(c, dst, "axl_fill");
 	int rc = 0;
 	if (!qo)
 		rc = axl__error(AXL_EINVAL, "axl_fill: 0x%" PRIx64 " is not a live queue of this context", q);
@@ -794,7 +628,7 @@ AXL_API int axl_event_record(axl_compute *c, axl_queue q, axl_event *out)
 	if (!c || !out)
 		return axl__error(AXL_EINVAL, "axl_event_record: %s is NULL", !c ? "the context" : "out");
 	*out = 0;
-	struct cqueue *qo = axl__handle_get(&c->h, q, AXL__H_QUEUE);
+	struct axl__cqueue *qo = axl__handle_get(&c->h, q, AXL__H_QUEUE);
 	if (!qo)
 		return axl__error(AXL_EINVAL, "axl_event_record: 0x%" PRIx64 " is not a live queue of this context", q);
 	int rc = record(c, qo, out);
