@@ -196,6 +196,8 @@ static void test_copies(axl_compute *c)
 	for (size_t s = 0; s < 4; s++)
 		for (size_t k = 0; k < 3; k++)
 			copy_round(c, q, kinds[k], sizes[s], (unsigned)(s * 3 + k));
+	/* hundreds of MiB, odd: every thread of the split gets a ragged piece */
+	copy_round(c, q, AXL_MEMORY_DEVICE, (300u << 20) + 13, 99);
 
 	/* fills, and a copy within one buffer that does not overlap */
 	axl_buffer b = 0;
