@@ -59,7 +59,7 @@ class _HostView:
         v = _PyBuffer()
         try:
             _get_buffer(obj, ctypes.byref(v), _PyBUF_WRITABLE if writable else _PyBUF_SIMPLE)
-        except BufferError as e:
+        except (BufferError, ValueError) as e:
             raise TypeError("%s object is not a %scontiguous buffer: %s" %
                             (type(obj).__name__, "writable " if writable else "", e)) from None
         self._view = v
