@@ -167,3 +167,14 @@ def test_error_attributes():
     assert issubclass(axl.NotFoundError, LookupError)
     assert issubclass(axl.InvalidArgumentError, ValueError)
     assert issubclass(axl.PermissionDeniedError, PermissionError)
+
+
+def test_library_not_found(tmp_path):
+    import os
+    import subprocess
+    import sys
+    code = ("import axl\ntry:\n    axl.open()\nexcept axl.LibraryNotFoundError as e:\n"
+            "    print('refused', e.name)\n")
+    env = {**os.environ, "AXL_LIBRARY": str(tmp_path / "libaxl.so.0")}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and "refused EVERSION" in r.stdout, r.stderr
