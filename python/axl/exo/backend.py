@@ -1,0 +1,474 @@
+"""AxlGPUBackend: exo's asynchronous GPU backend interface over axl's compute API.
+
+Blocking libaxl calls (opening the runtime, allocating, freeing, waiting for an event or
+a device) never run on the event loop: each backend has one waiter thread that makes
+them and completes an asyncio Future with ``loop.call_soon_threadsafe``. Copies are
+enqueued from the loop (the compute API's enqueueing returns at once), an event is
+recorded after each, and the waiter thread waits for that event; nothing polls or sleeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import queue
+import threading
+from typing import Any, Callable, Optional, TypeVar
+
+from .. import compute as _compute
+from ..errors import AxlError
+from ..inventory import Device, Inventory
+from ..inventory import open as _open_inventory
+from ..metrics import Sample, Sampler
+from .interface import GPUBackend, GPUDevice, MemoryHandle
+
+__all__ = ["AxlGPUBackend", "EXO_TO_AXL", "device_telemetry"]
+
+T = TypeVar("T")
+
+#: exo backend names (and a few aliases) -> axl compute backends.
+EXO_TO_AXL: dict[str, str] = {
+    "cuda": "cuda", "rocm": "hip", "hip": "hip", "vulkan": "vulkan", "opencl": "opencl",
+    "level-zero": "level-zero", "levelzero": "level-zero", "cpu": "cpu",
+}
+_AXL_TO_EXO = {"cuda": "cuda", "hip": "rocm", "vulkan": "vulkan", "opencl": "opencl",
+               "level-zero": "level-zero", "cpu": "cpu"}
+#: compute-unit rows of the inventory that are tensor/matrix units, not the main units.
+_TENSOR_UNITS = ("Tensor Core", "Matrix Core", "XMX")
+_VENDOR_RUNTIME = {"nvidia": "cuda", "amd": "hip", "intel": "level-zero"}
+
+
+def device_telemetry(sample: Sample, inventory_id: str) -> dict[str, Optional[float]]:
+    """Temperature (°C), power (W) and clock (MHz) of an inventory device in an axl
+    sample; a value the sampler does not have is None."""
+    try:
+        d = sample.device(inventory_id)
+    except KeyError:
+        return {"temperature_celsius": None, "power_watts": None, "clock_mhz": None}
+    clock = d.get("sm_clock_mhz")
+    if clock is None:
+        clock = d.get("graphics_clock_mhz")
+    return {"temperature_celsius": d.get("temperature_celsius"),
+            "power_watts": d.get("power_watts"), "clock_mhz": clock}
+
+
+class _Waiter:
+    """One thread that runs blocking calls in order and hands their results to the
+    event loop that asked (call_soon_threadsafe)."""
+
+    def __init__(self, name: str) -> None:
+        self._jobs: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            fn, loop, fut = job
+            try:
+                r = fn()
+            except BaseException as e:  # handed to the awaiting coroutine
+                loop.call_soon_threadsafe(_settle, fut, None, e)
+            else:
+                loop.call_soon_threadsafe(_settle, fut, r, None)
+
+    def submit(self, fn: Callable[[], T]) -> "asyncio.Future[T]":
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[T] = loop.create_future()
+        self._jobs.put((fn, loop, fut))
+        return fut
+
+    def stop(self) -> None:
+        self._jobs.put(None)
+        if threading.current_thread() is not self._thread:
+            self._thread.join()
+
+
+def _settle(fut: "asyncio.Future[Any]", r: Any, e: BaseException | None) -> None:
+    if fut.cancelled():
+        return
+    if e is None:
+        fut.set_result(r)
+    else:
+        fut.set_exception(e)
+
+
+def _bytes_like(src: Any) -> memoryview:
+    try:
+        mv = memoryview(src)
+    except TypeError:
+        raise TypeError("src must be bytes-like, not %s" % type(src).__name__) from None
+    if not mv.c_contiguous:
+        raise TypeError("src must be a contiguous buffer")
+    return mv.cast("B") if mv.format != "B" or mv.ndim != 1 else mv
+
+
+def _int_arg(name: str, v: Any) -> int:
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise TypeError("%s must be an int, not %s" % (name, type(v).__name__))
+    return v
+
+
+class _Dev:
+    """What the backend keeps of a device: the compute device, its copy queue and, for
+    an accelerator, the inventory device."""
+
+    def __init__(self, cdev: _compute.ComputeDevice, q: _compute.Queue, inv: Device | None,
+                 gpu: GPUDevice) -> None:
+        self.cdev, self.queue, self.inv, self.gpu = cdev, q, inv, gpu
+
+
+class AxlGPUBackend(GPUBackend):
+    """exo's GPUBackend on one axl compute backend.
+
+    ``backend``: an exo name ("cuda", "rocm", "vulkan", "cpu") or axl's ("hip",
+    "opencl", "level-zero"). Device ids are ``"<exo name>:<n>"`` ("cuda:0", "rocm:1";
+    the host CPU is "cpu:0"). ``inventory``: an open axl inventory to use (kept open by
+    the caller), else the live system's is opened by initialize() (or ``sim``'s).
+    ``allow_emulated``: also drive a runtime's emulated host device (PoCL, lavapipe).
+    """
+
+    def __init__(self, backend: str = "cpu", *, inventory: Inventory | None = None,
+                 sim: str | os.PathLike[str] | None = None, allow_emulated: bool = True) -> None:
+        if not isinstance(backend, str) or backend.lower() not in EXO_TO_AXL:
+            raise RuntimeError("Unknown backend: %r (known: %s)" % (backend, ", ".join(EXO_TO_AXL)))
+        if inventory is not None and not isinstance(inventory, Inventory):
+            raise TypeError("inventory must be an axl.Inventory")
+        self.axl_backend: str = EXO_TO_AXL[backend.lower()]
+        self.name: str = _AXL_TO_EXO[self.axl_backend]
+        self._inventory = inventory
+        self._own_inventory = inventory is None
+        self._sim = sim
+        self._allow_emulated = allow_emulated
+        self._compute: _compute.Compute | None = None
+        self._sampler: Sampler | None = None
+        self._devs: dict[str, _Dev] = {}
+        self._handles: dict[str, tuple[_compute.Buffer, _Dev, MemoryHandle]] = {}
+        self._waiter: _Waiter | None = None
+        self._state = "new"  # new, open, closed
+
+    # -- helpers ---------------------------------------------------------------------
+    def _open(self) -> _Waiter:
+        if self._state != "open" or self._waiter is None:
+            raise RuntimeError("%s backend is %s" % (self.name, "not initialized"
+                                                     if self._state == "new" else "shut down"))
+        return self._waiter
+
+    async def _call(self, what: str, fn: Callable[[], T]) -> T:
+        try:
+            return await self._open().submit(fn)
+        except (AxlError, ValueError, OverflowError, MemoryError) as e:
+            raise RuntimeError("%s %s failed: %s" % (self.name, what, e)) from e
+
+    def _dev(self, device_id: Any) -> _Dev:
+        self._open()
+        if not isinstance(device_id, str):
+            raise TypeError("device_id must be a str, not %s" % type(device_id).__name__)
+        d = self._devs.get(device_id)
+        if d is None:
+            raise RuntimeError("Invalid device: %r (this %s backend has %s)"
+                               % (device_id, self.name, ", ".join(self._devs) or "none"))
+        return d
+
+    def _buf(self, handle: Any) -> tuple[_compute.Buffer, _Dev]:
+        self._open()
+        hid = getattr(handle, "handle_id", None)
+        if not isinstance(hid, str):
+            raise TypeError("handle must be a MemoryHandle, not %s" % type(handle).__name__)
+        entry = self._handles.get(hid)
+        if entry is None or entry[2] != handle:
+            raise RuntimeError("Invalid memory handle: %s (freed, or not of this %s backend)"
+                               % (hid, self.name))
+        return entry[0], entry[1]
+
+    def _gpu_device(self, cdev: _compute.ComputeDevice, n: int, inv: Device | None,
+                    free: int | None, total: int | None) -> GPUDevice:
+        host = cdev.index == 0
+        emulated = not host and inv is None
+        units: int | None = None
+        tensor: int | None = 0 if host else None
+        if inv is not None:
+            for row in inv.raw.get("compute_units") or []:
+                if row.get("name") in _TENSOR_UNITS:
+                    tensor = row.get("count")
+                elif units is None:
+                    units = row.get("count")
+        elif host:
+            units = os.cpu_count()
+        clocks = (inv.raw.get("clocks") or {}) if inv is not None else {}
+        clock = clocks.get("graphics_max_mhz") or clocks.get("sm_max_mhz")
+        if inv is not None:
+            vendor: str | None = (inv.vendor or "").lower() or None
+        else:
+            vendor = "system" if host else None
+        if host or (inv is not None and _VENDOR_RUNTIME.get(vendor or "") == self.axl_backend):
+            level = "full"
+        elif emulated:
+            level = "experimental"
+        else:
+            level = "partial"
+        return GPUDevice(
+            device_id="%s:%d" % (self.name, n),
+            name=(inv.model if inv is not None and inv.model else cdev.name),
+            vendor=vendor,  # type: ignore[arg-type]
+            backend=self.name,
+            compute_capability=("N/A" if host else
+                                (inv.get("compute_capability") or inv.architecture)
+                                if inv is not None else None),
+            memory_bytes=(inv.memory_total_bytes if inv is not None and inv.memory_total_bytes
+                          else total),  # type: ignore[arg-type]
+            memory_available=free,  # type: ignore[arg-type]
+            compute_units=units,  # type: ignore[arg-type]
+            tensor_core_count=tensor,  # type: ignore[arg-type]
+            max_threads_per_block=None,  # type: ignore[arg-type]
+            clock_rate_mhz=clock,  # type: ignore[arg-type]
+            bandwidth_gbps=inv.memory_bandwidth_gbps if inv is not None else None,  # type: ignore[arg-type]
+            support_level=level,
+            driver_version=inv.get("driver.version") if inv is not None else None,  # type: ignore[arg-type]
+            backend_name="axl-%s" % self.axl_backend,
+        )
+
+    # -- device management -----------------------------------------------------------
+    async def initialize(self) -> None:
+        """Open axl's inventory and compute context on the waiter thread and list the
+        devices this backend drives; RuntimeError when there are none (as exo's
+        backends do, so that the factory falls through)."""
+        if self._state == "open":
+            return
+        if self._state == "closed":
+            raise RuntimeError("%s backend is shut down" % self.name)
+        self._waiter = _Waiter("axl-exo-%s" % self.name)
+        self._state = "open"
+
+        def setup() -> dict[str, _Dev]:
+            if self._inventory is None:
+                self._inventory = (_open_inventory(sim=self._sim) if self._sim is not None
+                                   else _open_inventory())
+            c = _compute.open(self._inventory, backend=self.axl_backend)
+            self._compute = c
+            devs: dict[str, _Dev] = {}
+            for cd in c.devices:
+                if self.axl_backend == "cpu":
+                    if cd.index != 0:
+                        continue
+                elif cd.backend != self.axl_backend or cd.index == 0:
+                    continue
+                inv = self._inventory.device(cd.inventory_id) if cd.inventory_id else None
+                if inv is None and cd.index != 0 and not self._allow_emulated:
+                    continue
+                try:
+                    free, total = cd.memory()
+                except AxlError:
+                    free = total = None  # type: ignore[assignment]
+                g = self._gpu_device(cd, len(devs), inv, free, total)
+                devs[g.device_id] = _Dev(cd, c.queue(cd), inv, g)
+            return devs
+
+        try:
+            devs = await self._call("initialization", setup)
+        except BaseException:
+            await self._teardown()
+            raise
+        if not devs:
+            await self._teardown()
+            raise RuntimeError("No %s devices detected by axl" % self.name)
+        self._devs = devs
+
+    async def _teardown(self) -> None:
+        waiter = self._waiter
+        self._state = "closed"
+
+        def close() -> None:
+            self._handles.clear()
+            if self._sampler is not None:
+                self._sampler.close()
+            if self._compute is not None:
+                self._compute.close()
+            if self._own_inventory and self._inventory is not None:
+                self._inventory.close()
+
+        if waiter is not None:
+            fut = waiter.submit(close)
+            try:
+                await fut
+            finally:
+                waiter.stop()
+        self._waiter = None
+        self._devs = {}
+
+    async def shutdown(self) -> None:
+        """Wait for what is queued, free every allocation and close axl. Idempotent."""
+        if self._state != "closed":
+            await self._teardown()
+
+    def list_devices(self) -> list[GPUDevice]:
+        return [d.gpu for d in self._devs.values()]
+
+    def get_device(self, device_id: str) -> Optional[GPUDevice]:
+        d = self._devs.get(device_id) if isinstance(device_id, str) else None
+        return d.gpu if d is not None else None
+
+    # -- memory ----------------------------------------------------------------------
+    async def allocate(self, device_id: str, size_bytes: int) -> MemoryHandle:
+        d = self._dev(device_id)
+        size = _int_arg("size_bytes", size_bytes)
+        if size <= 0:
+            raise RuntimeError("allocation of %d bytes: the size must be positive" % size)
+        c = self._compute
+        assert c is not None
+        buf = await self._call("allocation of %d bytes on %s" % (size, device_id),
+                               lambda: c.alloc(d.cdev, size))
+        h = MemoryHandle(device_id=device_id, size_bytes=size)
+        if self._state != "open":  # shut down meanwhile: the context freed it
+            raise RuntimeError("%s backend was shut down during the allocation" % self.name)
+        self._handles[h.handle_id] = (buf, d, h)
+        return h
+
+    async def deallocate(self, handle: MemoryHandle) -> None:
+        """Free the memory (after what is queued on it). A handle already freed, or of
+        another backend, is a RuntimeError."""
+        buf, _d = self._buf(handle)
+        del self._handles[handle.handle_id]
+        await self._call("deallocation", buf.free)
+
+    def _range(self, what: str, size: int, offset: int, buf: _compute.Buffer) -> None:
+        if offset < 0 or size < 0 or offset + size > buf.size:
+            raise RuntimeError("%s: %d bytes at offset %d do not fit in an allocation of %d"
+                               % (what, size, offset, buf.size))
+
+    async def _finish(self, what: str, ev: _compute.Event, *extra: _compute.Buffer) -> None:
+        def wait() -> None:
+            try:
+                ev.wait()
+            finally:
+                ev.free()
+                for b in extra:
+                    b.free()
+        await self._call(what, wait)
+
+    async def copy_to_device(self, src: bytes, dst_handle: MemoryHandle,
+                             offset_bytes: int = 0) -> None:
+        buf, d = self._buf(dst_handle)
+        mv = _bytes_like(src)
+        off = _int_arg("offset_bytes", offset_bytes)
+        self._range("copy to device", mv.nbytes, off, buf)
+        if mv.nbytes == 0:
+            return
+        c = self._compute
+        assert c is not None
+        try:
+            w = c.wrap(mv, writable=False)
+            try:
+                r = c.copy(buf, w, mv.nbytes, dst_offset=off, queue=d.queue, event=True)
+            except BaseException:
+                w.free()
+                raise
+        except AxlError as e:
+            raise RuntimeError("%s copy to device failed: %s" % (self.name, e)) from e
+        assert r.event is not None
+        await self._finish("copy to device", r.event, w)
+
+    async def copy_from_device(self, src_handle: MemoryHandle, offset_bytes: int,
+                               size_bytes: int) -> bytes:
+        buf, d = self._buf(src_handle)
+        off = _int_arg("offset_bytes", offset_bytes)
+        size = _int_arg("size_bytes", size_bytes)
+        self._range("copy from device", size, off, buf)
+        if size == 0:
+            return b""
+        c = self._compute
+        assert c is not None
+        out = bytearray(size)
+        try:
+            w = c.wrap(out)
+            try:
+                r = c.copy(w, buf, size, src_offset=off, queue=d.queue, event=True)
+            except BaseException:
+                w.free()
+                raise
+        except AxlError as e:
+            raise RuntimeError("%s copy from device failed: %s" % (self.name, e)) from e
+        assert r.event is not None
+        await self._finish("copy from device", r.event, w)
+        return bytes(out)
+
+    async def copy_device_to_device(self, src_handle: MemoryHandle, dst_handle: MemoryHandle,
+                                    size_bytes: int) -> None:
+        """Copy size_bytes from the start of one allocation to the start of another. On
+        one device it is enqueued and its event awaited; across two devices (a peer or
+        staged copy, which the compute API may make before returning) it runs on the
+        waiter thread."""
+        sbuf, sd = self._buf(src_handle)
+        dbuf, dd = self._buf(dst_handle)
+        size = _int_arg("size_bytes", size_bytes)
+        self._range("device to device copy (source)", size, 0, sbuf)
+        self._range("device to device copy (destination)", size, 0, dbuf)
+        if size == 0:
+            return
+        if sbuf is dbuf:
+            raise RuntimeError("device to device copy within one allocation overlaps")
+        c = self._compute
+        assert c is not None
+        if sd is dd:
+            try:
+                r = c.copy(dbuf, sbuf, size, queue=sd.queue, event=True)
+            except AxlError as e:
+                raise RuntimeError("%s device to device copy failed: %s" % (self.name, e)) from e
+            assert r.event is not None
+            await self._finish("device to device copy", r.event)
+            return
+
+        def cross() -> None:
+            r = c.copy(dbuf, sbuf, size, queue=sd.queue, event=True)
+            assert r.event is not None
+            try:
+                r.event.wait()
+            finally:
+                r.event.free()
+        await self._call("device to device copy", cross)
+
+    # -- synchronisation and monitoring -----------------------------------------------
+    async def synchronize(self, device_id: str) -> None:
+        d = self._dev(device_id)
+        await self._call("synchronize", d.cdev.sync)
+
+    async def get_device_memory_info(self, device_id: str) -> dict[str, int]:
+        """total_bytes and available_bytes as the runtime reports them, used_bytes the
+        difference; reserved_bytes 0 (the runtime's figures count all memory as used or
+        free)."""
+        d = self._dev(device_id)
+        free, total = await self._call("memory info", d.cdev.memory)
+        return {"total_bytes": total, "used_bytes": total - free, "available_bytes": free,
+                "reserved_bytes": 0}
+
+    async def _telemetry(self, device_id: str, key: str) -> Optional[float]:
+        d = self._dev(device_id)
+        if d.inv is None:  # the host CPU, an emulated device: no device sensors
+            return None
+        inv_id = d.inv.id
+
+        def read() -> Optional[float]:
+            try:
+                if self._sampler is None:
+                    assert self._inventory is not None
+                    self._sampler = Sampler(self._inventory)
+                return device_telemetry(self._sampler.sample(), inv_id)[key]
+            except AxlError:
+                return None  # telemetry is soft: unavailable, not an error
+        return await self._open().submit(read)
+
+    async def get_device_temperature(self, device_id: str) -> Optional[float]:
+        return await self._telemetry(device_id, "temperature_celsius")
+
+    async def get_device_power_usage(self, device_id: str) -> Optional[float]:
+        return await self._telemetry(device_id, "power_watts")
+
+    async def get_device_clock_rate(self, device_id: str) -> Optional[int]:
+        v = await self._telemetry(device_id, "clock_mhz")
+        return None if v is None else int(round(v))
+
+    def __repr__(self) -> str:
+        return "<axl.exo.AxlGPUBackend %s (%s) %s, %d devices>" % (
+            self.name, self.axl_backend, self._state, len(self._devs))

@@ -1,0 +1,142 @@
+"""The exo GPU backend interface (exo's ``exo.gpu.backend``): MemoryHandle, GPUDevice and
+the GPUBackend ABC, with the names, fields, field order and method signatures exo gives.
+
+When exo itself is importable (``exo.gpu.backend``), its own classes are used, so that an
+axl backend *is* an exo backend; otherwise this module's definitions stand in for them.
+exo's MemoryHandle is a frozen pydantic model; here (pydantic is not a dependency of
+axl) it is a frozen dataclass with the same fields, defaults and keyword construction.
+
+One deviation of content, not of form: a GPUDevice fact axl does not know is ``None``,
+never a made-up number (exo's own backends fill in guesses such as 4 GiB or 1 GHz).
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Optional
+from uuid import uuid4
+
+__all__ = ["MemoryHandle", "GPUDevice", "GPUBackend", "EXO_INTERFACE"]
+
+try:  # exo's own interface, when exo is installed
+    from exo.gpu.backend import GPUBackend as _ExoGPUBackend  # type: ignore[import-not-found]
+    from exo.gpu.backend import GPUDevice as _ExoGPUDevice  # type: ignore[import-not-found]
+    from exo.gpu.backend import MemoryHandle as _ExoMemoryHandle  # type: ignore[import-not-found]
+except Exception:  # ImportError, or an exo without the gpu package
+    _ExoGPUBackend = _ExoGPUDevice = _ExoMemoryHandle = None
+
+#: "exo" when exo's own classes are in use, "axl" for this module's stand-ins.
+EXO_INTERFACE: str = "exo" if _ExoGPUBackend is not None else "axl"
+
+
+def _now() -> datetime:
+    return datetime.now(tz=timezone.utc)
+
+
+if _ExoMemoryHandle is not None:
+    MemoryHandle = _ExoMemoryHandle
+    GPUDevice = _ExoGPUDevice
+    GPUBackend = _ExoGPUBackend
+else:
+
+    @dataclass(frozen=True)
+    class MemoryHandle:  # type: ignore[no-redef]
+        """Opaque handle of allocated device memory: no pointer, only an id; the backend
+        that made it maps the id to its buffer."""
+
+        device_id: str
+        size_bytes: int
+        handle_id: str = field(default_factory=lambda: str(uuid4()))
+        allocated_at: datetime = field(default_factory=_now)
+
+    # exo declares handle_id first; a dataclass cannot put defaulted fields before the
+    # required ones, so the field order is restored for introspection (fields(), repr)
+    # while construction stays by keyword, as exo's pydantic model requires anyway.
+    _mh_fields = MemoryHandle.__dataclass_fields__  # type: ignore[attr-defined]
+    MemoryHandle.__dataclass_fields__ = {  # type: ignore[attr-defined]
+        k: _mh_fields[k] for k in ("handle_id", "device_id", "size_bytes", "allocated_at")}
+
+    @dataclass(frozen=True)
+    class GPUDevice:  # type: ignore[no-redef]
+        """A device a backend drives. Fields in exo's order; unknown facts are None."""
+
+        device_id: str
+        name: str
+        vendor: str
+        backend: str
+        compute_capability: str
+        memory_bytes: int
+        memory_available: int
+        compute_units: int
+        tensor_core_count: int
+        max_threads_per_block: int
+        clock_rate_mhz: int
+        bandwidth_gbps: float
+        support_level: str
+        driver_version: str
+        backend_name: str
+
+    class GPUBackend(abc.ABC):  # type: ignore[no-redef]
+        """Asynchronous GPU backend. Failing operations raise RuntimeError; telemetry
+        getters return None when the value is not available."""
+
+        @abc.abstractmethod
+        async def initialize(self) -> None:
+            """Detect devices and set up; RuntimeError when that fails (no devices)."""
+
+        @abc.abstractmethod
+        async def shutdown(self) -> None:
+            """Release everything."""
+
+        @abc.abstractmethod
+        def list_devices(self) -> list[GPUDevice]:
+            """The devices (empty when none)."""
+
+        @abc.abstractmethod
+        def get_device(self, device_id: str) -> Optional[GPUDevice]:
+            """The device of that id, None when there is none."""
+
+        @abc.abstractmethod
+        async def allocate(self, device_id: str, size_bytes: int) -> MemoryHandle:
+            """Allocate device memory; RuntimeError on OOM or an invalid device."""
+
+        @abc.abstractmethod
+        async def deallocate(self, handle: MemoryHandle) -> None:
+            """Free device memory; RuntimeError when it cannot be."""
+
+        @abc.abstractmethod
+        async def copy_to_device(self, src: bytes, dst_handle: MemoryHandle,
+                                 offset_bytes: int = 0) -> None:
+            """Copy host bytes into device memory at offset_bytes."""
+
+        @abc.abstractmethod
+        async def copy_from_device(self, src_handle: MemoryHandle, offset_bytes: int,
+                                   size_bytes: int) -> bytes:
+            """Copy size_bytes at offset_bytes of device memory to the host."""
+
+        @abc.abstractmethod
+        async def copy_device_to_device(self, src_handle: MemoryHandle,
+                                        dst_handle: MemoryHandle, size_bytes: int) -> None:
+            """Copy between two allocations (of one device or two)."""
+
+        @abc.abstractmethod
+        async def synchronize(self, device_id: str) -> None:
+            """Wait for every pending operation on the device."""
+
+        @abc.abstractmethod
+        async def get_device_memory_info(self, device_id: str) -> dict[str, int]:
+            """total_bytes, used_bytes, available_bytes, reserved_bytes."""
+
+        @abc.abstractmethod
+        async def get_device_temperature(self, device_id: str) -> Optional[float]:
+            """Degrees Celsius, None when unavailable."""
+
+        @abc.abstractmethod
+        async def get_device_power_usage(self, device_id: str) -> Optional[float]:
+            """Watts, None when unavailable."""
+
+        @abc.abstractmethod
+        async def get_device_clock_rate(self, device_id: str) -> Optional[int]:
+            """MHz, None when unavailable."""
