@@ -10,6 +10,7 @@ recorded after each, and the waiter thread waits for that event; nothing polls o
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
 import queue
 import threading
@@ -103,6 +104,22 @@ def _bytes_like(src: Any) -> memoryview:
     if not mv.c_contiguous:
         raise TypeError("src must be a contiguous buffer")
     return mv.cast("B") if mv.format != "B" or mv.ndim != 1 else mv
+
+
+_bytes_new = ctypes.pythonapi.PyBytes_FromStringAndSize
+_bytes_new.argtypes = [ctypes.c_void_p, ctypes.c_ssize_t]
+_bytes_new.restype = ctypes.py_object
+_BYTES_DATA = bytes.__basicsize__ - 1  # offset of a bytes object's characters (ob_sval)
+
+
+def _new_bytes(size: int) -> tuple[bytes, Any]:
+    """A new bytes object of size bytes and a writable ctypes view of its characters, to
+    be filled before anything else sees the object (CPython's PyBytes_FromStringAndSize
+    with no source, as C extensions build bytes): the copy lands straight in the result
+    instead of in a bytearray copied once more."""
+    out = _bytes_new(None, size)
+    view = (ctypes.c_char * size).from_address(id(out) + _BYTES_DATA)
+    return out, view
 
 
 def _int_arg(name: str, v: Any) -> int:
@@ -380,9 +397,9 @@ class AxlGPUBackend(GPUBackend):
             return b""
         c = self._compute
         assert c is not None
-        out = bytearray(size)
+        out, view = _new_bytes(size)
         try:
-            w = c.wrap(out)
+            w = c.wrap(view)
             try:
                 r = c.copy(w, buf, size, src_offset=off, queue=d.queue, event=True)
             except BaseException:
@@ -392,7 +409,8 @@ class AxlGPUBackend(GPUBackend):
             raise RuntimeError("%s copy from device failed: %s" % (self.name, e)) from e
         assert r.event is not None
         await self._finish("copy from device", r.event, w)
-        return bytes(out)
+        del view
+        return out
 
     async def copy_device_to_device(self, src_handle: MemoryHandle, dst_handle: MemoryHandle,
                                     size_bytes: int) -> None:
