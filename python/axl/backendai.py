@@ -160,7 +160,7 @@ except ImportError:
                 if s not in self.slot_types:
                     raise ValueError("slot %s is not one of this map's" % s)
                 if self.fractional and self.slot_types[s] != SlotTypes.UNIQUE:
-                    want = want.quantize(self.quantum_size, rounding=ROUND_DOWN)
+                    want = (want / self.quantum_size).to_integral_value(rounding=ROUND_DOWN) * self.quantum_size
                 elif want != want.to_integral_value():
                     raise ValueError("%s: %s is not a whole number of devices" % (s, want))
                 got: dict[str, Decimal] = {}
