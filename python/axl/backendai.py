@@ -512,8 +512,21 @@ class AxlComputePlugin(_PluginBase):
                         continue
                     self._add(self._make(c, d, rt, pos))
             else:
+                self._add_fractional(dev)
                 self._add(dev)
         self.enabled = True
+
+    def _add_fractional(self, dev: AxlComputeDevice) -> None:
+        """BEP-1000 partitioning: fractional sharing ("fGPU") where a preloaded limiter
+        can hold a share (AXL_RUNTIME_PRELOAD_LIMITS), max_partitions = shares / quantum."""
+        share = self.share_of(dev)
+        if dev.runtime is None or not dev.runtime.preload_limits or share is None:
+            return
+        n = int(share / self.quantum_size)
+        if n >= 1:
+            dev.partitioning_support.append({
+                "technology": "fGPU", "max_partitions": n, "profiles": [],
+                "mode": "enabled" if self.allocation_mode == "fractional" else "disabled"})
 
     def _mine(self, d: _inventory.Device) -> bool:
         prefix = d.id.split(":", 1)[0]

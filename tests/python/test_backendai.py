@@ -227,6 +227,10 @@ def test_fractional_shares():
     # device exists in this state: the MIG-mode GPUs give nothing)
     assert slots == {"cuda.shares": Decimal("99.00")}
     assert p.get_metadata()["display_unit"] == "fGPU"
+    # 16.5 shares / quantum 0.5 = 33 fractional partitions, next to the device's MIG row
+    parts = {r["technology"]: r for r in p.devices[0].device_info()["partitioning_support"]}
+    assert parts["fGPU"]["max_partitions"] == 33 and parts["fGPU"]["mode"] == "enabled"
+    assert parts["MIG"]["max_partitions"] == 7
     amap = run(p.create_alloc_map())
     got = amap.allocate({"cuda.shares": Decimal("2.7")})
     assert sum(got["cuda.shares"].values()) == Decimal("2.5")
