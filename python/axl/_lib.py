@@ -106,6 +106,7 @@ _SIGS: dict[str, tuple[Any, list[Any]]] = {
     "axl_inventory_find": (P, [P, c_char_p]),
     "axl_inventory_json": (c_int, [P, c_uint, POINTER(P), POINTER(c_size_t)]),
     "axl_device_id": (c_char_p, [P]),
+    "axl_device_runtime": (P, [P]),
     "axl_metric_name": (c_char_p, [c_int]),
     "axl_metric_unit": (c_char_p, [c_int]),
     "axl_metric_is_counter": (c_int, [c_int]),

@@ -120,9 +120,14 @@ class Sampler:
         return self._s is None
 
     def close(self) -> None:
+        """Free the sampler. Idempotent. The inventory must outlive it (metrics.h): when
+        the garbage collector has already freed the inventory (a cycle collected at
+        once clears the inventory's weak list of dependents before finalizers run), the
+        C sampler is left unfreed rather than freed after its inventory."""
         if self._s is not None:
-            lib().axl_sampler_free(self._s)
-            self._s = None
+            s, self._s = self._s, None
+            if not self._inventory.closed:
+                lib().axl_sampler_free(s)
 
     def __enter__(self) -> "Sampler":
         return self

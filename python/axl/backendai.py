@@ -1,0 +1,1150 @@
+"""Backend.AI compute plugins (entry-point group ``backendai_accelerator_v21``) on axl.
+
+One plugin class per device kind Backend.AI knows (``cuda``, ``rocm``, ``habana``,
+``neuron``, ``tpu``, ``tenstorrent``, ``ascend``, ``xpu``, ...), all on one generic
+implementation, :class:`AxlComputePlugin`. When ``ai.backend.agent`` is importable the
+plugins subclass its ``AbstractComputePlugin`` and build its alloc maps and measurement
+types; otherwise they present the same methods with the same signatures (sync/async as
+the interface declares them) over small stand-ins defined here.
+
+Slots (docs/backendai.md): ``<key>.device`` (whole devices, count, discrete map),
+``<key>.shares`` (fractional shares, count, fraction map; ``allocation_mode =
+"fractional"``), ``<key>.device:<profile>-mig`` (one existing MIG device / partition,
+unique). BEP-1000: :meth:`AxlComputePlugin.get_resource_spec` lists every slot
+definition of the node and the device-info documents (schema/backendai-*.schema.json).
+"""
+
+from __future__ import annotations
+
+import enum
+import fnmatch
+import grp
+import os
+import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import ROUND_DOWN, Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from . import inventory as _inventory
+from ._lib import LibraryNotFoundError
+from .metrics import Sample, Sampler
+from .runtime import Runtime, device_runtime
+
+# --------------------------------------------------------------------------------------
+# The agent's types, or stand-ins with the same names and fields.
+try:  # pragma: no cover - depends on the agent being installed
+    from ai.backend.agent.resources import AbstractComputeDevice as _DeviceBase
+    from ai.backend.agent.resources import AbstractComputePlugin as _PluginBase
+    try:
+        from ai.backend.agent.alloc_map import (DeviceSlotInfo, DiscretePropertyAllocMap,
+                                                FractionAllocMap)
+    except ImportError:
+        from ai.backend.agent.resources import (DeviceSlotInfo,  # type: ignore[no-redef]
+                                                DiscretePropertyAllocMap, FractionAllocMap)
+    from ai.backend.agent.stats import (ContainerMeasurement, Measurement, MetricTypes,
+                                        NodeMeasurement, ProcessMeasurement)
+    from ai.backend.common.types import SlotName, SlotTypes
+    try:
+        from ai.backend.common.types import MountInfo
+    except ImportError:
+        from ai.backend.agent.resources import MountInfo  # type: ignore[no-redef]
+    HAVE_AGENT = True
+except ImportError:
+    HAVE_AGENT = False
+
+    class SlotTypes(str, enum.Enum):  # type: ignore[no-redef]
+        """Slot types of the interface."""
+        COUNT = "count"
+        BYTES = "bytes"
+        UNIQUE = "unique"
+        UNIFIED = "unified"
+
+    def SlotName(s: str) -> str:  # type: ignore[no-redef]  # noqa: N802
+        """Slot names are plain strings without the agent."""
+        return str(s)
+
+    class MetricTypes(enum.Enum):  # type: ignore[no-redef]
+        """Metric types of the interface (metadata only)."""
+        GAUGE = 0
+        RATE = 1
+        UTILIZATION = 2
+        ACCUMULATION = 3
+
+    @dataclass
+    class Measurement:  # type: ignore[no-redef]
+        value: Decimal
+        capacity: Decimal | None = None
+
+    @dataclass
+    class NodeMeasurement:  # type: ignore[no-redef]
+        key: str
+        type: MetricTypes
+        per_node: Measurement
+        per_device: Mapping[str, Measurement] = field(default_factory=dict)
+        stats_filter: frozenset[str] = frozenset()
+        current_hook: Any = None
+        unit_hint: str = "count"
+
+    @dataclass
+    class ContainerMeasurement:  # type: ignore[no-redef]
+        key: str
+        type: MetricTypes
+        per_container: Mapping[str, Measurement] = field(default_factory=dict)
+        stats_filter: frozenset[str] = frozenset()
+        current_hook: Any = None
+        unit_hint: str = "count"
+
+    @dataclass
+    class ProcessMeasurement:  # type: ignore[no-redef]
+        key: str
+        type: MetricTypes
+        per_process: Mapping[int, Measurement] = field(default_factory=dict)
+        stats_filter: frozenset[str] = frozenset()
+        current_hook: Any = None
+        unit_hint: str = "count"
+
+    @dataclass
+    class MountInfo:  # type: ignore[no-redef]
+        mode: str
+        src_path: Path
+        dst_path: Path
+
+    @dataclass
+    class DeviceSlotInfo:  # type: ignore[no-redef]
+        slot_type: SlotTypes
+        slot_name: str
+        amount: Decimal
+
+    class _AllocMap:
+        """A minimal allocation map (used only without the agent): device_slots,
+        allocations, apply_allocation, free, clear, allocate."""
+
+        fractional = False
+
+        def __init__(self, *, device_slots: Mapping[str, DeviceSlotInfo] | None = None,
+                     device_mask: Iterable[str] | None = None,
+                     exclusive_slot_types: Collection[str] | None = None,
+                     quantum_size: Decimal = Decimal("0.01"), **_: Any) -> None:
+            self.device_slots = dict(device_slots or {})
+            self.device_mask = frozenset(device_mask or ())
+            self.exclusive_slot_types = set(exclusive_slot_types or ())
+            self.quantum_size = Decimal(quantum_size)
+            self.slot_types = {i.slot_name: i.slot_type for i in self.device_slots.values()}
+            self.allocations: dict[str, dict[str, Decimal]] = {}
+            self.clear()
+
+        def clear(self) -> None:
+            self.allocations = {s: {d: Decimal(0) for d, i in self.device_slots.items()
+                                    if i.slot_name == s} for s in self.slot_types}
+
+        def apply_allocation(self, existing_alloc: Mapping[str, Mapping[str, Decimal]]) -> None:
+            for s, per in existing_alloc.items():
+                for d, v in per.items():
+                    self.allocations.setdefault(s, {}).setdefault(d, Decimal(0))
+                    self.allocations[s][d] += Decimal(v)
+
+        def free(self, existing_alloc: Mapping[str, Mapping[str, Decimal]]) -> None:
+            for s, per in existing_alloc.items():
+                for d, v in per.items():
+                    self.allocations[s][d] -= Decimal(v)
+
+        def allocate(self, slots: Mapping[str, Decimal], *, affinity_hint: Any = None,
+                     context_tag: str | None = None, **_: Any) -> Mapping[str, Mapping[str, Decimal]]:
+            out: dict[str, dict[str, Decimal]] = {}
+            for s, want in slots.items():
+                want = Decimal(want)
+                if want <= 0:
+                    continue
+                if s not in self.slot_types:
+                    raise ValueError("slot %s is not one of this map's" % s)
+                if self.fractional and self.slot_types[s] != SlotTypes.UNIQUE:
+                    want = (want / self.quantum_size).to_integral_value(rounding=ROUND_DOWN) * self.quantum_size
+                elif want != want.to_integral_value():
+                    raise ValueError("%s: %s is not a whole number of devices" % (s, want))
+                got: dict[str, Decimal] = {}
+                free = sorted(((self.device_slots[d].amount - a, d)
+                               for d, a in self.allocations[s].items()), reverse=True)
+                for avail, d in free:
+                    if want <= 0:
+                        break
+                    if self.fractional and self.slot_types[s] != SlotTypes.UNIQUE:
+                        take = min(avail, want)
+                    else:
+                        take = Decimal(1) if avail >= 1 else Decimal(0)
+                    if take > 0:
+                        got[d] = take
+                        want -= take
+                if want > 0:
+                    raise ValueError("insufficient %s" % s)
+                out[s] = got
+            self.apply_allocation(out)
+            return out
+
+    class DiscretePropertyAllocMap(_AllocMap):  # type: ignore[no-redef]
+        """Whole devices (stand-in)."""
+
+    class FractionAllocMap(_AllocMap):  # type: ignore[no-redef]
+        """Fractional shares (stand-in)."""
+        fractional = True
+
+    class _DeviceBase:  # type: ignore[no-redef]
+        """The fields of the agent's AbstractComputeDevice."""
+
+        def __init__(self, device_id: str, hw_location: str, memory_size: int,
+                     processing_units: int, numa_node: int | None = None,
+                     device_name: str | None = None) -> None:
+            self.device_id = device_id
+            self.hw_location = hw_location
+            self.memory_size = memory_size
+            self.processing_units = processing_units
+            self.numa_node = numa_node
+            self._device_name = device_name
+
+        @property
+        def device_name(self) -> str:
+            return self._device_name or type(self).__name__.removesuffix("Device").lower()
+
+        def __hash__(self) -> int:
+            return hash("%s-%s" % (self.device_name, self.device_id))
+
+        def __eq__(self, other: object) -> bool:
+            return hash(self) == hash(other)
+
+    class _PluginBase:  # type: ignore[no-redef]
+        """The constructor of the agent's AbstractPlugin."""
+
+        config_watch_enabled = True
+        require_explicit_allow = False
+
+        def __init__(self, plugin_config: Mapping[str, Any], local_config: Mapping[str, Any]) -> None:
+            self.plugin_config = plugin_config
+            self.local_config = local_config
+
+
+# --------------------------------------------------------------------------------------
+
+#: The BEP-1000 precision formats, widest first.
+BEP_PRECISIONS = ("FP64", "FP32", "TF32", "BF16", "FP16", "FP8", "FP6", "FP4", "INT8", "INT4")
+_GIB = Decimal(1 << 30)
+
+
+class BackendAIPluginError(ValueError):
+    """Bad input to a plugin method: an unknown device id, an unknown slot, a malformed
+    resource.txt or plugin_config."""
+
+
+class ResourceTxtError(BackendAIPluginError):
+    """A resource.txt that cannot be read or parsed."""
+
+
+def _dec_or_none(v: Any) -> Decimal | None:
+    if v is None or isinstance(v, bool):
+        return None
+    try:
+        return Decimal(str(v))
+    except InvalidOperation:
+        return None
+
+
+def gbps_to_gibps(gbps: float | int | None) -> float | None:
+    """axl's bandwidth (10^9 B/s) in GiB/s (2^30 B/s) as BEP-1000 specifies; None stays None."""
+    if gbps is None:
+        return None
+    return round(float(gbps) * 1e9 / (1 << 30), 3)
+
+
+def _safe_id(s: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "-", s)
+
+
+def _cdi_name(s: str) -> str:
+    """A CDI device name as `axl cdi` writes it: letters, digits, _ - . : kept."""
+    return re.sub(r"[^A-Za-z0-9_.:-]", "-", s)
+
+
+class AxlComputeDevice(_DeviceBase):
+    """An accelerator (or an existing MIG device / partition) as the agent sees it, with
+    the BEP-1000 facts: memory_spec, compute_units, precision_support,
+    partitioning_support. ``axl_device`` is the axl Device it came from."""
+
+    def __init__(self, *, device_id: str, hw_location: str, memory_size: int | None,
+                 processing_units: int | None, numa_node: int | None, device_name: str,
+                 model_name: str | None, uuid: str | None, axl_device: _inventory.Device,
+                 parent: _inventory.Device | None = None, runtime: Runtime | None = None) -> None:
+        super().__init__(device_id=device_id, hw_location=hw_location,
+                         memory_size=memory_size,  # type: ignore[arg-type]
+                         processing_units=processing_units,  # type: ignore[arg-type]
+                         numa_node=numa_node, device_name=device_name)
+        self.model_name = model_name
+        self.uuid = uuid
+        self.axl_device = axl_device
+        self.parent = parent
+        self.runtime = runtime
+        part = axl_device.raw.get("partition") or {}
+        self.partition_profile: str | None = part.get("profile") if parent is not None else None
+        self.partition_technology: str | None = None
+        if parent is not None:
+            techs = [p.get("technology") for p in parent.raw.get("partitioning", [])
+                     if p.get("mode") == "enabled"]
+            self.partition_technology = techs[0] if techs else (runtime.partitions if runtime else None)
+        src = parent if parent is not None else axl_device
+        self.memory_spec = _memory_spec(axl_device, src)
+        self.compute_units = [{"name": c["name"], "count": c["count"]}
+                              for c in axl_device.raw.get("compute_units", [])
+                              if isinstance(c.get("count"), int)]
+        self.precision_support = _precisions(src)
+        self.partitioning_support: list[dict[str, Any]] = _partitioning(axl_device)
+
+    @property
+    def is_partition(self) -> bool:
+        return self.parent is not None
+
+    def device_info(self) -> dict[str, Any]:
+        """The BEP-1000 device-info document (schema/backendai-device-info.schema.json)."""
+        known = {p["format"] for p in self.precision_support}
+        return {
+            "device_id": str(self.device_id), "device_name": self.device_name,
+            "hw_location": self.hw_location, "numa_node": self.numa_node,
+            "model_name": self.model_name, "uuid": self.uuid,
+            "axl_id": self.axl_device.id,
+            "memory_size": self.memory_size, "processing_units": self.processing_units,
+            "memory_spec": dict(self.memory_spec),
+            "compute_units": list(self.compute_units),
+            "precision_support": list(self.precision_support),
+            "precision_unknown": [f for f in BEP_PRECISIONS if f not in known],
+            "partitioning_support": list(self.partitioning_support),
+            "partition": ({"technology": self.partition_technology,
+                           "profile": self.partition_profile,
+                           "parent_uuid": self.parent.uuid if self.parent else None}
+                          if self.is_partition else None),
+        }
+
+
+def _memory_spec(dev: _inventory.Device, src: _inventory.Device) -> dict[str, Any]:
+    mem = dev.raw.get("memory") or {}
+    smem = src.raw.get("memory") or {}
+    # A partition has its own total; per-unit caches, type and channels are its GPU's.
+    return {
+        "total_memory": mem.get("total_bytes"),
+        "memory_type": smem.get("type"),
+        "bandwidth": gbps_to_gibps(smem.get("bandwidth_gbps")) if dev is src else None,
+        "l1_cache_per_core": smem.get("l1_cache_bytes_per_unit"),
+        "l2_cache": smem.get("l2_cache_bytes") if dev is src else None,
+        "shared_mem_per_core": smem.get("shared_memory_bytes_per_unit"),
+        "memory_channels": smem.get("channels") if dev is src else None,
+        "memory_stacks": smem.get("stacks") if dev is src else None,
+        "bus_width_bits": smem.get("bus_width_bits") if dev is src else None,
+    }
+
+
+def _precisions(dev: _inventory.Device) -> list[dict[str, Any]]:
+    out = []
+    for p in dev.raw.get("precision", []):
+        if p.get("support") in ("native", "emulated", "none") and isinstance(p.get("format"), str):
+            row: dict[str, Any] = {"format": p["format"], "support": p["support"]}
+            if p.get("peak_tflops") is not None:
+                row["peak_tflops"] = p["peak_tflops"]
+            out.append(row)
+    return out
+
+
+def _partitioning(dev: _inventory.Device) -> list[dict[str, Any]]:
+    out = []
+    for p in dev.raw.get("partitioning", []):
+        if not isinstance(p.get("technology"), str):
+            continue
+        out.append({"technology": p["technology"], "max_partitions": p.get("max_partitions"),
+                    "mode": p.get("mode"), "profiles": list(p.get("profiles", []))})
+    return out
+
+
+def read_resource_txt(path: str | os.PathLike[str]) -> dict[str, dict[str, dict[str, Decimal]]]:
+    """The allocations of a resource.txt: device name -> slot -> device id -> amount,
+    from its ``<SLOT>_SHARES=devid:amount,...`` lines (KernelResourceSpec's format).
+    ResourceTxtError for a file that cannot be read or a malformed line."""
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ResourceTxtError("cannot read %s: %s" % (path, e)) from None
+    out: dict[str, dict[str, dict[str, Decimal]]] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if "=" not in line:
+            raise ResourceTxtError("%s:%d: not KEY=VALUE: %r" % (path, n, line[:80]))
+        k, v = line.split("=", 1)
+        if not k.endswith("_SHARES"):
+            continue
+        slot = k[:-len("_SHARES")].lower()
+        if not slot:
+            raise ResourceTxtError("%s:%d: empty slot name" % (path, n))
+        per: dict[str, Decimal] = {}
+        for item in filter(None, (x.strip() for x in v.split(","))):
+            devid, sep, amount = item.rpartition(":")
+            if not sep or not devid:
+                raise ResourceTxtError("%s:%d: %r is not devid:amount" % (path, n, item))
+            try:
+                amt = Decimal(amount)
+            except InvalidOperation:
+                raise ResourceTxtError("%s:%d: %r is not a number" % (path, n, amount)) from None
+            if not amt.is_finite() or amt < 0:
+                raise ResourceTxtError("%s:%d: %r is not a non-negative amount" % (path, n, amount))
+            per[devid] = amt
+        out.setdefault(slot.split(".", 1)[0], {})[slot] = per
+    return out
+
+
+def _config_dir_of(container: Any) -> Path | None:
+    """The host folder mounted at /home/config in a container (dict or object forms)."""
+    for attr in ("config_dir",):
+        v = getattr(container, attr, None)
+        if v:
+            return Path(v)
+    obj = getattr(container, "backend_obj", container)
+    if isinstance(obj, Mapping):
+        for m in obj.get("Mounts", []) or []:
+            if isinstance(m, Mapping) and m.get("Destination") == "/home/config" and m.get("Source"):
+                return Path(m["Source"])
+    return None
+
+
+class AxlComputePlugin(_PluginBase):
+    """The generic compute plugin: the devices of ``id_prefixes`` (axl's id prefixes,
+    "nvidia" of "nvidia:0") of the node axl sees.
+
+    plugin_config keys (all optional): ``sim`` / ``sysroot`` (another node, for tests
+    and demos), ``state_dir`` (AXL_STATE_DIR: partitions and limits), ``device_mask``
+    (comma-separated UUIDs or axl ids left out), ``allocation_mode`` ("discrete" or
+    "fractional"), ``quantum_size`` (default "0.1"), ``unit_mem`` (bytes, default 2 GiB),
+    ``unit_proc`` (default 8), ``device_injector`` ("auto", "nvidia", "cdi", "devices"),
+    ``hooks`` (paths of LD_PRELOAD libraries), ``mount_libraries`` (bind the vendor's
+    user-space libraries in "devices" mode).
+    """
+
+    key: str = "accelerator"
+    id_prefixes: tuple[str, ...] = ()
+    families: tuple[str, ...] | None = None
+    human_readable_name: str = "Accelerator"
+    display_unit: str = "Device"
+    display_icon: str = "npu1"
+    default_groups: tuple[str, ...] = ()
+    config_watch_enabled = False
+
+    def __init__(self, plugin_config: Mapping[str, Any], local_config: Mapping[str, Any]) -> None:
+        super().__init__(plugin_config, local_config)
+        self.plugin_config = dict(plugin_config or {})
+        self.local_config = local_config
+        self.enabled = False
+        self.disabled_reason: str | None = None
+        self.inventory: _inventory.Inventory | None = None
+        self.devices: list[AxlComputeDevice] = []
+        self.mig_parents: list[AxlComputeDevice] = []
+        self._by_id: dict[str, AxlComputeDevice] = {}
+        self._sampler: Sampler | None = None
+        mode = self.plugin_config.get("allocation_mode", "discrete")
+        if mode not in ("discrete", "fractional"):
+            raise BackendAIPluginError("allocation_mode must be 'discrete' or 'fractional', not %r" % mode)
+        self.allocation_mode: str = mode
+        try:
+            self.quantum_size = Decimal(str(self.plugin_config.get("quantum_size", "0.1")))
+            self.unit_mem = Decimal(str(self.plugin_config.get("unit_mem", 2 << 30)))
+            self.unit_proc = Decimal(str(self.plugin_config.get("unit_proc", 8)))
+        except InvalidOperation:
+            raise BackendAIPluginError("quantum_size, unit_mem and unit_proc must be numbers") from None
+        if self.quantum_size <= 0 or self.unit_mem <= 0 or self.unit_proc <= 0:
+            raise BackendAIPluginError("quantum_size, unit_mem and unit_proc must be positive")
+
+    # -- slot names ---------------------------------------------------------------------
+    @property
+    def device_slot(self) -> str:
+        return "%s.device" % self.key
+
+    @property
+    def shares_slot(self) -> str:
+        return "%s.shares" % self.key
+
+    def partition_slot(self, dev: AxlComputeDevice) -> str:
+        tech = (dev.partition_technology or "part").lower()
+        return "%s.device:%s-%s" % (self.key, dev.partition_profile or "unknown", tech)
+
+    @property
+    def slot_types(self) -> Sequence[tuple[Any, SlotTypes]]:  # type: ignore[override]
+        out: list[tuple[Any, SlotTypes]] = []
+        whole = [d for d in self.devices if not d.is_partition]
+        if whole:
+            out.append((SlotName(self.device_slot if self.allocation_mode == "discrete"
+                                 else self.shares_slot), SlotTypes.COUNT))
+        for s in sorted({self.partition_slot(d) for d in self.devices if d.is_partition}):
+            out.append((SlotName(s), SlotTypes.UNIQUE))
+        return out
+
+    @property
+    def exclusive_slot_types(self) -> set[str]:  # type: ignore[override]
+        return {"%s.device:*" % self.key, self.device_slot, self.shares_slot}
+
+    # -- lifecycle ------------------------------------------------------------------------
+    async def init(self, context: Any = None) -> None:
+        """Open the node through axl and read its devices of this kind. Without libaxl the
+        plugin stays disabled (no devices, no slots), as the agent's plugins do."""
+        cfg = self.plugin_config
+        env = {"AXL_STATE_DIR": str(cfg["state_dir"])} if cfg.get("state_dir") else None
+        try:
+            inv = _inventory.open(cfg.get("sysroot"), sim=cfg.get("sim"), env=env)
+        except LibraryNotFoundError as e:
+            self.enabled, self.disabled_reason = False, str(e)
+            return
+        self.inventory = inv
+        mask = {m.strip() for m in str(cfg.get("device_mask", "")).split(",") if m.strip()}
+        self.devices, self.mig_parents, self._by_id = [], [], {}
+        for pos, d in enumerate(x for x in inv.devices if self._mine(x)):
+            if d.uuid in mask or d.id in mask:
+                continue
+            rt = device_runtime(inv, d.id)
+            dev = self._make(d, None, rt, pos)
+            if d.children or any(p.get("mode") == "enabled" and p.get("technology") == (rt.partitions if rt else None)
+                                 for p in d.raw.get("partitioning", [])):
+                self.mig_parents.append(dev)
+                for c in d.children:
+                    if c.uuid in mask or c.id in mask:
+                        continue
+                    self._add(self._make(c, d, rt, pos))
+            else:
+                self._add_fractional(dev)
+                self._add(dev)
+        self.enabled = True
+
+    def _add_fractional(self, dev: AxlComputeDevice) -> None:
+        """BEP-1000 partitioning: fractional sharing ("fGPU") where a preloaded limiter
+        can hold a share (AXL_RUNTIME_PRELOAD_LIMITS), max_partitions = shares / quantum."""
+        share = self.share_of(dev)
+        if dev.runtime is None or not dev.runtime.preload_limits or share is None:
+            return
+        n = int(share / self.quantum_size)
+        if n >= 1:
+            dev.partitioning_support.append({
+                "technology": "fGPU", "max_partitions": n, "profiles": [],
+                "mode": "enabled" if self.allocation_mode == "fractional" else "disabled"})
+
+    def _mine(self, d: _inventory.Device) -> bool:
+        prefix = d.id.split(":", 1)[0]
+        return prefix in self.id_prefixes and (self.families is None or d.family in self.families)
+
+    def _add(self, dev: AxlComputeDevice) -> None:
+        if str(dev.device_id) in self._by_id:
+            raise BackendAIPluginError("two devices with the id %s" % dev.device_id)
+        self._by_id[str(dev.device_id)] = dev
+        self.devices.append(dev)
+
+    def _make(self, d: _inventory.Device, parent: _inventory.Device | None,
+              rt: Runtime | None, pos: int) -> AxlComputeDevice:
+        if parent is None:
+            devid = str(d.index) if d.index is not None else _safe_id(d.id)
+        else:
+            devid = _safe_id(d.uuid) if d.uuid else _safe_id(d.id)
+        units = [c.get("count") for c in d.raw.get("compute_units", []) if isinstance(c.get("count"), int)]
+        return AxlComputeDevice(
+            device_id=devid, hw_location=d.pci_address or d.id,
+            memory_size=d.memory_total_bytes, processing_units=units[0] if units else None,
+            numa_node=d.numa_node, device_name=self.key, model_name=d.model, uuid=d.uuid,
+            axl_device=d, parent=parent, runtime=rt)
+
+    async def cleanup(self) -> None:
+        """Close the sampler and the inventory."""
+        if self._sampler is not None:
+            self._sampler.close()
+            self._sampler = None
+        if self.inventory is not None:
+            self.inventory.close()
+            self.inventory = None
+
+    async def update_plugin_config(self, plugin_config: Mapping[str, Any]) -> None:
+        """config_watch_enabled is False: a new config takes effect at the next start."""
+        self.plugin_config = dict(plugin_config)
+
+    def get_version(self) -> str:
+        from . import __version__
+        return __version__
+
+    # -- devices and slots ------------------------------------------------------------------
+    async def list_devices(self) -> Collection[AxlComputeDevice]:
+        return list(self.devices)
+
+    def device(self, device_id: Any) -> AxlComputeDevice:
+        """The device of an agent DeviceId; BackendAIPluginError when unknown."""
+        dev = self._by_id.get(str(device_id))
+        if dev is None:
+            raise BackendAIPluginError("%s: no device %r (known: %s)" % (
+                self.key, device_id, ", ".join(self._by_id) or "none"))
+        return dev
+
+    def share_of(self, dev: AxlComputeDevice) -> Decimal | None:
+        """The fractional capacity of a whole device: min(memory / unit_mem,
+        processing_units / unit_proc) rounded down to 0.01; None when neither is known."""
+        parts = []
+        if dev.memory_size:
+            parts.append(Decimal(dev.memory_size) / self.unit_mem)
+        if dev.processing_units:
+            parts.append(Decimal(dev.processing_units) / self.unit_proc)
+        if not parts:
+            return None
+        return min(parts).quantize(Decimal("0.01"), rounding=ROUND_DOWN)
+
+    def _device_slots(self) -> dict[str, Any]:
+        slots: dict[str, Any] = {}
+        for d in self.devices:
+            if d.is_partition:
+                slots[str(d.device_id)] = DeviceSlotInfo(SlotTypes.UNIQUE, SlotName(self.partition_slot(d)), Decimal(1))
+            elif self.allocation_mode == "discrete":
+                slots[str(d.device_id)] = DeviceSlotInfo(SlotTypes.COUNT, SlotName(self.device_slot), Decimal(1))
+            else:
+                share = self.share_of(d)
+                if share is not None and share > 0:
+                    slots[str(d.device_id)] = DeviceSlotInfo(SlotTypes.COUNT, SlotName(self.shares_slot), share)
+        return slots
+
+    async def available_slots(self) -> Mapping[Any, Decimal]:
+        out: dict[Any, Decimal] = {}
+        for info in self._device_slots().values():
+            out[info.slot_name] = out.get(info.slot_name, Decimal(0)) + Decimal(info.amount)
+        return out
+
+    async def create_alloc_map(self) -> Any:
+        slots = self._device_slots()
+        excl = self.exclusive_slot_types
+        if self.allocation_mode == "fractional":
+            return FractionAllocMap(device_slots=slots, exclusive_slot_types=excl,
+                                    quantum_size=self.quantum_size)
+        return DiscretePropertyAllocMap(device_slots=slots, exclusive_slot_types=excl)
+
+    def _slot_meta(self, slot: str) -> dict[str, Any]:
+        if slot == self.shares_slot:
+            return {"slot_name": slot, "description": "%s (fractional share)" % self.human_readable_name,
+                    "human_readable_name": "f" + self.human_readable_name,
+                    "display_unit": "f" + self.display_unit,
+                    "number_format": {"binary": False, "round_length": 2},
+                    "display_icon": self.display_icon}
+        if slot == self.device_slot:
+            return {"slot_name": slot, "description": "%s (whole device)" % self.human_readable_name,
+                    "human_readable_name": self.human_readable_name, "display_unit": self.display_unit,
+                    "number_format": {"binary": False, "round_length": 0},
+                    "display_icon": self.display_icon}
+        minor = slot.split(":", 1)[1]
+        return {"slot_name": slot, "description": "%s partition %s" % (self.human_readable_name, minor),
+                "human_readable_name": "%s %s" % (self.human_readable_name, minor.upper()),
+                "display_unit": minor.rsplit("-", 1)[-1].upper(),
+                "number_format": {"binary": False, "round_length": 0},
+                "display_icon": self.display_icon}
+
+    def get_metadata(self) -> dict[str, Any]:
+        """AcceleratorMetadata of the plugin's main slot (.device or .shares); the other
+        slots are in get_resource_spec()."""
+        return self._slot_meta(self.device_slot if self.allocation_mode == "discrete" else self.shares_slot)
+
+    def get_resource_spec(self) -> dict[str, Any]:
+        """BEP-1000: every slot definition of this node (whole devices, fractional shares,
+        one per partition profile) with its type, display metadata, capacity, devices and
+        whether the current allocation_mode allocates it; and every device's info
+        (schema/backendai-resource-spec.schema.json)."""
+        slots: list[dict[str, Any]] = []
+        whole = [d for d in self.devices if not d.is_partition]
+        if whole:
+            slots.append({**self._slot_meta(self.device_slot), "slot_type": "count",
+                          "allocatable": self.allocation_mode == "discrete",
+                          "capacity": str(Decimal(len(whole))),
+                          "devices": [str(d.device_id) for d in whole]})
+            shared = [(d, self.share_of(d)) for d in whole]
+            shared = [(d, s) for d, s in shared if s is not None and s > 0]
+            if shared:
+                slots.append({**self._slot_meta(self.shares_slot), "slot_type": "count",
+                              "allocatable": self.allocation_mode == "fractional",
+                              "capacity": str(sum((s for _, s in shared), Decimal(0))),
+                              "devices": [str(d.device_id) for d, _ in shared]})
+        by_slot: dict[str, list[AxlComputeDevice]] = {}
+        for d in self.devices:
+            if d.is_partition:
+                by_slot.setdefault(self.partition_slot(d), []).append(d)
+        for s in sorted(by_slot):
+            ds = by_slot[s]
+            slots.append({**self._slot_meta(s), "slot_type": "unique", "allocatable": True,
+                          "capacity": str(Decimal(len(ds))),
+                          "devices": [str(d.device_id) for d in ds],
+                          "partition": {"technology": ds[0].partition_technology,
+                                        "profile": ds[0].partition_profile}})
+        return {"schema": "axl.backendai.resource-spec", "plugin": self.key,
+                "version": self.get_version(), "allocation_mode": self.allocation_mode,
+                "slots": slots,
+                "devices": [d.device_info() for d in self.devices],
+                "partitioned_devices": [d.device_info() for d in self.mig_parents]}
+
+    async def extra_info(self) -> Mapping[str, str]:
+        out = {"%s_support" % self.key: "true" if self.devices else "false",
+               "axl_version": self.get_version()}
+        if self.disabled_reason:
+            out["disabled_reason"] = self.disabled_reason
+        drivers = sorted({d.axl_device.get("driver.version") for d in self.devices
+                          if d.axl_device.get("driver.version")})
+        if drivers:
+            out["driver_version"] = ",".join(drivers)
+        models = sorted({d.model_name for d in self.devices if d.model_name})
+        if models:
+            out["models"] = ",".join(models)
+        if self.inventory is not None and self.inventory.simulated:
+            out["simulated"] = "true"
+        return out
+
+    async def get_node_hwinfo(self) -> Mapping[str, Any]:
+        """HardwareMetadata: healthy with devices, degraded with axl warnings, unavailable
+        when disabled; metadata holds per-device model and UUID."""
+        if not self.enabled or self.inventory is None:
+            return {"status": "unavailable", "status_info": self.disabled_reason, "metadata": {}}
+        meta = {"%s.model" % d.device_id: d.model_name or "" for d in self.devices}
+        meta.update({"%s.uuid" % d.device_id: d.uuid or "" for d in self.devices})
+        warns = [w.message for w in self.inventory.warnings]
+        if not self.devices:
+            return {"status": "offline", "status_info": "no %s device" % self.key, "metadata": meta}
+        return {"status": "degraded" if warns else "healthy",
+                "status_info": "; ".join(warns[:5]) or None, "metadata": meta}
+
+    # -- allocations ------------------------------------------------------------------------
+    def _alloc(self, device_alloc: Mapping[Any, Mapping[Any, Any]]) -> list[tuple[AxlComputeDevice, str, Decimal]]:
+        if not isinstance(device_alloc, Mapping):
+            raise BackendAIPluginError("device_alloc must be a mapping slot -> device -> amount")
+        out = []
+        for slot, per in device_alloc.items():
+            if not str(slot).startswith(self.key + ".") and str(slot) != self.key:
+                raise BackendAIPluginError("slot %s is not a %s slot" % (slot, self.key))
+            if not isinstance(per, Mapping):
+                raise BackendAIPluginError("slot %s: allocation must be a mapping" % slot)
+            for devid, amount in per.items():
+                amt = _dec_or_none(amount)
+                if amt is None or amt < 0:
+                    raise BackendAIPluginError("slot %s device %s: bad amount %r" % (slot, devid, amount))
+                dev = self.device(devid)
+                if amt > 0:
+                    out.append((dev, str(slot), amt))
+        out.sort(key=lambda t: (t[0].is_partition, int(t[0].device_id) if str(t[0].device_id).isdigit() else 0,
+                                str(t[0].device_id)))
+        return out
+
+    async def _injector(self, docker: Any, devs: list[AxlComputeDevice]) -> str:
+        mode = self.plugin_config.get("device_injector", "auto")
+        if mode not in ("auto", "nvidia", "cdi", "devices"):
+            raise BackendAIPluginError("device_injector %r is not auto, nvidia, cdi or devices" % mode)
+        if mode != "auto":
+            return mode
+        is_nvidia = any(d.runtime is not None and d.runtime.kind == "nvidia.com/gpu" for d in devs)
+        info: Mapping[str, Any] = {}
+        version: Mapping[str, Any] = {}
+        if docker is not None:
+            try:
+                info = await docker.system.info()
+                version = await docker.version()
+            except Exception:
+                info, version = {}, {}
+        comps = [str(c.get("Name", "")) for c in (version.get("Components") or []) if isinstance(c, Mapping)]
+        if any("podman" in c.lower() for c in comps):
+            return "cdi"
+        if is_nvidia and "nvidia" in (info.get("Runtimes") or {}):
+            return "nvidia"
+        return "devices"
+
+    async def generate_docker_args(self, docker: Any, device_alloc: Mapping[Any, Mapping[Any, Any]]) -> Mapping[str, Any]:
+        """Docker create parameters that give the container its devices: NVIDIA driver
+        device requests, CDI device names (Podman, as `axl cdi` names them) or the
+        devices' nodes with cgroup permissions and groups."""
+        rows = self._alloc(device_alloc)
+        devs = list(dict.fromkeys(d for d, _, _ in rows))
+        if not devs:
+            return {}
+        mode = await self._injector(docker, devs)
+        if mode == "nvidia":
+            ids = [d.uuid if d.is_partition and d.uuid else str(d.device_id) for d in devs]
+            return {"HostConfig": {"DeviceRequests": [{
+                "Driver": "nvidia", "DeviceIDs": ids,
+                "Capabilities": [["utility", "compute", "video", "graphics", "display"]]}]}}
+        if mode == "cdi":
+            names = []
+            for d in devs:
+                kind = (d.runtime.kind if d.runtime and d.runtime.kind
+                        else "axl/%s" % d.axl_device.family)
+                ident = d.uuid or (str(d.axl_device.index) if d.axl_device.index is not None else None)
+                if ident is None:
+                    raise BackendAIPluginError("device %s has neither UUID nor index for a CDI name" % d.device_id)
+                names.append("%s=%s" % (kind, _cdi_name(ident)))
+            return {"HostConfig": {"DeviceRequests": [{"Driver": "cdi", "DeviceIDs": names}]}}
+        nodes: list[str] = []
+        for d in devs:
+            nodes.extend(d.axl_device.device_nodes)
+            if d.runtime:
+                root = self.inventory.sysroot if self.inventory else "/"
+                for c in d.runtime.control_nodes:
+                    if c in nodes or (self.inventory and not self.inventory.simulated
+                                      and os.path.exists(os.path.join(root, c.lstrip("/")))):
+                        nodes.append(c)
+        nodes = list(dict.fromkeys(nodes))
+        if not nodes:
+            raise BackendAIPluginError("the allocated %s devices have no device nodes" % self.key)
+        args: dict[str, Any] = {"HostConfig": {
+            "Devices": [{"PathOnHost": n, "PathInContainer": n, "CgroupPermissions": "mrw"} for n in nodes]}}
+        groups = [g for g in self.default_groups if _group_exists(g)] + [str(g) for g in self._node_gids(nodes)]
+        if groups:
+            args["HostConfig"]["GroupAdd"] = list(dict.fromkeys(groups))
+        env = [e for d in devs if d.runtime for e in d.runtime.env if not e.endswith("=void")]
+        if env:
+            args["Env"] = list(dict.fromkeys(env))
+        return args
+
+    def _node_gids(self, nodes: Iterable[str]) -> list[int]:
+        if self.inventory is None or self.inventory.simulated:
+            return []
+        root = self.inventory.sysroot
+        gids = []
+        for n in nodes:
+            try:
+                gid = os.stat(os.path.join(root, n.lstrip("/"))).st_gid
+            except OSError:
+                continue
+            if gid != 0:
+                gids.append(gid)
+        return sorted(set(gids))
+
+    async def generate_resource_data(self, device_alloc: Mapping[Any, Mapping[Any, Any]]) -> Mapping[str, str]:
+        """resource.txt lines: <KEY>_GLOBAL_DEVICE_IDS, <KEY>_RESOURCE_VIRTUALIZED, and
+        for shares <KEY>_MEMORY_LIMITS (bytes), <KEY>_PROCESSOR_LIMITS (units) and
+        <KEY>_COMPUTE_PERCENT per device; for partitions <KEY>_PARTITION_PROFILES."""
+        rows = self._alloc(device_alloc)
+        if not rows:
+            return {}
+        k = re.sub(r"[^A-Z0-9]", "_", self.key.upper())
+        devs = list(dict.fromkeys(d for d, _, _ in rows))
+        out = {"%s_GLOBAL_DEVICE_IDS" % k: ",".join("%d:%s" % (i, d.device_id) for i, d in enumerate(devs))}
+        shares = [(d, amt) for d, slot, amt in rows if slot == self.shares_slot]
+        out["%s_RESOURCE_VIRTUALIZED" % k] = "1" if shares else "0"
+        if shares:
+            mem, proc, pct = [], [], []
+            for d, amt in shares:
+                cap = self.share_of(d)
+                if cap is None or cap <= 0:
+                    raise BackendAIPluginError("device %s has no share capacity" % d.device_id)
+                frac = min(amt / cap, Decimal(1))
+                if d.memory_size:
+                    mem.append("%s:%d" % (d.device_id, int(Decimal(d.memory_size) * frac)))
+                if d.processing_units:
+                    proc.append("%s:%d" % (d.device_id, max(1, int(Decimal(d.processing_units) * frac))))
+                pct.append("%s:%s" % (d.device_id, (frac * 100).quantize(Decimal("0.01"), rounding=ROUND_DOWN)))
+            if mem:
+                out["%s_MEMORY_LIMITS" % k] = ",".join(mem)
+            if proc:
+                out["%s_PROCESSOR_LIMITS" % k] = ",".join(proc)
+            out["%s_COMPUTE_PERCENT" % k] = ",".join(pct)
+        parts = [d for d in devs if d.is_partition]
+        if parts:
+            out["%s_PARTITION_PROFILES" % k] = ",".join("%s:%s" % (d.device_id, d.partition_profile) for d in parts)
+        return out
+
+    async def get_attached_devices(self, device_alloc: Mapping[Any, Mapping[Any, Any]]) -> Sequence[Mapping[str, Any]]:
+        out = []
+        for d in dict.fromkeys(d for d, _, _ in self._alloc(device_alloc)):
+            out.append({"device_id": d.device_id, "model_name": d.model_name or "",
+                        "data": {"smp": d.processing_units, "mem": d.memory_size}})
+        return out
+
+    async def restore_from_container(self, container: Any, alloc_map: Any) -> None:
+        """Re-apply a running container's allocation from its /home/config/resource.txt.
+        Nothing happens for a container without one; ResourceTxtError for a malformed
+        file, BackendAIPluginError for a device this node does not have."""
+        if not self.enabled:
+            return
+        cfg = _config_dir_of(container)
+        if cfg is None or not (cfg / "resource.txt").exists():
+            return
+        allocs = read_resource_txt(cfg / "resource.txt").get(self.key, {})
+        apply: dict[Any, dict[Any, Decimal]] = {}
+        for slot_name, _t in self.slot_types:
+            per = allocs.get(str(slot_name), {})
+            for devid in per:
+                self.device(devid)
+            apply[slot_name] = {i: Decimal(per.get(str(i), 0)) for i, info in alloc_map.device_slots.items()
+                                if str(info.slot_name) == str(slot_name)}
+        unknown = set(allocs) - {str(s) for s, _ in self.slot_types}
+        if unknown:
+            raise BackendAIPluginError("resource.txt has %s slots this node does not offer: %s" % (
+                self.key, ", ".join(sorted(unknown))))
+        alloc_map.apply_allocation(apply)
+
+    # -- container set-up ---------------------------------------------------------------
+    async def get_hooks(self, distro: str, arch: str) -> Sequence[Path]:
+        """The configured LD_PRELOAD libraries (``hooks``) that exist on this host."""
+        hooks = self.plugin_config.get("hooks") or []
+        if isinstance(hooks, str):
+            hooks = [h for h in hooks.split(",") if h]
+        return [Path(h) for h in hooks if Path(h).is_file()]
+
+    async def generate_mounts(self, source_path: Path, device_alloc: Mapping[Any, Mapping[Any, Any]]) -> list[Any]:
+        """With ``mount_libraries`` and the "devices" injector: the vendor's user-space
+        libraries found on this host (axl_device_runtime's patterns and folders),
+        bind-mounted read-only at the same path."""
+        rows = self._alloc(device_alloc)
+        if not rows or not self.plugin_config.get("mount_libraries"):
+            return []
+        if self.plugin_config.get("device_injector", "auto") in ("nvidia", "cdi"):
+            return []
+        seen: dict[str, Any] = {}
+        for rt in {id(d.runtime): d.runtime for d, _, _ in rows if d.runtime}.values():
+            for folder in rt.library_dirs:
+                try:
+                    names = sorted(os.listdir(folder))
+                except OSError:
+                    continue
+                for n in names:
+                    if any(fnmatch.fnmatchcase(n, p) for p in rt.libraries):
+                        p = os.path.join(folder, n)
+                        if n not in seen:
+                            seen[n] = MountInfo("ro", Path(p), Path(p))  # type: ignore[arg-type]
+        return list(seen.values())
+
+    async def get_docker_networks(self, device_alloc: Mapping[Any, Mapping[Any, Any]]) -> list[str]:
+        self._alloc(device_alloc)
+        return []
+
+    def get_additional_gids(self) -> list[int]:
+        """The groups owning the device nodes (a live node), and the vendor's groups."""
+        gids = [g.gr_gid for g in (_group(n) for n in self.default_groups) if g is not None]
+        gids += self._node_gids(n for d in self.devices for n in d.axl_device.device_nodes)
+        return sorted(set(gids))
+
+    def get_additional_allowed_syscalls(self) -> list[str]:
+        return []
+
+    # -- measurements -----------------------------------------------------------------------
+    def _sample(self, processes: bool) -> Sample | None:
+        if self.inventory is None:
+            return None
+        if not processes:
+            if self._sampler is None:
+                self._sampler = Sampler(self.inventory)
+            return self._sampler.sample()
+        with Sampler(self.inventory, processes=True) as s:
+            return s.sample()
+
+    def _whole_by_axl(self) -> dict[str, AxlComputeDevice]:
+        return {d.axl_device.id: d for d in self.devices}
+
+    async def gather_node_measures(self, ctx: Any) -> Sequence[Any]:
+        """<key>_mem (bytes, max), <key>_util (percent, avg/max), <key>_power (Watts) and
+        <key>_temperature (Celsius), per device and per node, from axl's sampler; a device
+        whose value axl does not know is left out of that metric."""
+        smp = self._sample(False)
+        if smp is None or not self.devices:
+            return []
+        mine = self._whole_by_axl()
+        specs = [("mem", "memory_used_bytes", "memory_total_bytes", MetricTypes.GAUGE, "bytes", {"max"}),
+                 ("util", "utilization_percent", None, MetricTypes.UTILIZATION, "percent", {"avg", "max"}),
+                 ("power", "power_watts", "power_limit_watts", MetricTypes.GAUGE, "Watts", {"avg", "max"}),
+                 ("temperature", "temperature_celsius", None, MetricTypes.GAUGE, "Celsius", {"avg", "max"})]
+        out = []
+        for suffix, vname, cname, mtype, unit, filt in specs:
+            per: dict[Any, Any] = {}
+            tv, tc, all_cap = Decimal(0), Decimal(0), True
+            for ds in smp.devices:
+                d = mine.get(ds.id)
+                v = ds.get(vname)
+                if d is None or v is None:
+                    continue
+                if cname is not None:
+                    c = _dec_or_none(ds.get(cname))
+                elif suffix == "util":
+                    c = Decimal(100)
+                else:
+                    c = None
+                per[d.device_id] = Measurement(_dec_or_none(v), c)  # type: ignore[arg-type]
+                tv += _dec_or_none(v) or 0
+                if c is None:
+                    all_cap = False
+                else:
+                    tc += c
+            if per:
+                out.append(NodeMeasurement(f"{self.key}_{suffix}", mtype,  # type: ignore[arg-type]
+                                           per_node=Measurement(tv, tc if all_cap else None),
+                                           per_device=per, stats_filter=frozenset(filt), unit_hint=unit))
+        return out
+
+    async def gather_container_measures(self, ctx: Any, container_ids: Sequence[str]) -> Sequence[Any]:
+        """<key>_mem (bytes) and <key>_util (percent) per container: the sum over axl's
+        per-process rows whose container id (or cgroup path) names the container."""
+        smp = self._sample(True)
+        if smp is None or not container_ids:
+            return []
+        mine = self._whole_by_axl()
+        mem: dict[str, Decimal] = {}
+        util: dict[str, Decimal] = {}
+        used: dict[str, set[str]] = {}
+        for p in smp.processes:
+            d = mine.get(p.device)
+            if d is None:
+                continue
+            for cid in container_ids:
+                if _process_in(p, cid):
+                    used.setdefault(cid, set()).add(p.device)
+                    if p.memory_used_bytes is not None:
+                        mem[cid] = mem.get(cid, Decimal(0)) + p.memory_used_bytes
+                    if p.utilization_percent is not None:
+                        util[cid] = util.get(cid, Decimal(0)) + _dec_or_none(p.utilization_percent)  # type: ignore[operator]
+        out = []
+        if mem:
+            out.append(ContainerMeasurement(f"{self.key}_mem", MetricTypes.GAUGE, per_container={  # type: ignore[arg-type]
+                c: Measurement(v, _sum_or_none(mine[x].memory_size for x in used[c])) for c, v in mem.items()},
+                stats_filter=frozenset({"max"}), unit_hint="bytes"))
+        if util:
+            out.append(ContainerMeasurement(f"{self.key}_util", MetricTypes.UTILIZATION, per_container={  # type: ignore[arg-type]
+                c: Measurement(v, Decimal(100 * len(used[c]))) for c, v in util.items()},
+                stats_filter=frozenset({"avg", "max"}), unit_hint="percent"))
+        return out
+
+    async def gather_process_measures(self, ctx: Any, pid_map: Mapping[int, str]) -> Sequence[Any]:
+        """<key>_mem (bytes) and <key>_util (percent) per process of pid_map, from axl's
+        per-process rows (summed over this kind's devices)."""
+        smp = self._sample(True)
+        if smp is None or not pid_map:
+            return []
+        mine = self._whole_by_axl()
+        mem: dict[int, Decimal] = {}
+        util: dict[int, Decimal] = {}
+        for p in smp.processes:
+            if p.pid not in pid_map or p.device not in mine:
+                continue
+            if p.memory_used_bytes is not None:
+                mem[p.pid] = mem.get(p.pid, Decimal(0)) + p.memory_used_bytes
+            if p.utilization_percent is not None:
+                util[p.pid] = util.get(p.pid, Decimal(0)) + _dec_or_none(p.utilization_percent)  # type: ignore[operator]
+        out = []
+        if mem:
+            out.append(ProcessMeasurement(f"{self.key}_mem", MetricTypes.GAUGE,  # type: ignore[arg-type]
+                                          per_process={k: Measurement(v) for k, v in mem.items()},
+                                          stats_filter=frozenset({"max"}), unit_hint="bytes"))
+        if util:
+            out.append(ProcessMeasurement(f"{self.key}_util", MetricTypes.UTILIZATION,  # type: ignore[arg-type]
+                                          per_process={k: Measurement(v, Decimal(100)) for k, v in util.items()},
+                                          stats_filter=frozenset({"avg", "max"}), unit_hint="percent"))
+        return out
+
+
+def _process_in(p: Any, cid: str) -> bool:
+    if not cid:
+        return False
+    if p.container_id and (p.container_id.startswith(cid) or cid.startswith(p.container_id)):
+        return True
+    return bool(p.cgroup and cid in p.cgroup)
+
+
+def _sum_or_none(vals: Iterable[int | None]) -> Decimal | None:
+    tot = Decimal(0)
+    for v in vals:
+        if v is None:
+            return None
+        tot += v
+    return tot
+
+
+def _group(name: str) -> Any:
+    try:
+        return grp.getgrnam(name)
+    except KeyError:
+        return None
+
+
+def _group_exists(name: str) -> bool:
+    return _group(name) is not None
+
+
+# One plugin class per device kind: Backend.AI's key, axl's id prefixes.
+class CUDAPlugin(AxlComputePlugin):
+    """NVIDIA GPUs (cuda.device, cuda.shares, cuda.device:<profile>-mig)."""
+    key = "cuda"
+    id_prefixes = ("nvidia",)
+    human_readable_name, display_unit, display_icon = "GPU", "GPU", "gpu1"
+
+
+class ROCmPlugin(AxlComputePlugin):
+    """AMD Instinct / Radeon GPUs."""
+    key = "rocm"
+    id_prefixes = ("amdgpu",)
+    families = ("gpu",)
+    human_readable_name, display_unit, display_icon = "ROCm GPU", "GPU", "rocm"
+    default_groups = ("video", "render")
+
+
+class AMDNPUPlugin(AxlComputePlugin):
+    """AMD Ryzen AI NPUs (amdxdna)."""
+    key = "amd-npu"
+    id_prefixes = ("amdxdna",)
+    human_readable_name, display_unit = "AMD NPU", "NPU"
+    default_groups = ("render",)
+
+
+class HabanaPlugin(AxlComputePlugin):
+    """Intel Gaudi (Habana) accelerators."""
+    key = "habana"
+    id_prefixes = ("habana",)
+    human_readable_name, display_unit = "Gaudi", "HPU"
+
+
+class NeuronPlugin(AxlComputePlugin):
+    """AWS Inferentia / Trainium (Neuron) devices."""
+    key = "neuron"
+    id_prefixes = ("neuron",)
+    human_readable_name, display_unit = "Neuron", "NeuronDevice"
+
+
+class TPUPlugin(AxlComputePlugin):
+    """Google TPUs."""
+    key = "tpu"
+    id_prefixes = ("tpu",)
+    human_readable_name, display_unit, display_icon = "TPU", "TPU", "tpu"
+
+
+class TenstorrentPlugin(AxlComputePlugin):
+    """Tenstorrent cards."""
+    key = "tenstorrent"
+    id_prefixes = ("tenstorrent",)
+    human_readable_name, display_unit = "Tenstorrent", "Card"
+
+
+class AscendPlugin(AxlComputePlugin):
+    """Huawei Ascend NPUs."""
+    key = "ascend"
+    id_prefixes = ("ascend",)
+    human_readable_name, display_unit = "Ascend", "NPU"
+
+
+class IntelGPUPlugin(AxlComputePlugin):
+    """Intel GPUs (Data Center GPU Max / Flex, Arc)."""
+    key = "xpu"
+    id_prefixes = ("intel",)
+    families = ("gpu",)
+    human_readable_name, display_unit = "Intel GPU", "GPU"
+    default_groups = ("video", "render")
+
+
+class IntelNPUPlugin(AxlComputePlugin):
+    """Intel NPUs (intel_vpu)."""
+    key = "intel-npu"
+    id_prefixes = ("intelnpu",)
+    human_readable_name, display_unit = "Intel NPU", "NPU"
+    default_groups = ("render",)
+
+
+class QAICPlugin(AxlComputePlugin):
+    """Qualcomm Cloud AI accelerators."""
+    key = "qaic"
+    id_prefixes = ("qaic",)
+    human_readable_name, display_unit = "Cloud AI", "Card"
+
+
+#: Every plugin class by its key (the entry-point names).
+PLUGINS: dict[str, type[AxlComputePlugin]] = {c.key: c for c in (
+    CUDAPlugin, ROCmPlugin, AMDNPUPlugin, HabanaPlugin, NeuronPlugin, TPUPlugin,
+    TenstorrentPlugin, AscendPlugin, IntelGPUPlugin, IntelNPUPlugin, QAICPlugin)}

@@ -1,0 +1,96 @@
+"""Stand-in: AbstractComputeDevice and AbstractComputePlugin of ai.backend.agent.resources."""
+from __future__ import annotations
+
+from abc import ABCMeta, abstractmethod
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from .alloc_map import DeviceSlotInfo, DiscretePropertyAllocMap, FractionAllocMap  # noqa: F401  (re-export "for plugins")
+
+
+class AbstractComputeDevice:
+    def __init__(self, device_id: Any, hw_location: str, memory_size: int, processing_units: int,
+                 numa_node: int | None = None, device_name: str | None = None) -> None:
+        self.device_id = device_id
+        self.hw_location = hw_location
+        self.memory_size = memory_size
+        self.processing_units = processing_units
+        self.numa_node = numa_node
+        self._device_name = device_name
+
+    @property
+    def device_name(self) -> str:
+        return self._device_name or type(self).__name__.removesuffix("Device").lower()
+
+    def __hash__(self) -> int:
+        return hash("%s-%s" % (self.device_name, self.device_id))
+
+    def __eq__(self, other: object) -> bool:
+        return hash(self) == hash(other)
+
+
+class AbstractPlugin(metaclass=ABCMeta):
+    config_watch_enabled: ClassVar[bool] = True
+    require_explicit_allow: ClassVar[bool] = False
+
+    def __init__(self, plugin_config: Mapping[str, Any], local_config: Mapping[str, Any]) -> None:
+        self.plugin_config = plugin_config
+        self.local_config = local_config
+
+    @abstractmethod
+    async def init(self, context: Any = None) -> None: ...
+
+    @abstractmethod
+    async def cleanup(self) -> None: ...
+
+    @abstractmethod
+    async def update_plugin_config(self, plugin_config: Mapping[str, Any]) -> None: ...
+
+
+class AbstractComputePlugin(AbstractPlugin):
+    key = "accelerator"
+
+    @abstractmethod
+    def get_metadata(self) -> Any: ...
+    @abstractmethod
+    async def list_devices(self) -> Any: ...
+    @abstractmethod
+    async def available_slots(self) -> Any: ...
+    @abstractmethod
+    def get_version(self) -> str: ...
+    @abstractmethod
+    async def extra_info(self) -> Any: ...
+    @abstractmethod
+    async def gather_node_measures(self, ctx: Any) -> Any: ...
+    @abstractmethod
+    async def gather_container_measures(self, ctx: Any, container_ids: Any) -> Any: ...
+    @abstractmethod
+    async def gather_process_measures(self, ctx: Any, pid_map: Any) -> Any: ...
+    @abstractmethod
+    async def create_alloc_map(self) -> Any: ...
+    @abstractmethod
+    async def get_hooks(self, distro: str, arch: str) -> Any: ...
+    @abstractmethod
+    async def generate_docker_args(self, docker: Any, device_alloc: Any) -> Any: ...
+
+    async def generate_resource_data(self, device_alloc: Any) -> Any:
+        return {}
+
+    @abstractmethod
+    async def restore_from_container(self, container: Any, alloc_map: Any) -> None: ...
+    @abstractmethod
+    async def get_attached_devices(self, device_alloc: Any) -> Any: ...
+
+    async def get_node_hwinfo(self) -> Any:
+        raise NotImplementedError
+
+    @abstractmethod
+    async def get_docker_networks(self, device_alloc: Any) -> list[str]: ...
+    @abstractmethod
+    async def generate_mounts(self, source_path: Any, device_alloc: Any) -> list[Any]: ...
+
+    def get_additional_gids(self) -> list[int]:
+        return []
+
+    def get_additional_allowed_syscalls(self) -> list[str]:
+        return []

@@ -1,0 +1,402 @@
+"""axl.backendai driven the way the Backend.AI agent drives a compute plugin.
+
+The agent's base classes are the stand-in in tests/python/backendai_agent (written from
+the interface notes); the plugins are loaded through the backendai_accelerator_v21 entry
+points read from python/pyproject.toml. Nodes: tests/sim/*.json, h100x8-mig2.json (8 H100,
+2 in MIG mode) with MIG devices created in a temporary AXL_STATE_DIR.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from decimal import Decimal
+
+import jsonschema
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "backendai_agent"))
+
+import axl  # noqa: E402
+from conftest import SIMS, TESTS  # noqa: E402
+
+ROOT = os.path.dirname(TESTS)
+MIG2 = os.path.join(TESTS, "sim", "h100x8-mig2.json")
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def entry_points() -> dict[str, type]:
+    with open(os.path.join(ROOT, "python", "pyproject.toml"), "rb") as f:
+        eps = tomllib.load(f)["project"]["entry-points"]["backendai_accelerator_v21"]
+    out = {}
+    for name, ref in eps.items():
+        mod, attr = ref.split(":")
+        out[name] = getattr(importlib.import_module(mod), attr)
+    return out
+
+
+def schema_validator(name: str) -> jsonschema.Draft202012Validator:
+    docs = {}
+    for n in ("backendai-device-info.schema.json", "backendai-resource-spec.schema.json"):
+        with open(os.path.join(ROOT, "schema", n)) as f:
+            docs[n] = json.load(f)
+    store = {d["$id"]: d for d in docs.values()}
+    resolver = jsonschema.RefResolver.from_schema(docs[name], store=store)
+    jsonschema.Draft202012Validator.check_schema(docs[name])
+    return jsonschema.Draft202012Validator(docs[name], resolver=resolver)
+
+
+@pytest.fixture(scope="module")
+def mig_state(tmp_path_factory) -> str:
+    """AXL_STATE_DIR with MIG devices on the 2 MIG-mode GPUs of h100x8-mig2."""
+    st = str(tmp_path_factory.mktemp("state"))
+    with axl.open(sim=MIG2, env={"AXL_STATE_DIR": st}) as inv:
+        axl.create_partition(inv, "nvidia:0", "3g.40gb")
+        axl.create_partition(inv, "nvidia:0", "3g.40gb")
+        axl.create_partition(inv, "nvidia:1", "1g.10gb")
+        axl.create_partition(inv, "nvidia:1", "1g.10gb")
+    return st
+
+
+def test_entry_points_subclass_the_agent_interface():
+    from ai.backend.agent.resources import AbstractComputePlugin
+    eps = entry_points()
+    assert {"cuda", "rocm", "habana", "neuron", "tpu", "tenstorrent", "ascend", "xpu"} <= set(eps)
+    import axl.backendai as b
+    assert b.HAVE_AGENT
+    for name, cls in eps.items():
+        assert issubclass(cls, AbstractComputePlugin) and cls.key == name
+        assert not inspect.isabstract(cls), name
+        # sync/async exactly as the interface declares them
+        for m, want_async in (("get_metadata", False), ("get_version", False),
+                              ("get_additional_gids", False), ("get_additional_allowed_syscalls", False),
+                              ("list_devices", True), ("available_slots", True), ("extra_info", True),
+                              ("gather_node_measures", True), ("gather_container_measures", True),
+                              ("gather_process_measures", True), ("create_alloc_map", True),
+                              ("get_hooks", True), ("generate_docker_args", True),
+                              ("generate_resource_data", True), ("restore_from_container", True),
+                              ("get_attached_devices", True), ("get_node_hwinfo", True),
+                              ("get_docker_networks", True), ("generate_mounts", True),
+                              ("init", True), ("cleanup", True), ("update_plugin_config", True)):
+            assert inspect.iscoroutinefunction(getattr(cls, m)) == want_async, (name, m)
+        base = getattr(AbstractComputePlugin, "generate_docker_args")
+        assert list(inspect.signature(cls.generate_docker_args).parameters) == \
+            list(inspect.signature(base).parameters)
+
+
+def test_mixed_mig_node(mig_state):
+    cls = entry_points()["cuda"]
+    p = cls({"sim": MIG2, "state_dir": mig_state}, {})
+    run(p.init())
+    devs = list(run(p.list_devices()))
+    whole = [d for d in devs if not d.is_partition]
+    migs = [d for d in devs if d.is_partition]
+    assert [d.device_id for d in whole] == ["2", "3", "4", "5", "6", "7"]
+    assert len(migs) == 4 and all(d.device_id.startswith("MIG-") for d in migs)
+    for d in whole:
+        assert d.hw_location.startswith("0000:") and d.numa_node == 1
+        assert d.memory_size == 80 << 30 and d.processing_units == 132
+        assert d.model_name == "NVIDIA H100 80GB HBM3" and d.uuid.startswith("GPU-")
+        assert d.device_name == "cuda"
+    slots = run(p.available_slots())
+    assert {str(k): v for k, v in slots.items()} == {
+        "cuda.device": Decimal(6), "cuda.device:3g.40gb-mig": Decimal(2),
+        "cuda.device:1g.10gb-mig": Decimal(2)}
+    spec = p.get_resource_spec()
+    schema_validator("backendai-resource-spec.schema.json").validate(spec)
+    names = [s["slot_name"] for s in spec["slots"]]
+    assert names == ["cuda.device", "cuda.shares", "cuda.device:1g.10gb-mig", "cuda.device:3g.40gb-mig"]
+    assert [s["allocatable"] for s in spec["slots"]] == [True, False, True, True]
+    assert len(spec["partitioned_devices"]) == 2
+    meta = p.get_metadata()
+    assert meta["slot_name"] == "cuda.device" and meta["number_format"]["round_length"] == 0
+
+    amap = run(p.create_alloc_map())
+    got = amap.allocate({"cuda.device": Decimal(2)})
+    assert sum(got["cuda.device"].values()) == 2
+    mig = amap.allocate({"cuda.device:3g.40gb-mig": Decimal(1)})
+    (mig_id,) = mig["cuda.device:3g.40gb-mig"]
+    from ai.backend.agent.alloc_map import InsufficientResource, InvalidResourceArgument, InvalidResourceCombination
+    with pytest.raises(InvalidResourceArgument):
+        amap.allocate({"cuda.device:1g.10gb-mig": Decimal(2)})
+    with pytest.raises(InvalidResourceCombination):
+        amap.allocate({"cuda.device": Decimal(1), "cuda.device:1g.10gb-mig": Decimal(1)})
+    with pytest.raises(InsufficientResource):
+        amap.allocate({"cuda.device": Decimal(5)})
+
+    alloc = {"cuda.device": got["cuda.device"], "cuda.device:3g.40gb-mig": mig["cuda.device:3g.40gb-mig"]}
+    # NVIDIA driver: ordinals for whole GPUs, the MIG UUID for the MIG device
+    class Docker:
+        class system:
+            @staticmethod
+            async def info():
+                return {"Runtimes": {"runc": {}, "nvidia": {}}}
+
+        @staticmethod
+        async def version():
+            return {"Components": [{"Name": "Engine"}]}
+    args = run(p.generate_docker_args(Docker(), alloc))
+    req = args["HostConfig"]["DeviceRequests"][0]
+    assert req["Driver"] == "nvidia" and req["DeviceIDs"] == sorted(got["cuda.device"]) + [mig_id]
+    assert "all" not in req["Capabilities"][0]
+    # Podman: CDI names as axl cdi writes them
+    class Podman(Docker):
+        @staticmethod
+        async def version():
+            return {"Components": [{"Name": "Podman Engine"}]}
+    cdi = run(p.generate_docker_args(Podman(), alloc))["HostConfig"]["DeviceRequests"][0]
+    assert cdi["Driver"] == "cdi"
+    cli_names = set(json.loads(subprocess.run(
+        [os.environ.get("AXL_CLI", os.path.join(os.path.dirname(os.environ["AXL_LIBRARY"]), "axl")),
+         "--sim", MIG2, "cdi", "list", "--json"], capture_output=True, text=True,
+        env={**os.environ, "AXL_STATE_DIR": mig_state}).stdout))
+    assert set(cdi["DeviceIDs"]) <= cli_names, (cdi["DeviceIDs"], sorted(cli_names)[:8])
+    # plain device nodes: the MIG device brings its GPU's node and its caps
+    nodes = [d["PathOnHost"] for d in run(p.generate_docker_args(None, alloc))["HostConfig"]["Devices"]]
+    assert "/dev/nvidiactl" in nodes and any("nvidia-caps" in n for n in nodes)
+    assert all(d["CgroupPermissions"] == "mrw"
+               for d in run(p.generate_docker_args(None, alloc))["HostConfig"]["Devices"])
+
+    data = run(p.generate_resource_data(alloc))
+    assert data["CUDA_RESOURCE_VIRTUALIZED"] == "0"
+    assert data["CUDA_GLOBAL_DEVICE_IDS"].split(",")[-1] == "2:%s" % mig_id
+    assert data["CUDA_PARTITION_PROFILES"] == "%s:3g.40gb" % mig_id
+    attached = run(p.get_attached_devices(alloc))
+    assert len(attached) == 3 and attached[-1]["data"]["smp"] == 60
+
+    # restart: the agent clears the map and restores from the container's resource.txt
+    return_to = amap.allocations
+    assert sum(return_to["cuda.device"].values()) == 2
+    run(p.cleanup())
+
+
+def test_restore_from_resource_txt(mig_state, tmp_path):
+    cls = entry_points()["cuda"]
+    p = cls({"sim": MIG2, "state_dir": mig_state}, {})
+    run(p.init())
+    amap = run(p.create_alloc_map())
+    mig_id = next(d.device_id for d in p.devices if d.is_partition and d.partition_profile == "1g.10gb")
+    cfg = tmp_path / "config"
+    cfg.mkdir()
+    (cfg / "resource.txt").write_text(
+        "SCRATCH_SIZE=0\nMOUNTS=\nSLOTS={\"cpu\":\"1\",\"cuda.device\":\"2\"}\n"
+        "CUDA.DEVICE_SHARES=3:1,5:1\nCUDA.DEVICE:1G.10GB-MIG_SHARES=%s:1\n"
+        "CPU_SHARES=0:1\nCUDA_GLOBAL_DEVICE_IDS=0:3,1:5\n" % mig_id.upper())
+    container = {"Id": "c1", "Mounts": [{"Source": str(cfg), "Destination": "/home/config"}]}
+
+    class Container:
+        backend_obj = container
+    # resource.txt upper-cases device ids too: ids are matched as written
+    with pytest.raises(ValueError):
+        run(p.restore_from_container(Container(), amap))
+    (cfg / "resource.txt").write_text(
+        "CUDA.DEVICE_SHARES=3:1,5:1\nCUDA.DEVICE:1G.10GB-MIG_SHARES=%s:1\n" % mig_id)
+    run(p.restore_from_container(Container(), amap))
+    assert amap.allocations["cuda.device"]["3"] == 1 and amap.allocations["cuda.device"]["5"] == 1
+    assert amap.allocations["cuda.device"]["2"] == 0
+    assert amap.allocations["cuda.device:1g.10gb-mig"][mig_id] == 1
+    # a container without a resource.txt is skipped; malformed ones raise
+    run(p.restore_from_container({"Mounts": []}, amap))
+    from axl.backendai import BackendAIPluginError, ResourceTxtError
+    for bad in ("CUDA.DEVICE_SHARES=3\n", "CUDA.DEVICE_SHARES=3:x\n", "garbage line\n",
+                "CUDA.DEVICE_SHARES=3:-1\n", "CUDA.DEVICE_SHARES=99:1\n", "CUDA.NOPE_SHARES=3:1\n",
+                "CUDA.DEVICE_SHARES=3:NaN\n"):
+        (cfg / "resource.txt").write_text(bad)
+        with pytest.raises(BackendAIPluginError):
+            run(p.restore_from_container(Container(), amap))
+    (cfg / "resource.txt").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(ResourceTxtError):
+        run(p.restore_from_container(Container(), amap))
+
+
+def test_fractional_shares():
+    p = entry_points()["cuda"]({"sim": MIG2, "allocation_mode": "fractional", "quantum_size": "0.5"}, {})
+    run(p.init())
+    slots = {str(k): v for k, v in run(p.available_slots()).items()}
+    # min(80 GiB / 2 GiB, 132 SMs / 8) = 16.5 per H100 not in MIG mode (6 of 8; no MIG
+    # device exists in this state: the MIG-mode GPUs give nothing)
+    assert slots == {"cuda.shares": Decimal("99.00")}
+    assert p.get_metadata()["display_unit"] == "fGPU"
+    # 16.5 shares / quantum 0.5 = 33 fractional partitions, next to the device's MIG row
+    parts = {r["technology"]: r for r in p.devices[0].device_info()["partitioning_support"]}
+    assert parts["fGPU"]["max_partitions"] == 33 and parts["fGPU"]["mode"] == "enabled"
+    assert parts["MIG"]["max_partitions"] == 7
+    amap = run(p.create_alloc_map())
+    got = amap.allocate({"cuda.shares": Decimal("2.7")})
+    assert sum(got["cuda.shares"].values()) == Decimal("2.5")
+    data = run(p.generate_resource_data(got))
+    (dev,) = got["cuda.shares"]
+    assert data["CUDA_RESOURCE_VIRTUALIZED"] == "1"
+    frac = Decimal("2.5") / Decimal("16.5")
+    assert data["CUDA_MEMORY_LIMITS"] == "%s:%d" % (dev, int((80 << 30) * frac))
+    assert data["CUDA_PROCESSOR_LIMITS"] == "%s:%d" % (dev, int(132 * frac))
+    assert data["CUDA_COMPUTE_PERCENT"].startswith("%s:15.15" % dev)
+
+
+def test_measurements(tmp_path):
+    p = entry_points()["cuda"]({"sim": MIG2}, {})
+    run(p.init())
+    ms = {m.key: m for m in run(p.gather_node_measures(None))}
+    from ai.backend.agent.stats import MetricTypes
+    assert ms["cuda_mem"].unit_hint == "bytes" and ms["cuda_mem"].stats_filter == frozenset({"max"})
+    assert ms["cuda_util"].type == MetricTypes.UTILIZATION and ms["cuda_util"].unit_hint == "percent"
+    for m in ms.values():
+        assert "." not in m.key and m.key.startswith("cuda_")
+        assert isinstance(m.per_node.value, Decimal)
+        for v in m.per_device.values():
+            assert isinstance(v.value, Decimal)
+    assert set(ms["cuda_util"].per_device) == {"2", "3", "4", "5", "6", "7"}
+    assert ms["cuda_util"].per_node.capacity == 600
+    assert ms["cuda_mem"].per_node.capacity == 6 * (80 << 30)
+    with axl.open(sim=MIG2) as inv:
+        axl_mem = {d.id: d.get("memory_used_bytes") for d in axl.sample(inv).devices}
+    assert all(v.value > 0 for v in ms["cuda_mem"].per_device.values()) and len(axl_mem) == 8
+    # a simulated node has no processes: no per-container / per-process rows, no error
+    assert run(p.gather_container_measures(None, ["abc"])) == []
+    assert run(p.gather_process_measures(None, {os.getpid(): "abc"})) == []
+
+
+def test_container_measures_from_process_rows(monkeypatch):
+    """Per-container sums from axl's per-process rows (container id or cgroup)."""
+    import axl.backendai as b
+    from axl.metrics import Process, Sample
+    p = entry_points()["cuda"]({"sim": MIG2}, {})
+    run(p.init())
+
+    def proc(pid, dev, mem, util, cid=None, cg=None):
+        return Process(pid=pid, device=dev, name="python", type="compute", memory_used_bytes=mem,
+                       utilization_percent=util, encoder_utilization_percent=None,
+                       decoder_utilization_percent=None, cgroup=cg, container_id=cid, source="nvml")
+    smp = Sample(time_ns=1, interval_ms=None, cost_us=0, devices=[], raw={}, prometheus="",
+                 processes=[proc(10, "nvidia:2", 1 << 30, 40.0, cid="aaaa1111"),
+                            proc(11, "nvidia:3", 2 << 30, None, cg="/system.slice/docker-aaaa1111ffff.scope"),
+                            proc(12, "nvidia:3", 4 << 30, 10.0, cid="bbbb"),
+                            proc(13, "amdgpu:0", 8 << 30, 10.0, cid="aaaa1111")])
+    monkeypatch.setattr(b.AxlComputePlugin, "_sample", lambda self, processes: smp)
+    cm = {m.key: m for m in run(p.gather_container_measures(None, ["aaaa1111ffff", "cccc"]))}
+    assert cm["cuda_mem"].per_container["aaaa1111ffff"].value == 3 << 30
+    assert cm["cuda_mem"].per_container["aaaa1111ffff"].capacity == 2 * (80 << 30)
+    assert cm["cuda_util"].per_container["aaaa1111ffff"].capacity == 200
+    assert "cccc" not in cm["cuda_mem"].per_container
+    pm = {m.key: m for m in run(p.gather_process_measures(None, {10: "a", 12: "b", 13: "a"}))}
+    assert set(pm["cuda_mem"].per_process) == {10, 12}
+    assert pm["cuda_util"].per_process[12].value == Decimal("10.0")
+
+
+@pytest.mark.parametrize("sim", SIMS, ids=[os.path.basename(s) for s in SIMS])
+def test_every_sim_every_plugin(sim):
+    """Every plugin on every simulated node: device info valid against the schema, the
+    BEP-1000 facts equal to axl's own."""
+    dv = schema_validator("backendai-device-info.schema.json")
+    rv = schema_validator("backendai-resource-spec.schema.json")
+    with axl.open(sim=sim) as inv:
+        axl_devs = {d.id: d for d in inv.devices}
+    seen = 0
+    for name, cls in entry_points().items():
+        p = cls({"sim": sim}, {})
+        run(p.init())
+        spec = p.get_resource_spec()
+        rv.validate(spec)
+        for d in p.devices + p.mig_parents:
+            info = d.device_info()
+            dv.validate(info)
+            raw = axl_devs.get(d.axl_device.id)
+            if raw is None or d.is_partition:
+                continue
+            seen += 1
+            mem = raw.raw.get("memory", {})
+            assert info["memory_spec"]["total_memory"] == mem.get("total_bytes")
+            assert info["memory_spec"]["l2_cache"] == mem.get("l2_cache_bytes")
+            assert info["memory_spec"]["l1_cache_per_core"] == mem.get("l1_cache_bytes_per_unit")
+            if mem.get("bandwidth_gbps") is not None:
+                assert abs(info["memory_spec"]["bandwidth"] * (1 << 30) / 1e9 - mem["bandwidth_gbps"]) < 0.01
+            else:
+                assert info["memory_spec"]["bandwidth"] is None
+            fmts = {r["format"]: r["support"] for r in raw.raw.get("precision", [])}
+            assert {r["format"]: r["support"] for r in info["precision_support"]} == fmts
+            # unknown is not none: a format axl does not list is reported unknown
+            assert set(info["precision_unknown"]) == {f for f in
+                ("FP64", "FP32", "TF32", "BF16", "FP16", "FP8", "FP6", "FP4", "INT8", "INT4") if f not in fmts}
+            assert [c["name"] for c in info["compute_units"]] == [c["name"] for c in raw.raw.get("compute_units", [])]
+        run(p.cleanup())
+    assert seen == len(axl_devs)
+
+
+def test_rocm_device_nodes_and_groups():
+    p = entry_points()["rocm"]({"sim": os.path.join(TESTS, "sim", "mi300x8.json"),
+                                "device_injector": "devices"}, {})
+    run(p.init())
+    assert len(p.devices) == 8 and {str(k) for k in run(p.available_slots())} == {"rocm.device"}
+    info = p.devices[0].device_info()
+    assert info["memory_spec"]["memory_type"] == "HBM3"
+    assert abs(info["memory_spec"]["bandwidth"] - 5300e9 / (1 << 30)) < 0.01
+    dev_nodes = p.devices[0].axl_device.device_nodes
+    if not dev_nodes:
+        with pytest.raises(ValueError):
+            run(p.generate_docker_args(None, {"rocm.device": {"0": Decimal(1)}}))
+    else:
+        args = run(p.generate_docker_args(None, {"rocm.device": {"0": Decimal(1)}}))
+        assert {d["PathOnHost"] for d in args["HostConfig"]["Devices"]} >= set(dev_nodes)
+
+
+def test_bad_input():
+    from axl.backendai import BackendAIPluginError
+    cls = entry_points()["cuda"]
+    with pytest.raises(BackendAIPluginError):
+        cls({"allocation_mode": "bogus"}, {})
+    with pytest.raises(BackendAIPluginError):
+        cls({"quantum_size": "abc"}, {})
+    with pytest.raises(BackendAIPluginError):
+        cls({"unit_mem": 0}, {})
+    p = cls({"sim": MIG2}, {})
+    run(p.init())
+    for alloc in ({"cuda.device": {"9": 1}}, {"cuda.device": {"0": 1}}, {"rocm.device": {"2": 1}},
+                  {"cuda.device": {"2": "x"}}, {"cuda.device": {"2": -1}}, {"cuda.device": 3},
+                  ["cuda.device"]):
+        for m in (p.generate_docker_args(None, alloc), p.generate_resource_data(alloc),
+                  p.get_attached_devices(alloc), p.get_docker_networks(alloc)):
+            with pytest.raises(BackendAIPluginError):
+                run(m)
+    magic = cls({"sim": MIG2, "device_injector": "magic"}, {})
+    run(magic.init())
+    with pytest.raises(BackendAIPluginError):
+        run(magic.generate_docker_args(None, {"cuda.device": {"2": 1}}))
+    assert run(p.generate_docker_args(None, {"cuda.device": {"2": 0}})) == {}
+    # the MIG-mode GPUs without MIG devices offer no slot; h100x2 is all MIG mode
+    h = cls({"sim": os.path.join(TESTS, "sim", "h100x2.json")}, {})
+    run(h.init())
+    assert run(h.available_slots()) == {} and len(h.mig_parents) == 2
+    with pytest.raises(axl.AxlError):
+        run(cls({"sim": os.path.join(TESTS, "sim", "no-such-node.json")}, {}).init())
+    # a kind absent from the node: no devices, no slots, no error
+    q = entry_points()["tpu"]({"sim": os.path.join(TESTS, "sim", "h100x2.json")}, {})
+    run(q.init())
+    assert run(q.available_slots()) == {} and run(q.gather_node_measures(None)) == []
+    assert run(q.get_node_hwinfo())["status"] == "offline"
+
+
+def test_without_the_agent():
+    """Without ai.backend.agent the plugins present the same methods over stand-ins."""
+    code = ("import asyncio, axl.backendai as b\n"
+            "assert not b.HAVE_AGENT\n"
+            "p = b.CUDAPlugin({'sim': %r}, {})\n"
+            "asyncio.run(p.init())\n"
+            "m = asyncio.run(p.create_alloc_map())\n"
+            "a = m.allocate({'cuda.device': 1})\n"
+            "print(asyncio.run(p.generate_resource_data(a))['CUDA_GLOBAL_DEVICE_IDS'])\n"
+            % MIG2)
+    env = {k: v for k, v in os.environ.items()}
+    env["PYTHONPATH"] = os.path.join(ROOT, "python")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() in ["0:%d" % i for i in range(2, 8)]
