@@ -60,7 +60,15 @@ void axl__devicedb_apply(struct axl__scan *scan, struct axl_device *dev)
 			axl__fill_int(dev, AXL_ATTR_MEMORY_STACKS, S, e->memory_stacks);
 		if (e->tdp_watts >= 0)
 			axl__fill_num(dev, AXL_ATTR_POWER_TDP, S, e->tdp_watts);
+		/* the database's counts describe the whole SKU: where a measured count of the
+		 * same unit differs (a partition, fused-off units), none of them is added */
+		int cu_conflict = 0;
 		for (unsigned i = 0; i < e->n_cus; i++)
+			for (size_t j = 0; j < dev->cus.n; j++)
+				if (dev->cus.v[j].source != S && strcmp(dev->cus.v[j].name, e->cus[i].name) == 0 &&
+				    dev->cus.v[j].count != (int64_t)e->cus[i].count)
+					cu_conflict = 1;
+		for (unsigned i = 0; i < e->n_cus && !cu_conflict; i++)
 			axl__add_cu(inv, dev, e->cus[i].name, e->cus[i].count, S);
 		if (dev->precs.n == 0) {
 			for (unsigned i = 0; i < e->n_prec; i++) {
