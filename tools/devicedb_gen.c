@@ -139,7 +139,10 @@ struct entry {
 	char *name, *vendor, *architecture, *memory_type;
 	int family; /* -1 unset */
 	int have_memory, have_bus, have_bw, have_l2, have_tdp, have_nvlink;
+	int have_l1, have_shared, have_channels, have_stacks;
 	uint64_t memory_bytes, l2_bytes;
+	uint64_t l1_bytes, shared_bytes; /* per compute unit */
+	unsigned long mem_channels, mem_stacks;
 	unsigned long fabric_version, fabric_links;
 	double nvlink_gbps;
 	unsigned long bus_width;
@@ -405,18 +408,33 @@ static void parse_match(long line, char *v)
 	vec_push(&g_matches, m);
 }
 
+/* "NAME COUNT": the count is the last word; the name is the words before it, each a
+ * token, joined by one blank ("SM", "Tensor Core", "Matrix Core"). */
 static void parse_compute_units(long line, char *v)
 {
-	char *cur = v;
-	char *name = next_token(&cur);
-	char *count = next_token(&cur);
+	char *count = strrchr(v, ' ');
+	char *tab = strrchr(v, '\t');
+	char name[MAX_LINE + 1];
+	size_t n = 0;
 	unsigned long long c;
 	struct cu *cu;
 
-	if (!name || !count || next_token(&cur))
+	if (tab && (!count || tab > count))
+		count = tab;
+	if (!count)
 		die(line, "compute_units wants 'NAME COUNT'");
-	if (!valid_token(name))
-		die(line, "invalid compute unit name '%s'", name);
+	*count++ = '\0';
+	for (char *cur = v, *word; (word = next_token(&cur)) != NULL;) {
+		if (!valid_token(word))
+			die(line, "invalid compute unit name '%s'", word);
+		if (n)
+			name[n++] = ' ';
+		memcpy(name + n, word, strlen(word));
+		n += strlen(word);
+	}
+	name[n] = '\0';
+	if (!n)
+		die(line, "compute_units wants 'NAME COUNT'");
 	if (parse_uint(count, UINT32_MAX, &c) || c == 0)
 		die(line, "malformed number '%s' in compute_units", count);
 	for (size_t i = 0; i < g_cur->cus.n; i++)
@@ -576,6 +594,30 @@ static void parse_pair(long line, char *key, char *v)
 		if (parse_size(v, &e->l2_bytes))
 			die(line, "malformed number '%s' in l2_cache (integer and unit expected)", v);
 		e->have_l2 = 1;
+	} else if (strcmp(key, "l1_cache") == 0 || strcmp(key, "shared_memory") == 0) {
+		int l1 = strcmp(key, "l1_cache") == 0;
+		int *have = l1 ? &e->have_l1 : &e->have_shared;
+		uint64_t *bytes = l1 ? &e->l1_bytes : &e->shared_bytes;
+
+		if (*have)
+			die(line, "'%s' given twice in entry [%s]", key, e->key);
+		if (parse_size(v, bytes))
+			die(line, "malformed number '%s' in %s (integer and unit expected)", v, key);
+		/* per compute unit: more than 16 MiB is a whole-chip figure written by mistake */
+		if (*bytes == 0 || *bytes > (16ull << 20))
+			die(line, "implausible %s '%s' per compute unit (1 B to 16 MiB)", key, v);
+		*have = 1;
+	} else if (strcmp(key, "memory_channels") == 0 || strcmp(key, "memory_stacks") == 0) {
+		int ch = strcmp(key, "memory_channels") == 0;
+		int *have = ch ? &e->have_channels : &e->have_stacks;
+		unsigned long *n = ch ? &e->mem_channels : &e->mem_stacks;
+
+		if (*have)
+			die(line, "'%s' given twice in entry [%s]", key, e->key);
+		if (parse_uint(v, ch ? 4096 : 64, &u) || u == 0)
+			die(line, "malformed number '%s' in %s (1-%d)", v, key, ch ? 4096 : 64);
+		*n = (unsigned long)u;
+		*have = 1;
 	} else if (strcmp(key, "memory_bus_width") == 0) {
 		if (e->have_bus)
 			die(line, "'memory_bus_width' given twice in entry [%s]", e->key);
@@ -912,6 +954,11 @@ static void emit(void)
 		out("\t\t.bandwidth_gbps = ");
 		out_double(e->have_bw ? e->bandwidth : -1.0);
 		out(",\n\t\t.l2_bytes = %lluull,\n", (unsigned long long)(e->have_l2 ? e->l2_bytes : 0));
+		out("\t\t.l1_bytes_per_unit = %lluull, .shared_bytes_per_unit = %lluull,\n",
+		    (unsigned long long)(e->have_l1 ? e->l1_bytes : 0),
+		    (unsigned long long)(e->have_shared ? e->shared_bytes : 0));
+		out("\t\t.memory_channels = %luu, .memory_stacks = %luu,\n",
+		    e->have_channels ? e->mem_channels : 0ul, e->have_stacks ? e->mem_stacks : 0ul);
 		out("\t\t.tdp_watts = ");
 		out_double(e->have_tdp ? e->tdp : -1.0);
 		out(",\n");

@@ -147,7 +147,11 @@ AXL_API const char *axl_support_name(axl_support support);
 	X(VISIBLE, B, "visibility.visible")                                       \
 	X(VISIBILITY_REASON, S, "visibility.reason")                              \
 	X(NEAREST_NIC, S, "topology.nearest_nic")                                 \
-	X(NEAREST_NIC_PATH, S, "topology.nearest_nic_path")
+	X(NEAREST_NIC_PATH, S, "topology.nearest_nic_path")                      \
+	X(MEMORY_L1_PER_UNIT, I, "memory.l1_cache_bytes_per_unit")               \
+	X(MEMORY_SHARED_PER_UNIT, I, "memory.shared_memory_bytes_per_unit")      \
+	X(MEMORY_CHANNELS, I, "memory.channels")                                  \
+	X(MEMORY_STACKS, I, "memory.stacks")
 
 typedef enum axl_attr {
 #define AXL__ATTR_ENUM(name, type, path) AXL_ATTR_##name,

@@ -278,7 +278,8 @@ def fresh(work):
 
 def cases():
     out = ["sim." + os.path.basename(s)[:-5] for s in SIMS]
-    out += ["sim.h100-mig-partitions", "nvml.a100-mig", "nvml.profiles-unknown", "empty-strings", "schemas"]
+    out += ["sim.h100-mig-partitions", "nvml.a100-mig", "nvml.profiles-unknown", "empty-strings", "schemas",
+            "bep1000-facts"]
     out += ["replay." + n for n, _, _ in replay.all_cases()]
     return out
 
@@ -319,6 +320,8 @@ def run_case(name, work):
         node = check_schemas(work, env)
     elif name == "empty-strings":
         node = check_empty_strings(work, env)
+    elif name == "bep1000-facts":
+        node = check_bep1000_facts(work, env)
     elif name.startswith("replay."):
         case = name[len("replay."):]
         found = [c for c in replay.all_cases() if c[0] == case]
@@ -412,6 +415,88 @@ def check_schemas(work, env):
     broken("axl-limits.schema.json", lambda d: d["limits"][0].__setitem__("compute_percent", 0), "compute 0")
     broken("axl-limits.schema.json", lambda d: d["limits"][0].__setitem__("memory_bytes", -1), "memory -1")
     broken("axl-limits.schema.json", lambda d: d["limits"][0].__setitem__("device", ""), "device \"\"")
+    return node
+
+
+# ---- the facts Backend.AI's BEP-1000 device info asks for (issue 15) ------------------------
+
+# what the device database gives, with its source "devicedb": memory facts per device,
+# compute-unit rows, precision rows (support, or None for a row that must be absent)
+BEP_EXPECT = {
+    "h100x2.json": {
+        "memory": {"l1_cache_bytes_per_unit": 256 << 10, "shared_memory_bytes_per_unit": 228 << 10,
+                   "channels": 10, "stacks": 5},
+        "compute_units": {"SM": 132, "Tensor Core": 528},
+        "precision": {"FP8": "native", "INT4": "none", "FP4": None},
+    },
+    "mi300x8.json": {
+        "memory": {"l1_cache_bytes_per_unit": 32 << 10, "shared_memory_bytes_per_unit": 64 << 10,
+                   "stacks": 8, "channels": None},
+        "compute_units": {"CU": 304, "XCC": 8, "Matrix Core": 1216},
+        "precision": {"FP8": "native"},
+    },
+}
+
+
+def check_bep1000_facts(work, env):
+    """axl list --json on the simulated H100 and MI300X nodes carries the new memory facts
+    (memory.l1_cache_bytes_per_unit, shared_memory_bytes_per_unit, channels, stacks), the
+    tensor/matrix-unit rows and the explicit precision rows, every one from "devicedb"; a
+    fact the database does not know stays absent; the schema refuses malformed values."""
+    import copy
+    node = Node("bep1000-facts", [], env, work)
+    first = None
+    for sim, want in sorted(BEP_EXPECT.items()):
+        node.argv = ["--sim", os.path.join(TOP, "tests", "sim", sim)]
+        inv = node.doc("axl-inventory.schema.json", "axl.inventory", "list", "--json")
+        if not inv or not inv.get("devices"):
+            node.errors.append("%s: no devices" % sim)
+            continue
+        first = first or inv
+        for d in inv["devices"]:
+            where = "%s %s" % (sim, d["id"])
+            mem, fs = d.get("memory", {}), d.get("field_sources", {})
+            for k, v in want["memory"].items():
+                if v is None:
+                    if k in mem or ("memory." + k) in fs:
+                        node.errors.append("%s: memory.%s is %r, expected absent (unknown)" % (where, k, mem.get(k)))
+                    continue
+                if mem.get(k) != v:
+                    node.errors.append("%s: memory.%s is %r, expected %r" % (where, k, mem.get(k), v))
+                if fs.get("memory." + k) != "devicedb":
+                    node.errors.append("%s: field_sources memory.%s is %r, expected devicedb"
+                                       % (where, k, fs.get("memory." + k)))
+            cus = {c["name"]: c for c in d.get("compute_units", [])}
+            for n, count in want["compute_units"].items():
+                c = cus.get(n)
+                if not c or c.get("count") != count or c.get("source") != "devicedb":
+                    node.errors.append("%s: compute unit %r is %r, expected %d from devicedb" % (where, n, c, count))
+            precs = {p["format"]: p for p in d.get("precision", [])}
+            for f, sup in want["precision"].items():
+                p = precs.get(f)
+                if sup is None:
+                    if p is not None:
+                        node.errors.append("%s: precision %s is %r, expected absent (the datasheet is silent)"
+                                           % (where, f, p))
+                    continue
+                if not p or p.get("support") != sup or p.get("source") != "devicedb":
+                    node.errors.append("%s: precision %s is %r, expected %s from devicedb" % (where, f, p, sup))
+                if p and sup == "none" and "peak_tflops" in p:
+                    node.errors.append("%s: precision %s is unsupported but has a peak" % (where, f))
+    if first is None:
+        return node
+
+    def broken(fn, what):
+        d = copy.deepcopy(first)
+        fn(d["devices"][0]["memory"])
+        if not list(validator("axl-inventory.schema.json").iter_errors(d)):
+            node.errors.append("bep1000-facts: the inventory schema accepts %s" % what)
+
+    broken(lambda m: m.__setitem__("stacks", 0), "memory.stacks 0 (unknown is absent)")
+    broken(lambda m: m.__setitem__("channels", -1), "memory.channels -1")
+    broken(lambda m: m.__setitem__("channels", "10"), "memory.channels as a string")
+    broken(lambda m: m.__setitem__("l1_cache_bytes_per_unit", 0), "memory.l1_cache_bytes_per_unit 0")
+    broken(lambda m: m.__setitem__("shared_memory_bytes_per_unit", 1.5), "a fractional shared memory size")
     return node
 
 

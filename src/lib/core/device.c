@@ -390,6 +390,21 @@ int axl__add_cu(struct axl_inventory *inv, struct axl_device *dev, const char *n
 		if (strcmp(dev->cus.v[i].name, name) == 0) {
 			/* a measured count beats the database's */
 			if (src != AXL_SOURCE_DEVICEDB) {
+				/* a measured count that differs from the database's: this device is
+				 * not the whole SKU the database describes (a partition, fused-off
+				 * units), so the database's other counts (Tensor / Matrix Cores, ...)
+				 * do not describe it either and are dropped */
+				if (dev->cus.v[i].source == AXL_SOURCE_DEVICEDB && dev->cus.v[i].count != count) {
+					size_t k = 0, at = 0;
+					for (size_t j = 0; j < dev->cus.n; j++)
+						if (j == i || dev->cus.v[j].source != AXL_SOURCE_DEVICEDB) {
+							if (j == i)
+								at = k;
+							dev->cus.v[k++] = dev->cus.v[j];
+						}
+					dev->cus.n = k;
+					i = at;
+				}
 				dev->cus.v[i].count = count;
 				dev->cus.v[i].source = src;
 				mark(dev, src);

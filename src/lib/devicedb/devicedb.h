@@ -43,6 +43,13 @@ struct axl__db_entry {
 	uint32_t bus_width_bits;  /* 0 unknown */
 	double bandwidth_gbps;    /* GB/s (10^9 B/s); < 0 unknown */
 	uint64_t l2_bytes;        /* 0 unknown */
+	/* per compute unit (SM, CU, Xe-core): L1 data cache (on NVIDIA the combined L1 and
+	 * shared memory array) and the most programmable shared memory (LDS, SLM) one unit
+	 * can be given; 0 unknown */
+	uint64_t l1_bytes_per_unit;
+	uint64_t shared_bytes_per_unit;
+	uint32_t memory_channels; /* memory channels (controllers) as the vendor counts them; 0 unknown */
+	uint32_t memory_stacks;   /* HBM stacks of this PCI device; 0 unknown */
 	double tdp_watts;         /* < 0 unknown */
 	const struct axl__db_cu *cus;
 	uint8_t n_cus;

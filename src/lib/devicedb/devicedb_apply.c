@@ -49,9 +49,26 @@ void axl__devicedb_apply(struct axl__scan *scan, struct axl_device *dev)
 			axl__fill_num(dev, AXL_ATTR_MEMORY_BANDWIDTH, S, e->bandwidth_gbps);
 		if (e->l2_bytes)
 			axl__fill_int(dev, AXL_ATTR_L2_CACHE, S, (int64_t)e->l2_bytes);
+		if (e->l1_bytes_per_unit)
+			axl__fill_int(dev, AXL_ATTR_MEMORY_L1_PER_UNIT, S, (int64_t)e->l1_bytes_per_unit);
+		if (e->shared_bytes_per_unit)
+			axl__fill_int(dev, AXL_ATTR_MEMORY_SHARED_PER_UNIT, S,
+				      (int64_t)e->shared_bytes_per_unit);
+		if (e->memory_channels)
+			axl__fill_int(dev, AXL_ATTR_MEMORY_CHANNELS, S, e->memory_channels);
+		if (e->memory_stacks)
+			axl__fill_int(dev, AXL_ATTR_MEMORY_STACKS, S, e->memory_stacks);
 		if (e->tdp_watts >= 0)
 			axl__fill_num(dev, AXL_ATTR_POWER_TDP, S, e->tdp_watts);
+		/* the database's counts describe the whole SKU: where a measured count of the
+		 * same unit differs (a partition, fused-off units), none of them is added */
+		int cu_conflict = 0;
 		for (unsigned i = 0; i < e->n_cus; i++)
+			for (size_t j = 0; j < dev->cus.n; j++)
+				if (dev->cus.v[j].source != S && strcmp(dev->cus.v[j].name, e->cus[i].name) == 0 &&
+				    dev->cus.v[j].count != (int64_t)e->cus[i].count)
+					cu_conflict = 1;
+		for (unsigned i = 0; i < e->n_cus && !cu_conflict; i++)
 			axl__add_cu(inv, dev, e->cus[i].name, e->cus[i].count, S);
 		if (dev->precs.n == 0) {
 			for (unsigned i = 0; i < e->n_prec; i++) {

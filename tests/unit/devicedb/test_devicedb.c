@@ -115,6 +115,17 @@ static void test_entries(void)
 			       e->bandwidth_gbps, e->tdp_watts, (unsigned long long)e->memory_bytes,
 			       (unsigned long long)e->l2_bytes);
 		}
+		/* Per compute unit figures are KiB-sized; stacks never exceed channels. */
+		if ((e->l1_bytes_per_unit % 1024) != 0 || (e->shared_bytes_per_unit % 1024) != 0 ||
+		    e->l1_bytes_per_unit > (16u << 20) || e->shared_bytes_per_unit > (16u << 20) ||
+		    (e->memory_channels && e->memory_stacks > e->memory_channels) ||
+		    (e->memory_stacks && !e->memory_type)) {
+			bad_numbers++;
+			printf("FAIL [%s]: l1 %llu, shared %llu, channels %u, stacks %u\n", e->key,
+			       (unsigned long long)e->l1_bytes_per_unit,
+			       (unsigned long long)e->shared_bytes_per_unit, e->memory_channels,
+			       e->memory_stacks);
+		}
 		/* No accelerator here has less than 1 GiB or more than 1 TiB of memory. */
 		if (e->memory_bytes &&
 		    (e->memory_bytes < (1ull << 30) || e->memory_bytes > (1ull << 40))) {
@@ -270,8 +281,25 @@ static void test_facts(void)
 	const struct axl__db_entry *pcie = axl__db_lookup(0x10de, 0x2331, -1, -1, -1);
 	CHECK(pcie && pcie->fabric_version == 0 && pcie->fabric_link_gbps < 0,
 	      "H100 PCIe: a bridge NVLink is not described");
-	CHECK(e && e->n_cus == 1 && strcmp(e->cus[0].name, "SM") == 0 && e->cus[0].count == 132,
+	CHECK(e && e->n_cus == 2 && strcmp(e->cus[0].name, "SM") == 0 && e->cus[0].count == 132,
 	      "H100 SMs");
+	CHECK(e && e->n_cus == 2 && strcmp(e->cus[1].name, "Tensor Core") == 0 &&
+		      e->cus[1].count == 528,
+	      "H100 Tensor Cores (a compute unit name of two words)");
+	CHECK(e && e->l1_bytes_per_unit == 256u << 10 && e->shared_bytes_per_unit == 228u << 10,
+	      "H100 L1 %llu and shared memory %llu per SM",
+	      e ? (unsigned long long)e->l1_bytes_per_unit : 0ull,
+	      e ? (unsigned long long)e->shared_bytes_per_unit : 0ull);
+	CHECK(e && e->memory_channels == 10 && e->memory_stacks == 5, "H100 memory channels, stacks");
+	{
+		int int4_none = 0;
+
+		for (size_t i = 0; e && i < e->n_prec; i++)
+			if (e->prec[i].format == AXL_FORMAT_INT4 &&
+			    e->prec[i].support == AXL_SUPPORT_NONE && e->prec[i].tflops < 0)
+				int4_none = 1;
+		CHECK(int4_none, "H100 has INT4 marked unsupported");
+	}
 	for (size_t i = 0; e && i < e->n_prec; i++)
 		if (e->prec[i].format == AXL_FORMAT_FP16 && e->prec[i].support == AXL_SUPPORT_NATIVE &&
 		    near(e->prec[i].tflops, 989.4))
@@ -289,6 +317,20 @@ static void test_facts(void)
 	CHECK(fp8_none, "A100 has FP8 marked unsupported");
 
 	e = axl__db_lookup(0x1002, 0x74a1, -1, -1, -1);
+	CHECK(e && e->l1_bytes_per_unit == 32u << 10 && e->shared_bytes_per_unit == 64u << 10 &&
+		      e->memory_stacks == 8 && e->memory_channels == 0,
+	      "MI300X L1, LDS, HBM stacks; channels unknown");
+	{
+		int mc = 0, xcc = 0;
+
+		for (size_t i = 0; e && i < e->n_cus; i++) {
+			if (strcmp(e->cus[i].name, "Matrix Core") == 0 && e->cus[i].count == 1216)
+				mc = 1;
+			if (strcmp(e->cus[i].name, "XCC") == 0 && e->cus[i].count == 8)
+				xcc = 1;
+		}
+		CHECK(mc && xcc, "MI300X 1216 Matrix Cores on 8 XCCs");
+	}
 	CHECK(e && e->n_parts == 2 && strcmp(e->parts[0].technology, "AMD-CPX") == 0 &&
 		      strcmp(e->parts[1].technology, "AMD-NPS") == 0 &&
 		      e->parts[1].max_partitions < 0,
@@ -297,7 +339,9 @@ static void test_facts(void)
 	/* Unknown stays unknown. */
 	e = axl__db_find_key("nvidia-h20");
 	CHECK(e && e->memory_bytes == 0 && e->bandwidth_gbps < 0 && e->tdp_watts < 0 &&
-		      e->n_prec == 0 && e->bus_width_bits == 0 && e->l2_bytes == 0,
+		      e->n_prec == 0 && e->bus_width_bits == 0 && e->l2_bytes == 0 &&
+		      e->l1_bytes_per_unit == 0 && e->shared_bytes_per_unit == 0 &&
+		      e->memory_channels == 0 && e->memory_stacks == 0,
 	      "H20 facts left unknown");
 }
 
