@@ -21,7 +21,8 @@ from .errors import (AxlError, AxlTimeoutError, BusyError, ClosedError, DeviceLo
                      InvalidArgumentError, NoSpaceError, NotFoundError, NotSupportedError,
                      NotThisSystemError, OutOfMemoryError, OutOfRangeError, ParseError,
                      PermissionDeniedError, UnknownError)
-from .inventory import Device, Host, Inventory, Link, Nic, Warning, backends, open
+from .inventory import (ComputeUnit, Device, Host, Inventory, Link, Memory, Nic, Partitioning, Precision, Warning,
+                        backends, open)
 from .metrics import DeviceSample, Process, Sample, Sampler, metric_names, metric_unit, sample
 from .plan import ModelInfo, Plan, catalog, model_info, plan
 
@@ -34,11 +35,11 @@ def version() -> str:
 
 
 __all__ = [
-    "AxlError", "AxlTimeoutError", "BusyError", "ClosedError", "Device", "DeviceLostError",
+    "AxlError", "AxlTimeoutError", "BusyError", "ClosedError", "ComputeUnit", "Device", "DeviceLostError",
     "DeviceSample", "Host", "Inventory", "InvalidArgumentError", "Limit", "LibraryNotFoundError",
-    "Link", "ModelInfo", "Nic", "NoSpaceError", "NotFoundError", "NotSupportedError",
-    "NotThisSystemError", "OutOfMemoryError", "OutOfRangeError", "ParseError", "Partition",
-    "PermissionDeniedError", "Plan", "Process", "Sample", "Sampler", "SUPPORTED_MAJOR",
+    "Link", "Memory", "ModelInfo", "Nic", "NoSpaceError", "NotFoundError", "NotSupportedError",
+    "NotThisSystemError", "OutOfMemoryError", "OutOfRangeError", "ParseError", "Partition", "Partitioning",
+    "PermissionDeniedError", "Plan", "Precision", "Process", "Sample", "Sampler", "SUPPORTED_MAJOR",
     "UnknownError", "Warning", "backends", "catalog", "cleanup_partitions", "clear_limit",
     "compute", "create_partition", "destroy_partition", "library_path", "limit_env", "limits",
     "metric_names", "metric_unit", "model_info", "open", "partitions", "plan", "sample",

@@ -53,6 +53,64 @@ def _get(d: Mapping[str, Any] | None, path: str) -> Any:
 
 
 @dataclass(frozen=True)
+class Memory:
+    """A device's memory (``memory`` of the JSON): sizes in bytes, bandwidth in GB/s
+    (10^9 bytes/s); the per-unit figures are per compute unit (SM, CU)."""
+
+    total_bytes: int | None
+    type: str | None
+    bus_width_bits: int | None
+    bandwidth_gbps: float | None
+    l2_cache_bytes: int | None
+    l1_cache_bytes_per_unit: int | None
+    shared_memory_bytes_per_unit: int | None
+    channels: int | None
+    stacks: int | None
+
+    @classmethod
+    def from_json(cls, m: Mapping[str, Any] | None) -> "Memory":
+        m = m or {}
+        return cls(total_bytes=m.get("total_bytes"), type=m.get("type"), bus_width_bits=m.get("bus_width_bits"),
+                   bandwidth_gbps=m.get("bandwidth_gbps"), l2_cache_bytes=m.get("l2_cache_bytes"),
+                   l1_cache_bytes_per_unit=m.get("l1_cache_bytes_per_unit"),
+                   shared_memory_bytes_per_unit=m.get("shared_memory_bytes_per_unit"),
+                   channels=m.get("channels"), stacks=m.get("stacks"))
+
+
+@dataclass(frozen=True)
+class ComputeUnit:
+    """A kind of unit and how many the device has ("SM" 132, "Tensor Core" 528)."""
+
+    name: str
+    count: int | None
+    source: str | None
+
+
+@dataclass(frozen=True)
+class Precision:
+    """A number format and the device's support of it: "native", "emulated" or "none";
+    a format not listed is not known (not "none"). Peak in TFLOPS (TOPS for integers),
+    dense."""
+
+    format: str
+    support: str | None
+    peak_tflops: float | None
+    source: str | None
+
+
+@dataclass(frozen=True)
+class Partitioning:
+    """A partitioning technology the device offers ("MIG", AMD's partition modes)."""
+
+    technology: str
+    max_partitions: int | None
+    mode: str | None
+    profiles: list[str]
+    source: str | None
+    raw: dict[str, Any] = field(repr=False, compare=True)
+
+
+@dataclass(frozen=True)
 class Device:
     """An accelerator (or, with ``all=True``, the host CPU; or a partition in ``children``).
 
@@ -79,6 +137,10 @@ class Device:
     sources: list[str]
     field_sources: dict[str, str]
     children: list["Device"]
+    memory: Memory
+    compute_units: list[ComputeUnit]
+    precision: list[Precision]
+    partitioning: list[Partitioning]
     raw: dict[str, Any] = field(repr=False, compare=True)
 
     @classmethod
@@ -93,7 +155,26 @@ class Device:
             memory_bandwidth_gbps=_get(d, "memory.bandwidth_gbps"),
             visible=_get(d, "visibility.visible"), device_nodes=list(d.get("device_nodes", [])),
             sources=list(d.get("sources", [])), field_sources=dict(d.get("field_sources", {})),
-            children=[Device.from_json(c) for c in d.get("children", [])], raw=dict(d))
+            children=[Device.from_json(c) for c in d.get("children", [])],
+            memory=Memory.from_json(d.get("memory")),
+            compute_units=[ComputeUnit(name=u.get("name", ""), count=u.get("count"), source=u.get("source"))
+                           for u in d.get("compute_units", [])],
+            precision=[Precision(format=p.get("format", ""), support=p.get("support"),
+                                 peak_tflops=p.get("peak_tflops"), source=p.get("source"))
+                       for p in d.get("precision", [])],
+            partitioning=[Partitioning(technology=p.get("technology", ""), max_partitions=p.get("max_partitions"),
+                                       mode=p.get("mode"), profiles=list(p.get("profiles", [])),
+                                       source=p.get("source"), raw=dict(p))
+                          for p in d.get("partitioning", [])],
+            raw=dict(d))
+
+    def precision_of(self, fmt: str) -> str | None:
+        """The support of number format fmt ("FP8"): "native", "emulated", "none", or
+        None when not known."""
+        for p in self.precision:
+            if p.format.upper() == fmt.upper():
+                return p.support
+        return None
 
     def source(self, key: str) -> str | None:
         """Where the fact at ``key`` ("memory.total_bytes", "model") came from; None when

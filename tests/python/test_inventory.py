@@ -30,6 +30,18 @@ def _compare(inv: axl.Inventory, doc: dict) -> None:
             assert dev.source(key) == src
         assert [c.id for c in dev.children] == [c["id"] for c in raw.get("children", [])]
         assert inv.device(dev.id) is dev
+        mem = raw.get("memory", {})
+        for key in ("total_bytes", "type", "bus_width_bits", "bandwidth_gbps", "l2_cache_bytes",
+                    "l1_cache_bytes_per_unit", "shared_memory_bytes_per_unit", "channels", "stacks"):
+            assert getattr(dev.memory, key) == mem.get(key), key
+        assert [(u.name, u.count, u.source) for u in dev.compute_units] == \
+            [(u["name"], u.get("count"), u.get("source")) for u in raw.get("compute_units", [])]
+        assert [(p.format, p.support, p.peak_tflops) for p in dev.precision] == \
+            [(p["format"], p.get("support"), p.get("peak_tflops")) for p in raw.get("precision", [])]
+        for p in raw.get("precision", []):
+            assert dev.precision_of(p["format"].lower()) == p.get("support")
+        assert [(p.technology, p.max_partitions, p.profiles) for p in dev.partitioning] == \
+            [(p["technology"], p.get("max_partitions"), p.get("profiles", [])) for p in raw.get("partitioning", [])]
     assert [(l.a, l.b, l.kind) for l in inv.links] == [(l["a"], l["b"], l["kind"]) for l in doc["links"]]
     assert [n.name for n in inv.nics] == [n["name"] for n in doc.get("nics", [])]
     assert inv.host.hostname == doc["host"].get("hostname")
@@ -75,3 +87,18 @@ def test_backends_and_env(sim_h100x2):
 def test_version():
     assert axl.version().startswith("0.")
     assert os.path.basename(axl.library_path()).startswith("libaxl")
+
+
+def test_bep1000_facts(sim_h100x2):
+    """The device database's BEP-1000 facts reach the typed fields: an H100's memory
+    hierarchy and its Tensor Cores; a format its datasheet does not list is unknown."""
+    with axl.open(sim=sim_h100x2) as inv:
+        d = inv.devices[0]
+        assert d.memory.l1_cache_bytes_per_unit == 256 * 1024
+        assert d.memory.shared_memory_bytes_per_unit == 228 * 1024
+        assert d.memory.stacks == 5 and d.memory.channels == 10
+        assert ("Tensor Core", 528) in [(u.name, u.count) for u in d.compute_units]
+        assert d.precision_of("FP8") == "native"
+        assert d.precision_of("INT4") == "none"
+        assert d.precision_of("FP4") is None
+        assert d.partitioning[0].technology == "MIG" and "1g.10gb" in d.partitioning[0].profiles
