@@ -131,6 +131,11 @@ int64_t parse_size(const char *s);
 int print_doc(struct axl__sb *sb, int newline);
 /* "axl: WHAT: <axl_error_last()>" on standard error; returns 1 (the exit code). */
 int fail_last(const char *what);
+/* For a command that parses its own options: is argv[*i] the long option name
+ * ("--size" or "--size=VALUE")? 0: it is not. 1: it is; when value is not NULL the
+ * option takes one, put in *value (after '=', else the next argument: *i moves on).
+ * -1: it is, but its value is missing, or a flag was given one (said on standard error). */
+int cli_long_opt(int argc, char **argv, int *i, const char *name, const char **value);
 /* A sample's value of device i as text in the metric's display unit ("72%", "41.2 W",
  * "-" when unknown), for tables. */
 void metric_text(const axl_sample *smp, size_t i, axl_metric m, char *buf, size_t cap);

@@ -615,31 +615,15 @@ int cmd_bench(struct opts *go, int argc, char **argv)
 	bool pageable = false;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
-		const char *val = NULL;
-		const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
-		size_t alen = eq ? (size_t)(eq - a) : strlen(a);
-#define OPT(name) (alen == strlen(name) && strncmp(a, name, alen) == 0)
-#define VALUE()                                                                  \
-	do {                                                                     \
-		if (eq)                                                          \
-			val = eq + 1;                                            \
-		else if (i + 1 < argc)                                           \
-			val = argv[++i];                                         \
-		else {                                                           \
-			fprintf(stderr, "axl: %s needs a value\n", a);           \
-			return EXIT_USAGE;                                       \
-		}                                                                \
-	} while (0)
-		if (OPT("--backend")) {
-			VALUE();
-			backend = val;
-		} else if (OPT("--size")) {
-			VALUE();
-			size_arg = val;
-		} else if (OPT("--iterations")) {
-			VALUE();
-			iter_arg = val;
-		} else if (OPT("--pageable") && !eq) {
+		int m;
+		if ((m = cli_long_opt(argc, argv, &i, "--backend", &backend)) ||
+		    (m = cli_long_opt(argc, argv, &i, "--size", &size_arg)) ||
+		    (m = cli_long_opt(argc, argv, &i, "--iterations", &iter_arg))) {
+			if (m < 0)
+				return EXIT_USAGE;
+		} else if ((m = cli_long_opt(argc, argv, &i, "--pageable", NULL))) {
+			if (m < 0)
+				return EXIT_USAGE;
 			pageable = true;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "axl: bench: unknown option '%s'\n", a);
@@ -650,8 +634,6 @@ int cmd_bench(struct opts *go, int argc, char **argv)
 			fprintf(stderr, "axl: bench copy: at most %d devices\n", MAX_DEVS);
 			return EXIT_USAGE;
 		}
-#undef OPT
-#undef VALUE
 	}
 	if (!npos || strcmp(pos[0], "copy") != 0) {
 		fprintf(stderr, "axl: bench needs a benchmark: copy%s%s%s\n", npos ? " ('" : "", npos ? pos[0] : "",

@@ -121,27 +121,11 @@ int cmd_limit(struct opts *go, int argc, char **argv)
 	const char *mem_arg = NULL, *pct_arg = NULL;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
-		const char *val = NULL;
-		const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
-		size_t alen = eq ? (size_t)(eq - a) : strlen(a);
-#define OPT(name) (alen == strlen(name) && strncmp(a, name, alen) == 0)
-#define VALUE()                                                                          \
-	do {                                                                             \
-		if (eq)                                                                  \
-			val = eq + 1;                                                    \
-		else if (i + 1 < argc)                                                   \
-			val = argv[++i];                                                 \
-		else {                                                                   \
-			fprintf(stderr, "axl: %s needs a value\n", a);                   \
-			return EXIT_USAGE;                                               \
-		}                                                                        \
-	} while (0)
-		if (OPT("--memory")) {
-			VALUE();
-			mem_arg = val;
-		} else if (OPT("--compute")) {
-			VALUE();
-			pct_arg = val;
+		int m;
+		if ((m = cli_long_opt(argc, argv, &i, "--memory", &mem_arg)) ||
+		    (m = cli_long_opt(argc, argv, &i, "--compute", &pct_arg))) {
+			if (m < 0)
+				return EXIT_USAGE;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "axl: limit: unknown option '%s'\n", a);
 			return EXIT_USAGE;
@@ -151,8 +135,6 @@ int cmd_limit(struct opts *go, int argc, char **argv)
 			fprintf(stderr, "axl: limit: unexpected argument '%s'\n", a);
 			return EXIT_USAGE;
 		}
-#undef OPT
-#undef VALUE
 	}
 	const char *sub = pos[0], *id = pos[1];
 	if (!sub) {

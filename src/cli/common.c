@@ -152,6 +152,30 @@ int print_doc(struct axl__sb *sb, int newline)
 	return rc;
 }
 
+int cli_long_opt(int argc, char **argv, int *i, const char *name, const char **value)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+	if (strncmp(a, name, n) != 0 || (a[n] != '\0' && a[n] != '='))
+		return 0;
+	if (!value) {
+		if (a[n] == '=') {
+			fprintf(stderr, "axl: %s takes no value\n", name);
+			return -1;
+		}
+		return 1;
+	}
+	if (a[n] == '=') {
+		*value = a + n + 1;
+	} else if (*i + 1 < argc) {
+		*value = argv[++*i];
+	} else {
+		fprintf(stderr, "axl: %s needs a value\n", name);
+		return -1;
+	}
+	return 1;
+}
+
 int fail_last(const char *what)
 {
 	fprintf(stderr, "axl: %s: %s\n", what, axl_error_last()[0] ? axl_error_last() : "failed");
