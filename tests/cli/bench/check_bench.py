@@ -166,6 +166,8 @@ def case_errors(axl):
         (["bench", "copy", "--backend"], 2, "needs a value"),
         (["bench", "copy", "--backend", ""], 2, "needs a name"),
         (["bench", "copy", "--bogus"], 2, "unknown option"),
+        (["bench", "copy", "--pageable=yes"], 2, "--pageable takes no value"),
+        (["bench", "copy", "--size"], 2, "--size needs a value"),
         (["bench", "copy", "--backend", "warp-drive", "--sim", SIM], 1, "no such backend"),
         (["bench", "copy", "nvidia:9", "--sim", SIM], 1, "no device 'nvidia:9'"),
         (["bench", "copy", "nvidia:0", "--sim", SIM], 1, "no compute backend drives 'nvidia:0'"),
