@@ -1,0 +1,44 @@
+"""Backend.AI compute plugins (entry-point group ``backendai_accelerator_v21``) on axl.
+
+One plugin class per device kind Backend.AI knows (``cuda``, ``rocm``, ``habana``,
+``neuron``, ``tpu``, ``tenstorrent``, ``ascend``, ``xpu``, ...), all on one generic
+implementation, :class:`AxlComputePlugin`. When ``ai.backend.agent`` is importable the
+plugins subclass its ``AbstractComputePlugin`` and build its alloc maps and measurement
+types; otherwise they present the same methods with the same signatures (sync/async as
+the interface declares them) over small stand-ins (``_agent``).
+
+Slots (docs/backendai.md): ``<key>.device`` (whole devices, count, discrete map),
+``<key>.shares`` (fractional shares, count, fraction map; ``allocation_mode =
+"fractional"``), ``<key>.device:<profile>-mig`` (one existing MIG device / partition,
+unique). BEP-1000: :meth:`AxlComputePlugin.get_resource_spec` lists every slot
+definition of the node and the device-info documents (schema/backendai-*.schema.json).
+
+Modules: ``_agent`` (the agent's base classes or stand-ins), ``errors``
+(:class:`BackendAIPluginError`), ``spec`` (BEP-1000 facts), ``device``
+(:class:`AxlComputeDevice`), ``resource_txt`` (:func:`read_resource_txt`), ``plugin``
+(:class:`AxlComputePlugin`), ``kinds`` (one plugin class per device kind, ``PLUGINS``).
+"""
+
+from __future__ import annotations
+
+from ._agent import (HAVE_AGENT, ContainerMeasurement, DeviceSlotInfo,
+                     DiscretePropertyAllocMap, FractionAllocMap, Measurement, MetricTypes,
+                     MountInfo, NodeMeasurement, ProcessMeasurement, SlotName, SlotTypes)
+from .device import AxlComputeDevice
+from .errors import BackendAIPluginError
+from .kinds import (PLUGINS, AMDNPUPlugin, AscendPlugin, CUDAPlugin, HabanaPlugin,
+                    IntelGPUPlugin, IntelNPUPlugin, NeuronPlugin, QAICPlugin, ROCmPlugin,
+                    TenstorrentPlugin, TPUPlugin)
+from .plugin import AxlComputePlugin
+from .resource_txt import ResourceTxtError, read_resource_txt
+from .spec import BEP_PRECISIONS, gbps_to_gibps
+
+__all__ = [
+    "HAVE_AGENT", "ContainerMeasurement", "DeviceSlotInfo", "DiscretePropertyAllocMap",
+    "FractionAllocMap", "Measurement", "MetricTypes", "MountInfo", "NodeMeasurement",
+    "ProcessMeasurement", "SlotName", "SlotTypes",
+    "AxlComputeDevice", "BackendAIPluginError", "ResourceTxtError", "read_resource_txt",
+    "BEP_PRECISIONS", "gbps_to_gibps", "AxlComputePlugin", "PLUGINS",
+    "CUDAPlugin", "ROCmPlugin", "AMDNPUPlugin", "HabanaPlugin", "NeuronPlugin", "TPUPlugin",
+    "TenstorrentPlugin", "AscendPlugin", "IntelGPUPlugin", "IntelNPUPlugin", "QAICPlugin",
+]
