@@ -1,6 +1,7 @@
 #!/bin/sh
-# The CUDA doubles export CUDA driver API entry points (cu + a capital) and nothing else,
-# carry the SONAME libcuda.so.1, and the old build lacks the later entry points.
+# The CUDA doubles export CUDA driver API entry points (cu + a capital) and the double's own
+# axl_cuda_double_* functions, nothing else, carry the SONAME libcuda.so.1, and the old build
+# lacks the later entry points (the checkpoint calls among them).
 # usage: check_exports.sh CURRENT_LIB OLD_LIB
 set -u
 cur=$1
@@ -8,7 +9,7 @@ old=$2
 fail=0
 syms() { nm -D --defined-only "$1" | awk '{print $NF}' | sort; }
 for lib in "$cur" "$old"; do
-  other=$(syms "$lib" | grep -v '^cu[A-Z]')
+  other=$(syms "$lib" | grep -v '^cu[A-Z]' | grep -v '^axl_cuda_double_')
   if [ -n "$other" ]; then
     echo "$lib exports symbols that are not the CUDA driver API's: $other"
     fail=1
@@ -18,7 +19,9 @@ for lib in "$cur" "$old"; do
     fail=1
   fi
 done
-for f in cuMemcpyPeerAsync cuDeviceGetUuid_v2 cuMemGetInfo_v2 cuDevicePrimaryCtxRelease_v2; do
+for f in cuMemcpyPeerAsync cuDeviceGetUuid_v2 cuMemGetInfo_v2 cuDevicePrimaryCtxRelease_v2 \
+         cuCheckpointProcessGetState cuCheckpointProcessLock cuCheckpointProcessCheckpoint \
+         cuCheckpointProcessRestore cuCheckpointProcessUnlock; do
   syms "$cur" | grep -qx "$f" || { echo "the current build lacks $f"; fail=1; }
   if syms "$old" | grep -qx "$f"; then
     echo "the old build exports $f"
@@ -31,7 +34,16 @@ for f in cuInit cuDriverGetVersion cuDeviceGetCount cuDeviceGet cuDeviceGetName 
          cuMemFree_v2 cuMemHostAlloc cuMemFreeHost cuMemGetInfo cuMemcpyHtoDAsync_v2 cuMemcpyDtoHAsync_v2 \
          cuMemcpyDtoDAsync_v2 cuMemsetD8Async cuStreamCreate cuStreamDestroy_v2 cuStreamSynchronize \
          cuEventCreate cuEventRecord cuEventSynchronize cuEventElapsedTime cuEventDestroy_v2 \
-         cuDeviceCanAccessPeer cuCtxEnablePeerAccess cuGetErrorName cuGetErrorString; do
+         cuDeviceCanAccessPeer cuCtxEnablePeerAccess cuGetErrorName cuGetErrorString \
+         cuStreamQuery cuEventQuery cuMemAllocPitch_v2 cuMemAllocManaged cuMemAllocAsync cuMemFreeAsync \
+         cuMemPoolCreate cuMemPoolDestroy cuDeviceGetDefaultMemPool cuMemAllocFromPoolAsync cuMemPoolTrimTo \
+         cuMemPoolGetAttribute cuMemCreate cuMemRelease cuMemAddressReserve cuMemAddressFree cuMemMap \
+         cuMemUnmap cuMemSetAccess cuMemGetAllocationGranularity cuArrayCreate_v2 cuArrayDestroy \
+         cuMipmappedArrayCreate cuMipmappedArrayDestroy cuModuleLoadData cuModuleGetFunction cuModuleUnload \
+         cuLaunchKernel cuLaunchKernelEx cuLaunchCooperativeKernel cuStreamBeginCapture_v2 cuStreamEndCapture \
+         cuGraphCreate cuGraphAddKernelNode_v2 cuGraphGetNodes cuGraphKernelNodeGetParams_v2 \
+         cuGraphInstantiateWithFlags cuGraphInstantiate_v2 cuGraphLaunch cuGraphExecDestroy cuGraphDestroy \
+         cuGetProcAddress cuGetProcAddress_v2 axl_cuda_double_utilization; do
   for lib in "$cur" "$old"; do
     syms "$lib" | grep -qx "$f" || { echo "$lib lacks $f"; fail=1; }
   done

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cuda_types.h"
 #include "xml.h"
@@ -29,7 +30,13 @@
 #define TAG_CTX      0xC7C7ull
 #define TAG_STREAM   0x5757ull
 #define TAG_EVENT    0xE7E7ull
+#define TAG_OBJ      0x0B00ull /* | the object's kind */
+#define TAG_NODE     0x0D0Dull
 #define HANG_SECONDS 3600
+#define RING         512
+#define VMM_GRANULARITY (2u << 20)
+/* reserved virtual ranges (cuMemAddressReserve) live above every device's range */
+#define VA_RESERVED_BASE (0x80ull << VA_SHIFT)
 
 #ifdef CUDA_DOUBLE_OLD
 #define DEFAULT_DRIVER_VERSION 10020
@@ -47,6 +54,12 @@ struct device {
 	int lost;           /* AXL_CUDA_DOUBLE_LOST_AFTER reached on this device */
 	uint64_t next_va;   /* bump allocator */
 	uint64_t peer_mask; /* peer access enabled from this device's context to these */
+	uint64_t busy_until;   /* the simulated clock: when the last enqueued kernel ends */
+	uint64_t ring[RING][2]; /* the last RING kernels' [start, end) in CLOCK_MONOTONIC ns */
+	unsigned ring_next, ring_n;
+	uint64_t last_query;   /* axl_cuda_double_utilization */
+	size_t ckpt_used;      /* used memory while checkpointed */
+	unsigned default_pool; /* object id, 0 until asked for */
 };
 
 struct alloc {
@@ -54,6 +67,8 @@ struct alloc {
 	size_t size, charged;
 	unsigned char *host;
 	int dev;
+	int mapped;    /* a cuMemMap view of a cuMemCreate handle: host belongs to the handle */
+	unsigned pool; /* object id of the pool it came from (cuMemAllocAsync, ...FromPoolAsync), 0 */
 };
 
 struct hostalloc {
@@ -64,6 +79,8 @@ struct hostalloc {
 struct stream {
 	int dev;
 	int live;
+	uint64_t done_at;  /* when its last kernel ends */
+	unsigned capture;  /* object id of the graph it captures into, 0 */
 };
 
 struct event {
@@ -92,6 +109,11 @@ static long long g_copies;
 static int g_lost_fired; /* the loss happens once: one device is lost */
 static int g_no_p2p;
 static __thread int t_ctx; /* device + 1 of the current context, 0 for none */
+static int g_ckpt_state;   /* CUprocessState */
+static void release_device_objects(int dev);
+static void pool_uncharge(unsigned pool, size_t n);
+static void sleep_until(uint64_t ns);
+static void util_file_start(void);
 
 /* ---- environment and hangs ---------------------------------------------------------------- */
 static int hang_match(const char *fn)
@@ -423,6 +445,11 @@ static uint64_t now_ns(void)
 		if ((d) < 0 || (d) >= g_ndev)            \
 			FAIL(CUDA_ERROR_INVALID_DEVICE); \
 	} while (0)
+#define NOT_CHECKPOINTED()                                     \
+	do {                                                   \
+		if (g_ckpt_state == CU_PROCESS_STATE_CHECKPOINTED) \
+			FAIL(CUDA_ERROR_ILLEGAL_STATE);          \
+	} while (0)
 #define NOT_LOST(d)                                          \
 	do {                                                 \
 		if (g_dev[d].lost)                           \
@@ -439,8 +466,10 @@ API CUresult cuInit(unsigned int flags)
 		rc = CUDA_ERROR_INVALID_VALUE;
 	else if (!g_init) {
 		rc = load();
-		if (rc == CUDA_SUCCESS)
+		if (rc == CUDA_SUCCESS) {
 			g_init = 1;
+			util_file_start();
+		}
 	}
 	pthread_mutex_unlock(&g_lock);
 	return rc;
@@ -477,6 +506,11 @@ static const struct errtext errors[] = {
 	{ CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context" },
 	{ CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", "peer access is not supported" },
 	{ CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle" },
+	{ CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE", "operation not allowed in this state" },
+	{ CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "not a module the double reads" },
+	{ CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+	  "operation not permitted while capturing" },
+	{ CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED", "stream is not capturing" },
 	{ CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
 	{ CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready" },
 	{ CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "illegal memory access" },
@@ -649,13 +683,17 @@ static CUresult primary_release(const char *fn, CUdevice dev)
 	struct device *d = &g_dev[dev];
 	if (!d->refs)
 		FAIL(CUDA_ERROR_INVALID_CONTEXT);
+	if (d->refs == 1)
+		NOT_CHECKPOINTED();
 	if (--d->refs)
 		goto done;
 	size_t j = 0;
 	for (size_t i = 0; i < g_nallocs; i++) {
 		if (g_allocs[i].dev == dev) {
-			free(g_allocs[i].host);
+			if (!g_allocs[i].mapped)
+				free(g_allocs[i].host);
 			d->used -= g_allocs[i].charged;
+			pool_uncharge(g_allocs[i].pool, g_allocs[i].charged);
 		} else
 			g_allocs[j++] = g_allocs[i];
 	}
@@ -666,6 +704,7 @@ static CUresult primary_release(const char *fn, CUdevice dev)
 	for (size_t i = 0; i < g_nevents; i++)
 		if (g_events[i].dev == dev)
 			g_events[i].live = 0;
+	release_device_objects(dev);
 	d->peer_mask = 0;
 	for (int i = 0; i < g_ndev; i++)
 		g_dev[i].peer_mask &= ~(1ull << dev);
@@ -708,14 +747,24 @@ API CUresult cuCtxGetCurrent(CUcontext *pctx)
 	LEAVE;
 }
 
-API CUresult cuCtxSynchronize(void)
+static CUresult ctx_sync(uint64_t *until)
 {
 	ENTER("cuCtxSynchronize");
 	int dev = current_device(&rc);
 	if (dev < 0)
 		goto done;
 	NOT_LOST(dev);
+	*until = g_dev[dev].busy_until;
 	LEAVE;
+}
+
+API CUresult cuCtxSynchronize(void)
+{
+	uint64_t until = 0;
+	CUresult rc = ctx_sync(&until);
+	if (rc == CUDA_SUCCESS)
+		sleep_until(until);
+	return rc;
 }
 
 API CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int flags)
@@ -760,15 +809,14 @@ static int oom_fault(size_t size)
 	return g_oom_at >= 0 && (unsigned long long)size >= (unsigned long long)g_oom_at;
 }
 
-API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+/* one allocation of device memory on dev, charged to it (and to a pool); lock held */
+static CUresult alloc_on(int dev, CUdeviceptr *dptr, size_t bytesize, unsigned pool)
 {
-	ENTER("cuMemAlloc_v2");
-	int dev = current_device(&rc);
-	if (dev < 0)
-		goto done;
+	CUresult rc = CUDA_SUCCESS;
 	if (!dptr || bytesize == 0)
 		FAIL(CUDA_ERROR_INVALID_VALUE);
 	NOT_LOST(dev);
+	NOT_CHECKPOINTED();
 	struct device *d = &g_dev[dev];
 	if (bytesize > SIZE_MAX - ALLOC_ALIGN)
 		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
@@ -786,25 +834,49 @@ API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 	a->charged = charged;
 	a->host = host;
 	a->dev = dev;
+	a->mapped = 0;
+	a->pool = pool;
 	d->next_va += charged + ALLOC_ALIGN; /* a gap: one past the end is nobody's */
 	d->used += charged;
 	*dptr = a->va;
+done:
+	return rc;
+}
+
+API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+	ENTER("cuMemAlloc_v2");
+	int dev = current_device(&rc);
+	if (dev < 0)
+		goto done;
+	rc = alloc_on(dev, dptr, bytesize, 0);
 	LEAVE;
+}
+
+/* frees what alloc_on gave; lock held */
+static CUresult free_va(CUdeviceptr dptr)
+{
+	CUresult rc = CUDA_SUCCESS;
+	size_t i;
+	for (i = 0; i < g_nallocs; i++)
+		if (g_allocs[i].va == dptr && !g_allocs[i].mapped)
+			break;
+	if (i == g_nallocs)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	NOT_LOST(g_allocs[i].dev);
+	NOT_CHECKPOINTED();
+	free(g_allocs[i].host);
+	g_dev[g_allocs[i].dev].used -= g_allocs[i].charged;
+	pool_uncharge(g_allocs[i].pool, g_allocs[i].charged);
+	g_allocs[i] = g_allocs[--g_nallocs];
+done:
+	return rc;
 }
 
 API CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
 	ENTER("cuMemFree_v2");
-	size_t i;
-	for (i = 0; i < g_nallocs; i++)
-		if (g_allocs[i].va == dptr)
-			break;
-	if (i == g_nallocs)
-		FAIL(CUDA_ERROR_INVALID_VALUE);
-	NOT_LOST(g_allocs[i].dev);
-	free(g_allocs[i].host);
-	g_dev[g_allocs[i].dev].used -= g_allocs[i].charged;
-	g_allocs[i] = g_allocs[--g_nallocs];
+	rc = free_va(dptr);
 	LEAVE;
 }
 
@@ -1004,6 +1076,7 @@ API CUresult cuStreamCreate(CUstream *phStream, unsigned int flags)
 	if (!s)
 		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
 	g_streams = s;
+	memset(&g_streams[g_nstreams], 0, sizeof(*s));
 	g_streams[g_nstreams].dev = dev;
 	g_streams[g_nstreams].live = 1;
 	g_nstreams++;
@@ -1021,14 +1094,43 @@ API CUresult cuStreamDestroy_v2(CUstream stream)
 	LEAVE;
 }
 
-API CUresult cuStreamSynchronize(CUstream stream)
+/* when the work enqueued on a stream so far ends (default streams: all of the device's) */
+static uint64_t stream_done(CUstream s, int dev)
 {
-	ENTER("cuStreamSynchronize");
+	struct stream *st = stream_of(s);
+	return st ? st->done_at : g_dev[dev].busy_until;
+}
+
+static CUresult stream_sync(CUstream stream, uint64_t *until, int query)
+{
+	ENTER(query ? "cuStreamQuery" : "cuStreamSynchronize");
 	int dev = stream_device(stream, &rc);
 	if (dev < 0)
 		goto done;
-	NOT_LOST(dev); /* copies ran at enqueue: nothing is pending */
+	NOT_LOST(dev); /* copies ran at enqueue; kernels end on the device's clock */
+	struct stream *st = stream_of(stream);
+	if (st && st->capture)
+		FAIL(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+	*until = stream_done(stream, dev);
 	LEAVE;
+}
+
+API CUresult cuStreamSynchronize(CUstream stream)
+{
+	uint64_t until = 0;
+	CUresult rc = stream_sync(stream, &until, 0);
+	if (rc == CUDA_SUCCESS)
+		sleep_until(until);
+	return rc;
+}
+
+API CUresult cuStreamQuery(CUstream stream)
+{
+	uint64_t until = 0;
+	CUresult rc = stream_sync(stream, &until, 1);
+	if (rc == CUDA_SUCCESS && now_ns() < until)
+		rc = CUDA_ERROR_NOT_READY;
+	return rc;
 }
 
 API CUresult cuEventCreate(CUevent *phEvent, unsigned int flags)
@@ -1070,17 +1172,39 @@ API CUresult cuEventRecord(CUevent event, CUstream stream)
 	NOT_LOST(sdev);
 	e->recorded = 1;
 	e->ns = now_ns();
+	uint64_t end = stream_done(stream, sdev); /* the event completes when the stream's work does */
+	if (end > e->ns)
+		e->ns = end;
+	LEAVE;
+}
+
+static CUresult event_sync(CUevent event, uint64_t *until, int query)
+{
+	ENTER(query ? "cuEventQuery" : "cuEventSynchronize");
+	struct event *e = event_of(event);
+	if (!e)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	NOT_LOST(e->dev);
+	*until = e->recorded ? e->ns : 0;
 	LEAVE;
 }
 
 API CUresult cuEventSynchronize(CUevent event)
 {
-	ENTER("cuEventSynchronize");
-	struct event *e = event_of(event);
-	if (!e)
-		FAIL(CUDA_ERROR_INVALID_HANDLE);
-	NOT_LOST(e->dev);
-	LEAVE;
+	uint64_t until = 0;
+	CUresult rc = event_sync(event, &until, 0);
+	if (rc == CUDA_SUCCESS)
+		sleep_until(until);
+	return rc;
+}
+
+API CUresult cuEventQuery(CUevent event)
+{
+	uint64_t until = 0;
+	CUresult rc = event_sync(event, &until, 1);
+	if (rc == CUDA_SUCCESS && now_ns() < until)
+		rc = CUDA_ERROR_NOT_READY;
+	return rc;
 }
 
 API CUresult cuEventElapsedTime(float *pMilliseconds, CUevent start, CUevent end)
@@ -1108,4 +1232,1285 @@ API CUresult cuEventDestroy_v2(CUevent event)
 		FAIL(CUDA_ERROR_INVALID_HANDLE);
 	e->live = 0;
 	LEAVE;
+}
+
+/* ---- objects: pools, VMM handles, arrays, modules, functions, graphs, executable graphs ---- */
+enum { OBJ_POOL = 1, OBJ_VMM, OBJ_ARRAY, OBJ_MIPMAP, OBJ_MODULE, OBJ_FUNCTION, OBJ_GRAPH, OBJ_EXEC };
+
+#define MAX_KERNELS 32
+struct node {
+	CUfunction func;
+	unsigned grid[3], block[3], shmem;
+	unsigned long long dur; /* microseconds */
+	void *params[1];        /* -> dur: what cuGraphKernelNodeGetParams_v2 hands out */
+};
+
+struct obj {
+	int kind, live, dev;
+	size_t charged;          /* device memory it holds (VMM handles, arrays) */
+	unsigned char *host;     /* VMM handles' memory */
+	size_t size;
+	unsigned maps;           /* VMM handles: live cuMemMap views */
+	size_t pool_used, pool_high, pool_res_high; /* pools */
+	int is_default;
+	char names[MAX_KERNELS][64]; /* modules: the kernels */
+	unsigned nnames;
+	unsigned module, index;      /* functions */
+	struct node **nodes;         /* graphs, executable graphs */
+	size_t nnodes, capnodes;
+};
+
+static struct obj *g_objs; /* index = id - 1; ids are never reused */
+static size_t g_nobjs, g_capobjs;
+
+static unsigned obj_new(int kind, int dev)
+{
+	if (grow((void **)&g_objs, &g_capobjs, g_nobjs + 1, sizeof(*g_objs)) != 0)
+		return 0;
+	struct obj *o = &g_objs[g_nobjs++];
+	memset(o, 0, sizeof(*o));
+	o->kind = kind;
+	o->live = 1;
+	o->dev = dev;
+	return (unsigned)g_nobjs;
+}
+
+static uint64_t obj_handle(unsigned id)
+{
+	return ((TAG_OBJ | (uint64_t)g_objs[id - 1].kind) << 48) | id;
+}
+
+/* the live object of a handle and kind, or 0 */
+static unsigned obj_id(uint64_t h, int kind)
+{
+	if (h >> 48 != (TAG_OBJ | (uint64_t)kind))
+		return 0;
+	uint64_t id = h & 0xffffffffffffull;
+	if (id == 0 || id > g_nobjs || !g_objs[id - 1].live)
+		return 0;
+	return (unsigned)id;
+}
+#define OBJ(id) (&g_objs[(id) - 1])
+
+static void free_nodes(struct obj *o)
+{
+	for (size_t i = 0; i < o->nnodes; i++)
+		free(o->nodes[i]);
+	free(o->nodes);
+	o->nodes = NULL;
+	o->nnodes = o->capnodes = 0;
+}
+
+static void pool_uncharge(unsigned pool, size_t n)
+{
+	if (pool && pool <= g_nobjs)
+		OBJ(pool)->pool_used -= n;
+}
+
+/* the last primary-context release: the device's handles, arrays, pools, modules go */
+static void release_device_objects(int dev)
+{
+	for (size_t i = 0; i < g_nobjs; i++) {
+		struct obj *o = &g_objs[i];
+		if (!o->live || o->dev != dev)
+			continue;
+		if (o->kind == OBJ_GRAPH || o->kind == OBJ_EXEC)
+			continue; /* graphs are not bound to a context here */
+		g_dev[dev].used -= o->charged;
+		free(o->host);
+		o->host = NULL;
+		o->live = 0;
+	}
+	g_dev[dev].default_pool = 0;
+}
+
+static void charge_obj(unsigned id, int dev, size_t n)
+{
+	OBJ(id)->charged = n;
+	g_dev[dev].used += n;
+}
+
+/* ---- more allocation paths ----------------------------------------------------------------- */
+API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height,
+				unsigned int ElementSizeBytes)
+{
+	ENTER("cuMemAllocPitch_v2");
+	int dev = current_device(&rc);
+	if (dev < 0)
+		goto done;
+	if (!pPitch || WidthInBytes == 0 || Height == 0 ||
+	    (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	if (WidthInBytes > SIZE_MAX / 2)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	size_t pitch = (WidthInBytes + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN;
+	if (Height > SIZE_MAX / pitch)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	rc = alloc_on(dev, dptr, pitch * Height, 0);
+	if (rc == CUDA_SUCCESS)
+		*pPitch = pitch;
+	LEAVE;
+}
+
+API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+	ENTER("cuMemAllocManaged");
+	int dev = current_device(&rc);
+	if (dev < 0)
+		goto done;
+	if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	rc = alloc_on(dev, dptr, bytesize, 0); /* charged to the current device */
+	LEAVE;
+}
+
+static unsigned default_pool(int dev)
+{
+	if (!g_dev[dev].default_pool) {
+		unsigned id = obj_new(OBJ_POOL, dev);
+		if (id)
+			OBJ(id)->is_default = 1;
+		g_dev[dev].default_pool = id;
+	}
+	return g_dev[dev].default_pool;
+}
+
+static CUresult pool_alloc(unsigned pool, CUdeviceptr *dptr, size_t bytesize)
+{
+	struct obj *p = OBJ(pool);
+	size_t before = g_dev[p->dev].used;
+	CUresult rc = alloc_on(p->dev, dptr, bytesize, pool);
+	if (rc == CUDA_SUCCESS) {
+		p = OBJ(pool);
+		p->pool_used += g_dev[p->dev].used - before;
+		if (p->pool_used > p->pool_high)
+			p->pool_high = p->pool_used;
+		if (p->pool_used > p->pool_res_high)
+			p->pool_res_high = p->pool_used;
+	}
+	return rc;
+}
+
+API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+	ENTER("cuMemAllocAsync");
+	int dev = stream_device(hStream, &rc);
+	if (dev < 0)
+		goto done;
+	unsigned pool = default_pool(dev);
+	if (!pool)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	rc = pool_alloc(pool, dptr, bytesize);
+	LEAVE;
+}
+
+API CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+	ENTER("cuMemFreeAsync");
+	int dev = stream_device(hStream, &rc);
+	if (dev < 0)
+		goto done;
+	rc = free_va(dptr); /* released at once, not when the stream gets there */
+	LEAVE;
+}
+
+API CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+{
+	ENTER("cuMemPoolCreate");
+	if (!pool || !poolProps || poolProps->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+	    poolProps->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	DEVICE_OK(poolProps->location.id);
+	NOT_LOST(poolProps->location.id);
+	unsigned id = obj_new(OBJ_POOL, poolProps->location.id);
+	if (!id)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	*pool = (CUmemoryPool)(uintptr_t)obj_handle(id);
+	LEAVE;
+}
+
+API CUresult cuMemPoolDestroy(CUmemoryPool pool)
+{
+	ENTER("cuMemPoolDestroy");
+	unsigned id = obj_id((uint64_t)(uintptr_t)pool, OBJ_POOL);
+	if (!id || OBJ(id)->is_default)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	OBJ(id)->live = 0; /* its live allocations stay until freed */
+	LEAVE;
+}
+
+API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
+{
+	ENTER("cuDeviceGetDefaultMemPool");
+	if (!pool_out)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	DEVICE_OK(dev);
+	NOT_LOST(dev);
+	unsigned id = default_pool(dev);
+	if (!id)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	*pool_out = (CUmemoryPool)(uintptr_t)obj_handle(id);
+	LEAVE;
+}
+
+API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
+{
+	ENTER("cuMemAllocFromPoolAsync");
+	int dev = stream_device(hStream, &rc);
+	if (dev < 0)
+		goto done;
+	unsigned id = obj_id((uint64_t)(uintptr_t)pool, OBJ_POOL);
+	if (!id)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	rc = pool_alloc(id, dptr, bytesize);
+	LEAVE;
+}
+
+API CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+	ENTER("cuMemPoolTrimTo");
+	if (!obj_id((uint64_t)(uintptr_t)pool, OBJ_POOL))
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	/* frees return memory at once: nothing is held beyond what is in use */
+	LEAVE;
+}
+
+API CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+	ENTER("cuMemPoolGetAttribute");
+	unsigned id = obj_id((uint64_t)(uintptr_t)pool, OBJ_POOL);
+	if (!id || !value)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	struct obj *p = OBJ(id);
+	cuuint64_t v;
+	switch ((int)attr) {
+	case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+	case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+	case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: *(int *)value = 1; goto done;
+	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: v = 0; break;
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
+	case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: v = p->pool_used; break;
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: v = p->pool_res_high; break;
+	case CU_MEMPOOL_ATTR_USED_MEM_HIGH: v = p->pool_high; break;
+	default: FAIL(CUDA_ERROR_INVALID_VALUE);
+	}
+	*(cuuint64_t *)value = v;
+	LEAVE;
+}
+
+/* ---- virtual memory management ------------------------------------------------------------- */
+struct reservation {
+	uint64_t va;
+	size_t size;
+	int live;
+};
+static struct reservation *g_res;
+static size_t g_nres, g_capres;
+static uint64_t g_next_reserved = VA_RESERVED_BASE;
+
+API CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
+					   CUmemAllocationGranularity_flags option)
+{
+	ENTER("cuMemGetAllocationGranularity");
+	if (!granularity || !prop || prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+	    (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM && option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED))
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	DEVICE_OK(prop->location.id);
+	*granularity = VMM_GRANULARITY;
+	LEAVE;
+}
+
+API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
+			 unsigned long long flags)
+{
+	ENTER("cuMemCreate");
+	if (!handle || !prop || flags != 0 || size == 0 || size % VMM_GRANULARITY ||
+	    prop->type != CU_MEM_ALLOCATION_TYPE_PINNED || prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	int dev = prop->location.id;
+	DEVICE_OK(dev);
+	NOT_LOST(dev);
+	NOT_CHECKPOINTED();
+	if (oom_fault(size) || size > g_dev[dev].total - g_dev[dev].used)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	unsigned char *host = calloc(1, size);
+	if (!host)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	unsigned id = obj_new(OBJ_VMM, dev);
+	if (!id) {
+		free(host);
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	}
+	OBJ(id)->host = host;
+	OBJ(id)->size = size;
+	charge_obj(id, dev, size);
+	*handle = obj_handle(id);
+	LEAVE;
+}
+
+static void vmm_maybe_free(unsigned id)
+{
+	struct obj *o = OBJ(id);
+	if (o->live || o->maps || !o->host)
+		return;
+	g_dev[o->dev].used -= o->charged;
+	o->charged = 0;
+	free(o->host);
+	o->host = NULL;
+}
+
+API CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
+{
+	ENTER("cuMemRelease");
+	unsigned id = obj_id(handle, OBJ_VMM);
+	if (!id)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	NOT_CHECKPOINTED();
+	OBJ(id)->live = 0; /* the memory goes with the last mapping */
+	vmm_maybe_free(id);
+	LEAVE;
+}
+
+API CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
+				 unsigned long long flags)
+{
+	ENTER("cuMemAddressReserve");
+	if (!ptr || size == 0 || size % VMM_GRANULARITY || flags != 0 || (alignment & (alignment - 1)))
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	(void)addr; /* a hint, not honoured */
+	if (grow((void **)&g_res, &g_capres, g_nres + 1, sizeof(*g_res)) != 0)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	uint64_t a = alignment > VMM_GRANULARITY ? alignment : VMM_GRANULARITY;
+	uint64_t va = (g_next_reserved + a - 1) / a * a;
+	g_res[g_nres].va = va;
+	g_res[g_nres].size = size;
+	g_res[g_nres++].live = 1;
+	g_next_reserved = va + size + VMM_GRANULARITY;
+	*ptr = va;
+	LEAVE;
+}
+
+API CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
+{
+	ENTER("cuMemAddressFree");
+	for (size_t i = 0; i < g_nres; i++)
+		if (g_res[i].live && g_res[i].va == ptr && g_res[i].size == size) {
+			for (size_t k = 0; k < g_nallocs; k++)
+				if (g_allocs[k].mapped && g_allocs[k].va >= ptr && g_allocs[k].va - ptr < size)
+					FAIL(CUDA_ERROR_INVALID_VALUE); /* still mapped */
+			g_res[i].live = 0;
+			goto done;
+		}
+	FAIL(CUDA_ERROR_INVALID_VALUE);
+	LEAVE;
+}
+
+API CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
+		      unsigned long long flags)
+{
+	ENTER("cuMemMap");
+	unsigned id = obj_id(handle, OBJ_VMM);
+	if (!id || flags != 0 || size == 0 || offset > OBJ(id)->size || size > OBJ(id)->size - offset)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	size_t r;
+	for (r = 0; r < g_nres; r++)
+		if (g_res[r].live && ptr >= g_res[r].va && ptr - g_res[r].va < g_res[r].size &&
+		    size <= g_res[r].size - (ptr - g_res[r].va))
+			break;
+	if (r == g_nres)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	for (size_t k = 0; k < g_nallocs; k++)
+		if (g_allocs[k].mapped && ptr < g_allocs[k].va + g_allocs[k].size && g_allocs[k].va < ptr + size)
+			FAIL(CUDA_ERROR_INVALID_VALUE); /* overlaps a mapping */
+	if (grow((void **)&g_allocs, &g_capallocs, g_nallocs + 1, sizeof(*g_allocs)) != 0)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	struct alloc *a = &g_allocs[g_nallocs++];
+	memset(a, 0, sizeof(*a));
+	a->va = ptr;
+	a->size = size;
+	a->host = OBJ(id)->host + offset;
+	a->dev = OBJ(id)->dev;
+	a->mapped = (int)id;
+	OBJ(id)->maps++;
+	LEAVE;
+}
+
+API CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+	ENTER("cuMemUnmap");
+	size_t k;
+	for (k = 0; k < g_nallocs; k++)
+		if (g_allocs[k].mapped && g_allocs[k].va == ptr && g_allocs[k].size == size)
+			break;
+	if (k == g_nallocs)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	unsigned id = (unsigned)g_allocs[k].mapped;
+	g_allocs[k] = g_allocs[--g_nallocs];
+	OBJ(id)->maps--;
+	vmm_maybe_free(id);
+	LEAVE;
+}
+
+API CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
+{
+	ENTER("cuMemSetAccess");
+	if (!desc || count == 0 || size == 0)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	for (size_t i = 0; i < count; i++) {
+		if (desc[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+			FAIL(CUDA_ERROR_INVALID_VALUE);
+		DEVICE_OK(desc[i].location.id);
+	}
+	/* every byte of the range must be mapped */
+	for (uint64_t va = ptr; va < ptr + size;) {
+		size_t k;
+		for (k = 0; k < g_nallocs; k++)
+			if (g_allocs[k].mapped && va >= g_allocs[k].va && va - g_allocs[k].va < g_allocs[k].size)
+				break;
+		if (k == g_nallocs)
+			FAIL(CUDA_ERROR_INVALID_VALUE);
+		va = g_allocs[k].va + g_allocs[k].size;
+	}
+	LEAVE;
+}
+
+/* ---- arrays ------------------------------------------------------------------------------- */
+static size_t format_bytes(CUarray_format f)
+{
+	switch (f) {
+	case CU_AD_FORMAT_UNSIGNED_INT8:
+	case CU_AD_FORMAT_SIGNED_INT8: return 1;
+	case CU_AD_FORMAT_UNSIGNED_INT16:
+	case CU_AD_FORMAT_SIGNED_INT16:
+	case CU_AD_FORMAT_HALF: return 2;
+	case CU_AD_FORMAT_UNSIGNED_INT32:
+	case CU_AD_FORMAT_SIGNED_INT32:
+	case CU_AD_FORMAT_FLOAT: return 4;
+	default: return 0;
+	}
+}
+
+/* width x height x depth (0 counts as 1) x channels x element size, rounded to 512; 0: invalid */
+static size_t array_bytes(size_t w, size_t h, size_t d, CUarray_format f, unsigned ch)
+{
+	size_t e = format_bytes(f);
+	if (!e || w == 0 || (ch != 1 && ch != 2 && ch != 4))
+		return 0;
+	h = h ? h : 1;
+	d = d ? d : 1;
+	if (w > (1u << 20) || h > (1u << 20) || d > (1u << 20))
+		return 0;
+	unsigned __int128 n = (unsigned __int128)w * h * d * ch * e;
+	if (n > SIZE_MAX / 2)
+		return 0;
+	return ((size_t)n + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN;
+}
+
+static CUresult array_new(int kind, uint64_t *out, size_t bytes)
+{
+	CUresult rc = CUDA_SUCCESS;
+	int dev = current_device(&rc);
+	if (dev < 0)
+		goto done;
+	NOT_LOST(dev);
+	NOT_CHECKPOINTED();
+	if (oom_fault(bytes) || bytes > g_dev[dev].total - g_dev[dev].used)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	unsigned id = obj_new(kind, dev);
+	if (!id)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	charge_obj(id, dev, bytes);
+	*out = obj_handle(id);
+done:
+	return rc;
+}
+
+API CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
+{
+	ENTER("cuArrayCreate_v2");
+	if (!pHandle || !pAllocateArray)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	const CUDA_ARRAY_DESCRIPTOR *a = pAllocateArray;
+	size_t bytes = array_bytes(a->Width, a->Height, 0, a->Format, a->NumChannels);
+	if (!bytes)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	uint64_t h = 0;
+	rc = array_new(OBJ_ARRAY, &h, bytes);
+	if (rc == CUDA_SUCCESS)
+		*pHandle = (CUarray)(uintptr_t)h;
+	LEAVE;
+}
+
+API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc,
+				    unsigned int numMipmapLevels)
+{
+	ENTER("cuMipmappedArrayCreate");
+	if (!pHandle || !pMipmappedArrayDesc || numMipmapLevels == 0 || numMipmapLevels > 32)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	const CUDA_ARRAY3D_DESCRIPTOR *a = pMipmappedArrayDesc;
+	size_t bytes = 0;
+	for (unsigned l = 0; l < numMipmapLevels; l++) {
+		size_t w = a->Width >> l, h = a->Height >> l, d = a->Depth >> l;
+		size_t b = array_bytes(w ? w : 1, a->Height ? (h ? h : 1) : 0, a->Depth ? (d ? d : 1) : 0, a->Format,
+				       a->NumChannels);
+		if (!b || a->Width == 0)
+			FAIL(CUDA_ERROR_INVALID_VALUE);
+		bytes += b;
+	}
+	uint64_t h = 0;
+	rc = array_new(OBJ_MIPMAP, &h, bytes);
+	if (rc == CUDA_SUCCESS)
+		*pHandle = (CUmipmappedArray)(uintptr_t)h;
+	LEAVE;
+}
+
+static CUresult array_destroy(uint64_t h, int kind)
+{
+	CUresult rc = CUDA_SUCCESS;
+	unsigned id = obj_id(h, kind);
+	if (!id)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	NOT_CHECKPOINTED();
+	g_dev[OBJ(id)->dev].used -= OBJ(id)->charged;
+	OBJ(id)->charged = 0;
+	OBJ(id)->live = 0;
+done:
+	return rc;
+}
+
+API CUresult cuArrayDestroy(CUarray hArray)
+{
+	ENTER("cuArrayDestroy");
+	rc = array_destroy((uint64_t)(uintptr_t)hArray, OBJ_ARRAY);
+	LEAVE;
+}
+
+API CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
+{
+	ENTER("cuMipmappedArrayDestroy");
+	rc = array_destroy((uint64_t)(uintptr_t)hMipmappedArray, OBJ_MIPMAP);
+	LEAVE;
+}
+
+/* ---- modules and kernels -------------------------------------------------------------------- */
+#define MODULE_MAGIC "axl-double-module\n"
+
+API CUresult cuModuleLoadData(CUmodule *module, const void *image)
+{
+	ENTER("cuModuleLoadData");
+	int dev = current_device(&rc);
+	if (dev < 0)
+		goto done;
+	if (!module || !image)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	NOT_LOST(dev);
+	const char *s = image;
+	if (strncmp(s, MODULE_MAGIC, strlen(MODULE_MAGIC)) != 0)
+		FAIL(CUDA_ERROR_INVALID_IMAGE);
+	char names[MAX_KERNELS][64];
+	unsigned n = 0;
+	for (const char *p = s + strlen(MODULE_MAGIC); *p;) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == 0 || *p == '#') {
+			/* blank or a comment */
+		} else if (len > 7 && strncmp(p, "kernel ", 7) == 0 && len - 7 < 64 && n < MAX_KERNELS) {
+			memcpy(names[n], p + 7, len - 7);
+			names[n][len - 7] = '\0';
+			if (strchr(names[n], ' '))
+				FAIL(CUDA_ERROR_INVALID_IMAGE);
+			n++;
+		} else
+			FAIL(CUDA_ERROR_INVALID_IMAGE);
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	unsigned id = obj_new(OBJ_MODULE, dev);
+	if (!id)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	memcpy(OBJ(id)->names, names, sizeof(names));
+	OBJ(id)->nnames = n;
+	*module = (CUmodule)(uintptr_t)obj_handle(id);
+	LEAVE;
+}
+
+API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+	ENTER("cuModuleGetFunction");
+	unsigned id = obj_id((uint64_t)(uintptr_t)hmod, OBJ_MODULE);
+	if (!id)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	if (!hfunc || !name)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	unsigned k;
+	for (k = 0; k < OBJ(id)->nnames; k++)
+		if (strcmp(OBJ(id)->names[k], name) == 0)
+			break;
+	if (k == OBJ(id)->nnames)
+		FAIL(CUDA_ERROR_NOT_FOUND);
+	/* one function handle per kernel: look for the one made before */
+	for (size_t i = 0; i < g_nobjs; i++)
+		if (g_objs[i].live && g_objs[i].kind == OBJ_FUNCTION && g_objs[i].module == id && g_objs[i].index == k) {
+			*hfunc = (CUfunction)(uintptr_t)obj_handle((unsigned)i + 1);
+			goto done;
+		}
+	int dev = OBJ(id)->dev;
+	unsigned f = obj_new(OBJ_FUNCTION, dev);
+	if (!f)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	OBJ(f)->module = id;
+	OBJ(f)->index = k;
+	*hfunc = (CUfunction)(uintptr_t)obj_handle(f);
+	LEAVE;
+}
+
+API CUresult cuModuleUnload(CUmodule hmod)
+{
+	ENTER("cuModuleUnload");
+	unsigned id = obj_id((uint64_t)(uintptr_t)hmod, OBJ_MODULE);
+	if (!id)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	OBJ(id)->live = 0;
+	for (size_t i = 0; i < g_nobjs; i++)
+		if (g_objs[i].kind == OBJ_FUNCTION && g_objs[i].module == id)
+			g_objs[i].live = 0;
+	LEAVE;
+}
+
+/* the simulated clock: a kernel of dur_us starts when the device and the stream are both done
+ * with what came before (or now) and keeps the device busy dur_us */
+static void run_kernel(int dev, CUstream s, unsigned long long dur_us)
+{
+	struct device *d = &g_dev[dev];
+	struct stream *st = stream_of(s);
+	uint64_t start = now_ns();
+	if (d->busy_until > start)
+		start = d->busy_until;
+	if (st && st->done_at > start)
+		start = st->done_at;
+	uint64_t end = start + dur_us * 1000ull;
+	d->busy_until = end;
+	if (st)
+		st->done_at = end;
+	if (end > start) {
+		d->ring[d->ring_next][0] = start;
+		d->ring[d->ring_next][1] = end;
+		d->ring_next = (d->ring_next + 1) % RING;
+		if (d->ring_n < RING)
+			d->ring_n++;
+	}
+}
+
+static unsigned long long kernel_duration(void **kernelParams)
+{
+	if (!kernelParams || !kernelParams[0])
+		return 0;
+	unsigned long long v;
+	memcpy(&v, kernelParams[0], sizeof(v));
+	return v;
+}
+
+static CUresult graph_add(unsigned graph, CUfunction f, const unsigned grid[3], const unsigned block[3],
+			  unsigned shmem, unsigned long long dur, CUgraphNode *out)
+{
+	struct obj *g = OBJ(graph);
+	if (grow((void **)&g->nodes, &g->capnodes, g->nnodes + 1, sizeof(*g->nodes)) != 0)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	struct node *n = calloc(1, sizeof(*n));
+	if (!n)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	n->func = f;
+	memcpy(n->grid, grid, sizeof(n->grid));
+	memcpy(n->block, block, sizeof(n->block));
+	n->shmem = shmem;
+	n->dur = dur;
+	n->params[0] = &n->dur;
+	g->nodes[g->nnodes++] = n;
+	if (out)
+		*out = (CUgraphNode)(uintptr_t)((TAG_NODE << 48) | ((uint64_t)graph << 24) | g->nnodes);
+	return CUDA_SUCCESS;
+}
+
+/* a launch: runs the kernel on the stream's device, or records it in the graph being captured */
+static CUresult launch(const char *fn, CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned shmem,
+		       CUstream s, void **kernelParams)
+{
+	ENTER(fn);
+	unsigned id = obj_id((uint64_t)(uintptr_t)f, OBJ_FUNCTION);
+	if (!id)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	if (grid[0] * grid[1] * grid[2] == 0 || block[0] * block[1] * block[2] == 0 ||
+	    block[0] * block[1] * block[2] > 1024)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	int dev = stream_device(s, &rc);
+	if (dev < 0)
+		goto done;
+	NOT_LOST(dev);
+	NOT_CHECKPOINTED();
+	unsigned long long dur = kernel_duration(kernelParams);
+	struct stream *st = stream_of(s);
+	if (st && st->capture)
+		rc = graph_add(st->capture, f, grid, block, shmem, dur, NULL);
+	else
+		run_kernel(dev, s, dur);
+	LEAVE;
+}
+
+API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+			    unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+			    unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
+{
+	(void)extra;
+	unsigned grid[3] = { gridDimX, gridDimY, gridDimZ }, block[3] = { blockDimX, blockDimY, blockDimZ };
+	return launch("cuLaunchKernel", f, grid, block, sharedMemBytes, hStream, kernelParams);
+}
+
+API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
+{
+	(void)extra;
+	if (!config)
+		return CUDA_ERROR_INVALID_VALUE;
+	unsigned grid[3] = { config->gridDimX, config->gridDimY, config->gridDimZ };
+	unsigned block[3] = { config->blockDimX, config->blockDimY, config->blockDimZ };
+	return launch("cuLaunchKernelEx", f, grid, block, config->sharedMemBytes, config->hStream, kernelParams);
+}
+
+API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+				       unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+				       unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+				       void **kernelParams)
+{
+	unsigned grid[3] = { gridDimX, gridDimY, gridDimZ }, block[3] = { blockDimX, blockDimY, blockDimZ };
+	return launch("cuLaunchCooperativeKernel", f, grid, block, sharedMemBytes, hStream, kernelParams);
+}
+
+/* ---- graphs ------------------------------------------------------------------------------- */
+API CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
+{
+	ENTER("cuStreamBeginCapture_v2");
+	if (hStream == NULL || hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD)
+		FAIL(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+	struct stream *st = stream_of(hStream);
+	if (!st)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	if ((unsigned)mode > CU_STREAM_CAPTURE_MODE_RELAXED)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	if (st->capture)
+		FAIL(CUDA_ERROR_ILLEGAL_STATE);
+	int dev = st->dev;
+	unsigned id = obj_new(OBJ_GRAPH, dev);
+	if (!id)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	stream_of(hStream)->capture = id;
+	LEAVE;
+}
+
+API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
+{
+	ENTER("cuStreamEndCapture");
+	struct stream *st = stream_of(hStream);
+	if (!st)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	if (!phGraph)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	if (!st->capture)
+		FAIL(CUDA_ERROR_ILLEGAL_STATE);
+	*phGraph = (CUgraph)(uintptr_t)obj_handle(st->capture);
+	st->capture = 0;
+	LEAVE;
+}
+
+API CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
+{
+	ENTER("cuGraphCreate");
+	if (!phGraph || flags != 0)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	unsigned id = obj_new(OBJ_GRAPH, -1);
+	if (!id)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	*phGraph = (CUgraph)(uintptr_t)obj_handle(id);
+	LEAVE;
+}
+
+/* the node of a handle, or NULL */
+static struct node *node_of(CUgraphNode h)
+{
+	uint64_t v = (uint64_t)(uintptr_t)h;
+	if (v >> 48 != TAG_NODE)
+		return NULL;
+	unsigned graph = (unsigned)((v >> 24) & 0xffffff);
+	size_t idx = v & 0xffffff;
+	if (!graph || graph > g_nobjs || !OBJ(graph)->live || OBJ(graph)->kind != OBJ_GRAPH || idx == 0 ||
+	    idx > OBJ(graph)->nnodes)
+		return NULL;
+	return OBJ(graph)->nodes[idx - 1];
+}
+
+API CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				     size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	ENTER("cuGraphAddKernelNode_v2");
+	unsigned id = obj_id((uint64_t)(uintptr_t)hGraph, OBJ_GRAPH);
+	if (!id)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	if (!phGraphNode || !nodeParams || (numDependencies && !dependencies))
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	for (size_t i = 0; i < numDependencies; i++)
+		if (!node_of(dependencies[i]))
+			FAIL(CUDA_ERROR_INVALID_VALUE);
+	if (!obj_id((uint64_t)(uintptr_t)nodeParams->func, OBJ_FUNCTION))
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	const CUDA_KERNEL_NODE_PARAMS *p = nodeParams;
+	unsigned grid[3] = { p->gridDimX, p->gridDimY, p->gridDimZ }, block[3] = { p->blockDimX, p->blockDimY, p->blockDimZ };
+	/* nodes run in the order they were added (dependencies are checked, not ordered by) */
+	rc = graph_add(id, p->func, grid, block, p->sharedMemBytes, kernel_duration(p->kernelParams), phGraphNode);
+	LEAVE;
+}
+
+API CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
+{
+	ENTER("cuGraphGetNodes");
+	unsigned id = obj_id((uint64_t)(uintptr_t)hGraph, OBJ_GRAPH);
+	if (!id)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	if (!numNodes)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	size_t n = OBJ(id)->nnodes;
+	if (nodes) {
+		for (size_t i = 0; i < *numNodes; i++)
+			nodes[i] = i < n ? (CUgraphNode)(uintptr_t)((TAG_NODE << 48) | ((uint64_t)id << 24) | (i + 1))
+					 : NULL;
+		if (*numNodes < n)
+			goto done; /* as many as fit; *numNodes unchanged */
+	}
+	*numNodes = n;
+	LEAVE;
+}
+
+API CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	ENTER("cuGraphKernelNodeGetParams_v2");
+	struct node *n = node_of(hNode);
+	if (!n)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	if (!nodeParams)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	memset(nodeParams, 0, sizeof(*nodeParams));
+	nodeParams->func = n->func;
+	nodeParams->gridDimX = n->grid[0];
+	nodeParams->gridDimY = n->grid[1];
+	nodeParams->gridDimZ = n->grid[2];
+	nodeParams->blockDimX = n->block[0];
+	nodeParams->blockDimY = n->block[1];
+	nodeParams->blockDimZ = n->block[2];
+	nodeParams->sharedMemBytes = n->shmem;
+	nodeParams->kernelParams = n->params; /* [0] -> the duration, valid while the graph lives */
+	LEAVE;
+}
+
+static CUresult instantiate(const char *fn, CUgraphExec *phGraphExec, CUgraph hGraph)
+{
+	ENTER(fn);
+	unsigned id = obj_id((uint64_t)(uintptr_t)hGraph, OBJ_GRAPH);
+	if (!id)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	if (!phGraphExec)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	unsigned x = obj_new(OBJ_EXEC, -1);
+	if (!x)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	struct obj *g = OBJ(id);
+	for (size_t i = 0; i < g->nnodes; i++) {
+		struct node *n = g->nodes[i];
+		rc = graph_add(x, n->func, n->grid, n->block, n->shmem, n->dur, NULL);
+		g = OBJ(id);
+		if (rc != CUDA_SUCCESS) {
+			free_nodes(OBJ(x));
+			OBJ(x)->live = 0;
+			goto done;
+		}
+	}
+	*phGraphExec = (CUgraphExec)(uintptr_t)obj_handle(x);
+	LEAVE;
+}
+
+API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
+{
+	(void)flags;
+	return instantiate("cuGraphInstantiateWithFlags", phGraphExec, hGraph);
+}
+
+API CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
+				   char *logBuffer, size_t bufferSize)
+{
+	if (phErrorNode)
+		*phErrorNode = NULL;
+	if (logBuffer && bufferSize)
+		logBuffer[0] = '\0';
+	return instantiate("cuGraphInstantiate_v2", phGraphExec, hGraph);
+}
+
+API CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
+{
+	ENTER("cuGraphLaunch");
+	unsigned id = obj_id((uint64_t)(uintptr_t)hGraphExec, OBJ_EXEC);
+	if (!id)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	int dev = stream_device(hStream, &rc);
+	if (dev < 0)
+		goto done;
+	NOT_LOST(dev);
+	NOT_CHECKPOINTED();
+	struct stream *st = stream_of(hStream);
+	if (st && st->capture)
+		FAIL(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+	for (size_t i = 0; i < OBJ(id)->nnodes; i++)
+		run_kernel(dev, hStream, OBJ(id)->nodes[i]->dur);
+	LEAVE;
+}
+
+static CUresult graph_destroy(const char *fn, uint64_t h, int kind)
+{
+	ENTER(fn);
+	unsigned id = obj_id(h, kind);
+	if (!id)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	for (size_t i = 0; i < g_nstreams; i++)
+		if (g_streams[i].capture == id)
+			FAIL(CUDA_ERROR_ILLEGAL_STATE); /* still being captured into */
+	free_nodes(OBJ(id));
+	OBJ(id)->live = 0;
+	LEAVE;
+}
+
+API CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
+{
+	return graph_destroy("cuGraphExecDestroy", (uint64_t)(uintptr_t)hGraphExec, OBJ_EXEC);
+}
+
+API CUresult cuGraphDestroy(CUgraph hGraph)
+{
+	return graph_destroy("cuGraphDestroy", (uint64_t)(uintptr_t)hGraph, OBJ_GRAPH);
+}
+
+/* ---- waiting and utilisation ----------------------------------------------------------------- */
+static void sleep_until(uint64_t ns)
+{
+	for (;;) {
+		uint64_t now = now_ns();
+		if (now >= ns)
+			return;
+		uint64_t left = ns - now;
+		struct timespec t = { (time_t)(left / 1000000000ull), (long)(left % 1000000000ull) };
+		nanosleep(&t, NULL);
+	}
+}
+
+/* nanoseconds device d was busy in [from, to) */
+static uint64_t busy_ns(const struct device *d, uint64_t from, uint64_t to)
+{
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < d->ring_n; i++) {
+		uint64_t s = d->ring[i][0], e = d->ring[i][1];
+		if (s < from)
+			s = from;
+		if (e > to)
+			e = to;
+		if (e > s)
+			sum += e - s;
+	}
+	return sum;
+}
+
+static unsigned percent_busy(const struct device *d, uint64_t from, uint64_t to)
+{
+	if (to <= from)
+		return 0;
+	uint64_t b = busy_ns(d, from, to);
+	return (unsigned)((b * 100 + (to - from) / 2) / (to - from));
+}
+
+API int axl_cuda_double_utilization(int ordinal, unsigned int *percent)
+{
+	ENTER("axl_cuda_double_utilization");
+	if (!percent)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	DEVICE_OK(ordinal);
+	struct device *d = &g_dev[ordinal];
+	uint64_t now = now_ns(), from = now > 1000000000ull ? now - 1000000000ull : 0;
+	if (d->last_query > from)
+		from = d->last_query;
+	*percent = percent_busy(d, from, now);
+	d->last_query = now;
+	LEAVE;
+}
+
+static void *util_writer(void *arg)
+{
+	const char *path = arg;
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
+	for (;;) {
+		FILE *f = fopen(tmp, "w");
+		if (f) {
+			pthread_mutex_lock(&g_lock);
+			uint64_t now = now_ns(), from = now > 1000000000ull ? now - 1000000000ull : 0;
+			fprintf(f, "# cuda_double utilization: ordinal pci-bus-id busy-percent-of-the-last-second\n");
+			for (int i = 0; i < g_ndev; i++)
+				fprintf(f, "%d %04X:%02X:%02X.%X %u\n", i, g_dev[i].domain, g_dev[i].bus, g_dev[i].dev,
+					g_dev[i].fn, percent_busy(&g_dev[i], from, now));
+			pthread_mutex_unlock(&g_lock);
+			if (fclose(f) == 0)
+				rename(tmp, path);
+		}
+		struct timespec t = { 0, 100000000 };
+		nanosleep(&t, NULL);
+	}
+	return NULL;
+}
+
+/* AXL_CUDA_DOUBLE_UTIL_FILE: a thread rewrites the file every 100 ms; lock held */
+static void util_file_start(void)
+{
+	static char path[4096];
+	const char *p = getenv("AXL_CUDA_DOUBLE_UTIL_FILE");
+	if (!p || !*p || path[0])
+		return;
+	snprintf(path, sizeof(path), "%s", p);
+	pthread_t th;
+	if (pthread_create(&th, NULL, util_writer, path) == 0)
+		pthread_detach(th);
+}
+
+/* ---- process checkpoints (CUDA 12.8) ------------------------------------------------------- */
+#ifndef CUDA_DOUBLE_OLD
+#define CKPT_PID(pid)                                    \
+	do {                                             \
+		if ((pid) != (int)getpid())              \
+			FAIL(CUDA_ERROR_INVALID_VALUE); \
+	} while (0)
+
+API CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)
+{
+	ENTER("cuCheckpointProcessGetState");
+	CKPT_PID(pid);
+	if (!state)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	*state = (CUprocessState)g_ckpt_state;
+	LEAVE;
+}
+
+static CUresult ckpt_lock(int pid, uint64_t *until)
+{
+	ENTER("cuCheckpointProcessLock");
+	CKPT_PID(pid);
+	if (g_ckpt_state != CU_PROCESS_STATE_RUNNING)
+		FAIL(CUDA_ERROR_ILLEGAL_STATE);
+	for (int i = 0; i < g_ndev; i++)
+		if (g_dev[i].busy_until > *until)
+			*until = g_dev[i].busy_until;
+	g_ckpt_state = CU_PROCESS_STATE_LOCKED;
+	LEAVE;
+}
+
+API CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)
+{
+	uint64_t until = 0;
+	CUresult rc = ckpt_lock(pid, &until);
+	if (rc == CUDA_SUCCESS) /* the work submitted so far completes first */
+		sleep_until(until);
+	(void)args;
+	return rc;
+}
+
+API CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)
+{
+	ENTER("cuCheckpointProcessCheckpoint");
+	CKPT_PID(pid);
+	(void)args;
+	if (g_ckpt_state != CU_PROCESS_STATE_LOCKED)
+		FAIL(CUDA_ERROR_ILLEGAL_STATE);
+	/* device memory goes to host memory (where the double keeps it anyway): the devices are free */
+	for (int i = 0; i < g_ndev; i++) {
+		g_dev[i].ckpt_used = g_dev[i].used;
+		g_dev[i].used = 0;
+	}
+	g_ckpt_state = CU_PROCESS_STATE_CHECKPOINTED;
+	LEAVE;
+}
+
+API CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)
+{
+	ENTER("cuCheckpointProcessRestore");
+	CKPT_PID(pid);
+	(void)args;
+	if (g_ckpt_state != CU_PROCESS_STATE_CHECKPOINTED)
+		FAIL(CUDA_ERROR_ILLEGAL_STATE);
+	for (int i = 0; i < g_ndev; i++) {
+		g_dev[i].used = g_dev[i].ckpt_used;
+		g_dev[i].ckpt_used = 0;
+	}
+	g_ckpt_state = CU_PROCESS_STATE_LOCKED; /* as the reference says: restored, still locked */
+	LEAVE;
+}
+
+API CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
+{
+	ENTER("cuCheckpointProcessUnlock");
+	CKPT_PID(pid);
+	(void)args;
+	if (g_ckpt_state != CU_PROCESS_STATE_LOCKED)
+		FAIL(CUDA_ERROR_ILLEGAL_STATE);
+	g_ckpt_state = CU_PROCESS_STATE_RUNNING;
+	LEAVE;
+}
+#endif
+
+/* ---- cuGetProcAddress ------------------------------------------------------------------------- */
+/* every entry point the double exports, by its exported name */
+#define PROC_COMMON(X)                                                                                              \
+	X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet)    \
+	X(cuDeviceGetName) X(cuDeviceGetPCIBusId) X(cuDeviceGetUuid) X(cuDeviceTotalMem_v2) X(cuDeviceGetAttribute) \
+	X(cuDeviceCanAccessPeer) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)        \
+	X(cuCtxGetCurrent) X(cuCtxSynchronize) X(cuCtxEnablePeerAccess) X(cuMemAlloc_v2) X(cuMemFree_v2)            \
+	X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemGetInfo) X(cuMemcpyHtoDAsync_v2) X(cuMemcpyDtoHAsync_v2)          \
+	X(cuMemcpyDtoDAsync_v2) X(cuMemsetD8Async) X(cuStreamCreate) X(cuStreamDestroy_v2) X(cuStreamSynchronize)   \
+	X(cuStreamQuery) X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuEventQuery)                    \
+	X(cuEventElapsedTime) X(cuEventDestroy_v2) X(cuMemAllocPitch_v2) X(cuMemAllocManaged) X(cuMemAllocAsync)    \
+	X(cuMemFreeAsync) X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuDeviceGetDefaultMemPool)                       \
+	X(cuMemAllocFromPoolAsync) X(cuMemPoolTrimTo) X(cuMemPoolGetAttribute) X(cuMemCreate) X(cuMemRelease)       \
+	X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)                      \
+	X(cuMemGetAllocationGranularity) X(cuArrayCreate_v2) X(cuArrayDestroy) X(cuMipmappedArrayCreate)            \
+	X(cuMipmappedArrayDestroy) X(cuModuleLoadData) X(cuModuleGetFunction) X(cuModuleUnload) X(cuLaunchKernel)   \
+	X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel) X(cuStreamBeginCapture_v2) X(cuStreamEndCapture)           \
+	X(cuGraphCreate) X(cuGraphAddKernelNode_v2) X(cuGraphGetNodes) X(cuGraphKernelNodeGetParams_v2)             \
+	X(cuGraphInstantiateWithFlags) X(cuGraphInstantiate_v2) X(cuGraphLaunch) X(cuGraphExecDestroy)              \
+	X(cuGraphDestroy) X(cuGetProcAddress) X(cuGetProcAddress_v2)
+#ifndef CUDA_DOUBLE_OLD
+#define PROC_NEW(X)                                                                                        \
+	X(cuDeviceGetUuid_v2) X(cuDevicePrimaryCtxRelease_v2) X(cuMemGetInfo_v2) X(cuMemcpyPeerAsync)      \
+	X(cuCheckpointProcessGetState) X(cuCheckpointProcessLock) X(cuCheckpointProcessCheckpoint)         \
+	X(cuCheckpointProcessRestore) X(cuCheckpointProcessUnlock)
+#else
+#define PROC_NEW(X)
+#endif
+
+struct proc {
+	const char *name;
+	void *fn;
+};
+#define PROC_ENTRY(f) { #f, (void *)f },
+static const struct proc procs[] = { PROC_COMMON(PROC_ENTRY) PROC_NEW(PROC_ENTRY) };
+
+/* base names the runtime asks for and the versioned symbol each CUDA version gets (the
+ * highest `since` not above the caller's version wins) */
+static const struct {
+	const char *base, *name;
+	int since;
+} versioned[] = {
+	{ "cuDeviceTotalMem", "cuDeviceTotalMem_v2", 3020 },
+	{ "cuMemAlloc", "cuMemAlloc_v2", 3020 },
+	{ "cuMemFree", "cuMemFree_v2", 3020 },
+	{ "cuMemGetInfo", "cuMemGetInfo_v2", 3020 },
+	{ "cuMemAllocPitch", "cuMemAllocPitch_v2", 3020 },
+	{ "cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync_v2", 3020 },
+	{ "cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2", 3020 },
+	{ "cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync_v2", 3020 },
+	{ "cuArrayCreate", "cuArrayCreate_v2", 3020 },
+	{ "cuStreamDestroy", "cuStreamDestroy_v2", 4000 },
+	{ "cuEventDestroy", "cuEventDestroy_v2", 4000 },
+	{ "cuStreamBeginCapture", "cuStreamBeginCapture_v2", 10010 },
+	{ "cuGraphInstantiate", "cuGraphInstantiate_v2", 11000 },
+	{ "cuGraphInstantiate", "cuGraphInstantiateWithFlags", 12000 },
+	{ "cuGraphAddKernelNode", "cuGraphAddKernelNode_v2", 12000 },
+	{ "cuGraphKernelNodeGetParams", "cuGraphKernelNodeGetParams_v2", 12000 },
+	{ "cuGetProcAddress", "cuGetProcAddress_v2", 12000 },
+#ifndef CUDA_DOUBLE_OLD
+	{ "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", 11000 },
+	{ "cuDeviceGetUuid", "cuDeviceGetUuid_v2", 11040 },
+#endif
+};
+
+/* the entry points with a per-thread-default-stream variant (_ptsz, or _ptds for copies) in
+ * NVIDIA's driver; the double's default streams are one, so both resolve to the same entry */
+static const char *const per_thread[] = {
+	"cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2", "cuMemcpyPeerAsync",
+	"cuMemsetD8Async", "cuStreamSynchronize", "cuStreamQuery", "cuEventRecord", "cuLaunchKernel",
+	"cuLaunchKernelEx", "cuLaunchCooperativeKernel", "cuMemAllocAsync", "cuMemFreeAsync",
+	"cuMemAllocFromPoolAsync", "cuStreamBeginCapture_v2", "cuStreamEndCapture", "cuGraphLaunch",
+};
+
+static void *proc_exact(const char *name)
+{
+	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++)
+		if (strcmp(procs[i].name, name) == 0)
+			return procs[i].fn;
+	return NULL;
+}
+
+static int has_per_thread(const char *name)
+{
+	for (size_t i = 0; i < sizeof(per_thread) / sizeof(per_thread[0]); i++)
+		if (strcmp(per_thread[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static CUresult get_proc(const char *fn, const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+			 CUdriverProcAddressQueryResult *status)
+{
+	ENTER(fn);
+	CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	if (!symbol || !pfn || (flags & ~(CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)))
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	*pfn = NULL;
+	const char *best = NULL;
+	int best_since = -1, base_known = 0;
+	for (size_t i = 0; i < sizeof(versioned) / sizeof(versioned[0]); i++)
+		if (strcmp(versioned[i].base, symbol) == 0) {
+			base_known = 1;
+			if (versioned[i].since <= cudaVersion && versioned[i].since > best_since) {
+				best = versioned[i].name;
+				best_since = versioned[i].since;
+			}
+		}
+	void *f = best ? proc_exact(best) : NULL;
+	if (!f)
+		f = proc_exact(symbol); /* an unversioned name, or an exact versioned one */
+	if (!f) {
+		/* a _ptsz / _ptds name */
+		size_t n = strlen(symbol);
+		char stem[128];
+		if (n > 5 && n - 5 < sizeof(stem) &&
+		    (strcmp(symbol + n - 5, "_ptsz") == 0 || strcmp(symbol + n - 5, "_ptds") == 0)) {
+			memcpy(stem, symbol, n - 5);
+			stem[n - 5] = '\0';
+			if (has_per_thread(stem))
+				f = proc_exact(stem);
+		}
+	}
+	if (!f) {
+		if (base_known)
+			st = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+		FAIL(CUDA_ERROR_NOT_FOUND);
+	}
+	*pfn = f;
+	st = CU_GET_PROC_ADDRESS_SUCCESS;
+done:
+	if (status && symbol && pfn)
+		*status = st;
+	pthread_mutex_unlock(&g_lock);
+	return rc;
+}
+
+API CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+	return get_proc("cuGetProcAddress", symbol, pfn, cudaVersion, flags, NULL);
+}
+
+API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+				 CUdriverProcAddressQueryResult *symbolStatus)
+{
+	return get_proc("cuGetProcAddress_v2", symbol, pfn, cudaVersion, flags, symbolStatus);
 }

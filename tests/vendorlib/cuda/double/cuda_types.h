@@ -30,9 +30,11 @@ typedef enum cudaError_enum {
 	CUDA_ERROR_DEVICE_UNAVAILABLE = 46,
 	CUDA_ERROR_NO_DEVICE = 100,
 	CUDA_ERROR_INVALID_DEVICE = 101,
+	CUDA_ERROR_INVALID_IMAGE = 200,
 	CUDA_ERROR_INVALID_CONTEXT = 201,
 	CUDA_ERROR_PEER_ACCESS_UNSUPPORTED = 217,
 	CUDA_ERROR_INVALID_HANDLE = 400,
+	CUDA_ERROR_ILLEGAL_STATE = 401,
 	CUDA_ERROR_NOT_FOUND = 500,
 	CUDA_ERROR_NOT_READY = 600,
 	CUDA_ERROR_ILLEGAL_ADDRESS = 700,
@@ -40,6 +42,9 @@ typedef enum cudaError_enum {
 	CUDA_ERROR_PEER_ACCESS_NOT_ENABLED = 705,
 	CUDA_ERROR_CONTEXT_IS_DESTROYED = 709,
 	CUDA_ERROR_NOT_SUPPORTED = 801,
+	CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
+	CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901,
+	CUDA_ERROR_STREAM_CAPTURE_UNMATCHED = 903,
 	CUDA_ERROR_UNKNOWN = 999
 } CUresult;
 
@@ -73,6 +78,169 @@ typedef enum CUdevice_attribute_enum {
 #define CU_EVENT_BLOCKING_SYNC  0x1u
 #define CU_EVENT_DISABLE_TIMING 0x2u
 #define CU_EVENT_INTERPROCESS   0x4u
+
+
+/* ---- allocation paths, pools, virtual memory, arrays ---- */
+typedef unsigned long long cuuint64_t;
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+typedef unsigned long long CUmemGenericAllocationHandle;
+typedef struct CUarray_st *CUarray;
+typedef struct CUmipmappedArray_st *CUmipmappedArray;
+
+#define CU_MEM_ATTACH_GLOBAL 0x1u
+#define CU_MEM_ATTACH_HOST   0x2u
+
+typedef enum CUmemLocationType_enum {
+	CU_MEM_LOCATION_TYPE_INVALID = 0,
+	CU_MEM_LOCATION_TYPE_DEVICE = 1,
+	CU_MEM_LOCATION_TYPE_HOST = 2
+} CUmemLocationType;
+typedef enum CUmemAllocationType_enum {
+	CU_MEM_ALLOCATION_TYPE_INVALID = 0,
+	CU_MEM_ALLOCATION_TYPE_PINNED = 1
+} CUmemAllocationType;
+typedef int CUmemAllocationHandleType; /* a bit set: none 0, POSIX fd 1, ... */
+typedef struct CUmemLocation_st {
+	CUmemLocationType type;
+	int id;
+} CUmemLocation;
+typedef struct CUmemAllocationProp_st {
+	CUmemAllocationType type;
+	CUmemAllocationHandleType requestedHandleTypes;
+	CUmemLocation location;
+	void *win32HandleMetaData;
+	struct {
+		unsigned char compressionType;
+		unsigned char gpuDirectRDMACapable;
+		unsigned short usage;
+		unsigned char reserved[4];
+	} allocFlags;
+} CUmemAllocationProp;
+typedef enum CUmemAllocationGranularity_flags_enum {
+	CU_MEM_ALLOC_GRANULARITY_MINIMUM = 0,
+	CU_MEM_ALLOC_GRANULARITY_RECOMMENDED = 1
+} CUmemAllocationGranularity_flags;
+typedef enum CUmemAccess_flags_enum {
+	CU_MEM_ACCESS_FLAGS_PROT_NONE = 0,
+	CU_MEM_ACCESS_FLAGS_PROT_READ = 1,
+	CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3
+} CUmemAccess_flags;
+typedef struct CUmemAccessDesc_st {
+	CUmemLocation location;
+	CUmemAccess_flags flags;
+} CUmemAccessDesc;
+typedef struct CUmemPoolProps_st {
+	CUmemAllocationType allocType;
+	CUmemAllocationHandleType handleTypes;
+	CUmemLocation location;
+	void *win32SecurityAttributes;
+	size_t maxSize;
+	unsigned short usage;
+	unsigned char reserved[54];
+} CUmemPoolProps;
+typedef enum CUmemPool_attribute_enum {
+	CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES = 1,
+	CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC = 2,
+	CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES = 3,
+	CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
+	CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT = 5,
+	CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH = 6,
+	CU_MEMPOOL_ATTR_USED_MEM_CURRENT = 7,
+	CU_MEMPOOL_ATTR_USED_MEM_HIGH = 8
+} CUmemPool_attribute;
+typedef enum CUarray_format_enum {
+	CU_AD_FORMAT_UNSIGNED_INT8 = 0x01,
+	CU_AD_FORMAT_UNSIGNED_INT16 = 0x02,
+	CU_AD_FORMAT_UNSIGNED_INT32 = 0x03,
+	CU_AD_FORMAT_SIGNED_INT8 = 0x08,
+	CU_AD_FORMAT_SIGNED_INT16 = 0x09,
+	CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
+	CU_AD_FORMAT_HALF = 0x10,
+	CU_AD_FORMAT_FLOAT = 0x20
+} CUarray_format;
+typedef struct CUDA_ARRAY_DESCRIPTOR_st {
+	size_t Width;
+	size_t Height;
+	CUarray_format Format;
+	unsigned int NumChannels;
+} CUDA_ARRAY_DESCRIPTOR;
+typedef struct CUDA_ARRAY3D_DESCRIPTOR_st {
+	size_t Width;
+	size_t Height;
+	size_t Depth;
+	CUarray_format Format;
+	unsigned int NumChannels;
+	unsigned int Flags;
+} CUDA_ARRAY3D_DESCRIPTOR;
+
+/* ---- modules, kernels, graphs ---- */
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUkern_st *CUkernel;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUgraphExec_st *CUgraphExec;
+typedef enum CUstreamCaptureMode_enum {
+	CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+	CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+	CU_STREAM_CAPTURE_MODE_RELAXED = 2
+} CUstreamCaptureMode;
+typedef struct CUlaunchAttribute_st {
+	int id;
+	char pad[4];
+	char value[64];
+} CUlaunchAttribute;
+typedef struct CUlaunchConfig_st {
+	unsigned int gridDimX, gridDimY, gridDimZ;
+	unsigned int blockDimX, blockDimY, blockDimZ;
+	unsigned int sharedMemBytes;
+	CUstream hStream;
+	CUlaunchAttribute *attrs;
+	unsigned int numAttrs;
+} CUlaunchConfig;
+/* CUDA_KERNEL_NODE_PARAMS_v2 (CUDA 12): v1 without kern and ctx */
+typedef struct CUDA_KERNEL_NODE_PARAMS_st {
+	CUfunction func;
+	unsigned int gridDimX, gridDimY, gridDimZ;
+	unsigned int blockDimX, blockDimY, blockDimZ;
+	unsigned int sharedMemBytes;
+	void **kernelParams;
+	void **extra;
+	CUkernel kern;
+	CUcontext ctx;
+} CUDA_KERNEL_NODE_PARAMS;
+
+/* ---- cuGetProcAddress ---- */
+#define CU_GET_PROC_ADDRESS_DEFAULT                    0x0ull
+#define CU_GET_PROC_ADDRESS_LEGACY_STREAM              0x1ull
+#define CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM 0x2ull
+typedef enum CUdriverProcAddressQueryResult_enum {
+	CU_GET_PROC_ADDRESS_SUCCESS = 0,
+	CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+	CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
+} CUdriverProcAddressQueryResult;
+
+/* ---- process checkpoints (CUDA 12.8) ---- */
+typedef enum CUprocessState_enum {
+	CU_PROCESS_STATE_RUNNING = 0,
+	CU_PROCESS_STATE_LOCKED = 1,
+	CU_PROCESS_STATE_CHECKPOINTED = 2,
+	CU_PROCESS_STATE_FAILED = 3
+} CUprocessState;
+typedef struct CUcheckpointLockArgs_st {
+	unsigned int timeoutMs;
+	unsigned int reserved0;
+	cuuint64_t reserved1[7];
+} CUcheckpointLockArgs;
+typedef struct CUcheckpointCheckpointArgs_st {
+	cuuint64_t reserved[8];
+} CUcheckpointCheckpointArgs;
+typedef struct CUcheckpointRestoreArgs_st {
+	cuuint64_t reserved[8];
+} CUcheckpointRestoreArgs;
+typedef struct CUcheckpointUnlockArgs_st {
+	cuuint64_t reserved[8];
+} CUcheckpointUnlockArgs;
 
 /* The entry points, in the double's signatures (the driver's). Exported symbol names carry
  * the _v2 suffixes the CUDA headers map the plain names to. */
@@ -116,5 +284,70 @@ CUresult cuEventRecord(CUevent event, CUstream stream);
 CUresult cuEventSynchronize(CUevent event);
 CUresult cuEventElapsedTime(float *pMilliseconds, CUevent start, CUevent end);
 CUresult cuEventDestroy_v2(CUevent event);
+CUresult cuStreamQuery(CUstream stream);
+CUresult cuEventQuery(CUevent event);
+CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height,
+			    unsigned int ElementSizeBytes);
+CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
+CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
+CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps);
+CUresult cuMemPoolDestroy(CUmemoryPool pool);
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev);
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream);
+CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep);
+CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value);
+CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
+		     unsigned long long flags);
+CUresult cuMemRelease(CUmemGenericAllocationHandle handle);
+CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
+			     unsigned long long flags);
+CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size);
+CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
+		  unsigned long long flags);
+CUresult cuMemUnmap(CUdeviceptr ptr, size_t size);
+CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count);
+CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
+				       CUmemAllocationGranularity_flags option);
+CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray);
+CUresult cuArrayDestroy(CUarray hArray);
+CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc,
+				unsigned int numMipmapLevels);
+CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray);
+CUresult cuModuleLoadData(CUmodule *module, const void *image);
+CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name);
+CUresult cuModuleUnload(CUmodule hmod);
+CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+			unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+			unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra);
+CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra);
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+				   unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+				   unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+				   void **kernelParams);
+CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode);
+CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
+CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags);
+CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				 size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams);
+CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams);
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags);
+CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
+			       char *logBuffer, size_t bufferSize); /* the CUDA 11 signature */
+CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuGraphExecDestroy(CUgraphExec hGraphExec);
+CUresult cuGraphDestroy(CUgraph hGraph);
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+			     CUdriverProcAddressQueryResult *symbolStatus);
+CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state);
+CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args);
+CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args);
+CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args);
+CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args);
+/* the double's own (not CUDA's): the busy share of a device since the previous call (at most
+ * the last second), in percent; a CUresult */
+int axl_cuda_double_utilization(int ordinal, unsigned int *percent);
 
 #endif

@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests of the CUDA double's limiter-facing calls (README.md): the other allocation paths,
+ * simulated kernels and graphs, utilisation, cuGetProcAddress and process checkpoints.
+ * `test_cuda_double_ext SUITE`, one CTest per suite (cuda_double.SUITE); the double is
+ * loaded with dlopen() by path, every entry point through dlsym(). Timings are generous:
+ * the machine may be loaded. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuda_types.h"
+
+#define FUNCS(X)                                                                                                  \
+	X(cuInit) X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemAlloc_v2)             \
+	X(cuMemFree_v2) X(cuMemGetInfo_v2) X(cuDeviceTotalMem_v2) X(cuMemcpyHtoDAsync_v2) X(cuMemcpyDtoHAsync_v2) \
+	X(cuStreamCreate) X(cuStreamSynchronize) X(cuStreamQuery) X(cuEventCreate) X(cuEventRecord)               \
+	X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemAllocPitch_v2) X(cuMemAllocManaged) X(cuMemAllocAsync) \
+	X(cuMemFreeAsync) X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuDeviceGetDefaultMemPool)                     \
+	X(cuMemAllocFromPoolAsync) X(cuMemPoolTrimTo) X(cuMemPoolGetAttribute) X(cuMemCreate) X(cuMemRelease)     \
+	X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)                    \
+	X(cuMemGetAllocationGranularity) X(cuArrayCreate_v2) X(cuArrayDestroy) X(cuMipmappedArrayCreate)          \
+	X(cuMipmappedArrayDestroy) X(cuModuleLoadData) X(cuModuleGetFunction) X(cuModuleUnload)                   \
+	X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel) X(cuStreamBeginCapture_v2)             \
+	X(cuStreamEndCapture) X(cuGraphCreate) X(cuGraphAddKernelNode_v2) X(cuGraphGetNodes)                      \
+	X(cuGraphKernelNodeGetParams_v2) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy)    \
+	X(cuGraphDestroy) X(cuGetProcAddress) X(cuGetProcAddress_v2) X(cuCheckpointProcessGetState)               \
+	X(cuCheckpointProcessLock) X(cuCheckpointProcessCheckpoint) X(cuCheckpointProcessRestore)                 \
+	X(cuCheckpointProcessUnlock) X(axl_cuda_double_utilization)
+
+#define DECLARE(f) static __typeof__(f) *p_##f;
+FUNCS(DECLARE)
+
+#include "double_suite.h"
+
+#define MIB(x) ((size_t)(x) << 20)
+#define H100   "hgx-8x-h100-q2x.xml"
+
+static void *g_lib;
+
+static void setup(void)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", CUDAD_FIXTURES, H100);
+	setenv("AXL_CUDA_DOUBLE_XML", path, 1);
+	g_lib = open_double(CUDAD_LIB);
+#define LOAD(f)                                                       \
+	p_##f = (__typeof__(f) *)dlsym(g_lib, #f);                    \
+	if (!p_##f) {                                                 \
+		fprintf(stderr, "%s: no symbol %s\n", CUDAD_LIB, #f); \
+		exit(2);                                              \
+	}
+	FUNCS(LOAD)
+#undef LOAD
+	RC(p_cuInit(0), CUDA_SUCCESS);
+	CUcontext c;
+	RC(p_cuDevicePrimaryCtxRetain(&c, 0), CUDA_SUCCESS);
+	RC(p_cuCtxSetCurrent(c), CUDA_SUCCESS);
+}
+
+static size_t used(void)
+{
+	size_t fr = 0, total = 0;
+	RC(p_cuMemGetInfo_v2(&fr, &total), CUDA_SUCCESS);
+	return total - fr;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec t = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+	nanosleep(&t, NULL);
+}
+
+/* within [want * 0.5, want * 1.5 + slack] */
+#define NEAR(got, want, slack)                                                                             \
+	do {                                                                                               \
+		double g_ = (got), w_ = (want);                                                            \
+		if (g_ < w_ * 0.5 || g_ > w_ * 1.5 + (slack)) {                                            \
+			fprintf(stderr, "%s:%d: [%s] %s = %.2f, want about %.2f\n", __FILE__, __LINE__, \
+				suite_name, #got, g_, w_);                                                 \
+			failures++;                                                                        \
+		}                                                                                          \
+	} while (0)
+
+/* ---- every allocation path moves used memory, and its free moves it back ---- */
+static void suite_alloc_paths(void)
+{
+	setup();
+	size_t base = used(), total = 0;
+	RC(p_cuDeviceTotalMem_v2(&total, 0), CUDA_SUCCESS);
+	CHECK(total > MIB(1024));
+	CUdeviceptr p;
+	size_t pitch = 0;
+	RC(p_cuMemAllocPitch_v2(&p, &pitch, 1000, 10, 4), CUDA_SUCCESS);
+	EQ(pitch, 1024);
+	EQ(used(), base + 10240);
+	unsigned char in[16] = "pitched memory!", out[16] = { 0 };
+	RC(p_cuMemcpyHtoDAsync_v2(p + pitch, in, 16, NULL), CUDA_SUCCESS);
+	RC(p_cuMemcpyDtoHAsync_v2(out, p + pitch, 16, NULL), CUDA_SUCCESS);
+	CHECK(memcmp(in, out, 16) == 0);
+	RC(p_cuMemAllocPitch_v2(&p, &pitch, 1000, 10, 3), CUDA_ERROR_INVALID_VALUE);
+	RC(p_cuMemFree_v2(p), CUDA_SUCCESS);
+	EQ(used(), base);
+
+	RC(p_cuMemAllocManaged(&p, MIB(3), CU_MEM_ATTACH_GLOBAL), CUDA_SUCCESS);
+	EQ(used(), base + MIB(3));
+	RC(p_cuMemAllocManaged(&p, MIB(3), 7), CUDA_ERROR_INVALID_VALUE);
+	RC(p_cuMemFree_v2(p), CUDA_SUCCESS);
+	EQ(used(), base);
+
+	/* stream-ordered allocation through the default pool */
+	CUstream s;
+	RC(p_cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	CUmemoryPool dpool, dpool2;
+	RC(p_cuDeviceGetDefaultMemPool(&dpool, 0), CUDA_SUCCESS);
+	RC(p_cuDeviceGetDefaultMemPool(&dpool2, 0), CUDA_SUCCESS);
+	CHECK(dpool == dpool2);
+	RC(p_cuMemAllocAsync(&p, MIB(5), s), CUDA_SUCCESS);
+	EQ(used(), base + MIB(5));
+	cuuint64_t v = 0;
+	RC(p_cuMemPoolGetAttribute(dpool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &v), CUDA_SUCCESS);
+	EQ(v, MIB(5));
+	RC(p_cuMemPoolGetAttribute(dpool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &v), CUDA_SUCCESS);
+	EQ(v, MIB(5));
+	RC(p_cuMemFreeAsync(p, s), CUDA_SUCCESS);
+	EQ(used(), base);
+	RC(p_cuMemPoolGetAttribute(dpool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &v), CUDA_SUCCESS);
+	EQ(v, 0);
+	RC(p_cuMemPoolGetAttribute(dpool, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &v), CUDA_SUCCESS);
+	EQ(v, MIB(5));
+	RC(p_cuMemPoolDestroy(dpool), CUDA_ERROR_INVALID_VALUE); /* the default pool stays */
+
+	/* an explicit pool */
+	CUmemPoolProps props;
+	memset(&props, 0, sizeof(props));
+	props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	props.location.id = 0;
+	CUmemoryPool pool;
+	RC(p_cuMemPoolCreate(&pool, &props), CUDA_SUCCESS);
+	RC(p_cuMemAllocFromPoolAsync(&p, MIB(7), pool, s), CUDA_SUCCESS);
+	EQ(used(), base + MIB(7));
+	RC(p_cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &v), CUDA_SUCCESS);
+	EQ(v, MIB(7));
+	RC(p_cuMemPoolTrimTo(pool, 0), CUDA_SUCCESS);
+	RC(p_cuMemFreeAsync(p, s), CUDA_SUCCESS);
+	RC(p_cuMemFreeAsync(p, s), CUDA_ERROR_INVALID_VALUE);
+	EQ(used(), base);
+	RC(p_cuMemPoolDestroy(pool), CUDA_SUCCESS);
+	RC(p_cuMemAllocFromPoolAsync(&p, MIB(1), pool, s), CUDA_ERROR_INVALID_VALUE);
+
+	/* virtual memory management */
+	CUmemAllocationProp prop;
+	memset(&prop, 0, sizeof(prop));
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 0;
+	size_t gran = 0;
+	RC(p_cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+	EQ(gran, MIB(2));
+	CUmemGenericAllocationHandle h;
+	RC(p_cuMemCreate(&h, gran + 1, &prop, 0), CUDA_ERROR_INVALID_VALUE);
+	RC(p_cuMemCreate(&h, 2 * gran, &prop, 0), CUDA_SUCCESS);
+	EQ(used(), base + 2 * gran);
+	CUdeviceptr va;
+	RC(p_cuMemAddressReserve(&va, 4 * gran, 0, 0, 0), CUDA_SUCCESS);
+	RC(p_cuMemMap(va + gran, 2 * gran, 0, h, 0), CUDA_SUCCESS);
+	CUmemAccessDesc acc = { { CU_MEM_LOCATION_TYPE_DEVICE, 0 }, CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+	RC(p_cuMemSetAccess(va + gran, 2 * gran, &acc, 1), CUDA_SUCCESS);
+	RC(p_cuMemSetAccess(va, 2 * gran, &acc, 1), CUDA_ERROR_INVALID_VALUE); /* not all mapped */
+	RC(p_cuMemcpyHtoDAsync_v2(va + gran + 100, in, 16, NULL), CUDA_SUCCESS);
+	memset(out, 0, sizeof(out));
+	RC(p_cuMemcpyDtoHAsync_v2(out, va + gran + 100, 16, NULL), CUDA_SUCCESS);
+	CHECK(memcmp(in, out, 16) == 0);
+	RC(p_cuMemRelease(h), CUDA_SUCCESS);
+	EQ(used(), base + 2 * gran); /* still mapped */
+	RC(p_cuMemAddressFree(va, 4 * gran), CUDA_ERROR_INVALID_VALUE);
+	RC(p_cuMemUnmap(va + gran, 2 * gran), CUDA_SUCCESS);
+	EQ(used(), base);
+	RC(p_cuMemAddressFree(va, 4 * gran), CUDA_SUCCESS);
+	RC(p_cuMemRelease(h), CUDA_ERROR_INVALID_VALUE);
+
+	/* arrays: width x height x channels x element size */
+	CUDA_ARRAY_DESCRIPTOR ad = { 1024, 512, CU_AD_FORMAT_FLOAT, 4 };
+	CUarray arr;
+	RC(p_cuArrayCreate_v2(&arr, &ad), CUDA_SUCCESS);
+	EQ(used(), base + 1024ull * 512 * 16);
+	RC(p_cuArrayDestroy(arr), CUDA_SUCCESS);
+	RC(p_cuArrayDestroy(arr), CUDA_ERROR_INVALID_HANDLE);
+	EQ(used(), base);
+	ad.Format = (CUarray_format)0x77;
+	RC(p_cuArrayCreate_v2(&arr, &ad), CUDA_ERROR_INVALID_VALUE);
+	CUDA_ARRAY3D_DESCRIPTOR md = { 256, 256, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0 };
+	CUmipmappedArray mm;
+	RC(p_cuMipmappedArrayCreate(&mm, &md, 3), CUDA_SUCCESS);
+	EQ(used(), base + 65536 + 16384 + 4096);
+	RC(p_cuMipmappedArrayDestroy(mm), CUDA_SUCCESS);
+	EQ(used(), base);
+}
+
+static const char module_text[] = "axl-double-module\n# a comment\nkernel busy\nkernel other\n";
+
+static CUfunction load_kernel(const char *name)
+{
+	CUmodule m;
+	RC(p_cuModuleLoadData(&m, module_text), CUDA_SUCCESS);
+	CUfunction f = NULL;
+	RC(p_cuModuleGetFunction(&f, m, name), CUDA_SUCCESS);
+	return f;
+}
+
+static CUresult launch_us(CUfunction f, CUstream s, unsigned long long us)
+{
+	void *params[] = { &us };
+	return p_cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, params, NULL);
+}
+
+/* ---- kernels take simulated time ---- */
+static void suite_kernels(void)
+{
+	setup();
+	CUmodule m;
+	RC(p_cuModuleLoadData(&m, "not a module"), CUDA_ERROR_INVALID_IMAGE);
+	RC(p_cuModuleLoadData(&m, "axl-double-module\nbogus line\n"), CUDA_ERROR_INVALID_IMAGE);
+	RC(p_cuModuleLoadData(&m, module_text), CUDA_SUCCESS);
+	CUfunction f, g;
+	RC(p_cuModuleGetFunction(&f, m, "busy"), CUDA_SUCCESS);
+	RC(p_cuModuleGetFunction(&g, m, "missing"), CUDA_ERROR_NOT_FOUND);
+	CUstream s;
+	RC(p_cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	/* a 20 ms kernel keeps its stream busy about 20 ms */
+	double t0 = now_ms();
+	RC(launch_us(f, s, 20000), CUDA_SUCCESS);
+	RC(p_cuStreamQuery(s), CUDA_ERROR_NOT_READY); /* the launch itself does not wait */
+	RC(p_cuStreamSynchronize(s), CUDA_SUCCESS);
+	NEAR(now_ms() - t0, 20, 20);
+	RC(p_cuStreamQuery(s), CUDA_SUCCESS);
+	/* two kernels on one device serialise, even on two streams */
+	CUstream s2;
+	RC(p_cuStreamCreate(&s2, 0), CUDA_SUCCESS);
+	t0 = now_ms();
+	RC(launch_us(f, s, 30000), CUDA_SUCCESS);
+	RC(launch_us(f, s2, 30000), CUDA_SUCCESS);
+	RC(p_cuStreamSynchronize(s2), CUDA_SUCCESS);
+	NEAR(now_ms() - t0, 60, 30);
+	CHECK(now_ms() - t0 >= 55);
+	/* events time the kernels between them */
+	CUevent a, b;
+	RC(p_cuEventCreate(&a, 0), CUDA_SUCCESS);
+	RC(p_cuEventCreate(&b, 0), CUDA_SUCCESS);
+	RC(p_cuEventRecord(a, s), CUDA_SUCCESS);
+	CUlaunchConfig cfg;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.gridDimX = cfg.gridDimY = cfg.gridDimZ = 1;
+	cfg.blockDimX = cfg.blockDimY = cfg.blockDimZ = 1;
+	cfg.hStream = s;
+	unsigned long long us = 15000;
+	void *params[] = { &us };
+	RC(p_cuLaunchKernelEx(&cfg, f, params, NULL), CUDA_SUCCESS);
+	RC(p_cuLaunchCooperativeKernel(f, 1, 1, 1, 1, 1, 1, 0, s, params), CUDA_SUCCESS);
+	RC(p_cuEventRecord(b, s), CUDA_SUCCESS);
+	RC(p_cuEventSynchronize(b), CUDA_SUCCESS);
+	float ms = 0;
+	RC(p_cuEventElapsedTime(&ms, a, b), CUDA_SUCCESS);
+	NEAR(ms, 30, 5);
+	/* the default stream and the context wait for the device */
+	t0 = now_ms();
+	RC(launch_us(f, NULL, 20000), CUDA_SUCCESS);
+	RC(p_cuCtxSynchronize(), CUDA_SUCCESS);
+	NEAR(now_ms() - t0, 20, 20);
+	/* bad launches; an unloaded module's functions are gone */
+	RC(p_cuLaunchKernel(f, 0, 1, 1, 1, 1, 1, 0, s, params, NULL), CUDA_ERROR_INVALID_VALUE);
+	RC(p_cuModuleUnload(m), CUDA_SUCCESS);
+	RC(launch_us(f, s, 1), CUDA_ERROR_INVALID_HANDLE);
+	RC(p_cuModuleUnload(m), CUDA_ERROR_INVALID_HANDLE);
+}
+
+/* ---- graphs: captured and built ---- */
+static void suite_graphs(void)
+{
+	setup();
+	CUfunction f = load_kernel("busy");
+	CUstream s;
+	RC(p_cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	RC(p_cuStreamBeginCapture_v2(NULL, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+	RC(p_cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+	RC(launch_us(f, s, 10000), CUDA_SUCCESS);
+	RC(launch_us(f, s, 20000), CUDA_SUCCESS);
+	RC(p_cuStreamQuery(s), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+	CUgraph graph;
+	RC(p_cuStreamEndCapture(s, &graph), CUDA_SUCCESS);
+	RC(p_cuStreamQuery(s), CUDA_SUCCESS); /* captured, not run */
+	size_t n = 0;
+	RC(p_cuGraphGetNodes(graph, NULL, &n), CUDA_SUCCESS);
+	EQ(n, 2);
+	CUgraphNode nodes[2];
+	RC(p_cuGraphGetNodes(graph, nodes, &n), CUDA_SUCCESS);
+	CUDA_KERNEL_NODE_PARAMS kp;
+	unsigned long long total_us = 0;
+	for (size_t i = 0; i < 2; i++) {
+		RC(p_cuGraphKernelNodeGetParams_v2(nodes[i], &kp), CUDA_SUCCESS);
+		CHECK(kp.func == f);
+		EQ(kp.blockDimX, 32);
+		total_us += *(unsigned long long *)kp.kernelParams[0];
+	}
+	EQ(total_us, 30000);
+	/* a node added by hand runs after the captured ones */
+	unsigned long long us = 10000;
+	void *params[] = { &us };
+	memset(&kp, 0, sizeof(kp));
+	kp.func = f;
+	kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
+	kp.blockDimX = kp.blockDimY = kp.blockDimZ = 1;
+	kp.kernelParams = params;
+	CUgraphNode added;
+	RC(p_cuGraphAddKernelNode_v2(&added, graph, &nodes[1], 1, &kp), CUDA_SUCCESS);
+	us = 999999; /* the node kept the value */
+	CUgraphExec exec;
+	RC(p_cuGraphInstantiateWithFlags(&exec, graph, 0), CUDA_SUCCESS);
+	double t0 = now_ms();
+	RC(p_cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	RC(p_cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	RC(p_cuStreamSynchronize(s), CUDA_SUCCESS);
+	NEAR(now_ms() - t0, 80, 40);
+	CHECK(now_ms() - t0 >= 75);
+	RC(p_cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	RC(p_cuGraphLaunch(exec, s), CUDA_ERROR_INVALID_HANDLE);
+	CUgraph built;
+	RC(p_cuGraphCreate(&built, 0), CUDA_SUCCESS);
+	RC(p_cuGraphGetNodes(built, NULL, &n), CUDA_SUCCESS);
+	EQ(n, 0);
+	RC(p_cuGraphDestroy(built), CUDA_SUCCESS);
+	RC(p_cuGraphDestroy(graph), CUDA_SUCCESS);
+	RC(p_cuGraphKernelNodeGetParams_v2(nodes[0], &kp), CUDA_ERROR_INVALID_HANDLE);
+}
+
+/* ---- utilisation: the busy share since the last query ---- */
+static void suite_utilization(void)
+{
+	char file[256];
+	snprintf(file, sizeof(file), "/tmp/cuda_double_util.%d", (int)getpid());
+	setenv("AXL_CUDA_DOUBLE_UTIL_FILE", file, 1);
+	setup();
+	CUfunction f = load_kernel("busy");
+	unsigned pct = 100;
+	RC(p_axl_cuda_double_utilization(0, &pct), CUDA_SUCCESS);
+	EQ(pct, 0);
+	RC(p_axl_cuda_double_utilization(99, &pct), CUDA_ERROR_INVALID_DEVICE);
+	/* busy 200 ms of a 400 ms window */
+	RC(launch_us(f, NULL, 200000), CUDA_SUCCESS);
+	sleep_ms(400);
+	RC(p_axl_cuda_double_utilization(0, &pct), CUDA_SUCCESS);
+	NEAR(pct, 50, 0);
+	CHECK(pct <= 60);
+	RC(p_axl_cuda_double_utilization(1, &pct), CUDA_SUCCESS);
+	EQ(pct, 0);
+	/* the file: "ordinal bus-id percent" per device, rewritten every 100 ms */
+	RC(launch_us(f, NULL, 600000), CUDA_SUCCESS);
+	sleep_ms(450);
+	FILE *fp = fopen(file, "r");
+	CHECK(fp != NULL);
+	if (fp) {
+		char line[256];
+		int ord = -1;
+		unsigned fpct = 0;
+		char bus[64];
+		CHECK(fgets(line, sizeof(line), fp) && line[0] == '#');
+		CHECK(fgets(line, sizeof(line), fp) && sscanf(line, "%d %63s %u", &ord, bus, &fpct) == 3);
+		EQ(ord, 0);
+		CHECK(fpct >= 20 && fpct <= 80);
+		fclose(fp);
+	}
+	RC(p_cuCtxSynchronize(), CUDA_SUCCESS);
+	unlink(file);
+}
+
+/* ---- cuGetProcAddress ---- */
+static void suite_procaddr(void)
+{
+	setup();
+	void *fn = NULL;
+	CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	RC(p_cuGetProcAddress_v2("cuMemAlloc", &fn, 12080, 0, &st), CUDA_SUCCESS);
+	CHECK(fn == (void *)p_cuMemAlloc_v2);
+	EQ(st, CU_GET_PROC_ADDRESS_SUCCESS);
+	RC(p_cuGetProcAddress("cuMemGetInfo", &fn, 11030, 0), CUDA_SUCCESS);
+	CHECK(fn == (void *)p_cuMemGetInfo_v2);
+	RC(p_cuGetProcAddress_v2("cuStreamBeginCapture", &fn, 12000, 0, &st), CUDA_SUCCESS);
+	CHECK(fn == (void *)p_cuStreamBeginCapture_v2);
+	RC(p_cuGetProcAddress_v2("cuGraphAddKernelNode", &fn, 12000, 0, &st), CUDA_SUCCESS);
+	CHECK(fn == (void *)p_cuGraphAddKernelNode_v2);
+	RC(p_cuGetProcAddress_v2("cuGraphInstantiate", &fn, 12020, 0, &st), CUDA_SUCCESS);
+	CHECK(fn == (void *)p_cuGraphInstantiateWithFlags);
+	RC(p_cuGetProcAddress_v2("cuLaunchKernel", &fn, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st),
+	   CUDA_SUCCESS);
+	CHECK(fn == (void *)p_cuLaunchKernel);
+	RC(p_cuGetProcAddress_v2("cuLaunchKernel_ptsz", &fn, 12000, 0, &st), CUDA_SUCCESS);
+	CHECK(fn == (void *)p_cuLaunchKernel);
+	RC(p_cuGetProcAddress_v2("cuMemcpyHtoDAsync_v2_ptsz", &fn, 12000, 0, &st), CUDA_SUCCESS);
+	CHECK(fn == (void *)p_cuMemcpyHtoDAsync_v2);
+	RC(p_cuGetProcAddress_v2("cuMemAlloc_v2", &fn, 12000, 0, &st), CUDA_SUCCESS);
+	CHECK(fn == (void *)p_cuMemAlloc_v2);
+	RC(p_cuGetProcAddress_v2("cuGetProcAddress", &fn, 12000, 0, &st), CUDA_SUCCESS);
+	CHECK(fn == (void *)p_cuGetProcAddress_v2);
+	RC(p_cuGetProcAddress_v2("cuCheckpointProcessLock", &fn, 12080, 0, &st), CUDA_SUCCESS);
+	CHECK(fn == (void *)p_cuCheckpointProcessLock);
+	/* refused: unknown names, a version too old for the only variant there is */
+	fn = (void *)1;
+	RC(p_cuGetProcAddress_v2("cuNoSuchCall", &fn, 12000, 0, &st), CUDA_ERROR_NOT_FOUND);
+	CHECK(fn == NULL);
+	EQ(st, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+	RC(p_cuGetProcAddress("cuMemAlloc_v9", &fn, 12000, 0), CUDA_ERROR_NOT_FOUND);
+	RC(p_cuGetProcAddress_v2("cuInit_ptsz", &fn, 12000, 0, &st), CUDA_ERROR_NOT_FOUND);
+	RC(p_cuGetProcAddress_v2("cuMemAlloc", &fn, 3000, 0, &st), CUDA_ERROR_NOT_FOUND);
+	EQ(st, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+	/* the old build has no checkpoint calls to give */
+	void *old = open_double(CUDAD_OLD_LIB);
+	__typeof__(cuInit) *o_init = (__typeof__(cuInit) *)dlsym(old, "cuInit");
+	__typeof__(cuGetProcAddress_v2) *o_gpa = (__typeof__(cuGetProcAddress_v2) *)dlsym(old, "cuGetProcAddress_v2");
+	CHECK(o_init && o_gpa && !dlsym(old, "cuCheckpointProcessLock"));
+	if (o_init && o_gpa) {
+		RC(o_init(0), CUDA_SUCCESS);
+		RC(o_gpa("cuCheckpointProcessLock", &fn, 12080, 0, &st), CUDA_ERROR_NOT_FOUND);
+	}
+}
+
+/* ---- process checkpoints ---- */
+static void suite_checkpoint(void)
+{
+	setup();
+	int pid = (int)getpid();
+	CUprocessState st = CU_PROCESS_STATE_FAILED;
+	RC(p_cuCheckpointProcessGetState(pid, &st), CUDA_SUCCESS);
+	EQ(st, CU_PROCESS_STATE_RUNNING);
+	RC(p_cuCheckpointProcessGetState(pid + 100000, &st), CUDA_ERROR_INVALID_VALUE);
+	size_t base = used();
+	CUdeviceptr p;
+	RC(p_cuMemAlloc_v2(&p, MIB(4)), CUDA_SUCCESS);
+	unsigned char in[64], out[64];
+	for (int i = 0; i < 64; i++)
+		in[i] = (unsigned char)(i * 7 + 3);
+	RC(p_cuMemcpyHtoDAsync_v2(p + 1000, in, 64, NULL), CUDA_SUCCESS);
+	/* out-of-order calls */
+	RC(p_cuCheckpointProcessCheckpoint(pid, NULL), CUDA_ERROR_ILLEGAL_STATE);
+	RC(p_cuCheckpointProcessRestore(pid, NULL), CUDA_ERROR_ILLEGAL_STATE);
+	RC(p_cuCheckpointProcessUnlock(pid, NULL), CUDA_ERROR_ILLEGAL_STATE);
+	/* lock waits for the work in flight */
+	CUfunction f = load_kernel("busy");
+	RC(launch_us(f, NULL, 30000), CUDA_SUCCESS);
+	double t0 = now_ms();
+	CUcheckpointLockArgs la;
+	memset(&la, 0, sizeof(la));
+	RC(p_cuCheckpointProcessLock(pid, &la), CUDA_SUCCESS);
+	CHECK(now_ms() - t0 >= 15);
+	RC(p_cuCheckpointProcessGetState(pid, &st), CUDA_SUCCESS);
+	EQ(st, CU_PROCESS_STATE_LOCKED);
+	RC(p_cuCheckpointProcessLock(pid, &la), CUDA_ERROR_ILLEGAL_STATE);
+	RC(p_cuCheckpointProcessCheckpoint(pid, NULL), CUDA_SUCCESS);
+	RC(p_cuCheckpointProcessGetState(pid, &st), CUDA_SUCCESS);
+	EQ(st, CU_PROCESS_STATE_CHECKPOINTED);
+	EQ(used(), 0); /* the device memory went to the host */
+	RC(p_cuMemAlloc_v2(&p, MIB(1)), CUDA_ERROR_ILLEGAL_STATE);
+	RC(p_cuCheckpointProcessUnlock(pid, NULL), CUDA_ERROR_ILLEGAL_STATE);
+	RC(p_cuCheckpointProcessRestore(pid, NULL), CUDA_SUCCESS);
+	RC(p_cuCheckpointProcessGetState(pid, &st), CUDA_SUCCESS);
+	EQ(st, CU_PROCESS_STATE_LOCKED);
+	EQ(used(), base + MIB(4));
+	RC(p_cuCheckpointProcessUnlock(pid, NULL), CUDA_SUCCESS);
+	RC(p_cuCheckpointProcessGetState(pid, &st), CUDA_SUCCESS);
+	EQ(st, CU_PROCESS_STATE_RUNNING);
+	/* the contents came back */
+	memset(out, 0, sizeof(out));
+	RC(p_cuMemcpyDtoHAsync_v2(out, p + 1000, 64, NULL), CUDA_SUCCESS);
+	CHECK(memcmp(in, out, 64) == 0);
+	RC(p_cuMemFree_v2(p), CUDA_SUCCESS);
+	EQ(used(), base);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} suites[] = {
+	{ "alloc_paths", suite_alloc_paths }, { "kernels", suite_kernels },   { "graphs", suite_graphs },
+	{ "utilization", suite_utilization }, { "procaddr", suite_procaddr }, { "checkpoint", suite_checkpoint },
+};
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s SUITE\n", argv[0]);
+		return 2;
+	}
+	unsetenv("AXL_CUDA_DOUBLE_OOM_AT");
+	unsetenv("AXL_CUDA_DOUBLE_LOST_AFTER");
+	unsetenv("AXL_CUDA_DOUBLE_HANG");
+	unsetenv("AXL_CUDA_DOUBLE_P2P");
+	unsetenv("AXL_CUDA_DOUBLE_UTIL_FILE");
+	for (size_t i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
+		if (strcmp(argv[1], suites[i].name) == 0) {
+			suite_name = suites[i].name;
+			suites[i].fn();
+			if (failures)
+				fprintf(stderr, "[%s] %d failure(s)\n", suite_name, failures);
+			else
+				printf("[%s] ok\n", suite_name);
+			return failures ? 1 : 0;
+		}
+	fprintf(stderr, "unknown suite %s\n", argv[1]);
+	return 2;
+}
