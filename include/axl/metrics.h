@@ -168,6 +168,30 @@ struct axl_process {
 AXL_API size_t axl_sample_process_count(const axl_sample *smp);
 AXL_API const struct axl_process *axl_sample_process(const axl_sample *smp, size_t i);
 
+/** A limited workload's use of one device: a row per device of each LD_PRELOAD limiter
+ *  shared region the sampler finds (docs/limits.md, "Observability"): $AXL_LIMITER_REGION,
+ *  <state dir>/limiter.region and <state dir>/limiter/NAME.region. Read-only; a region
+ *  that is truncated, corrupted or of a newer version gives a warning
+ *  (axl_sample_warning()) and no rows. Numbers are < 0 when not known or not limited. */
+struct axl_workload {
+	const char *region;            /**< the region file's path */
+	const char *uuid;              /**< the device as the region names it (UUID or id) */
+	const char *device;            /**< the sample's device id it matched ("nvidia:0"), or NULL */
+	int64_t memory_used_bytes;     /**< held by the workload's live processes */
+	int64_t memory_limit_bytes;    /**< < 0: no memory limit */
+	int compute_limit_percent;     /**< < 0: no compute limit */
+	double compute_used_percent;   /**< its live processes' utilisation of the device, < 0 unknown */
+	int processes;                 /**< live processes attached to the region */
+};
+/** Workload rows, ordered by region path then the region's device order. Only a sampler
+ *  of the live system (or one whose context names AXL_STATE_DIR) finds regions. */
+AXL_API size_t axl_sample_workload_count(const axl_sample *smp);
+AXL_API const struct axl_workload *axl_sample_workload(const axl_sample *smp, size_t i);
+/** Problems met while sampling that left a value out (a corrupted limiter region), one
+ *  message each; the sample holds them. */
+AXL_API size_t axl_sample_warning_count(const axl_sample *smp);
+AXL_API const char *axl_sample_warning(const axl_sample *smp, size_t i);
+
 /** Flags of axl_sample_json() and axl_sample_prometheus(). */
 enum {
 	AXL_METRICS_PRETTY = 1u << 0, /**< JSON: indent */
@@ -181,7 +205,7 @@ AXL_API int axl_sample_json(const axl_sample *smp, unsigned flags, char **out, s
  *  "Prometheus"): families axl_* in base units (ratios 0..1, bytes, watts, joules,
  *  celsius, hertz), one series per device that has the value, with the device's labels;
  *  with AXL_METRICS_DCGM also dcgm-exporter's DCGM_FI_* families for every device.
- *  Processes (when the sample has them) as axl_process_*. *out is NUL-terminated,
+ *  Processes (when the sample has them) as axl_process_*, limited workloads as axl_workload_*. *out is NUL-terminated,
  *  malloc'd: free it with axl_free(). len may be NULL. */
 AXL_API int axl_sample_prometheus(const axl_sample *smp, unsigned flags, char **out, size_t *len);
 

@@ -58,6 +58,36 @@ static void print_table(const axl_sample *smp, const char *only)
 	}
 }
 
+/* Limited workloads (the limiter's regions): usage against the limit. */
+static void print_workloads(const axl_sample *smp, const char *only)
+{
+	size_t n = axl_sample_workload_count(smp), shown = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct axl_workload *w = axl_sample_workload(smp, k);
+		if (only && (!w->device || strcmp(only, w->device) != 0))
+			continue;
+		if (!shown++)
+			printf("\n%-16s %-20s %10s %10s %8s %8s %5s %s\n", "WORKLOAD DEVICE", "UUID", "MEM USED", "MEM LIMIT",
+			       "COMPUTE", "LIMIT", "PROCS", "REGION");
+		char mu[24], ml[24] = "-", cu[16] = "-", cl[16] = "-";
+		human_bytes(w->memory_used_bytes, mu, sizeof mu);
+		if (w->memory_limit_bytes >= 0)
+			human_bytes(w->memory_limit_bytes, ml, sizeof ml);
+		if (w->compute_used_percent >= 0)
+			snprintf(cu, sizeof cu, "%.0f%%", w->compute_used_percent);
+		if (w->compute_limit_percent >= 0)
+			snprintf(cl, sizeof cl, "%d%%", w->compute_limit_percent);
+		printf("%-16s %-20.20s %10s %10s %8s %8s %5d %s\n", w->device ? w->device : "-", w->uuid ? w->uuid : "-", mu,
+		       ml, cu, cl, w->processes, w->region);
+	}
+}
+
+static void print_sample_warnings(const axl_sample *smp)
+{
+	for (size_t k = 0; k < axl_sample_warning_count(smp); k++)
+		fprintf(stderr, "axl: warning: %s\n", axl_sample_warning(smp, k));
+}
+
 static volatile sig_atomic_t stop;
 static void on_signal(int sig)
 {
@@ -138,6 +168,8 @@ int cmd_metrics(struct opts *o, int argc, char **argv)
 			if (k)
 				printf("\n");
 			print_table(smp, only);
+			print_workloads(smp, only);
+			print_sample_warnings(smp);
 		}
 		axl_sample_free(smp);
 		if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -640,6 +640,34 @@ static void help_overlay(struct top_grid *g)
 		text(g, x0 + 2, y0 + 1 + k, lines[k], bw - 4, k == 0 ? TS_SELECT : TS_NORMAL);
 }
 
+/* Limited workloads (the LD_PRELOAD limiter's regions): a line each, usage against the
+ * limit; what it used of the lines. Nothing when the sample has none. */
+static int workloads(struct top_grid *g, int y, int h, const axl_sample *smp)
+{
+	size_t nw = smp ? axl_sample_workload_count(smp) : 0;
+	int used = 0;
+	for (size_t k = 0; k < nw && used < h; k++) {
+		const struct axl_workload *w = axl_sample_workload(smp, k);
+		const char *base = strrchr(w->region, '/');
+		base = base ? base + 1 : w->region;
+		char mu[16], ml[16] = "-", cu[16] = "-", cl[16] = "-", line[512];
+		short_bytes((double)w->memory_used_bytes, mu, sizeof mu);
+		if (w->memory_limit_bytes >= 0)
+			short_bytes((double)w->memory_limit_bytes, ml, sizeof ml);
+		if (w->compute_used_percent >= 0)
+			snprintf(cu, sizeof cu, "%.0f%%", w->compute_used_percent);
+		if (w->compute_limit_percent >= 0)
+			snprintf(cl, sizeof cl, "%d%%", w->compute_limit_percent);
+		snprintf(line, sizeof line, "workload %s %s  mem %s/%s  compute %s/%s  procs %d", base,
+			 w->device ? w->device : w->uuid ? w->uuid : "-", mu, ml, cu, cl, w->processes);
+		int st = w->memory_limit_bytes >= 0 && w->memory_used_bytes >= w->memory_limit_bytes ? level_style(100)
+											       : TS_NORMAL;
+		text(g, 1, y + used, line, g->w - 2, st);
+		used++;
+	}
+	return used;
+}
+
 void top_layout(struct top_grid *g, const axl_sample *smp, const struct top_state *s)
 {
 	top_grid_clear(g);
@@ -709,6 +737,10 @@ void top_layout(struct top_grid *g, const axl_sample *smp, const struct top_stat
 		rtext(g, W, y - 1, more, TS_TITLE);
 	}
 	free(vis);
+	/* workloads: a line each, keeping the processes' minimum */
+	int wl = 1 + avail - y - pmin;
+	if (wl > 0)
+		y += workloads(g, y, wl, smp);
 	processes(g, y, 1 + avail - y, smp, s);
 	if (foot)
 		footer(g, H - 1);

@@ -27,9 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define AXL__REGION_MAX_DEVICES 16
-#define AXL__REGION_MAX_PROCS 1024
-#define AXL__REGION_UUID_MAX 96
+#include "util/region_format.h" /* the file's layout; AXL__REGION_MAX_* */
 
 typedef struct axl__region axl__region;
 

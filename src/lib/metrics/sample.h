@@ -36,6 +36,8 @@ struct axl_sample {
 	struct axl__sdev *d;
 	size_t n;
 	AXL__VEC(struct axl_process) procs;
+	AXL__VEC(struct axl_workload) workloads;
+	AXL__VEC(const char *) warnings; /* strings in the arena */
 	struct axl__arena arena; /* process strings */
 };
 
@@ -71,6 +73,12 @@ const char *axl__sstr(struct axl_sample *out, const char *s);
 
 /* Processes from the kernel's DRM client statistics (sample_proc.c). */
 void axl__sample_processes(struct axl_sampler *s, struct axl_sample *out);
+
+/* Limited workloads from the limiter's shared regions (sample_workload.c), after the
+ * processes (their utilisation is summed per workload). */
+void axl__sample_workloads(struct axl_sampler *s, struct axl_sample *out);
+/* A warning held by the sample (formatted into the arena). */
+void axl__swarn(struct axl_sample *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- counters -> rates ------------------------------------------------------------ */
 struct axl__srate {

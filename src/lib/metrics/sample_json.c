@@ -89,6 +89,25 @@ static void write_process(struct axl__json *w, const struct axl_process *p)
 	axl__json_obj_end(w);
 }
 
+static void write_workload(struct axl__json *w, const struct axl_workload *x)
+{
+	axl__json_obj(w);
+	axl__json_kstr(w, "region", x->region);
+	if (x->uuid)
+		axl__json_kstr(w, "uuid", x->uuid);
+	if (x->device)
+		axl__json_kstr(w, "device", x->device);
+	axl__json_kint(w, "memory_used_bytes", x->memory_used_bytes);
+	if (x->memory_limit_bytes >= 0)
+		axl__json_kint(w, "memory_limit_bytes", x->memory_limit_bytes);
+	if (x->compute_limit_percent >= 0)
+		axl__json_kint(w, "compute_limit_percent", x->compute_limit_percent);
+	if (x->compute_used_percent >= 0)
+		axl__json_knum(w, "compute_used_percent", x->compute_used_percent);
+	axl__json_kint(w, "processes", x->processes);
+	axl__json_obj_end(w);
+}
+
 static void rfc3339(int64_t ns, char *buf, size_t cap)
 {
 	time_t sec = (time_t)(ns / 1000000000);
@@ -137,6 +156,20 @@ int axl_sample_json(const axl_sample *smp, unsigned flags, char **out, size_t *l
 		axl__json_obj_end(&w);
 	}
 	axl__json_arr_end(&w);
+	if (smp->workloads.n) {
+		axl__json_key(&w, "workloads");
+		axl__json_arr(&w);
+		for (size_t k = 0; k < smp->workloads.n; k++)
+			write_workload(&w, &smp->workloads.v[k]);
+		axl__json_arr_end(&w);
+	}
+	if (smp->warnings.n) {
+		axl__json_key(&w, "warnings");
+		axl__json_arr(&w);
+		for (size_t k = 0; k < smp->warnings.n; k++)
+			axl__json_str(&w, smp->warnings.v[k]);
+		axl__json_arr_end(&w);
+	}
 	axl__json_obj_end(&w);
 	if (flags & AXL_METRICS_PRETTY)
 		axl__sb_putc(&sb, '\n');

@@ -401,6 +401,48 @@ static void write_dcgm(struct axl__sb *sb, const struct axl_sample *smp, const s
 	}
 }
 
+/* ---- limited workloads ------------------------------------------------------------ */
+
+static void write_workloads(struct axl__sb *sb, const struct axl_sample *smp)
+{
+	static const struct {
+		const char *name, *help;
+		int which;
+	} wf[] = {
+		{"axl_workload_memory_used_bytes", "Device memory a limited workload's live processes hold, in bytes.", 0},
+		{"axl_workload_memory_limit_bytes", "A limited workload's device memory limit, in bytes.", 1},
+		{"axl_workload_compute_limit_ratio", "A limited workload's compute limit, 0 to 1 of the device.", 2},
+		{"axl_workload_compute_used_ratio", "A limited workload's measured share of the device's compute, 0 to 1.", 3},
+		{"axl_workload_processes", "Live processes attached to a limited workload's region.", 4},
+	};
+	for (size_t f = 0; f < sizeof wf / sizeof *wf; f++) {
+		bool head = false;
+		for (size_t k = 0; k < smp->workloads.n; k++) {
+			const struct axl_workload *w = &smp->workloads.v[k];
+			double v;
+			switch (wf[f].which) {
+			case 0: v = (double)w->memory_used_bytes; break;
+			case 1: v = (double)w->memory_limit_bytes; break;
+			case 2: v = w->compute_limit_percent < 0 ? -1 : w->compute_limit_percent / 100.0; break;
+			case 3: v = w->compute_used_percent < 0 ? -1 : w->compute_used_percent / 100.0; break;
+			default: v = w->processes; break;
+			}
+			if (v < 0)
+				continue;
+			if (!head) {
+				put_family(sb, wf[f].name, "gauge", wf[f].help);
+				head = true;
+			}
+			struct axl__sb x = AXL__SB_INIT;
+			put_label(&x, "region", w->region);
+			put_label(&x, "uuid", w->uuid);
+			put_label(&x, "device", w->device);
+			put_series(sb, wf[f].name, axl__sb_str(&x), NULL, v);
+			axl__sb_free(&x);
+		}
+	}
+}
+
 int axl_sample_prometheus(const axl_sample *smp, unsigned flags, char **out, size_t *len)
 {
 	if (!smp || !out)
@@ -424,6 +466,8 @@ int axl_sample_prometheus(const axl_sample *smp, unsigned flags, char **out, siz
 		write_axl(&sb, smp, lab);
 		if (smp->procs.n)
 			write_processes(&sb, smp);
+		if (smp->workloads.n)
+			write_workloads(&sb, smp);
 		if (flags & AXL_METRICS_DCGM)
 			write_dcgm(&sb, smp, lab);
 		put_family(&sb, "axl_sample_duration_seconds", "gauge", "How long taking this sample took, in seconds.");

@@ -280,6 +280,7 @@ int axl_sampler_sample(axl_sampler *s, axl_sample **out)
 	fill_static(s, smp);
 	if (smp->procs.n > 1)
 		qsort(smp->procs.v, smp->procs.n, sizeof *smp->procs.v, cmp_proc);
+	axl__sample_workloads(s, smp);
 	s->prev_ms = t0;
 	s->count++;
 	smp->cost_us = (mono_ms() - t0) * 1e3;
@@ -293,6 +294,8 @@ void axl_sample_free(axl_sample *smp)
 		return;
 	free(smp->d);
 	AXL__VEC_FREE(smp->procs);
+	AXL__VEC_FREE(smp->workloads);
+	AXL__VEC_FREE(smp->warnings);
 	axl__arena_free(&smp->arena);
 	free(smp);
 }
@@ -349,4 +352,24 @@ size_t axl_sample_process_count(const axl_sample *smp)
 const struct axl_process *axl_sample_process(const axl_sample *smp, size_t i)
 {
 	return smp && i < smp->procs.n ? &smp->procs.v[i] : NULL;
+}
+
+size_t axl_sample_workload_count(const axl_sample *smp)
+{
+	return smp ? smp->workloads.n : 0;
+}
+
+const struct axl_workload *axl_sample_workload(const axl_sample *smp, size_t i)
+{
+	return smp && i < smp->workloads.n ? &smp->workloads.v[i] : NULL;
+}
+
+size_t axl_sample_warning_count(const axl_sample *smp)
+{
+	return smp ? smp->warnings.n : 0;
+}
+
+const char *axl_sample_warning(const axl_sample *smp, size_t i)
+{
+	return smp && i < smp->warnings.n ? smp->warnings.v[i] : NULL;
 }
