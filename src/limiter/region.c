@@ -34,6 +34,7 @@ struct region_dev {
 	_Atomic int64_t memory_bytes;
 	_Atomic int32_t compute_percent;
 	uint32_t pad;
+	struct axl__region_compute compute; /* not in the checksum: written without the lock */
 };
 
 struct region_slot {
@@ -444,6 +445,13 @@ void axl__region_close(axl__region *r)
 }
 
 /* ---- limits ---------------------------------------------------------------------- */
+
+struct axl__region_compute *axl__region_compute(axl__region *r, int dev)
+{
+	if (!r || dev < 0 || dev >= (int)r->f->ndev)
+		return NULL;
+	return &r->f->devs[dev].compute;
+}
 
 int axl__region_device_count(const axl__region *r)
 {
