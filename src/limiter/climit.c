@@ -22,10 +22,10 @@
 #define BURST_NS 20000000LL    /* the most credit an idle device earns */
 #define MAX_SLEEP_NS 20000000LL /* a waiting launch re-reads the rate at least this often */
 #define SMOOTH_S 0.2           /* EWMA time constant of u and c */
-#define KI 0.8                 /* integral gain on the relative error, per second */
+#define KI 0.3                 /* integral gain on the relative error, per second */
 #define PRIME_S 0.4            /* launches seen before the first model-based rate */
 #define RATE_MIN 0.5
-#define RATE_MAX 1e7
+#define RATE_MAX 1e9
 #define HIST 256
 
 struct cl_dev {
@@ -35,6 +35,7 @@ struct cl_dev {
 	/* controller state (the thread, under mu) */
 	unsigned cur_pct;
 	double x;      /* log of the rate (units/s) */
+	double integ;  /* integral correction of the remaining error */
 	double ubar, cbar;
 	double seen_s; /* seconds with launches since the limit was set */
 	int primed, have_u;
@@ -121,6 +122,7 @@ static void dev_reset(struct cl_dev *d, unsigned pct)
 	d->ubar = d->cbar = 0;
 	d->seen_s = 0;
 	d->primed = d->have_u = 0;
+	d->integ = 0;
 	d->hist_n = d->hist_i = 0;
 	uint64_t npu = atomic_load(&d->w->ns_per_unit);
 	if (npu == 0) {
@@ -175,22 +177,35 @@ static void dev_tick(struct axl__climit *c, int i, struct cl_dev *d, unsigned pc
 	if (!d->have_u || d->cbar < 1e-3)
 		return; /* nothing measured, or nothing launched: keep the rate */
 	d->seen_s += dt;
-	double rate = exp(d->x), target = (double)pct;
-	if (!d->primed && d->seen_s >= PRIME_S && d->ubar >= 1 && d->ubar < 95) {
-		/* the model: a unit takes k = u / c of the device; target / k units/s */
-		d->x = log(target * d->cbar / d->ubar);
-		d->primed = 1;
+	double target = (double)pct;
+	/* u and c cover the same window (the source's), so k = u / c is a unit's share of
+	 * the device; wait until the history spans that window */
+	if (d->seen_s < PRIME_S + (double)win / 1e9)
+		return;
+	double want;
+	if (d->ubar >= 97) {
+		/* saturated: k is at least u / c, so target / k at most target * c / u */
+		want = log(target * d->cbar / 100.0) - 0.2;
+		if (want > d->x)
+			want = d->x;
+	} else if (d->ubar < 0.5) {
+		/* launches the device does not notice: let more through, quickly */
+		want = d->x + 0.5;
+		d->primed = 0;
 	} else {
 		double err = (target - d->ubar) / target;
-		if (err > 1)
-			err = 1;
-		if (err < -1)
-			err = -1;
-		/* anti-windup: the rate goes up only while launches use it */
-		if (err > 0 && d->cbar < 0.7 * rate)
-			err = 0;
-		d->x += KI * err * dt;
+		d->integ += KI * (err > 1 ? 1 : err < -1 ? -1 : err) * dt;
+		if (d->integ > 0.3)
+			d->integ = 0.3;
+		if (d->integ < -0.3)
+			d->integ = -0.3;
+		want = log(target * d->cbar / d->ubar) + d->integ;
 	}
+	double g = dt / (0.3 + (double)win / 1e9);
+	if (!d->primed)
+		g = 1;
+	d->primed = 1;
+	d->x += (g > 1 ? 1 : g) * (want - d->x);
 	if (d->x < log(RATE_MIN))
 		d->x = log(RATE_MIN);
 	if (d->x > log(RATE_MAX))

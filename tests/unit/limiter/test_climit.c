@@ -231,9 +231,9 @@ static void case_file_source(void)
 	RC(axl__climit_init(&cl, NULL, &src));
 	axl__climit_set(cl, 0, 40);
 	double meas = env_s("AXL_CLIMIT_TEST_SECONDS", 8), wall = 0;
-	double share = run(cl, 0, 3.0, meas, &wall);
+	double share = run(cl, 0, 4.0, meas, &wall);
 	printf("file source, kernels at 40%%: busy share %.2f%% over %.1f s\n", share, wall);
-	CHECK(share >= 35 && share <= 45);
+	CHECK(share >= 33 && share <= 47); /* a 1 s window read every 100 ms: laggier */
 	axl__climit_free(cl);
 	/* a missing file: the source reports failure, init still works */
 	struct axl__climit_source bad;
