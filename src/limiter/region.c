@@ -373,6 +373,13 @@ void axl__region_close(axl__region *r)
 
 /* ---- limits ---------------------------------------------------------------------- */
 
+struct axl__region_compute *axl__region_compute(axl__region *r, int dev)
+{
+	if (!r || dev < 0 || dev >= (int)r->f->ndev)
+		return NULL;
+	return &r->f->devs[dev].compute;
+}
+
 int axl__region_device_count(const axl__region *r)
 {
 	return (int)r->f->ndev;

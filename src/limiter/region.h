@@ -24,6 +24,7 @@
 #ifndef AXL_LIMITER_REGION_H
 #define AXL_LIMITER_REGION_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -85,6 +86,10 @@ int axl__region_usage(const axl__region *r, int dev, uint64_t *total, uint64_t *
 int axl__region_procs(axl__region *r, struct axl__region_proc *out, size_t cap, size_t *count);
 /* Reclaim the slots of dead processes; *count (may be NULL) how many went. */
 int axl__region_reclaim(axl__region *r, int *count);
+
+/* The device's shared compute bucket (climit.c; struct axl__region_compute in
+ * util/region_format.h). NULL for a device out of range. */
+struct axl__region_compute *axl__region_compute(axl__region *r, int dev);
 
 /* Tests only: called with the name of the place while the lock is held ("locked"). */
 extern void (*axl__region_test_hook)(const char *where);

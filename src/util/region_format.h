@@ -24,11 +24,20 @@
 
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free on the mapping");
 
+/* A device's shared compute bucket (src/limiter/climit.c): words every process of the
+ * workload uses, none owned by a process (nothing to reclaim). */
+struct axl__region_compute {
+	_Atomic int64_t tat_ns;       /* the bucket's theoretical arrival time, CLOCK_MONOTONIC */
+	_Atomic uint64_t charged;     /* units charged so far, all processes */
+	_Atomic uint64_t ns_per_unit; /* the current rate, ns per unit x 16; 0: not set yet */
+};
+
 struct region_dev {
 	char uuid[AXL__REGION_UUID_MAX];
 	_Atomic int64_t memory_bytes;
 	_Atomic int32_t compute_percent;
 	uint32_t pad;
+	struct axl__region_compute compute; /* not in the checksum: written without the lock */
 };
 
 struct region_slot {
