@@ -46,13 +46,12 @@ struct axl__climit_source {
 };
 
 /* Sources ready to plug. 0, or an AXL_E* code.
- * - the CUDA double's AXL_CUDA_DOUBLE_UTIL_FILE (lines `ORDINAL BUSID PERCENT`, '#'
- *   comments): dev is the ordinal;
- * - NVML's nvmlDeviceGetUtilizationRates(.gpu) through dlopen(lib) (NULL:
- *   "libnvidia-ml.so.1"); dev is the NVML index (the caller maps CUDA ordinals, e.g.
- *   through CUDA_VISIBLE_DEVICES and UUIDs, before passing dev). */
+ * - a utilisation file (lines `ORDINAL BUSID PERCENT`, '#' comments; the CUDA double
+ *   writes one): dev is the ordinal;
+ * - the NVIDIA management library's utilisation (nvidia/climit_nvml.c) through
+ *   dlopen(lib) (NULL: its usual soname); dev is its index (the caller maps ordinals,
+ *   e.g. through the visibility variable and UUIDs, before passing dev). */
 int axl__climit_source_file(struct axl__climit_source *out, const char *path);
-int axl__climit_source_nvml(struct axl__climit_source *out, const char *lib);
 
 /* Create the limiter (all devices unlimited) and its controller thread. region may be NULL
  * (process-local buckets); util may be NULL (no feedback: the rate stays at its initial

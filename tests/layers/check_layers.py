@@ -223,7 +223,7 @@ def check_vendors(src):
             text = CONTRACT_WORDS.sub('""', text)
             text = ident.sub(lambda m: "" if m.group(1) in public else m.group(1), text)
             lines = text.split("\n")
-            if any(rel.startswith("lib/backend/%s/" % v) for v in VENDORS):
+            if any(rel.startswith("lib/backend/%s/" % v) or rel.startswith("limiter/%s/" % v) for v in VENDORS):
                 continue  # a vendor's own folder (which may name what its runtimes read)
             for v, r in rx.items():
                 for i, line in enumerate(lines):

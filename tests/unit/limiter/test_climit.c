@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "climit.h"
+#include "nvidia/climit_nvml.h"
 #include "cuda_types.h"
 
 #define FUNCS(X)                                                                                          \
