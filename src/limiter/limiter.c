@@ -64,6 +64,8 @@ static dlsym_fn real_dlsym(void)
 	return f;
 }
 
+static void after_fork_child(void);
+
 static void init_once(void)
 {
 	const char *lv = getenv("AXL_LIMITER_LOG");
@@ -98,6 +100,7 @@ static void init_once(void)
 		u = ds(g_driver, "cuDeviceGetUuid");
 	axl__lim_drv.device_get_uuid = (CUresult(*)(CUuuid *, CUdevice))u;
 	axl__lim_log(AXL__LOG_DEBUG, "driver %s loaded", lib);
+	pthread_atfork(NULL, NULL, after_fork_child);
 }
 
 void axl__lim_init(void)
@@ -415,6 +418,17 @@ static void read_devices(void)
 		}
 	}
 	g_dev_state = 1;
+}
+
+/* In a child of fork() the parent's slot is not the child's: forget the region (without
+ * closing it, which would drop the parent's usage) and the devices; the child attaches
+ * with a slot of its own at its first accounted call. */
+static void after_fork_child(void)
+{
+	pthread_mutex_init(&g_dev_lock, NULL);
+	g_region = NULL;
+	g_dev_state = 0;
+	axl__lim_forget_allocations();
 }
 
 struct axl__lim_dev *axl__lim_device(int ordinal, axl__region **region)

@@ -63,6 +63,9 @@ enum { AXL__LOG_ERROR, AXL__LOG_WARN, AXL__LOG_INFO, AXL__LOG_DEBUG };
 extern int axl__lim_log_level;
 void axl__lim_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Drop every remembered allocation (a child of fork: they are the parent's). */
+void axl__lim_forget_allocations(void);
+
 /* The limiter's own entry for a pointer the driver handed out, or p itself. */
 void *axl__lim_swap(void *p);
 
