@@ -747,6 +747,19 @@ API CUresult cuCtxGetCurrent(CUcontext *pctx)
 	LEAVE;
 }
 
+/* the current context's device (the limiter charges allocations to it) */
+API CUresult cuCtxGetDevice(CUdevice *device)
+{
+	ENTER("cuCtxGetDevice");
+	if (!device)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	int dev = current_device(&rc);
+	if (dev < 0)
+		goto done;
+	*device = dev;
+	LEAVE;
+}
+
 static CUresult ctx_sync(uint64_t *until)
 {
 	ENTER("cuCtxSynchronize");
@@ -2373,7 +2386,7 @@ API CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
 	X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet)    \
 	X(cuDeviceGetName) X(cuDeviceGetPCIBusId) X(cuDeviceGetUuid) X(cuDeviceTotalMem_v2) X(cuDeviceGetAttribute) \
 	X(cuDeviceCanAccessPeer) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)        \
-	X(cuCtxGetCurrent) X(cuCtxSynchronize) X(cuCtxEnablePeerAccess) X(cuMemAlloc_v2) X(cuMemFree_v2)            \
+	X(cuCtxGetCurrent) X(cuCtxGetDevice) X(cuCtxSynchronize) X(cuCtxEnablePeerAccess) X(cuMemAlloc_v2) X(cuMemFree_v2)            \
 	X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemGetInfo) X(cuMemcpyHtoDAsync_v2) X(cuMemcpyDtoHAsync_v2)          \
 	X(cuMemcpyDtoDAsync_v2) X(cuMemsetD8Async) X(cuStreamCreate) X(cuStreamDestroy_v2) X(cuStreamSynchronize)   \
 	X(cuStreamQuery) X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuEventQuery)                    \

@@ -262,6 +262,7 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice dev);
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 CUresult cuCtxSetCurrent(CUcontext ctx);
 CUresult cuCtxGetCurrent(CUcontext *pctx);
+CUresult cuCtxGetDevice(CUdevice *device);
 CUresult cuCtxSynchronize(void);
 CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int flags);
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);

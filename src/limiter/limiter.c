@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libaxl_limiter.so's core (docs/limits.md, "The limiter"): finds the real driver and the
+ * real dlsym, interposes dlsym and cuGetProcAddress(_v2) so that every way a program
+ * reaches the driver gets the limiter's entry for an accounted call (and the driver's for
+ * everything else, unknown names included), reads the limits (AXL_LIMIT_*, HAMi-core's
+ * CUDA_DEVICE_*_LIMIT[_i]) and attaches the workload's shared region. Links libc, libdl
+ * and pthread only: never libaxl, never libcuda.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "limiter.h"
+
+typedef void *(*dlsym_fn)(void *, const char *);
+
+void *axl__lim_real[AXL__SYM_N];
+struct axl__lim_drv axl__lim_drv;
+int axl__lim_log_level = AXL__LOG_WARN;
+
+static const struct {
+	const char *name;
+	void *hook;
+} g_table[AXL__SYM_N] = {
+#define AXL__LIM_ROW(n) {#n, (void *)n},
+	AXL__LIM_SYMS(AXL__LIM_ROW)
+#undef AXL__LIM_ROW
+};
+
+static dlsym_fn g_real_dlsym;
+static void *g_driver;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+void axl__lim_log(int level, const char *fmt, ...)
+{
+	if (level > axl__lim_log_level)
+		return;
+	static const char *const names[] = {"error", "warn", "info", "debug"};
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "axl-limiter: %s: %s\n", names[level], line);
+}
+
+static dlsym_fn real_dlsym(void)
+{
+	dlsym_fn f = __atomic_load_n(&g_real_dlsym, __ATOMIC_ACQUIRE);
+	if (!f) {
+		f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+		if (!f)
+			f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+		__atomic_store_n(&g_real_dlsym, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+static void after_fork_child(void);
+
+static void init_once(void)
+{
+	const char *lv = getenv("AXL_LIMITER_LOG");
+	if (lv && *lv) {
+		if (!strcasecmp(lv, "error"))
+			axl__lim_log_level = AXL__LOG_ERROR;
+		else if (!strcasecmp(lv, "warn"))
+			axl__lim_log_level = AXL__LOG_WARN;
+		else if (!strcasecmp(lv, "info"))
+			axl__lim_log_level = AXL__LOG_INFO;
+		else if (!strcasecmp(lv, "debug"))
+			axl__lim_log_level = AXL__LOG_DEBUG;
+		else
+			axl__lim_log(AXL__LOG_WARN, "AXL_LIMITER_LOG=%s: not error|warn|info|debug; warn used", lv);
+	}
+	dlsym_fn ds = real_dlsym();
+	const char *lib = getenv("AXL_LIMITER_CUDA_LIBRARY");
+	if (!lib || !*lib)
+		lib = "libcuda.so.1";
+	g_driver = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!g_driver || !ds) {
+		axl__lim_log(AXL__LOG_ERROR, "cannot load the driver %s: %s", lib, g_driver ? "no dlsym" : dlerror());
+		return;
+	}
+	for (int i = 0; i < AXL__SYM_N; i++)
+		axl__lim_real[i] = ds(g_driver, g_table[i].name);
+	axl__lim_drv.ctx_get_device = (CUresult(*)(CUdevice *))ds(g_driver, "cuCtxGetDevice");
+	axl__lim_drv.device_get_count = (CUresult(*)(int *))ds(g_driver, "cuDeviceGetCount");
+	axl__lim_drv.device_get = (CUresult(*)(CUdevice *, int))ds(g_driver, "cuDeviceGet");
+	void *u = ds(g_driver, "cuDeviceGetUuid_v2");
+	if (!u)
+		u = ds(g_driver, "cuDeviceGetUuid");
+	axl__lim_drv.device_get_uuid = (CUresult(*)(CUuuid *, CUdevice))u;
+	axl__lim_log(AXL__LOG_DEBUG, "driver %s loaded", lib);
+	pthread_atfork(NULL, NULL, after_fork_child);
+}
+
+void axl__lim_init(void)
+{
+	pthread_once(&g_once, init_once);
+}
+
+static int table_find(const char *name)
+{
+	if (!name || name[0] != 'c' || name[1] != 'u')
+		return -1;
+	for (int i = 0; i < AXL__SYM_N; i++)
+		if (!strcmp(name, g_table[i].name))
+			return i;
+	return -1;
+}
+
+void *axl__lim_swap(void *p)
+{
+	if (!p)
+		return p;
+	for (int i = 0; i < AXL__SYM_N; i++)
+		if (axl__lim_real[i] == p)
+			return g_table[i].hook;
+	return p;
+}
+
+/* a handle of the driver: RTLD_DEFAULT/NEXT, the limiter's own, or a libcuda.so* file */
+static int is_driver_handle(void *h)
+{
+	if (h == RTLD_DEFAULT || h == RTLD_NEXT || (g_driver && h == g_driver))
+		return 1;
+	struct link_map *lm = NULL;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_name)
+		return 0;
+	const char *base = strrchr(lm->l_name, '/');
+	base = base ? base + 1 : lm->l_name;
+	if (!strncmp(base, "libcuda.so", 10))
+		return 1;
+	const char *lib = getenv("AXL_LIMITER_CUDA_LIBRARY");
+	return lib && *lib && !strcmp(lib, lm->l_name);
+}
+
+/* dlsym: the limiter's entry for an accounted name asked of the driver, the real answer
+ * otherwise. The last call is a tail call, so that RTLD_NEXT stays relative to the
+ * caller (glibc finds the caller from the return address). */
+AXL__LIM_API void *dlsym(void *handle, const char *name)
+{
+	dlsym_fn ds = real_dlsym();
+	int i = table_find(name);
+	if (i >= 0 && is_driver_handle(handle)) {
+		axl__lim_init();
+		void *p = ds(handle == RTLD_NEXT || handle == RTLD_DEFAULT ? g_driver : handle, name);
+		if (!p)
+			return NULL; /* the driver lacks it: so does the program */
+		axl__lim_log(AXL__LOG_DEBUG, "dlsym %s: the limiter's", name);
+		return g_table[i].hook;
+	}
+	return ds(handle, name);
+}
+
+typedef CUresult (*gpa_fn)(const char *, void **, int, cuuint64_t);
+typedef CUresult (*gpa2_fn)(const char *, void **, int, cuuint64_t, int *);
+
+AXL__LIM_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+	axl__lim_init();
+	gpa_fn real = (gpa_fn)axl__lim_real[AXL__SYM_cuGetProcAddress];
+	if (!real)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	CUresult rc = real(symbol, pfn, cudaVersion, flags);
+	if (rc == CUDA_SUCCESS && pfn)
+		*pfn = axl__lim_swap(*pfn);
+	return rc;
+}
+
+AXL__LIM_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+					  int *symbolStatus)
+{
+	axl__lim_init();
+	gpa2_fn real = (gpa2_fn)axl__lim_real[AXL__SYM_cuGetProcAddress_v2];
+	if (!real)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	CUresult rc = real(symbol, pfn, cudaVersion, flags, symbolStatus);
+	if (rc == CUDA_SUCCESS && pfn)
+		*pfn = axl__lim_swap(*pfn);
+	return rc;
+}
+
+/* ---- limits ------------------------------------------------------------------------- */
+
+static pthread_mutex_t g_dev_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_dev_state; /* 0 not read, 1 read and limited, 2 read, nothing limited */
+static int g_ndev;
+static struct axl__lim_dev g_dev[AXL__REGION_MAX_DEVICES];
+static axl__region *g_region;
+
+/* HAMi-core's size: strtoull(base 0) and an optional k/m/g (binary); 0 none (-1). -2 bad. */
+static int64_t parse_hami_size(const char *s)
+{
+	char *end;
+	if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
+		return -2;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (end == s)
+		return -2;
+	unsigned long long mul = 1;
+	if (*end == 'k' || *end == 'K')
+		mul = 1ull << 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		mul = 1ull << 20, end++;
+	else if (*end == 'g' || *end == 'G')
+		mul = 1ull << 30, end++;
+	if (*end || (v && mul > 1 && v > (unsigned long long)INT64_MAX / mul) || v * mul > (unsigned long long)INT64_MAX)
+		return -2;
+	return v ? (int64_t)(v * mul) : -1;
+}
+
+/* the n-th comma-separated field of list into buf; 0 when there is no such field */
+static int field(const char *list, int n, char *buf, size_t cap)
+{
+	const char *p = list;
+	for (int i = 0; i < n; i++) {
+		p = strchr(p, ',');
+		if (!p)
+			return 0;
+		p++;
+	}
+	size_t len = strcspn(p, ",");
+	if (len >= cap)
+		len = cap - 1;
+	memcpy(buf, p, len);
+	buf[len] = 0;
+	return 1;
+}
+
+static int count_fields(const char *list)
+{
+	int n = 1;
+	for (const char *p = list; *p; p++)
+		n += *p == ',';
+	return n;
+}
+
+static void mem_min(struct axl__lim_dev *d, int64_t v)
+{
+	if (v >= 0 && (d->memory < 0 || v < d->memory))
+		d->memory = v;
+}
+
+static void cpu_min(struct axl__lim_dev *d, int v)
+{
+	if (v >= 0 && (d->compute < 0 || v < d->compute))
+		d->compute = v;
+}
+
+/* AXL_LIMIT_* (axl limit env, version 1) for device i */
+static void limits_axl(int i, struct axl__lim_dev *d)
+{
+	const char *devs = getenv("AXL_LIMIT_DEVICES");
+	if (!devs || !*devs)
+		return;
+	const char *ver = getenv("AXL_LIMIT_VERSION");
+	const char *mem = getenv("AXL_LIMIT_MEMORY_BYTES");
+	const char *cpu = getenv("AXL_LIMIT_COMPUTE_PERCENT");
+	int n = count_fields(devs);
+	if (!ver || strcmp(ver, "1")) {
+		if (i == 0)
+			axl__lim_log(AXL__LOG_ERROR, "AXL_LIMIT_VERSION=%s: only version 1 is known; allocations refused",
+				     ver ? ver : "(unset)");
+		d->broken = 1;
+		return;
+	}
+	if ((mem && count_fields(mem) != n) || (cpu && count_fields(cpu) != n)) {
+		if (i == 0)
+			axl__lim_log(AXL__LOG_ERROR,
+				     "AXL_LIMIT_MEMORY_BYTES / AXL_LIMIT_COMPUTE_PERCENT do not have %d entries like "
+				     "AXL_LIMIT_DEVICES; allocations refused", n);
+		d->broken = 1;
+		return;
+	}
+	char key[AXL__REGION_UUID_MAX], val[64];
+	for (int j = 0; j < n; j++) {
+		field(devs, j, key, sizeof key);
+		if (strcasecmp(key, d->uuid))
+			continue;
+		if (mem && field(mem, j, val, sizeof val) && strcmp(val, "none")) {
+			char *end;
+			unsigned long long v = strtoull(val, &end, 10);
+			if (!isdigit((unsigned char)val[0]) || *end || v == 0 || v > INT64_MAX) {
+				axl__lim_log(AXL__LOG_ERROR, "AXL_LIMIT_MEMORY_BYTES entry %d '%s' (device %d, %s) is not a "
+					     "positive number of bytes; allocations on it refused", j, val, i, d->uuid);
+				d->broken = 1;
+			} else {
+				mem_min(d, (int64_t)v);
+			}
+		}
+		if (cpu && field(cpu, j, val, sizeof val) && strcmp(val, "none")) {
+			char *end;
+			long v = strtol(val, &end, 10);
+			if (!isdigit((unsigned char)val[0]) || *end || v < 1 || v > 100)
+				axl__lim_log(AXL__LOG_ERROR, "AXL_LIMIT_COMPUTE_PERCENT entry %d '%s' is not 1..100; ignored",
+					     j, val);
+			else
+				cpu_min(d, (int)v);
+		}
+	}
+}
+
+/* HAMi-core's CUDA_DEVICE_MEMORY_LIMIT[_i] and CUDA_DEVICE_SM_LIMIT[_i] for device i */
+static void limits_hami(int i, struct axl__lim_dev *d)
+{
+	char name[64];
+	snprintf(name, sizeof name, "CUDA_DEVICE_MEMORY_LIMIT_%d", i);
+	const char *v = getenv(name);
+	if (!v) {
+		snprintf(name, sizeof name, "CUDA_DEVICE_MEMORY_LIMIT");
+		v = getenv(name);
+	}
+	if (v) {
+		int64_t b = parse_hami_size(v);
+		if (b == -2) {
+			axl__lim_log(AXL__LOG_ERROR, "%s=%s: not a size (bytes, or a number with k, m or g); "
+				     "allocations on device %d refused", name, v, i);
+			d->broken = 1;
+		} else {
+			mem_min(d, b);
+		}
+	}
+	snprintf(name, sizeof name, "CUDA_DEVICE_SM_LIMIT_%d", i);
+	v = getenv(name);
+	if (!v) {
+		snprintf(name, sizeof name, "CUDA_DEVICE_SM_LIMIT");
+		v = getenv(name);
+	}
+	if (v) {
+		char *end;
+		long p = strtol(v, &end, 10);
+		if (!isdigit((unsigned char)v[0]) || *end || p < 0 || p > 100)
+			axl__lim_log(AXL__LOG_ERROR, "%s=%s: not a percent 0..100; ignored", name, v);
+		else if (p > 0 && p < 100)
+			cpu_min(d, (int)p);
+	}
+}
+
+static void read_devices(void)
+{
+	int n = 0;
+	if (!axl__lim_drv.device_get_count || axl__lim_drv.device_get_count(&n) != CUDA_SUCCESS)
+		return; /* not initialised yet: again next time */
+	if (n > AXL__REGION_MAX_DEVICES) {
+		axl__lim_log(AXL__LOG_WARN, "%d devices; the limiter accounts the first %d", n, AXL__REGION_MAX_DEVICES);
+		n = AXL__REGION_MAX_DEVICES;
+	}
+	int limited = 0;
+	struct axl__region_limit lims[AXL__REGION_MAX_DEVICES];
+	for (int i = 0; i < n; i++) {
+		struct axl__lim_dev *d = &g_dev[i];
+		memset(d, 0, sizeof *d);
+		d->rdev = -1;
+		d->memory = -1;
+		d->compute = -1;
+		CUdevice cd = i;
+		CUuuid u;
+		memset(&u, 0, sizeof u);
+		if (axl__lim_drv.device_get)
+			axl__lim_drv.device_get(&cd, i);
+		if (axl__lim_drv.device_get_uuid)
+			axl__lim_drv.device_get_uuid(&u, cd);
+		const unsigned char *b = (const unsigned char *)u.bytes;
+		snprintf(d->uuid, sizeof d->uuid,
+			 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+			 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+		limits_axl(i, d);
+		limits_hami(i, d);
+		if (d->memory >= 0 || d->compute >= 0 || d->broken)
+			limited = 1;
+		memset(&lims[i], 0, sizeof lims[i]);
+		snprintf(lims[i].uuid, sizeof lims[i].uuid, "%s", d->uuid);
+		lims[i].memory_bytes = d->broken ? -1 : d->memory;
+		lims[i].compute_percent = d->compute;
+		axl__lim_log(AXL__LOG_INFO, "device %d %s: memory %lld%s, compute %d%%", i, d->uuid,
+			     (long long)d->memory, d->broken ? " (malformed: refused)" : "", d->compute);
+	}
+	g_ndev = n;
+	if (!limited) {
+		g_dev_state = 2;
+		return;
+	}
+	char path[4096];
+	const char *rp = getenv("AXL_LIMITER_REGION");
+	int rc = 0;
+	if (rp && *rp)
+		snprintf(path, sizeof path, "%s", rp);
+	else
+		rc = axl__region_default_path(path, sizeof path);
+	if (rc == 0)
+		rc = axl__region_open(&g_region, path, lims, n);
+	if (rc != 0) {
+		axl__lim_log(AXL__LOG_ERROR, "cannot attach the shared region %s (error %d); allocations on limited "
+			     "devices refused", rc == 0 ? path : path, rc);
+		g_region = NULL;
+		for (int i = 0; i < n; i++)
+			if (g_dev[i].memory >= 0 || g_dev[i].broken)
+				g_dev[i].broken = 1;
+	} else {
+		for (int i = 0; i < n; i++) {
+			int k = axl__region_find(g_region, g_dev[i].uuid);
+			g_dev[i].rdev = k >= 0 ? k : -1;
+			if (k < 0 && g_dev[i].memory >= 0) {
+				axl__lim_log(AXL__LOG_ERROR, "device %d %s is not in the region %s; allocations on it refused",
+					     i, g_dev[i].uuid, path);
+				g_dev[i].broken = 1;
+			}
+		}
+	}
+	g_dev_state = 1;
+}
+
+/* In a child of fork() the parent's slot is not the child's: forget the region (without
+ * closing it, which would drop the parent's usage) and the devices; the child attaches
+ * with a slot of its own at its first accounted call. */
+static void after_fork_child(void)
+{
+	pthread_mutex_init(&g_dev_lock, NULL);
+	g_region = NULL;
+	g_dev_state = 0;
+	axl__lim_forget_allocations();
+}
+
+struct axl__lim_dev *axl__lim_device(int ordinal, axl__region **region)
+{
+	int st = __atomic_load_n(&g_dev_state, __ATOMIC_ACQUIRE);
+	if (st == 0) {
+		axl__lim_init();
+		pthread_mutex_lock(&g_dev_lock);
+		if (g_dev_state == 0)
+			read_devices();
+		st = g_dev_state;
+		__atomic_store_n(&g_dev_state, st, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&g_dev_lock);
+	}
+	if (st != 1 || ordinal < 0 || ordinal >= g_ndev)
+		return NULL;
+	*region = g_region;
+	return &g_dev[ordinal];
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libaxl_limiter.so's internals (docs/limits.md, "The limiter"): the table of accounted
+ * entry points, the real driver's pointers, the limits per device and the log.
+ */
+#ifndef AXL_LIMITER_LIMITER_H
+#define AXL_LIMITER_LIMITER_H
+
+#include <stdint.h>
+
+#include "cuda_abi.h"
+#include "region.h"
+
+#define AXL__LIM_API __attribute__((visibility("default")))
+
+/* Every entry point the limiter replaces: its own function of the same name (exported),
+ * and a slot for the driver's. Versioned and per-thread-stream variants are entries of
+ * their own, so a pointer the driver hands out maps back to exactly one of them. */
+#define AXL__LIM_SYMS(X)                                                                               \
+	X(cuMemAlloc_v2) X(cuMemAllocPitch_v2) X(cuMemAllocManaged) X(cuMemAllocAsync)                 \
+	X(cuMemAllocAsync_ptsz) X(cuMemAllocFromPoolAsync) X(cuMemAllocFromPoolAsync_ptsz)              \
+	X(cuMemCreate) X(cuArrayCreate_v2) X(cuMipmappedArrayCreate) X(cuMemFree_v2) X(cuMemFreeAsync) \
+	X(cuMemFreeAsync_ptsz) X(cuMemRelease) X(cuArrayDestroy) X(cuMipmappedArrayDestroy)            \
+	X(cuMemGetInfo_v2) X(cuMemGetInfo) X(cuDeviceTotalMem_v2) X(cuGetProcAddress)                  \
+	X(cuGetProcAddress_v2)
+
+enum {
+#define AXL__LIM_ENUM(n) AXL__SYM_##n,
+	AXL__LIM_SYMS(AXL__LIM_ENUM)
+#undef AXL__LIM_ENUM
+	AXL__SYM_N
+};
+
+/* the driver's entry points (NULL: the driver lacks it), valid after axl__lim_init() */
+extern void *axl__lim_real[AXL__SYM_N];
+/* the driver's functions the limiter calls for itself */
+struct axl__lim_drv {
+	CUresult (*ctx_get_device)(CUdevice *);
+	CUresult (*device_get_count)(int *);
+	CUresult (*device_get)(CUdevice *, int);
+	CUresult (*device_get_uuid)(CUuuid *, CUdevice);
+};
+extern struct axl__lim_drv axl__lim_drv;
+
+/* Load the driver and read the environment, once (thread-safe). */
+void axl__lim_init(void);
+
+/* One device as the limiter sees it (its ordinal = CUDA's after CUDA_VISIBLE_DEVICES). */
+struct axl__lim_dev {
+	char uuid[AXL__REGION_UUID_MAX];
+	int rdev;       /* its index in the region, -1: not accounted */
+	int broken;     /* memory fails closed: every allocation refused */
+	int64_t memory; /* the configured memory limit, -1 none */
+	int compute;    /* percent, -1 none */
+};
+
+/* The devices, their limits and the region, read on the first call that needs them (after
+ * the program's cuInit). NULL while the driver cannot tell yet, or when no device is
+ * limited (then everything passes through). *region the shared region (may be NULL). */
+struct axl__lim_dev *axl__lim_device(int ordinal, axl__region **region);
+
+enum { AXL__LOG_ERROR, AXL__LOG_WARN, AXL__LOG_INFO, AXL__LOG_DEBUG };
+extern int axl__lim_log_level;
+void axl__lim_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Drop every remembered allocation (a child of fork: they are the parent's). */
+void axl__lim_forget_allocations(void);
+
+/* The limiter's own entry for a pointer the driver handed out, or p itself. */
+void *axl__lim_swap(void *p);
+
+#endif

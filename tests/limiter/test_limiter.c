@@ -1,0 +1,548 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of libaxl_limiter.so's memory limit (docs/limits.md, "The limiter") against the CUDA
+ * double. `test_limiter CASE WORKDIR`, one CTest per case, run with LD_PRELOAD=the limiter
+ * and AXL_LIMITER_CUDA_LIBRARY=the double; this program is linked to the double's
+ * libcuda.so.1 (the "linked directly" path) and also reaches it with dlopen/dlsym and
+ * cuGetProcAddress. The double's own answers (what it really allocated) come from its
+ * .dynsym (double_sym), past the limiter's dlsym. Limits are put in the environment after
+ * cuInit (the limiter reads them at the first accounted call), so a case can name the
+ * double's UUIDs.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuda_types.h"
+
+#define MIB ((size_t)1 << 20)
+static int g_fail;
+static const char *g_work;
+static char g_uuid[2][64];
+
+#define CHECK(c)                                                                       \
+	do {                                                                           \
+		if (!(c)) {                                                            \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+			g_fail = 1;                                                    \
+		}                                                                      \
+	} while (0)
+#define RC(call, want)                                                                              \
+	do {                                                                                        \
+		CUresult rc_ = (call);                                                              \
+		if (rc_ != (want)) {                                                                \
+			fprintf(stderr, "%s:%d: %s = %d, want %d\n", __FILE__, __LINE__, #call, (int)rc_, \
+				(int)(want));                                                       \
+			g_fail = 1;                                                                 \
+		}                                                                                   \
+	} while (0)
+
+static void *g_double; /* the double, by dlopen */
+static CUresult (*d_getinfo)(size_t *, size_t *);   /* the double's own (double_sym) */
+static CUresult (*d_total)(size_t *, CUdevice);
+
+/* The double's own entry point, read from its file's .dynsym: the limiter interposes
+ * dlsym (and dlvsym cannot name an unversioned symbol), so this is how the test sees
+ * what the double really answers. */
+static void *double_sym(void *h, const char *name)
+{
+	struct link_map *lm = NULL;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) || !lm)
+		return NULL;
+	int fd = open(lm->l_name, O_RDONLY);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st))
+		return NULL;
+	unsigned char *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return NULL;
+	void *out = NULL;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(m + eh->e_shoff);
+	for (int i = 0; i < eh->e_shnum && !out; i++) {
+		if (sh[i].sh_type != SHT_DYNSYM)
+			continue;
+		const Elf64_Sym *sym = (const Elf64_Sym *)(m + sh[i].sh_offset);
+		const char *str = (const char *)(m + sh[sh[i].sh_link].sh_offset);
+		for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++)
+			if (sym[k].st_shndx != SHN_UNDEF && !strcmp(str + sym[k].st_name, name))
+				out = (void *)(lm->l_addr + sym[k].st_value);
+	}
+	munmap(m, (size_t)st.st_size);
+	return out;
+}
+
+static size_t double_used(void)
+{
+	size_t f = 0, t = 0;
+	d_getinfo(&f, &t);
+	return t - f;
+}
+
+static void region(const char *name)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s/%s.region", g_work, name);
+	unlink(p);
+	setenv("AXL_LIMITER_REGION", p, 1);
+}
+
+/* cuInit, the primary context of device 0 current, the UUIDs */
+static void start(void)
+{
+	RC(cuInit(0), CUDA_SUCCESS);
+	for (int i = 0; i < 2; i++) {
+		CUuuid u;
+		RC(cuDeviceGetUuid(&u, i), CUDA_SUCCESS);
+		const unsigned char *b = (const unsigned char *)u.bytes;
+		snprintf(g_uuid[i], sizeof g_uuid[i],
+			 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+			 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+	}
+	CUcontext c;
+	RC(cuDevicePrimaryCtxRetain(&c, 0), CUDA_SUCCESS);
+	RC(cuCtxSetCurrent(c), CUDA_SUCCESS);
+	g_double = dlopen("libcuda.so.1", RTLD_NOW);
+	CHECK(g_double);
+	d_getinfo = (CUresult(*)(size_t *, size_t *))double_sym(g_double, "cuMemGetInfo_v2");
+	d_total = (CUresult(*)(size_t *, CUdevice))double_sym(g_double, "cuDeviceTotalMem_v2");
+	if (!d_getinfo || !d_total) {
+		fprintf(stderr, "the double's own symbols not found\n");
+		exit(2);
+	}
+}
+
+/* AXL_LIMIT_* for device 0 only */
+static void axl_limit(const char *mem)
+{
+	setenv("AXL_LIMIT_VERSION", "1", 1);
+	setenv("AXL_LIMIT_DEVICES", g_uuid[0], 1);
+	setenv("AXL_LIMIT_MEMORY_BYTES", mem, 1);
+	setenv("AXL_LIMIT_COMPUTE_PERCENT", "none", 1);
+}
+
+typedef CUresult (*alloc_fn)(CUdeviceptr *, size_t);
+typedef CUresult (*free_fn)(CUdeviceptr);
+
+/* exactly the limit: ok; one byte more: OUT_OF_MEMORY, the double untouched */
+static void exact(alloc_fn al, free_fn fr, size_t limit)
+{
+	size_t before = double_used();
+	CUdeviceptr p = 0, q = 0;
+	RC(al(&p, limit), CUDA_SUCCESS);
+	size_t held = double_used();
+	CHECK(held >= before + limit);
+	q = 0;
+	RC(al(&q, 1), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK(q == 0);
+	CHECK(double_used() == held);
+	RC(fr(p), CUDA_SUCCESS);
+	CHECK(double_used() == before);
+	RC(al(&p, limit + 1), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK(double_used() == before);
+	RC(al(&p, limit), CUDA_SUCCESS);
+	RC(fr(p), CUDA_SUCCESS);
+}
+
+static void info_is(size_t limit, size_t used)
+{
+	size_t f = 0, t = 0;
+	RC(cuMemGetInfo_v2(&f, &t), CUDA_SUCCESS);
+	CHECK(t == limit);
+	CHECK(f == limit - used);
+	RC(cuMemGetInfo_v2(NULL, NULL), CUDA_SUCCESS);
+	RC(cuMemGetInfo_v2(&f, NULL), CUDA_SUCCESS);
+	size_t tm = 0;
+	RC(cuDeviceTotalMem_v2(&tm, 0), CUDA_SUCCESS);
+	CHECK(tm == limit);
+	size_t real = 0;
+	d_total(&real, 1);
+	RC(cuDeviceTotalMem_v2(&tm, 1), CUDA_SUCCESS);
+	CHECK(tm == real); /* device 1 is not limited */
+}
+
+static void case_direct(void)
+{
+	region("direct");
+	start();
+	axl_limit("1048576");
+	exact(cuMemAlloc_v2, cuMemFree_v2, MIB);
+	info_is(MIB, 0);
+	CUdeviceptr p;
+	RC(cuMemAlloc_v2(&p, 1000), CUDA_SUCCESS);
+	info_is(MIB, 1000);
+	RC(cuMemFree_v2(p), CUDA_SUCCESS);
+	/* device 1 is not limited */
+	CUcontext c;
+	RC(cuDevicePrimaryCtxRetain(&c, 1), CUDA_SUCCESS);
+	RC(cuCtxSetCurrent(c), CUDA_SUCCESS);
+	RC(cuMemAlloc_v2(&p, 8 * MIB), CUDA_SUCCESS);
+	RC(cuMemFree_v2(p), CUDA_SUCCESS);
+}
+
+static void case_dlsym(void)
+{
+	region("dlsym");
+	start();
+	setenv("CUDA_DEVICE_MEMORY_LIMIT_0", "1m", 1);
+	void *h = dlopen("libcuda.so.1", RTLD_NOW);
+	alloc_fn al = (alloc_fn)dlsym(h, "cuMemAlloc_v2");
+	free_fn fr = (free_fn)dlsym(h, "cuMemFree_v2");
+	CHECK(al && fr);
+	CHECK((void *)al != double_sym(h, "cuMemAlloc_v2")); /* the limiter's */
+	CHECK((void *)al == (void *)cuMemAlloc_v2);
+	CHECK(dlsym(h, "cuStreamCreate") == double_sym(h, "cuStreamCreate")); /* not accounted */
+	CHECK(dlsym(h, "cuNoSuchCall") == NULL);
+	CHECK(dlsym(RTLD_DEFAULT, "cuMemAlloc_v2") == (void *)cuMemAlloc_v2);
+	CHECK(dlsym(h, "cuGetProcAddress_v2") == (void *)cuGetProcAddress_v2);
+	exact(al, fr, MIB);
+}
+
+static void case_procaddr(void)
+{
+	region("procaddr");
+	start();
+	setenv("CUDA_DEVICE_MEMORY_LIMIT", "1024k", 1);
+	void *h = dlopen("libcuda.so.1", RTLD_NOW);
+	CUresult (*gpa)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *) =
+		(CUresult(*)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *))dlsym(
+			h, "cuGetProcAddress_v2");
+	CHECK(gpa == cuGetProcAddress_v2);
+	void *f = NULL;
+	CUdriverProcAddressQueryResult st;
+	RC(gpa("cuGetProcAddress", &f, 12000, 0, &st), CUDA_SUCCESS);
+	CHECK(f == (void *)cuGetProcAddress_v2);
+	RC(gpa("cuMemAlloc", &f, 12000, 0, &st), CUDA_SUCCESS);
+	alloc_fn al = (alloc_fn)f;
+	CHECK(f == (void *)cuMemAlloc_v2);
+	RC(gpa("cuMemFree", &f, 12000, 0, &st), CUDA_SUCCESS);
+	free_fn fr = (free_fn)f;
+	CHECK(f == (void *)cuMemFree_v2);
+	RC(gpa("cuMemAllocAsync", &f, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st), CUDA_SUCCESS);
+	CHECK(f == (void *)cuMemAllocAsync || f == dlsym(RTLD_DEFAULT, "cuMemAllocAsync_ptsz"));
+	RC(gpa("cuMemAllocAsync_ptsz", &f, 12000, 0, &st), CUDA_SUCCESS);
+	CHECK(f == dlsym(RTLD_DEFAULT, "cuMemAllocAsync_ptsz") || f == (void *)cuMemAllocAsync);
+	RC(gpa("cuStreamCreate", &f, 12000, 0, &st), CUDA_SUCCESS);
+	CHECK(f == double_sym(h, "cuStreamCreate"));
+	RC(gpa("cuNoSuchCall", &f, 12000, 0, &st), CUDA_ERROR_NOT_FOUND);
+	CHECK(f == NULL);
+	RC(cuGetProcAddress("cuMemAlloc", &f, 12000, 0), CUDA_SUCCESS);
+	CHECK(f == (void *)cuMemAlloc_v2);
+	exact(al, fr, MIB);
+}
+
+/* every path counted (the limiter's free goes down by the request) and given back */
+static void case_paths(void)
+{
+	region("paths");
+	start();
+	axl_limit("16777216");
+	const size_t L = 16 * MIB;
+	size_t f;
+#define USED() (cuMemGetInfo_v2(&f, NULL), L - f)
+	CUdeviceptr p;
+	RC(cuMemAllocManaged(&p, MIB, CU_MEM_ATTACH_GLOBAL), CUDA_SUCCESS);
+	CHECK(USED() == MIB);
+	RC(cuMemFree_v2(p), CUDA_SUCCESS);
+	CHECK(USED() == 0);
+	RC(cuMemAllocManaged(&p, L + 1, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_OUT_OF_MEMORY);
+	CUstream s;
+	RC(cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	RC(cuMemAllocAsync(&p, 3 * MIB, s), CUDA_SUCCESS);
+	CHECK(USED() == 3 * MIB);
+	RC(cuMemFreeAsync(p, s), CUDA_SUCCESS);
+	CHECK(USED() == 0);
+	RC(cuMemAllocAsync(&p, L + 1, s), CUDA_ERROR_OUT_OF_MEMORY);
+	CUmemoryPool pool;
+	RC(cuDeviceGetDefaultMemPool(&pool, 0), CUDA_SUCCESS);
+	RC(cuMemAllocFromPoolAsync(&p, 2 * MIB, pool, s), CUDA_SUCCESS);
+	CHECK(USED() == 2 * MIB);
+	RC(cuMemFree_v2(p), CUDA_SUCCESS); /* cuMemFree_v2 frees stream-ordered memory too */
+	CHECK(USED() == 0);
+	RC(cuMemAllocFromPoolAsync(&p, L + 1, pool, s), CUDA_ERROR_OUT_OF_MEMORY);
+	size_t pitch = 0;
+	RC(cuMemAllocPitch_v2(&p, &pitch, 1000, 100, 4), CUDA_SUCCESS);
+	CHECK(pitch >= 1000 && USED() == pitch * 100);
+	RC(cuMemFree_v2(p), CUDA_SUCCESS);
+	CHECK(USED() == 0);
+	RC(cuMemAllocPitch_v2(&p, &pitch, 4096, 4097, 4), CUDA_ERROR_OUT_OF_MEMORY);
+	CUmemAllocationProp prop;
+	memset(&prop, 0, sizeof prop);
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 0;
+	CUmemGenericAllocationHandle vh;
+	RC(cuMemCreate(&vh, 4 * MIB, &prop, 0), CUDA_SUCCESS);
+	CHECK(USED() == 4 * MIB);
+	RC(cuMemRelease(vh), CUDA_SUCCESS);
+	CHECK(USED() == 0);
+	RC(cuMemCreate(&vh, 18 * MIB, &prop, 0), CUDA_ERROR_OUT_OF_MEMORY);
+	CUDA_ARRAY_DESCRIPTOR ad = {1024, 256, CU_AD_FORMAT_FLOAT, 4};
+	CUarray a;
+	RC(cuArrayCreate_v2(&a, &ad), CUDA_SUCCESS);
+	CHECK(USED() == 1024 * 256 * 16);
+	RC(cuArrayDestroy(a), CUDA_SUCCESS);
+	CHECK(USED() == 0);
+	CUDA_ARRAY_DESCRIPTOR big = {4096, 1025, CU_AD_FORMAT_FLOAT, 4};
+	RC(cuArrayCreate_v2(&a, &big), CUDA_ERROR_OUT_OF_MEMORY);
+	CUDA_ARRAY3D_DESCRIPTOR md = {256, 256, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0};
+	CUmipmappedArray m;
+	RC(cuMipmappedArrayCreate(&m, &md, 3), CUDA_SUCCESS);
+	CHECK(USED() == 256 * 256 + 128 * 128 + 64 * 64);
+	RC(cuMipmappedArrayDestroy(m), CUDA_SUCCESS);
+	CHECK(USED() == 0);
+	/* a failed free keeps the charge */
+	RC(cuMemAlloc_v2(&p, MIB), CUDA_SUCCESS);
+	RC(cuMemFree_v2(p + 512), CUDA_ERROR_INVALID_VALUE);
+	CHECK(USED() == MIB);
+	RC(cuMemFree_v2(p), CUDA_SUCCESS);
+	CHECK(USED() == 0);
+	/* the double's refusal gives the charge back */
+	RC(cuMemAlloc_v2(&p, 0), CUDA_ERROR_INVALID_VALUE);
+	CHECK(USED() == 0);
+	RC(cuStreamDestroy_v2(s), CUDA_SUCCESS);
+#undef USED
+}
+
+/* 4 processes, one limit, allocating and freeing at once: never above it together */
+static void case_concurrent(void)
+{
+	region("concurrent");
+	const size_t L = 4 * MIB, chunk = 64 * 1024;
+	int pfd[2];
+	if (pipe(pfd))
+		exit(2);
+	pid_t kids[4];
+	for (int k = 0; k < 4; k++) {
+		kids[k] = fork();
+		if (kids[k] == 0) {
+			start();
+			setenv("CUDA_DEVICE_MEMORY_LIMIT_0", "4m", 1);
+			CUdeviceptr held[128];
+			int n = 0, bad = 0;
+			srand((unsigned)getpid());
+			for (int it = 0; it < 3000; it++) {
+				if (n < 128 && (rand() % 3 || n == 0)) {
+					if (cuMemAlloc_v2(&held[n], chunk) == CUDA_SUCCESS)
+						n++;
+				} else {
+					cuMemFree_v2(held[--n]);
+				}
+				size_t f, t;
+				cuMemGetInfo_v2(&f, &t);
+				if (t != L || f > L)
+					bad = 1;
+			}
+			int ok = !bad;
+			if (write(pfd[1], &ok, sizeof ok) != sizeof ok)
+				_exit(3);
+			while (n)
+				cuMemFree_v2(held[--n]);
+			_exit(g_fail);
+		}
+	}
+	close(pfd[1]); /* a child that dies early: read gives 0, no hang */
+	int all = 1;
+	for (int k = 0; k < 4; k++) {
+		int ok = 0;
+		if (read(pfd[0], &ok, sizeof ok) != sizeof ok)
+			ok = 0;
+		all &= ok;
+		int st;
+		waitpid(kids[k], &st, 0);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	CHECK(all);
+	/* and the sum never above: each holds what it can, at once */
+	close(pfd[0]);
+	if (pipe(pfd))
+		exit(2);
+	for (int k = 0; k < 4; k++) {
+		kids[k] = fork();
+		if (kids[k] == 0) {
+			start();
+			setenv("CUDA_DEVICE_MEMORY_LIMIT_0", "4m", 1);
+			CUdeviceptr p;
+			int n = 0;
+			while (cuMemAlloc_v2(&p, chunk) == CUDA_SUCCESS)
+				n++;
+			if (write(pfd[1], &n, sizeof n) != sizeof n)
+				_exit(3);
+			sleep(1); /* hold while the others try */
+			_exit(0);
+		}
+	}
+	close(pfd[1]);
+	int total = 0;
+	for (int k = 0; k < 4; k++) {
+		int n = 0;
+		if (read(pfd[0], &n, sizeof n) == sizeof n)
+			total += n;
+		int st;
+		waitpid(kids[k], &st, 0);
+	}
+	CHECK((size_t)total * chunk <= L);
+	CHECK(total > 0);
+	fprintf(stderr, "concurrent: %d chunks of %zu held together (limit %zu)\n", total, chunk, L);
+}
+
+/* kill -9 of a holder: its share comes back to the next allocation */
+static void case_kill9(void)
+{
+	region("kill9");
+	int pfd[2];
+	if (pipe(pfd))
+		exit(2);
+	pid_t kid = fork();
+	if (kid == 0) {
+		start();
+		setenv("CUDA_DEVICE_MEMORY_LIMIT_0", "2m", 1);
+		CUdeviceptr p;
+		char ok = cuMemAlloc_v2(&p, 2 * MIB) == CUDA_SUCCESS ? 'y' : 'n';
+		if (write(pfd[1], &ok, 1) != 1)
+			_exit(3);
+		pause();
+		_exit(0);
+	}
+	close(pfd[1]);
+	char ok = 0;
+	CHECK(read(pfd[0], &ok, 1) == 1 && ok == 'y');
+	start();
+	setenv("CUDA_DEVICE_MEMORY_LIMIT_0", "2m", 1);
+	CUdeviceptr p;
+	RC(cuMemAlloc_v2(&p, MIB), CUDA_ERROR_OUT_OF_MEMORY); /* the other holds it all */
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CUresult rc;
+	while ((rc = cuMemAlloc_v2(&p, 2 * MIB)) != CUDA_SUCCESS) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (t1.tv_sec - t0.tv_sec > 1)
+			break;
+		usleep(10000);
+	}
+	RC(rc, CUDA_SUCCESS);
+}
+
+/* HAMi-core's sizes */
+static void case_hami(void)
+{
+	static const char *const forms[] = {"1m", "1M", "1024k", "1048576", "0x100000", NULL};
+	for (int i = 0; forms[i]; i++) {
+		pid_t kid = fork();
+		if (kid == 0) {
+			char name[64];
+			snprintf(name, sizeof name, "hami%d", i);
+			region(name);
+			start();
+			setenv(i % 2 ? "CUDA_DEVICE_MEMORY_LIMIT" : "CUDA_DEVICE_MEMORY_LIMIT_0", forms[i], 1);
+			setenv("CUDA_DEVICE_SM_LIMIT", "30", 1);
+			exact(cuMemAlloc_v2, cuMemFree_v2, MIB);
+			_exit(g_fail);
+		}
+		int st;
+		waitpid(kid, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			fprintf(stderr, "hami form %s failed\n", forms[i]);
+			g_fail = 1;
+		}
+	}
+}
+
+/* malformed variables: a message, the program runs on, memory refused (fails closed) */
+static void case_malformed(void)
+{
+	static const char *const vars[][2] = {{"CUDA_DEVICE_MEMORY_LIMIT", "12q"},
+					      {"CUDA_DEVICE_MEMORY_LIMIT_0", "-5"},
+					      {"AXL_LIMIT_MEMORY_BYTES", "lots"},
+					      {"AXL_LIMIT_VERSION", "2"},
+					      {"AXL_LIMIT_DEVICES", "a,b"},
+					      {NULL, NULL}};
+	for (int i = 0; vars[i][0]; i++) {
+		pid_t kid = fork();
+		if (kid == 0) {
+			char name[64];
+			snprintf(name, sizeof name, "bad%d", i);
+			region(name);
+			start();
+			if (!strncmp(vars[i][0], "AXL_", 4))
+				axl_limit("1048576");
+			setenv(vars[i][0], vars[i][1], 1);
+			size_t before = double_used();
+			CUdeviceptr p;
+			RC(cuMemAlloc_v2(&p, 512), CUDA_ERROR_OUT_OF_MEMORY);
+			CHECK(double_used() == before);
+			CUstream s;
+			RC(cuStreamCreate(&s, 0), CUDA_SUCCESS); /* the rest still works */
+			_exit(g_fail);
+		}
+		int st;
+		waitpid(kid, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			fprintf(stderr, "malformed %s=%s: not refused\n", vars[i][0], vars[i][1]);
+			g_fail = 1;
+		}
+	}
+}
+
+/* no limit anywhere: everything as the double answers, no region made */
+static void case_unlimited(void)
+{
+	region("unlimited");
+	start();
+	CUdeviceptr p;
+	RC(cuMemAlloc_v2(&p, 64 * MIB), CUDA_SUCCESS);
+	size_t f, t, df, dt;
+	RC(cuMemGetInfo_v2(&f, &t), CUDA_SUCCESS);
+	d_getinfo(&df, &dt);
+	CHECK(f == df && t == dt);
+	size_t tm, dtm;
+	RC(cuDeviceTotalMem_v2(&tm, 0), CUDA_SUCCESS);
+	d_total(&dtm, 0);
+	CHECK(tm == dtm);
+	RC(cuMemFree_v2(p), CUDA_SUCCESS);
+	RC(cuMemFree_v2(p), CUDA_ERROR_INVALID_VALUE);
+	CHECK(access(getenv("AXL_LIMITER_REGION"), F_OK) != 0);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: test_limiter CASE WORKDIR\n");
+		return 2;
+	}
+	g_work = argv[2];
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s'", g_work);
+	if (system(cmd))
+		return 2;
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} cases[] = {{"direct", case_direct},       {"dlsym", case_dlsym},         {"procaddr", case_procaddr},
+		     {"paths", case_paths},         {"concurrent", case_concurrent}, {"kill9", case_kill9},
+		     {"hami", case_hami},           {"malformed", case_malformed}, {"unlimited", case_unlimited}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		if (!strcmp(argv[1], cases[i].name)) {
+			cases[i].fn();
+			if (!g_fail)
+				printf("limiter.%s: ok\n", argv[1]);
+			return g_fail;
+		}
+	fprintf(stderr, "unknown case %s\n", argv[1]);
+	return 2;
+}
