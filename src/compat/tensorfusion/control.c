@@ -46,7 +46,18 @@ static AccelResult set_limit(const char *uuid, int64_t mem, int pct)
 	}
 	int rc = axl_limit_set(st->inv, axl_device_id(d), mem, pct);
 	r = tf_result(rc, "recording the limit");
+	/* bind it: the limiter region of this process (the worker calls this at its start) */
+	char uuids[MAX_TOPOLOGY_DEVICES][UUID_STRING_LENGTH], mine[UUID_STRING_LENGTH];
+	const char *up[MAX_TOPOLOGY_DEVICES];
+	for (size_t i = 0; i < st->ndev; i++) {
+		tf_uuid(st->dev[i], uuids[i], sizeof uuids[i]);
+		up[i] = uuids[i];
+	}
+	tf_uuid(d, mine, sizeof mine);
+	size_t ndev = st->ndev;
 	tf_unlock();
+	if (r == ACCEL_SUCCESS)
+		r = tf_limiter_bind(up, ndev, mine, mem, pct);
 	if (r == ACCEL_SUCCESS)
 		tf_log("INFO", "limits of %.64s recorded: memory %lld bytes, compute %d%%", uuid,
 		       (long long)mem, pct);
