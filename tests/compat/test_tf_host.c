@@ -738,6 +738,36 @@ static void t_reference(void)
 	EQ(F.RegisterLogCallback(NULL), ACCEL_SUCCESS);
 }
 
+/* AccelSnapshot / AccelResume on the CUDA double (AXL_CUDA_LIBRARY, set by ctest): this
+ * process locked and checkpointed, then restored and unlocked; with the old double
+ * (no checkpoint calls) NOT_SUPPORTED. */
+static void t_snapshot(int ok)
+{
+	EQ(F.Init(), ACCEL_SUCCESS);
+	pid_t pids[1] = {getpid()};
+	SnapshotContext c;
+	memset(&c, 0, sizeof c);
+	c.processIds = pids;
+	c.processCount = 1;
+	if (!ok) {
+		EQ(F.Snapshot(&c), ACCEL_ERROR_NOT_SUPPORTED);
+		EQ(F.Resume(&c), ACCEL_ERROR_NOT_SUPPORTED);
+		return;
+	}
+	EQ(F.Snapshot(&c), ACCEL_SUCCESS);
+	EQ(F.Snapshot(&c), ACCEL_ERROR_OPERATION_FAILED); /* checkpointed already */
+	EQ(F.Resume(&c), ACCEL_SUCCESS);
+	EQ(F.Resume(&c), ACCEL_ERROR_OPERATION_FAILED); /* running already */
+	c.deviceUUID = "stub-device-0";                   /* through that device's vendor */
+	EQ(F.Snapshot(&c), ACCEL_SUCCESS);
+	EQ(F.Resume(&c), ACCEL_SUCCESS);
+	c.deviceUUID = "no-such-gpu";
+	EQ(F.Snapshot(&c), ACCEL_ERROR_NOT_FOUND);
+	memset(&c, 0, sizeof c);
+	c.deviceUUID = "stub-device-0"; /* device level: not supported */
+	EQ(F.Snapshot(&c), ACCEL_ERROR_NOT_SUPPORTED);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -783,6 +813,10 @@ int main(int argc, char **argv)
 		t_limiter_bad();
 	else if (!strcmp(c, "hard"))
 		t_hard();
+	else if (!strcmp(c, "snapshot"))
+		t_snapshot(1);
+	else if (!strcmp(c, "snapshot_old"))
+		t_snapshot(0);
 	else if (!strcmp(c, "reference"))
 		t_reference();
 	else {
