@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /**
  * @file axl/checkpoint.h
- * Process checkpoints (docs/checkpoint.md): freezing a process's use of its accelerators
+ * Process checkpoints (docs/tensorfusion.md, "Snapshots"): freezing a process's use of its accelerators
  * and moving their memory to the host, then back, through the driver of the vendor that
  * owns the device (NVIDIA: the CUDA driver's cuCheckpointProcess* calls, drivers of
  * CUDA 12.8 and later). The process itself is not stopped: a checkpoint of the whole
