@@ -18,6 +18,7 @@
 #include "axl/metrics.h"
 #include "axl/state.h"
 #include "axl/partition.h"
+#include "axl/checkpoint.h"
 #include "axl/runtime.h"
 #include "axl/plan.h"
 #include "axl/compute.h"

@@ -430,6 +430,61 @@ int axl__region_limit_set(axl__region *r, int dev, int64_t memory_bytes, int com
 	return 0;
 }
 
+/* ---- freeze, heartbeat, compute tokens ----------------------------------------------- */
+
+int axl__region_frozen(const axl__region *r)
+{
+	return atomic_load(&r->f->frozen) != 0;
+}
+
+void axl__region_set_frozen(axl__region *r, int frozen)
+{
+	atomic_store(&r->f->frozen, frozen ? 1u : 0u);
+}
+
+uint64_t axl__region_heartbeat(const axl__region *r)
+{
+	return atomic_load(&r->f->heartbeat);
+}
+
+void axl__region_set_heartbeat(axl__region *r, uint64_t unix_secs)
+{
+	atomic_store(&r->f->heartbeat, unix_secs);
+}
+
+int axl__region_tokens(axl__region *r, int dev, int64_t add, int64_t cap, uint64_t take, int64_t *left)
+{
+	int rc = dev_check(r, dev);
+	if (rc)
+		return rc;
+	if (!r->me)
+		return axl__error(AXL_EINVAL, "%s: this process holds no slot", r->path);
+	_Atomic int64_t *t = &r->me->compute_tokens[dev];
+	int64_t cur = atomic_load(t), next;
+	for (;;) {
+		next = cur;
+		if (add > 0)
+			next = next > INT64_MAX - add ? INT64_MAX : next + add;
+		if (cap >= 0 && next > cap)
+			next = cap;
+		if (take > 0 && (take > (uint64_t)INT64_MAX || next < (int64_t)take)) {
+			/* short: keep the refill, take nothing */
+			if (atomic_compare_exchange_weak(t, &cur, next))
+				break;
+			continue;
+		}
+		if (atomic_compare_exchange_weak(t, &cur, next - (int64_t)take)) {
+			next -= (int64_t)take;
+			if (left)
+				*left = next;
+			return 0;
+		}
+	}
+	if (left)
+		*left = next;
+	return AXL_ENOMEM;
+}
+
 /* ---- memory ---------------------------------------------------------------------- */
 
 static uint64_t sum_claims(const struct region_file *f, int dev)

@@ -90,6 +90,19 @@ int axl__region_reclaim(axl__region *r, int *count);
 /* The device's shared compute bucket (climit.c; struct axl__region_compute in
  * util/region_format.h). NULL for a device out of range. */
 struct axl__region_compute *axl__region_compute(axl__region *r, int dev);
+/* Freeze: one flag for the whole workload (every process of the region). The in-process
+ * limiter honours it: while set, new allocations and launches wait or are refused (the
+ * TensorFusion FreezeWorker/AutoFreeze calls set it; docs/tensorfusion.md). */
+int axl__region_frozen(const axl__region *r);
+void axl__region_set_frozen(axl__region *r, int frozen);
+/* The host's liveness: the Unix seconds of its last heartbeat, 0 when never. */
+uint64_t axl__region_heartbeat(const axl__region *r);
+void axl__region_set_heartbeat(axl__region *r, uint64_t unix_secs);
+/* This process's compute tokens on dev (its slot's word), in one atomic step: add `add`
+ * (a refill), clamp to cap (cap < 0: no cap), then take `take` when at least that many are
+ * left. 0, or AXL_ENOMEM when short (the refill stays, nothing is taken); *left (may be
+ * NULL) the tokens after the step. */
+int axl__region_tokens(axl__region *r, int dev, int64_t add, int64_t cap, uint64_t take, int64_t *left);
 
 /* Tests only: called with the name of the place while the lock is held ("locked"). */
 extern void (*axl__region_test_hook)(const char *where);

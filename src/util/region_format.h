@@ -65,7 +65,10 @@ struct region_file {
 		char pad[64];
 	} lock;
 	_Atomic uint32_t slot_hwm; /* slots [0, hwm) may be in use */
-	uint32_t reserved1[15];
+	/* minor 0 files hold zeros here: not frozen, no heartbeat */
+	_Atomic uint32_t frozen;    /* nonzero: the workload is frozen (region.h) */
+	_Atomic uint64_t heartbeat; /* the host's last heartbeat, Unix seconds; 0 never */
+	uint32_t reserved1[12];
 	struct region_dev devs[AXL__REGION_MAX_DEVICES];
 	struct region_slot slots[AXL__REGION_MAX_PROCS];
 };

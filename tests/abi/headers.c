@@ -11,6 +11,7 @@
 #include <axl/inventory.h>
 #include <axl/state.h>
 #include <axl/partition.h>
+#include <axl/checkpoint.h>
 #include <axl/runtime.h>
 #include <axl/version.h>
 

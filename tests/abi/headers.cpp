@@ -9,6 +9,7 @@
 #include <axl/host.h>
 #include <axl/inventory.h>
 #include <axl/partition.h>
+#include <axl/checkpoint.h>
 #include <axl/version.h>
 
 int main(void)

@@ -6,7 +6,10 @@ lib=$1
 want="AccelAssignPartition AccelGetAllDevices AccelGetAllDevicesTopology AccelGetAllDevicesTopologyV2
 AccelGetDeviceCount AccelGetDeviceMetrics AccelGetProcessInformation AccelGetVendorMountLibs AccelInit
 AccelRegisterLogCallback AccelRemovePartition AccelResume AccelSetComputeUnitHardLimit
-AccelSetMemHardLimit AccelShutdown AccelSnapshot RegisterLogCallback"
+AccelSetMemHardLimit AccelShutdown AccelSnapshot RegisterLogCallback
+CheckAndRecordMemoryOps CheckAndRecordComputeOps FreezeWorker ResumeWorker AutoFreeze AutoResume
+AddWorkerProcess LimiterInit LimiterShutdown LimiterCreateWorker LimiterRemoveWorker LimiterRegisterPID
+LimiterUpdateERL LimiterUpdateHeartbeat LimiterSetPodMemoryUsed"
 got=$(nm -D --defined-only "$lib" | awk '{print $NF}' | sed 's/@.*//' | sort -u)
 exp=$(printf '%s\n' $want | sort -u)
 if [ "$got" != "$exp" ]; then

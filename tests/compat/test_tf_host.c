@@ -12,12 +12,14 @@
  */
 #define _GNU_SOURCE
 #include <axl/compat/accelerator.h>
+#include <axl/compat/limiter.h>
 
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int failures;
@@ -59,6 +61,7 @@ static struct {
 } F;
 
 static void *lib;
+static const char *lib_path;
 
 static void *sym(const char *name)
 {
@@ -349,6 +352,183 @@ static void t_limits(void)
 	}
 }
 
+/* ---- limiter.h (the functions are looked up by name, as a host would) ------------ */
+#define LIM(name) ((__typeof__(&name))sym(#name))
+
+static const char *self_id(void)
+{
+	static char b[32];
+	snprintf(b, sizeof b, "%d", (int)getpid());
+	return b;
+}
+
+/* a host drives a pod's limits; the worker side (this process) is held to them */
+static void t_limiter_host(void)
+{
+	char base[4200], region[4300];
+	snprintf(base, sizeof base, "%s/shm", getenv("AXL_STATE_DIR"));
+	EQ(LIM(LimiterCreateWorker)("ns", "pod", &(LimiterDeviceConfig){0}, 1), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(LimiterInit)(NULL), ACCEL_ERROR_INVALID_PARAM);
+	LimiterDeviceConfig cfg[2] = {{.deviceIdx = 0, .deviceUUID = "GPU-aaaa", .upLimit = 50, .memLimit = 1000},
+				      {.deviceIdx = 1, .deviceUUID = "GPU-bbbb", .upLimit = 0, .memLimit = 0}};
+	/* before LimiterInit: refused, not a crash */
+	EQ(LIM(LimiterCreateWorker)("ns", "pod", cfg, 2), ACCEL_ERROR_OPERATION_FAILED);
+	EQ(LIM(LimiterInit)(base), ACCEL_SUCCESS);
+	EQ(LIM(LimiterCreateWorker)(NULL, "pod", cfg, 2), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(LimiterCreateWorker)("ns", "../x", cfg, 2), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(LimiterCreateWorker)("ns", "pod", NULL, 2), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(LimiterCreateWorker)("ns", "pod", cfg, 0), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(LimiterCreateWorker)("ns", "pod", cfg, 2), ACCEL_SUCCESS);
+	EQ(LIM(LimiterCreateWorker)("ns", "pod", cfg, 2), ACCEL_SUCCESS); /* again: kept */
+	snprintf(region, sizeof region, "%s/ns/pod/axl-limiter.region", base);
+	struct stat sb;
+	CHECK(stat(region, &sb) == 0);
+	setenv("AXL_LIMITER_REGION", region, 1);
+	const char *me = self_id();
+	EQ(LIM(AddWorkerProcess)("GPU-aaaa", me), ACCEL_SUCCESS);
+	EQ(LIM(AddWorkerProcess)("GPU-zzzz", me), ACCEL_ERROR_NOT_FOUND);
+	EQ(LIM(AddWorkerProcess)(NULL, me), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(LimiterRegisterPID)("ns", "pod", (uint32_t)getpid()), ACCEL_SUCCESS);
+	EQ(LIM(LimiterRegisterPID)("ns", "pod", 0), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(LimiterRegisterPID)("ns", "nopod", (uint32_t)getpid()), ACCEL_ERROR_NOT_FOUND);
+	/* memory: exact refusal at the limit, usage in availableBytes */
+	MemoryOpRecord m;
+	EQ(LIM(CheckAndRecordMemoryOps)(me, "GPU-aaaa", 600, &m), ACCEL_SUCCESS);
+	EQ(m.shouldBlock, 0);
+	EQ(m.availableBytes, 400);
+	CHECK(strcmp(m.deviceUUID, "GPU-aaaa") == 0);
+	EQ(LIM(CheckAndRecordMemoryOps)(me, "GPU-aaaa", 401, &m), ACCEL_ERROR_RESOURCE_EXHAUSTED);
+	EQ(m.shouldBlock, 1);
+	EQ(m.availableBytes, 400);
+	EQ(LIM(CheckAndRecordMemoryOps)(me, "GPU-aaaa", 400, &m), ACCEL_SUCCESS);
+	EQ(m.availableBytes, 0);
+	EQ(LIM(CheckAndRecordMemoryOps)(me, "GPU-aaaa", -1000, &m), ACCEL_SUCCESS);
+	EQ(m.availableBytes, 1000);
+	EQ(LIM(CheckAndRecordMemoryOps)(me, "GPU-aaaa", -1, &m), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(CheckAndRecordMemoryOps)(me, "GPU-bbbb", 1ll << 40, &m), ACCEL_SUCCESS); /* no limit */
+	CHECK(m.availableBytes == UINT64_MAX);
+	EQ(LIM(CheckAndRecordMemoryOps)(me, "GPU-bbbb", -(1ll << 40), &m), ACCEL_SUCCESS);
+	EQ(LIM(CheckAndRecordMemoryOps)(me, "GPU-zzzz", 1, &m), ACCEL_ERROR_NOT_FOUND);
+	EQ(m.shouldBlock, 1);
+	EQ(LIM(CheckAndRecordMemoryOps)("1", "GPU-aaaa", 1, &m), ACCEL_ERROR_NOT_FOUND); /* not us */
+	EQ(LIM(CheckAndRecordMemoryOps)("x1", "GPU-aaaa", 1, &m), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(CheckAndRecordMemoryOps)(NULL, "GPU-aaaa", 1, &m), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(CheckAndRecordMemoryOps)(me, NULL, 1, &m), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(CheckAndRecordMemoryOps)(me, "GPU-aaaa", 1, NULL), ACCEL_ERROR_INVALID_PARAM);
+	/* compute: 50% = 500000 device-us per second, a burst of 250000 */
+	ComputeOpRecord c;
+	EQ(LIM(CheckAndRecordComputeOps)(me, "GPU-aaaa", 200000, &c), ACCEL_SUCCESS);
+	EQ(c.shouldBlock, 0);
+	CHECK(c.availableTokens >= 50000 && c.availableTokens < 250000);
+	EQ(LIM(CheckAndRecordComputeOps)(me, "GPU-aaaa", 240000, &c), ACCEL_ERROR_RESOURCE_EXHAUSTED);
+	EQ(c.shouldBlock, 1);
+	usleep(450000); /* refills (at least 200000 in 0.4 s; capped at 250000) */
+	EQ(LIM(CheckAndRecordComputeOps)(me, "GPU-aaaa", 240000, &c), ACCEL_SUCCESS);
+	EQ(LIM(CheckAndRecordComputeOps)(me, "GPU-bbbb", 1ull << 40, &c), ACCEL_SUCCESS); /* no limit */
+	EQ(LIM(CheckAndRecordComputeOps)(me, "GPU-aaaa", 1, NULL), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(CheckAndRecordComputeOps)(me, "GPU-zzzz", 1, &c), ACCEL_ERROR_NOT_FOUND);
+	/* freeze: allocations and launches held back until resumed */
+	WorkerFreezeState fs;
+	EQ(LIM(FreezeWorker)("ns/pod", &fs), ACCEL_SUCCESS);
+	EQ(fs.isFrozen, 1);
+	CHECK(fs.freezeTimeMs > 0);
+	EQ(LIM(CheckAndRecordMemoryOps)(me, "GPU-bbbb", 1, &m), ACCEL_ERROR_RESOURCE_EXHAUSTED);
+	EQ(m.shouldBlock, 1);
+	EQ(LIM(CheckAndRecordComputeOps)(me, "GPU-bbbb", 1, &c), ACCEL_ERROR_RESOURCE_EXHAUSTED);
+	EQ(LIM(ResumeWorker)("ns/pod", &fs), ACCEL_SUCCESS);
+	EQ(fs.isFrozen, 0);
+	EQ(LIM(CheckAndRecordMemoryOps)(me, "GPU-bbbb", 1, &m), ACCEL_SUCCESS);
+	EQ(LIM(CheckAndRecordMemoryOps)(me, "GPU-bbbb", -1, &m), ACCEL_SUCCESS);
+	EQ(LIM(AutoFreeze)("self", "GPU-aaaa", "memory"), ACCEL_SUCCESS);
+	EQ(LIM(CheckAndRecordMemoryOps)(me, "GPU-aaaa", 1, &m), ACCEL_ERROR_RESOURCE_EXHAUSTED);
+	EQ(LIM(AutoResume)(me, "GPU-aaaa", "compute"), ACCEL_SUCCESS);
+	EQ(LIM(CheckAndRecordMemoryOps)(me, "GPU-aaaa", 1, &m), ACCEL_SUCCESS);
+	EQ(LIM(AutoFreeze)("ns/pod", "GPU-aaaa", "disk"), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(AutoFreeze)("ns/pod", "GPU-zzzz", "memory"), ACCEL_ERROR_NOT_FOUND);
+	EQ(LIM(AutoFreeze)("ns/nopod", "GPU-aaaa", "memory"), ACCEL_ERROR_NOT_FOUND);
+	EQ(LIM(AutoFreeze)(NULL, "GPU-aaaa", "memory"), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(FreezeWorker)("ns/nopod", &fs), ACCEL_ERROR_NOT_FOUND);
+	EQ(LIM(FreezeWorker)("ns/pod", NULL), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(ResumeWorker)(NULL, &fs), ACCEL_ERROR_INVALID_PARAM);
+	/* the host's loop: ERL (the compute limit), heartbeat, observed memory */
+	EQ(LIM(LimiterUpdateERL)("ns", "pod", 0, 30, 42.0, 1), ACCEL_SUCCESS);
+	EQ(LIM(LimiterUpdateERL)("ns", "pod", 7, 30, 42.0, 1), ACCEL_ERROR_NOT_FOUND);
+	EQ(LIM(LimiterUpdateERL)("ns", "pod", 0, 101, 42.0, 1), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(LimiterUpdateERL)("ns", "pod", 0, 30, -1.0, 1), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(LimiterUpdateHeartbeat)("ns", "pod", 1700000000), ACCEL_SUCCESS);
+	EQ(LIM(LimiterUpdateHeartbeat)("ns", "nopod", 1), ACCEL_ERROR_NOT_FOUND);
+	EQ(LIM(LimiterSetPodMemoryUsed)("ns", "pod", 1, 12345), ACCEL_SUCCESS);
+	EQ(LIM(LimiterSetPodMemoryUsed)("ns", "pod", 9, 1), ACCEL_ERROR_NOT_FOUND);
+	EQ(LIM(LimiterSetPodMemoryUsed)(NULL, "pod", 0, 1), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(LimiterRemoveWorker)("ns", "pod"), ACCEL_SUCCESS);
+	EQ(LIM(LimiterRemoveWorker)("ns", "pod"), ACCEL_ERROR_NOT_FOUND);
+	EQ(LIM(LimiterRemoveWorker)(NULL, "pod"), ACCEL_ERROR_INVALID_PARAM);
+	EQ(LIM(LimiterShutdown)(), ACCEL_SUCCESS);
+	unsetenv("AXL_LIMITER_REGION");
+}
+
+/* no region, or a corrupted one: errors that block (fail closed), never a crash */
+static void t_limiter_bad(void)
+{
+	char p[4200];
+	MemoryOpRecord m;
+	ComputeOpRecord c;
+	snprintf(p, sizeof p, "%s/absent.region", getenv("AXL_STATE_DIR"));
+	setenv("AXL_LIMITER_REGION", p, 1);
+	EQ(LIM(CheckAndRecordMemoryOps)(self_id(), "GPU-aaaa", 1, &m), ACCEL_ERROR_NOT_FOUND);
+	EQ(m.shouldBlock, 1);
+	snprintf(p, sizeof p, "%s/bad.region", getenv("AXL_STATE_DIR"));
+	FILE *f = fopen(p, "w");
+	CHECK(f != NULL);
+	for (int i = 0; f && i < 100000; i++)
+		fputc(i * 7, f);
+	if (f)
+		fclose(f);
+	setenv("AXL_LIMITER_REGION", p, 1);
+	EQ(LIM(CheckAndRecordMemoryOps)(self_id(), "GPU-aaaa", 1, &m), ACCEL_ERROR_OPERATION_FAILED);
+	EQ(m.shouldBlock, 1);
+	EQ(LIM(CheckAndRecordComputeOps)(self_id(), "GPU-aaaa", 1, &c), ACCEL_ERROR_OPERATION_FAILED);
+	EQ(c.shouldBlock, 1);
+	EQ(LIM(AddWorkerProcess)("GPU-aaaa", self_id()), ACCEL_ERROR_OPERATION_FAILED);
+	WorkerFreezeState fs;
+	EQ(LIM(FreezeWorker)("self", &fs), ACCEL_ERROR_OPERATION_FAILED);
+	unsetenv("AXL_LIMITER_REGION");
+}
+
+/* hard isolation is claimed exactly when the limiter library is there; limits bind */
+static void t_hard(void)
+{
+	setenv("AXL_LIMITER_LIBRARY", "/nonexistent/libaxl_limiter.so", 1);
+	size_t n = all_devices();
+	CHECK(n > 0);
+	for (size_t i = 0; i < n; i++)
+		EQ(devs[i].virtualizationCapabilities.supportsHardIsolation, 0);
+	setenv("AXL_LIMITER_LIBRARY", lib_path, 1); /* any readable file stands for it */
+	n = all_devices();
+	int hard = 0;
+	for (size_t i = 0; i < n; i++) {
+		hard += devs[i].virtualizationCapabilities.supportsHardIsolation;
+		EQ(devs[i].virtualizationCapabilities.supportsHardIsolation,
+		   devs[i].virtualizationCapabilities.supportsSoftIsolation);
+	}
+	CHECK(hard > 0);
+	unsetenv("AXL_LIMITER_LIBRARY");
+	/* AccelSetMemHardLimit writes the process's region: the worker is held to it */
+	const char *u = devs[0].basic.uuid;
+	EQ(F.SetMemHardLimit(u, 1000), ACCEL_SUCCESS);
+	EQ(F.SetComputeUnitHardLimit(u, 40), ACCEL_SUCCESS);
+	MemoryOpRecord m;
+	EQ(LIM(CheckAndRecordMemoryOps)(self_id(), u, 1001, &m), ACCEL_ERROR_RESOURCE_EXHAUSTED);
+	EQ(LIM(CheckAndRecordMemoryOps)(self_id(), u, 1000, &m), ACCEL_SUCCESS);
+	EQ(m.availableBytes, 0);
+	ComputeOpRecord c; /* 40%: a burst of 200000 device-us */
+	EQ(LIM(CheckAndRecordComputeOps)(self_id(), u, 210000, &c), ACCEL_ERROR_RESOURCE_EXHAUSTED);
+	char p[4200];
+	struct stat sb;
+	snprintf(p, sizeof p, "%s/limiter.region", getenv("AXL_STATE_DIR"));
+	CHECK(stat(p, &sb) == 0);
+}
+
 static void t_params(void)
 {
 	size_t n;
@@ -558,6 +738,36 @@ static void t_reference(void)
 	EQ(F.RegisterLogCallback(NULL), ACCEL_SUCCESS);
 }
 
+/* AccelSnapshot / AccelResume on the CUDA double (AXL_CUDA_LIBRARY, set by ctest): this
+ * process locked and checkpointed, then restored and unlocked; with the old double
+ * (no checkpoint calls) NOT_SUPPORTED. */
+static void t_snapshot(int ok)
+{
+	EQ(F.Init(), ACCEL_SUCCESS);
+	pid_t pids[1] = {getpid()};
+	SnapshotContext c;
+	memset(&c, 0, sizeof c);
+	c.processIds = pids;
+	c.processCount = 1;
+	if (!ok) {
+		EQ(F.Snapshot(&c), ACCEL_ERROR_NOT_SUPPORTED);
+		EQ(F.Resume(&c), ACCEL_ERROR_NOT_SUPPORTED);
+		return;
+	}
+	EQ(F.Snapshot(&c), ACCEL_SUCCESS);
+	EQ(F.Snapshot(&c), ACCEL_ERROR_OPERATION_FAILED); /* checkpointed already */
+	EQ(F.Resume(&c), ACCEL_SUCCESS);
+	EQ(F.Resume(&c), ACCEL_ERROR_OPERATION_FAILED); /* running already */
+	c.deviceUUID = "stub-device-0";                   /* through that device's vendor */
+	EQ(F.Snapshot(&c), ACCEL_SUCCESS);
+	EQ(F.Resume(&c), ACCEL_SUCCESS);
+	c.deviceUUID = "no-such-gpu";
+	EQ(F.Snapshot(&c), ACCEL_ERROR_NOT_FOUND);
+	memset(&c, 0, sizeof c);
+	c.deviceUUID = "stub-device-0"; /* device level: not supported */
+	EQ(F.Snapshot(&c), ACCEL_ERROR_NOT_SUPPORTED);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -573,6 +783,7 @@ int main(int argc, char **argv)
 		}
 		setenv("AXL_STATE_DIR", dir, 1);
 	}
+	lib_path = argv[1];
 	load(argv[1]);
 	F.RegisterLogCallback(log_cb);
 	const char *c = argv[2];
@@ -596,6 +807,16 @@ int main(int argc, char **argv)
 		t_canary();
 	else if (!strcmp(c, "partitions"))
 		t_partitions();
+	else if (!strcmp(c, "limiter_host"))
+		t_limiter_host();
+	else if (!strcmp(c, "limiter_bad"))
+		t_limiter_bad();
+	else if (!strcmp(c, "hard"))
+		t_hard();
+	else if (!strcmp(c, "snapshot"))
+		t_snapshot(1);
+	else if (!strcmp(c, "snapshot_old"))
+		t_snapshot(0);
 	else if (!strcmp(c, "reference"))
 		t_reference();
 	else {

@@ -46,7 +46,18 @@ static AccelResult set_limit(const char *uuid, int64_t mem, int pct)
 	}
 	int rc = axl_limit_set(st->inv, axl_device_id(d), mem, pct);
 	r = tf_result(rc, "recording the limit");
+	/* bind it: the limiter region of this process (the worker calls this at its start) */
+	char uuids[MAX_TOPOLOGY_DEVICES][UUID_STRING_LENGTH], mine[UUID_STRING_LENGTH];
+	const char *up[MAX_TOPOLOGY_DEVICES];
+	for (size_t i = 0; i < st->ndev; i++) {
+		tf_uuid(st->dev[i], uuids[i], sizeof uuids[i]);
+		up[i] = uuids[i];
+	}
+	tf_uuid(d, mine, sizeof mine);
+	size_t ndev = st->ndev;
 	tf_unlock();
+	if (r == ACCEL_SUCCESS)
+		r = tf_limiter_bind(up, ndev, mine, mem, pct);
 	if (r == ACCEL_SUCCESS)
 		tf_log("INFO", "limits of %.64s recorded: memory %lld bytes, compute %d%%", uuid,
 		       (long long)mem, pct);
@@ -68,8 +79,34 @@ TF_API AccelResult AccelSetComputeUnitHardLimit(const char *deviceUUID, uint32_t
 }
 
 /* ---- snapshots -------------------------------------------------------------------- */
-static AccelResult snapshot_check(const SnapshotContext *c, const char *what)
+/* Snapshot: for each process, lock (its device work finishes, new work waits) then
+ * checkpoint (its device memory goes to the host); Resume: restore then unlock. Through
+ * axl_process_checkpoint (axl/checkpoint.h), the driver of the device's vendor (of the
+ * first vendor that can, for a list of processes without a device). What the driver
+ * cannot do is NOT_SUPPORTED with the reason logged. */
+static AccelResult ck_result(int rc, const char *what)
 {
+	if (rc == 0)
+		return ACCEL_SUCCESS;
+	tf_log(rc == AXL_ENOTSUP || rc == AXL_ENOTSYS ? "WARN" : "ERROR", "%s: %s", what, axl_error_last());
+	switch (rc) {
+	case AXL_ENOTSUP:
+	case AXL_ENOTSYS:
+		return ACCEL_ERROR_NOT_SUPPORTED;
+	case AXL_ENOENT:
+		return ACCEL_ERROR_NOT_FOUND;
+	case AXL_EINVAL:
+	case AXL_ETIMEDOUT:
+	case AXL_EBACKEND:
+		return ACCEL_ERROR_OPERATION_FAILED;
+	default:
+		return ACCEL_ERROR_INTERNAL;
+	}
+}
+
+static AccelResult snapshot_do(const SnapshotContext *c, bool resume)
+{
+	const char *what = resume ? "resume" : "snapshot";
 	if (!c)
 		return ACCEL_ERROR_INVALID_PARAM;
 	int procs = c->processIds != NULL && c->processCount > 0;
@@ -84,28 +121,67 @@ static AccelResult snapshot_check(const SnapshotContext *c, const char *what)
 		if (kill(c->processIds[i], 0) != 0 && errno == ESRCH)
 			return ACCEL_ERROR_NOT_FOUND;
 	}
+	/* the state's lock is held throughout: the inventory stays while the driver works */
+	struct tf_state *st;
+	AccelResult r = tf_lock(&st);
+	if (r != ACCEL_SUCCESS)
+		return r;
+	const char *dev_id = NULL;
 	if (dev) {
-		struct tf_state *st;
-		AccelResult r = tf_lock(&st);
-		if (r != ACCEL_SUCCESS)
-			return r;
 		const axl_device *d = tf_find(st, c->deviceUUID, NULL);
-		tf_unlock();
-		if (!d)
+		if (!d) {
+			tf_unlock();
 			return ACCEL_ERROR_NOT_FOUND;
+		}
+		dev_id = axl_device_id(d);
 	}
-	tf_log("WARN", "%s: device checkpointing is not supported by axl", what);
-	return ACCEL_ERROR_NOT_SUPPORTED;
+	if (!procs) {
+		tf_unlock();
+		tf_log("WARN", "%s of %.64s: device-level snapshots are not supported: give the processes", what,
+		       c->deviceUUID);
+		return ACCEL_ERROR_NOT_SUPPORTED;
+	}
+	static const axl_checkpoint_op fwd[2][2] = {{AXL_CHECKPOINT_LOCK, AXL_CHECKPOINT_CHECKPOINT},
+						    {AXL_CHECKPOINT_RESTORE, AXL_CHECKPOINT_UNLOCK}};
+	static const axl_checkpoint_op back[2][2] = {{AXL_CHECKPOINT_UNLOCK, AXL_CHECKPOINT_RESTORE},
+						     {AXL_CHECKPOINT_CHECKPOINT, AXL_CHECKPOINT_LOCK}};
+	const int k = resume ? 1 : 0;
+	size_t i = 0;
+	int step = 0, rc = 0;
+	for (; i < c->processCount && rc == 0; i++)
+		for (step = 0; step < 2 && rc == 0; step++)
+			rc = axl_process_checkpoint(st->inv, dev_id, (int)c->processIds[i], fwd[k][step], NULL);
+	if (rc != 0) {
+		/* undo, newest first, so that a failed call leaves the processes as they were */
+		char why[512];
+		snprintf(why, sizeof why, "%s of pid %d", what, (int)c->processIds[i - 1]);
+		r = ck_result(rc, why);
+		i--;
+		step--; /* the step that failed: undo those before it */
+		for (;;) {
+			while (step-- > 0)
+				(void)axl_process_checkpoint(st->inv, dev_id, (int)c->processIds[i], back[k][step], NULL);
+			if (i == 0)
+				break;
+			i--;
+			step = 2;
+		}
+		tf_unlock();
+		return r;
+	}
+	tf_unlock();
+	tf_log("INFO", "%s of %zu process(es) done", what, c->processCount);
+	return ACCEL_SUCCESS;
 }
 
 TF_API AccelResult AccelSnapshot(SnapshotContext *ctx)
 {
-	return snapshot_check(ctx, "snapshot");
+	return snapshot_do(ctx, false);
 }
 
 TF_API AccelResult AccelResume(SnapshotContext *ctx)
 {
-	return snapshot_check(ctx, "resume");
+	return snapshot_do(ctx, true);
 }
 
 /* ---- partitions ---------------------------------------------------------------------- */

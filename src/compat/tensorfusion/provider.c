@@ -442,7 +442,8 @@ static void fill_device(struct tf_state *st, size_t i, const axl_sample *smp, Ex
 	c->supportsPartitioning = part != NULL && c->maxPartitions > 0;
 	/* soft isolation: TensorFusion's LD_PRELOAD limiter intercepts the vendor's compute API */
 	c->supportsSoftIsolation = rt && (rt->flags & AXL_RUNTIME_PRELOAD_LIMITS) && b->index < 16;
-	c->supportsHardIsolation = false; /* axl records limits; it does not enforce them */
+	/* limits bind only where the in-process limiter is there to hold workloads to them */
+	c->supportsHardIsolation = rt && (rt->flags & AXL_RUNTIME_PRELOAD_LIMITS) && tf_limiter_installed();
 	c->supportsSnapshot = false;
 	c->supportsRemoting = false;
 	c->supportsMetrics = false;

@@ -48,4 +48,11 @@ int64_t tf_now_ns(void);
 /* The compute units (SMs / CUs) of a device, 0 when not known. */
 uint64_t tf_compute_units(const axl_device *d);
 
+/* limiter.c: whether libaxl_limiter.so is installed ($AXL_LIMITER_LIBRARY names it, else
+ * libaxl_limiter.so next to this library or one or two directories up). */
+int tf_limiter_installed(void);
+/* Write a device's limits (< 0: keep) into this process's limiter region, creating it
+ * with the n devices listed when there is none. */
+AccelResult tf_limiter_bind(const char *const *uuids, size_t n, const char *uuid, int64_t mem, int pct);
+
 #endif

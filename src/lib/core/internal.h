@@ -486,6 +486,13 @@ struct axl__backend {
 	 * ("AXL_CUDA_LIBRARY", a test double; NULL: none), read like library_env into
 	 * ctx->compute_library[self]. */
 	const char *compute_library_env;
+
+	/* ---- process checkpoints (control/checkpoint.c, include/axl/checkpoint.h) ----
+	 * Do op (axl_checkpoint_op) for process pid through the vendor's driver (the one
+	 * ctx->compute_library[self] names, else the system's) and write the state after it
+	 * (axl_checkpoint_state) to *state; 0 or an AXL_E* code with axl__error's text
+	 * (AXL_ENOTSUP when the driver lacks the calls). Optional. */
+	int (*checkpoint)(const axl_context *ctx, size_t self, int pid, int op, int *state);
 };
 
 extern const struct axl__backend *const axl__backends[];

@@ -520,6 +520,47 @@ static void test_default_path(void)
 	unsetenv("AXL_STATE_DIR");
 }
 
+/* freeze flag, heartbeat and compute tokens: shared by every process of the region */
+static void test_freeze_tokens(void)
+{
+	char p[300];
+	path_of(p, sizeof p, "freeze.region");
+	axl__region *r = NULL, *r2 = NULL;
+	CHECK_INT(axl__region_open(&r, p, lim, 2), 0);
+	CHECK_INT(axl__region_frozen(r), 0);
+	CHECK_INT((int)axl__region_heartbeat(r), 0);
+	axl__region_set_frozen(r, 1);
+	axl__region_set_heartbeat(r, 1234);
+	pid_t k = fork();
+	if (k == 0) {
+		axl__region *c = NULL;
+		int ok = axl__region_open(&c, p, NULL, 0) == 0 && axl__region_frozen(c) &&
+			 axl__region_heartbeat(c) == 1234;
+		if (c)
+			axl__region_set_frozen(c, 0);
+		axl__region_close(c);
+		_exit(ok ? 0 : 1);
+	}
+	int st = 0;
+	waitpid(k, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_INT(axl__region_frozen(r), 0); /* the other process resumed it */
+	/* the file stays valid after the flag and heartbeat changed */
+	CHECK_INT(axl__region_open(&r2, p, NULL, 0), 0);
+	axl__region_close(r2);
+	int64_t left = -1;
+	CHECK_INT(axl__region_tokens(r, 0, 100, 150, 0, &left), 0);
+	CHECK_INT((int)left, 100);
+	CHECK_INT(axl__region_tokens(r, 0, 100, 150, 0, &left), 0);
+	CHECK_INT((int)left, 150); /* capped */
+	CHECK_INT(axl__region_tokens(r, 0, 0, -1, 100, &left), 0);
+	CHECK_INT((int)left, 50);
+	CHECK_INT(axl__region_tokens(r, 0, 10, -1, 100, &left), AXL_ENOMEM);
+	CHECK_INT((int)left, 60); /* the refill stays, nothing taken */
+	CHECK_INT(axl__region_tokens(r, 5, 0, -1, 1, NULL), AXL_EINVAL);
+	axl__region_close(r);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "%s/axl-region-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -535,6 +576,7 @@ int main(void)
 	test_hostile();
 	test_create_race();
 	test_default_path();
+	test_freeze_tokens();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	(void)!system(cmd);

@@ -14,6 +14,7 @@
 
 #include "backend_util.h"
 #include "compute_cuda.h"
+#include "cuda_checkpoint.h"
 #include "nvidia_control.h"
 #include "nvidia_visibility.h"
 
@@ -253,4 +254,5 @@ const struct axl__backend axl__backend_nvidia = {
 	.visibility = axl__nvidia_visibility,
 	.compute = &axl__compute_cuda,
 	.compute_library_env = "AXL_CUDA_LIBRARY",
+	.checkpoint = axl__cuda_checkpoint,
 };
