@@ -99,6 +99,13 @@ static void init_once(void)
 	if (!u)
 		u = ds(g_driver, "cuDeviceGetUuid");
 	axl__lim_drv.device_get_uuid = (CUresult(*)(CUuuid *, CUdevice))u;
+	axl__lim_drv.graph_get_nodes = (CUresult(*)(CUgraph, CUgraphNode *, size_t *))ds(g_driver, "cuGraphGetNodes");
+	axl__lim_drv.node_get_type = (CUresult(*)(CUgraphNode, int *))ds(g_driver, "cuGraphNodeGetType");
+	void *kp = ds(g_driver, "cuGraphKernelNodeGetParams_v2");
+	if (!kp)
+		kp = ds(g_driver, "cuGraphKernelNodeGetParams");
+	axl__lim_drv.kernel_node_get_params = (CUresult(*)(CUgraphNode, void *))kp;
+	axl__lim_drv.child_graph = (CUresult(*)(CUgraphNode, CUgraph *))ds(g_driver, "cuGraphChildGraphNodeGetGraph");
 	axl__lim_log(AXL__LOG_DEBUG, "driver %s loaded", lib);
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
@@ -195,6 +202,7 @@ AXL__LIM_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cu
 static pthread_mutex_t g_dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_dev_state; /* 0 not read, 1 read and limited, 2 read, nothing limited */
 static int g_ndev;
+static int g_ncompute; /* devices with a compute limit */
 static struct axl__lim_dev g_dev[AXL__REGION_MAX_DEVICES];
 static axl__region *g_region;
 
@@ -386,6 +394,9 @@ static void read_devices(void)
 			     (long long)d->memory, d->broken ? " (malformed: refused)" : "", d->compute);
 	}
 	g_ndev = n;
+	g_ncompute = 0;
+	for (int i = 0; i < n; i++)
+		g_ncompute += g_dev[i].compute > 0;
 	if (!limited) {
 		g_dev_state = 2;
 		return;
@@ -429,6 +440,23 @@ static void after_fork_child(void)
 	g_region = NULL;
 	g_dev_state = 0;
 	axl__lim_forget_allocations();
+	axl__lim_forget_compute();
+}
+
+int axl__lim_compute_count(void)
+{
+	axl__region *r;
+	(void)axl__lim_device(0, &r);
+	int st = __atomic_load_n(&g_dev_state, __ATOMIC_ACQUIRE);
+	return st == 0 ? -1 : st == 2 ? 0 : g_ncompute;
+}
+
+int axl__lim_current_ordinal(void)
+{
+	CUdevice d;
+	if (!axl__lim_drv.ctx_get_device || axl__lim_drv.ctx_get_device(&d) != CUDA_SUCCESS)
+		return -1;
+	return d;
 }
 
 struct axl__lim_dev *axl__lim_device(int ordinal, axl__region **region)

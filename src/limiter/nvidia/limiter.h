@@ -22,7 +22,11 @@
 	X(cuMemCreate) X(cuArrayCreate_v2) X(cuMipmappedArrayCreate) X(cuMemFree_v2) X(cuMemFreeAsync) \
 	X(cuMemFreeAsync_ptsz) X(cuMemRelease) X(cuArrayDestroy) X(cuMipmappedArrayDestroy)            \
 	X(cuMemGetInfo_v2) X(cuMemGetInfo) X(cuDeviceTotalMem_v2) X(cuGetProcAddress)                  \
-	X(cuGetProcAddress_v2)
+	X(cuGetProcAddress_v2) X(cuLaunchKernel) X(cuLaunchKernel_ptsz) X(cuLaunchKernelEx)                  \
+	X(cuLaunchKernelEx_ptsz) X(cuLaunchCooperativeKernel) X(cuLaunchCooperativeKernel_ptsz)             \
+	X(cuGraphLaunch) X(cuGraphLaunch_ptsz) X(cuGraphInstantiate) X(cuGraphInstantiate_v2)               \
+	X(cuGraphInstantiateWithFlags) X(cuGraphInstantiateWithParams) X(cuGraphInstantiateWithParams_ptsz) \
+	X(cuGraphExecDestroy)
 
 enum {
 #define AXL__LIM_ENUM(n) AXL__SYM_##n,
@@ -39,6 +43,12 @@ struct axl__lim_drv {
 	CUresult (*device_get_count)(int *);
 	CUresult (*device_get)(CUdevice *, int);
 	CUresult (*device_get_uuid)(CUuuid *, CUdevice);
+	/* a graph's kernels (compute.c): cuGraphGetNodes, cuGraphNodeGetType (NULL: the
+	 * kernel-node query decides), cuGraphKernelNodeGetParams_v2, cuGraphChildGraphNodeGetGraph */
+	CUresult (*graph_get_nodes)(CUgraph, CUgraphNode *, size_t *);
+	CUresult (*node_get_type)(CUgraphNode, int *);
+	CUresult (*kernel_node_get_params)(CUgraphNode, void *);
+	CUresult (*child_graph)(CUgraphNode, CUgraph *);
 };
 extern struct axl__lim_drv axl__lim_drv;
 
@@ -53,6 +63,14 @@ struct axl__lim_dev {
 	int64_t memory; /* the configured memory limit, -1 none */
 	int compute;    /* percent, -1 none */
 };
+
+/* Devices read and how many have a compute limit: -1 the driver cannot tell yet, else the
+ * count (0: launches pass straight through). Reads the devices on the first call. */
+int axl__lim_compute_count(void);
+/* The current context's device ordinal, -1 none. */
+int axl__lim_current_ordinal(void);
+/* A child of fork: the parent's compute limiter (its thread did not survive) is dropped. */
+void axl__lim_forget_compute(void);
 
 /* The devices, their limits and the region, read on the first call that needs them (after
  * the program's cuInit). NULL while the driver cannot tell yet, or when no device is

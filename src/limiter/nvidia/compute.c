@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The compute limit in the interposer (docs/limits.md, "Compute limit"): every launch
+ * path (cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel and their _ptsz
+ * variants: 1 unit; cuGraphLaunch: the graph's kernel nodes) waits in
+ * axl__climit_before_launch() (../climit.h) before the driver sees it. The driver API
+ * cannot tell the graph behind a CUgraphExec, so the instantiation calls are intercepted
+ * too and remember each executable graph's kernel count (child graphs included).
+ *
+ * The climit is created on the first launch on a device with a compute limit, on the
+ * workload's shared region (one bucket for all its processes). Its utilisation source:
+ * the file AXL_LIMITER_UTIL_FILE names when set, else NVML (AXL_LIMITER_NVML_LIBRARY or
+ * libnvidia-ml.so.1), else none (the bucket alone). When no device has a compute limit a
+ * launch costs one load and a branch, and no thread is started.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "climit.h"
+#include "climit_nvml.h"
+#include "limiter.h"
+
+#define REAL(n, type) ((type)axl__lim_real[AXL__SYM_##n])
+
+/* 0 not decided, 1 some device limited (g_cl set), 2 nothing to do */
+static int g_cstate;
+static struct axl__climit *g_cl;
+static int g_dev_of_ord[AXL__REGION_MAX_DEVICES]; /* ordinal -> climit device (region index), -1 none */
+static pthread_mutex_t g_cl_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* the source's device numbers: climit's device (region index) -> the source's index */
+struct src_map {
+	struct axl__climit_source inner;
+	int idx[AXL__REGION_MAX_DEVICES];
+};
+
+static int map_read(void *ctx, int dev, unsigned *pct)
+{
+	struct src_map *m = ctx;
+	if (dev < 0 || dev >= AXL__REGION_MAX_DEVICES || m->idx[dev] < 0)
+		return -1;
+	return m->inner.read(m->inner.ctx, m->idx[dev], pct);
+}
+
+static void map_release(void *ctx)
+{
+	struct src_map *m = ctx;
+	if (m->inner.release)
+		m->inner.release(m->inner.ctx);
+	free(m);
+}
+
+/* NVML's index of CUDA ordinal ord: CUDA_VISIBLE_DEVICES' entry when it is a list of
+ * indices, ord itself when unset; -1 (no feedback for it) for UUID or MIG entries. */
+static int nvml_index(int ord)
+{
+	const char *v = getenv("CUDA_VISIBLE_DEVICES");
+	if (!v || !*v)
+		return ord;
+	const char *p = v;
+	for (int i = 0; i < ord; i++) {
+		p = strchr(p, ',');
+		if (!p)
+			return -1;
+		p++;
+	}
+	char *end;
+	long n = strtol(p, &end, 10);
+	if (end == p || (*end && *end != ','))
+		return -1;
+	return (int)n;
+}
+
+static void create_climit(void)
+{
+	for (int i = 0; i < AXL__REGION_MAX_DEVICES; i++)
+		g_dev_of_ord[i] = -1;
+	struct src_map *m = calloc(1, sizeof *m);
+	const char *file = getenv("AXL_LIMITER_UTIL_FILE");
+	const char *nvml = getenv("AXL_LIMITER_NVML_LIBRARY");
+	int have = 0, is_nvml = 0;
+	if (m && file && *file) {
+		have = axl__climit_source_file(&m->inner, file) == 0;
+		axl__lim_log(AXL__LOG_INFO, "compute: utilisation from the file %s", file);
+	} else if (m && axl__climit_source_nvml(&m->inner, nvml && *nvml ? nvml : NULL) == 0) {
+		have = is_nvml = 1;
+		axl__lim_log(AXL__LOG_INFO, "compute: utilisation from NVML");
+	} else {
+		axl__lim_log(AXL__LOG_WARN, "compute: no utilisation source (NVML does not load, AXL_LIMITER_UTIL_FILE "
+			     "unset): launches are rate-limited by the bucket alone, the share is not measured");
+	}
+	axl__region *r = NULL;
+	int limited[AXL__REGION_MAX_DEVICES];
+	for (int i = 0; i < AXL__REGION_MAX_DEVICES; i++) {
+		limited[i] = 0;
+		if (m)
+			m->idx[i] = -1;
+	}
+	for (int ord = 0; ord < AXL__REGION_MAX_DEVICES; ord++) {
+		struct axl__lim_dev *d = axl__lim_device(ord, &r);
+		if (!d)
+			continue;
+		int pct = d->compute;
+		int cd = d->rdev >= 0 && r ? d->rdev : ord;
+		if (d->rdev >= 0 && r) {
+			struct axl__region_limit l;
+			if (axl__region_limit_get(r, d->rdev, &l) == 0 && l.compute_percent > 0 &&
+			    (pct <= 0 || l.compute_percent < pct))
+				pct = l.compute_percent;
+		}
+		if (pct <= 0 || pct >= 100)
+			continue;
+		g_dev_of_ord[ord] = cd;
+		limited[cd] = pct;
+		if (m)
+			m->idx[cd] = is_nvml ? nvml_index(ord) : ord;
+	}
+	struct axl__climit_source src = { map_read, m, have ? m->inner.window_ms : 0, map_release };
+	struct axl__climit *c = NULL;
+	int rc = axl__climit_init(&c, r, have ? &src : NULL);
+	if (!have || rc != 0)
+		free(m); /* not handed over */
+	if (rc != 0) {
+		axl__lim_log(AXL__LOG_ERROR, "compute: cannot start the compute limiter (error %d); launches not limited",
+			     rc);
+		return;
+	}
+	for (int i = 0; i < AXL__REGION_MAX_DEVICES; i++)
+		if (limited[i]) {
+			axl__climit_set(c, i, (unsigned)limited[i]);
+			axl__lim_log(AXL__LOG_INFO, "compute: device %d held to %d%%", i, limited[i]);
+		}
+	g_cl = c;
+}
+
+static void admit_slow(uint64_t cost)
+{
+	int st = __atomic_load_n(&g_cstate, __ATOMIC_ACQUIRE);
+	if (st == 0) {
+		int n = axl__lim_compute_count();
+		if (n < 0)
+			return; /* the driver cannot tell yet (no cuInit): nothing to hold */
+		pthread_mutex_lock(&g_cl_lock);
+		if (g_cstate == 0) {
+			if (n > 0)
+				create_climit();
+			__atomic_store_n(&g_cstate, g_cl ? 1 : 2, __ATOMIC_RELEASE);
+		}
+		st = g_cstate;
+		pthread_mutex_unlock(&g_cl_lock);
+	}
+	if (st != 1)
+		return;
+	int ord = axl__lim_current_ordinal();
+	if (ord < 0 || ord >= AXL__REGION_MAX_DEVICES || g_dev_of_ord[ord] < 0)
+		return;
+	axl__climit_before_launch(g_cl, g_dev_of_ord[ord], cost);
+}
+
+static inline void admit(uint64_t cost)
+{
+	if (__atomic_load_n(&g_cstate, __ATOMIC_RELAXED) == 2)
+		return;
+	admit_slow(cost);
+}
+
+void axl__lim_forget_compute(void)
+{
+	pthread_mutex_init(&g_cl_lock, NULL);
+	g_cl = NULL; /* the parent's: its thread is not in this process */
+	g_cstate = 0;
+}
+
+/* ---- graphs: CUgraphExec -> kernel count ------------------------------------------------ */
+
+struct gexec {
+	struct gexec *next;
+	CUgraphExec e;
+	uint64_t kernels;
+};
+
+#define GBUCKET 256
+static struct gexec *g_gx[GBUCKET];
+static pthread_mutex_t g_gx_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned gbucket(CUgraphExec e)
+{
+	return (unsigned)(((uint64_t)(uintptr_t)e * 0x9e3779b97f4a7c15ull) >> 56) & (GBUCKET - 1);
+}
+
+static uint64_t count_kernels(CUgraph g, int depth)
+{
+	size_t n = 0;
+	if (!g || depth > 8 || !axl__lim_drv.graph_get_nodes || axl__lim_drv.graph_get_nodes(g, NULL, &n) != CUDA_SUCCESS)
+		return 1;
+	if (n == 0)
+		return 0;
+	CUgraphNode *nodes = calloc(n, sizeof *nodes);
+	if (!nodes)
+		return n;
+	uint64_t k = 0;
+	if (axl__lim_drv.graph_get_nodes(g, nodes, &n) != CUDA_SUCCESS) {
+		free(nodes);
+		return n;
+	}
+	for (size_t i = 0; i < n && nodes[i]; i++) {
+		int type = -1;
+		if (axl__lim_drv.node_get_type && axl__lim_drv.node_get_type(nodes[i], &type) == CUDA_SUCCESS) {
+			if (type == CU_GRAPH_NODE_TYPE_KERNEL) {
+				k++;
+			} else if (type == CU_GRAPH_NODE_TYPE_GRAPH && axl__lim_drv.child_graph) {
+				CUgraph child = NULL;
+				if (axl__lim_drv.child_graph(nodes[i], &child) == CUDA_SUCCESS)
+					k += count_kernels(child, depth + 1);
+			}
+		} else if (axl__lim_drv.kernel_node_get_params) {
+			/* no node types: a kernel node is one the kernel query accepts */
+			_Alignas(16) unsigned char params[512];
+			if (axl__lim_drv.kernel_node_get_params(nodes[i], params) == CUDA_SUCCESS)
+				k++;
+		} else {
+			k++;
+		}
+	}
+	free(nodes);
+	return k;
+}
+
+static void remember(CUresult rc, CUgraphExec *pe, CUgraph g)
+{
+	if (rc != CUDA_SUCCESS || !pe || !*pe || __atomic_load_n(&g_cstate, __ATOMIC_RELAXED) == 2)
+		return;
+	struct gexec *x = malloc(sizeof *x);
+	if (!x)
+		return;
+	x->e = *pe;
+	x->kernels = count_kernels(g, 0);
+	unsigned b = gbucket(x->e);
+	pthread_mutex_lock(&g_gx_lock);
+	x->next = g_gx[b];
+	g_gx[b] = x;
+	pthread_mutex_unlock(&g_gx_lock);
+	axl__lim_log(AXL__LOG_DEBUG, "graph %p: %llu kernels", (void *)x->e, (unsigned long long)x->kernels);
+}
+
+/* the kernels of e; 1 for one the limiter did not see instantiated */
+static uint64_t graph_cost(CUgraphExec e)
+{
+	uint64_t k = 1;
+	unsigned b = gbucket(e);
+	pthread_mutex_lock(&g_gx_lock);
+	for (struct gexec *x = g_gx[b]; x; x = x->next)
+		if (x->e == e) {
+			k = x->kernels;
+			break;
+		}
+	pthread_mutex_unlock(&g_gx_lock);
+	return k;
+}
+
+static void forget_graph(CUgraphExec e)
+{
+	unsigned b = gbucket(e);
+	pthread_mutex_lock(&g_gx_lock);
+	for (struct gexec **pp = &g_gx[b]; *pp; pp = &(*pp)->next)
+		if ((*pp)->e == e) {
+			struct gexec *x = *pp;
+			*pp = x->next;
+			free(x);
+			break;
+		}
+	pthread_mutex_unlock(&g_gx_lock);
+}
+
+/* ---- the entry points --------------------------------------------------------------------- */
+
+typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+			      CUstream, void **, void **);
+typedef CUresult (*launchex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
+typedef CUresult (*coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+			    CUstream, void **);
+typedef CUresult (*glaunch_fn)(CUgraphExec, CUstream);
+typedef CUresult (*inst_fn)(CUgraphExec *, CUgraph, CUgraphNode *, char *, size_t);
+typedef CUresult (*instf_fn)(CUgraphExec *, CUgraph, unsigned long long);
+typedef CUresult (*instp_fn)(CUgraphExec *, CUgraph, CUDA_GRAPH_INSTANTIATE_PARAMS *);
+typedef CUresult (*gdestroy_fn)(CUgraphExec);
+
+#define NOT_THERE(n)                                 \
+	do {                                         \
+		axl__lim_init();                     \
+		if (!axl__lim_real[AXL__SYM_##n])    \
+			return CUDA_ERROR_NOT_SUPPORTED; \
+	} while (0)
+
+AXL__LIM_API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+				     unsigned int by, unsigned int bz, unsigned int sh, CUstream s, void **kp, void **ex)
+{
+	NOT_THERE(cuLaunchKernel);
+	admit(1);
+	return REAL(cuLaunchKernel, launch_fn)(f, gx, gy, gz, bx, by, bz, sh, s, kp, ex);
+}
+
+AXL__LIM_API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+					  unsigned int bx, unsigned int by, unsigned int bz, unsigned int sh, CUstream s,
+					  void **kp, void **ex)
+{
+	NOT_THERE(cuLaunchKernel_ptsz);
+	admit(1);
+	return REAL(cuLaunchKernel_ptsz, launch_fn)(f, gx, gy, gz, bx, by, bz, sh, s, kp, ex);
+}
+
+AXL__LIM_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kp, void **ex)
+{
+	NOT_THERE(cuLaunchKernelEx);
+	admit(1);
+	return REAL(cuLaunchKernelEx, launchex_fn)(config, f, kp, ex);
+}
+
+AXL__LIM_API CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **kp, void **ex)
+{
+	NOT_THERE(cuLaunchKernelEx_ptsz);
+	admit(1);
+	return REAL(cuLaunchKernelEx_ptsz, launchex_fn)(config, f, kp, ex);
+}
+
+AXL__LIM_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+						unsigned int bx, unsigned int by, unsigned int bz, unsigned int sh,
+						CUstream s, void **kp)
+{
+	NOT_THERE(cuLaunchCooperativeKernel);
+	admit(1);
+	return REAL(cuLaunchCooperativeKernel, coop_fn)(f, gx, gy, gz, bx, by, bz, sh, s, kp);
+}
+
+AXL__LIM_API CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+						     unsigned int bx, unsigned int by, unsigned int bz, unsigned int sh,
+						     CUstream s, void **kp)
+{
+	NOT_THERE(cuLaunchCooperativeKernel_ptsz);
+	admit(1);
+	return REAL(cuLaunchCooperativeKernel_ptsz, coop_fn)(f, gx, gy, gz, bx, by, bz, sh, s, kp);
+}
+
+AXL__LIM_API CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
+{
+	NOT_THERE(cuGraphLaunch);
+	if (__atomic_load_n(&g_cstate, __ATOMIC_RELAXED) != 2)
+		admit_slow(graph_cost(e));
+	return REAL(cuGraphLaunch, glaunch_fn)(e, s);
+}
+
+AXL__LIM_API CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream s)
+{
+	NOT_THERE(cuGraphLaunch_ptsz);
+	if (__atomic_load_n(&g_cstate, __ATOMIC_RELAXED) != 2)
+		admit_slow(graph_cost(e));
+	return REAL(cuGraphLaunch_ptsz, glaunch_fn)(e, s);
+}
+
+AXL__LIM_API CUresult cuGraphInstantiate(CUgraphExec *pe, CUgraph g, CUgraphNode *err, char *log, size_t cap)
+{
+	NOT_THERE(cuGraphInstantiate);
+	CUresult rc = REAL(cuGraphInstantiate, inst_fn)(pe, g, err, log, cap);
+	remember(rc, pe, g);
+	return rc;
+}
+
+AXL__LIM_API CUresult cuGraphInstantiate_v2(CUgraphExec *pe, CUgraph g, CUgraphNode *err, char *log, size_t cap)
+{
+	NOT_THERE(cuGraphInstantiate_v2);
+	CUresult rc = REAL(cuGraphInstantiate_v2, inst_fn)(pe, g, err, log, cap);
+	remember(rc, pe, g);
+	return rc;
+}
+
+AXL__LIM_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *pe, CUgraph g, unsigned long long flags)
+{
+	NOT_THERE(cuGraphInstantiateWithFlags);
+	CUresult rc = REAL(cuGraphInstantiateWithFlags, instf_fn)(pe, g, flags);
+	remember(rc, pe, g);
+	return rc;
+}
+
+AXL__LIM_API CUresult cuGraphInstantiateWithParams(CUgraphExec *pe, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+	NOT_THERE(cuGraphInstantiateWithParams);
+	CUresult rc = REAL(cuGraphInstantiateWithParams, instp_fn)(pe, g, p);
+	remember(rc, pe, g);
+	return rc;
+}
+
+AXL__LIM_API CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *pe, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+	NOT_THERE(cuGraphInstantiateWithParams_ptsz);
+	CUresult rc = REAL(cuGraphInstantiateWithParams_ptsz, instp_fn)(pe, g, p);
+	remember(rc, pe, g);
+	return rc;
+}
+
+AXL__LIM_API CUresult cuGraphExecDestroy(CUgraphExec e)
+{
+	NOT_THERE(cuGraphExecDestroy);
+	forget_graph(e);
+	return REAL(cuGraphExecDestroy, gdestroy_fn)(e);
+}
