@@ -20,8 +20,6 @@
 
 #include "limiter.h"
 
-typedef void *(*dlsym_fn)(void *, const char *);
-
 void *axl__lim_real[AXL__SYM_N];
 struct axl__lim_drv axl__lim_drv;
 int axl__lim_log_level = AXL__LOG_WARN;
@@ -62,6 +60,11 @@ static dlsym_fn real_dlsym(void)
 		__atomic_store_n(&g_real_dlsym, f, __ATOMIC_RELEASE);
 	}
 	return f;
+}
+
+dlsym_fn axl__lim_real_dlsym(void)
+{
+	return real_dlsym();
 }
 
 static void after_fork_child(void);
@@ -166,6 +169,9 @@ AXL__LIM_API void *dlsym(void *handle, const char *name)
 		axl__lim_log(AXL__LOG_DEBUG, "dlsym %s: the limiter's", name);
 		return g_table[i].hook;
 	}
+	void *hook = axl__lim_nvml_dlsym(ds, handle, name);
+	if (hook)
+		return hook;
 	return ds(handle, name);
 }
 
@@ -475,4 +481,15 @@ struct axl__lim_dev *axl__lim_device(int ordinal, axl__region **region)
 		return NULL;
 	*region = g_region;
 	return &g_dev[ordinal];
+}
+
+struct axl__lim_dev *axl__lim_device_by_uuid(const char *uuid, axl__region **region)
+{
+	axl__region *r = NULL;
+	if (!uuid || !axl__lim_device(0, &r))
+		return NULL;
+	for (int i = 0; i < g_ndev; i++)
+		if (!strcasecmp(g_dev[i].uuid, uuid))
+			return axl__lim_device(i, region);
+	return NULL;
 }

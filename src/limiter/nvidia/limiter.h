@@ -84,6 +84,16 @@ void axl__lim_log(int level, const char *fmt, ...) __attribute__((format(printf,
 /* Drop every remembered allocation (a child of fork: they are the parent's). */
 void axl__lim_forget_allocations(void);
 
+/* The real dlsym (libc's, past the limiter's). */
+typedef void *(*dlsym_fn)(void *, const char *);
+dlsym_fn axl__lim_real_dlsym(void);
+/* The limited device whose UUID is uuid (case-insensitive), as axl__lim_device; NULL when
+ * none (or nothing is limited, or the driver cannot tell yet). */
+struct axl__lim_dev *axl__lim_device_by_uuid(const char *uuid, axl__region **region);
+/* nvml.c: the limiter's entry for an NVML name it interposes, asked of handle (the real
+ * answer recorded); NULL for every other name or when NVML lacks it. */
+void *axl__lim_nvml_dlsym(dlsym_fn ds, void *handle, const char *name);
+
 /* The limiter's own entry for a pointer the driver handed out, or p itself. */
 void *axl__lim_swap(void *p);
 
