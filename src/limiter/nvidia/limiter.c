@@ -160,6 +160,9 @@ static int is_driver_handle(void *h)
 AXL__LIM_API void *dlsym(void *handle, const char *name)
 {
 	dlsym_fn ds = real_dlsym();
+	void *hook = axl__lim_hip_dlsym(handle, name, ds);
+	if (hook)
+		return hook;
 	int i = table_find(name);
 	if (i >= 0 && is_driver_handle(handle)) {
 		axl__lim_init();
@@ -271,8 +274,8 @@ static void cpu_min(struct axl__lim_dev *d, int v)
 		d->compute = v;
 }
 
-/* AXL_LIMIT_* (axl limit env, version 1) for device i */
-static void limits_axl(int i, struct axl__lim_dev *d)
+/* AXL_LIMIT_* (axl limit env, version 1) for device i (also the HIP side's, amd/hip.c) */
+void axl__lim_limits_axl(int i, struct axl__lim_dev *d)
 {
 	const char *devs = getenv("AXL_LIMIT_DEVICES");
 	if (!devs || !*devs)
@@ -388,7 +391,7 @@ static void read_devices(void)
 		snprintf(d->uuid, sizeof d->uuid,
 			 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
 			 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-		limits_axl(i, d);
+		axl__lim_limits_axl(i, d);
 		limits_hami(i, d);
 		if (d->memory >= 0 || d->compute >= 0 || d->broken)
 			limited = 1;

@@ -81,6 +81,19 @@ enum { AXL__LOG_ERROR, AXL__LOG_WARN, AXL__LOG_INFO, AXL__LOG_DEBUG };
 extern int axl__lim_log_level;
 void axl__lim_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* AXL_LIMIT_* for device i, matched by d->uuid (case-insensitive): d->memory, d->compute,
+ * d->broken (a malformed or unknown-version variable) */
+void axl__lim_limits_axl(int i, struct axl__lim_dev *d);
+
+/* The HIP side (src/limiter/amd/hip.c): the limiter's entry for an accounted hip* name
+ * asked of the HIP runtime, NULL otherwise (the caller then answers as the real dlsym). */
+void *axl__lim_hip_dlsym(void *handle, const char *name, void *(*real_dlsym)(void *, const char *));
+
+/* The allocation map (memory.c), shared with the HIP side: kind AXL__LIM_K_HIP */
+enum { AXL__LIM_K_HIP = 8 };
+void axl__lim_map_put(uint64_t key, int kind, int rdev, uint64_t bytes);
+int axl__lim_map_take(uint64_t key, int kind, int *rdev, uint64_t *bytes);
+
 /* Drop every remembered allocation (a child of fork: they are the parent's). */
 void axl__lim_forget_allocations(void);
 

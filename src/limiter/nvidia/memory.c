@@ -83,6 +83,16 @@ static void map_back(uint64_t key, int kind, int rdev, uint64_t bytes)
 	map_put(key, kind, rdev, bytes);
 }
 
+void axl__lim_map_put(uint64_t key, int kind, int rdev, uint64_t bytes)
+{
+	map_put(key, kind, rdev, bytes);
+}
+
+int axl__lim_map_take(uint64_t key, int kind, int *rdev, uint64_t *bytes)
+{
+	return map_take(key, kind, rdev, bytes);
+}
+
 void axl__lim_forget_allocations(void)
 {
 	pthread_mutex_init(&g_map_lock, NULL);

@@ -26,7 +26,8 @@ for f in hipInit hipDriverGetVersion hipRuntimeGetVersion hipGetDeviceCount hipS
          hipHostMalloc hipHostFree hipMemGetInfo hipMemcpyAsync hipMemsetAsync hipStreamCreate \
          hipStreamDestroy hipStreamSynchronize hipDeviceSynchronize hipEventCreate hipEventRecord \
          hipEventSynchronize hipEventElapsedTime hipEventDestroy hipDeviceCanAccessPeer \
-         hipDeviceEnablePeerAccess hipGetErrorName hipGetErrorString; do
+         hipDeviceEnablePeerAccess hipGetErrorName hipGetErrorString hipMallocManaged hipExtMallocWithFlags \
+         hipMallocAsync hipFreeAsync hipStreamGetDevice; do
   for lib in "$cur" "$old"; do
     syms "$lib" | grep -qx "$f" || { echo "$lib lacks $f"; fail=1; }
   done

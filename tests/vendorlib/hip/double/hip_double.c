@@ -550,43 +550,102 @@ API hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device)
 
 /* ---- memory ------------------------------------------------------------------------------------- */
 
-API hipError_t hipMalloc(void **ptr, size_t size)
+/* an allocation of size bytes on device d; with the lock held */
+static hipError_t dev_alloc(void **ptr, size_t size, int d)
 {
-  ENTER();
   if (!ptr)
-    return leave(hipErrorInvalidValue);
-  int d = cur();
+    return hipErrorInvalidValue;
   if (g_dev[d].lost)
-    return leave(g_lost_code);
+    return g_lost_code;
   if (size == 0) {
     *ptr = NULL;
-    return leave(hipSuccess);
+    return hipSuccess;
   }
   struct dev *v = &g_dev[d];
   uint64_t inuse = v->used + v->allocated;
   if (size > v->total || inuse > v->total - size || (g_has_oom && (v->allocated > g_oom_at || size > g_oom_at - v->allocated)))
-    return leave(hipErrorOutOfMemory);
+    return hipErrorOutOfMemory;
   struct alloc *a = new_alloc(size, d);
   if (!a)
-    return leave(hipErrorOutOfMemory);
+    return hipErrorOutOfMemory;
   v->allocated += size;
   *ptr = (void *)a->base;
-  return leave(hipSuccess);
+  return hipSuccess;
+}
+
+API hipError_t hipMalloc(void **ptr, size_t size)
+{
+  ENTER();
+  return leave(dev_alloc(ptr, size, cur()));
+}
+
+/* managed memory: device memory of the current device here (the double has no migration) */
+API hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags)
+{
+  ENTER();
+  if (flags & ~3u) /* hipMemAttachGlobal 1, hipMemAttachHost 2 */
+    return leave(hipErrorInvalidValue);
+  return leave(dev_alloc(ptr, size, cur()));
+}
+
+/* hipExtMallocWithFlags: the flags (fine-grained, uncached, ...) change nothing here */
+API hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags)
+{
+  (void)flags;
+  ENTER();
+  return leave(dev_alloc(ptr, sizeBytes, cur()));
+}
+
+/* stream-ordered: allocated at once on the stream's device (nothing is asynchronous) */
+API hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream)
+{
+  ENTER();
+  int d;
+  if (!stream_ok(stream, &d))
+    return leave(hipErrorInvalidHandle);
+  return leave(dev_alloc(ptr, size, d));
+}
+
+/* free a device block; with the lock held */
+static hipError_t dev_free(void *ptr)
+{
+  if (!ptr)
+    return hipSuccess;
+  struct alloc *a = block_at(ptr, 0);
+  if (!a)
+    return hipErrorInvalidValue;
+  munmap(a->host, a->size);
+  a->host = NULL;
+  a->freed = 1; /* the reservation stays: the address is never handed out again */
+  g_dev[a->dev].allocated -= a->size;
+  return g_dev[a->dev].lost ? g_lost_code : hipSuccess;
 }
 
 API hipError_t hipFree(void *ptr)
 {
   ENTER();
-  if (!ptr)
-    return leave(hipSuccess);
-  struct alloc *a = block_at(ptr, 0);
-  if (!a)
+  return leave(dev_free(ptr));
+}
+
+API hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
+{
+  ENTER();
+  int d;
+  if (!stream_ok(stream, &d))
+    return leave(hipErrorInvalidHandle);
+  return leave(dev_free(ptr));
+}
+
+API hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device)
+{
+  ENTER();
+  int d;
+  if (!device)
     return leave(hipErrorInvalidValue);
-  munmap(a->host, a->size);
-  a->host = NULL;
-  a->freed = 1; /* the reservation stays: the address is never handed out again */
-  g_dev[a->dev].allocated -= a->size;
-  return leave(g_dev[a->dev].lost ? g_lost_code : hipSuccess);
+  if (!stream_ok(stream, &d))
+    return leave(hipErrorInvalidHandle);
+  *device = d;
+  return leave(hipSuccess);
 }
 
 API hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)

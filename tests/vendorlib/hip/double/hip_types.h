@@ -57,6 +57,8 @@ typedef struct hipUUID_t {
 } hipUUID;
 
 #define hipHostMallocDefault 0x0u
+#define hipMemAttachGlobal 0x1u
+#define hipDeviceMallocFinegrained 0x1u
 
 hipError_t hipInit(unsigned int flags);
 hipError_t hipDriverGetVersion(int *driverVersion);
@@ -71,6 +73,11 @@ hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceI
 hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device);
 hipError_t hipMalloc(void **ptr, size_t size);
 hipError_t hipFree(void *ptr);
+hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags);
+hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags);
+hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream);
+hipError_t hipFreeAsync(void *ptr, hipStream_t stream);
+hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device);
 hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags);
 hipError_t hipHostFree(void *ptr);
 hipError_t hipMemGetInfo(size_t *free, size_t *total);

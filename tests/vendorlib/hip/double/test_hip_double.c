@@ -22,7 +22,8 @@
   X(hipMemcpyAsync) X(hipMemcpyPeerAsync) X(hipMemsetAsync) X(hipStreamCreate) X(hipStreamDestroy)           \
   X(hipStreamSynchronize) X(hipDeviceSynchronize) X(hipEventCreate) X(hipEventRecord)                        \
   X(hipEventSynchronize) X(hipEventElapsedTime) X(hipEventDestroy) X(hipDeviceCanAccessPeer)                 \
-  X(hipDeviceEnablePeerAccess) X(hipGetErrorName) X(hipGetErrorString)
+  X(hipDeviceEnablePeerAccess) X(hipGetErrorName) X(hipGetErrorString) X(hipMallocManaged)                 \
+  X(hipExtMallocWithFlags) X(hipMallocAsync) X(hipFreeAsync) X(hipStreamGetDevice)
 
 #define DECLARE(f) static __typeof__(f) *p_##f;
 FUNCS(DECLARE)
@@ -449,6 +450,49 @@ static void suite_meminfo(void)
   RC(p_hipMalloc(&d, (size_t)34342961152ull), hipErrorOutOfMemory);
 }
 
+/* the other allocation paths: managed, hipExtMallocWithFlags, stream-ordered (on the
+ * stream's device), hipFreeAsync; all count in hipMemGetInfo like hipMalloc */
+static void suite_allocpaths(void)
+{
+  use_json(MI100);
+  size_t fr0 = 0, fr = 0, total = 0;
+  RC(p_hipMemGetInfo(&fr0, &total), hipSuccess);
+  void *m = NULL, *e = NULL, *a = NULL, *b = NULL;
+  RC(p_hipMallocManaged(&m, 4096, hipMemAttachGlobal), hipSuccess);
+  RC(p_hipMallocManaged(&b, 4096, 8), hipErrorInvalidValue);
+  RC(p_hipExtMallocWithFlags(&e, 8192, hipDeviceMallocFinegrained), hipSuccess);
+  RC(p_hipMallocAsync(&a, 1 << 20, NULL), hipSuccess);
+  RC(p_hipMemGetInfo(&fr, &total), hipSuccess);
+  EQ(fr, fr0 - 4096 - 8192 - (1 << 20));
+  RC(p_hipFreeAsync(a, NULL), hipSuccess);
+  RC(p_hipFreeAsync(a, NULL), hipErrorInvalidValue);
+  RC(p_hipFree(m), hipSuccess);
+  RC(p_hipFree(e), hipSuccess);
+  RC(p_hipMemGetInfo(&fr, &total), hipSuccess);
+  EQ(fr, fr0);
+  /* a stream of device 1: the allocation is device 1's */
+  hipStream_t s;
+  RC(p_hipSetDevice(1), hipSuccess);
+  RC(p_hipStreamCreate(&s), hipSuccess);
+  RC(p_hipSetDevice(0), hipSuccess);
+  int dev = -1;
+  RC(p_hipStreamGetDevice(s, &dev), hipSuccess);
+  EQ(dev, 1);
+  RC(p_hipStreamGetDevice(NULL, &dev), hipSuccess);
+  EQ(dev, 0);
+  RC(p_hipMallocAsync(&a, 1 << 20, s), hipSuccess);
+  RC(p_hipMemGetInfo(&fr, &total), hipSuccess);
+  EQ(fr, fr0);
+  RC(p_hipSetDevice(1), hipSuccess);
+  RC(p_hipMemGetInfo(&fr, &total), hipSuccess);
+  EQ(fr, fr0 - (1 << 20));
+  RC(p_hipFreeAsync(a, s), hipSuccess);
+  RC(p_hipStreamDestroy(s), hipSuccess);
+  RC(p_hipMallocAsync(&a, 16, s), hipErrorInvalidHandle);
+  RC(p_hipFreeAsync(NULL, s), hipErrorInvalidHandle);
+  RC(p_hipMallocManaged(NULL, 16, hipMemAttachGlobal), hipErrorInvalidValue);
+}
+
 /* ==== faults ========================================================================================= */
 static void suite_oom(void)
 {
@@ -696,7 +740,7 @@ int main(int argc, char **argv)
       {"init", suite_init, 1},       {"nodevice", suite_nodevice, 1},   {"badjson", suite_badjson, 1},
       {"enumerate", suite_enumerate, 1}, {"partitions", suite_partitions, 1}, {"fixtures", suite_fixtures, 1},
       {"alloc", suite_alloc, 1},     {"copy", suite_copy, 1},           {"peer", suite_peer, 1},
-      {"memset", suite_memset, 1},   {"streams", suite_streams, 1},     {"meminfo", suite_meminfo, 1},
+      {"memset", suite_memset, 1},   {"streams", suite_streams, 1},     {"meminfo", suite_meminfo, 1},   {"allocpaths", suite_allocpaths, 1},
       {"oom", suite_oom, 1},         {"lost", suite_lost, 1},           {"lost_code", suite_lost_code, 1},
       {"hang", suite_hang, 1},       {"threads", suite_threads, 1},     {"old", suite_old, 0},
   };
