@@ -172,8 +172,7 @@ AXL__LIM_API void *dlsym(void *handle, const char *name)
 		axl__lim_log(AXL__LOG_DEBUG, "dlsym %s: the limiter's", name);
 		return g_table[i].hook;
 	}
-	void *hook = axl__lim_nvml_dlsym(ds, handle, name);
-	if (hook)
+	if ((hook = axl__lim_nvml_dlsym(ds, handle, name)))
 		return hook;
 	return ds(handle, name);
 }
