@@ -201,14 +201,7 @@ static void read_devices(void)
 		return;
 	}
 	char path[4096];
-	const char *rp = getenv("AXL_LIMITER_REGION");
-	int rc = 0;
-	if (rp && *rp)
-		snprintf(path, sizeof path, "%s", rp);
-	else
-		rc = axl__region_default_path(path, sizeof path);
-	if (rc == 0)
-		rc = axl__region_open(&g_region, path, lims, n);
+	int rc = axl__lim_region_attach(&g_region, lims, n, path, sizeof path);
 	if (rc != 0) {
 		axl__lim_log(AXL__LOG_ERROR, "cannot attach the shared region %s (error %d); allocations on limited HIP "
 			     "devices refused", path, rc);

@@ -154,6 +154,19 @@ static int is_driver_handle(void *h)
 	return lib && *lib && !strcmp(lib, lm->l_name);
 }
 
+int axl__lim_region_attach(axl__region **out, const struct axl__region_limit *lims, int n, char *path,
+			   size_t cap)
+{
+	const char *rp = getenv("AXL_LIMITER_REGION");
+	snprintf(path, cap, "%s", rp && *rp ? rp : "(the state directory's)");
+	if (!(rp && *rp)) {
+		int rc = axl__region_default_path(path, cap);
+		if (rc)
+			return rc;
+	}
+	return axl__region_open(out, path, lims, n);
+}
+
 /* dlsym: the limiter's entry for an accounted name asked of the driver, the real answer
  * otherwise. The last call is a tail call, so that RTLD_NEXT stays relative to the
  * caller (glibc finds the caller from the return address). */
@@ -410,17 +423,10 @@ static void read_devices(void)
 		return;
 	}
 	char path[4096];
-	const char *rp = getenv("AXL_LIMITER_REGION");
-	int rc = 0;
-	if (rp && *rp)
-		snprintf(path, sizeof path, "%s", rp);
-	else
-		rc = axl__region_default_path(path, sizeof path);
-	if (rc == 0)
-		rc = axl__region_open(&g_region, path, lims, n);
+	int rc = axl__lim_region_attach(&g_region, lims, n, path, sizeof path);
 	if (rc != 0) {
 		axl__lim_log(AXL__LOG_ERROR, "cannot attach the shared region %s (error %d); allocations on limited "
-			     "devices refused", rc == 0 ? path : path, rc);
+			     "devices refused", path, rc);
 		g_region = NULL;
 		for (int i = 0; i < n; i++)
 			if (g_dev[i].memory >= 0 || g_dev[i].broken)

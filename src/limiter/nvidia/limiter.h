@@ -80,6 +80,11 @@ struct axl__lim_dev *axl__lim_device(int ordinal, axl__region **region);
 enum { AXL__LOG_ERROR, AXL__LOG_WARN, AXL__LOG_INFO, AXL__LOG_DEBUG };
 extern int axl__lim_log_level;
 void axl__lim_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Attach the workload's shared region ($AXL_LIMITER_REGION, else the state directory's
+ * default) with these limits: 0, or an AXL_E* code; path (cap bytes) gets its path for
+ * messages. The CUDA and the HIP sides both attach through here. */
+int axl__lim_region_attach(axl__region **out, const struct axl__region_limit *lims, int n, char *path,
+			   size_t cap);
 
 /* AXL_LIMIT_* for device i, matched by d->uuid (case-insensitive): d->memory, d->compute,
  * d->broken (a malformed or unknown-version variable) */
