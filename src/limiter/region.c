@@ -170,23 +170,75 @@ static void region_unlock(struct axl__region *r)
 
 /* ---- creating and attaching ------------------------------------------------------ */
 
+int axl__region_state_dir(char *buf, size_t cap)
+{
+	const char *p = getenv("AXL_STATE_DIR");
+	int n;
+	if (p && *p)
+		n = snprintf(buf, cap, "%s", p);
+	else if (geteuid() == 0)
+		n = snprintf(buf, cap, "/run/axl");
+	else if ((p = getenv("XDG_RUNTIME_DIR")) && p[0] == '/')
+		n = snprintf(buf, cap, "%s/axl", p);
+	else
+		n = snprintf(buf, cap, "/tmp/axl-%u", (unsigned)geteuid());
+	if (n < 0 || (size_t)n >= cap)
+		return axl__error(AXL_ERANGE, "the state directory's path is too long");
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = 0;
+	return 0;
+}
+
 int axl__region_default_path(char *buf, size_t cap)
 {
 	const char *p = getenv("AXL_LIMITER_REGION");
 	int n;
 	if (p && *p) {
 		n = snprintf(buf, cap, "%s", p);
-	} else if ((p = getenv("AXL_STATE_DIR")) && *p) {
-		n = snprintf(buf, cap, "%s/limiter.region", p);
-	} else if (geteuid() == 0) {
-		n = snprintf(buf, cap, "/run/axl/limiter.region");
-	} else if ((p = getenv("XDG_RUNTIME_DIR")) && *p) {
-		n = snprintf(buf, cap, "%s/axl/limiter.region", p);
 	} else {
-		n = snprintf(buf, cap, "/tmp/axl-%u/limiter.region", (unsigned)geteuid());
+		int rc = axl__region_state_dir(buf, cap);
+		if (rc)
+			return rc;
+		size_t len = strlen(buf);
+		n = snprintf(buf + len, cap - len, "/limiter.region");
+		n = n < 0 ? n : n + (int)len;
 	}
 	if (n < 0 || (size_t)n >= cap)
 		return axl__error(AXL_ERANGE, "the limiter region's path is too long");
+	return 0;
+}
+
+/* The device table from limits (and the checksum over it); the devices' compute state
+ * starts afresh. */
+static void devs_fill(struct region_file *f, const struct axl__region_limit *limits, int ndev)
+{
+	f->ndev = (uint32_t)ndev;
+	memset(f->devs, 0, sizeof f->devs);
+	for (int d = 0; d < AXL__REGION_MAX_DEVICES; d++) {
+		atomic_store(&f->devs[d].memory_bytes, -1);
+		atomic_store(&f->devs[d].compute_percent, -1);
+	}
+	for (int d = 0; d < ndev; d++) {
+		snprintf(f->devs[d].uuid, sizeof f->devs[d].uuid, "%s", limits[d].uuid);
+		atomic_store(&f->devs[d].memory_bytes, limits[d].memory_bytes < 0 ? -1 : limits[d].memory_bytes);
+		atomic_store(&f->devs[d].compute_percent,
+			     limits[d].compute_percent < 0 ? -1 : limits[d].compute_percent);
+	}
+	f->checksum = region_checksum(f);
+}
+
+/* Do limits say something else than the region's device table? */
+static int devs_differ(const struct region_file *f, const struct axl__region_limit *limits, int ndev)
+{
+	if (f->ndev != (uint32_t)ndev)
+		return 1;
+	for (int d = 0; d < ndev; d++) {
+		int64_t mem = limits[d].memory_bytes < 0 ? -1 : limits[d].memory_bytes;
+		int32_t pct = limits[d].compute_percent < 0 ? -1 : limits[d].compute_percent;
+		if (strncmp(f->devs[d].uuid, limits[d].uuid, sizeof f->devs[d].uuid) ||
+		    atomic_load(&f->devs[d].memory_bytes) != mem || atomic_load(&f->devs[d].compute_percent) != pct)
+			return 1;
+	}
 	return 0;
 }
 
@@ -221,17 +273,7 @@ static int region_create(const char *path, const struct axl__region_limit *limit
 	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
 	pthread_mutex_init(&f->lock.m, &a);
 	pthread_mutexattr_destroy(&a);
-	for (int d = 0; d < AXL__REGION_MAX_DEVICES; d++) {
-		atomic_store(&f->devs[d].memory_bytes, -1);
-		atomic_store(&f->devs[d].compute_percent, -1);
-	}
-	for (int d = 0; d < ndev; d++) {
-		snprintf(f->devs[d].uuid, sizeof f->devs[d].uuid, "%s", limits[d].uuid);
-		atomic_store(&f->devs[d].memory_bytes, limits[d].memory_bytes < 0 ? -1 : limits[d].memory_bytes);
-		atomic_store(&f->devs[d].compute_percent,
-			     limits[d].compute_percent < 0 ? -1 : limits[d].compute_percent);
-	}
-	f->checksum = region_checksum(f);
+	devs_fill(f, limits, ndev);
 	if (msync(f, sizeof *f, MS_SYNC) < 0 || fsync(fd) < 0) {
 		rc = axl__error(AXL_EIO, "%s: cannot write: %s", tmp, strerror(errno));
 		goto out;
@@ -329,6 +371,13 @@ int axl__region_open(axl__region **out, const char *path, const struct axl__regi
 		goto fail;
 	}
 	reclaim_locked(r);
+	/* nobody attached (every process of the last workload is gone): this is a new
+	 * workload, whose limits (changed by axl limit set, say) replace the old ones */
+	uint32_t live = 0;
+	for (uint32_t k = 0; k < f->nslots; k++)
+		live += atomic_load(&f->slots[k].pid) != 0;
+	if (!live && ndev > 0 && devs_differ(f, limits, ndev))
+		devs_fill(f, limits, ndev);
 	struct region_slot *slot = NULL;
 	uint32_t i;
 	for (i = 0; i < f->nslots; i++) {

@@ -50,10 +50,14 @@ struct axl__region_proc {
  * the state directory of docs/limits.md ($AXL_STATE_DIR, /run/axl for root,
  * $XDG_RUNTIME_DIR/axl, /tmp/axl-<uid>). AXL_ERANGE when it does not fit. */
 int axl__region_default_path(char *buf, size_t cap);
+/* The state directory (as libaxl's, docs/limits.md) without a trailing slash: AXL_ERANGE
+ * when it does not fit. */
+int axl__region_state_dir(char *buf, size_t cap);
 
 /* Attach to the region at path, creating it with these limits when it does not exist
  * (ndev 1..AXL__REGION_MAX_DEVICES; limits NULL with ndev 0: attach only, AXL_ENOENT when
- * absent). An existing region keeps its own limits. The file is created complete (a
+ * absent). An existing region keeps its own limits while a process is attached to it;
+ * one that nobody is attached to (every process of the last workload gone) takes these. The file is created complete (a
  * temporary file linked into place), mode 0600. Takes a slot for the calling process and
  * reclaims the slots of dead processes. AXL_EPARSE for a truncated or corrupted file,
  * AXL_EVERSION for a newer major version, AXL_ENOSPC when every slot is taken by a live

@@ -519,6 +519,42 @@ static void case_unlimited(void)
 	CHECK(access(getenv("AXL_LIMITER_REGION"), F_OK) != 0);
 }
 
+/* The state directory's records (axl limit set), driven by tests/limiter/check_state.py:
+ * AXL_STATE_DIR names the directory, TEST_LIMIT_BYTES the limit device 0 must have
+ * ("none": none); the region is the state directory's own (no AXL_LIMITER_REGION). */
+static void case_state(void)
+{
+	unsetenv("AXL_LIMITER_REGION");
+	start();
+	const char *want = getenv("TEST_LIMIT_BYTES");
+	if (!want) {
+		fprintf(stderr, "TEST_LIMIT_BYTES is not set\n");
+		exit(2);
+	}
+	if (!strcmp(want, "none")) {
+		CUdeviceptr p;
+		RC(cuMemAlloc_v2(&p, 64 * MIB), CUDA_SUCCESS);
+		RC(cuMemFree_v2(p), CUDA_SUCCESS);
+		return;
+	}
+	size_t limit = (size_t)strtoull(want, NULL, 10);
+	exact(cuMemAlloc_v2, cuMemFree_v2, limit);
+	info_is(limit, 0);
+}
+
+/* a state file that cannot be used: allocations refused, the program runs on */
+static void case_state_bad(void)
+{
+	unsetenv("AXL_LIMITER_REGION");
+	start();
+	size_t before = double_used();
+	CUdeviceptr p;
+	RC(cuMemAlloc_v2(&p, 512), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK(double_used() == before);
+	CUstream s;
+	RC(cuStreamCreate(&s, 0), CUDA_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -535,7 +571,8 @@ int main(int argc, char **argv)
 		void (*fn)(void);
 	} cases[] = {{"direct", case_direct},       {"dlsym", case_dlsym},         {"procaddr", case_procaddr},
 		     {"paths", case_paths},         {"concurrent", case_concurrent}, {"kill9", case_kill9},
-		     {"hami", case_hami},           {"malformed", case_malformed}, {"unlimited", case_unlimited}};
+		     {"hami", case_hami},           {"malformed", case_malformed}, {"unlimited", case_unlimited},
+		     {"state", case_state},         {"state_bad", case_state_bad}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		if (!strcmp(argv[1], cases[i].name)) {
 			cases[i].fn();

@@ -168,6 +168,7 @@ static void read_devices(void)
 	}
 	int limited = 0;
 	struct axl__region_limit lims[AXL__REGION_MAX_DEVICES];
+	struct axl__lim_state *state = axl__lim_state_load("HIP");
 	for (int i = 0; i < n; i++) {
 		struct axl__lim_dev *d = &g_dev[i];
 		memset(d, 0, sizeof *d);
@@ -181,6 +182,7 @@ static void read_devices(void)
 			snprintf(d->uuid, sizeof d->uuid, "GPU-%.16s", u.bytes);
 		else if (!g_rtf.bus_id || g_rtf.bus_id(d->uuid, (int)sizeof d->uuid, i) != hipSuccess)
 			d->uuid[0] = 0;
+		axl__lim_limits_state(state, d); /* a broken file: every device, identified or not */
 		if (d->uuid[0])
 			axl__lim_limits_axl(i, d);
 		else if (getenv("AXL_LIMIT_DEVICES"))
@@ -195,6 +197,7 @@ static void read_devices(void)
 		axl__lim_log(AXL__LOG_INFO, "HIP device %d %s: memory %lld%s", i, d->uuid, (long long)d->memory,
 			     d->broken ? " (malformed: refused)" : "");
 	}
+	free(state);
 	g_ndev = n;
 	if (!limited) {
 		g_state = 2;

@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "limiter.h"
+#include "lstate.h"
 
 void *axl__lim_real[AXL__SYM_N];
 struct axl__lim_drv axl__lim_drv;
@@ -339,6 +340,36 @@ void axl__lim_limits_axl(int i, struct axl__lim_dev *d)
 	}
 }
 
+struct axl__lim_state *axl__lim_state_load(const char *side)
+{
+	struct axl__lim_state *st = malloc(sizeof *st);
+	if (!st) {
+		axl__lim_log(AXL__LOG_ERROR, "%s: out of memory reading the state directory's limits; allocations "
+			     "refused", side);
+		return NULL;
+	}
+	if (axl__lim_state_read(st) != 0)
+		axl__lim_log(AXL__LOG_ERROR, "%s: %s; allocations refused on every device (fix or remove the file, "
+			     "or axl limit clear)", side, st->msg);
+	else if (st->n || st->no_uuid)
+		axl__lim_log(AXL__LOG_INFO, "%s: %d limit(s) by UUID from %s%s", side, st->n, st->path,
+			     st->no_uuid ? " (records without a UUID are not matched)" : "");
+	return st;
+}
+
+void axl__lim_limits_state(const struct axl__lim_state *st, struct axl__lim_dev *d)
+{
+	if (!st || st->broken) {
+		d->broken = 1;
+		return;
+	}
+	for (int k = 0; k < st->n; k++)
+		if (!strcasecmp(st->rec[k].uuid, d->uuid)) {
+			mem_min(d, st->rec[k].memory);
+			cpu_min(d, st->rec[k].compute);
+		}
+}
+
 /* HAMi-core's CUDA_DEVICE_MEMORY_LIMIT[_i] and CUDA_DEVICE_SM_LIMIT[_i] for device i */
 static void limits_hami(int i, struct axl__lim_dev *d)
 {
@@ -386,6 +417,7 @@ static void read_devices(void)
 	}
 	int limited = 0;
 	struct axl__region_limit lims[AXL__REGION_MAX_DEVICES];
+	struct axl__lim_state *state = axl__lim_state_load("CUDA");
 	for (int i = 0; i < n; i++) {
 		struct axl__lim_dev *d = &g_dev[i];
 		memset(d, 0, sizeof *d);
@@ -403,6 +435,7 @@ static void read_devices(void)
 		snprintf(d->uuid, sizeof d->uuid,
 			 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
 			 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+		axl__lim_limits_state(state, d);
 		axl__lim_limits_axl(i, d);
 		limits_hami(i, d);
 		if (d->memory >= 0 || d->compute >= 0 || d->broken)
@@ -414,6 +447,7 @@ static void read_devices(void)
 		axl__lim_log(AXL__LOG_INFO, "device %d %s: memory %lld%s, compute %d%%", i, d->uuid,
 			     (long long)d->memory, d->broken ? " (malformed: refused)" : "", d->compute);
 	}
+	free(state);
 	g_ndev = n;
 	g_ncompute = 0;
 	for (int i = 0; i < n; i++)

@@ -86,6 +86,14 @@ void axl__lim_log(int level, const char *fmt, ...) __attribute__((format(printf,
 int axl__lim_region_attach(axl__region **out, const struct axl__region_limit *lims, int n, char *path,
 			   size_t cap);
 
+/* The state directory's limit records (../state.c), read for one side ("CUDA", "HIP") with
+ * an error logged when the file is unusable; NULL (logged) when out of memory; free() it. */
+struct axl__lim_state;
+struct axl__lim_state *axl__lim_state_load(const char *side);
+/* st's records for d by d->uuid (case-insensitive): d->memory, d->compute; st NULL or
+ * broken: d->broken (fails closed). */
+void axl__lim_limits_state(const struct axl__lim_state *st, struct axl__lim_dev *d);
+
 /* AXL_LIMIT_* for device i, matched by d->uuid (case-insensitive): d->memory, d->compute,
  * d->broken (a malformed or unknown-version variable) */
 void axl__lim_limits_axl(int i, struct axl__lim_dev *d);

@@ -101,14 +101,32 @@ static void test_exact(void)
 		CHECK_INT(mine, 1900);
 	}
 	axl__region_close(r);
-	/* reattached: the limits changed under the lock kept a good checksum */
+	/* reattached without limits: the limits changed under the lock kept a good checksum */
+	CHECK_INT(axl__region_open(&r, p, NULL, 0), 0);
+	if (r) {
+		struct axl__region_limit l;
+		CHECK_INT(axl__region_limit_get(r, 0, &l), 0);
+		CHECK_INT(l.memory_bytes, 500);
+		CHECK_INT(axl__region_usage(r, 0, &total, NULL), 0);
+		CHECK_INT(total, 0);
+		/* while a process is attached, a newcomer's limits do not replace the region's */
+		struct axl__region_limit other[2];
+		memcpy(other, lim, sizeof other);
+		other[0].memory_bytes = 7777;
+		CHECK_INT(axl__region_open(&r2, p, other, 2), 0);
+		CHECK_INT(axl__region_limit_get(r, 0, &l), 0);
+		CHECK_INT(l.memory_bytes, 500);
+		axl__region_close(r2);
+		axl__region_close(r);
+	}
+	/* nobody attached: a new workload's limits (axl limit set changed them) replace them */
 	CHECK_INT(axl__region_open(&r, p, lim, 2), 0);
 	if (r) {
 		struct axl__region_limit l;
 		CHECK_INT(axl__region_limit_get(r, 0, &l), 0);
-		CHECK_INT(l.memory_bytes, 500); /* an existing region keeps its limits */
-		CHECK_INT(axl__region_usage(r, 0, &total, NULL), 0);
-		CHECK_INT(total, 0);
+		CHECK_INT(l.memory_bytes, lim[0].memory_bytes);
+		CHECK_INT(l.compute_percent, lim[0].compute_percent < 0 ? -1 : lim[0].compute_percent);
+		CHECK_STR(l.uuid, lim[0].uuid);
 		axl__region_close(r);
 	}
 	axl__region_close(NULL);
