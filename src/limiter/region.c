@@ -549,6 +549,18 @@ static uint64_t sum_claims(const struct region_file *f, int dev)
 	return sum;
 }
 
+int axl__region_hold(axl__region *r, int dev, uint64_t bytes)
+{
+	int rc = dev_check(r, dev);
+	if (rc)
+		return rc;
+	if (!r->me)
+		return axl__error(AXL_EINVAL, "%s: this process holds no slot", r->path);
+	atomic_fetch_add(&r->me->claim[dev], bytes);
+	atomic_fetch_add(&r->me->used[dev], bytes);
+	return 0;
+}
+
 int axl__region_reserve(axl__region *r, int dev, uint64_t bytes, uint64_t *remaining)
 {
 	int rc = dev_check(r, dev);

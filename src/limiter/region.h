@@ -79,6 +79,9 @@ int axl__region_limit_set(axl__region *r, int dev, int64_t memory_bytes, int com
  * the bytes still free. On failure the dead processes' slots are reclaimed and it tries
  * again once. A device without a memory limit always succeeds (and still counts). */
 int axl__region_reserve(axl__region *r, int dev, uint64_t bytes, uint64_t *remaining);
+/* Count bytes already taken on dev for this process, whatever the limit (memory a pool
+ * keeps: the driver holds it, refusing would not give it back). */
+int axl__region_hold(axl__region *r, int dev, uint64_t bytes);
 /* Give back bytes reserved by this process; AXL_ERANGE when more than it holds. */
 int axl__region_release(axl__region *r, int dev, uint64_t bytes);
 

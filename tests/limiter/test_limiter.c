@@ -264,6 +264,8 @@ static void case_paths(void)
 	RC(cuMemAllocAsync(&p, 3 * MIB, s), CUDA_SUCCESS);
 	CHECK(USED() == 3 * MIB);
 	RC(cuMemFreeAsync(p, s), CUDA_SUCCESS);
+	CHECK(USED() == 3 * MIB); /* the pool keeps it until a synchronisation */
+	RC(cuStreamSynchronize(s), CUDA_SUCCESS);
 	CHECK(USED() == 0);
 	RC(cuMemAllocAsync(&p, L + 1, s), CUDA_ERROR_OUT_OF_MEMORY);
 	CUmemoryPool pool;
@@ -271,6 +273,7 @@ static void case_paths(void)
 	RC(cuMemAllocFromPoolAsync(&p, 2 * MIB, pool, s), CUDA_SUCCESS);
 	CHECK(USED() == 2 * MIB);
 	RC(cuMemFree_v2(p), CUDA_SUCCESS); /* cuMemFree_v2 frees stream-ordered memory too */
+	RC(cuStreamSynchronize(s), CUDA_SUCCESS);
 	CHECK(USED() == 0);
 	RC(cuMemAllocFromPoolAsync(&p, L + 1, pool, s), CUDA_ERROR_OUT_OF_MEMORY);
 	size_t pitch = 0;
@@ -315,6 +318,65 @@ static void case_paths(void)
 	CHECK(USED() == 0);
 	RC(cuStreamDestroy_v2(s), CUDA_SUCCESS);
 #undef USED
+}
+
+/* pools' growth: what a pool keeps after frees counts, an allocation may reuse it, a
+ * synchronisation or cuMemPoolTrimTo gives it back; the double's real usage never passes
+ * the limit */
+static void case_pools(void)
+{
+	region("pools");
+	start();
+	axl_limit("16777216");
+	const size_t L = 16 * MIB;
+	size_t f, base = double_used();
+#define USED() (cuMemGetInfo_v2(&f, NULL), L - f)
+#define REAL_OK() CHECK(double_used() - base <= L)
+	CUstream s;
+	RC(cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	CUmemPoolProps props;
+	memset(&props, 0, sizeof props);
+	props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	props.location.id = 0;
+	CUmemoryPool pool;
+	RC(cuMemPoolCreate(&pool, &props), CUDA_SUCCESS);
+	cuuint64_t thr = 8 * MIB;
+	RC(cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &thr), CUDA_SUCCESS);
+	CUdeviceptr p, q;
+	RC(cuMemAllocFromPoolAsync(&p, 10 * MIB, pool, s), CUDA_SUCCESS);
+	RC(cuMemFreeAsync(p, s), CUDA_SUCCESS);
+	CHECK(USED() == 10 * MIB); /* kept by the pool */
+	RC(cuStreamSynchronize(s), CUDA_SUCCESS);
+	CHECK(USED() == 8 * MIB); /* down to the release threshold */
+	REAL_OK();
+	/* 12 MiB from the pool reuses its 8: admitted (8 kept + 12 would not be) */
+	RC(cuMemAllocFromPoolAsync(&p, 12 * MIB, pool, s), CUDA_SUCCESS);
+	CHECK(USED() == 12 * MIB);
+	REAL_OK();
+	RC(cuMemFreeAsync(p, s), CUDA_SUCCESS);
+	/* the pool keeps 12 MiB: 6 MiB more elsewhere is refused, as the device would be short */
+	RC(cuMemAlloc_v2(&q, 6 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
+	REAL_OK();
+	/* a synchronisation the limiter did not see trims the pool to 8: weighed again on refusal */
+	RC(cuStreamSynchronize(s), CUDA_SUCCESS);
+	RC(cuMemAlloc_v2(&q, 6 * MIB), CUDA_SUCCESS);
+	CHECK(USED() == 14 * MIB);
+	REAL_OK();
+	RC(cuMemPoolTrimTo(pool, 0), CUDA_SUCCESS);
+	CHECK(USED() == 6 * MIB);
+	RC(cuMemFree_v2(q), CUDA_SUCCESS);
+	CHECK(USED() == 0);
+	/* a destroyed pool's charge goes with it */
+	RC(cuMemAllocFromPoolAsync(&p, 4 * MIB, pool, s), CUDA_SUCCESS);
+	RC(cuMemFreeAsync(p, s), CUDA_SUCCESS);
+	CHECK(USED() == 4 * MIB);
+	RC(cuMemPoolDestroy(pool), CUDA_SUCCESS);
+	CHECK(USED() == 0);
+	CHECK(double_used() == base);
+	RC(cuStreamDestroy_v2(s), CUDA_SUCCESS);
+#undef USED
+#undef REAL_OK
 }
 
 /* 4 processes, one limit, allocating and freeing at once: never above it together */
@@ -572,7 +634,7 @@ int main(int argc, char **argv)
 	} cases[] = {{"direct", case_direct},       {"dlsym", case_dlsym},         {"procaddr", case_procaddr},
 		     {"paths", case_paths},         {"concurrent", case_concurrent}, {"kill9", case_kill9},
 		     {"hami", case_hami},           {"malformed", case_malformed}, {"unlimited", case_unlimited},
-		     {"state", case_state},         {"state_bad", case_state_bad}};
+		     {"state", case_state},         {"state_bad", case_state_bad}, {"pools", case_pools}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		if (!strcmp(argv[1], cases[i].name)) {
 			cases[i].fn();

@@ -110,6 +110,11 @@ static void init_once(void)
 		kp = ds(g_driver, "cuGraphKernelNodeGetParams");
 	axl__lim_drv.kernel_node_get_params = (CUresult(*)(CUgraphNode, void *))kp;
 	axl__lim_drv.child_graph = (CUresult(*)(CUgraphNode, CUgraph *))ds(g_driver, "cuGraphChildGraphNodeGetGraph");
+	axl__lim_drv.pool_get_attribute =
+		(CUresult(*)(CUmemoryPool, int, void *))ds(g_driver, "cuMemPoolGetAttribute");
+	axl__lim_drv.device_get_mem_pool = (CUresult(*)(CUmemoryPool *, CUdevice))ds(g_driver, "cuDeviceGetMemPool");
+	axl__lim_drv.device_get_default_mem_pool =
+		(CUresult(*)(CUmemoryPool *, CUdevice))ds(g_driver, "cuDeviceGetDefaultMemPool");
 	axl__lim_log(AXL__LOG_DEBUG, "driver %s loaded", lib);
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
@@ -488,6 +493,7 @@ static void after_fork_child(void)
 	g_region = NULL;
 	g_dev_state = 0;
 	axl__lim_forget_allocations();
+	axl__lim_forget_pools();
 	axl__lim_forget_compute();
 }
 

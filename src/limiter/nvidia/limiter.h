@@ -26,7 +26,7 @@
 	X(cuLaunchKernelEx_ptsz) X(cuLaunchCooperativeKernel) X(cuLaunchCooperativeKernel_ptsz)             \
 	X(cuGraphLaunch) X(cuGraphLaunch_ptsz) X(cuGraphInstantiate) X(cuGraphInstantiate_v2)               \
 	X(cuGraphInstantiateWithFlags) X(cuGraphInstantiateWithParams) X(cuGraphInstantiateWithParams_ptsz) \
-	X(cuGraphExecDestroy)
+	X(cuGraphExecDestroy) X(cuMemPoolTrimTo) X(cuMemPoolDestroy)
 
 enum {
 #define AXL__LIM_ENUM(n) AXL__SYM_##n,
@@ -49,6 +49,10 @@ struct axl__lim_drv {
 	CUresult (*node_get_type)(CUgraphNode, int *);
 	CUresult (*kernel_node_get_params)(CUgraphNode, void *);
 	CUresult (*child_graph)(CUgraphNode, CUgraph *);
+	/* pools (pool.c): cuMemPoolGetAttribute, cuDeviceGetMemPool, cuDeviceGetDefaultMemPool */
+	CUresult (*pool_get_attribute)(CUmemoryPool, int, void *);
+	CUresult (*device_get_mem_pool)(CUmemoryPool *, CUdevice);
+	CUresult (*device_get_default_mem_pool)(CUmemoryPool *, CUdevice);
 };
 extern struct axl__lim_drv axl__lim_drv;
 
@@ -109,6 +113,20 @@ int axl__lim_map_take(uint64_t key, int kind, int *rdev, uint64_t *bytes);
 
 /* Drop every remembered allocation (a child of fork: they are the parent's). */
 void axl__lim_forget_allocations(void);
+
+/* Pools' growth (pool.c): what the pools a workload allocated from keep beyond their
+ * allocations is charged too. Refresh the pools of region device rdev (-1 all). */
+void axl__lim_pools_refresh(int rdev);
+/* Before an allocation from pool p: give back (and return) up to bytes of what p keeps, which
+ * the allocation may reuse; axl__lim_pool_done after the call (also when it was refused)
+ * registers p on region device rdev (when >= 0 and new), charges back what was lent and
+ * refreshes p. p NULL: nothing. */
+uint64_t axl__lim_pool_lend(CUmemoryPool p, uint64_t bytes);
+void axl__lim_pool_done(CUmemoryPool p, int rdev, uint64_t lent);
+/* The pool cuMemAllocAsync allocates from on device ordinal: NULL when the driver cannot tell. */
+CUmemoryPool axl__lim_pool_of_device(int ordinal);
+/* A child of fork: the parent's pools are not its own. */
+void axl__lim_forget_pools(void);
 
 /* The real dlsym (libc's, past the limiter's). */
 typedef void *(*dlsym_fn)(void *, const char *);

@@ -138,7 +138,13 @@ static CUresult charge(int ordinal, uint64_t bytes, const char *fn, struct charg
 	if (d->rdev < 0 || !r)
 		return CUDA_SUCCESS;
 	uint64_t left = 0;
-	if (axl__region_reserve(r, d->rdev, bytes, &left) != 0) {
+	int refused = axl__region_reserve(r, d->rdev, bytes, &left) != 0;
+	if (refused) {
+		/* what pools keep may have gone back at a synchronisation: weigh it again */
+		axl__lim_pools_refresh(d->rdev);
+		refused = axl__region_reserve(r, d->rdev, bytes, &left) != 0;
+	}
+	if (refused) {
 		struct axl__region_limit l;
 		axl__region_limit_get(r, d->rdev, &l);
 		axl__lim_log(AXL__LOG_WARN, "device %d (%s): %s of %llu bytes refused: %llu bytes left of the limit %lld",
@@ -189,6 +195,31 @@ static void released(int rdev, uint64_t bytes)
 		return rc;                                                         \
 	} while (0)
 
+/* the same from a pool (pool_expr, evaluated for limited devices only): what the pool
+ * keeps is lent to the admission first, since the allocation may reuse it */
+#define ALLOC_POOL(n, dptr, bytes, pool_expr, call)                                 \
+	do {                                                                        \
+		NOREAL(n);                                                          \
+		int ord_ = current_ordinal();                                       \
+		axl__region *r_ = NULL;                                             \
+		struct axl__lim_dev *d_ = axl__lim_device(ord_, &r_);               \
+		CUmemoryPool pl_ = d_ && d_->rdev >= 0 && r_ ? (pool_expr) : NULL;  \
+		uint64_t lent_ = axl__lim_pool_lend(pl_, (bytes));                  \
+		struct charge c;                                                    \
+		CUresult rc = charge(ord_, (bytes), #n, &c);                        \
+		if (rc != CUDA_SUCCESS) {                                           \
+			axl__lim_pool_done(pl_, -1, lent_);                         \
+			return rc;                                                  \
+		}                                                                   \
+		rc = call;                                                          \
+		if (rc != CUDA_SUCCESS)                                             \
+			uncharge(&c, (bytes));                                      \
+		else if (c.rdev >= 0 && (dptr))                                     \
+			map_put(*(dptr), K_PTR, c.rdev, (bytes));                   \
+		axl__lim_pool_done(pl_, c.rdev, lent_);                             \
+		return rc;                                                          \
+	} while (0)
+
 typedef CUresult (*alloc_fn)(CUdeviceptr *, size_t);
 typedef CUresult (*pitch_fn)(CUdeviceptr *, size_t *, size_t, size_t, unsigned);
 typedef CUresult (*managed_fn)(CUdeviceptr *, size_t, unsigned);
@@ -209,25 +240,27 @@ AXL__LIM_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsi
 
 AXL__LIM_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream s)
 {
-	ALLOC_PTR(cuMemAllocAsync, dptr, bytesize, REAL(cuMemAllocAsync, async_fn)(dptr, bytesize, s));
+	ALLOC_POOL(cuMemAllocAsync, dptr, bytesize, axl__lim_pool_of_device(ord_),
+		   REAL(cuMemAllocAsync, async_fn)(dptr, bytesize, s));
 }
 
 AXL__LIM_API CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream s)
 {
-	ALLOC_PTR(cuMemAllocAsync_ptsz, dptr, bytesize, REAL(cuMemAllocAsync_ptsz, async_fn)(dptr, bytesize, s));
+	ALLOC_POOL(cuMemAllocAsync_ptsz, dptr, bytesize, axl__lim_pool_of_device(ord_),
+		   REAL(cuMemAllocAsync_ptsz, async_fn)(dptr, bytesize, s));
 }
 
 AXL__LIM_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream s)
 {
-	ALLOC_PTR(cuMemAllocFromPoolAsync, dptr, bytesize,
-		  REAL(cuMemAllocFromPoolAsync, pool_fn)(dptr, bytesize, pool, s));
+	ALLOC_POOL(cuMemAllocFromPoolAsync, dptr, bytesize, pool,
+		   REAL(cuMemAllocFromPoolAsync, pool_fn)(dptr, bytesize, pool, s));
 }
 
 AXL__LIM_API CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
 						   CUstream s)
 {
-	ALLOC_PTR(cuMemAllocFromPoolAsync_ptsz, dptr, bytesize,
-		  REAL(cuMemAllocFromPoolAsync_ptsz, pool_fn)(dptr, bytesize, pool, s));
+	ALLOC_POOL(cuMemAllocFromPoolAsync_ptsz, dptr, bytesize, pool,
+		   REAL(cuMemAllocFromPoolAsync_ptsz, pool_fn)(dptr, bytesize, pool, s));
 }
 
 /* pitched: width x height reserved first; the pitch's padding after, or the call undone */
@@ -271,10 +304,12 @@ static CUresult free_ptr(CUdeviceptr p, CUresult (*call)(CUdeviceptr, CUstream),
 	CUresult rc = plain ? plain(p) : call(p, s);
 	if (!had)
 		return rc;
-	if (rc == CUDA_SUCCESS)
+	if (rc == CUDA_SUCCESS) {
 		released(rdev, bytes);
-	else
+		axl__lim_pools_refresh(rdev); /* a pool may keep it */
+	} else {
 		map_back(p, K_PTR, rdev, bytes);
+	}
 	return rc;
 }
 
@@ -453,6 +488,7 @@ static int limited_info(int ordinal, uint64_t drv_free, uint64_t drv_total, uint
 	uint64_t limit = (uint64_t)l.memory_bytes;
 	if (drv_total && limit > drv_total)
 		limit = drv_total; /* a limit larger than the device: the device */
+	axl__lim_pools_refresh(d->rdev); /* what pools keep, as of now */
 	uint64_t used = 0;
 	axl__region_usage(r, d->rdev, &used, NULL);
 	uint64_t fr = used < limit ? limit - used : 0;

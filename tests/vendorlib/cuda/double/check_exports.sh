@@ -37,7 +37,7 @@ for f in cuInit cuDriverGetVersion cuDeviceGetCount cuDeviceGet cuDeviceGetName 
          cuDeviceCanAccessPeer cuCtxEnablePeerAccess cuGetErrorName cuGetErrorString \
          cuStreamQuery cuEventQuery cuMemAllocPitch_v2 cuMemAllocManaged cuMemAllocAsync cuMemFreeAsync \
          cuMemPoolCreate cuMemPoolDestroy cuDeviceGetDefaultMemPool cuMemAllocFromPoolAsync cuMemPoolTrimTo \
-         cuMemPoolGetAttribute cuMemCreate cuMemRelease cuMemAddressReserve cuMemAddressFree cuMemMap \
+         cuMemPoolGetAttribute cuMemPoolSetAttribute cuDeviceGetMemPool cuMemCreate cuMemRelease cuMemAddressReserve cuMemAddressFree cuMemMap \
          cuMemUnmap cuMemSetAccess cuMemGetAllocationGranularity cuArrayCreate_v2 cuArrayDestroy \
          cuMipmappedArrayCreate cuMipmappedArrayDestroy cuModuleLoadData cuModuleGetFunction cuModuleUnload \
          cuLaunchKernel cuLaunchKernelEx cuLaunchCooperativeKernel cuStreamBeginCapture_v2 cuStreamEndCapture \

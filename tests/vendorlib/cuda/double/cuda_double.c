@@ -112,6 +112,8 @@ static __thread int t_ctx; /* device + 1 of the current context, 0 for none */
 static int g_ckpt_state;   /* CUprocessState */
 static void release_device_objects(int dev);
 static void pool_uncharge(unsigned pool, size_t n);
+static void pools_sync(int dev);
+static int pool_keep(unsigned pool, size_t n);
 static void sleep_until(uint64_t ns);
 static void util_file_start(void);
 
@@ -768,6 +770,7 @@ static CUresult ctx_sync(uint64_t *until)
 		goto done;
 	NOT_LOST(dev);
 	*until = g_dev[dev].busy_until;
+	pools_sync(dev);
 	LEAVE;
 }
 
@@ -879,7 +882,8 @@ static CUresult free_va(CUdeviceptr dptr)
 	NOT_LOST(g_allocs[i].dev);
 	NOT_CHECKPOINTED();
 	free(g_allocs[i].host);
-	g_dev[g_allocs[i].dev].used -= g_allocs[i].charged;
+	if (!pool_keep(g_allocs[i].pool, g_allocs[i].charged)) /* a pool keeps it reserved */
+		g_dev[g_allocs[i].dev].used -= g_allocs[i].charged;
 	pool_uncharge(g_allocs[i].pool, g_allocs[i].charged);
 	g_allocs[i] = g_allocs[--g_nallocs];
 done:
@@ -1125,6 +1129,8 @@ static CUresult stream_sync(CUstream stream, uint64_t *until, int query)
 	if (st && st->capture)
 		FAIL(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
 	*until = stream_done(stream, dev);
+	if (!query)
+		pools_sync(dev);
 	LEAVE;
 }
 
@@ -1199,6 +1205,8 @@ static CUresult event_sync(CUevent event, uint64_t *until, int query)
 		FAIL(CUDA_ERROR_INVALID_HANDLE);
 	NOT_LOST(e->dev);
 	*until = e->recorded ? e->ns : 0;
+	if (!query)
+		pools_sync(e->dev);
 	LEAVE;
 }
 
@@ -1265,6 +1273,8 @@ struct obj {
 	size_t size;
 	unsigned maps;           /* VMM handles: live cuMemMap views */
 	size_t pool_used, pool_high, pool_res_high; /* pools */
+	size_t pool_kept;        /* pools: freed memory still reserved (until a sync trims it) */
+	size_t pool_threshold;   /* pools: CU_MEMPOOL_ATTR_RELEASE_THRESHOLD */
 	int is_default;
 	char names[MAX_KERNELS][64]; /* modules: the kernels */
 	unsigned nnames;
@@ -1318,6 +1328,39 @@ static void pool_uncharge(unsigned pool, size_t n)
 {
 	if (pool && pool <= g_nobjs)
 		OBJ(pool)->pool_used -= n;
+}
+
+/* freed memory of a live pool stays reserved in it: 1 when it does */
+static int pool_keep(unsigned pool, size_t n)
+{
+	if (!pool || pool > g_nobjs || !OBJ(pool)->live)
+		return 0;
+	OBJ(pool)->pool_kept += n;
+	return 1;
+}
+
+/* Give back kept memory of pool id until it reserves at most keep bytes (only memory no
+ * allocation uses can go). */
+static void pool_trim(unsigned id, size_t keep)
+{
+	struct obj *p = OBJ(id);
+	size_t reserved = p->pool_used + p->pool_kept;
+	if (reserved <= keep)
+		return;
+	size_t give = reserved - keep < p->pool_kept ? reserved - keep : p->pool_kept;
+	p->pool_kept -= give;
+	g_dev[p->dev].used -= give;
+}
+
+/* A synchronisation: every pool of dev holding more than its release threshold gives
+ * back what it can (the driver's rule for stream, event and context synchronisation). */
+static void pools_sync(int dev)
+{
+	for (size_t i = 0; i < g_nobjs; i++) {
+		struct obj *o = &g_objs[i];
+		if (o->live && o->kind == OBJ_POOL && o->dev == dev)
+			pool_trim((unsigned)(i + 1), o->pool_threshold);
+	}
 }
 
 /* the last primary-context release: the device's handles, arrays, pools, modules go */
@@ -1391,15 +1434,23 @@ static unsigned default_pool(int dev)
 static CUresult pool_alloc(unsigned pool, CUdeviceptr *dptr, size_t bytesize)
 {
 	struct obj *p = OBJ(pool);
+	/* kept memory is reused first: the device's usage grows by the rest only */
+	size_t reuse = p->pool_kept < bytesize ? p->pool_kept : bytesize;
+	p->pool_kept -= reuse;
+	g_dev[p->dev].used -= reuse;
 	size_t before = g_dev[p->dev].used;
 	CUresult rc = alloc_on(p->dev, dptr, bytesize, pool);
+	if (rc != CUDA_SUCCESS) {
+		OBJ(pool)->pool_kept += reuse;
+		g_dev[OBJ(pool)->dev].used += reuse;
+	}
 	if (rc == CUDA_SUCCESS) {
 		p = OBJ(pool);
 		p->pool_used += g_dev[p->dev].used - before;
 		if (p->pool_used > p->pool_high)
 			p->pool_high = p->pool_used;
-		if (p->pool_used > p->pool_res_high)
-			p->pool_res_high = p->pool_used;
+		if (p->pool_used + p->pool_kept > p->pool_res_high)
+			p->pool_res_high = p->pool_used + p->pool_kept;
 	}
 	return rc;
 }
@@ -1448,7 +1499,8 @@ API CUresult cuMemPoolDestroy(CUmemoryPool pool)
 	unsigned id = obj_id((uint64_t)(uintptr_t)pool, OBJ_POOL);
 	if (!id || OBJ(id)->is_default)
 		FAIL(CUDA_ERROR_INVALID_VALUE);
-	OBJ(id)->live = 0; /* its live allocations stay until freed */
+	pool_trim(id, 0); /* what it keeps goes; its live allocations stay until freed */
+	OBJ(id)->live = 0;
 	LEAVE;
 }
 
@@ -1463,6 +1515,21 @@ API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
 	if (!id)
 		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
 	*pool_out = (CUmemoryPool)(uintptr_t)obj_handle(id);
+	LEAVE;
+}
+
+/* the device's current pool: the default one (cuDeviceSetMemPool is not modelled) */
+API CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+	ENTER("cuDeviceGetMemPool");
+	if (!pool)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	DEVICE_OK(dev);
+	NOT_LOST(dev);
+	unsigned id = default_pool(dev);
+	if (!id)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	*pool = (CUmemoryPool)(uintptr_t)obj_handle(id);
 	LEAVE;
 }
 
@@ -1482,9 +1549,10 @@ API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemor
 API CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 {
 	ENTER("cuMemPoolTrimTo");
-	if (!obj_id((uint64_t)(uintptr_t)pool, OBJ_POOL))
+	unsigned id = obj_id((uint64_t)(uintptr_t)pool, OBJ_POOL);
+	if (!id)
 		FAIL(CUDA_ERROR_INVALID_VALUE);
-	/* frees return memory at once: nothing is held beyond what is in use */
+	pool_trim(id, minBytesToKeep);
 	LEAVE;
 }
 
@@ -1500,14 +1568,34 @@ API CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, 
 	case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
 	case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
 	case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: *(int *)value = 1; goto done;
-	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: v = 0; break;
-	case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
+	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: v = p->pool_threshold; break;
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: v = p->pool_used + p->pool_kept; break;
 	case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: v = p->pool_used; break;
 	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: v = p->pool_res_high; break;
 	case CU_MEMPOOL_ATTR_USED_MEM_HIGH: v = p->pool_high; break;
 	default: FAIL(CUDA_ERROR_INVALID_VALUE);
 	}
 	*(cuuint64_t *)value = v;
+	LEAVE;
+}
+
+API CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+	ENTER("cuMemPoolSetAttribute");
+	unsigned id = obj_id((uint64_t)(uintptr_t)pool, OBJ_POOL);
+	if (!id || !value)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	switch ((int)attr) {
+	case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+	case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+	case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: break; /* reuse is not modelled */
+	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: OBJ(id)->pool_threshold = (size_t)*(cuuint64_t *)value; break;
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+		OBJ(id)->pool_res_high = OBJ(id)->pool_used + OBJ(id)->pool_kept; /* a reset */
+		break;
+	case CU_MEMPOOL_ATTR_USED_MEM_HIGH: OBJ(id)->pool_high = OBJ(id)->pool_used; break;
+	default: FAIL(CUDA_ERROR_INVALID_VALUE);
+	}
 	LEAVE;
 }
 
@@ -2392,7 +2480,7 @@ API CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
 	X(cuStreamQuery) X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuEventQuery)                    \
 	X(cuEventElapsedTime) X(cuEventDestroy_v2) X(cuMemAllocPitch_v2) X(cuMemAllocManaged) X(cuMemAllocAsync)    \
 	X(cuMemFreeAsync) X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuDeviceGetDefaultMemPool)                       \
-	X(cuMemAllocFromPoolAsync) X(cuMemPoolTrimTo) X(cuMemPoolGetAttribute) X(cuMemCreate) X(cuMemRelease)       \
+	X(cuMemAllocFromPoolAsync) X(cuMemPoolTrimTo) X(cuMemPoolGetAttribute) X(cuMemPoolSetAttribute) X(cuDeviceGetMemPool) X(cuMemCreate) X(cuMemRelease)       \
 	X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)                      \
 	X(cuMemGetAllocationGranularity) X(cuArrayCreate_v2) X(cuArrayDestroy) X(cuMipmappedArrayCreate)            \
 	X(cuMipmappedArrayDestroy) X(cuModuleLoadData) X(cuModuleGetFunction) X(cuModuleUnload) X(cuLaunchKernel)   \

@@ -21,7 +21,7 @@
 	X(cuStreamCreate) X(cuStreamSynchronize) X(cuStreamQuery) X(cuEventCreate) X(cuEventRecord)               \
 	X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemAllocPitch_v2) X(cuMemAllocManaged) X(cuMemAllocAsync) \
 	X(cuMemFreeAsync) X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuDeviceGetDefaultMemPool)                     \
-	X(cuMemAllocFromPoolAsync) X(cuMemPoolTrimTo) X(cuMemPoolGetAttribute) X(cuMemCreate) X(cuMemRelease)     \
+	X(cuMemAllocFromPoolAsync) X(cuMemPoolTrimTo) X(cuMemPoolGetAttribute) X(cuMemPoolSetAttribute) X(cuMemCreate) X(cuMemRelease)     \
 	X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)                    \
 	X(cuMemGetAllocationGranularity) X(cuArrayCreate_v2) X(cuArrayDestroy) X(cuMipmappedArrayCreate)          \
 	X(cuMipmappedArrayDestroy) X(cuModuleLoadData) X(cuModuleGetFunction) X(cuModuleUnload)                   \
@@ -134,7 +134,14 @@ static void suite_alloc_paths(void)
 	RC(p_cuMemPoolGetAttribute(dpool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &v), CUDA_SUCCESS);
 	EQ(v, MIB(5));
 	RC(p_cuMemFreeAsync(p, s), CUDA_SUCCESS);
+	/* freed pool memory stays reserved until a synchronisation (release threshold 0) */
+	EQ(used(), base + MIB(5));
+	RC(p_cuMemPoolGetAttribute(dpool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &v), CUDA_SUCCESS);
+	EQ(v, MIB(5));
+	RC(p_cuStreamSynchronize(s), CUDA_SUCCESS);
 	EQ(used(), base);
+	RC(p_cuMemPoolGetAttribute(dpool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &v), CUDA_SUCCESS);
+	EQ(v, 0);
 	RC(p_cuMemPoolGetAttribute(dpool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &v), CUDA_SUCCESS);
 	EQ(v, 0);
 	RC(p_cuMemPoolGetAttribute(dpool, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &v), CUDA_SUCCESS);
@@ -153,9 +160,27 @@ static void suite_alloc_paths(void)
 	EQ(used(), base + MIB(7));
 	RC(p_cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &v), CUDA_SUCCESS);
 	EQ(v, MIB(7));
-	RC(p_cuMemPoolTrimTo(pool, 0), CUDA_SUCCESS);
+	RC(p_cuMemPoolTrimTo(pool, 0), CUDA_SUCCESS); /* nothing unused to give back */
+	EQ(used(), base + MIB(7));
+	/* a release threshold of 4 MiB: a synchronisation keeps that much */
+	cuuint64_t thr = MIB(4);
+	RC(p_cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &thr), CUDA_SUCCESS);
+	RC(p_cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &v), CUDA_SUCCESS);
+	EQ(v, MIB(4));
 	RC(p_cuMemFreeAsync(p, s), CUDA_SUCCESS);
 	RC(p_cuMemFreeAsync(p, s), CUDA_ERROR_INVALID_VALUE);
+	EQ(used(), base + MIB(7));
+	RC(p_cuStreamSynchronize(s), CUDA_SUCCESS);
+	EQ(used(), base + MIB(4));
+	/* kept memory is reused: 3 MiB more grows nothing */
+	RC(p_cuMemAllocFromPoolAsync(&p, MIB(3), pool, s), CUDA_SUCCESS);
+	EQ(used(), base + MIB(4));
+	RC(p_cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &v), CUDA_SUCCESS);
+	EQ(v, MIB(4));
+	RC(p_cuMemFreeAsync(p, s), CUDA_SUCCESS);
+	RC(p_cuMemPoolTrimTo(pool, MIB(1)), CUDA_SUCCESS);
+	EQ(used(), base + MIB(1));
+	RC(p_cuMemPoolTrimTo(pool, 0), CUDA_SUCCESS);
 	EQ(used(), base);
 	RC(p_cuMemPoolDestroy(pool), CUDA_SUCCESS);
 	RC(p_cuMemAllocFromPoolAsync(&p, MIB(1), pool, s), CUDA_ERROR_INVALID_VALUE);
