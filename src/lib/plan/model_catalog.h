@@ -33,6 +33,9 @@ struct axl__catalog_entry {
 	/* the published figure covers more than the text model (vision tower, MTP head, a
 	 * tied matrix counted twice): the part the architecture above does not describe */
 	int64_t pub_extra;
+	/* the publisher's active count leaves out the input embedding (gpt-oss, DeepSeek-V2-
+	 * Lite); axl's active_params counts it (docs/plan.md), the test compares like with like */
+	bool pub_active_no_emb;
 	/* how the published checkpoint stores its weights, when not bf16 ("fp8" for
 	 * DeepSeek V3/R1, "mxfp4" for gpt-oss): the planner's default quantisation */
 	const char *dtype;
