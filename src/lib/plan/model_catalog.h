@@ -89,6 +89,12 @@ int axl__model_from_catalog(const char *name, struct axl__model *out);
  * description lacks what the count needs. */
 int64_t axl__model_params(const struct axl__model *m, int64_t *active);
 
+/* A bare size ("7B", "70b", "1.5B", "500M", "7e9") in parameters: 0; -1 not a size;
+ * -2 a size no model has (not positive, under 1M or over 100T). */
+int axl__parse_size(const char *s, int64_t *params);
+/* The model assumed for a size (model_size.c), the assumption in words to note. */
+int axl__model_from_size(int64_t params, struct axl__model *m, char *note, size_t cap);
+
 /* KV cache bytes per token of context, at kv_bytes_per_elem bytes per element:
  * GQA/MHA 2 x layers x kv_heads x head_dim; MLA layers x (kv_lora_rank + qk_rope_dim)
  * (the compressed latent and the rope key, what vLLM and SGLang cache). A

@@ -74,6 +74,7 @@ struct axl_model {
 	struct axl__model m;
 	char source_name[16];
 	char dtype_name[16];
+	char assumption[256]; /* a bare size: the architecture assumed; "" otherwise */
 };
 
 /* Add one device / node (plan_node.c); -1 on allocation failure. */
