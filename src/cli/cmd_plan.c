@@ -20,7 +20,7 @@
 
 static int usage_plan(void)
 {
-	fprintf(stderr, "axl: usage: axl plan MODEL [--quant Q] [--ctx N] [--batch N] [--kv-dtype D] [--devices LIST]\n"
+	fprintf(stderr, "axl: usage: axl plan MODEL|SIZE [--params N] [--quant Q|auto] [--ctx N] [--batch N] [--kv-dtype D] [--devices LIST]\n"
 			"       [--node FILE]... [--here] [--network-gbps X] [--json]\n"
 			"       axl plan --list [--json]\n");
 	return EXIT_USAGE;
@@ -179,6 +179,18 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 			list = 1;
 		} else if (strcmp(a, "--here") == 0) {
 			here = 1;
+		} else if (strcmp(a, "--params") == 0) {
+			/* a bare size: the same as naming it ("--params 7e9" is "7e9") */
+			if (!v || !*v) {
+				fprintf(stderr, "axl: plan: --params needs a value\n");
+				return EXIT_USAGE;
+			}
+			if (model_name) {
+				fprintf(stderr, "axl: plan: --params and a model name %s: give one\n", model_name);
+				return EXIT_USAGE;
+			}
+			model_name = v;
+			i++;
 		} else if (strcmp(a, "--quant") == 0 || strcmp(a, "--kv-dtype") == 0 || strcmp(a, "--devices") == 0 ||
 			   strcmp(a, "--node") == 0) {
 			if (!v || !*v) {

@@ -22,6 +22,7 @@ enum axl__model_src {
 	AXL__MSRC_CONFIG, /* config.json */
 	AXL__MSRC_SAFETENSORS,
 	AXL__MSRC_GGUF,
+	AXL__MSRC_SIZE, /* a bare size ("7B"): a reference architecture (model_size.c) */
 };
 
 /* Weight storage of one dtype (safetensors) or quantisation type (GGUF). */

@@ -198,7 +198,7 @@ static const struct axl__catalog_entry catalog[] = {
 	 .vocab = 102400, .tied = false, .max_context = 163840, .attn = AXL__ATTN_MLA,
 	 .experts = 64, .experts_per_token = 6, .shared_experts = 2, .moe_intermediate = 1408, .dense_layers = 1,
 	 .kv_lora_rank = 512, .q_lora_rank = 0, .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128,
-	 .pub_params = 15700000000LL, .pub_active = 2400000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
+	 .pub_params = 15700000000LL, .pub_active = 2400000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL, .pub_active_no_emb = true},
 	/* https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json; card: 671B total + 14B MTP module (HF 685B), 37B active; checked: config.json copies (MLA ranks, 256+1 experts, 8 per token, 61 layers, max_position 163840), maxtext deepseek3-671b.yml (3 dense layers); (unverified: vocab) */
 	{.id = "deepseek-ai/DeepSeek-V3", .alias = "deepseek-v3", .arch = "deepseek_v3",
 	 .layers = 61, .hidden = 7168, .heads = 128, .kv_heads = 128, .head_dim = 192, .intermediate = 18432,
@@ -269,14 +269,14 @@ static const struct axl__catalog_entry catalog[] = {
 	 .vocab = 201088, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 128, .sliding_layers = 12,
 	 .experts = 32, .experts_per_token = 4, .shared_experts = 0, .moe_intermediate = 2880, .dense_layers = 0,
 	 .qkv_bias = true, .o_bias = true, .mlp_bias = true,
-	 .pub_params = 20900000000LL, .pub_active = 3600000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL, .dtype = "mxfp4"},
+	 .pub_params = 20900000000LL, .pub_active = 3600000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL, .pub_active_no_emb = true, .dtype = "mxfp4"},
 	/* https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json; card: 117B total (116.8B), 5.1B active; checked: maxtext gpt-oss-120b.yml (128 experts, 4 per token, dims, biases, sliding 128 every other layer) */
 	{.id = "openai/gpt-oss-120b", .alias = "gpt-oss-120b", .arch = "gpt_oss",
 	 .layers = 36, .hidden = 2880, .heads = 64, .kv_heads = 8, .head_dim = 64, .intermediate = 2880,
 	 .vocab = 201088, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 128, .sliding_layers = 18,
 	 .experts = 128, .experts_per_token = 4, .shared_experts = 0, .moe_intermediate = 2880, .dense_layers = 0,
 	 .qkv_bias = true, .o_bias = true, .mlp_bias = true,
-	 .pub_params = 116800000000LL, .pub_active = 5100000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL, .dtype = "mxfp4"},
+	 .pub_params = 116800000000LL, .pub_active = 5100000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL, .pub_active_no_emb = true, .dtype = "mxfp4"},
 	/* https://huggingface.co/tiiuae/falcon-7b/blob/main/config.json; HF count 7.22B includes the lm_head tensor the checkpoint stores though tied to the embedding; checked: config copies (4544 hidden, 32 layers, 71 heads, multi_query, vocab 65024); tied: the config sets no tie_word_embeddings and transformers' FalconConfig keeps the default true; (unverified: max_context, from the card) */
 	{.id = "tiiuae/falcon-7b", .alias = "falcon-7b", .arch = "falcon",
 	 .layers = 32, .hidden = 4544, .heads = 71, .kv_heads = 1, .head_dim = 64, .intermediate = 18176,

@@ -33,6 +33,9 @@ struct axl__catalog_entry {
 	/* the published figure covers more than the text model (vision tower, MTP head, a
 	 * tied matrix counted twice): the part the architecture above does not describe */
 	int64_t pub_extra;
+	/* the publisher's active count leaves out the input embedding (gpt-oss, DeepSeek-V2-
+	 * Lite); axl's active_params counts it (docs/plan.md), the test compares like with like */
+	bool pub_active_no_emb;
 	/* how the published checkpoint stores its weights, when not bf16 ("fp8" for
 	 * DeepSeek V3/R1, "mxfp4" for gpt-oss): the planner's default quantisation */
 	const char *dtype;
@@ -85,6 +88,12 @@ int axl__model_from_catalog(const char *name, struct axl__model *out);
  * lookup reads one row); model cards differ on that last point. Returns -1 when the
  * description lacks what the count needs. */
 int64_t axl__model_params(const struct axl__model *m, int64_t *active);
+
+/* A bare size ("7B", "70b", "1.5B", "500M", "7e9") in parameters: 0; -1 not a size;
+ * -2 a size no model has (not positive, under 1M or over 100T). */
+int axl__parse_size(const char *s, int64_t *params);
+/* The model assumed for a size (model_size.c), the assumption in words to note. */
+int axl__model_from_size(int64_t params, struct axl__model *m, char *note, size_t cap);
 
 /* KV cache bytes per token of context, at kv_bytes_per_elem bytes per element:
  * GQA/MHA 2 x layers x kv_heads x head_dim; MLA layers x (kv_lora_rank + qk_rope_dim)

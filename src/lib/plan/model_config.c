@@ -56,8 +56,10 @@ int64_t axl__model_params(const struct axl__model *m, int64_t *active)
 	int64_t norms = 2 * h;
 	int64_t emb = m->vocab * h, head = m->tied_embeddings ? 0 : emb;
 
+	/* active: every parameter a token's forward pass touches: all but the routed experts
+	 * it is not sent to, the embedding included (its row is read; docs/plan.md) */
 	int64_t total = emb + head + h + L * (attn + norms) + dense_layers * dense_mlp;
-	int64_t act = total - (m->tied_embeddings ? 0 : emb);
+	int64_t act = total;
 	if (moe_layers > 0) {
 		total += moe_layers * ((m->experts + shared) * expert + router);
 		act += moe_layers * ((m->experts_per_token + shared) * expert + router);

@@ -74,6 +74,7 @@ struct axl_model {
 	struct axl__model m;
 	char source_name[16];
 	char dtype_name[16];
+	char assumption[256]; /* a bare size: the architecture assumed; "" otherwise */
 };
 
 /* Add one device / node (plan_node.c); -1 on allocation failure. */
@@ -87,17 +88,46 @@ enum axl__plink axl__plink_of(const char *kind);
 
 /* ---- the memory model (plan_mem.c) ---------------------------------------------- */
 
-/* How weights are stored. A K-quant mix (q4_k_m, ...) gives some tensors more bits, as
- * llama.cpp's quantiser does: the attention V projection and the FFN down projection of
- * the layers use_more_bits() picks, and the output head. */
-enum axl__mix { AXL__MIX_NONE, AXL__MIX_MORE_BITS, AXL__MIX_FIRST_LAYERS, AXL__MIX_ALL_V_DOWN };
+/* A GGUF file type (llama.cpp's LLAMA_FTYPE_MOSTLY_*), and PURE: every tensor in the one
+ * type but the head (q4_k, q5_k, q3_k). */
+enum axl__gft {
+	AXL__GFT_NONE, AXL__GFT_F32, AXL__GFT_F16, AXL__GFT_Q8_0, AXL__GFT_Q6_K, AXL__GFT_Q5_K_M, AXL__GFT_Q5_K_S,
+	AXL__GFT_Q5_0, AXL__GFT_Q5_1, AXL__GFT_Q4_K_M, AXL__GFT_Q4_K_S, AXL__GFT_Q4_0, AXL__GFT_Q4_1,
+	AXL__GFT_IQ4_XS, AXL__GFT_IQ4_NL, AXL__GFT_Q3_K_L, AXL__GFT_Q3_K_M, AXL__GFT_Q3_K_S, AXL__GFT_IQ3_M,
+	AXL__GFT_IQ3_S, AXL__GFT_IQ3_XS, AXL__GFT_IQ3_XXS, AXL__GFT_Q2_K, AXL__GFT_Q2_K_S, AXL__GFT_IQ2_M,
+	AXL__GFT_IQ2_S, AXL__GFT_IQ2_XS, AXL__GFT_IQ2_XXS, AXL__GFT_IQ1_M, AXL__GFT_IQ1_S, AXL__GFT_PURE,
+};
+
+/* A tensor's role, as llama.cpp's quantiser classes it (ATTN_V also attn_qkv and MLA's
+ * attn_kv_b; OTHER: MLA's low-rank projections, anything else quantised at the default). */
+enum axl__gcat { AXL__GC_EMBD, AXL__GC_OUTPUT, AXL__GC_ATTN_Q, AXL__GC_ATTN_K, AXL__GC_ATTN_V, AXL__GC_ATTN_OUT,
+		 AXL__GC_FFN_GATE, AXL__GC_FFN_UP, AXL__GC_FFN_DOWN, AXL__GC_OTHER };
+
+/* What the per-tensor rules depend on (gguf_mix.c). */
+struct axl__gmix {
+	enum axl__gft ft;
+	const char *deflt;  /* the file type's default ggml type */
+	int layers;
+	int gqa;            /* heads / KV heads (1 for MLA) */
+	int experts;        /* routed experts, 0 dense */
+	bool tied, falcon, type70b;
+};
+
+/* The file type of a name ("q4_k_m"), with its default ggml type; -1 unknown. */
+int axl__gguf_ftype(const char *name, enum axl__gft *ft, const char **deflt);
+/* The i-th file type name, NULL past the end. */
+const char *axl__gguf_ftype_name(size_t i);
+/* Bytes of a tensor of `params` weights in rows of `ncols`, of role cat in layer `layer`
+ * (ffn_down_seq: its place among the FFN down tensors, which the IQ1/IQ2 rules count);
+ * the ggml type chosen to *type when not NULL. */
+double axl__gmix_bytes(const struct axl__gmix *x, enum axl__gcat cat, int layer, int ffn_down_seq, double params,
+		       int64_t ncols, const char **type);
 
 struct axl__quant {
 	char name[16];          /* canonical lowercase ("bf16", "int4", "q4_k_m"); "file" for
 				 * a file's own types */
-	double body_bits;       /* linear weights, scales included */
-	double more_bits;       /* the mix's bigger type; 0: body_bits */
-	enum axl__mix mix;
+	double body_bits;       /* linear weights, scales included (GGUF: the default type) */
+	enum axl__gft gft;      /* a GGUF file type: per-tensor types (gguf_mix.c) */
 	double emb_bits;        /* token embedding */
 	double head_bits;       /* output head */
 	double small_bits;      /* norms, biases, router */

@@ -10,13 +10,10 @@
  *  - int4, awq, gptq: 4 bits plus one fp16 scale and one 4-bit zero point per group of
  *    128 weights = 4.15625 bits (GPTQ's g_idx, 32 bits per input row, is < 0.01 bit);
  *    embedding and head at 16;
- *  - GGUF types: ggml's block sizes (gguf.c); norms in F32; the K-quant mixes give the
- *    attention V and FFN down projections of some layers, and the output head, a bigger
- *    type as llama.cpp's quantiser (llama_tensor_get_type) does: *_M use_more_bits()
- *    layers (the first and last eighth, and every third between) at Q6_K; q4_k_s the
- *    first layers at Q5_K; q3_k_l and q2_k every V/down at the bigger type; the output
- *    head Q6_K (Q8_0 for q8_0, as stored for f16/bf16/f32). A real file's own types are
- *    used as stored.
+ *  - GGUF file types: the per-tensor ggml types of llama.cpp's quantiser
+ *    (llama_tensor_get_type; gguf_mix.c): bigger types for V, FFN down, attention output,
+ *    head and embedding by layer, GQA and experts, block-size fallbacks; norms in F32. A
+ *    real file's own types are used as stored.
  */
 #include <ctype.h>
 #include <math.h>
@@ -33,53 +30,22 @@
 
 struct qrow {
 	const char *name;
-	const char *body, *more; /* ggml type names for GGUF rows; NULL otherwise */
 	double bits, emb, head, small;
-	enum axl__mix mix;
 	enum axl__pfmt compute;
 };
 
 static const struct qrow qrows[] = {
-	{"fp32", NULL, NULL, 32, 32, 32, 32, AXL__MIX_NONE, AXL__PF_FP32},
-	{"bf16", NULL, NULL, 16, 16, 16, 16, AXL__MIX_NONE, AXL__PF_BF16},
-	{"fp16", NULL, NULL, 16, 16, 16, 16, AXL__MIX_NONE, AXL__PF_FP16},
-	{"fp8", NULL, NULL, 8, 16, 16, 16, AXL__MIX_NONE, AXL__PF_FP8},
-	{"int8", NULL, NULL, 8, 16, 16, 16, AXL__MIX_NONE, AXL__PF_INT8},
-	{"int4", NULL, NULL, INT4_GROUP_BITS, 16, 16, 16, AXL__MIX_NONE, AXL__PF_BF16},
-	{"awq", NULL, NULL, INT4_GROUP_BITS, 16, 16, 16, AXL__MIX_NONE, AXL__PF_FP16},
-	{"gptq", NULL, NULL, INT4_GROUP_BITS, 16, 16, 16, AXL__MIX_NONE, AXL__PF_FP16},
+	{"fp32", 32, 32, 32, 32, AXL__PF_FP32},
+	{"bf16", 16, 16, 16, 16, AXL__PF_BF16},
+	{"fp16", 16, 16, 16, 16, AXL__PF_FP16},
+	{"fp8", 8, 16, 16, 16, AXL__PF_FP8},
+	{"int8", 8, 16, 16, 16, AXL__PF_INT8},
+	{"int4", INT4_GROUP_BITS, 16, 16, 16, AXL__PF_BF16},
+	{"awq", INT4_GROUP_BITS, 16, 16, 16, AXL__PF_FP16},
+	{"gptq", INT4_GROUP_BITS, 16, 16, 16, AXL__PF_FP16},
 	/* OCP MX FP4: 32 4-bit values share one 8-bit scale (4.25 bits); gpt-oss keeps
 	 * attention, embedding and head in bf16, which the MoE experts dwarf */
-	{"mxfp4", NULL, NULL, 4.25, 16, 16, 16, AXL__MIX_NONE, AXL__PF_BF16},
-	/* GGUF file types: body type, bigger type, mix */
-	{"f32", "F32", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP32},
-	{"f16", "F16", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"q8_0", "Q8_0", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"q6_k", "Q6_K", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"q5_k_m", "Q5_K", "Q6_K", 0, 0, 0, 32, AXL__MIX_MORE_BITS, AXL__PF_FP16},
-	{"q5_k_s", "Q5_K", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"q5_k", "Q5_K", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"q5_0", "Q5_0", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"q5_1", "Q5_1", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"q4_k_m", "Q4_K", "Q6_K", 0, 0, 0, 32, AXL__MIX_MORE_BITS, AXL__PF_FP16},
-	{"q4_k_s", "Q4_K", "Q5_K", 0, 0, 0, 32, AXL__MIX_FIRST_LAYERS, AXL__PF_FP16},
-	{"q4_k", "Q4_K", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"q4_0", "Q4_0", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"q4_1", "Q4_1", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"iq4_xs", "IQ4_XS", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"iq4_nl", "IQ4_NL", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"q3_k_l", "Q3_K", "Q5_K", 0, 0, 0, 32, AXL__MIX_ALL_V_DOWN, AXL__PF_FP16},
-	{"q3_k_m", "Q3_K", "Q4_K", 0, 0, 0, 32, AXL__MIX_MORE_BITS, AXL__PF_FP16},
-	{"q3_k_s", "Q3_K", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"q3_k", "Q3_K", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"iq3_s", "IQ3_S", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"iq3_xxs", "IQ3_XXS", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"q2_k", "Q2_K", "Q3_K", 0, 0, 0, 32, AXL__MIX_ALL_V_DOWN, AXL__PF_FP16},
-	{"iq2_s", "IQ2_S", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"iq2_xs", "IQ2_XS", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"iq2_xxs", "IQ2_XXS", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"iq1_m", "IQ1_M", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
-	{"iq1_s", "IQ1_S", NULL, 0, 0, 0, 32, AXL__MIX_NONE, AXL__PF_FP16},
+	{"mxfp4", 4.25, 16, 16, 16, AXL__PF_BF16},
 };
 
 static const struct {
@@ -100,28 +66,28 @@ int axl__quant_parse(const char *name, struct axl__quant *q)
 			continue;
 		memset(q, 0, sizeof *q);
 		snprintf(q->name, sizeof q->name, "%s", r->name);
-		q->mix = r->mix;
 		q->compute = r->compute;
 		q->small_bits = r->small;
-		if (!r->body) {
-			q->body_bits = r->bits;
-			q->emb_bits = r->emb;
-			q->head_bits = r->head;
-			return 0;
-		}
-		q->gguf = true;
-		q->body_bits = axl__gguf_type_bits(r->body);
-		q->more_bits = r->more ? axl__gguf_type_bits(r->more) : 0;
-		q->emb_bits = q->body_bits;
-		if (strcmp(r->body, "F32") == 0 || strcmp(r->body, "F16") == 0 || strcmp(r->body, "Q8_0") == 0)
-			q->head_bits = q->body_bits;
-		else
-			q->head_bits = axl__gguf_type_bits("Q6_K");
-		if (q->body_bits <= 0 || q->head_bits <= 0 || (r->more && q->more_bits <= 0))
-			return -1;
+		q->body_bits = r->bits;
+		q->emb_bits = r->emb;
+		q->head_bits = r->head;
 		return 0;
 	}
-	return -1;
+	enum axl__gft ft;
+	const char *deflt;
+	if (axl__gguf_ftype(name, &ft, &deflt) != 0)
+		return -1;
+	memset(q, 0, sizeof *q);
+	for (size_t i = 0; name[i] && i + 1 < sizeof q->name; i++)
+		q->name[i] = (char)tolower((unsigned char)name[i]);
+	q->gguf = true;
+	q->gft = ft;
+	q->compute = ft == AXL__GFT_F32 ? AXL__PF_FP32 : AXL__PF_FP16;
+	q->small_bits = 32;
+	q->body_bits = q->emb_bits = axl__gguf_type_bits(deflt);
+	q->head_bits = ft == AXL__GFT_F32 || ft == AXL__GFT_F16 || ft == AXL__GFT_Q8_0 ? q->body_bits
+										 : axl__gguf_type_bits("Q6_K");
+	return q->body_bits > 0 ? 0 : -1;
 }
 
 /* The dtype holding most parameters. */
@@ -178,21 +144,6 @@ double axl__kv_dtype_bytes(const char *name, char *canon)
 	return -1;
 }
 
-/* llama.cpp's use_more_bits(i, n). */
-static bool more_bits_layer(const struct axl__quant *q, int i, int n)
-{
-	switch (q->mix) {
-	case AXL__MIX_MORE_BITS:
-		return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
-	case AXL__MIX_FIRST_LAYERS:
-		return i < n / 8;
-	case AXL__MIX_ALL_V_DOWN:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Of `count` special layers spread over n, is layer i one (evenly spaced, the last one
  * of each period: Gemma 3's global layer is the 6th of 6). */
 static bool spread(int i, int count, int n)
@@ -219,6 +170,17 @@ double axl__mm_kv_layer(const struct axl__mm *mm, int i, int64_t tokens)
 	if (l->sliding && mm->window > 0 && tokens > mm->window)
 		tokens = mm->window;
 	return l->kv_token * (double)tokens;
+}
+
+/* The bytes of one tensor: per llama.cpp's rules for a GGUF file type (x not NULL), else
+ * the quantisation's body, embedding or head bits. */
+static double tb(const struct axl__gmix *x, const struct axl__quant *q, enum axl__gcat c, int layer, int seq,
+		 double params, int64_t ncols)
+{
+	if (x)
+		return axl__gmix_bytes(x, c, layer, seq, params, ncols, NULL);
+	double bits = c == AXL__GC_EMBD ? q->emb_bits : c == AXL__GC_OUTPUT ? q->head_bits : q->body_bits;
+	return params * bits / 8;
 }
 
 int axl__mm_build(struct axl__mm *mm, const struct axl__model *m, const struct axl__quant *q, double kv_bytes,
@@ -268,21 +230,31 @@ int axl__mm_build(struct axl__mm *mm, const struct axl__model *m, const struct a
 	const int mm3 = m->mlp_matrices > 0 ? m->mlp_matrices : 3;
 	const bool interleave = moe && dense > 0 && strstr(m->arch, "llama4") != NULL;
 	const double h = m->hidden;
-	const double body = q->body_bits / 8, small = q->small_bits / 8;
+	const double small = q->small_bits / 8;
+	struct axl__gmix gmix = {0};
+	const struct axl__gmix *gx = NULL;
+	if (q->gguf && !q->from_file && axl__gguf_ftype(q->name, &gmix.ft, &gmix.deflt) == 0) {
+		gmix.layers = L;
+		gmix.gqa = mla ? 1 : m->heads / m->kv_heads;
+		gmix.experts = moe ? m->experts : 0;
+		gmix.tied = m->tied_embeddings;
+		gmix.falcon = strncmp(m->arch, "falcon", 6) == 0;
+		/* llama.cpp's LLM_TYPE_70B: the 80-layer Llama and Qwen2 models */
+		gmix.type70b = L == 80 && (strcmp(m->arch, "llama") == 0 || strcmp(m->arch, "qwen2") == 0);
+		gx = &gmix;
+	}
 
-	/* attention, in parameters: v-class (V projection / MLA kv_b) and the rest */
-	double attn_v, attn_rest, attn_bias;
+	/* attention, in parameters, and its bias/norm parameters */
+	double attn_params, attn_bias;
 	if (mla) {
 		double qd = (double)m->heads * (m->qk_nope_dim + m->qk_rope_dim);
 		double qp = m->q_lora_rank > 0 ? h * m->q_lora_rank + (double)m->q_lora_rank * qd : h * qd;
-		attn_rest = qp + h * (m->kv_lora_rank + m->qk_rope_dim) + (double)m->heads * m->v_head_dim * h;
-		attn_v = (double)m->kv_lora_rank * m->heads * (m->qk_nope_dim + m->v_head_dim);
+		attn_params = qp + h * (m->kv_lora_rank + m->qk_rope_dim) + (double)m->heads * m->v_head_dim * h +
+			      (double)m->kv_lora_rank * m->heads * (m->qk_nope_dim + m->v_head_dim);
 		attn_bias = m->kv_lora_rank + (m->q_lora_rank > 0 ? m->q_lora_rank : 0); /* the latent norms */
-		mm->lw[0].attn_flops = 0;
 	} else {
 		double qd = (double)m->heads * m->head_dim, kvd = (double)m->kv_heads * m->head_dim;
-		attn_v = h * kvd;
-		attn_rest = h * qd + h * kvd + qd * h;
+		attn_params = 2 * h * qd + 2 * h * kvd;
 		attn_bias = (m->qkv_bias ? qd + 2 * kvd : 0) + (m->o_bias ? h : 0);
 	}
 	double attn_flops = mla ? 2.0 * m->heads * (m->qk_nope_dim + m->qk_rope_dim) + 2.0 * m->heads * m->v_head_dim
@@ -297,11 +269,11 @@ int axl__mm_build(struct axl__mm *mm, const struct axl__model *m, const struct a
 			widest = w;
 	}
 	mm->intermediate = widest;
+	const int64_t H = m->hidden;
 
+	int down_seq = 0; /* the FFN down tensors in file order (llama.cpp's i_ffn_down) */
 	for (int i = 0; i < L; i++) {
 		struct axl__lw *l = &mm->lw[i];
-		bool more = more_bits_layer(q, i, L);
-		double vb = more && q->more_bits > 0 ? q->more_bits / 8 : body;
 		bool is_moe = moe && (interleave ? !spread(i, dense, L) : i >= dense);
 		l->hidden = m->hidden;
 		l->kv_token = kv_token;
@@ -309,21 +281,49 @@ int axl__mm_build(struct axl__mm *mm, const struct axl__model *m, const struct a
 		/* the global layers are the spread ones */
 		l->sliding = sliding > 0 && !spread(i, L - sliding, L);
 		l->attn_flops = attn_flops;
-		double split = attn_rest * body + attn_v * vb;
+		double split;
+		if (mla) {
+			int64_t qd = (int64_t)m->heads * (m->qk_nope_dim + m->qk_rope_dim), vd = (int64_t)m->heads * m->v_head_dim;
+			if (m->q_lora_rank > 0)
+				split = tb(gx, q, AXL__GC_OTHER, i, 0, h * m->q_lora_rank, H) +
+					tb(gx, q, AXL__GC_OTHER, i, 0, (double)m->q_lora_rank * qd, m->q_lora_rank);
+			else
+				split = tb(gx, q, AXL__GC_ATTN_Q, i, 0, h * qd, H);
+			split += tb(gx, q, AXL__GC_OTHER, i, 0, h * (m->kv_lora_rank + m->qk_rope_dim), H);
+			split += tb(gx, q, AXL__GC_ATTN_V, i, 0,
+				    (double)m->kv_lora_rank * m->heads * (m->qk_nope_dim + m->v_head_dim), m->kv_lora_rank);
+			split += tb(gx, q, AXL__GC_ATTN_OUT, i, 0, (double)vd * h, vd);
+		} else {
+			int64_t qd = (int64_t)m->heads * m->head_dim, kvd = (int64_t)m->kv_heads * m->head_dim;
+			split = tb(gx, q, AXL__GC_ATTN_Q, i, 0, h * (double)qd, H) +
+				tb(gx, q, AXL__GC_ATTN_K, i, 0, h * (double)kvd, H) +
+				tb(gx, q, AXL__GC_ATTN_V, i, 0, h * (double)kvd, H) +
+				tb(gx, q, AXL__GC_ATTN_OUT, i, 0, (double)qd * h, qd);
+		}
 		double repl = (2 * h + attn_bias) * small;
-		double flop_params = attn_rest + attn_v;
+		double flop_params = attn_params;
 		if (!is_moe) {
-			double gu = (double)(mm3 - 1) * h * I, dn = h * I;
-			split += gu * body + dn * vb;
+			int64_t In = (int64_t)I;
+			double mlp = tb(gx, q, AXL__GC_FFN_UP, i, 0, h * I, H) + tb(gx, q, AXL__GC_FFN_DOWN, i, down_seq++, h * I, In);
+			if (mm3 >= 3)
+				mlp += (mm3 - 2) * tb(gx, q, AXL__GC_FFN_GATE, i, 0, h * I, H);
+			split += mlp;
 			repl += (m->mlp_bias ? (mm3 - 1) * I + h : 0) * small;
-			flop_params += gu + dn;
+			flop_params += (double)mm3 * h * I;
 			l->fixed_read = split + repl;
 		} else {
-			double one = 2 * h * mi * body + h * mi * vb + (m->mlp_bias ? (2 * mi + h) * small : 0);
+			int64_t Mi = m->moe_intermediate;
+			double gu = tb(gx, q, AXL__GC_FFN_GATE, i, 0, h * mi, H) + tb(gx, q, AXL__GC_FFN_UP, i, 0, h * mi, H);
+			double one = gu + tb(gx, q, AXL__GC_FFN_DOWN, i, down_seq++, h * mi, Mi) +
+				     (m->mlp_bias ? (2 * mi + h) * small : 0);
+			double sh = 0;
+			if (shared > 0)
+				sh = shared * (gu + tb(gx, q, AXL__GC_FFN_DOWN, i, down_seq++, h * mi, Mi) +
+					       (m->mlp_bias ? (2 * mi + h) * small : 0));
 			double router = ((double)m->experts * h + (m->mlp_bias ? m->experts : 0)) * small;
 			l->expert = one;
 			l->experts = m->experts;
-			split += (m->experts + shared) * one;
+			split += m->experts * one + sh;
 			repl += router;
 			flop_params += (double)(m->experts_per_token + shared) * 3 * h * mi + (double)m->experts * h;
 			l->fixed_read = (split - m->experts * one) + repl;
@@ -332,8 +332,8 @@ int axl__mm_build(struct axl__mm *mm, const struct axl__model *m, const struct a
 		l->replicated = repl;
 		l->flops_token = 2 * flop_params;
 	}
-	mm->emb = (double)m->vocab * h * (q->emb_bits / 8);
-	mm->head = m->tied_embeddings ? 0 : (double)m->vocab * h * (q->head_bits / 8);
+	mm->emb = tb(gx, q, AXL__GC_EMBD, -1, 0, (double)m->vocab * h, H);
+	mm->head = m->tied_embeddings ? 0 : tb(gx, q, AXL__GC_OUTPUT, -1, 0, (double)m->vocab * h, H);
 	mm->head_flops = 2.0 * (double)m->vocab * h;
 	double total = mm->emb + mm->head + h * small;
 	for (int i = 0; i < L; i++)

@@ -161,6 +161,7 @@ int axl_model_open(axl_model **out, const char *name)
 		return axl__error(AXL_ENOMEM, "out of memory");
 	struct axl__model *m = &md->m;
 	int rc;
+	int64_t sz = 0;
 	struct stat st;
 	if (stat(name, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
@@ -173,6 +174,14 @@ int axl_model_open(axl_model **out, const char *name)
 			rc = from_config_file(name, m);
 	} else if (axl__model_from_catalog(name, m) == 0) {
 		rc = 0;
+	} else if ((rc = axl__parse_size(name, &sz)) != -1) {
+		if (rc == -2)
+			rc = axl__error(AXL_ERANGE, "%s: not a model size (a positive size from 1M to 100T parameters, "
+						    "such as 7B, 70b, 1.5B, 7e9)", name);
+		else if (axl__model_from_size(sz, m, md->assumption, sizeof md->assumption) != 0)
+			rc = axl__error(AXL_ENOENT, "%s: no reference architecture for this size", name);
+		else
+			snprintf(m->id, sizeof m->id, "%s", name);
 	} else {
 		char hint[400];
 		if (axl__catalog_suggest(name, hint, sizeof hint) == 2)
@@ -193,9 +202,9 @@ int axl_model_open(axl_model **out, const char *name)
 		m->params = axl__model_params(m, &act);
 		m->active_params = act;
 	}
-	static const char *const src[] = {"", "catalog", "config.json", "safetensors", "gguf"};
+	static const char *const src[] = {"", "catalog", "config.json", "safetensors", "gguf", "size"};
 	snprintf(md->source_name, sizeof md->source_name, "%s",
-		 m->source >= AXL__MSRC_CATALOG && m->source <= AXL__MSRC_GGUF ? src[m->source] : "");
+		 m->source >= AXL__MSRC_CATALOG && m->source <= AXL__MSRC_SIZE ? src[m->source] : "");
 	const struct axl__model_dtype *d = NULL;
 	for (size_t i = 0; i < m->ndtypes; i++)
 		if (!d || m->dtypes[i].params > d->params)

@@ -47,6 +47,7 @@ struct axl_plan {
 	size_t nlabel;
 	char net_note[64];
 	double net;
+	char quant_reason[200]; /* --quant auto: why this format; "" otherwise */
 };
 
 static void warn(struct axl_plan *pl, const char *fmt, const char *a, int64_t x)
@@ -261,6 +262,75 @@ static void planner_release(struct axl_planner *p)
 	free(p->links);
 }
 
+/* --quant auto: the best-quality format, in order bf16, fp16, fp8, int8, int4, that every
+ * selected device runs natively (its inventory lists the compute format as native; int4
+ * is weight-only, so a native 16-bit format also serves it) and with which the model fits.
+ * Never more bits than the model is published in (DeepSeek V3's fp8). 0 with pl->q and
+ * the reason set; -1 on allocation failure. */
+static int choose_auto(struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
+		       const struct axl__model *m, double kvb, double net)
+{
+	static const char *const order[] = {"bf16", "fp16", "fp8", "int8", "int4"};
+	struct axl__quant own;
+	axl__quant_default(m, &own);
+	struct pcand *c = malloc(sizeof *c);
+	if (!c)
+		return -1;
+	char skipped[96] = "";
+	const char *first_native = NULL;
+	struct axl__quant fallback_q;
+	bool have_fallback = false;
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		struct axl__quant q;
+		if (axl__quant_parse(order[i], &q) != 0 || q.body_bits > own.body_bits + 1e-9)
+			continue;
+		bool native = true;
+		for (size_t k = 0; k < nsel; k++) {
+			const struct axl__pdev *d = &p->devs[sel[k]];
+			bool ok = d->tflops[q.compute] >= 0;
+			if (strcmp(order[i], "int4") == 0)
+				ok = d->tflops[AXL__PF_INT4] >= 0 || d->tflops[AXL__PF_BF16] >= 0 || d->tflops[AXL__PF_FP16] >= 0;
+			if (!ok)
+				native = false;
+		}
+		if (!native) {
+			size_t n = strlen(skipped);
+			snprintf(skipped + n, sizeof skipped - n, "%s%s", n ? ", " : "", order[i]);
+			continue;
+		}
+		if (!first_native)
+			first_native = order[i];
+		if (!have_fallback) {
+			fallback_q = q;
+			have_fallback = true;
+		}
+		if (run(p, sel, nsel, m, &q, kvb, pl->ctx, pl->batch, net, c, NULL, 0, NULL, NULL) == 1 && c->fits) {
+			pl->q = q;
+			if (strcmp(order[i], first_native) == 0)
+				snprintf(pl->quant_reason, sizeof pl->quant_reason,
+					 "auto: %s, the best-quality format the devices run natively, fits%s%s%s", order[i],
+					 skipped[0] ? " (not native: " : "", skipped, skipped[0] ? ")" : "");
+			else
+				snprintf(pl->quant_reason, sizeof pl->quant_reason,
+					 "auto: %s, the best-quality native format that fits (%s does not fit%s%s)", order[i],
+					 first_native, skipped[0] ? "; not native: " : "", skipped);
+			free(c);
+			return 0;
+		}
+	}
+	free(c);
+	if (have_fallback) {
+		pl->q = fallback_q;
+		snprintf(pl->quant_reason, sizeof pl->quant_reason,
+			 "auto: no native format fits; planned with %s, the best the devices run natively", fallback_q.name);
+	} else {
+		axl__quant_parse(own.from_file ? "bf16" : own.name, &pl->q);
+		snprintf(pl->quant_reason, sizeof pl->quant_reason,
+			 "auto: the devices report no native format for these weights; planned with %s", pl->q.name);
+	}
+	return 0;
+}
+
 static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
 			 const struct axl__model *m, double kvb, double net, const struct pcand *splits, int nsplits)
 {
@@ -354,11 +424,14 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 		return axl__error(AXL_ENOMEM, "out of memory");
 	pl->model = *model;
 	int rc = 0;
-	if (req->quantization && req->quantization[0]) {
+	const bool qauto = req->quantization && strcasecmp(req->quantization, "auto") == 0;
+	if (qauto) {
+		axl__quant_default(m, &pl->q); /* until the devices are known */
+	} else if (req->quantization && req->quantization[0]) {
 		if (axl__quant_parse(req->quantization, &pl->q) != 0) {
 			free(pl);
 			return axl__error(AXL_EINVAL,
-					  "unknown quantisation \"%s\" (fp32, bf16, fp16, fp8, int8, int4, awq, gptq, "
+					  "unknown quantisation \"%s\" (auto, fp32, bf16, fp16, fp8, int8, int4, awq, gptq, "
 					  "or a GGUF type such as q4_k_m, q8_0)",
 					  req->quantization);
 		}
@@ -383,6 +456,10 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 	}
 	double net = network_gbps(p, req, pl->net_note, sizeof pl->net_note);
 	pl->net = net;
+	if (qauto && choose_auto(pl, p, sel, nsel, m, kvb, net) != 0) {
+		free(sel), free(pl);
+		return axl__error(AXL_ENOMEM, "out of memory");
+	}
 	struct pcand *splits = calloc(4, sizeof *splits);
 	struct axl__mm mm;
 	int ns = 0;
@@ -540,6 +617,8 @@ int axl_plan_json(const axl_plan *pl, char **out, size_t *len)
 	kint_or_null(&w, "layers", m->layers);
 	axl__json_kstr(&w, "weights_dtype", quant_label(pl));
 	axl__json_kstr(&w, "source", pl->model.source_name);
+	if (pl->model.assumption[0])
+		axl__json_kstr(&w, "assumption", pl->model.assumption);
 	axl__json_obj_end(&w);
 
 	axl__json_key(&w, "request");
@@ -548,6 +627,8 @@ int axl_plan_json(const axl_plan *pl, char **out, size_t *len)
 	axl__json_kint(&w, "batch", pl->batch);
 	axl__json_kstr(&w, "kv_dtype", pl->kv);
 	axl__json_kstr(&w, "quantization", quant_label(pl));
+	if (pl->quant_reason[0])
+		axl__json_kstr(&w, "quantization_reason", pl->quant_reason);
 	axl__json_obj_end(&w);
 
 	axl__json_key(&w, "memory");
@@ -718,8 +799,12 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 	if (m->layers > 0)
 		axl__sb_printf(&sb, ", %d layers", m->layers);
 	axl__sb_putc(&sb, '\n');
+	if (pl->model.assumption[0])
+		axl__sb_printf(&sb, "Assumed       %s\n", pl->model.assumption);
 	axl__sb_printf(&sb, "Request       %s weights, context %lld tokens, batch %lld, KV cache %s\n", quant_label(pl),
 		       (long long)pl->ctx, (long long)pl->batch, pl->kv);
+	if (pl->quant_reason[0])
+		axl__sb_printf(&sb, "Quantization  %s\n", pl->quant_reason);
 	axl__sb_puts(&sb, "Memory        weights ");
 	gb(&sb, pl->weights);
 	axl__sb_puts(&sb, ", KV cache ");

@@ -55,8 +55,10 @@ static void test_quant(void)
 	struct axl__quant q;
 	CHECK(axl__quant_parse("INT4", &q) == 0 && fabs(q.body_bits - 4.15625) < 1e-9 && q.emb_bits == 16);
 	CHECK(axl__quant_parse("awq", &q) == 0 && fabs(q.body_bits - 4.15625) < 1e-9);
-	CHECK(axl__quant_parse("Q4_K_M", &q) == 0 && q.body_bits == 4.5 && q.more_bits == 6.5625 &&
-	      q.head_bits == 6.5625 && q.gguf);
+	CHECK(axl__quant_parse("Q4_K_M", &q) == 0 && q.body_bits == 4.5 && q.gft == AXL__GFT_Q4_K_M &&
+	      q.head_bits == 6.5625 && q.gguf && strcmp(q.name, "q4_k_m") == 0);
+	CHECK(axl__quant_parse("IQ2_M", &q) == 0 && q.body_bits == 2.5625 && q.gft == AXL__GFT_IQ2_M);
+	CHECK(axl__quant_parse("iq3_xs", &q) == 0 && q.body_bits == 3.4375);
 	CHECK(axl__quant_parse("q8_0", &q) == 0 && q.body_bits == 8.5 && q.head_bits == 8.5);
 	CHECK(axl__quant_parse("bfloat16", &q) == 0 && q.body_bits == 16 && q.compute == AXL__PF_BF16);
 	CHECK(axl__quant_parse("fp8", &q) == 0 && q.body_bits == 8 && q.compute == AXL__PF_FP8);
@@ -66,6 +68,43 @@ static void test_quant(void)
 	CHECK(axl__kv_dtype_bytes("FP8", canon) == 1 && strcmp(canon, "fp8") == 0);
 	CHECK(axl__kv_dtype_bytes("auto", canon) == 2);
 	CHECK(axl__kv_dtype_bytes("int3", canon) < 0);
+}
+
+/* llama.cpp's per-tensor choices (gguf_mix.c) on cases with a known answer. */
+static void test_gguf_mix(void)
+{
+	const char *t = NULL;
+	struct axl__gmix x = {.layers = 80, .gqa = 8, .experts = 0, .type70b = true};
+	CHECK(axl__gguf_ftype("q3_k_m", &x.ft, &x.deflt) == 0 && strcmp(x.deflt, "Q3_K") == 0);
+	axl__gmix_bytes(&x, AXL__GC_ATTN_V, 0, 0, 1, 8192, &t);
+	CHECK(strcmp(t, "Q5_K") == 0); /* the first two V layers */
+	axl__gmix_bytes(&x, AXL__GC_ATTN_V, 40, 0, 1, 8192, &t);
+	CHECK(strcmp(t, "Q5_K") == 0); /* Q4_K, raised for LLM_TYPE_70B */
+	axl__gmix_bytes(&x, AXL__GC_ATTN_Q, 40, 0, 1, 8192, &t);
+	CHECK(strcmp(t, "Q3_K") == 0);
+	axl__gmix_bytes(&x, AXL__GC_OUTPUT, -1, 0, 1, 8192, &t);
+	CHECK(strcmp(t, "Q6_K") == 0);
+	/* a row of 29568 (Qwen2.5-72B's FFN down) is not a multiple of 256: Q4_K -> Q5_0 */
+	CHECK(axl__gguf_ftype("q4_k_s", &x.ft, &x.deflt) == 0);
+	axl__gmix_bytes(&x, AXL__GC_FFN_DOWN, 40, 40, 1, 29568, &t);
+	CHECK(strcmp(t, "Q5_0") == 0);
+	/* Mixtral (8 experts): V and K in Q8_0 */
+	struct axl__gmix mx = {.layers = 32, .gqa = 4, .experts = 8};
+	CHECK(axl__gguf_ftype("q4_k_m", &mx.ft, &mx.deflt) == 0);
+	axl__gmix_bytes(&mx, AXL__GC_ATTN_K, 10, 0, 1, 4096, &t);
+	CHECK(strcmp(t, "Q8_0") == 0);
+	/* IQ2_XXS: embedding Q2_K, output Q5_K, the first eighth of FFN down Q2_K */
+	CHECK(axl__gguf_ftype("iq2_xxs", &x.ft, &x.deflt) == 0);
+	axl__gmix_bytes(&x, AXL__GC_EMBD, -1, 0, 1, 8192, &t);
+	CHECK(strcmp(t, "Q2_K") == 0);
+	axl__gmix_bytes(&x, AXL__GC_OUTPUT, -1, 0, 1, 8192, &t);
+	CHECK(strcmp(t, "Q5_K") == 0);
+	CHECK(fabs(axl__gmix_bytes(&x, AXL__GC_FFN_DOWN, 3, 3, 256, 28672, &t) - 84) < 1e-9 && strcmp(t, "Q2_K") == 0);
+	axl__gmix_bytes(&x, AXL__GC_FFN_DOWN, 30, 30, 1, 28672, &t);
+	CHECK(strcmp(t, "IQ2_XXS") == 0);
+	enum axl__gft ft;
+	const char *d;
+	CHECK(axl__gguf_ftype("q4_k_x", &ft, &d) == -1);
 }
 
 static void test_memory(void)
@@ -376,6 +415,7 @@ static void test_api_errors(void)
 int main(void)
 {
 	test_quant();
+	test_gguf_mix();
 	test_memory();
 	test_split();
 	test_physics();

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""--quant auto and bare sizes (issue 17), on simulated nodes; validated against the schema.
+
+usage: check_quant.py AXL SRC_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+    return cond
+
+
+def main():
+    axl, src = sys.argv[1], sys.argv[2]
+    sim = lambda n: os.path.join(src, "tests", "sim", n)
+    sys.path.insert(0, os.path.join(src, "tests", "cli", "plan"))
+    import check_plan as cp  # the schema validator
+
+    def plan(s, *args):
+        p = subprocess.run([axl, "--sim", sim(s), "plan"] + list(args) + ["--json"], capture_output=True, text=True)
+        if not check(p.returncode == 0, "%s: rc %d %s" % (args, p.returncode, p.stderr.strip())):
+            return None
+        d = json.loads(p.stdout)
+        cp.validate(d, os.path.join(src, "schema", "axl-plan.schema.json"), str(args))
+        return d
+
+    # H100: bf16 fits on 8, fp8 when one device is all there is (FP8 native on Hopper)
+    d = plan("h100x8-nvswitch.json", "llama3.1-70b", "--quant", "auto")
+    check(d and d["request"]["quantization"] == "bf16" and "natively" in d["request"]["quantization_reason"],
+          "70b on 8 H100: %s" % (d and d["request"]))
+    d = plan("h100x8-nvswitch.json", "llama3.1-70b", "--quant", "auto", "--devices", "nvidia:0")
+    check(d and d["request"]["quantization"] == "fp8" and d["fits"] and "bf16 does not fit" in d["request"]["quantization_reason"],
+          "70b on 1 H100: %s" % (d and d["request"]))
+    # A100 has no FP8: int8
+    d = plan("a100-mig-off.json", "llama3.1-70b", "--quant", "auto", "--devices", "nvidia:0")
+    check(d and d["request"]["quantization"] == "int8" and "fp8" in d["request"]["quantization_reason"],
+          "70b on 1 A100: %s" % (d and d["request"]))
+    # published in fp8: never more bits than that (DeepSeek V3)
+    d = plan("h100x8-nvswitch.json", "deepseek-v3", "--quant", "auto")
+    check(d and d["request"]["quantization"] in ("fp8", "int8", "int4"), "deepseek-v3: %s" % (d and d["request"]))
+    # the text says it
+    p = subprocess.run([axl, "--sim", sim("a100-mig-off.json"), "plan", "llama3.1-70b", "--quant", "auto", "--devices", "nvidia:0"],
+                       capture_output=True, text=True)
+    check("Quantization  auto: int8" in p.stdout, "text: %s" % p.stdout[:400])
+
+    # bare sizes: a real architecture for the size, stated
+    for size, layers in (("7B", 32), ("70b", 80), ("1.5B", None), ("405B", 126)):
+        d = plan("h100x8-nvswitch.json", size)
+        if not d:
+            continue
+        m = d["model"]
+        want = float(size[:-1]) * 1e9
+        check(m["source"] == "size" and "assumed the architecture of" in m["assumption"], "%s: %s" % (size, m))
+        check(abs(m["params"] / want - 1) < 0.03, "%s: %d parameters" % (size, m["params"]))
+        if layers:
+            check(m["layers"] == layers, "%s: %d layers" % (size, m["layers"]))
+    d = plan("h100x8-nvswitch.json", "--params", "7e9")
+    check(d and d["model"]["layers"] == 32, "--params 7e9")
+    for bad in ("-3B", "0", "abc", "1e20", "7Q"):
+        p = subprocess.run([axl, "--sim", sim("h100x8-nvswitch.json"), "plan", "--params", bad], capture_output=True, text=True)
+        check(p.returncode == 1 and bad in p.stderr, "--params %s: rc %d %s" % (bad, p.returncode, p.stderr.strip()))
+    failures.extend(getattr(cp, "failures", []))  # schema failures recorded by check_plan
+    print("%d failure(s)" % len(failures) if failures else "ok")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
