@@ -191,6 +191,45 @@ static void case_kernels50(void) { lone(50, 0, 1); }
 static void case_graphs30(void) { lone(30, 1, 1); }
 static void case_graphs50(void) { lone(50, 1, 0); }
 
+/* Launches captured into a graph are not charged while captured (they do not run); the
+ * graph is, by its kernels, when it is launched. A workload held to 30 % captures 300
+ * launches of 3 ms (0.9 s of device time: about 3 s of waiting if each were charged). */
+static void case_capture(void)
+{
+	env_files("capture", "util", "util");
+	start();
+	setenv("CUDA_DEVICE_SM_LIMIT", "30", 1);
+	double share = run(0, 3, 1, NULL); /* the bucket in its steady state */
+	printf("before: busy share %.1f%%\n", share);
+	RC(cuStreamSynchronize(g_s));
+	double t0 = now_s();
+	RC(cuStreamBeginCapture_v2(g_s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	for (int i = 0; i < 300; i++)
+		launch_us(3000);
+	CUgraph g;
+	RC(cuStreamEndCapture(g_s, &g));
+	double took = now_s() - t0;
+	printf("300 launches of 3 ms captured in %.3f s\n", took);
+	CHECK(took < 0.5);
+	CUgraphExec e;
+	RC(cuGraphInstantiateWithFlags(&e, g, 0));
+	/* launched, the graph is charged: three of them (2.7 s of device time) wait for tokens */
+	t0 = now_s();
+	for (int i = 0; i < 3; i++)
+		RC(cuGraphLaunch(e, g_s));
+	double launched = now_s() - t0;
+	printf("3 launches of the graph returned after %.3f s\n", launched);
+	CHECK(launched > 1.0);
+	/* a plain launch after the capture is charged again */
+	t0 = now_s();
+	RC(cuStreamSynchronize(g_s));
+	for (int i = 0; i < 300; i++)
+		launch_us(3000);
+	double plain = now_s() - t0;
+	printf("300 plain launches of 3 ms returned after %.3f s\n", plain);
+	CHECK(plain > 1.0);
+}
+
 static unsigned read_util(const char *p)
 {
 	FILE *f = fopen(p, "re");
@@ -327,7 +366,8 @@ int main(int argc, char **argv)
 		const char *name;
 		void (*fn)(void);
 	} cases[] = {{"kernels30", case_kernels30}, {"kernels50", case_kernels50}, {"graphs30", case_graphs30},
-		     {"graphs50", case_graphs50},   {"shared", case_shared},       {"unlimited", case_unlimited}};
+		     {"graphs50", case_graphs50},   {"shared", case_shared},       {"unlimited", case_unlimited},
+		     {"capture", case_capture}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		if (!strcmp(argv[1], cases[i].name)) {
 			cases[i].fn();

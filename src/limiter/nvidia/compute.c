@@ -159,9 +159,28 @@ static void admit_slow(uint64_t cost)
 	axl__climit_before_launch(g_cl, g_dev_of_ord[ord], cost);
 }
 
-static inline void admit(uint64_t cost)
+/* ---- stream capture: a launch into a stream being captured does not run; the graph made
+ * of it is charged by its kernels when it is launched (cuGraphLaunch) ---------------------- */
+
+static int g_captures; /* captures begun and not ended in this process (0: no query) */
+
+/* Is s being captured? Asked of the driver only while some capture is open. */
+static int capturing(CUstream s, int ptsz)
+{
+	if (!__atomic_load_n(&g_captures, __ATOMIC_RELAXED))
+		return 0;
+	CUresult (*q)(CUstream, int *) = ptsz && axl__lim_drv.stream_is_capturing_ptsz
+						 ? axl__lim_drv.stream_is_capturing_ptsz
+						 : axl__lim_drv.stream_is_capturing;
+	int st = CU_STREAM_CAPTURE_STATUS_NONE;
+	return q && q(s, &st) == CUDA_SUCCESS && st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+static inline void admit(uint64_t cost, CUstream s, int ptsz)
 {
 	if (__atomic_load_n(&g_cstate, __ATOMIC_RELAXED) == 2)
+		return;
+	if (capturing(s, ptsz))
 		return;
 	admit_slow(cost);
 }
@@ -171,6 +190,7 @@ void axl__lim_forget_compute(void)
 	pthread_mutex_init(&g_cl_lock, NULL);
 	g_cl = NULL; /* the parent's: its thread is not in this process */
 	g_cstate = 0;
+	g_captures = 0;
 }
 
 /* ---- graphs: CUgraphExec -> kernel count ------------------------------------------------ */
@@ -298,7 +318,7 @@ AXL__LIM_API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int
 				     unsigned int by, unsigned int bz, unsigned int sh, CUstream s, void **kp, void **ex)
 {
 	NOT_THERE(cuLaunchKernel);
-	admit(1);
+	admit(1, s, 0);
 	return REAL(cuLaunchKernel, launch_fn)(f, gx, gy, gz, bx, by, bz, sh, s, kp, ex);
 }
 
@@ -307,21 +327,21 @@ AXL__LIM_API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigne
 					  void **kp, void **ex)
 {
 	NOT_THERE(cuLaunchKernel_ptsz);
-	admit(1);
+	admit(1, s, 1);
 	return REAL(cuLaunchKernel_ptsz, launch_fn)(f, gx, gy, gz, bx, by, bz, sh, s, kp, ex);
 }
 
 AXL__LIM_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kp, void **ex)
 {
 	NOT_THERE(cuLaunchKernelEx);
-	admit(1);
+	admit(1, config ? config->hStream : NULL, 0);
 	return REAL(cuLaunchKernelEx, launchex_fn)(config, f, kp, ex);
 }
 
 AXL__LIM_API CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **kp, void **ex)
 {
 	NOT_THERE(cuLaunchKernelEx_ptsz);
-	admit(1);
+	admit(1, config ? config->hStream : NULL, 1);
 	return REAL(cuLaunchKernelEx_ptsz, launchex_fn)(config, f, kp, ex);
 }
 
@@ -330,7 +350,7 @@ AXL__LIM_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, u
 						CUstream s, void **kp)
 {
 	NOT_THERE(cuLaunchCooperativeKernel);
-	admit(1);
+	admit(1, s, 0);
 	return REAL(cuLaunchCooperativeKernel, coop_fn)(f, gx, gy, gz, bx, by, bz, sh, s, kp);
 }
 
@@ -339,14 +359,14 @@ AXL__LIM_API CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int 
 						     CUstream s, void **kp)
 {
 	NOT_THERE(cuLaunchCooperativeKernel_ptsz);
-	admit(1);
+	admit(1, s, 1);
 	return REAL(cuLaunchCooperativeKernel_ptsz, coop_fn)(f, gx, gy, gz, bx, by, bz, sh, s, kp);
 }
 
 AXL__LIM_API CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
 {
 	NOT_THERE(cuGraphLaunch);
-	if (__atomic_load_n(&g_cstate, __ATOMIC_RELAXED) != 2)
+	if (__atomic_load_n(&g_cstate, __ATOMIC_RELAXED) != 2 && !capturing(s, 0))
 		admit_slow(graph_cost(e));
 	return REAL(cuGraphLaunch, glaunch_fn)(e, s);
 }
@@ -354,7 +374,7 @@ AXL__LIM_API CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
 AXL__LIM_API CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream s)
 {
 	NOT_THERE(cuGraphLaunch_ptsz);
-	if (__atomic_load_n(&g_cstate, __ATOMIC_RELAXED) != 2)
+	if (__atomic_load_n(&g_cstate, __ATOMIC_RELAXED) != 2 && !capturing(s, 1))
 		admit_slow(graph_cost(e));
 	return REAL(cuGraphLaunch_ptsz, glaunch_fn)(e, s);
 }
@@ -404,4 +424,80 @@ AXL__LIM_API CUresult cuGraphExecDestroy(CUgraphExec e)
 	NOT_THERE(cuGraphExecDestroy);
 	forget_graph(e);
 	return REAL(cuGraphExecDestroy, gdestroy_fn)(e);
+}
+
+/* ---- capture begins and ends: only counted ------------------------------------------------ */
+
+typedef CUresult (*begin1_fn)(CUstream);
+typedef CUresult (*begin2_fn)(CUstream, CUstreamCaptureMode);
+typedef CUresult (*begin_tg_fn)(CUstream, CUgraph, const CUgraphNode *, const CUgraphEdgeData *, size_t,
+				CUstreamCaptureMode);
+typedef CUresult (*end_fn)(CUstream, CUgraph *);
+
+static CUresult begun(CUresult rc)
+{
+	if (rc == CUDA_SUCCESS)
+		__atomic_add_fetch(&g_captures, 1, __ATOMIC_RELAXED);
+	return rc;
+}
+
+AXL__LIM_API CUresult cuStreamBeginCapture(CUstream s)
+{
+	NOT_THERE(cuStreamBeginCapture);
+	return begun(REAL(cuStreamBeginCapture, begin1_fn)(s));
+}
+
+AXL__LIM_API CUresult cuStreamBeginCapture_ptsz(CUstream s)
+{
+	NOT_THERE(cuStreamBeginCapture_ptsz);
+	return begun(REAL(cuStreamBeginCapture_ptsz, begin1_fn)(s));
+}
+
+AXL__LIM_API CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
+{
+	NOT_THERE(cuStreamBeginCapture_v2);
+	return begun(REAL(cuStreamBeginCapture_v2, begin2_fn)(s, mode));
+}
+
+AXL__LIM_API CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode)
+{
+	NOT_THERE(cuStreamBeginCapture_v2_ptsz);
+	return begun(REAL(cuStreamBeginCapture_v2_ptsz, begin2_fn)(s, mode));
+}
+
+AXL__LIM_API CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph g, const CUgraphNode *deps,
+						  const CUgraphEdgeData *data, size_t n, CUstreamCaptureMode mode)
+{
+	NOT_THERE(cuStreamBeginCaptureToGraph);
+	return begun(REAL(cuStreamBeginCaptureToGraph, begin_tg_fn)(s, g, deps, data, n, mode));
+}
+
+AXL__LIM_API CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph g, const CUgraphNode *deps,
+						       const CUgraphEdgeData *data, size_t n, CUstreamCaptureMode mode)
+{
+	NOT_THERE(cuStreamBeginCaptureToGraph_ptsz);
+	return begun(REAL(cuStreamBeginCaptureToGraph_ptsz, begin_tg_fn)(s, g, deps, data, n, mode));
+}
+
+/* a capture ends with the call whatever it returns, unless it came from the wrong thread */
+static CUresult end_capture(end_fn real, CUstream s, CUgraph *g, int ptsz)
+{
+	int was = capturing(s, ptsz);
+	CUresult rc = real(s, g);
+	if (was && rc != CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD &&
+	    __atomic_sub_fetch(&g_captures, 1, __ATOMIC_RELAXED) < 0)
+		__atomic_store_n(&g_captures, 0, __ATOMIC_RELAXED);
+	return rc;
+}
+
+AXL__LIM_API CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
+{
+	NOT_THERE(cuStreamEndCapture);
+	return end_capture(REAL(cuStreamEndCapture, end_fn), s, g, 0);
+}
+
+AXL__LIM_API CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g)
+{
+	NOT_THERE(cuStreamEndCapture_ptsz);
+	return end_capture(REAL(cuStreamEndCapture_ptsz, end_fn), s, g, 1);
 }

@@ -23,7 +23,17 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
 typedef struct CUgraphNode_st *CUgraphNode;
-typedef struct CUlaunchConfig_st CUlaunchConfig;                           /* used through pointers only */
+/* CUlaunchConfig (cuda.h, CUDA 11.8+): the limiter reads hStream only */
+typedef struct CUlaunchConfig_st {
+	unsigned int gridDimX, gridDimY, gridDimZ;
+	unsigned int blockDimX, blockDimY, blockDimZ;
+	unsigned int sharedMemBytes;
+	CUstream hStream;
+	void *attrs;
+	unsigned int numAttrs;
+} CUlaunchConfig;
+_Static_assert(sizeof(void *) != 8 || __builtin_offsetof(CUlaunchConfig, hStream) == 32,
+	       "CUlaunchConfig.hStream at byte 32");
 typedef struct CUDA_GRAPH_INSTANTIATE_PARAMS_st CUDA_GRAPH_INSTANTIATE_PARAMS; /* likewise */
 
 #define CUDA_SUCCESS 0
@@ -114,6 +124,24 @@ CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx, unsigned 
 					CUstream hStream, void **kernelParams);
 CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
 CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream);
+/* stream capture (compute.c: launches captured into a graph are charged when the graph runs) */
+typedef int CUstreamCaptureMode;
+typedef struct CUgraphEdgeData_st CUgraphEdgeData;
+#define CU_STREAM_CAPTURE_STATUS_NONE 0
+#define CU_STREAM_CAPTURE_STATUS_ACTIVE 1
+#define CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD 908
+CUresult cuStreamBeginCapture(CUstream hStream);
+CUresult cuStreamBeginCapture_ptsz(CUstream hStream);
+CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode);
+CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode);
+CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+				     const CUgraphEdgeData *dependencyData, size_t numDependencies,
+				     CUstreamCaptureMode mode);
+CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+					  const CUgraphEdgeData *dependencyData, size_t numDependencies,
+					  CUstreamCaptureMode mode);
+CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
+CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph);
 CUresult cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer,
 			    size_t bufferSize);
 CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,

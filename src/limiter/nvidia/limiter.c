@@ -113,6 +113,8 @@ static void init_once(void)
 	axl__lim_drv.pool_get_attribute =
 		(CUresult(*)(CUmemoryPool, int, void *))ds(g_driver, "cuMemPoolGetAttribute");
 	axl__lim_drv.device_get_mem_pool = (CUresult(*)(CUmemoryPool *, CUdevice))ds(g_driver, "cuDeviceGetMemPool");
+	axl__lim_drv.stream_is_capturing = (CUresult(*)(CUstream, int *))ds(g_driver, "cuStreamIsCapturing");
+	axl__lim_drv.stream_is_capturing_ptsz = (CUresult(*)(CUstream, int *))ds(g_driver, "cuStreamIsCapturing_ptsz");
 	axl__lim_drv.device_get_default_mem_pool =
 		(CUresult(*)(CUmemoryPool *, CUdevice))ds(g_driver, "cuDeviceGetDefaultMemPool");
 	axl__lim_log(AXL__LOG_DEBUG, "driver %s loaded", lib);

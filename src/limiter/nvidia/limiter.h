@@ -26,7 +26,10 @@
 	X(cuLaunchKernelEx_ptsz) X(cuLaunchCooperativeKernel) X(cuLaunchCooperativeKernel_ptsz)             \
 	X(cuGraphLaunch) X(cuGraphLaunch_ptsz) X(cuGraphInstantiate) X(cuGraphInstantiate_v2)               \
 	X(cuGraphInstantiateWithFlags) X(cuGraphInstantiateWithParams) X(cuGraphInstantiateWithParams_ptsz) \
-	X(cuGraphExecDestroy) X(cuMemPoolTrimTo) X(cuMemPoolDestroy)
+	X(cuGraphExecDestroy) X(cuMemPoolTrimTo) X(cuMemPoolDestroy) X(cuStreamBeginCapture)                  \
+	X(cuStreamBeginCapture_ptsz) X(cuStreamBeginCapture_v2) X(cuStreamBeginCapture_v2_ptsz)                 \
+	X(cuStreamBeginCaptureToGraph) X(cuStreamBeginCaptureToGraph_ptsz) X(cuStreamEndCapture)                \
+	X(cuStreamEndCapture_ptsz)
 
 enum {
 #define AXL__LIM_ENUM(n) AXL__SYM_##n,
@@ -53,6 +56,9 @@ struct axl__lim_drv {
 	CUresult (*pool_get_attribute)(CUmemoryPool, int, void *);
 	CUresult (*device_get_mem_pool)(CUmemoryPool *, CUdevice);
 	CUresult (*device_get_default_mem_pool)(CUmemoryPool *, CUdevice);
+	/* stream capture (compute.c): cuStreamIsCapturing, cuStreamIsCapturing_ptsz */
+	CUresult (*stream_is_capturing)(CUstream, int *);
+	CUresult (*stream_is_capturing_ptsz)(CUstream, int *);
 };
 extern struct axl__lim_drv axl__lim_drv;
 

@@ -40,7 +40,7 @@ for f in cuInit cuDriverGetVersion cuDeviceGetCount cuDeviceGet cuDeviceGetName 
          cuMemPoolGetAttribute cuMemPoolSetAttribute cuDeviceGetMemPool cuMemCreate cuMemRelease cuMemAddressReserve cuMemAddressFree cuMemMap \
          cuMemUnmap cuMemSetAccess cuMemGetAllocationGranularity cuArrayCreate_v2 cuArrayDestroy \
          cuMipmappedArrayCreate cuMipmappedArrayDestroy cuModuleLoadData cuModuleGetFunction cuModuleUnload \
-         cuLaunchKernel cuLaunchKernelEx cuLaunchCooperativeKernel cuStreamBeginCapture_v2 cuStreamEndCapture \
+         cuLaunchKernel cuLaunchKernelEx cuLaunchCooperativeKernel cuStreamBeginCapture_v2 cuStreamIsCapturing cuStreamEndCapture \
          cuGraphCreate cuGraphAddKernelNode_v2 cuGraphGetNodes cuGraphKernelNodeGetParams_v2 \
          cuGraphInstantiateWithFlags cuGraphInstantiate_v2 cuGraphLaunch cuGraphExecDestroy cuGraphDestroy \
          cuGetProcAddress cuGetProcAddress_v2 axl_cuda_double_utilization; do

@@ -2107,6 +2107,22 @@ API CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
 	LEAVE;
 }
 
+API CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
+{
+	ENTER("cuStreamIsCapturing");
+	if (!captureStatus)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	if (hStream == NULL || hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD) {
+		*captureStatus = CU_STREAM_CAPTURE_STATUS_NONE; /* never captured (BeginCapture refuses) */
+		goto done;
+	}
+	struct stream *st = stream_of(hStream);
+	if (!st)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	*captureStatus = st->capture ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+	LEAVE;
+}
+
 API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 {
 	ENTER("cuStreamEndCapture");
@@ -2484,7 +2500,7 @@ API CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
 	X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)                      \
 	X(cuMemGetAllocationGranularity) X(cuArrayCreate_v2) X(cuArrayDestroy) X(cuMipmappedArrayCreate)            \
 	X(cuMipmappedArrayDestroy) X(cuModuleLoadData) X(cuModuleGetFunction) X(cuModuleUnload) X(cuLaunchKernel)   \
-	X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel) X(cuStreamBeginCapture_v2) X(cuStreamEndCapture)           \
+	X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel) X(cuStreamBeginCapture_v2) X(cuStreamIsCapturing) X(cuStreamEndCapture)           \
 	X(cuGraphCreate) X(cuGraphAddKernelNode_v2) X(cuGraphGetNodes) X(cuGraphKernelNodeGetParams_v2)             \
 	X(cuGraphInstantiateWithFlags) X(cuGraphInstantiate_v2) X(cuGraphLaunch) X(cuGraphExecDestroy)              \
 	X(cuGraphDestroy) X(cuGetProcAddress) X(cuGetProcAddress_v2)
