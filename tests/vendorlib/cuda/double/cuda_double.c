@@ -1521,16 +1521,7 @@ API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
 /* the device's current pool: the default one (cuDeviceSetMemPool is not modelled) */
 API CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
-	ENTER("cuDeviceGetMemPool");
-	if (!pool)
-		FAIL(CUDA_ERROR_INVALID_VALUE);
-	DEVICE_OK(dev);
-	NOT_LOST(dev);
-	unsigned id = default_pool(dev);
-	if (!id)
-		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
-	*pool = (CUmemoryPool)(uintptr_t)obj_handle(id);
-	LEAVE;
+	return cuDeviceGetDefaultMemPool(pool, dev);
 }
 
 API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
