@@ -215,6 +215,62 @@ static void case_version(void)
 	RC(hipMalloc(&a, 1), hipErrorOutOfMemory); /* an unknown version: every device */
 }
 
+/* the state directory's records (axl limit set) on the HIP side: a record for device 1 by
+ * UUID (lower case: matched without case), one without a UUID (skipped), then a broken
+ * file: every device refused */
+static void case_state(const char *work)
+{
+	char dir[4096], file[4200];
+	snprintf(dir, sizeof dir, "%s/state", work);
+	mkdir(dir, 0700);
+	snprintf(file, sizeof file, "%s/state.json", dir);
+	FILE *f = fopen(file, "w");
+	if (!f) {
+		fprintf(stderr, "cannot write %s\n", file);
+		exit(1);
+	}
+	fprintf(f, "{\n  \"schema\": \"axl.state\",\n  \"schema_version\": 1,\n  \"limits\": [\n"
+		   "    {\"device\": \"amdgpu:1\", \"uuid\": \"gpu-2a5a0c6e21f4d3b1\", \"memory_bytes\": 1048576},\n"
+		   "    {\"device\": \"amdgpu:0\", \"memory_bytes\": 4096}\n  ],\n  \"partitions\": []\n}\n");
+	fclose(f);
+	setenv("AXL_STATE_DIR", dir, 1);
+	unsetenv("AXL_LIMIT_DEVICES");
+	void *a = NULL, *b = NULL;
+	RC(hipMalloc(&a, 8 * MIB), hipSuccess); /* device 0: the record without a UUID is not its */
+	RC(hipFree(a), hipSuccess);
+	RC(hipSetDevice(1), hipSuccess);
+	size_t base = real_used();
+	RC(hipMalloc(&a, MIB), hipSuccess);
+	RC(hipMalloc(&b, 1), hipErrorOutOfMemory);
+	CHECK(real_used() == base + MIB);
+	RC(hipFree(a), hipSuccess);
+	size_t fr = 0, t = 0;
+	RC(hipMemGetInfo(&fr, &t), hipSuccess);
+	CHECK(t == MIB);
+}
+
+static void case_state_bad(const char *work)
+{
+	char dir[4096], file[4200];
+	snprintf(dir, sizeof dir, "%s/state", work);
+	mkdir(dir, 0700);
+	snprintf(file, sizeof file, "%s/state.json", dir);
+	FILE *f = fopen(file, "w");
+	if (!f || fputs("{\"schema\": \"axl.state\", \"schema_version\": 1, \"limits\": [{\"device\": 3}", f) < 0 ||
+	    fclose(f)) {
+		fprintf(stderr, "cannot write %s\n", file);
+		exit(1);
+	}
+	setenv("AXL_STATE_DIR", dir, 1);
+	unsetenv("AXL_LIMIT_DEVICES");
+	void *a = NULL;
+	RC(hipMalloc(&a, 1), hipErrorOutOfMemory);
+	RC(hipSetDevice(1), hipSuccess);
+	RC(hipMalloc(&a, 1), hipErrorOutOfMemory); /* a truncated file: every device */
+	hipStream_t s;
+	RC(hipStreamCreate(&s), hipSuccess); /* the program runs on */
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -238,6 +294,16 @@ int main(int argc, char **argv)
 		void (*fn)(void);
 	} cases[] = {{"refuse", case_refuse},     {"paths", case_paths},         {"meminfo", case_meminfo},
 		     {"unlimited", case_unlimited}, {"malformed", case_malformed}, {"version", case_version}};
+	static const struct {
+		const char *name;
+		void (*fn)(const char *);
+	} wcases[] = {{"state", case_state}, {"state_bad", case_state_bad}};
+	for (size_t i = 0; i < sizeof wcases / sizeof wcases[0]; i++)
+		if (!strcmp(argv[1], wcases[i].name)) {
+			wcases[i].fn(argv[2]);
+			printf("%s: %s\n", argv[1], g_fail ? "FAILED" : "ok");
+			return g_fail;
+		}
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		if (!strcmp(argv[1], cases[i].name)) {
 			cases[i].fn();
