@@ -51,7 +51,16 @@ void axl__lim_log(int level, const char *fmt, ...)
 	fprintf(stderr, "axl-limiter: %s: %s\n", names[level], line);
 }
 
-static dlsym_fn real_dlsym(void)
+/* dlsym's front door runs before a sanitizer runtime is ready (AddressSanitizer resolves
+ * its interceptors with dlsym while it initialises): no instrumentation there, and every
+ * name that cannot be the limiter's leaves through it without touching instrumented code */
+#if defined(__clang__) || defined(__GNUC__)
+#define AXL__LIM_NOSAN __attribute__((no_sanitize("address", "undefined")))
+#else
+#define AXL__LIM_NOSAN
+#endif
+
+AXL__LIM_NOSAN static dlsym_fn real_dlsym(void)
 {
 	dlsym_fn f = __atomic_load_n(&g_real_dlsym, __ATOMIC_ACQUIRE);
 	if (!f) {
@@ -178,9 +187,26 @@ int axl__lim_region_attach(axl__region **out, const struct axl__region_limit *li
 /* dlsym: the limiter's entry for an accounted name asked of the driver, the real answer
  * otherwise. The last call is a tail call, so that RTLD_NEXT stays relative to the
  * caller (glibc finds the caller from the return address). */
-AXL__LIM_API void *dlsym(void *handle, const char *name)
+static void *lim_dlsym(dlsym_fn ds, void *handle, const char *name);
+
+/* a name the limiter may answer: cu*, hip*, nv* */
+AXL__LIM_NOSAN static int maybe_ours(const char *name)
+{
+	return name && ((name[0] == 'c' && name[1] == 'u') || (name[0] == 'h' && name[1] == 'i' && name[2] == 'p') ||
+			(name[0] == 'n' && name[1] == 'v'));
+}
+
+AXL__LIM_NOSAN AXL__LIM_API void *dlsym(void *handle, const char *name)
 {
 	dlsym_fn ds = real_dlsym();
+	if (!maybe_ours(name))
+		return ds(handle, name);
+	return lim_dlsym(ds, handle, name); /* a tail call too */
+}
+
+/* dlsym for a name the limiter may answer (after the front door) */
+static void *lim_dlsym(dlsym_fn ds, void *handle, const char *name)
+{
 	void *hook = axl__lim_hip_dlsym(handle, name, ds);
 	if (hook)
 		return hook;
