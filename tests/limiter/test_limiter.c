@@ -5,7 +5,7 @@
  * and AXL_LIMITER_CUDA_LIBRARY=the double; this program is linked to the double's
  * libcuda.so.1 (the "linked directly" path) and also reaches it with dlopen/dlsym and
  * cuGetProcAddress. The double's own answers (what it really allocated) come from its
- * .dynsym (double_sym), past the limiter's dlsym. Limits are put in the environment after
+ * .dynsym (lt_dynsym, limtest.h), past the limiter's dlsym. Limits are put in the environment after
  * cuInit (the limiter reads them at the first accounted call), so a case can name the
  * double's UUIDs.
  */
@@ -26,19 +26,10 @@
 #include <unistd.h>
 
 #include "cuda_types.h"
+#include "limtest.h"
 
 #define MIB ((size_t)1 << 20)
-static int g_fail;
-static const char *g_work;
 static char g_uuid[2][64];
-
-#define CHECK(c)                                                                       \
-	do {                                                                           \
-		if (!(c)) {                                                            \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-			g_fail = 1;                                                    \
-		}                                                                      \
-	} while (0)
 #define RC(call, want)                                                                              \
 	do {                                                                                        \
 		CUresult rc_ = (call);                                                              \
@@ -50,40 +41,9 @@ static char g_uuid[2][64];
 	} while (0)
 
 static void *g_double; /* the double, by dlopen */
-static CUresult (*d_getinfo)(size_t *, size_t *);   /* the double's own (double_sym) */
+static CUresult (*d_getinfo)(size_t *, size_t *);   /* the double's own (lt_dynsym, limtest.h) */
 static CUresult (*d_total)(size_t *, CUdevice);
 
-/* The double's own entry point, read from its file's .dynsym: the limiter interposes
- * dlsym (and dlvsym cannot name an unversioned symbol), so this is how the test sees
- * what the double really answers. */
-static void *double_sym(void *h, const char *name)
-{
-	struct link_map *lm = NULL;
-	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) || !lm)
-		return NULL;
-	int fd = open(lm->l_name, O_RDONLY);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st))
-		return NULL;
-	unsigned char *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return NULL;
-	void *out = NULL;
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m;
-	const Elf64_Shdr *sh = (const Elf64_Shdr *)(m + eh->e_shoff);
-	for (int i = 0; i < eh->e_shnum && !out; i++) {
-		if (sh[i].sh_type != SHT_DYNSYM)
-			continue;
-		const Elf64_Sym *sym = (const Elf64_Sym *)(m + sh[i].sh_offset);
-		const char *str = (const char *)(m + sh[sh[i].sh_link].sh_offset);
-		for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++)
-			if (sym[k].st_shndx != SHN_UNDEF && !strcmp(str + sym[k].st_name, name))
-				out = (void *)(lm->l_addr + sym[k].st_value);
-	}
-	munmap(m, (size_t)st.st_size);
-	return out;
-}
 
 static size_t double_used(void)
 {
@@ -117,8 +77,8 @@ static void start(void)
 	RC(cuCtxSetCurrent(c), CUDA_SUCCESS);
 	g_double = dlopen("libcuda.so.1", RTLD_NOW);
 	CHECK(g_double);
-	d_getinfo = (CUresult(*)(size_t *, size_t *))double_sym(g_double, "cuMemGetInfo_v2");
-	d_total = (CUresult(*)(size_t *, CUdevice))double_sym(g_double, "cuDeviceTotalMem_v2");
+	d_getinfo = (CUresult(*)(size_t *, size_t *))lt_dynsym(g_double, "cuMemGetInfo_v2");
+	d_total = (CUresult(*)(size_t *, CUdevice))lt_dynsym(g_double, "cuDeviceTotalMem_v2");
 	if (!d_getinfo || !d_total) {
 		fprintf(stderr, "the double's own symbols not found\n");
 		exit(2);
@@ -202,9 +162,9 @@ static void case_dlsym(void)
 	alloc_fn al = (alloc_fn)dlsym(h, "cuMemAlloc_v2");
 	free_fn fr = (free_fn)dlsym(h, "cuMemFree_v2");
 	CHECK(al && fr);
-	CHECK((void *)al != double_sym(h, "cuMemAlloc_v2")); /* the limiter's */
+	CHECK((void *)al != lt_dynsym(h, "cuMemAlloc_v2")); /* the limiter's */
 	CHECK((void *)al == (void *)cuMemAlloc_v2);
-	CHECK(dlsym(h, "cuStreamCreate") == double_sym(h, "cuStreamCreate")); /* not accounted */
+	CHECK(dlsym(h, "cuStreamCreate") == lt_dynsym(h, "cuStreamCreate")); /* not accounted */
 	CHECK(dlsym(h, "cuNoSuchCall") == NULL);
 	CHECK(dlsym(RTLD_DEFAULT, "cuMemAlloc_v2") == (void *)cuMemAlloc_v2);
 	CHECK(dlsym(h, "cuGetProcAddress_v2") == (void *)cuGetProcAddress_v2);
@@ -236,7 +196,7 @@ static void case_procaddr(void)
 	RC(gpa("cuMemAllocAsync_ptsz", &f, 12000, 0, &st), CUDA_SUCCESS);
 	CHECK(f == dlsym(RTLD_DEFAULT, "cuMemAllocAsync_ptsz") || f == (void *)cuMemAllocAsync);
 	RC(gpa("cuStreamCreate", &f, 12000, 0, &st), CUDA_SUCCESS);
-	CHECK(f == double_sym(h, "cuStreamCreate"));
+	CHECK(f == lt_dynsym(h, "cuStreamCreate"));
 	RC(gpa("cuNoSuchCall", &f, 12000, 0, &st), CUDA_ERROR_NOT_FOUND);
 	CHECK(f == NULL);
 	RC(cuGetProcAddress("cuMemAlloc", &f, 12000, 0), CUDA_SUCCESS);
@@ -619,29 +579,10 @@ static void case_state_bad(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: test_limiter CASE WORKDIR\n");
-		return 2;
-	}
-	g_work = argv[2];
-	char cmd[4200];
-	snprintf(cmd, sizeof cmd, "mkdir -p '%s'", g_work);
-	if (system(cmd))
-		return 2;
-	static const struct {
-		const char *name;
-		void (*fn)(void);
-	} cases[] = {{"direct", case_direct},       {"dlsym", case_dlsym},         {"procaddr", case_procaddr},
-		     {"paths", case_paths},         {"concurrent", case_concurrent}, {"kill9", case_kill9},
-		     {"hami", case_hami},           {"malformed", case_malformed}, {"unlimited", case_unlimited},
-		     {"state", case_state},         {"state_bad", case_state_bad}, {"pools", case_pools}};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-		if (!strcmp(argv[1], cases[i].name)) {
-			cases[i].fn();
-			if (!g_fail)
-				printf("limiter.%s: ok\n", argv[1]);
-			return g_fail;
-		}
-	fprintf(stderr, "unknown case %s\n", argv[1]);
-	return 2;
+	static const struct lt_case cases[] = {
+		{"direct", case_direct}, {"dlsym", case_dlsym},         {"procaddr", case_procaddr},
+		{"paths", case_paths},   {"pools", case_pools},         {"concurrent", case_concurrent},
+		{"kill9", case_kill9},   {"hami", case_hami},           {"malformed", case_malformed},
+		{"unlimited", case_unlimited}, {"state", case_state}, {"state_bad", case_state_bad}};
+	return lt_main(argc, argv, "limiter", cases, sizeof cases / sizeof cases[0]);
 }

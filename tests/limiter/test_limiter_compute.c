@@ -24,17 +24,8 @@
 #include <unistd.h>
 
 #include "cuda_types.h"
+#include "limtest.h"
 
-static int g_fail;
-static const char *g_work;
-
-#define CHECK(c)                                                                       \
-	do {                                                                           \
-		if (!(c)) {                                                            \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-			g_fail = 1;                                                    \
-		}                                                                      \
-	} while (0)
 #define RC(call)                                                                                   \
 	do {                                                                                       \
 		int rc_ = (int)(call);                                                             \
@@ -353,28 +344,9 @@ static void case_unlimited(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: test_limiter_compute CASE WORKDIR\n");
-		return 2;
-	}
-	g_work = argv[2];
-	char cmd[4200];
-	snprintf(cmd, sizeof cmd, "mkdir -p '%s'", g_work);
-	if (system(cmd))
-		return 2;
-	static const struct {
-		const char *name;
-		void (*fn)(void);
-	} cases[] = {{"kernels30", case_kernels30}, {"kernels50", case_kernels50}, {"graphs30", case_graphs30},
-		     {"graphs50", case_graphs50},   {"shared", case_shared},       {"unlimited", case_unlimited},
-		     {"capture", case_capture}};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-		if (!strcmp(argv[1], cases[i].name)) {
-			cases[i].fn();
-			if (!g_fail)
-				printf("limiter.compute.%s: ok\n", argv[1]);
-			return g_fail;
-		}
-	fprintf(stderr, "unknown case %s\n", argv[1]);
-	return 2;
+	static const struct lt_case cases[] = {
+		{"kernels30", case_kernels30}, {"kernels50", case_kernels50}, {"graphs30", case_graphs30},
+		{"graphs50", case_graphs50},   {"shared", case_shared},       {"unlimited", case_unlimited},
+		{"capture", case_capture}};
+	return lt_main(argc, argv, "limiter.compute", cases, sizeof cases / sizeof cases[0]);
 }

@@ -17,15 +17,8 @@
 #include <unistd.h>
 
 #include "hip_types.h"
+#include "limtest.h"
 
-static int g_fail;
-#define CHECK(c)                                                              \
-	do {                                                                  \
-		if (!(c)) {                                                   \
-			fprintf(stderr, "%s:%d: CHECK %s\n", __FILE__, __LINE__, #c); \
-			g_fail = 1;                                           \
-		}                                                             \
-	} while (0)
 #define RC(call, want)                                                                                  \
 	do {                                                                                            \
 		int rc_ = (int)(call);                                                                  \
@@ -39,35 +32,10 @@ static int g_fail;
 #define DEV1 "GPU-2a5a0c6e21f4d3b1"
 #define MIB (1024ull * 1024)
 
-/* the double's own entry point, past the limiter's dlsym: its .dynsym read from the file
- * plus the load address */
+/* the double's own entry point, past the limiter's dlsym */
 static void *real_sym(const char *name)
 {
-	const char *path = getenv("AXL_LIMITER_HIP_LIBRARY");
-	void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-	struct link_map *lm = NULL;
-	if (!h || dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0)
-		return NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	static char buf[8 << 20];
-	size_t n = fread(buf, 1, sizeof buf, f);
-	fclose(f);
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)buf;
-	if (n < sizeof *eh || eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > n)
-		return NULL;
-	const Elf64_Shdr *sh = (const Elf64_Shdr *)(buf + eh->e_shoff);
-	for (int i = 0; i < eh->e_shnum; i++) {
-		if (sh[i].sh_type != SHT_DYNSYM)
-			continue;
-		const Elf64_Sym *sym = (const Elf64_Sym *)(buf + sh[i].sh_offset);
-		const char *str = buf + sh[sh[i].sh_link].sh_offset;
-		for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++)
-			if (sym[k].st_value && !strcmp(str + sym[k].st_name, name))
-				return (void *)(lm->l_addr + sym[k].st_value);
-	}
-	return NULL;
+	return lt_dynsym(dlopen(getenv("AXL_LIMITER_HIP_LIBRARY"), RTLD_NOW | RTLD_NOLOAD), name);
 }
 
 /* the double's own hipMemGetInfo: the bytes the double has allocated on the current device
@@ -215,25 +183,29 @@ static void case_version(void)
 	RC(hipMalloc(&a, 1), hipErrorOutOfMemory); /* an unknown version: every device */
 }
 
-/* the state directory's records (axl limit set) on the HIP side: a record for device 1 by
- * UUID (lower case: matched without case), one without a UUID (skipped), then a broken
- * file: every device refused */
-static void case_state(const char *work)
+/* <work>/state/state.json holding text, and AXL_STATE_DIR naming its directory */
+static void state_file(const char *text)
 {
 	char dir[4096], file[4200];
-	snprintf(dir, sizeof dir, "%s/state", work);
+	snprintf(dir, sizeof dir, "%s/state", g_work);
 	mkdir(dir, 0700);
 	snprintf(file, sizeof file, "%s/state.json", dir);
 	FILE *f = fopen(file, "w");
-	if (!f) {
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
 		fprintf(stderr, "cannot write %s\n", file);
 		exit(1);
 	}
-	fprintf(f, "{\n  \"schema\": \"axl.state\",\n  \"schema_version\": 1,\n  \"limits\": [\n"
+	setenv("AXL_STATE_DIR", dir, 1);
+}
+
+/* the state directory's records (axl limit set) on the HIP side: a record for device 1 by
+ * UUID (lower case: matched without case), one without a UUID (skipped), then a broken
+ * file: every device refused */
+static void case_state(void)
+{
+	state_file("{\n  \"schema\": \"axl.state\",\n  \"schema_version\": 1,\n  \"limits\": [\n"
 		   "    {\"device\": \"amdgpu:1\", \"uuid\": \"gpu-2a5a0c6e21f4d3b1\", \"memory_bytes\": 1048576},\n"
 		   "    {\"device\": \"amdgpu:0\", \"memory_bytes\": 4096}\n  ],\n  \"partitions\": []\n}\n");
-	fclose(f);
-	setenv("AXL_STATE_DIR", dir, 1);
 	unsetenv("AXL_LIMIT_DEVICES");
 	void *a = NULL, *b = NULL;
 	RC(hipMalloc(&a, 8 * MIB), hipSuccess); /* device 0: the record without a UUID is not its */
@@ -249,19 +221,9 @@ static void case_state(const char *work)
 	CHECK(t == MIB);
 }
 
-static void case_state_bad(const char *work)
+static void case_state_bad(void)
 {
-	char dir[4096], file[4200];
-	snprintf(dir, sizeof dir, "%s/state", work);
-	mkdir(dir, 0700);
-	snprintf(file, sizeof file, "%s/state.json", dir);
-	FILE *f = fopen(file, "w");
-	if (!f || fputs("{\"schema\": \"axl.state\", \"schema_version\": 1, \"limits\": [{\"device\": 3}", f) < 0 ||
-	    fclose(f)) {
-		fprintf(stderr, "cannot write %s\n", file);
-		exit(1);
-	}
-	setenv("AXL_STATE_DIR", dir, 1);
+	state_file("{\"schema\": \"axl.state\", \"schema_version\": 1, \"limits\": [{\"device\": 3}");
 	unsetenv("AXL_LIMIT_DEVICES");
 	void *a = NULL;
 	RC(hipMalloc(&a, 1), hipErrorOutOfMemory);
@@ -273,43 +235,15 @@ static void case_state_bad(const char *work)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s CASE WORKDIR\n", argv[0]);
-		return 2;
+	if (argc == 3) { /* one region per case, in its working directory */
+		char region[4096];
+		snprintf(region, sizeof region, "%s/limiter.region", argv[2]);
+		unlink(region);
+		setenv("AXL_LIMITER_REGION", region, 1);
 	}
-	char parent[4096];
-	snprintf(parent, sizeof parent, "%s", argv[2]);
-	char *slash = strrchr(parent, '/');
-	if (slash && slash != parent) {
-		*slash = 0;
-		mkdir(parent, 0755);
-	}
-	mkdir(argv[2], 0755);
-	char region[4096];
-	snprintf(region, sizeof region, "%s/limiter.region", argv[2]);
-	unlink(region);
-	setenv("AXL_LIMITER_REGION", region, 1);
-	static const struct {
-		const char *name;
-		void (*fn)(void);
-	} cases[] = {{"refuse", case_refuse},     {"paths", case_paths},         {"meminfo", case_meminfo},
-		     {"unlimited", case_unlimited}, {"malformed", case_malformed}, {"version", case_version}};
-	static const struct {
-		const char *name;
-		void (*fn)(const char *);
-	} wcases[] = {{"state", case_state}, {"state_bad", case_state_bad}};
-	for (size_t i = 0; i < sizeof wcases / sizeof wcases[0]; i++)
-		if (!strcmp(argv[1], wcases[i].name)) {
-			wcases[i].fn(argv[2]);
-			printf("%s: %s\n", argv[1], g_fail ? "FAILED" : "ok");
-			return g_fail;
-		}
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-		if (!strcmp(argv[1], cases[i].name)) {
-			cases[i].fn();
-			printf("%s: %s\n", argv[1], g_fail ? "FAILED" : "ok");
-			return g_fail;
-		}
-	fprintf(stderr, "unknown case %s\n", argv[1]);
-	return 2;
+	static const struct lt_case cases[] = {
+		{"refuse", case_refuse},       {"paths", case_paths},         {"meminfo", case_meminfo},
+		{"unlimited", case_unlimited}, {"malformed", case_malformed}, {"version", case_version},
+		{"state", case_state},         {"state_bad", case_state_bad}};
+	return lt_main(argc, argv, "limiter.hip", cases, sizeof cases / sizeof cases[0]);
 }

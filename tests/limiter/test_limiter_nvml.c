@@ -24,18 +24,10 @@
 #include <unistd.h>
 
 #include "cuda_types.h"
+#include "limtest.h"
 
 #define MIB (1ull << 20)
-static int g_fail;
 static char g_uuid[2][64];
-
-#define CHECK(c)                                                                       \
-	do {                                                                           \
-		if (!(c)) {                                                            \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-			g_fail = 1;                                                    \
-		}                                                                      \
-	} while (0)
 #define EQ(a, b)                                                                                     \
 	do {                                                                                         \
 		unsigned long long a_ = (a), b_ = (b);                                               \
@@ -68,35 +60,6 @@ static mem_fn p_mem, d_mem;    /* as the program reaches it; the double's own */
 static mem2_fn p_mem2, d_mem2;
 static nvmlDevice_t g_dev[2];  /* the NVML devices of CUDA's ordinals 0 and 1 */
 
-/* the double's own entry point, from its file's .dynsym (past the limiter's dlsym) */
-static void *double_sym(void *h, const char *name)
-{
-	struct link_map *lm = NULL;
-	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) || !lm)
-		return NULL;
-	int fd = open(lm->l_name, O_RDONLY);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st))
-		return NULL;
-	unsigned char *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return NULL;
-	void *out = NULL;
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m;
-	const Elf64_Shdr *sh = (const Elf64_Shdr *)(m + eh->e_shoff);
-	for (int i = 0; i < eh->e_shnum && !out; i++) {
-		if (sh[i].sh_type != SHT_DYNSYM)
-			continue;
-		const Elf64_Sym *sym = (const Elf64_Sym *)(m + sh[i].sh_offset);
-		const char *str = (const char *)(m + sh[sh[i].sh_link].sh_offset);
-		for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++)
-			if (sym[k].st_shndx != SHN_UNDEF && !strcmp(str + sym[k].st_name, name))
-				out = (void *)(lm->l_addr + sym[k].st_value);
-	}
-	munmap(m, (size_t)st.st_size);
-	return out;
-}
 
 /* NVML's answers for dev equal the double's own */
 static void untouched(nvmlDevice_t dev)
@@ -154,8 +117,8 @@ static void run(void *nvml, int linked)
 		p_mem = (mem_fn)dlsym(nvml, "nvmlDeviceGetMemoryInfo");
 		p_mem2 = (mem2_fn)dlsym(nvml, "nvmlDeviceGetMemoryInfo_v2");
 	}
-	d_mem = (mem_fn)double_sym(nvml, "nvmlDeviceGetMemoryInfo");
-	d_mem2 = (mem2_fn)double_sym(nvml, "nvmlDeviceGetMemoryInfo_v2");
+	d_mem = (mem_fn)lt_dynsym(nvml, "nvmlDeviceGetMemoryInfo");
+	d_mem2 = (mem2_fn)lt_dynsym(nvml, "nvmlDeviceGetMemoryInfo_v2");
 	CHECK(p_mem && p_mem2 && d_mem && d_mem2);
 	if (!p_mem || !p_mem2 || !d_mem || !d_mem2)
 		return;
