@@ -93,8 +93,11 @@ static int read_filter(const struct opts *o, struct axl_device_filter *f, axl_ra
 			if (i != AXL_FAMILY_UNKNOWN && strcasecmp(o->family, axl_family_name((axl_family)i)) == 0)
 				f->family = i;
 		if (f->family < 0) {
-			fprintf(stderr, "axl: list: --family '%s' is no family (gpu, npu, tpu, asic, fpga, cpu)\n",
-				o->family);
+			char names[128] = "";
+			for (int i = 1; i < AXL_FAMILY__COUNT; i++) /* every one but "unknown" */
+				snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i > 1 ? ", " : "",
+					 axl_family_name((axl_family)i));
+			fprintf(stderr, "axl: list: --family '%s' is no family (%s)\n", o->family, names);
 			return EXIT_USAGE;
 		}
 		*filtered = true;

@@ -59,7 +59,9 @@ static void memory_device(const uint8_t *s, size_t hlen, struct axl__smbios_memo
 	uint32_t mts = speed(s, hlen, 0x20, 0x58); /* what it runs at */
 	if (!mts)
 		mts = speed(s, hlen, 0x15, 0x54); /* else what it is rated for */
-	if (width == 0 || width == 0xFFFF || width % 8 || mts == 0 || mts > 1000000)
+	/* beyond any module (and what keeps the sum far from overflowing: a table of at
+	 * most 1 MiB holds fewer than 2^18 devices of at most 10^5 MT/s x 128 bytes) */
+	if (width == 0 || width > 1024 || width % 8 || mts == 0 || mts > 100000)
 		return;
 	out->counted++;
 	out->bytes_per_s += (int64_t)mts * 1000000 * (int64_t)(width / 8);
