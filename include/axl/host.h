@@ -3,7 +3,7 @@
  * @file axl/host.h
  * The host the accelerators sit in: CPU, memory (and its cgroup limit), NUMA nodes,
  * the system (SMBIOS vendor and product) and the runtime around the process: a
- * container, an orchestrator, a cloud and its instance type (docs/inventory.md
+ * container, an orchestrator, a cloud and its instance type (docs/json.md
  * "The runtime"). MEMORY_BANDWIDTH is the theoretical peak of the populated memory
  * devices of the SMBIOS table (type 17); unknown when that table cannot be read.
  * Owned by the inventory. Getters return 0, AXL_EUNKNOWN when not known, AXL_EINVAL

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Clouds as their virtual (or bare-metal) machines' SMBIOS strings name them: a table
  * of data (tests/layers lists this file among the vendor tables). The facts and where
- * each comes from: docs/inventory.md "The runtime" and tests/trees/README.md. */
+ * each comes from: docs/json.md "The runtime and the host's memory bandwidth" and tests/trees/README.md. */
 #include <stddef.h>
 
 #include "discover.h"
