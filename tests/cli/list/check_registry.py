@@ -30,7 +30,7 @@ SCHEMA = os.path.join(ROOT, "schema", "axl-inventory.schema.json")
 VALIDATE = os.path.join(ROOT, "tests", "tools", "validate_json.py")
 
 CASES = ["clouds", "bandwidth", "bandwidth_damaged", "containers", "filters_sim", "filters_tree",
-         "visibility", "capture", "bad_options"]
+         "visibility", "capture", "bad_options", "sim_host"]
 failures = []
 
 
@@ -384,6 +384,31 @@ def case_bad_options(axl, work):
     # an option of list's given to another command is refused as such
     rc, out, err = run(axl, "topo", "--family", "gpu", *sim)
     check(rc == 2 and "axl list" in err, "topo --family: rc %d %r" % (rc, err))
+
+
+def case_sim_host(axl, work):
+    """A simulated node carries what SMBIOS would say (docs/sim.md), for planners' tests."""
+    def spec(host):
+        path = os.path.join(work, "sim-%d.json" % len(os.listdir(work)))
+        with open(path, "w") as f:
+            json.dump({"schema": "axl.sim", "schema_version": 1, "host": host,
+                       "devices": [{"model": "NVIDIA L4", "count": 1}]}, f)
+        return path
+    d = doc(axl, work, "--sim", spec({"memory_bandwidth_bytes_per_s": 460800000000, "cloud_provider": "aws",
+                                      "instance_type": "g6.xlarge"}))
+    if d:
+        check(d["host"]["memory"].get("bandwidth_bytes_per_s") == 460800000000, "sim bandwidth: %r" % d["host"]["memory"])
+        rt = d["host"].get("runtime", {})
+        check(rt.get("cloud") == {"provider": "aws", "instance_type": "g6.xlarge"}, "sim cloud: %r" % rt)
+        check(rt.get("sources", {}).get("cloud.instance_type") == "sim", "sim sources: %r" % rt)
+    d = doc(axl, work, "--sim", spec({}))
+    if d:
+        check("runtime" not in d["host"] and "bandwidth_bytes_per_s" not in d["host"]["memory"], "sim defaults: %r" % d["host"])
+    for host, word in (({"instance_type": "g6.xlarge"}, "host.instance_type"),
+                       ({"memory_bandwidth_bytes_per_s": 5}, "host.memory_bandwidth_bytes_per_s"),
+                       ({"cloud_provider": ""}, "host.cloud_provider")):
+        rc, out, err = run(axl, "list", "--sim", spec(host))
+        check(rc != 0 and word in err, "sim %r: rc %d %r" % (host, rc, err))
 
 
 def main():
