@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /**
  * @file axl/host.h
- * The host the accelerators sit in: CPU, memory (and its cgroup limit), NUMA nodes.
+ * The host the accelerators sit in: CPU, memory (and its cgroup limit), NUMA nodes,
+ * the system (SMBIOS vendor and product) and the runtime around the process: a
+ * container, an orchestrator, a cloud and its instance type (docs/json.md
+ * "The runtime"). MEMORY_BANDWIDTH is the theoretical peak of the populated memory
+ * devices of the SMBIOS table (type 17); unknown when that table cannot be read.
  * Owned by the inventory. Getters return 0, AXL_EUNKNOWN when not known, AXL_EINVAL
  * on a type mismatch.
  */
@@ -25,7 +29,14 @@ typedef struct axl_host axl_host;
 	X(CPU_CORES, I, "cpu.cores")                                               \
 	X(CPU_THREADS, I, "cpu.threads")                                           \
 	X(MEMORY_TOTAL, I, "memory.total_bytes")                                   \
-	X(MEMORY_LIMIT, I, "memory.limit_bytes")
+	X(MEMORY_LIMIT, I, "memory.limit_bytes")                                   \
+	X(SYSTEM_VENDOR, S, "system.vendor")                                       \
+	X(SYSTEM_PRODUCT, S, "system.product")                                     \
+	X(RUNTIME_CONTAINER, S, "runtime.container")                               \
+	X(RUNTIME_ORCHESTRATOR, S, "runtime.orchestrator")                         \
+	X(CLOUD_PROVIDER, S, "runtime.cloud.provider")                             \
+	X(CLOUD_INSTANCE_TYPE, S, "runtime.cloud.instance_type")                   \
+	X(MEMORY_BANDWIDTH, I, "memory.bandwidth_bytes_per_s")
 
 typedef enum axl_host_attr {
 #define AXL__HATTR_ENUM(name, type, path) AXL_HOST_##name,

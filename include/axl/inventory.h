@@ -38,6 +38,56 @@ AXL_API const axl_device *axl_inventory_device(const axl_inventory *inv, size_t 
 /** Find a device by id ("nvidia:0"), UUID or PCI address; NULL when none matches. */
 AXL_API const axl_device *axl_inventory_find(const axl_inventory *inv, const char *key);
 
+/**
+ * Which devices a question is about (axl_inventory_select() and the functions after
+ * it). A device must match every field that is set; a field at its AXL_DEVICE_FILTER_INIT
+ * value matches every device. Only top-level devices are considered (not partitions).
+ * A device whose value is not known never matches a field that is set: unknown is not
+ * "enough memory", nor "visible".
+ */
+struct axl_device_filter {
+	unsigned version;         /**< AXL_DEVICE_FILTER_VERSION */
+	int family;               /**< an axl_family, or -1: any */
+	const char *vendor;       /**< the vendor ("NVIDIA") or the id prefix ("nvidia"), any case; NULL: any */
+	int64_t min_memory_bytes; /**< memory.total_bytes at least this; 0: any */
+	int precision;            /**< an axl_format the device runs natively; -1: any */
+	int visible;              /**< 1: usable by this process, 0: hidden from it; -1: any */
+	int numa_node;            /**< the device's NUMA node; -1: any */
+};
+#define AXL_DEVICE_FILTER_VERSION 1u
+#define AXL_DEVICE_FILTER_INIT {AXL_DEVICE_FILTER_VERSION, -1, NULL, 0, -1, -1, -1}
+
+/** What "the best device" means (axl_inventory_best()). */
+typedef enum axl_rank {
+	AXL_RANK_NONE = 0,      /**< no ranking (axl_inventory_json_select(): every match) */
+	AXL_RANK_MEMORY = 1,    /**< memory.total_bytes */
+	AXL_RANK_BANDWIDTH = 2, /**< memory.bandwidth_gbps */
+	AXL_RANK_COMPUTE = 3    /**< dense peak TFLOPS at BF16, else FP16, else FP32 */
+} axl_rank;
+/** "memory", "bandwidth", "compute" ("none" for AXL_RANK_NONE); NULL when out of range. */
+AXL_API const char *axl_rank_name(axl_rank rank);
+/** The value a device is ranked by (bytes, GB/s, TFLOPS): 0, AXL_EUNKNOWN when the
+ *  device does not say, AXL_EINVAL for AXL_RANK_NONE or out of range. */
+AXL_API int axl_device_rank_value(const axl_device *dev, axl_rank rank, double *out);
+
+/** 1 when dev matches filter (NULL: every device), 0 when not; AXL_EVERSION or
+ *  AXL_EINVAL (a field out of range) otherwise. */
+AXL_API int axl_device_filter_match(const axl_device *dev, const struct axl_device_filter *filter);
+/** The devices that match, in inventory order: up to cap of them into out (out may be
+ *  NULL when cap is 0), and how many match in *count. 0 or AXL_EVERSION/AXL_EINVAL. */
+AXL_API int axl_inventory_select(const axl_inventory *inv, const struct axl_device_filter *filter,
+				 const axl_device **out, size_t cap, size_t *count);
+/** The matching device with the highest rank value (the first in inventory order on a
+ *  tie). AXL_ENOENT when no device matches, AXL_EUNKNOWN when none of those that match
+ *  knows its value. */
+AXL_API int axl_inventory_best(const axl_inventory *inv, const struct axl_device_filter *filter,
+			       axl_rank rank, const axl_device **out);
+/** The accelerator memory of the matching devices, added up: *bytes the sum over the
+ *  devices that know theirs, *unknown (may be NULL) how many do not. The host CPU (a
+ *  device with AXL_INVENTORY_ALL) counts only when the filter asks for family cpu. */
+AXL_API int axl_inventory_total_memory(const axl_inventory *inv, const struct axl_device_filter *filter,
+				       int64_t *bytes, size_t *unknown);
+
 /** Peer-to-peer capabilities of a link (axl_link.p2p). */
 enum {
 	AXL_P2P_KNOWN = 1u << 0,   /**< the other bits are known */
@@ -150,6 +200,13 @@ enum {
 /** The "axl.inventory" document (schema/axl-inventory.schema.json). *out is
  *  NUL-terminated, malloc'd: free it with axl_free(). len may be NULL. */
 AXL_API int axl_inventory_json(const axl_inventory *inv, unsigned flags, char **out, size_t *len);
+/** The same document about the matching devices only (filter NULL: all of them), or
+ *  with rank other than AXL_RANK_NONE about the best of them only: "devices" holds
+ *  those, "links" and "nic_links" the links among them and from them, and a "selection"
+ *  object says what was asked (the filter, the rank), how many matched and their
+ *  total memory. AXL_ENOENT/AXL_EUNKNOWN as axl_inventory_best() when ranked. */
+AXL_API int axl_inventory_json_select(const axl_inventory *inv, const struct axl_device_filter *filter,
+				      axl_rank rank, unsigned flags, char **out, size_t *len);
 /** One device object of that document. */
 AXL_API int axl_device_json(const axl_device *dev, unsigned flags, char **out, size_t *len);
 

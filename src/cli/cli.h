@@ -40,6 +40,14 @@ struct opts {
 	const char *expiry; /* --expiry DURATION|RFC3339 */
 	const char *prefix; /* --prefix DOMAIN (NULL: axl.dev) */
 	int gfd;            /* --gfd: also NVIDIA GPU Feature Discovery's names */
+	/* list: the registry's questions (checked by cmd_list.c) */
+	const char *family;     /* --family gpu|npu|tpu|asic|fpga|cpu */
+	const char *vendor;     /* --vendor NAME|PREFIX */
+	const char *min_memory; /* --min-memory SIZE */
+	const char *precision;  /* --precision FORMAT (runs natively) */
+	int visible;            /* --visible 1, --hidden 2, 0 not given */
+	const char *numa;       /* --numa N */
+	const char *best;       /* --best memory|bandwidth|compute */
 	int help;           /* -h, --help: the command's help (or axl's) */
 	int version;        /* -V, --version */
 	unsigned char given[128]; /* the shared (not global) options given, by short name */

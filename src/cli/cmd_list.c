@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -81,26 +82,163 @@ static void list_row(const axl_device *d, int depth)
 		list_row(axl_device_child(d, i), depth + 1);
 }
 
+/* The filter and rank the options ask for; EXIT_USAGE after a message when one is not
+ * understood. *filtered: some option narrows the list. */
+static int read_filter(const struct opts *o, struct axl_device_filter *f, axl_rank *rank, bool *filtered)
+{
+	*filtered = false;
+	*rank = AXL_RANK_NONE;
+	if (o->family) {
+		for (int i = 0; i < AXL_FAMILY__COUNT && f->family < 0; i++)
+			if (i != AXL_FAMILY_UNKNOWN && strcasecmp(o->family, axl_family_name((axl_family)i)) == 0)
+				f->family = i;
+		if (f->family < 0) {
+			char names[128] = "";
+			for (int i = 1; i < AXL_FAMILY__COUNT; i++) /* every one but "unknown" */
+				snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i > 1 ? ", " : "",
+					 axl_family_name((axl_family)i));
+			fprintf(stderr, "axl: list: --family '%s' is no family (%s)\n", o->family, names);
+			return EXIT_USAGE;
+		}
+		*filtered = true;
+	}
+	if (o->vendor) {
+		if (!*o->vendor) {
+			fprintf(stderr, "axl: list: --vendor needs a name\n");
+			return EXIT_USAGE;
+		}
+		f->vendor = o->vendor;
+		*filtered = true;
+	}
+	if (o->min_memory) {
+		f->min_memory_bytes = parse_size(o->min_memory);
+		if (f->min_memory_bytes < 0) {
+			fprintf(stderr, "axl: list: --min-memory '%s' is not a size (\"40GiB\", \"80GB\", \"512M\")\n",
+				o->min_memory);
+			return EXIT_USAGE;
+		}
+		*filtered = true;
+	}
+	if (o->precision) {
+		for (int i = 0; i < AXL_FORMAT__COUNT && f->precision < 0; i++)
+			if (strcasecmp(o->precision, axl_format_name((axl_format)i)) == 0)
+				f->precision = i;
+		if (f->precision < 0) {
+			fprintf(stderr, "axl: list: --precision '%s' is no format (fp64, fp32, tf32, bf16, fp16, fp8, "
+					"int8, fp6, fp4, int4)\n",
+				o->precision);
+			return EXIT_USAGE;
+		}
+		*filtered = true;
+	}
+	if (o->visible) {
+		f->visible = o->visible == 1;
+		*filtered = true;
+	}
+	if (o->numa) {
+		char *end;
+		long v = strtol(o->numa, &end, 10);
+		if (*end || end == o->numa || v < 0 || v > 65535) {
+			fprintf(stderr, "axl: list: --numa takes a NUMA node number (0..65535), not '%s'\n", o->numa);
+			return EXIT_USAGE;
+		}
+		f->numa_node = (int)v;
+		*filtered = true;
+	}
+	if (o->best) {
+		for (int r = AXL_RANK_MEMORY; r <= AXL_RANK_COMPUTE && !*rank; r++)
+			if (strcasecmp(o->best, axl_rank_name((axl_rank)r)) == 0)
+				*rank = (axl_rank)r;
+		if (!*rank) {
+			fprintf(stderr, "axl: list: --best ranks by memory, bandwidth or compute, not '%s'\n", o->best);
+			return EXIT_USAGE;
+		}
+		*filtered = true;
+	}
+	return 0;
+}
+
+/* "total: 8 devices, 640.0 GiB of accelerator memory (1 device does not say)" */
+static void print_total(const axl_inventory *inv, const struct axl_device_filter *f, size_t listed)
+{
+	int64_t bytes;
+	size_t unknown;
+	char mem[32];
+	if (axl_inventory_total_memory(inv, f, &bytes, &unknown) != 0)
+		return;
+	human_bytes(bytes, mem, sizeof mem);
+	printf("total: %zu device%s, %s of accelerator memory", listed, listed == 1 ? "" : "s", mem);
+	if (unknown)
+		printf(" (%zu device%s not say)", unknown, unknown == 1 ? " does" : "s do");
+	printf("\n");
+}
+
+static int print_selected_json(const axl_inventory *inv, const struct opts *o, const struct axl_device_filter *f,
+			       axl_rank rank)
+{
+	char *doc = NULL;
+	unsigned fl = (o->compact ? 0 : AXL_JSON_PRETTY) | (o->timing ? AXL_JSON_TIMING : 0);
+	if (axl_inventory_json_select(inv, f, rank, fl, &doc, NULL) != 0) {
+		fprintf(stderr, "axl: list: %s\n", axl_error_last());
+		return 1;
+	}
+	fputs(doc, stdout);
+	if (o->compact)
+		fputc('\n', stdout);
+	axl_free(doc);
+	return 0;
+}
+
 int cmd_list(struct opts *o, int argc, char **argv)
 {
 	if (argc) {
 		fprintf(stderr, "axl: list takes no argument ('%s')\n", argv[0]);
 		return EXIT_USAGE;
 	}
+	struct axl_device_filter filter = AXL_DEVICE_FILTER_INIT;
+	axl_rank rank;
+	bool filtered;
+	int bad = read_filter(o, &filter, &rank, &filtered);
+	if (bad)
+		return bad;
 	axl_context *ctx;
 	axl_inventory *inv;
 	if (open_inventory(o, &ctx, &inv))
 		return 1;
 	int rc = 0;
-	if (o->json) {
-		rc = print_json(inv, o);
+	const axl_device *best = NULL;
+	if (rank && axl_inventory_best(inv, &filter, rank, &best) != 0) {
+		/* no device matches, or none says: an answer, not a failure of axl */
+		fprintf(stderr, "axl: list: --best %s: %s\n", axl_rank_name(rank), axl_error_last());
+		rc = 1;
+	} else if (o->json) {
+		rc = filtered ? print_selected_json(inv, o, &filter, rank) : print_json(inv, o);
 	} else {
-		size_t n = axl_inventory_device_count(inv);
+		size_t n = axl_inventory_device_count(inv), listed = 0;
 		printf("%-14s %-36s %-10s %-10s %-5s %s\n", "ID", "MODEL", "MEMORY", "LINK", "NUMA", "DRIVER");
-		for (size_t i = 0; i < n; i++)
-			list_row(axl_inventory_device(inv, i), 0);
+		for (size_t i = 0; i < n; i++) {
+			const axl_device *d = axl_inventory_device(inv, i);
+			if (best ? d != best : axl_device_filter_match(d, &filter) != 1)
+				continue;
+			list_row(d, 0);
+			listed += axl_device_family(d) != AXL_FAMILY_CPU || filter.family == AXL_FAMILY_CPU;
+		}
 		if (n == 0)
 			printf("(no accelerators found)\n");
+		else if (listed == 0)
+			printf("(no device matches)\n");
+		if (best) {
+			double v = 0;
+			char val[48];
+			axl_device_rank_value(best, rank, &v);
+			if (rank == AXL_RANK_MEMORY)
+				human_bytes((int64_t)v, val, sizeof val);
+			else
+				snprintf(val, sizeof val, "%.1f %s", v, rank == AXL_RANK_BANDWIDTH ? "GB/s" : "TFLOPS");
+			printf("best by %s: %s (%s)\n", axl_rank_name(rank), axl_device_id(best), val);
+		} else if (n) {
+			print_total(inv, &filter, listed);
+		}
 		if (o->all) {
 			size_t np = axl_inventory_pci_function_count(inv);
 			printf("\n%-14s %-9s %-6s %-14s %-5s %s\n", "PCI", "ID", "CLASS", "DRIVER", "ACCEL", "WHY");

@@ -124,15 +124,27 @@ void cli_usage(FILE *f)
 	"  --compact       JSON on one line (implies --json)\n"
 
 static const struct cli_command commands[] = {
-	{"list", cmd_list, CLI_G_NODE | CLI_G_JSON, "at",
+	{"list", cmd_list, CLI_G_NODE | CLI_G_JSON, "atyWMQUHNK",
 	 "usage: axl list [--all] [--timing] [--json [--compact]]\n"
+	 "                [--family F] [--vendor V] [--min-memory SIZE] [--precision P]\n"
+	 "                [--visible | --hidden] [--numa N] [--best memory|bandwidth|compute]\n"
 	 "\n"
 	 "The accelerators of this node, one line each; partitions that exist now follow their\n"
-	 "device, indented. --json prints the axl.inventory document\n"
-	 "(schema/axl-inventory.schema.json).\n"
+	 "device, indented; then their number and total memory. --json prints the axl.inventory\n"
+	 "document (schema/axl-inventory.schema.json); with a filter or --best it holds the\n"
+	 "devices that match and a \"selection\" object (the filter, the rank, the total).\n"
 	 "\n"
 	 "  --all           also the host CPU and every PCI function considered, and why\n"
-	 "  --timing        time spent per discovery stage (with --json: a \"timing\" object)\n" JSON_OPTS
+	 "  --timing        time spent per discovery stage (with --json: a \"timing\" object)\n"
+	 "  --family F      only devices of family F: gpu, npu, tpu, asic, fpga, cpu (with --all)\n"
+	 "  --vendor V      only devices of vendor V (\"NVIDIA\") or id prefix V (\"nvidia\")\n"
+	 "  --min-memory SIZE  only devices with at least SIZE of memory (\"40GiB\", \"80GB\")\n"
+	 "  --precision P   only devices that run format P natively: fp64, fp32, tf32, bf16,\n"
+	 "                  fp16, fp8, int8, fp6, fp4, int4\n"
+	 "  --visible       only devices this process may use (--hidden: only the others)\n"
+	 "  --numa N        only devices on NUMA node N\n"
+	 "  --best R        the one matching device ranked first by R: memory (bytes),\n"
+	 "                  bandwidth (memory GB/s) or compute (dense BF16/FP16/FP32 TFLOPS)\n" JSON_OPTS
 		 NODE_OPTS},
 	{"show", cmd_show, CLI_G_NODE | CLI_G_JSON, "a",
 	 "usage: axl show ID [--json [--compact]]\n"

@@ -15,7 +15,7 @@
 
 /* The short names of the options that belong to some commands only (the table in
  * commands.c says which); the rest are global. */
-#define SHARED_OPTS "atoinPLDpBFXRG"
+#define SHARED_OPTS "atoinPLDpBFXRGyWMQUHNK"
 
 /* Apply one option; returns 0, or the exit code to leave with (+1). */
 static int apply_opt(struct opts *o, int c)
@@ -72,6 +72,14 @@ static int apply_opt(struct opts *o, int c)
 	case 'X': o->expiry = optarg; return 0;
 	case 'R': o->prefix = optarg; return 0;
 	case 'G': o->gfd = 1; return 0;
+	case 'y': o->family = optarg; return 0;
+	case 'W': o->vendor = optarg; return 0;
+	case 'M': o->min_memory = optarg; return 0;
+	case 'Q': o->precision = optarg; return 0;
+	case 'U': o->visible = 1; return 0;
+	case 'H': o->visible = 2; return 0;
+	case 'N': o->numa = optarg; return 0;
+	case 'K': o->best = optarg; return 0;
 	case 'h': o->help = 1; return 0;
 	case 'V': o->version = 1; return 0;
 	default: cli_usage(stderr); return EXIT_USAGE + 1;
@@ -163,6 +171,14 @@ static const struct option longopts[] = {
 	{"prefix", required_argument, NULL, 'R'},
 	{"gfd", no_argument, NULL, 'G'},
 	{"sim", required_argument, NULL, 'S'},
+	{"family", required_argument, NULL, 'y'},
+	{"vendor", required_argument, NULL, 'W'},
+	{"min-memory", required_argument, NULL, 'M'},
+	{"precision", required_argument, NULL, 'Q'},
+	{"visible", no_argument, NULL, 'U'},
+	{"hidden", no_argument, NULL, 'H'},
+	{"numa", required_argument, NULL, 'N'},
+	{"best", required_argument, NULL, 'K'},
 	{NULL, 0, NULL, 0},
 };
 

@@ -118,6 +118,13 @@ int main(void)
 	S(struct axl_pci_function, 56);
 	L(struct axl_timing, milliseconds, 8);
 	S(struct axl_timing, 16);
+	L(struct axl_device_filter, family, 4);
+	L(struct axl_device_filter, vendor, 8);
+	L(struct axl_device_filter, min_memory_bytes, 16);
+	L(struct axl_device_filter, precision, 24);
+	L(struct axl_device_filter, visible, 28);
+	L(struct axl_device_filter, numa_node, 32);
+	S(struct axl_device_filter, 40);
 	/* version 1 callers pass the struct without env: the library reads that much */
 	if (AXL_CONTEXT_OPTIONS_VERSION != 3 || offsetof(struct axl_context_options, env) != 56 ||
 	    offsetof(struct axl_context_options, sim) != 64) {

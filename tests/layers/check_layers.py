@@ -44,10 +44,12 @@ VENDORS = {
 }
 # files that are tables of data rather than code about a vendor: the registry (one row per
 # backend), the model catalog (models by their publishers' repository ids) and the CPU
-# vendors of /proc/cpuinfo (CPUs are no backend's), and the command table, whose help text
+# vendors of /proc/cpuinfo (CPUs are no backend's), the clouds as SMBIOS names them (a
+# cloud is no backend either), and the command table, whose help text
 # gives examples ("nvidia:0") and axl topo's legend, and dcgm-exporter's metric families
 # (an output format axl writes for every vendor's devices)
 VENDOR_TABLES = {"lib/backend/registry.c", "lib/plan/model_catalog.c", "lib/discover/host.c",
+                 "lib/discover/clouds.c",
                  "cli/commands.c", "lib/metrics/prom_dcgm.c"}
 # the JSON contract's words for links (schema/axl-inventory.schema.json): values, which
 # code outside a vendor folder may compare and print like any other

@@ -1076,6 +1076,25 @@ def build_chrdevs(tree, spec, pb, state):
     tree.write("proc/devices", "\n".join(lines) + "\n")
 
 
+def build_dmi(tree, spec):
+    """"dmi": {"id": {"sys_vendor": ..., "product_name": ...}, "table": {<smbios.py>},
+    "table_mode": "400"} -> sys/devices/virtual/dmi/id/<file> (0444, as the kernel makes
+    the ones it does not hide from users), sys/class/dmi/id -> that directory, and
+    sys/firmware/dmi/tables/DMI (root-only, 0400, on a real system; 0444 here unless
+    table_mode says, so that tests do not depend on who runs them)."""
+    dmi = spec.get("dmi")
+    if not dmi:
+        return
+    for name, value in (dmi.get("id") or {}).items():
+        tree.write("sys/devices/virtual/dmi/id/" + name, attr_content(value), 0o444)
+    if dmi.get("id"):
+        tree.rawlink("sys/class/dmi/id", "../../devices/virtual/dmi/id")
+    if dmi.get("table"):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import smbios
+        tree.write("sys/firmware/dmi/tables/DMI", smbios.table(dmi["table"]), int(dmi.get("table_mode", "444"), 8))
+
+
 def build_files(tree, spec):
     for rel, v in (spec.get("files") or {}).items():
         if isinstance(v, dict) and "link" in v:
@@ -1220,6 +1239,7 @@ def main(argv):
     build_kfd(tree, spec, state)
     if spec.get("proc_devices", True):
         build_chrdevs(tree, spec, pb, state)
+    build_dmi(tree, spec)
     build_files(tree, spec)
     build_processes(tree, spec)
     damage(tree, spec.get("damage", []))

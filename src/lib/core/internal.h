@@ -110,6 +110,9 @@ struct axl_context {
 	 * (compute_library_env's value, a test double), NULL: the system's */
 	char *compute_library[AXL__BACKENDS_MAX];
 	int vendor_timeout_ms; /* deadline of a vendor library ($AXL_VENDOR_TIMEOUT_MS) */
+	/* $KUBERNETES_SERVICE_HOST as the runtime scan sees it: from the caller's list, or
+	 * from the process environment on the live system only; NULL when not set */
+	char *k8s_service_host;
 	char *compute_backend; /* $AXL_COMPUTE: the one compute backend to use, NULL: by priority */
 	/* the visibility variables (struct axl__visvar), vis_n of them */
 	struct axl__visvar *vis;

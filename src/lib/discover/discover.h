@@ -10,6 +10,23 @@
 int axl__host_scan(struct axl__scan *scan);
 int axl__pci_scan(struct axl__scan *scan);
 void axl__devnodes_scan(struct axl__scan *scan, struct axl_device *dev);
+/* The host's system, runtime and memory bandwidth (runtime_env.c, after the host):
+ * SMBIOS identity, container, orchestrator, cloud, and the memory device table. */
+void axl__runtime_scan(struct axl__scan *scan);
+
+/* One way a cloud shows in /sys/class/dmi/id (clouds.c): file `field` holds `value`
+ * (exactly, as a prefix or as a suffix, case-insensitive); product_is_type: the
+ * product name is the instance type. */
+enum axl__cloud_match { AXL__CLOUD_EXACT, AXL__CLOUD_PREFIX, AXL__CLOUD_SUFFIX };
+struct axl__cloud_rule {
+	const char *provider;
+	const char *field;
+	const char *value;
+	enum axl__cloud_match match;
+	bool product_is_type;
+};
+extern const struct axl__cloud_rule axl__cloud_rules[];
+extern const size_t axl__cloud_rule_count;
 void axl__links_derive(struct axl__scan *scan);
 /* Fabric switches among the PCI functions (the backends' fabric_switch) and RDMA NICs
  * from /sys/class/infiniband (fabric.c); after the ids: every accelerator's path to every

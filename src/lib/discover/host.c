@@ -442,5 +442,6 @@ int axl__host_scan(struct axl__scan *scan)
 	scan_cpu_topology(scan);
 	scan_memory(scan);
 	scan_numa(scan);
+	axl__runtime_scan(scan);
 	return 0;
 }

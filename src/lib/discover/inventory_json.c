@@ -257,6 +257,38 @@ static void hint(struct axl__json *w, const struct axl_host *h, const char *key,
 		axl__json_kint(w, key, h->attr[a].v.i);
 }
 
+/* "runtime": the container, orchestrator and cloud around the process, each fact with
+ * its source in "sources"; left out when none is known. */
+static void write_runtime(struct axl__json *w, const struct axl_host *h)
+{
+	static const axl_host_attr facts[] = {AXL_HOST_RUNTIME_CONTAINER, AXL_HOST_RUNTIME_ORCHESTRATOR,
+					      AXL_HOST_CLOUD_PROVIDER, AXL_HOST_CLOUD_INSTANCE_TYPE};
+	static const char *const keys[] = {"container", "orchestrator", "cloud.provider", "cloud.instance_type"};
+	bool any = false;
+	for (size_t i = 0; i < sizeof facts / sizeof *facts; i++)
+		any |= h->attr[facts[i]].src != AXL_SOURCE_NONE;
+	if (!any)
+		return;
+	axl__json_key(w, "runtime");
+	axl__json_obj(w);
+	hstr(w, h, "container", AXL_HOST_RUNTIME_CONTAINER);
+	hstr(w, h, "orchestrator", AXL_HOST_RUNTIME_ORCHESTRATOR);
+	if (h->attr[AXL_HOST_CLOUD_PROVIDER].src || h->attr[AXL_HOST_CLOUD_INSTANCE_TYPE].src) {
+		axl__json_key(w, "cloud");
+		axl__json_obj(w);
+		hstr(w, h, "provider", AXL_HOST_CLOUD_PROVIDER);
+		hstr(w, h, "instance_type", AXL_HOST_CLOUD_INSTANCE_TYPE);
+		axl__json_obj_end(w);
+	}
+	axl__json_key(w, "sources");
+	axl__json_obj(w);
+	for (size_t i = 0; i < sizeof facts / sizeof *facts; i++)
+		if (h->attr[facts[i]].src)
+			axl__json_kstr(w, keys[i], axl_source_name((axl_source)h->attr[facts[i]].src));
+	axl__json_obj_end(w);
+	axl__json_obj_end(w);
+}
+
 static void write_host(struct axl__json *w, const struct axl_host *h)
 {
 	axl__json_obj(w);
@@ -280,7 +312,16 @@ static void write_host(struct axl__json *w, const struct axl_host *h)
 	axl__json_obj(w);
 	hint(w, h, "total_bytes", AXL_HOST_MEMORY_TOTAL);
 	hint(w, h, "limit_bytes", AXL_HOST_MEMORY_LIMIT);
+	hint(w, h, "bandwidth_bytes_per_s", AXL_HOST_MEMORY_BANDWIDTH);
 	axl__json_obj_end(w);
+	if (h->attr[AXL_HOST_SYSTEM_VENDOR].src || h->attr[AXL_HOST_SYSTEM_PRODUCT].src) {
+		axl__json_key(w, "system");
+		axl__json_obj(w);
+		hstr(w, h, "vendor", AXL_HOST_SYSTEM_VENDOR);
+		hstr(w, h, "product", AXL_HOST_SYSTEM_PRODUCT);
+		axl__json_obj_end(w);
+	}
+	write_runtime(w, h);
 	axl__json_key(w, "numa_nodes");
 	axl__json_arr(w);
 	for (size_t i = 0; i < h->numa.n; i++) {
@@ -393,10 +434,61 @@ AXL_API int axl_device_json(const axl_device *dev, unsigned flags, char **out, s
 	return finish(&sb, out, len);
 }
 
-AXL_API int axl_inventory_json(const axl_inventory *inv, unsigned flags, char **out, size_t *len)
+/* What axl_inventory_json_select() asked: which devices stay (keep[i] for devs.v[i]) and
+ * the "selection" object's facts. NULL: the whole inventory. */
+struct selection {
+	const bool *keep;
+	const struct axl_device_filter *filter;
+	axl_rank rank;
+	size_t matched;
+	int64_t memory_bytes;
+	size_t memory_unknown;
+};
+
+static bool kept_id(const axl_inventory *inv, const struct selection *sel, const char *id)
 {
-	if (!inv || !out)
-		return axl__error(AXL_EINVAL, "axl_inventory_json: NULL argument");
+	if (!sel)
+		return true;
+	for (size_t i = 0; i < inv->devs.n; i++)
+		if (sel->keep[i] && strcmp(axl_device_id(inv->devs.v[i]), id) == 0)
+			return true;
+	return false;
+}
+
+static void write_selection(struct axl__json *w, const struct selection *sel)
+{
+	const struct axl_device_filter *f = sel->filter;
+	axl__json_key(w, "selection");
+	axl__json_obj(w);
+	axl__json_key(w, "filter");
+	axl__json_obj(w);
+	if (f && f->family >= 0)
+		axl__json_kstr(w, "family", axl_family_name((axl_family)f->family));
+	if (f && f->vendor)
+		axl__json_kstr(w, "vendor", f->vendor);
+	if (f && f->min_memory_bytes > 0)
+		axl__json_kint(w, "min_memory_bytes", f->min_memory_bytes);
+	if (f && f->precision >= 0)
+		axl__json_kstr(w, "precision", axl_format_name((axl_format)f->precision));
+	if (f && f->visible >= 0)
+		axl__json_kbool(w, "visible", f->visible != 0);
+	if (f && f->numa_node >= 0)
+		axl__json_kint(w, "numa_node", f->numa_node);
+	axl__json_obj_end(w);
+	if (sel->rank != AXL_RANK_NONE)
+		axl__json_kstr(w, "best_by", axl_rank_name(sel->rank));
+	axl__json_kint(w, "matched", (int64_t)sel->matched);
+	axl__json_key(w, "total_memory");
+	axl__json_obj(w);
+	axl__json_kint(w, "bytes", sel->memory_bytes);
+	axl__json_kint(w, "devices_unknown", (int64_t)sel->memory_unknown);
+	axl__json_obj_end(w);
+	axl__json_obj_end(w);
+}
+
+static int write_document(const axl_inventory *inv, unsigned flags, const struct selection *sel, char **out,
+			  size_t *len)
+{
 	struct axl__sb sb = AXL__SB_INIT;
 	struct axl__json w;
 	axl__json_init(&w, &sb, flags & AXL_JSON_PRETTY);
@@ -414,12 +506,14 @@ AXL_API int axl_inventory_json(const axl_inventory *inv, unsigned flags, char **
 	axl__json_key(&w, "devices");
 	axl__json_arr(&w);
 	for (size_t i = 0; i < inv->devs.n; i++)
-		write_device(&w, inv->devs.v[i]);
+		if (!sel || sel->keep[i])
+			write_device(&w, inv->devs.v[i]);
 	axl__json_arr_end(&w);
 	axl__json_key(&w, "links");
 	axl__json_arr(&w);
 	for (size_t i = 0; i < inv->links.n; i++)
-		write_link(&w, &inv->links.v[i]);
+		if (kept_id(inv, sel, inv->links.v[i].a) && kept_id(inv, sel, inv->links.v[i].b))
+			write_link(&w, &inv->links.v[i]);
 	axl__json_arr_end(&w);
 	axl__json_key(&w, "switches");
 	axl__json_arr(&w);
@@ -434,7 +528,8 @@ AXL_API int axl_inventory_json(const axl_inventory *inv, unsigned flags, char **
 	axl__json_key(&w, "nic_links");
 	axl__json_arr(&w);
 	for (size_t i = 0; i < inv->nic_links.n; i++)
-		write_link(&w, &inv->nic_links.v[i]);
+		if (kept_id(inv, sel, inv->nic_links.v[i].a))
+			write_link(&w, &inv->nic_links.v[i]);
 	axl__json_arr_end(&w);
 	axl__json_key(&w, "warnings");
 	axl__json_arr(&w);
@@ -485,6 +580,40 @@ AXL_API int axl_inventory_json(const axl_inventory *inv, unsigned flags, char **
 			axl__json_knum(&w, inv->timings.v[i].stage, inv->timings.v[i].milliseconds);
 		axl__json_obj_end(&w);
 	}
+	if (sel)
+		write_selection(&w, sel);
 	axl__json_obj_end(&w);
 	return finish(&sb, out, len);
+}
+
+AXL_API int axl_inventory_json(const axl_inventory *inv, unsigned flags, char **out, size_t *len)
+{
+	if (!inv || !out)
+		return axl__error(AXL_EINVAL, "axl_inventory_json: NULL argument");
+	return write_document(inv, flags, NULL, out, len);
+}
+
+AXL_API int axl_inventory_json_select(const axl_inventory *inv, const struct axl_device_filter *filter,
+				      axl_rank rank, unsigned flags, char **out, size_t *len)
+{
+	if (!inv || !out)
+		return axl__error(AXL_EINVAL, "axl_inventory_json_select: NULL argument");
+	struct selection sel = {.filter = filter, .rank = rank};
+	int rc = axl_inventory_select(inv, filter, NULL, 0, &sel.matched);
+	if (rc == 0)
+		rc = axl_inventory_total_memory(inv, filter, &sel.memory_bytes, &sel.memory_unknown);
+	const axl_device *best = NULL;
+	if (rc == 0 && rank != AXL_RANK_NONE)
+		rc = axl_inventory_best(inv, filter, rank, &best);
+	if (rc)
+		return rc;
+	bool *keep = calloc(inv->devs.n ? inv->devs.n : 1, sizeof *keep);
+	if (!keep)
+		return axl__error(AXL_ENOMEM, "out of memory");
+	for (size_t i = 0; i < inv->devs.n; i++)
+		keep[i] = best ? inv->devs.v[i] == best : axl_device_filter_match(inv->devs.v[i], filter) == 1;
+	sel.keep = keep;
+	rc = write_document(inv, flags, &sel, out, len);
+	free(keep);
+	return rc;
 }

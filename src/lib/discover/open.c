@@ -298,6 +298,14 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 			}
 		}
 	}
+	/* like the visibility variables: it describes this process, not a replayed tree */
+	if (list || (process && !ctx->fs.rerooted && !ctx->sim)) {
+		const char *k8s = env_get(list, process, "KUBERNETES_SERVICE_HOST");
+		if (k8s && *k8s && !(ctx->k8s_service_host = strdup(k8s))) {
+			axl_context_free(ctx);
+			return axl__error(AXL_ENOMEM, "out of memory");
+		}
+	}
 	rc = state_dir_init(ctx, env_get(list, process, "AXL_STATE_DIR"),
 			   env_get(list, process, "XDG_RUNTIME_DIR"));
 	if (rc) {
@@ -328,6 +336,7 @@ AXL_API void axl_context_free(axl_context *ctx)
 		free(ctx->compute_library[b]);
 	}
 	free(ctx->state_dir);
+	free(ctx->k8s_service_host);
 	for (size_t v = 0; v < ctx->vis_n; v++)
 		free(ctx->vis[v].value);
 	free(ctx->vis);

@@ -439,7 +439,8 @@ static int parse_link(const struct pctx *p, struct axl__sim *sim, const struct a
 static int parse_host(const struct pctx *p, struct axl__sim *sim, const struct axl__jv *h, int max_numa)
 {
 	static const char *const keys[] = {"hostname", "cpu_model", "numa_nodes", "cores_per_node",
-					   "memory_per_node_bytes", NULL};
+					   "memory_per_node_bytes", "memory_bandwidth_bytes_per_s",
+					   "cloud_provider", "instance_type", NULL};
 	if (h) {
 		if (h->type != AXL__J_OBJ)
 			return perr(p, h, "host", "must be an object, not %s", type_name(h));
@@ -468,6 +469,20 @@ static int parse_host(const struct pctx *p, struct axl__sim *sim, const struct a
 			return -1;
 		if (r == 0)
 			sim->memory_per_node = v;
+		/* 1 GB/s to 1 PB/s: a host's memory, not a typo of a few bytes */
+		r = get_int(p, h, "memory_bandwidth_bytes_per_s", "host.memory_bandwidth_bytes_per_s", 1000000000ll,
+			    1000000000000000ll, &v);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			sim->memory_bandwidth = v;
+		if (get_str(p, h, "cloud_provider", "host.cloud_provider", sim->cloud_provider,
+			    sizeof sim->cloud_provider) < 0 ||
+		    get_str(p, h, "instance_type", "host.instance_type", sim->instance_type, sizeof sim->instance_type) < 0)
+			return -1;
+		if (sim->instance_type[0] && !sim->cloud_provider[0])
+			return perr(p, axl__jv_get(h, "instance_type"), "host.instance_type",
+				    "needs host.cloud_provider (whose instance type is it?)");
 	}
 	return 0;
 }

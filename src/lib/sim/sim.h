@@ -59,6 +59,10 @@ struct axl__sim {
 	int numa_nodes;      /* >= 1 */
 	int cores_per_node;  /* >= 1 */
 	int64_t memory_per_node;
+	/* what a real node's SMBIOS would say (docs/sim.md): "" / 0 when not given */
+	int64_t memory_bandwidth;  /* host.memory_bandwidth_bytes_per_s */
+	char cloud_provider[32];   /* host.cloud_provider */
+	char instance_type[64];    /* host.instance_type */
 };
 
 /* Parse a spec held in memory; name is the file name used in messages. 0 with *out, or

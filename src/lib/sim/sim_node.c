@@ -25,6 +25,12 @@ static void sim_host(struct axl_inventory *inv, const struct axl__sim *sim)
 	axl__host_set_str(inv, AXL_HOST_CPU_MODEL, SIM, sim->cpu_model);
 	axl__host_set_str(inv, AXL_HOST_CPU_VENDOR, SIM, "sim");
 	axl__host_set_str(inv, AXL_HOST_CPU_ARCH, SIM, "x86_64");
+	if (sim->memory_bandwidth > 0)
+		axl__host_set_int(inv, AXL_HOST_MEMORY_BANDWIDTH, SIM, sim->memory_bandwidth);
+	if (sim->cloud_provider[0])
+		axl__host_set_str(inv, AXL_HOST_CLOUD_PROVIDER, SIM, sim->cloud_provider);
+	if (sim->instance_type[0])
+		axl__host_set_str(inv, AXL_HOST_CLOUD_INSTANCE_TYPE, SIM, sim->instance_type);
 	axl__host_set_int(inv, AXL_HOST_CPU_SOCKETS, SIM, sim->numa_nodes);
 	axl__host_set_int(inv, AXL_HOST_CPU_CORES, SIM, (int64_t)sim->numa_nodes * sim->cores_per_node);
 	axl__host_set_int(inv, AXL_HOST_CPU_THREADS, SIM, (int64_t)sim->numa_nodes * sim->cores_per_node * 2);
