@@ -27,6 +27,59 @@ CONTEXT_NO_PCI_IDS = 1 << 1
 INVENTORY_ALL = 1 << 0
 
 
+class _DeviceFilter(Structure):
+    """struct axl_device_filter (include/axl/inventory.h), version 1."""
+    _fields_ = [("version", ctypes.c_uint), ("family", ctypes.c_int), ("vendor", ctypes.c_char_p),
+                ("min_memory_bytes", ctypes.c_int64), ("precision", ctypes.c_int), ("visible", ctypes.c_int),
+                ("numa_node", ctypes.c_int)]
+
+
+def _enum_value(name_fn: Any, name: str, what: str) -> int:
+    """The enum value whose C name is name (axl_family_name, axl_format_name, ...)."""
+    want = name.lower()
+    for v in range(64):
+        n = _lib.dec(name_fn(v))
+        if n is None:
+            break
+        if n.lower() == want:
+            return v
+    raise ValueError("unknown %s %r" % (what, name))
+
+
+_RANKS = {"memory": 1, "bandwidth": 2, "compute": 3}
+_FILTER_KEYS = ("family", "vendor", "min_memory", "precision", "visible", "numa")
+
+
+def _filter_kw(filters: Mapping[str, Any]) -> "_DeviceFilter":
+    extra = set(filters) - set(_FILTER_KEYS)
+    if extra:
+        raise TypeError("unknown filter %s" % ", ".join(sorted(extra)))
+    return _filter(*(filters.get(k) for k in _FILTER_KEYS))
+
+
+def _filter(family: str | None, vendor: str | None, min_memory: int | None, precision: str | None,
+            visible: bool | None, numa: int | None) -> _DeviceFilter:
+    L = lib()
+    f = _DeviceFilter(1, -1, None, 0, -1, -1, -1)
+    if family is not None:
+        f.family = _enum_value(L.axl_family_name, family, "family")
+    if vendor is not None:
+        f.vendor = enc(vendor, "vendor")
+    if min_memory is not None:
+        if isinstance(min_memory, bool) or not isinstance(min_memory, int) or min_memory < 0:
+            raise ValueError("min_memory must be a number of bytes >= 0")
+        f.min_memory_bytes = min_memory
+    if precision is not None:
+        f.precision = _enum_value(L.axl_format_name, precision, "precision")
+    if visible is not None:
+        f.visible = 1 if visible else 0
+    if numa is not None:
+        if isinstance(numa, bool) or not isinstance(numa, int) or numa < 0:
+            raise ValueError("numa must be a NUMA node number >= 0")
+        f.numa_node = numa
+    return f
+
+
 class _ContextOptions(Structure):
     _fields_ = [("version", c_uint), ("sysroot", c_char_p), ("backends", c_char_p),
                 ("log", c_void_p), ("log_userdata", c_void_p), ("log_level", c_int),
@@ -361,6 +414,44 @@ class Inventory:
             if key in (d.id, d.uuid, d.pci_address):
                 return d
         raise NotFoundError(-3, "no device %r in the inventory" % key, "ENOENT")
+
+    # -- the registry questions (axl_inventory_select/best/total_memory) ----------------
+    def select(self, *, family: str | None = None, vendor: str | None = None, min_memory: int | None = None,
+               precision: str | None = None, visible: bool | None = None,
+               numa: int | None = None) -> list[Device]:
+        """The devices matching every filter given (``axl list --family ... --min-memory ...``):
+        family ("gpu", "npu", ...), vendor ("NVIDIA" or the id prefix "nvidia"), min_memory in
+        bytes, precision a format the device runs natively ("fp8", "bf16", ...), visible to
+        this process or not, NUMA node. A device whose value is not known never matches a
+        filter on it. ValueError for an unknown family or precision."""
+        _ctx, inv = self._handles()
+        f = _filter(family, vendor, min_memory, precision, visible, numa)
+        n = ctypes.c_size_t()
+        check(lib().axl_inventory_select(inv, ctypes.byref(f), None, 0, ctypes.byref(n)))
+        ptrs = (c_void_p * max(n.value, 1))()
+        check(lib().axl_inventory_select(inv, ctypes.byref(f), ptrs, n.value, ctypes.byref(n)))
+        return [self.device(_lib.dec(lib().axl_device_id(ptrs[i])) or "") for i in range(n.value)]
+
+    def best(self, rank: str = "memory", **filters: Any) -> Device:
+        """The matching device with the most memory, bandwidth or compute (rank "memory",
+        "bandwidth" or "compute"; filters as select()). NotFoundError when none matches,
+        UnknownError when none of them knows its value."""
+        if rank not in _RANKS:
+            raise ValueError("rank must be one of %s" % ", ".join(_RANKS))
+        _ctx, inv = self._handles()
+        f = _filter_kw(filters)
+        out = c_void_p()
+        check(lib().axl_inventory_best(inv, ctypes.byref(f), _RANKS[rank], ctypes.byref(out)))
+        return self.device(_lib.dec(lib().axl_device_id(out)) or "")
+
+    def total_memory(self, **filters: Any) -> tuple[int, int]:
+        """(bytes, unknown): the accelerator memory of the matching devices added up, and how
+        many of them do not know theirs (filters as select())."""
+        _ctx, inv = self._handles()
+        f = _filter_kw(filters)
+        total, unknown = ctypes.c_int64(), ctypes.c_size_t()
+        check(lib().axl_inventory_total_memory(inv, ctypes.byref(f), ctypes.byref(total), ctypes.byref(unknown)))
+        return total.value, unknown.value
 
     def _all_devices(self) -> Iterator[Device]:
         for d in self.devices:

@@ -102,3 +102,46 @@ def test_bep1000_facts(sim_h100x2):
         assert d.precision_of("INT4") == "none"
         assert d.precision_of("FP4") is None
         assert d.partitioning[0].technology == "MIG" and "1g.10gb" in d.partitioning[0].profiles
+
+
+# the registry questions: select/best/total_memory agree with `axl list`'s filters on every sim
+@pytest.mark.parametrize("sim", SIMS, ids=[os.path.basename(s)[:-5] for s in SIMS])
+def test_select_matches_cli(sim):
+    with axl.open(sim=sim) as inv:
+        for args, kw in ((["--family", "gpu"], {"family": "gpu"}),
+                         (["--min-memory", "40GiB"], {"min_memory": 40 << 30}),
+                         (["--precision", "fp8"], {"precision": "fp8"}),
+                         (["--visible"], {"visible": True}),
+                         (["--family", "gpu", "--precision", "bf16", "--min-memory", "16GiB"],
+                          {"family": "gpu", "precision": "bf16", "min_memory": 16 << 30})):
+            doc = cli_json("list", "--json", "--sim", sim, *args)
+            got = inv.select(**kw)
+            assert [d.id for d in got] == [d["id"] for d in doc["devices"]], args
+            assert all(isinstance(d, axl.Device) for d in got)
+            total, unknown = inv.total_memory(**kw)
+            assert total == doc["selection"]["total_memory"]["bytes"]
+            assert unknown == doc["selection"]["total_memory"]["devices_unknown"]
+            assert total == sum(d.memory_total_bytes or 0 for d in got)
+            assert unknown == sum(1 for d in got if d.memory_total_bytes is None)
+        gpus = inv.select(family="gpu")
+        if gpus and all(d.memory_total_bytes for d in gpus):
+            best = inv.best("memory", family="gpu")
+            assert best.memory_total_bytes == max(d.memory_total_bytes for d in gpus)
+            assert best is gpus[[d.memory_total_bytes for d in gpus].index(best.memory_total_bytes)]
+
+
+def test_select_bad_input(sim_h100x2):
+    with axl.open(sim=sim_h100x2) as inv:
+        with pytest.raises(ValueError):
+            inv.select(family="dsp")
+        with pytest.raises(ValueError):
+            inv.select(precision="fp9")
+        with pytest.raises(ValueError):
+            inv.select(min_memory=-1)
+        with pytest.raises(ValueError):
+            inv.best("speed")
+        with pytest.raises(TypeError):
+            inv.total_memory(colour="red")
+        assert inv.select(min_memory=1 << 50) == []
+        with pytest.raises(axl.NotFoundError):
+            inv.best("memory", min_memory=1 << 50)
