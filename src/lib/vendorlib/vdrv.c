@@ -70,7 +70,11 @@ void axl__vdrv_start(const struct axl__vdrv *d, struct axl__scan *scan, size_t s
 		w->q.lib = axl__vlib_open(d->lib, lib, why, sizeof why, &absent);
 		if (!w->q.lib) {
 			/* the library is optional: how loud its absence is depends on it */
-			if (d->quiet == AXL__VDRV_WARN || (d->quiet == AXL__VDRV_WARN_THERE && !absent) || lib)
+			/* a library named by its variable that does not load is said, except on a
+			 * node without the kernel driver, where it had nothing to tell (a fleet's
+			 * one configuration on every node) */
+			bool driver = !d->present || d->present(scan->fs);
+			if (driver && (d->quiet == AXL__VDRV_WARN || (d->quiet == AXL__VDRV_WARN_THERE && !absent) || lib))
 				axl__warn(inv, d->name, lib, "%s not loaded: %s", d->display, why);
 			free(w);
 			return;

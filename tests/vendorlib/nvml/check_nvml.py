@@ -258,9 +258,19 @@ def fault(args, kind):
         eq(p.returncode, 0, "no-xml: exit code")
         ok(doc is not None and any("nvmlInit" in w for w in warnings(doc)), "no-xml: nvmlInit warning")
     elif kind == "missing-library":
-        p, doc, _ = run(args, {"AXL_NVML_LIBRARY": os.path.join(args.work, "no-such-libnvidia-ml.so.1")}, args.work)
+        missing = {"AXL_NVML_LIBRARY": os.path.join(args.work, "no-such-libnvidia-ml.so.1")}
+        p, doc, _ = run(args, missing, args.work)
         eq(p.returncode, 0, "missing-library: exit code")
-        ok(doc is not None and any("NVML not loaded" in w for w in warnings(doc)), "missing-library: warning")
+        # said where the NVIDIA kernel driver is loaded; silent where NVML had nothing to
+        # tell (one configuration for every node of a fleet)
+        here = os.path.exists("/proc/driver/nvidia/version") or os.path.exists("/sys/module/nvidia")
+        said = doc is not None and any("NVML not loaded" in w for w in warnings(doc))
+        ok(said == here, "missing-library: warned %s, NVIDIA driver here %s" % (said, here))
+        # on a node with NVIDIA devices and their driver: the warning
+        dual = os.path.join(FIXTURES, "telegraf-dual_a5000-v13.xml")
+        p, doc, _ = run(args, missing, args.work, root=tree_for(dual, args.work))
+        eq(p.returncode, 0, "missing-library tree: exit code")
+        ok(doc is not None and any("NVML not loaded" in w for w in warnings(doc)), "missing-library tree: warning")
     elif kind == "permission":
         p, doc, _ = run(args, dict(base, AXL_NVML_DOUBLE_XML=dual,
                                    AXL_NVML_DOUBLE_FAIL="nvmlDeviceGetMemoryInfo_v2@1=NO_PERMISSION,"
