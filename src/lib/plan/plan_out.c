@@ -47,6 +47,9 @@ struct axl_plan {
 	size_t nlabel;
 	char net_note[64];
 	double net;
+	const struct axl__engine *eng;
+	double frac;          /* memory fraction planned with */
+	bool frac_given;      /* --memory-fraction, else the engine's default */
 };
 
 static void warn(struct axl_plan *pl, const char *fmt, const char *a, int64_t x)
@@ -138,15 +141,15 @@ static double network_gbps(const struct axl_planner *p, const struct axl_plan_re
 
 /* ---- one search with its own memory model --------------------------------------------- */
 
-static int run(const struct axl_planner *p, const size_t *sel, size_t nsel, const struct axl__model *m,
-	       const struct axl__quant *q, double kvb, int64_t ctx, int64_t batch, double net, struct pcand *best,
-	       struct pcand *alts, int nalts, int *na, struct axl__mm *keep)
+static int run(const struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
+	       const struct axl__model *m, const struct axl__quant *q, double kvb, int64_t ctx, int64_t batch, double net,
+	       struct pcand *best, struct pcand *alts, int nalts, int *na, struct axl__mm *keep)
 {
 	struct axl__mm mm;
 	char err[200];
 	if (axl__mm_build(&mm, m, q, kvb, ctx, err, sizeof err) != 0)
 		return axl__error(AXL_EINVAL, "%s: %s", m->id, err);
-	int rc = axl__plan_search(p, sel, nsel, m, &mm, q, ctx, batch, net, best, alts, nalts, na);
+	int rc = axl__plan_search(p, sel, nsel, m, &mm, q, ctx, batch, net, pl->eng, pl->frac, best, alts, nalts, na);
 	if (keep)
 		*keep = mm;
 	else
@@ -280,7 +283,7 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 		struct axl__quant q;
 		if (strcmp(qs[i], pl->q.name) == 0 || axl__quant_parse(qs[i], &q) != 0)
 			continue;
-		if (run(p, sel, nsel, m, &q, kvb, pl->ctx, pl->batch, net, c, NULL, 0, NULL, NULL) != 1 || !c->fits)
+		if (run(pl, p, sel, nsel, m, &q, kvb, pl->ctx, pl->batch, net, c, NULL, 0, NULL, NULL) != 1 || !c->fits)
 			continue;
 		add_alt(pl, "quantization", c, q.name, pl->ctx, NULL, p);
 		nq++;
@@ -295,7 +298,7 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 	struct pcand *okc = malloc(sizeof *okc);
 	while (okc && hi - lo > 1 && hi > 16) {
 		int64_t mid = lo + (hi - lo) / 2;
-		if (run(p, sel, nsel, m, &pl->q, kvb, mid, pl->batch, net, c, NULL, 0, NULL, NULL) == 1 && c->fits) {
+		if (run(pl, p, sel, nsel, m, &pl->q, kvb, mid, pl->batch, net, c, NULL, 0, NULL, NULL) == 1 && c->fits) {
 			lo = mid;
 			*okc = *c;
 		} else {
@@ -317,7 +320,7 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 		size_t *gsel = NULL, gn = 0;
 		int rc = grow(p, sel, nsel, tmpl, k, &g, &gsel, &gn);
 		if (rc == 0)
-			rc = run(&g, gsel, gn, m, &pl->q, kvb, pl->ctx, pl->batch, net, c, NULL, 0, NULL, NULL);
+			rc = run(pl, &g, gsel, gn, m, &pl->q, kvb, pl->ctx, pl->batch, net, c, NULL, 0, NULL, NULL);
 		free(gsel);
 		planner_release(&g);
 		if (rc == 1 && c->fits) {
@@ -338,9 +341,17 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 	if (!out || !p || !model || !req)
 		return axl__error(AXL_EINVAL, "axl_plan_compute: NULL argument");
 	*out = NULL;
-	if (req->version != AXL_PLAN_REQUEST_VERSION)
-		return axl__error(AXL_EVERSION, "axl_plan_request version %u (this library: %u)", req->version,
+	if (req->version < 1 || req->version > AXL_PLAN_REQUEST_VERSION)
+		return axl__error(AXL_EVERSION, "axl_plan_request version %u (this library: 1 to %u)", req->version,
 				  AXL_PLAN_REQUEST_VERSION);
+	/* engine and memory_fraction are in version 2 and later */
+	const char *engine = req->version >= 2 ? req->engine : NULL;
+	double frac = req->version >= 2 ? req->memory_fraction : 0;
+	const struct axl__engine *eng = axl__engine_find(engine);
+	if (!eng)
+		return axl__error(AXL_EINVAL, "unknown engine \"%s\" (%s)", engine, axl__engine_names());
+	if (!(frac == 0 || (frac > 0 && frac <= 1)))
+		return axl__error(AXL_EINVAL, "memory fraction %g out of range (more than 0, at most 1)", frac);
 	if (p->ndevs == 0)
 		return axl__error(AXL_EINVAL, "no devices to plan on");
 	if (req->context_tokens < 0 || req->context_tokens > AXL_PLAN_MAX_CONTEXT)
@@ -353,6 +364,9 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 	if (!pl)
 		return axl__error(AXL_ENOMEM, "out of memory");
 	pl->model = *model;
+	pl->eng = eng;
+	pl->frac_given = frac > 0;
+	pl->frac = frac > 0 ? frac : eng->memory_fraction;
 	int rc = 0;
 	if (req->quantization && req->quantization[0]) {
 		if (axl__quant_parse(req->quantization, &pl->q) != 0) {
@@ -386,7 +400,7 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 	struct pcand *splits = calloc(4, sizeof *splits);
 	struct axl__mm mm;
 	int ns = 0;
-	rc = splits ? run(p, sel, nsel, m, &pl->q, kvb, pl->ctx, pl->batch, net, &pl->best, splits, 4, &ns, &mm)
+	rc = splits ? run(pl, p, sel, nsel, m, &pl->q, kvb, pl->ctx, pl->batch, net, &pl->best, splits, 4, &ns, &mm)
 		    : axl__error(AXL_ENOMEM, "out of memory");
 	if (rc < 0) {
 		free(sel), free(splits), free(pl);
@@ -464,6 +478,20 @@ int axl_plan_get_summary(const axl_plan *pl, struct axl_plan_summary *s)
 }
 
 /* ---- the document ------------------------------------------------------------------- */
+
+/* [low, high], or null when the estimate is unknown */
+static void band_json(struct axl__json *w, const char *k, const double band[2])
+{
+	axl__json_key(w, k);
+	if (!isfinite(band[0]) || !isfinite(band[1])) {
+		axl__json_null(w);
+		return;
+	}
+	axl__json_arr(w);
+	axl__json_num(w, band[0]);
+	axl__json_num(w, band[1]);
+	axl__json_arr_end(w);
+}
 
 static void knum_or_null(struct axl__json *w, const char *k, double v)
 {
@@ -548,6 +576,9 @@ int axl_plan_json(const axl_plan *pl, char **out, size_t *len)
 	axl__json_kint(&w, "batch", pl->batch);
 	axl__json_kstr(&w, "kv_dtype", pl->kv);
 	axl__json_kstr(&w, "quantization", quant_label(pl));
+	axl__json_kstr(&w, "engine", pl->eng->name);
+	axl__json_knum(&w, "memory_fraction", pl->frac);
+	axl__json_kstr(&w, "memory_fraction_source", pl->frac_given ? "as given" : pl->eng->fraction_source);
 	axl__json_obj_end(&w);
 
 	axl__json_key(&w, "memory");
@@ -618,9 +649,26 @@ int axl_plan_json(const axl_plan *pl, char **out, size_t *len)
 		knum_or_null(&w, "decode_roofline_tokens_per_s", b->decode_roof);
 		knum_or_null(&w, "prefill_roofline_tokens_per_s", b->prefill_roof);
 		knum_or_null(&w, "decode_tokens_per_s_per_sequence", b->decode / (double)pl->batch);
+		double band[2];
+		axl__engine_band(pl->eng, b->decode, b->decode_roof, band);
+		band_json(&w, "decode_band_tokens_per_s", band);
+		axl__prefill_band(b->prefill, b->prefill_roof, band);
+		band_json(&w, "prefill_band_tokens_per_s", band);
 		axl__json_key(&w, "factors");
 		axl__json_obj(&w);
-		axl__json_knum(&w, "memory_bandwidth", f->mem_eff);
+		axl__json_knum(&w, "memory_bandwidth", pl->eng->mem_eff[axl__wclass_of(&pl->q)]);
+		axl__json_kstr(&w, "engine", pl->eng->name);
+		axl__json_kstr(&w, "engine_basis", pl->eng->basis);
+		axl__json_kint(&w, "calibration_rows", pl->eng->rows);
+		axl__json_knum(&w, "layer_overhead_s", pl->eng->layer_s);
+		axl__json_knum(&w, "moe_layer_overhead_s", pl->eng->moe_layer_s);
+		axl__json_knum(&w, "collective_latency_fabric_s", pl->eng->alpha_fabric);
+		axl__json_knum(&w, "collective_latency_pcie_s", pl->eng->alpha_pcie);
+		axl__json_knum(&w, "collective_latency_network_s", pl->eng->alpha_net);
+		axl__json_knum(&w, "decode_band_low", pl->eng->band_lo);
+		axl__json_knum(&w, "decode_band_high", pl->eng->band_hi);
+		axl__json_knum(&w, "prefill_band_low", AXL__PREFILL_BAND_LO);
+		axl__json_knum(&w, "prefill_band_high", AXL__PREFILL_BAND_HI);
 		axl__json_knum(&w, "compute", f->compute_eff);
 		axl__json_knum(&w, "link", f->link_eff);
 		axl__json_knum(&w, "network_gbps", pl->net);
@@ -720,6 +768,9 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 	axl__sb_putc(&sb, '\n');
 	axl__sb_printf(&sb, "Request       %s weights, context %lld tokens, batch %lld, KV cache %s\n", quant_label(pl),
 		       (long long)pl->ctx, (long long)pl->batch, pl->kv);
+	axl__sb_printf(&sb, "Engine        %s%s; %.0f%% of each device's memory (%s)\n", pl->eng->name,
+		       pl->eng->rows > 0 ? "" : " (factors not calibrated for it)", pl->frac * 100,
+		       pl->frac_given ? "as given" : pl->eng->fraction_source);
 	axl__sb_puts(&sb, "Memory        weights ");
 	gb(&sb, pl->weights);
 	axl__sb_puts(&sb, ", KV cache ");
@@ -776,8 +827,17 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 			}
 		if (b->dp > MAXDP)
 			axl__sb_printf(&sb, "  ... %d replicas in all\n", b->dp);
+		double band[2];
 		axl__sb_puts(&sb, "Estimate      decode ");
 		rate(&sb, b->decode);
+		axl__engine_band(pl->eng, b->decode, b->decode_roof, band);
+		if (isfinite(band[0])) {
+			axl__sb_puts(&sb, " (expected ");
+			rate(&sb, band[0]);
+			axl__sb_puts(&sb, " to ");
+			rate(&sb, band[1]);
+			axl__sb_puts(&sb, ")");
+		}
 		if (pl->batch > 1) {
 			axl__sb_puts(&sb, " (");
 			rate(&sb, b->decode / (double)pl->batch);
@@ -785,6 +845,14 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 		}
 		axl__sb_puts(&sb, ", prefill ");
 		rate(&sb, b->prefill);
+		axl__prefill_band(b->prefill, b->prefill_roof, band);
+		if (isfinite(band[0])) {
+			axl__sb_puts(&sb, " (assumed ");
+			rate(&sb, band[0]);
+			axl__sb_puts(&sb, " to ");
+			rate(&sb, band[1]);
+			axl__sb_puts(&sb, ")");
+		}
 		if (b->bound_known)
 			axl__sb_printf(&sb, "; %s bound", b->bound);
 		axl__sb_putc(&sb, '\n');
@@ -792,8 +860,11 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 		rate(&sb, b->decode_roof);
 		axl__sb_puts(&sb, ", prefill ");
 		rate(&sb, b->prefill_roof);
-		axl__sb_printf(&sb, " (estimates apply %.0f%% of memory bandwidth, %.0f%% of peak compute; docs/plan.md)\n",
-			       axl__plan_factors.mem_eff * 100, axl__plan_factors.compute_eff * 100);
+		axl__sb_printf(&sb,
+			       " (estimates apply %.0f%% of memory bandwidth, %.0f us per layer, %.0f%% of peak compute; "
+			       "docs/plan.md)\n",
+			       pl->eng->mem_eff[axl__wclass_of(&pl->q)] * 100, pl->eng->layer_s * 1e6,
+			       axl__plan_factors.compute_eff * 100);
 	}
 	for (int i = 0; i < pl->nwarn; i++)
 		axl__sb_printf(&sb, "Warning       %s\n", pl->warn[i]);
