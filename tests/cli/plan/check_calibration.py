@@ -86,6 +86,7 @@ def main():
     args = ap.parse_args()
     rows = read_rows(args.data)
     errors, ratios, groups, skipped = [], [], {}, []
+    banded = inband = 0
     print(f"{'id':6} {'model':11} {'hardware':11} {'quant':7} {'ctx':>5} {'engine':9} {'split':6} "
           f"{'measured':>9} {'estimate':>9} {'ratio':>6}")
     for r in rows:
@@ -105,6 +106,10 @@ def main():
         meas = float(r["measured_decode_tok_s"])
         ratio = dec / meas
         ratios.append(ratio)
+        if not args.baseline and where == "plan":
+            band = doc["estimate"]["decode_band_tokens_per_s"]
+            banded += 1
+            inband += 1 if band[0] <= meas <= band[1] else 0
         fmt = r["quant"]
         groups.setdefault((r["axl_engine"], fmt), []).append(ratio)
         print(f"{r['id']:6} {r['model']:11} {r['hardware']:11} {fmt:7} {r['context']:>5} {r['axl_engine']:9} "
@@ -121,6 +126,11 @@ def main():
     print(f"\n{len(ratios)} measurements: median estimate/measured {med:.3f}, within +-20% {within} "
           f"({100.0 * within / len(ratios):.0f}%), estimate above measured in {high}; "
           f"ratio 10th-90th percentile {lr[len(lr) // 10]:.3f}-{lr[(9 * len(lr)) // 10]:.3f}")
+    if banded:
+        # the bands are the residuals' 10th-90th percentiles: about 80% inside
+        print(f"measured inside the stated band: {inband} of {banded} ({100.0 * inband / banded:.0f}%)")
+        if inband < 0.7 * banded:
+            errors.append(f"only {inband} of {banded} measurements inside their band")
     if skipped:
         print(f"not compared ({len(skipped)}): " + ", ".join(skipped))
     if not (args.lo <= med <= args.hi):
