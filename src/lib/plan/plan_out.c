@@ -768,9 +768,8 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 	axl__sb_putc(&sb, '\n');
 	axl__sb_printf(&sb, "Request       %s weights, context %lld tokens, batch %lld, KV cache %s\n", quant_label(pl),
 		       (long long)pl->ctx, (long long)pl->batch, pl->kv);
-	axl__sb_printf(&sb, "Engine        %s%s; %.0f%% of each device's memory (%s)\n", pl->eng->name,
-		       pl->eng->rows > 0 ? "" : " (factors not calibrated for it)", pl->frac * 100,
-		       pl->frac_given ? "as given" : pl->eng->fraction_source);
+	axl__sb_printf(&sb, "Engine        %s (%s); %.0f%% of each device's memory (%s)\n", pl->eng->name,
+		       pl->eng->basis, pl->frac * 100, pl->frac_given ? "as given" : pl->eng->fraction_source);
 	axl__sb_puts(&sb, "Memory        weights ");
 	gb(&sb, pl->weights);
 	axl__sb_puts(&sb, ", KV cache ");
