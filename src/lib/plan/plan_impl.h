@@ -109,4 +109,41 @@ int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel
 bool axl__pcand_better(const struct pcand *a, const struct pcand *b);
 void axl__pcand_keep(struct pcand *alts, int nalts, int *n, const struct pcand *c);
 
+/* A computed plan (plan_out.c computes it, plan_doc.c writes it). */
+#define MAXALT 12
+#define MAXWARN 4
+
+struct palt {
+	char kind[16]; /* "split", "quantization", "context", "devices" */
+	int tp, pp, dp, ep;
+	char quant[16];
+	bool fits;
+	double decode, prefill;
+	int64_t ctx;
+	int devices;   /* devices the alternative uses */
+	char note[160];
+};
+
+struct axl_plan {
+	struct axl_model model;
+	struct axl__quant q;
+	char kv[16];
+	int64_t ctx, batch;
+	double weights, kv_cache, kv_token, act, over, replicated, total;
+	bool have, fits;
+	double shortfall;
+	struct pcand best;
+	struct palt alt[MAXALT];
+	int nalt;
+	char warn[MAXWARN][160];
+	int nwarn;
+	char (*label)[96]; /* every planner device: "id" or "node/id" */
+	size_t nlabel;
+	char net_note[64];
+	double net;
+	const struct axl__engine *eng;
+	double frac;          /* memory fraction planned with */
+	bool frac_given;      /* --memory-fraction, else the engine's default */
+};
+
 #endif
