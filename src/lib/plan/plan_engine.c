@@ -74,7 +74,7 @@ static const struct axl__engine engines[] = {
 		.band_lo = 0.70,
 		.band_hi = 1.20,
 		.rows = 0,
-		.basis = "no vLLM measurement recorded: pytorch's factors (CUDA-graph decode)",
+		.basis = "no vLLM measurement recorded: pytorch's factors (graph-captured decode)",
 		.fraction_source = "vLLM's gpu_memory_utilization default, 0.90",
 	},
 	{
@@ -90,7 +90,7 @@ static const struct axl__engine engines[] = {
 		.band_lo = 0.70,
 		.band_hi = 1.20,
 		.rows = 0,
-		.basis = "no SGLang measurement recorded: pytorch's factors (CUDA-graph decode)",
+		.basis = "no SGLang measurement recorded: pytorch's factors (graph-captured decode)",
 		.fraction_source = "assumed 0.88: SGLang picks mem_fraction_static from the GPU's memory when not given",
 	},
 	{
@@ -106,7 +106,7 @@ static const struct axl__engine engines[] = {
 		.band_lo = 0.70,
 		.band_hi = 1.20,
 		.rows = 0,
-		.basis = "no TensorRT-LLM measurement recorded: pytorch's factors (CUDA-graph decode)",
+		.basis = "no TensorRT-LLM measurement recorded: pytorch's factors (graph-captured decode)",
 		.fraction_source = "TensorRT-LLM's kv_cache_free_gpu_mem_fraction default, 0.90, taken of the whole memory",
 	},
 };
