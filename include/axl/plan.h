@@ -99,7 +99,8 @@ AXL_API size_t axl_planner_device_count(const axl_planner *planner);
 AXL_API size_t axl_planner_warning_count(const axl_planner *planner);
 AXL_API const struct axl_warning *axl_planner_warning(const axl_planner *planner, size_t i);
 
-#define AXL_PLAN_REQUEST_VERSION 1
+/** 2 added engine and memory_fraction; a version-1 request (without them) still works. */
+#define AXL_PLAN_REQUEST_VERSION 2
 /** The largest context and batch a request may ask for. */
 #define AXL_PLAN_MAX_CONTEXT (1LL << 28)
 #define AXL_PLAN_MAX_BATCH 65536
@@ -121,6 +122,15 @@ struct axl_plan_request {
 	/** Bandwidth between nodes, GB/s per direction; 0: the slowest node's fastest RDMA
 	 *  NIC, else 12.5 (100 Gb/s Ethernet). */
 	double network_gbps;
+	/* ---- version 2 ---- */
+	/** The serving engine the estimates are calibrated for: "vllm", "sglang", "trt-llm"
+	 *  ("tensorrt-llm"), "llama.cpp", "pytorch" ("gpt-fast"), without case. NULL: "vllm".
+	 *  AXL_EINVAL for another name (docs/plan.md "Calibration"). */
+	const char *engine;
+	/** The fraction of each device's memory the engine gives the model, 0 < f <= 1. 0: the
+	 *  engine's default (vLLM 0.90, SGLang 0.88, TensorRT-LLM 0.90, llama.cpp and PyTorch
+	 *  1). AXL_EINVAL outside (0, 1]. */
+	double memory_fraction;
 };
 
 /**

@@ -21,7 +21,7 @@
 static int usage_plan(void)
 {
 	fprintf(stderr, "axl: usage: axl plan MODEL|SIZE [--params N] [--quant Q|auto] [--ctx N] [--batch N] [--kv-dtype D] [--devices LIST]\n"
-			"       [--node FILE]... [--here] [--network-gbps X] [--json]\n"
+			"       [--node FILE]... [--here] [--network-gbps X] [--engine E] [--memory-fraction F] [--json]\n"
 			"       axl plan --list [--json]\n");
 	return EXIT_USAGE;
 }
@@ -222,6 +222,24 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 				req.context_tokens = n;
 			else
 				req.batch = n;
+		} else if (strcmp(a, "--engine") == 0) {
+			if (!v || !*v) {
+				fprintf(stderr, "axl: plan: --engine needs a value (vllm, sglang, trt-llm, llama.cpp, pytorch)\n");
+				return EXIT_USAGE;
+			}
+			i++;
+			req.engine = v;
+		} else if (strcmp(a, "--memory-fraction") == 0) {
+			double x = parse_pos_num(v);
+			if (x < 0 || x > 1) {
+				fprintf(stderr,
+					"axl: plan: --memory-fraction takes the share of each device's memory the engine "
+					"gives the model (more than 0, at most 1), not '%s'\n",
+					v ? v : "");
+				return EXIT_USAGE;
+			}
+			i++;
+			req.memory_fraction = x;
 		} else if (strcmp(a, "--network-gbps") == 0) {
 			double x = parse_pos_num(v);
 			if (x < 0) {
@@ -243,7 +261,7 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 	}
 	if (list) {
 		if (model_name || nnodes || here || req.quantization || req.kv_dtype || req.devices || req.context_tokens ||
-		    req.batch || req.network_gbps > 0) {
+		    req.batch || req.network_gbps > 0 || req.engine || req.memory_fraction > 0) {
 			fprintf(stderr, "axl: plan: --list takes no model and no other option than --json\n");
 			return EXIT_USAGE;
 		}

@@ -309,9 +309,27 @@ def case_fit(axl, work):
     if d:
         invariants(d, "70b bf16 on one H100")
         check(not d["fits"], "70b bf16 fits on one H100")
-        short = d["memory"]["total_bytes"] - 80 * 2**30
+        # planned on the engine's share of the memory: vLLM's default 0.90
+        check(d["request"]["engine"] == "vllm" and d["request"]["memory_fraction"] == 0.9,
+              "default engine and fraction: %s" % d["request"])
+        short = d["memory"]["total_bytes"] - 0.9 * 80 * 2**30
         check(abs(d["shortfall_bytes"] - short) <= 0.02 * short,
-              "70b on one H100: shortfall %d vs total - 80 GiB = %d" % (d["shortfall_bytes"], short))
+              "70b on one H100: shortfall %d vs total - 0.9 x 80 GiB = %d" % (d["shortfall_bytes"], short))
+    d = plan(axl, "llama3.1-70b", "--quant", "bf16", "--devices", "nvidia:0", "--memory-fraction", "1", sim=H100X8)
+    if d:
+        short = d["memory"]["total_bytes"] - 80 * 2**30
+        check(d["request"]["memory_fraction_source"] == "as given", "fraction source %s" % d["request"])
+        check(abs(d["shortfall_bytes"] - short) <= 0.02 * short,
+              "70b on one H100 at 1.0: shortfall %d vs total - 80 GiB = %d" % (d["shortfall_bytes"], short))
+    # llama.cpp plans all of the memory and splits by layers only (-sm layer)
+    d = plan(axl, "llama3.1-70b", "--quant", "bf16", "--engine", "llama.cpp", sim=H100X8)
+    if d:
+        check(d["plan"]["strategy"]["tp"] == 1 and d["request"]["memory_fraction"] == 1,
+              "llama.cpp: tp %s, fraction %s" % (d["plan"]["strategy"], d["request"]))
+        e = d["estimate"]
+        band = e["decode_band_tokens_per_s"]
+        check(band[0] <= e["decode_tokens_per_s"] <= band[1] <= e["decode_roofline_tokens_per_s"],
+              "llama.cpp band %s around %s under %s" % (band, e["decode_tokens_per_s"], e["decode_roofline_tokens_per_s"]))
     return 0
 
 
@@ -552,10 +570,17 @@ def case_errors(axl, work):
     check(rc == 1 and "no-such-model-xyz" in err, "unknown model: rc %d: %s" % (rc, err.strip()))
     rc, out, err = run(axl, ["plan", "llama3.1-8b", "--quant", "int3"], sim=H100X8)
     check(rc != 0 and "int3" in err and "bf16" in err and "q4_k_m" in err, "unknown quant: rc %d: %s" % (rc, err.strip()))
+    rc, out, err = run(axl, ["plan", "llama3.1-8b", "--engine", "tgi-9000"], sim=H100X8)
+    check(rc == 1 and "tgi-9000" in err and "vllm" in err and "llama.cpp" in err,
+          "unknown engine: rc %d: %s" % (rc, err.strip()))
+    rc, out, err = run(axl, ["plan", "llama3.1-8b", "--engine"], sim=H100X8)
+    check(rc == 2 and "--engine" in err, "--engine without a value: rc %d: %s" % (rc, err.strip()))
     rc, out, err = run(axl, ["plan", "llama3.1-8b", "--kv-dtype", "int3"], sim=H100X8)
     check(rc != 0 and "int3" in err, "unknown KV type: rc %d: %s" % (rc, err.strip()))
     for opt, val in (("--ctx", "0"), ("--ctx", "abc"), ("--batch", "-1"), ("--batch", "0"), ("--ctx", "12x"),
-                     ("--ctx", "99999999999999999999999"), ("--network-gbps", "-3")):
+                     ("--ctx", "99999999999999999999999"), ("--network-gbps", "-3"),
+                     ("--memory-fraction", "0"), ("--memory-fraction", "1.5"), ("--memory-fraction", "-0.5"),
+                     ("--memory-fraction", "half")):
         rc, out, err = run(axl, ["plan", "llama3.1-8b", opt, val], sim=H100X8)
         check(rc == 2 and opt in err, "%s %s: rc %d: %s" % (opt, val, rc, err.strip()))
     rc, out, err = run(axl, ["plan", "llama3.1-8b", "--ctx"], sim=H100X8)

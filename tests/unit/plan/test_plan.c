@@ -190,7 +190,7 @@ static void test_split(void)
 	 * layers, capped by its memory */
 	double mem2[] = {100, 100}, bw2[] = {3000, 1000};
 	struct axl_planner *p = hand(2, mem2, bw2, AXL__PL_PCIE, 32);
-	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, best, NULL, 0, NULL) == 1);
+	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, NULL, 0, NULL) == 1);
 	CHECK(best->fits && best->pp == 2 && best->tp == 1);
 	int n0 = best->stage[0].last - best->stage[0].first + 1, n1 = best->stage[1].last - best->stage[1].first + 1;
 	CHECK(n0 + n1 == 80 && best->stage[0].first == 0 && best->stage[1].first == n0);
@@ -202,13 +202,13 @@ static void test_split(void)
 	/* equal devices: equal halves */
 	double mem3[] = {100, 100}, bw3[] = {2000, 2000};
 	p = hand(2, mem3, bw3, AXL__PL_PCIE, 32);
-	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, best, NULL, 0, NULL) == 1);
+	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, NULL, 0, NULL) == 1);
 	CHECK(best->fits && (best->tp == 2 || (best->pp == 2 && best->stage[0].last == 39)));
 	axl_planner_free(p);
 	/* fast devices with little memory: the layers go by memory, not speed */
 	double mem4[] = {80, 160}, bw4[] = {4000, 1000};
 	p = hand(2, mem4, bw4, AXL__PL_PCIE, 32);
-	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, best, NULL, 0, NULL) == 1);
+	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, NULL, 0, NULL) == 1);
 	CHECK(best->fits && best->pp == 2);
 	for (int s = 0; s < 2; s++)
 		CHECK(best->stage[s].need <= (double)best->stage[s].mem_cap);
@@ -216,7 +216,7 @@ static void test_split(void)
 	/* too small in all: no fit, the shortfall is at least the memory missing */
 	double mem5[] = {40, 40}, bw5[] = {1000, 1000};
 	p = hand(2, mem5, bw5, AXL__PL_FABRIC, 100);
-	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, best, NULL, 0, NULL) == 1);
+	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, NULL, 0, NULL) == 1);
 	CHECK(!best->fits && best->shortfall >= mm.weights - 80e9);
 	axl_planner_free(p);
 	axl__mm_free(&mm);
@@ -231,7 +231,7 @@ static void test_split(void)
 	size_t sel8[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 	struct pcand *alts = calloc(8, sizeof *alts);
 	int na = 0;
-	CHECK(axl__plan_search(p, sel8, 8, &ph, &mm, &q, 4096, 1, 12.5, best, alts, 8, &na) == 1);
+	CHECK(axl__plan_search(p, sel8, 8, &ph, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, alts, 8, &na) == 1);
 	CHECK(best->tp != 4 && best->tp != 8);
 	bool two = best->tp == 2;
 	for (int i = 0; i < na; i++) {
@@ -328,7 +328,7 @@ static void test_physics(void)
 		}
 		int na = 0;
 		for (int64_t batch = 1; batch <= 64; batch *= 8) {
-			if (axl__plan_search(p, sel, 8, &m, &mm, &q, 8192, batch, 12.5, best, alts, 8, &na) != 1) {
+			if (axl__plan_search(p, sel, 8, &m, &mm, &q, 8192, batch, 12.5, axl__engine_find(NULL), 1.0, best, alts, 8, &na) != 1) {
 				violations++;
 				continue;
 			}
@@ -404,6 +404,30 @@ static void test_api_errors(void)
 	char *js = NULL;
 	size_t len;
 	CHECK(axl_plan_json(pl, &js, &len) == 0 && strstr(js, "\"device\": \"nvidia:1\""));
+	free(js);
+	axl_plan_free(pl);
+	/* version 2: the engine and the memory fraction */
+	r.engine = "tgi-9000";
+	CHECK(axl_plan_compute(&pl, p, m, &r) == AXL_EINVAL && strstr(axl_error_last(), "tgi-9000") &&
+	      strstr(axl_error_last(), "llama.cpp"));
+	r.engine = "LLaMA.cpp";
+	double bad[] = {-0.5, 1.0001, 7, NAN};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		r.memory_fraction = bad[i];
+		CHECK(axl_plan_compute(&pl, p, m, &r) == AXL_EINVAL && strstr(axl_error_last(), "memory fraction"));
+	}
+	r.memory_fraction = 0.5;
+	CHECK(axl_plan_compute(&pl, p, m, &r) == 0);
+	CHECK(axl_plan_json(pl, &js, &len) == 0 && strstr(js, "\"engine\": \"llama.cpp\"") &&
+	      strstr(js, "\"memory_fraction\": 0.5") && strstr(js, "\"decode_band_tokens_per_s\""));
+	free(js);
+	axl_plan_free(pl);
+	/* a version-1 caller: the fields after network_gbps are not read (here: garbage) */
+	r.version = 1;
+	r.engine = (const char *)(uintptr_t)1;
+	r.memory_fraction = 42;
+	CHECK(axl_plan_compute(&pl, p, m, &r) == 0);
+	CHECK(axl_plan_json(pl, &js, &len) == 0 && strstr(js, "\"engine\": \"vllm\""));
 	free(js);
 	axl_plan_free(pl);
 	r.version = 99;
