@@ -21,7 +21,8 @@
 static int usage_plan(void)
 {
 	fprintf(stderr, "axl: usage: axl plan MODEL [--quant Q] [--ctx N] [--batch N] [--kv-dtype D] [--devices LIST]\n"
-			"       [--node FILE]... [--here] [--network-gbps X] [--json]\n"
+			"       [--node FILE]... [--here] [--network-gbps X] [--objective devices|latency|throughput|cost]\n"
+			"       [--price-device-hour P | --price-node-hour P] [--json]\n"
 			"       axl plan --list [--json]\n");
 	return EXIT_USAGE;
 }
@@ -180,13 +181,15 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 		} else if (strcmp(a, "--here") == 0) {
 			here = 1;
 		} else if (strcmp(a, "--quant") == 0 || strcmp(a, "--kv-dtype") == 0 || strcmp(a, "--devices") == 0 ||
-			   strcmp(a, "--node") == 0) {
+			   strcmp(a, "--node") == 0 || strcmp(a, "--objective") == 0) {
 			if (!v || !*v) {
 				fprintf(stderr, "axl: plan: %s needs a value\n", a);
 				return EXIT_USAGE;
 			}
 			i++;
-			if (a[2] == 'q')
+			if (a[2] == 'o')
+				req.objective = v;
+			else if (a[2] == 'q')
 				req.quantization = v;
 			else if (a[2] == 'k')
 				req.kv_dtype = v;
@@ -210,6 +213,18 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 				req.context_tokens = n;
 			else
 				req.batch = n;
+		} else if (strcmp(a, "--price-device-hour") == 0 || strcmp(a, "--price-node-hour") == 0) {
+			double x = parse_pos_num(v);
+			if (x < 0) {
+				fprintf(stderr, "axl: plan: %s takes a price per hour (a positive number), not '%s'\n", a,
+					v ? v : "");
+				return EXIT_USAGE;
+			}
+			i++;
+			if (a[8] == 'd')
+				req.price_per_device_hour = x;
+			else
+				req.price_per_node_hour = x;
 		} else if (strcmp(a, "--network-gbps") == 0) {
 			double x = parse_pos_num(v);
 			if (x < 0) {
@@ -231,7 +246,8 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 	}
 	if (list) {
 		if (model_name || nnodes || here || req.quantization || req.kv_dtype || req.devices || req.context_tokens ||
-		    req.batch || req.network_gbps > 0) {
+		    req.batch || req.network_gbps > 0 || req.objective || req.price_per_device_hour > 0 ||
+		    req.price_per_node_hour > 0) {
 			fprintf(stderr, "axl: plan: --list takes no model and no other option than --json\n");
 			return EXIT_USAGE;
 		}

@@ -46,7 +46,8 @@ void cli_usage(FILE *f)
 		"  partition list|create DEV PROFILE|destroy ID...|cleanup|profiles DEV|mode DEV KIND MODE --yes\n"
 		"                  MIG instances and AMD partition modes (docs/partitions.md)\n"
 		"  plan MODEL [--quant Q] [--ctx N] [--batch N] [--kv-dtype D] [--devices LIST]\n"
-		"       [--node FILE]... [--here] [--network-gbps X]\n"
+		"       [--node FILE]... [--here] [--network-gbps X] [--objective O]\n"
+		"       [--price-device-hour P | --price-node-hour P]\n"
 		"                  will a model (catalog name, config.json, safetensors, GGUF) fit\n"
 		"                  on this node, or on the nodes whose axl list --json are the FILEs\n"
 		"                  (--here: and this node too); the split and the expected speed\n"
@@ -230,7 +231,8 @@ static const struct cli_command commands[] = {
 	 "\n" JSON_OPTS NODE_OPTS},
 	{"plan", cmd_plan, CLI_G_NODE | CLI_G_JSON, NULL,
 	 "usage: axl plan MODEL [--quant Q] [--ctx N] [--batch N] [--kv-dtype D] [--devices LIST]\n"
-	 "                [--node FILE]... [--here] [--network-gbps X] [--json]\n"
+	 "                [--node FILE]... [--here] [--network-gbps X] [--objective O]\n"
+	 "                [--price-device-hour P | --price-node-hour P] [--json]\n"
 	 "       axl plan --list [--json]\n"
 	 "\n"
 	 "Will a model (a catalog name, a config.json, safetensors or GGUF file) fit on this\n"
@@ -243,7 +245,14 @@ static const struct cli_command commands[] = {
 	 "  --kv-dtype D    the KV cache's type (bf16, fp8, ...)\n"
 	 "  --devices LIST  only these devices (nvidia:0,nvidia:1)\n"
 	 "  --node FILE     plan on that node (repeatable); --here: and on this one too\n"
-	 "  --network-gbps X  GB/s per direction between nodes\n" JSON_OPTS NODE_OPTS
+	 "  --network-gbps X  GB/s per direction between nodes\n"
+	 "  --objective O   devices (default: the fewest devices that fit, then the fastest),\n"
+	 "                  latency (one sequence's decode), throughput (the batch's decode),\n"
+	 "                  cost (per million tokens: needs a price)\n"
+	 "  --price-device-hour P, --price-node-hour P\n"
+	 "                  a price per hour, for the cost per million tokens (else the\n"
+	 "                  node file's, or the price table's for the node's instance type)\n"
+	 "  --devices cpu   plan on the host: its memory and memory bandwidth\n" JSON_OPTS NODE_OPTS
 	 "                  (the node options describe this node: not with --node unless --here)\n"},
 	{"bench", cmd_bench, CLI_G_NODE | CLI_G_JSON, NULL,
 	 "usage: axl bench copy [ID...] [--backend B] [--size BYTES] [--iterations N] [--pageable] [--json]\n"

@@ -44,6 +44,10 @@ struct axl__pnode {
 	char name[64];
 	size_t first, count;  /* its devices: devs[first .. first+count) */
 	double nic_gbps;      /* fastest active RDMA NIC, GB/s (rate / 8); < 0 none */
+	char instance_type[64];   /* the cloud instance type it reports; "" none */
+	double price_node_hour;   /* from the node file or the price table; NaN none */
+	double price_device_hour; /* from the node file; NaN none */
+	char price_source[224];   /* where the price is from */
 };
 
 /* A device pair's link; indexed [a * ndevs + b] over all devices (different nodes:

@@ -14,6 +14,7 @@
 #include "axl.h"
 #include "util/error.h"
 #include "plan.h"
+#include "plan_impl.h"
 #include "util/jsonr.h"
 #include "util/pcie.h"
 
@@ -114,6 +115,8 @@ int axl__planner_add_node(struct axl_planner *p, const char *name, double nic_gb
 	n->first = p->ndevs;
 	n->count = 0;
 	n->nic_gbps = nic_gbps > 0 && isfinite(nic_gbps) ? nic_gbps : -1;
+	n->price_node_hour = NAN;
+	n->price_device_hour = NAN;
 	if (node_index)
 		*node_index = p->nnodes;
 	p->nnodes++;
@@ -306,6 +309,21 @@ static int add_node_devs(struct axl_planner *p, const char *name, double nic, co
 	return 0;
 }
 
+/* The node's instance type and its default price (price_table.c), unless the node file
+ * gave one. */
+static void node_instance(struct axl__pnode *n, const char *type)
+{
+	if (!type || !*type)
+		return;
+	copy_str(n->instance_type, sizeof n->instance_type, type);
+	const struct axl__price_row *r = axl__price_lookup(type);
+	if (r && isnan(n->price_node_hour) && isnan(n->price_device_hour)) {
+		n->price_node_hour = r->usd_per_hour;
+		snprintf(n->price_source, sizeof n->price_source, "price table: %s on-demand, %s, %.150s", r->instance_type,
+			 r->date, r->source);
+	}
+}
+
 /* ---- from an inventory ----------------------------------------------------------- */
 
 static int64_t dev_int(const axl_device *d, axl_attr a)
@@ -376,6 +394,10 @@ AXL_API int axl_planner_add_inventory(axl_planner *planner, const axl_inventory 
 	size_t first = planner->ndevs;
 	int rc = add_node_devs(planner, name, nic, devs, n);
 	if (rc == 0) {
+		const axl_host *h = axl_inventory_host(inv);
+		const char *type = NULL;
+		if (h && axl_host_get_str(h, AXL_HOST_CLOUD_INSTANCE_TYPE, &type) == 0)
+			node_instance(&planner->nodes[planner->nnodes - 1], type);
 		for (size_t i = 0; i < axl_inventory_link_count(inv); i++) {
 			const struct axl_link *l = axl_inventory_link(inv, i);
 			if (!l)
@@ -559,9 +581,27 @@ static int add_json(struct axl_planner *p, const struct axl__jv *root, const cha
 		return JFAIL(c, "axl.inventory document without \"devices\"");
 	if (devs->len > PLAN_MAX_DEVS)
 		return JFAIL(c, "more than %d devices", PLAN_MAX_DEVS);
-	const char *hostname = NULL;
+	const char *hostname = NULL, *itype = NULL;
 	if (host && jstr(c, host, "hostname", "host", &hostname))
 		return -1;
+	const struct axl__jv *rt = NULL, *cloud = NULL, *price = NULL;
+	if (host && (jobj(c, host, "runtime", "host", &rt) || (rt && jobj(c, rt, "cloud", "host.runtime", &cloud)) ||
+		     (cloud && jstr(c, cloud, "instance_type", "host.runtime.cloud", &itype))))
+		return -1;
+	/* a price the node file gives (docs/plan.md "Cost"): per node-hour or per device-hour */
+	double pnode = -1, pdev = -1;
+	const char *psrc = NULL;
+	if (jobj(c, root, "price", "document", &price))
+		return -1;
+	if (price) {
+		const struct axl__jv *a = axl__jv_get(price, "per_node_hour"), *b = axl__jv_get(price, "per_device_hour");
+		if ((a && a->type != AXL__J_NULL && (a->type != AXL__J_NUM || !(a->num > 0) || !isfinite(a->num))) ||
+		    (b && b->type != AXL__J_NULL && (b->type != AXL__J_NUM || !(b->num > 0) || !isfinite(b->num))))
+			return JFAIL(c, "price: per_node_hour and per_device_hour are positive numbers (a price per hour)");
+		if (jnum(c, price, "per_node_hour", "price", &pnode) || jnum(c, price, "per_device_hour", "price", &pdev) ||
+		    jstr(c, price, "source", "price", &psrc))
+			return -1;
+	}
 	double nic = -1;
 	for (size_t i = 0; nics && i < nics->len; i++) {
 		const struct axl__jv *n = &nics->items[i];
@@ -607,6 +647,13 @@ static int add_json(struct axl_planner *p, const struct axl__jv *root, const cha
 	free(pd);
 	if (rc != 0)
 		return rc; /* the error is set */
+	struct axl__pnode *nd = &p->nodes[p->nnodes - 1];
+	if (pnode > 0 || pdev > 0) {
+		nd->price_node_hour = pnode > 0 ? pnode : NAN;
+		nd->price_device_hour = pdev > 0 ? pdev : NAN;
+		snprintf(nd->price_source, sizeof nd->price_source, "node file%s%.200s", psrc ? ": " : "", psrc ? psrc : "");
+	}
+	node_instance(nd, itype);
 	if (ver && ver->i > AXL__PLAN_NODE_VERSION)
 		planner_warn(p, p->nodes[p->nnodes - 1].name, AXL__NEWER_DOC, (long long)ver->i, AXL__PLAN_NODE_VERSION);
 	for (size_t i = 0; links && i < links->len; i++) {
