@@ -794,6 +794,7 @@ def case_cost(axl, work):
     bad prices refused."""
     d = plan(axl, "llama3.1-8b", "--price-device-hour", "2.5", sim=H100X8)
     if d:
+        invariants(d, "8b priced")
         c = d["estimate"]["cost"]
         check(c and c["basis"] == "device-hour" and c["devices"] == 1 and abs(c["per_hour"] - 2.5) < 1e-9, "cost %s" % c)
         want = 2.5 / (d["estimate"]["decode_tokens_per_s"] * 3600) * 1e6
@@ -829,6 +830,7 @@ def case_cost(axl, work):
         p5 = node_file("p5", lambda x: x["host"].setdefault("runtime", {}).setdefault("cloud", {}).update(instance_type="p5.48xlarge"))
         d = plan(axl, "llama3.1-8b", "--objective", "cost", "--node", p5)
         if d:
+            invariants(d, "8b on a p5 node file")
             c = d["estimate"]["cost"]
             check(c and c["basis"] == "price table" and "p5.48xlarge" in c["source"] and "2026" in c["source"] and
                   abs(c["per_hour"] - 98.32) < 1e-9, "p5 table price %s" % c)
