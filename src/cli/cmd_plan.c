@@ -310,14 +310,16 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 			fprintf(stderr, "axl: warning: %s: %s\n", nodes[i], axl_planner_warning(planner, nw)->message);
 		free(text);
 	}
-	if (rc == 0 && axl_planner_device_count(planner) == 0) {
-		fprintf(stderr, "axl: plan: no accelerators to plan on%s\n",
-			nnodes ? " in the --node files" : " on this node (--node FILE plans on another's axl list --json)");
+	/* a node without accelerators is planned on its host (docs/plan.md "CPU plans") */
+	axl_plan *plan = NULL;
+	if (rc == 0 && axl_plan_compute(&plan, planner, model, &req) != 0) {
+		if (axl_planner_device_count(planner) == 0 && !req.devices)
+			fprintf(stderr, "axl: plan: no accelerators to plan on%s, and the host's memory is not known\n",
+				nnodes ? " in the --node files" : " on this node (--node FILE plans on another's axl list --json)");
+		else
+			fail_last("plan");
 		rc = 1;
 	}
-	axl_plan *plan = NULL;
-	if (rc == 0 && axl_plan_compute(&plan, planner, model, &req) != 0)
-		rc = fail_last("plan");
 	if (rc == 0) {
 		char *out = NULL;
 		size_t len = 0;

@@ -38,7 +38,23 @@ struct axl__pdev {
 	double tflops[AXL__PF__COUNT]; /* dense peak; < 0 not known or not native */
 	double pcie_gbps;    /* host link per direction (gen x width); < 0 not known */
 	int numa_node;
+	bool host;           /* the node's host CPUs and memory (plan_host.c), not an accelerator */
+	char assumed[200];   /* what a host device's figures assume; "" nothing */
 };
+
+/* ---- the host as a device (plan_host.c, docs/plan.md "CPU plans") ------------------- */
+
+/* What the planner reads of a node's host. Unknown: < 0, NULL. */
+struct axl__hostfacts {
+	int64_t mem_total, mem_limit; /* bytes */
+	int64_t mem_bw;               /* bytes/s, the SMBIOS memory devices' peak */
+	int64_t sockets, cores;       /* cores: physical, all sockets */
+	const char *arch, *model;
+	const char *const *isa;       /* "avx2", "avx512f", "amx_bf16", "asimd", ... */
+	size_t nisa;
+};
+/* The host device "cpu" of a node: 0, or -1 when its memory is not known. */
+int axl__host_pdev(const struct axl__hostfacts *h, struct axl__pdev *d);
 
 struct axl__pnode {
 	char name[64];

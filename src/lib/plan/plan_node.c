@@ -86,7 +86,10 @@ static void planner_warn(struct axl_planner *p, const char *name, const char *fm
 
 AXL_API size_t axl_planner_device_count(const axl_planner *planner)
 {
-	return planner ? planner->ndevs : 0;
+	size_t n = 0;
+	for (size_t i = 0; planner && i < planner->ndevs; i++)
+		n += !planner->devs[i].host;
+	return n;
 }
 
 static void copy_str(char *dst, size_t cap, const char *src)
@@ -368,7 +371,7 @@ AXL_API int axl_planner_add_inventory(axl_planner *planner, const axl_inventory 
 	if (!planner || !inv)
 		return axl__error(AXL_EINVAL, "axl_planner_add_inventory: NULL argument");
 	size_t nall = axl_inventory_device_count(inv);
-	struct axl__pdev *devs = calloc(nall ? nall : 1, sizeof *devs);
+	struct axl__pdev *devs = calloc(nall + 1, sizeof *devs);
 	if (!devs)
 		return axl__error(AXL_ENOMEM, "out of memory");
 	size_t n = 0;
@@ -377,6 +380,30 @@ AXL_API int axl_planner_add_inventory(axl_planner *planner, const axl_inventory 
 		if (!d || axl_device_family(d) == AXL_FAMILY_CPU || axl_device_parent(d))
 			continue;
 		pdev_from_device(&devs[n++], d);
+	}
+	/* the host: planned on when no node has an accelerator, or asked for (--devices cpu) */
+	const axl_host *hh = axl_inventory_host(inv);
+	if (hh) {
+		struct axl__hostfacts hf = {.mem_total = -1, .mem_limit = -1, .mem_bw = -1, .sockets = -1, .cores = -1};
+		int64_t v;
+		if (axl_host_get_int(hh, AXL_HOST_MEMORY_TOTAL, &v) == 0)
+			hf.mem_total = v;
+		if (axl_host_get_int(hh, AXL_HOST_MEMORY_LIMIT, &v) == 0)
+			hf.mem_limit = v;
+		if (axl_host_get_int(hh, AXL_HOST_MEMORY_BANDWIDTH, &v) == 0)
+			hf.mem_bw = v;
+		if (axl_host_get_int(hh, AXL_HOST_CPU_SOCKETS, &v) == 0)
+			hf.sockets = v;
+		if (axl_host_get_int(hh, AXL_HOST_CPU_CORES, &v) == 0)
+			hf.cores = v;
+		if (axl_host_get_str(hh, AXL_HOST_CPU_MODEL, &hf.model) != 0)
+			hf.model = NULL;
+		const char *isa[64];
+		for (size_t i = 0; i < axl_host_isa_count(hh) && hf.nisa < 64; i++)
+			isa[hf.nisa++] = axl_host_isa(hh, i);
+		hf.isa = isa;
+		if (axl__host_pdev(&hf, &devs[n]) == 0)
+			n++;
 	}
 	double nic = -1;
 	for (size_t i = 0; i < axl_inventory_nic_count(inv); i++) {
@@ -558,6 +585,30 @@ static int pdev_from_json(struct jctx *c, struct axl__pdev *x, const struct axl_
 	return 0;
 }
 
+/* The host device from host.cpu and host.memory; *n grows by one when its memory is known. */
+static int host_from_json(struct jctx *c, const struct axl__jv *host, struct axl__pdev *d, size_t *n)
+{
+	const struct axl__jv *cpu = NULL, *mem = NULL, *isa = NULL;
+	struct axl__hostfacts hf = {.mem_total = -1, .mem_limit = -1, .mem_bw = -1, .sockets = -1, .cores = -1};
+	if (jobj(c, host, "cpu", "host", &cpu) || jobj(c, host, "memory", "host", &mem))
+		return -1;
+	if (mem && (jint(c, mem, "total_bytes", "host.memory", &hf.mem_total) ||
+		    jint(c, mem, "limit_bytes", "host.memory", &hf.mem_limit) ||
+		    jint(c, mem, "bandwidth_bytes_per_s", "host.memory", &hf.mem_bw)))
+		return -1;
+	if (cpu && (jint(c, cpu, "sockets", "host.cpu", &hf.sockets) || jint(c, cpu, "cores", "host.cpu", &hf.cores) ||
+		    jstr(c, cpu, "model", "host.cpu", &hf.model) || jarr(c, cpu, "isa", "host.cpu", &isa)))
+		return -1;
+	const char *names[64];
+	for (size_t i = 0; isa && i < isa->len && hf.nisa < 64; i++)
+		if (isa->items[i].type == AXL__J_STR)
+			names[hf.nisa++] = isa->items[i].s;
+	hf.isa = names;
+	if (axl__host_pdev(&hf, d) == 0)
+		(*n)++;
+	return 0;
+}
+
 static int add_json(struct axl_planner *p, const struct axl__jv *root, const char *name, struct jctx *c)
 {
 	if (root->type != AXL__J_OBJ)
@@ -629,7 +680,7 @@ static int add_json(struct axl_planner *p, const struct axl__jv *root, const cha
 		    jnum(c, l, "bandwidth_gbps", where, &g))
 			return -1;
 	}
-	struct axl__pdev *pd = calloc(devs->len ? devs->len : 1, sizeof *pd);
+	struct axl__pdev *pd = calloc(devs->len + 1, sizeof *pd);
 	if (!pd)
 		return JFAIL(c, "out of memory");
 	size_t n = 0;
@@ -641,6 +692,10 @@ static int add_json(struct axl_planner *p, const struct axl__jv *root, const cha
 		}
 		if (!skip)
 			n++;
+	}
+	if (host && host_from_json(c, host, &pd[n], &n) != 0) {
+		free(pd);
+		return -1;
 	}
 	size_t first = p->ndevs;
 	int rc = add_node_devs(p, name && *name ? name : hostname, nic, pd, n);

@@ -66,8 +66,12 @@ static int select_devices(const struct axl_planner *p, const char *list, size_t 
 				s++;
 		}
 	} else {
+		/* the accelerators; the hosts only when no node has one (docs/plan.md "CPU plans") */
+		bool acc = false;
 		for (size_t i = 0; i < p->ndevs; i++)
-			want[i] = true;
+			acc |= !p->devs[i].host;
+		for (size_t i = 0; i < p->ndevs; i++)
+			want[i] = p->devs[i].host != acc;
 	}
 	size_t n = 0;
 	for (size_t i = 0; i < p->ndevs; i++)
@@ -279,8 +283,13 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 		add_alt(pl, "context", okc, pl->q.name, lo, note, p);
 	}
 	free(okc);
-	/* more devices like the biggest one */
+	/* more devices like the biggest one (not more hosts: another node is another plan) */
 	size_t tmpl = sel[0];
+	for (size_t i = 0; i < nsel; i++)
+		if (p->devs[sel[i]].host) {
+			free(c);
+			return;
+		}
 	for (size_t i = 1; i < nsel; i++)
 		if (p->devs[sel[i]].memory_bytes > p->devs[tmpl].memory_bytes)
 			tmpl = sel[i];
@@ -419,6 +428,12 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 	if ((rc = select_devices(p, req->devices, &sel, &nsel)) != 0) {
 		free(pl);
 		return rc;
+	}
+	for (size_t i = 0; i < nsel; i++) {
+		const struct axl__pdev *d = &p->devs[sel[i]];
+		if (d->host && d->assumed[0] && pl->nwarn < MAXWARN)
+			snprintf(pl->warn[pl->nwarn++], sizeof pl->warn[0], "%s%s%s: %s", p->nnodes > 1 ? p->nodes[d->node].name : "",
+				 p->nnodes > 1 ? "/" : "", d->id, d->assumed);
 	}
 	double net = network_gbps(p, req, pl->net_note, sizeof pl->net_note);
 	pl->net = net;

@@ -33,7 +33,7 @@ struct axl_plan {
 	struct pcand best;
 	struct palt alt[MAXALT];
 	int nalt;
-	char warn[MAXWARN][160];
+	char warn[MAXWARN][256];
 	int nwarn;
 	char (*label)[96]; /* every planner device: "id" or "node/id" */
 	size_t nlabel;

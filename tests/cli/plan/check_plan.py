@@ -32,7 +32,7 @@ MI300X8 = os.path.join(SIM, "mi300x8.json")
 LAPTOP = os.path.join(GOLDEN, "laptop-npu-2gpu.json")
 
 CASES = ["schema", "physics", "fit", "split", "files", "errors", "list", "instruct", "node_version", "objective",
-         "cost"]
+         "cost", "cpu"]
 
 failures = []
 
@@ -857,6 +857,85 @@ def case_cost(axl, work):
                  ["--objective", "cost"], ["--price-device-hour"]):
         rc, out, err = run(axl, ["plan", "llama3.1-8b"] + args, sim=H100X8)
         check(rc != 0 and not out and ("price" in err or "needs a value" in err), "%s: rc %d %r" % (args, rc, err))
+    return 0
+
+
+def case_cpu(axl, work):
+    """CPU plans: a node without accelerators, or --devices cpu, is planned on the host's
+    memory (the cgroup limit when lower) and memory bandwidth (the node's SMBIOS figure,
+    else an assumption the plan flags), with compute from the cores and ISA."""
+    d = plan(axl, "llama3.1-8b", "--devices", "cpu", "--quant", "q4_k_m", sim=H100X8)
+    if d:
+        invariants(d, "8b on the sim's cpu")
+        sh = d["plan"]["shards"]
+        check(len(sh) == 1 and sh[0]["device"] == "cpu" and sh[0]["capacity_bytes"] == 549755813888, "cpu shard %s" % sh)
+        check(any("memory bandwidth assumed" in w and "DDR4-3200" in w for w in d["warnings"]), "assumed not flagged: %s" % d["warnings"])
+        # two sockets of 56 cores: 2 x 8 channels x 25.6 GB/s bounds decode
+        check(d["estimate"]["decode_roofline_tokens_per_s"] <= 2 * 8 * 25.6e9 / (d["memory"]["weights_bytes"] * 0.9),
+              "cpu roofline %s" % d["estimate"]["decode_roofline_tokens_per_s"])
+    # without --devices the accelerators are planned on, never the host
+    d = plan(axl, "llama3.1-8b", sim=H100X8)
+    if d:
+        check(all(s["device"] != "cpu" for s in d["plan"]["shards"]), "cpu used beside the GPUs")
+    rc, out, err = run(axl, ["list", "--json"], sim=H100X8)
+    if not check(rc == 0, "list --json: %s" % err):
+        return 0
+    doc = json.loads(out)
+
+    def cpu_node(tag, cpu=None, memory=None):
+        x = json.loads(json.dumps(doc))
+        x["devices"] = []
+        x["links"] = []
+        if cpu is not None:
+            x["host"]["cpu"].update(cpu)
+        if memory is not None:
+            x["host"]["memory"] = memory
+        path = os.path.join(work, tag + ".json")
+        with open(path, "w") as f:
+            json.dump(x, f)
+        return path
+    # a server with its SMBIOS bandwidth known (one socket, 12 channels of DDR5-4800)
+    bw = 12 * 4800e6 * 8
+    amx = cpu_node("amx", cpu={"sockets": 1, "cores": 56, "isa": ["avx2", "fma", "avx512f", "avx512_bf16", "amx_tile", "amx_bf16", "amx_int8"]},
+                   memory={"total_bytes": 256 << 30, "bandwidth_bytes_per_s": int(bw)})
+    d = plan(axl, "llama3.1-8b", "--quant", "q8_0", "--node", amx)
+    if d:
+        invariants(d, "8b on a CPU-only node")
+        check(d["fits"] and d["plan"]["shards"][0]["device"] == "cpu", "cpu-only node: %s" % d["plan"])
+        check(not any("memory bandwidth assumed" in w for w in d["warnings"]), "known bandwidth flagged: %s" % d["warnings"])
+        read = d["memory"]["weights_bytes"]
+        roof = d["estimate"]["decode_roofline_tokens_per_s"]
+        # the weights once per token at the SMBIOS bandwidth (the KV cache adds a little)
+        check(0.85 * bw / read <= roof <= bw / read * 1.0001, "roofline %.1f vs %.1f" % (roof, bw / read))
+        check(d["estimate"]["bound"] == "memory-bandwidth", "amx bound %s" % d["estimate"]["bound"])
+    # the same CPU without AMX: prefill (compute) slower, decode (memory) the same
+    avx2 = cpu_node("avx2", cpu={"sockets": 1, "cores": 56, "isa": ["avx2", "fma"]},
+                    memory={"total_bytes": 256 << 30, "bandwidth_bytes_per_s": int(bw)})
+    d = plan(axl, "llama3.1-8b", "--quant", "bf16", "--node", amx)
+    e = plan(axl, "llama3.1-8b", "--quant", "bf16", "--node", avx2)
+    if d and e:
+        check(abs(d["estimate"]["decode_tokens_per_s"] - e["estimate"]["decode_tokens_per_s"]) < 0.02 * d["estimate"]["decode_tokens_per_s"],
+              "decode differs: amx %s avx2 %s" % (d["estimate"]["decode_tokens_per_s"], e["estimate"]["decode_tokens_per_s"]))
+        check(e["estimate"]["prefill_tokens_per_s"] < d["estimate"]["prefill_tokens_per_s"] / 4,
+              "amx prefill %s vs avx2 %s" % (d["estimate"]["prefill_tokens_per_s"], e["estimate"]["prefill_tokens_per_s"]))
+    # a laptop: 8 cores, no bandwidth known: 2 channels assumed; a cgroup limit below the total
+    lap = cpu_node("laptop", cpu={"sockets": 1, "cores": 8, "isa": ["avx2", "fma"]},
+                   memory={"total_bytes": 32 << 30, "limit_bytes": 6 << 30})
+    d = plan(axl, "llama3.1-8b", "--quant", "q4_k_m", "--node", lap)
+    if d:
+        invariants(d, "8b on a limited laptop")
+        check(not d["fits"] and d["plan"]["shards"][0]["capacity_bytes"] == 6 << 30, "limit ignored: %s" % d["plan"])
+        check(any("51.2 GB/s" in w and "1 x 2 channels" in w for w in d["warnings"]), "laptop assumption %s" % d["warnings"])
+    d = plan(axl, "llama3.2-1b", "--quant", "q4_k_m", "--node", lap)
+    if d:
+        check(d["fits"], "1b on the laptop")
+    # nothing known of the host's memory: refused, saying so
+    none = cpu_node("nomem", memory={})
+    rc, out, err = run(axl, ["plan", "llama3.1-8b", "--node", none])
+    check(rc == 1 and "no accelerators" in err and "host's memory is not known" in err, "no memory: rc %d %r" % (rc, err))
+    bad = cpu_node("badbw", memory={"total_bytes": 1 << 34, "bandwidth_bytes_per_s": "fast"})
+    rc, out, err = run(axl, ["plan", "llama3.1-8b", "--node", bad])
+    check(rc == 1 and "bandwidth_bytes_per_s" in err, "bad bandwidth: rc %d %r" % (rc, err))
     return 0
 
 
