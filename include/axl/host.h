@@ -25,7 +25,9 @@ typedef struct axl_host axl_host;
 	X(CPU_CORES, I, "cpu.cores")                                               \
 	X(CPU_THREADS, I, "cpu.threads")                                           \
 	X(MEMORY_TOTAL, I, "memory.total_bytes")                                   \
-	X(MEMORY_LIMIT, I, "memory.limit_bytes")
+	X(MEMORY_LIMIT, I, "memory.limit_bytes")                                   \
+	X(CLOUD_INSTANCE_TYPE, S, "runtime.cloud.instance_type")                   \
+	X(MEMORY_BANDWIDTH, I, "memory.bandwidth_bytes_per_s")
 
 typedef enum axl_host_attr {
 #define AXL__HATTR_ENUM(name, type, path) AXL_HOST_##name,

@@ -45,8 +45,9 @@ void cli_usage(FILE *f)
 		"                  docs/limits.md\n"
 		"  partition list|create DEV PROFILE|destroy ID...|cleanup|profiles DEV|mode DEV KIND MODE --yes\n"
 		"                  MIG instances and AMD partition modes (docs/partitions.md)\n"
-		"  plan MODEL [--quant Q] [--ctx N] [--batch N] [--kv-dtype D] [--devices LIST]\n"
-		"       [--node FILE]... [--here] [--network-gbps X] [--engine E] [--memory-fraction F]\n"
+		"  plan MODEL|SIZE [--params N] [--quant Q|auto] [--ctx N] [--batch N] [--kv-dtype D]\n"
+		"       [--devices LIST] [--node FILE]... [--here] [--network-gbps X] [--engine E]\n"
+		"       [--memory-fraction F] [--objective O] [--price-device-hour P | --price-node-hour P]\n"
 		"                  will a model (catalog name, config.json, safetensors, GGUF) fit\n"
 		"                  on this node, or on the nodes whose axl list --json are the FILEs\n"
 		"                  (--here: and this node too); the split and the expected speed\n"
@@ -230,9 +231,9 @@ static const struct cli_command commands[] = {
 	 "\n" JSON_OPTS NODE_OPTS},
 	{"plan", cmd_plan, CLI_G_NODE | CLI_G_JSON, NULL,
 	 "usage: axl plan MODEL|SIZE [--params N] [--quant Q|auto] [--ctx N] [--batch N] [--kv-dtype D]\n"
-	 "                [--devices LIST]\n"
-	 "                [--node FILE]... [--here] [--network-gbps X] [--engine E]\n"
-	 "                [--memory-fraction F] [--json]\n"
+	 "                [--devices LIST] [--node FILE]... [--here] [--network-gbps X]\n"
+	 "                [--engine E] [--memory-fraction F] [--objective O]\n"
+	 "                [--price-device-hour P | --price-node-hour P] [--json]\n"
 	 "       axl plan --list [--json]\n"
 	 "\n"
 	 "Will a model (a catalog name, a config.json, safetensors or GGUF file, or a bare\n"
@@ -252,7 +253,14 @@ static const struct cli_command commands[] = {
 	 "  --engine E      the serving engine the estimates are calibrated for: vllm (default),\n"
 	 "                  sglang, trt-llm, llama.cpp, pytorch\n"
 	 "  --memory-fraction F  the share of each device's memory the engine gives the model,\n"
-	 "                  0 < F <= 1 (default: the engine's, vllm 0.90)\n" JSON_OPTS NODE_OPTS
+	 "                  0 < F <= 1 (default: the engine's, vllm 0.90)\n"
+	 "  --objective O   devices (default: the fewest devices that fit, then the fastest),\n"
+	 "                  latency (one sequence's decode), throughput (the batch's decode),\n"
+	 "                  cost (per million tokens: needs a price)\n"
+	 "  --price-device-hour P, --price-node-hour P\n"
+	 "                  a price per hour, for the cost per million tokens (else the\n"
+	 "                  node file's, or the price table's for the node's instance type)\n"
+	 "  --devices cpu   plan on the host: its memory and memory bandwidth\n" JSON_OPTS NODE_OPTS
 	 "                  (the node options describe this node: not with --node unless --here)\n"},
 	{"bench", cmd_bench, CLI_G_NODE | CLI_G_JSON, NULL,
 	 "usage: axl bench copy [ID...] [--backend B] [--size BYTES] [--iterations N] [--pageable] [--json]\n"

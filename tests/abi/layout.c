@@ -187,7 +187,10 @@ int main(void)
 	L(struct axl_plan_request, network_gbps, 48);
 	L(struct axl_plan_request, engine, 56);
 	L(struct axl_plan_request, memory_fraction, 64);
-	S(struct axl_plan_request, 72);
+	L(struct axl_plan_request, objective, 72);
+	L(struct axl_plan_request, price_per_device_hour, 80);
+	L(struct axl_plan_request, price_per_node_hour, 88);
+	S(struct axl_plan_request, 96);
 	L(struct axl_plan_summary, fits, 0);
 	L(struct axl_plan_summary, total_bytes, 8);
 	L(struct axl_plan_summary, shortfall_bytes, 16);

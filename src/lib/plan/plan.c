@@ -506,6 +506,17 @@ static void estimate(const struct pctx *c, struct pcand *k)
 		if (m / cycle_roof > dec_roof)
 			dec_roof = m / cycle_roof;
 	}
+	/* one sequence alone on one replica (the latency objective) */
+	double single = 0;
+	for (int s = 0; s < P; s++) {
+		struct stime r = stage_time(c, k, s, 1, 1, (double)c->ctx, true);
+		single += (r.mem > r.comp ? r.mem : r.comp) + r.comm + r.fixed;
+		if (s + 1 < P) {
+			double alpha, gb = hop_link(c, k, s, &alpha) * 1e9;
+			single += c->mm->hidden * 2.0 / (gb * F.link_eff) + alpha;
+		}
+	}
+	k->decode_single = mem_known && single > 0 ? 1.0 / single : NAN;
 	/* every replica runs batch_r sequences; the request's batch in all */
 	double scale = (double)c->batch / B;
 	k->decode = mem_known ? dec * scale : NAN;
@@ -558,29 +569,6 @@ static bool tp_valid(const struct axl__model *m, const struct axl__mm *mm, int t
 	return true;
 }
 
-/* a better than b */
-bool axl__pcand_better(const struct pcand *a, const struct pcand *b)
-{
-	if (a->fits != b->fits)
-		return a->fits;
-	if (!a->fits)
-		return a->shortfall < b->shortfall;
-	/* a known decode rate beats an unknown one; two known ones differing by more than
-	 * 0.01% decide; otherwise fewer devices, then prefill */
-	bool ka = isfinite(a->decode), kb = isfinite(b->decode);
-	if (ka != kb)
-		return ka;
-	if (ka && (a->decode > b->decode * 1.0001 || a->decode < b->decode * 0.9999))
-		return a->decode > b->decode;
-	int na = a->tp * a->pp * a->dp, nb = b->tp * b->pp * b->dp;
-	if (na != nb)
-		return na < nb;
-	bool pa = isfinite(a->prefill), pb = isfinite(b->prefill);
-	if (pa != pb)
-		return pa;
-	return pa && a->prefill > b->prefill;
-}
-
 static int cmp_speed(const void *x, const void *y, void *arg)
 {
 	(void)arg;
@@ -604,7 +592,46 @@ static int cmp_place(const void *x, const void *y, void *arg)
 	return g[*a].dev[0] < g[*b].dev[0] ? -1 : g[*a].dev[0] > g[*b].dev[0];
 }
 
-static void count_replicas(const struct pctx *c, struct pcand *k, size_t ngroups)
+/* The nodes the candidate's groups are on and what they cost per hour (goal's prices). */
+static void count_cost(const struct pctx *c, struct pcand *k, const bool *used, size_t ngroups,
+		       const struct pgoal *goal)
+{
+	size_t nn = c->p->nnodes ? c->p->nnodes : 1;
+	bool *on = calloc(nn, sizeof *on);
+	k->nodes = 0;
+	k->cost_hour = NAN;
+	if (!on)
+		return;
+	for (size_t g = 0; g < ngroups; g++)
+		if (used[g] && !on[c->groups[g].node]) {
+			on[c->groups[g].node] = true;
+			k->nodes++;
+		}
+	int devices = k->tp * k->pp * k->dp;
+	if (goal && goal->device_hour > 0) {
+		k->cost_hour = goal->device_hour * devices;
+	} else if (goal && goal->node_hour > 0) {
+		k->cost_hour = goal->node_hour * k->nodes;
+	} else if (goal && goal->node_price) {
+		double sum = 0;
+		for (size_t n = 0; n < c->p->nnodes; n++) {
+			if (!on[n])
+				continue;
+			if (!isnan(goal->node_price[2 * n])) {
+				sum += goal->node_price[2 * n];
+				continue;
+			}
+			int d = 0; /* NaN when neither is known */
+			for (size_t g = 0; g < ngroups; g++)
+				d += used[g] && c->groups[g].node == n ? c->groups[g].n : 0;
+			sum += goal->node_price[2 * n + 1] * d;
+		}
+		k->cost_hour = sum;
+	}
+	free(on);
+}
+
+static void count_replicas(const struct pctx *c, struct pcand *k, size_t ngroups, const struct pgoal *goal)
 {
 	bool *used = calloc(ngroups ? ngroups : 1, sizeof *used);
 	if (!used) {
@@ -617,7 +644,7 @@ static void count_replicas(const struct pctx *c, struct pcand *k, size_t ngroups
 		k->rep[0][s] = k->stage[s].group;
 	}
 	int dp = 1;
-	while (dp < c->batch) {
+	while (dp < c->batch && (!goal || goal->replicas)) {
 		int pick[MAXPP];
 		bool ok = true;
 		for (int s = 0; s < k->pp && ok; s++) {
@@ -638,8 +665,9 @@ static void count_replicas(const struct pctx *c, struct pcand *k, size_t ngroups
 				k->rep[dp][s] = pick[s];
 		dp++;
 	}
-	free(used);
 	k->dp = dp;
+	count_cost(c, k, used, ngroups, goal);
+	free(used);
 }
 
 int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel, const struct axl__model *m,
@@ -647,6 +675,20 @@ int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel
 		     const struct axl__engine *eng, double mem_frac, struct pcand *best, struct pcand *alts, int nalts,
 		     int *nalts_out)
 {
+	const struct pgoal g = {.obj = AXL__OBJ_THROUGHPUT, .replicas = true};
+	return axl__plan_search_goal(p, sel, nsel, m, mm, q, ctx, batch, net_gbps, eng, mem_frac, &g, best, alts,
+				     nalts, nalts_out);
+}
+
+int axl__plan_search_goal(const struct axl_planner *p, const size_t *sel, size_t nsel, const struct axl__model *m,
+			  const struct axl__mm *mm, const struct axl__quant *q, int64_t ctx, int64_t batch,
+			  double net_gbps, const struct axl__engine *eng, double mem_frac, const struct pgoal *goal,
+			  struct pcand *best, struct pcand *alts, int nalts, int *nalts_out)
+{
+	/* with replicas allowed, each split is tried with them and without (one replica): the
+	 * objective picks (fewest devices, cost) */
+	struct pgoal one = *goal;
+	one.replicas = false;
 	struct pcand *bufs = malloc(2 * sizeof *bufs);
 	if (!bufs)
 		return -1;
@@ -674,14 +716,18 @@ int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel
 			 * keeping more micro-batches in flight: at most one per sequence */
 			if (fit_at > 0 && pp > fit_at && pp > batch)
 				break;
-			for (int epv = 0; epv < 2; epv++) {
+			for (int v = 0; v < 4; v++) {
+				int epv = v & 1;
+				const struct pgoal *gv = v >> 1 ? &one : goal;
+				if (v >> 1 && (!goal->replicas || batch <= 1))
+					continue;
 				int ep = epv ? t : 1;
 				if (epv && (t == 1 || mm->experts <= 0 || mm->experts % t != 0))
 					continue;
 				/* the scalars only: the arrays are written before they are read */
 				memset(cur, 0, offsetof(struct pcand, stage));
 				memset(&cur->fits, 0, sizeof *cur - offsetof(struct pcand, fits));
-				cur->tp = t, cur->pp = pp, cur->ep = ep, cur->dp = 1;
+				cur->tp = t, cur->pp = pp, cur->ep = ep, cur->dp = 1, cur->obj = goal->obj;
 				int idx[MAXPP];
 				for (int s = 0; s < pp; s++)
 					idx[s] = s;
@@ -691,7 +737,7 @@ int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel
 				struct pctx c = {.p = p, .m = m, .mm = mm, .q = q, .groups = groups, .ctx = ctx,
 						 .batch = batch, .batch_r = batch, .net_gbps = net_gbps, .eng = eng,
 						 .mem_frac = mem_frac};
-				count_replicas(&c, cur, ng);
+				count_replicas(&c, cur, ng, gv);
 				c.batch_r = (batch + cur->dp - 1) / cur->dp;
 				if (!split_layers(&c, cur))
 					continue;
@@ -706,8 +752,9 @@ int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel
 					}
 				}
 				if (!cur->fits) {
-					/* not fitting: one replica */
+					/* not fitting: one replica, priced as none */
 					cur->dp = 1;
+					cur->cost_hour = NAN;
 					c.batch_r = batch;
 					stage_memory(&c, cur);
 					cur->shortfall = 0;
@@ -753,29 +800,4 @@ int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel
 	if (nalts_out)
 		*nalts_out = na;
 	return have ? 1 : 0;
-}
-
-/* Keep the nalts best fitting candidates of distinct strategies, best first. */
-void axl__pcand_keep(struct pcand *alts, int nalts, int *n, const struct pcand *c)
-{
-	if (!c->fits || nalts <= 0)
-		return;
-	for (int i = 0; i < *n; i++)
-		if (alts[i].tp == c->tp && alts[i].pp == c->pp && alts[i].ep == c->ep) {
-			if (axl__pcand_better(c, &alts[i]))
-				alts[i] = *c;
-			goto sort;
-		}
-	if (*n < nalts)
-		alts[(*n)++] = *c;
-	else if (axl__pcand_better(c, &alts[*n - 1]))
-		alts[*n - 1] = *c;
-	else
-		return;
-sort:
-	for (int i = *n - 1; i > 0 && axl__pcand_better(&alts[i], &alts[i - 1]); i--) {
-		struct pcand tmp = alts[i];
-		alts[i] = alts[i - 1];
-		alts[i - 1] = tmp;
-	}
 }

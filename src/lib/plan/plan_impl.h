@@ -76,8 +76,26 @@ struct pstage {
 	double link_gbps;
 };
 
+/* What the search optimises (--objective, docs/plan.md "Objective"). */
+enum axl__pobj { AXL__OBJ_DEVICES, AXL__OBJ_LATENCY, AXL__OBJ_THROUGHPUT, AXL__OBJ_COST };
+
+/* The objective and the prices a candidate's cost comes from (plan_goal.c). */
+struct pgoal {
+	enum axl__pobj obj;
+	double device_hour;        /* per device-hour, > 0 given; else 0 */
+	double node_hour;          /* per node-hour, > 0 given; else 0 */
+	/* per planner node n: [2n] its price per node-hour, [2n+1] per device-hour (one
+	 * of them; NaN not known); NULL none */
+	const double *node_price;
+	bool replicas;             /* try data-parallel replicas (else one replica only) */
+};
+
 struct pcand {
 	int tp, pp, dp, ep;
+	enum axl__pobj obj;       /* the objective it was ranked by */
+	double decode_single;     /* tokens/s of one sequence alone on one replica */
+	double cost_hour;         /* the devices' price per hour; NaN unknown */
+	int nodes;                /* nodes its devices are on */
 	struct pstage stage[MAXPP];
 	int rep[MAXDP][MAXPP];              /* group of replica r, stage s (search only) */
 	uint16_t devs[MAXDP][MAXPP][MAXTP]; /* planner device indices (< 4096) */
@@ -105,46 +123,35 @@ struct pctx {
  * alts (may be NULL): up to nalts other fitting strategies, best first. */
 int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel, const struct axl__model *m,
 		     const struct axl__mm *mm, const struct axl__quant *q, int64_t ctx, int64_t batch, double net_gbps,
-		     const struct axl__engine *eng, double mem_frac, struct pcand *best, struct pcand *alts, int nalts, int *nalts_out);
+		     const struct axl__engine *eng, double mem_frac, struct pcand *best, struct pcand *alts, int nalts,
+		     int *nalts_out);
+/* The same by an objective (goal): axl__plan_search is the throughput objective with replicas. */
+int axl__plan_search_goal(const struct axl_planner *p, const size_t *sel, size_t nsel, const struct axl__model *m,
+			  const struct axl__mm *mm, const struct axl__quant *q, int64_t ctx, int64_t batch,
+			  double net_gbps, const struct axl__engine *eng, double mem_frac, const struct pgoal *goal,
+			  struct pcand *best, struct pcand *alts, int nalts, int *nalts_out);
 bool axl__pcand_better(const struct pcand *a, const struct pcand *b);
+/* Cost per million tokens of a rate (tokens/s) at cost_hour per hour; NaN unknown. */
+double axl__cost_per_mtok(double cost_hour, double tokens_per_s);
+/* The objective of a name ("devices", ...; without case); -1 unknown. */
+int axl__pobj_parse(const char *name);
+const char *axl__pobj_name(enum axl__pobj o);
+/* What the objective ranks by, in words. */
+const char *axl__pobj_rule(enum axl__pobj o);
+
+/* The default price table (price_table.c, docs/plan.md "Cost"): an instance type's
+ * on-demand price per node-hour, its accelerators, and where the price is from. */
+struct axl__price_row {
+	const char *instance_type;
+	const char *provider;
+	int devices;
+	double usd_per_hour;
+	const char *date;    /* when the source gave it, YYYY-MM */
+	const char *source;  /* the page */
+};
+const struct axl__price_row *axl__price_lookup(const char *instance_type);
+size_t axl__price_count(void);
+const struct axl__price_row *axl__price_at(size_t i);
 void axl__pcand_keep(struct pcand *alts, int nalts, int *n, const struct pcand *c);
-
-/* A computed plan (plan_out.c computes it, plan_doc.c writes it). */
-#define MAXALT 12
-#define MAXWARN 4
-
-struct palt {
-	char kind[16]; /* "split", "quantization", "context", "devices" */
-	int tp, pp, dp, ep;
-	char quant[16];
-	bool fits;
-	double decode, prefill;
-	int64_t ctx;
-	int devices;   /* devices the alternative uses */
-	char note[160];
-};
-
-struct axl_plan {
-	struct axl_model model;
-	struct axl__quant q;
-	char kv[16];
-	int64_t ctx, batch;
-	double weights, kv_cache, kv_token, act, over, replicated, total;
-	bool have, fits;
-	double shortfall;
-	struct pcand best;
-	struct palt alt[MAXALT];
-	int nalt;
-	char warn[MAXWARN][160];
-	int nwarn;
-	char (*label)[96]; /* every planner device: "id" or "node/id" */
-	size_t nlabel;
-	char net_note[64];
-	double net;
-	const struct axl__engine *eng;
-	double frac;          /* memory fraction planned with */
-	bool frac_given;      /* --memory-fraction, else the engine's default */
-	char quant_reason[200]; /* --quant auto: why this format; "" otherwise */
-};
 
 #endif

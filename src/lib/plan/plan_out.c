@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* axl_plan_compute and what it answers (issue 6): the request's best plan, the
  * alternatives (other splits, other quantisations, a shorter context, more devices);
- * plan_doc.c writes the "axl.plan" document and the readable text. */
+ * plan_doc.c writes the "axl.plan" document, plan_text.c the readable text. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +12,7 @@
 #include "axl.h"
 #include "util/error.h"
 #include "model_catalog.h"
-#include "plan_impl.h"
-#include "util/json.h"
-#include "util/strbuf.h"
-
+#include "plan_result.h"
 
 static void warn(struct axl_plan *pl, const char *fmt, const char *a, int64_t x)
 {
@@ -67,8 +64,12 @@ static int select_devices(const struct axl_planner *p, const char *list, size_t 
 				s++;
 		}
 	} else {
+		/* the accelerators; the hosts only when no node has one (docs/plan.md "CPU plans") */
+		bool acc = false;
 		for (size_t i = 0; i < p->ndevs; i++)
-			want[i] = true;
+			acc |= !p->devs[i].host;
+		for (size_t i = 0; i < p->ndevs; i++)
+			want[i] = p->devs[i].host != acc;
 	}
 	size_t n = 0;
 	for (size_t i = 0; i < p->ndevs; i++)
@@ -108,13 +109,15 @@ static double network_gbps(const struct axl_planner *p, const struct axl_plan_re
 
 static int run(const struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
 	       const struct axl__model *m, const struct axl__quant *q, double kvb, int64_t ctx, int64_t batch, double net,
+	       const struct pgoal *goal,
 	       struct pcand *best, struct pcand *alts, int nalts, int *na, struct axl__mm *keep)
 {
 	struct axl__mm mm;
 	char err[200];
 	if (axl__mm_build(&mm, m, q, kvb, ctx, err, sizeof err) != 0)
 		return axl__error(AXL_EINVAL, "%s: %s", m->id, err);
-	int rc = axl__plan_search(p, sel, nsel, m, &mm, q, ctx, batch, net, pl->eng, pl->frac, best, alts, nalts, na);
+	int rc = axl__plan_search_goal(p, sel, nsel, m, &mm, q, ctx, batch, net, pl->eng, pl->frac, goal, best, alts,
+				       nalts, na);
 	if (keep)
 		*keep = mm;
 	else
@@ -235,7 +238,7 @@ static void planner_release(struct axl_planner *p)
  * Never more bits than the model is published in (DeepSeek V3's fp8). 0 with pl->q and
  * the reason set; -1 on allocation failure. */
 static int choose_auto(struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
-		       const struct axl__model *m, double kvb, double net)
+		       const struct axl__model *m, double kvb, double net, const struct pgoal *goal)
 {
 	static const char *const order[] = {"bf16", "fp16", "fp8", "int8", "int4"};
 	struct axl__quant own;
@@ -271,7 +274,7 @@ static int choose_auto(struct axl_plan *pl, const struct axl_planner *p, const s
 			fallback_q = q;
 			have_fallback = true;
 		}
-		if (run(pl, p, sel, nsel, m, &q, kvb, pl->ctx, pl->batch, net, c, NULL, 0, NULL, NULL) == 1 && c->fits) {
+		if (run(pl, p, sel, nsel, m, &q, kvb, pl->ctx, pl->batch, net, goal, c, NULL, 0, NULL, NULL) == 1 && c->fits) {
 			pl->q = q;
 			if (strcmp(order[i], first_native) == 0)
 				snprintf(pl->quant_reason, sizeof pl->quant_reason,
@@ -299,8 +302,13 @@ static int choose_auto(struct axl_plan *pl, const struct axl_planner *p, const s
 }
 
 static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
-			 const struct axl__model *m, double kvb, double net, const struct pcand *splits, int nsplits)
+			 const struct axl__model *m, double kvb, double net, const struct pgoal *goal,
+			 const struct pcand *splits, int nsplits)
 {
+	/* a grown planner has more devices than goal's node prices know: priced by device or
+	 * node only */
+	struct pgoal ggoal = *goal;
+	ggoal.node_price = NULL;
 	char note[160];
 	/* other splits of the same request */
 	for (int i = 0; i < nsplits && i < 3; i++)
@@ -317,7 +325,7 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 		struct axl__quant q;
 		if (strcmp(qs[i], pl->q.name) == 0 || axl__quant_parse(qs[i], &q) != 0)
 			continue;
-		if (run(pl, p, sel, nsel, m, &q, kvb, pl->ctx, pl->batch, net, c, NULL, 0, NULL, NULL) != 1 || !c->fits)
+		if (run(pl, p, sel, nsel, m, &q, kvb, pl->ctx, pl->batch, net, goal, c, NULL, 0, NULL, NULL) != 1 || !c->fits)
 			continue;
 		add_alt(pl, "quantization", c, q.name, pl->ctx, NULL, p);
 		nq++;
@@ -332,7 +340,8 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 	struct pcand *okc = malloc(sizeof *okc);
 	while (okc && hi - lo > 1 && hi > 16) {
 		int64_t mid = lo + (hi - lo) / 2;
-		if (run(pl, p, sel, nsel, m, &pl->q, kvb, mid, pl->batch, net, c, NULL, 0, NULL, NULL) == 1 && c->fits) {
+		if (run(pl, p, sel, nsel, m, &pl->q, kvb, mid, pl->batch, net, goal, c, NULL, 0, NULL, NULL) == 1 &&
+		    c->fits) {
 			lo = mid;
 			*okc = *c;
 		} else {
@@ -344,8 +353,13 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 		add_alt(pl, "context", okc, pl->q.name, lo, note, p);
 	}
 	free(okc);
-	/* more devices like the biggest one */
+	/* more devices like the biggest one (not more hosts: another node is another plan) */
 	size_t tmpl = sel[0];
+	for (size_t i = 0; i < nsel; i++)
+		if (p->devs[sel[i]].host) {
+			free(c);
+			return;
+		}
 	for (size_t i = 1; i < nsel; i++)
 		if (p->devs[sel[i]].memory_bytes > p->devs[tmpl].memory_bytes)
 			tmpl = sel[i];
@@ -354,7 +368,7 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 		size_t *gsel = NULL, gn = 0;
 		int rc = grow(p, sel, nsel, tmpl, k, &g, &gsel, &gn);
 		if (rc == 0)
-			rc = run(pl, &g, gsel, gn, m, &pl->q, kvb, pl->ctx, pl->batch, net, c, NULL, 0, NULL, NULL);
+			rc = run(pl, &g, gsel, gn, m, &pl->q, kvb, pl->ctx, pl->batch, net, &ggoal, c, NULL, 0, NULL, NULL);
 		free(gsel);
 		planner_release(&g);
 		if (rc == 1 && c->fits) {
@@ -365,6 +379,60 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 		}
 	}
 	free(c);
+}
+
+/* ---- the objective and the price --------------------------------------------------- */
+
+/* The price the plan is costed at: the request's per device- or node-hour, else the
+ * nodes' own (node file or price table), per node-hour (a node priced per device-hour
+ * costs that times its devices). The cost objective without any price is refused. */
+static int plan_goal(struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
+		     struct pgoal *goal, double **node_price)
+{
+	pl->obj = goal->obj;
+	*node_price = NULL;
+	if (goal->device_hour > 0 || goal->node_hour > 0) {
+		snprintf(pl->price_basis, sizeof pl->price_basis, "%s", goal->device_hour > 0 ? "device-hour" : "node-hour");
+		snprintf(pl->price_source, sizeof pl->price_source, "as given");
+		pl->price_given = goal->device_hour > 0 ? goal->device_hour : goal->node_hour;
+		return 0;
+	}
+	double *np = malloc((p->nnodes ? p->nnodes : 1) * 2 * sizeof *np);
+	if (!np)
+		return axl__error(AXL_ENOMEM, "out of memory");
+	bool any = false, all = true;
+	for (size_t n = 0; n < p->nnodes; n++) {
+		const struct axl__pnode *nd = &p->nodes[n];
+		/* [2n] per node-hour, [2n+1] per device-hour: one of them, or both NaN */
+		np[2 * n] = nd->price_node_hour;
+		np[2 * n + 1] = isnan(nd->price_node_hour) ? nd->price_device_hour : NAN;
+		bool used = false;
+		for (size_t i = 0; i < nsel; i++)
+			used |= p->devs[sel[i]].node == n;
+		if (!used)
+			continue;
+		if (isnan(np[2 * n]) && isnan(np[2 * n + 1]))
+			all = false;
+		else if (!any) {
+			any = true;
+			snprintf(pl->price_basis, sizeof pl->price_basis, "%s",
+				 strncmp(nd->price_source, "node file", 9) == 0 ? "node file" : "price table");
+			snprintf(pl->price_source, sizeof pl->price_source, "%s", nd->price_source);
+		}
+	}
+	if (!any || !all) {
+		pl->price_basis[0] = 0;
+		pl->price_source[0] = 0;
+		free(np);
+		if (goal->obj == AXL__OBJ_COST)
+			return axl__error(AXL_EINVAL, "the cost objective needs a price: --price-device-hour, "
+						      "--price-node-hour, a node file's \"price\", or a node whose "
+						      "instance type is in the price table (docs/plan.md \"Cost\")");
+		return 0;
+	}
+	goal->node_price = np;
+	*node_price = np;
+	return 0;
 }
 
 /* ---- compute ------------------------------------------------------------------------ */
@@ -393,6 +461,18 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 				  (long long)AXL_PLAN_MAX_CONTEXT);
 	if (req->batch < 0 || req->batch > AXL_PLAN_MAX_BATCH)
 		return axl__error(AXL_ERANGE, "batch %lld out of range (1 to %d)", (long long)req->batch, AXL_PLAN_MAX_BATCH);
+	/* version 2: the objective and the prices */
+	const char *objective = req->version >= 2 ? req->objective : NULL;
+	double pdev = req->version >= 2 ? req->price_per_device_hour : 0;
+	double pnode = req->version >= 2 ? req->price_per_node_hour : 0;
+	int obj = objective && objective[0] ? axl__pobj_parse(objective) : AXL__OBJ_DEVICES;
+	if (obj < 0)
+		return axl__error(AXL_EINVAL, "unknown objective \"%s\" (devices, latency, throughput, cost)", objective);
+	if (!(pdev >= 0) || !isfinite(pdev) || !(pnode >= 0) || !isfinite(pnode))
+		return axl__error(AXL_EINVAL, "a price per %s-hour must be a positive number, not %g",
+				  !(pdev >= 0) || !isfinite(pdev) ? "device" : "node", !(pdev >= 0) || !isfinite(pdev) ? pdev : pnode);
+	if (pdev > 0 && pnode > 0)
+		return axl__error(AXL_EINVAL, "give a price per device-hour or per node-hour, not both");
 	const struct axl__model *m = &model->m;
 	struct axl_plan *pl = calloc(1, sizeof *pl);
 	if (!pl)
@@ -401,6 +481,7 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 	pl->eng = eng;
 	pl->frac_given = frac > 0;
 	pl->frac = frac > 0 ? frac : eng->memory_fraction;
+	pl->obj_default = !(objective && objective[0]);
 	int rc = 0;
 	const bool qauto = req->quantization && strcasecmp(req->quantization, "auto") == 0;
 	if (qauto) {
@@ -432,19 +513,40 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 		free(pl);
 		return rc;
 	}
+	for (size_t i = 0; i < nsel; i++) {
+		const struct axl__pdev *d = &p->devs[sel[i]];
+		if (d->host && d->assumed[0] && pl->nwarn < MAXWARN)
+			snprintf(pl->warn[pl->nwarn++], sizeof pl->warn[0], "%s%s%s: %s", p->nnodes > 1 ? p->nodes[d->node].name : "",
+				 p->nnodes > 1 ? "/" : "", d->id, d->assumed);
+	}
+	/* a plan on hosts alone, with no engine named, is planned as llama.cpp runs a model on a
+	 * CPU (docs/plan.md "CPU plans"): its factors and its memory fraction (all of it) */
+	bool hosts_only = nsel > 0;
+	for (size_t i = 0; i < nsel; i++)
+		hosts_only &= p->devs[sel[i]].host;
+	if (hosts_only && !(engine && engine[0])) {
+		pl->eng = axl__engine_find("llama.cpp");
+		pl->frac = frac > 0 ? frac : pl->eng->memory_fraction;
+	}
 	double net = network_gbps(p, req, pl->net_note, sizeof pl->net_note);
 	pl->net = net;
-	if (qauto && choose_auto(pl, p, sel, nsel, m, kvb, net) != 0) {
+	double *node_price = NULL;
+	struct pgoal goal = {.obj = (enum axl__pobj)obj, .device_hour = pdev, .node_hour = pnode, .replicas = true};
+	if ((rc = plan_goal(pl, p, sel, nsel, &goal, &node_price)) != 0) {
 		free(sel), free(pl);
+		return rc;
+	}
+	if (qauto && choose_auto(pl, p, sel, nsel, m, kvb, net, &goal) != 0) {
+		free(sel), free(pl), free(node_price);
 		return axl__error(AXL_ENOMEM, "out of memory");
 	}
 	struct pcand *splits = calloc(4, sizeof *splits);
 	struct axl__mm mm;
 	int ns = 0;
-	rc = splits ? run(pl, p, sel, nsel, m, &pl->q, kvb, pl->ctx, pl->batch, net, &pl->best, splits, 4, &ns, &mm)
+	rc = splits ? run(pl, p, sel, nsel, m, &pl->q, kvb, pl->ctx, pl->batch, net, &goal, &pl->best, splits, 4, &ns, &mm)
 		    : axl__error(AXL_ENOMEM, "out of memory");
 	if (rc < 0) {
-		free(sel), free(splits), free(pl);
+		free(sel), free(splits), free(pl), free(node_price);
 		return rc;
 	}
 	pl->have = rc == 1;
@@ -476,7 +578,7 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 	pl->nlabel = p->ndevs;
 	pl->label = calloc(p->ndevs, sizeof *pl->label);
 	if (!pl->label) {
-		free(sel), free(splits), free(pl);
+		free(sel), free(splits), free(pl), free(node_price);
 		return axl__error(AXL_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < p->ndevs; i++) {
@@ -485,7 +587,8 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 		else
 			snprintf(pl->label[i], sizeof pl->label[i], "%s", p->devs[i].id);
 	}
-	alternatives(pl, p, sel, nsel, m, kvb, net, splits, ns);
+	alternatives(pl, p, sel, nsel, m, kvb, net, &goal, splits, ns);
+	free(node_price);
 	free(sel);
 	free(splits);
 	*out = pl;

@@ -45,7 +45,11 @@ def plan(axl, r, baseline):
     sim = os.path.join(TOP, "tests", "sim", "calibration", r["hardware"] + ".json")
     cmd = [axl, "--sim", sim, "plan", r["model"], "--quant", r["quant"], "--ctx", r["context"], "--json"]
     if not baseline:
-        cmd += ["--engine", r["axl_engine"]]
+        # the throughput objective (the fastest decode of the batch, 1 here): the split the run
+        # used is then the plan or one of its split alternatives; the default objective,
+        # devices, would prefer fewer devices than a run spread over (--baseline: an axl
+        # from before the objective, whose only ranking was this one)
+        cmd += ["--engine", r["axl_engine"], "--objective", "throughput"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         raise SystemExit(f"{r['id']}: {' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()}")
