@@ -83,8 +83,10 @@ AXL_API const char *axl_model_catalog_entry(const axl_model *model);
 /** A set of nodes to plan on. */
 AXL_API int axl_planner_new(axl_planner **out);
 AXL_API void axl_planner_free(axl_planner *planner);
-/** Add this node's accelerators (the CPU is never planned on). name may be NULL (the
- *  host name is used). The planner copies what it needs: inv may be freed after. */
+/** Add this node's accelerators. The CPU is planned on only as the node's host (host
+ *  memory and its bandwidth, docs/plan.md "CPU plans"): when no node has an accelerator,
+ *  or when the request's devices name it ("cpu"). name may be NULL (the host name is
+ *  used). The planner copies what it needs: inv may be freed after. */
 AXL_API int axl_planner_add_inventory(axl_planner *planner, const axl_inventory *inv, const char *name);
 /** Add a node from an "axl.inventory" document (axl list --json). AXL_EPARSE with the
  *  reason for a document that is not one (or whose schema_version is not a positive
@@ -99,7 +101,10 @@ AXL_API size_t axl_planner_device_count(const axl_planner *planner);
 AXL_API size_t axl_planner_warning_count(const axl_planner *planner);
 AXL_API const struct axl_warning *axl_planner_warning(const axl_planner *planner, size_t i);
 
-#define AXL_PLAN_REQUEST_VERSION 1
+/** 2 added engine and memory_fraction, objective and the prices; a caller built with
+ *  version 1 (the struct without them) keeps working: the fields after network_gbps are
+ *  read only at version >= 2. */
+#define AXL_PLAN_REQUEST_VERSION 2
 /** The largest context and batch a request may ask for. */
 #define AXL_PLAN_MAX_CONTEXT (1LL << 28)
 #define AXL_PLAN_MAX_BATCH 65536
@@ -121,11 +126,30 @@ struct axl_plan_request {
 	/** Bandwidth between nodes, GB/s per direction; 0: the slowest node's fastest RDMA
 	 *  NIC, else 12.5 (100 Gb/s Ethernet). */
 	double network_gbps;
+	/* ---- version 2 ---- */
+	/** The serving engine the estimates are calibrated for: "vllm", "sglang", "trt-llm"
+	 *  ("tensorrt-llm"), "llama.cpp", "pytorch" ("gpt-fast"), without case. NULL: "vllm".
+	 *  AXL_EINVAL for another name (docs/plan.md "Calibration"). */
+	const char *engine;
+	/** The fraction of each device's memory the engine gives the model, 0 < f <= 1. 0: the
+	 *  engine's default (vLLM 0.90, SGLang 0.88, TensorRT-LLM 0.90, llama.cpp and PyTorch
+	 *  1). AXL_EINVAL outside (0, 1]. */
+	double memory_fraction;
+	/** What the plan optimises (docs/plan.md "Objective"), without case: "devices" (the
+	 *  fewest devices that fit, then the fastest decode), "latency" (the fastest decode of
+	 *  one sequence alone), "throughput" (the highest decode throughput for the batch),
+	 *  "cost" (the lowest cost per million decoded tokens: needs a price). NULL: "devices". */
+	const char *objective;
+	/** Price per device-hour (any currency; docs/plan.md "Cost"); 0: not given. Negative,
+	 *  infinite or NaN: AXL_EINVAL. */
+	double price_per_device_hour;
+	/** Price per node-hour (every node the plan uses is paid whole); 0: not given. */
+	double price_per_node_hour;
 };
 
 /**
- * Plan: the best plan that fits (highest decode throughput for the batch, then fewest
- * devices), or, when nothing fits, the closest one with the shortfall; with ranked
+ * Plan: the best plan that fits by the request's objective (by default the fewest
+ * devices, then the highest decode throughput), or, when nothing fits, the closest one with the shortfall; with ranked
  * alternatives either way (other splits, other quantisations, a shorter context, more
  * devices). AXL_EINVAL for an unknown quantisation or KV type, a device that is not
  * there, or a planner without devices.

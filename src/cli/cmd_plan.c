@@ -21,7 +21,8 @@
 static int usage_plan(void)
 {
 	fprintf(stderr, "axl: usage: axl plan MODEL|SIZE [--params N] [--quant Q|auto] [--ctx N] [--batch N] [--kv-dtype D] [--devices LIST]\n"
-			"       [--node FILE]... [--here] [--network-gbps X] [--json]\n"
+			"       [--node FILE]... [--here] [--network-gbps X] [--engine E] [--memory-fraction F]\n"
+			"       [--objective devices|latency|throughput|cost] [--price-device-hour P | --price-node-hour P] [--json]\n"
 			"       axl plan --list [--json]\n");
 	return EXIT_USAGE;
 }
@@ -192,13 +193,15 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 			model_name = v;
 			i++;
 		} else if (strcmp(a, "--quant") == 0 || strcmp(a, "--kv-dtype") == 0 || strcmp(a, "--devices") == 0 ||
-			   strcmp(a, "--node") == 0) {
+			   strcmp(a, "--node") == 0 || strcmp(a, "--objective") == 0) {
 			if (!v || !*v) {
 				fprintf(stderr, "axl: plan: %s needs a value\n", a);
 				return EXIT_USAGE;
 			}
 			i++;
-			if (a[2] == 'q')
+			if (a[2] == 'o')
+				req.objective = v;
+			else if (a[2] == 'q')
 				req.quantization = v;
 			else if (a[2] == 'k')
 				req.kv_dtype = v;
@@ -222,6 +225,36 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 				req.context_tokens = n;
 			else
 				req.batch = n;
+		} else if (strcmp(a, "--engine") == 0) {
+			if (!v || !*v) {
+				fprintf(stderr, "axl: plan: --engine needs a value (vllm, sglang, trt-llm, llama.cpp, pytorch)\n");
+				return EXIT_USAGE;
+			}
+			i++;
+			req.engine = v;
+		} else if (strcmp(a, "--memory-fraction") == 0) {
+			double x = parse_pos_num(v);
+			if (x < 0 || x > 1) {
+				fprintf(stderr,
+					"axl: plan: --memory-fraction takes the share of each device's memory the engine "
+					"gives the model (more than 0, at most 1), not '%s'\n",
+					v ? v : "");
+				return EXIT_USAGE;
+			}
+			i++;
+			req.memory_fraction = x;
+		} else if (strcmp(a, "--price-device-hour") == 0 || strcmp(a, "--price-node-hour") == 0) {
+			double x = parse_pos_num(v);
+			if (x < 0) {
+				fprintf(stderr, "axl: plan: %s takes a price per hour (a positive number), not '%s'\n", a,
+					v ? v : "");
+				return EXIT_USAGE;
+			}
+			i++;
+			if (a[8] == 'd')
+				req.price_per_device_hour = x;
+			else
+				req.price_per_node_hour = x;
 		} else if (strcmp(a, "--network-gbps") == 0) {
 			double x = parse_pos_num(v);
 			if (x < 0) {
@@ -243,7 +276,8 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 	}
 	if (list) {
 		if (model_name || nnodes || here || req.quantization || req.kv_dtype || req.devices || req.context_tokens ||
-		    req.batch || req.network_gbps > 0) {
+		    req.batch || req.network_gbps > 0 || req.engine || req.memory_fraction > 0 || req.objective ||
+		    req.price_per_device_hour > 0 || req.price_per_node_hour > 0) {
 			fprintf(stderr, "axl: plan: --list takes no model and no other option than --json\n");
 			return EXIT_USAGE;
 		}
@@ -306,14 +340,16 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 			fprintf(stderr, "axl: warning: %s: %s\n", nodes[i], axl_planner_warning(planner, nw)->message);
 		free(text);
 	}
-	if (rc == 0 && axl_planner_device_count(planner) == 0) {
-		fprintf(stderr, "axl: plan: no accelerators to plan on%s\n",
-			nnodes ? " in the --node files" : " on this node (--node FILE plans on another's axl list --json)");
+	/* a node without accelerators is planned on its host (docs/plan.md "CPU plans") */
+	axl_plan *plan = NULL;
+	if (rc == 0 && axl_plan_compute(&plan, planner, model, &req) != 0) {
+		if (axl_planner_device_count(planner) == 0 && !req.devices)
+			fprintf(stderr, "axl: plan: no accelerators to plan on%s, and the host's memory is not known\n",
+				nnodes ? " in the --node files" : " on this node (--node FILE plans on another's axl list --json)");
+		else
+			fail_last("plan");
 		rc = 1;
 	}
-	axl_plan *plan = NULL;
-	if (rc == 0 && axl_plan_compute(&plan, planner, model, &req) != 0)
-		rc = fail_last("plan");
 	if (rc == 0) {
 		char *out = NULL;
 		size_t len = 0;

@@ -192,7 +192,12 @@ int main(void)
 	L(struct axl_plan_request, batch, 32);
 	L(struct axl_plan_request, devices, 40);
 	L(struct axl_plan_request, network_gbps, 48);
-	S(struct axl_plan_request, 56);
+	L(struct axl_plan_request, engine, 56);
+	L(struct axl_plan_request, memory_fraction, 64);
+	L(struct axl_plan_request, objective, 72);
+	L(struct axl_plan_request, price_per_device_hour, 80);
+	L(struct axl_plan_request, price_per_node_hour, 88);
+	S(struct axl_plan_request, 96);
 	L(struct axl_plan_summary, fits, 0);
 	L(struct axl_plan_summary, total_bytes, 8);
 	L(struct axl_plan_summary, shortfall_bytes, 16);
@@ -207,7 +212,7 @@ int main(void)
 	L(struct axl_model_info, attention, 120);
 	L(struct axl_model_info, sliding_window, 128);
 	S(struct axl_model_info, 136);
-	if (AXL_PLAN_REQUEST_VERSION != 1) {
+	if (AXL_PLAN_REQUEST_VERSION != 2) {
 		printf("the plan request version moved\n");
 		failed++;
 	} else

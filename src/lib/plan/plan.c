@@ -31,12 +31,8 @@
 
 /* ---- assumptions (docs/plan.md "Efficiency factors") ---------------------------------- */
 const struct axl__plan_factors axl__plan_factors = {
-	.mem_eff = 0.80,
 	.compute_eff = 0.60,
 	.link_eff = 0.80,
-	.alpha_fabric = 10e-6,
-	.alpha_pcie = 20e-6,
-	.alpha_net = 30e-6,
 	.runtime_bytes = 512LL << 20,
 	.workspace_bytes = 256LL << 20,
 	.comm_bytes = 256LL << 20,
@@ -70,7 +66,7 @@ static double group_link(const struct axl_planner *p, const size_t *d, int n, en
 	return n > 1 ? g : INFINITY;
 }
 
-static void group_fill(const struct axl_planner *p, struct pgroup *g)
+static void group_fill(const struct axl_planner *p, struct pgroup *g, double frac)
 {
 	g->bw = INFINITY;
 	g->mem = INT64_MAX;
@@ -80,8 +76,13 @@ static void group_fill(const struct axl_planner *p, struct pgroup *g)
 		const struct axl__pdev *d = &p->devs[g->dev[i]];
 		double bw = d->bandwidth_gbps > 0 ? d->bandwidth_gbps : NAN;
 		g->bw = isnan(bw) || isnan(g->bw) ? NAN : (bw < g->bw ? bw : g->bw);
-		if (d->memory_bytes < g->mem)
-			g->mem = d->memory_bytes;
+		/* what the engine gives the model: its fraction of the device's memory, and
+		 * never more than is free */
+		int64_t mem = d->memory_bytes;
+		if (frac < 1 && d->memory_total > 0 && (double)d->memory_total * frac < (double)mem)
+			mem = (int64_t)((double)d->memory_total * frac);
+		if (mem < g->mem)
+			g->mem = mem;
 		for (int f = 0; f < AXL__PF__COUNT; f++) {
 			double t = d->tflops[f] > 0 ? d->tflops[f] : NAN;
 			g->tflops[f] = isnan(t) || isnan(g->tflops[f]) ? NAN : (t < g->tflops[f] ? t : g->tflops[f]);
@@ -104,8 +105,8 @@ static size_t uf_find(size_t *par, size_t x)
 }
 
 /* Groups of t devices out of sel[0..nsel) (indices into p->devs). */
-static int make_groups(const struct axl_planner *p, const size_t *sel, size_t nsel, int t, struct pgroup **out,
-		       size_t *nout)
+static int make_groups(const struct axl_planner *p, const size_t *sel, size_t nsel, int t, double frac,
+		       struct pgroup **out, size_t *nout)
 {
 	*out = NULL;
 	*nout = 0;
@@ -154,7 +155,7 @@ static int make_groups(const struct axl_planner *p, const size_t *sel, size_t ns
 				taken[order[k]] = true;
 				q->dev[k] = sel[order[k]];
 			}
-			group_fill(p, q);
+			group_fill(p, q, frac);
 		}
 	}
 	free(par), free(order), free(taken);
@@ -371,7 +372,7 @@ static double hop_link(const struct pctx *c, const struct pcand *k, int s, doubl
 {
 	const struct pgroup *a = &c->groups[k->stage[s].group], *b = &c->groups[k->stage[s + 1].group];
 	if (a->node != b->node) {
-		*alpha = F.alpha_net;
+		*alpha = c->eng->alpha_net;
 		return c->net_gbps;
 	}
 	const struct axl__plink_info *l = axl__planner_link(c->p, a->dev[0], b->dev[0]);
@@ -380,12 +381,13 @@ static double hop_link(const struct pctx *c, const struct pcand *k, int s, doubl
 		double x = c->p->devs[a->dev[0]].pcie_gbps, y = c->p->devs[b->dev[0]].pcie_gbps;
 		g = x > 0 && y > 0 ? (x < y ? x : y) : F.default_pcie_gbps;
 	}
-	*alpha = l && l->kind == AXL__PL_FABRIC ? F.alpha_fabric : F.alpha_pcie;
+	*alpha = l && l->kind == AXL__PL_FABRIC ? c->eng->alpha_fabric : c->eng->alpha_pcie;
 	return g;
 }
 
 struct stime {
 	double mem, comp, comm; /* seconds */
+	double fixed;           /* the engine's fixed time per layer (decode) */
 	double roof;            /* seconds at 100% with no latency */
 	bool mem_known, comp_known;
 };
@@ -427,7 +429,7 @@ static struct stime stage_time(const struct pctx *c, const struct pcand *k, int 
 	double bw = g->bw * 1e9, pk = peak(g, c->q->compute) * 1e12;
 	r.mem_known = isfinite(bw) && bw > 0;
 	r.comp_known = isfinite(pk) && pk > 0;
-	r.mem = r.mem_known ? bytes / (bw * F.mem_eff) : 0;
+	r.mem = r.mem_known ? bytes / (bw * c->eng->mem_eff[axl__wclass_of(c->q)]) : 0;
 	r.comp = r.comp_known ? flops / (pk * F.compute_eff) : 0;
 	double roof_mem = r.mem_known ? bytes / bw : 0, roof_comp = r.comp_known ? flops / pk : 0;
 	r.roof = roof_mem > roof_comp ? roof_mem : roof_comp;
@@ -435,7 +437,7 @@ static struct stime stage_time(const struct pctx *c, const struct pcand *k, int 
 		int layers = st->last - st->first + 1;
 		double act = tokens * mm->hidden * 2.0;
 		double lbw = g->link_gbps * 1e9;
-		double alpha = g->link == AXL__PL_FABRIC ? F.alpha_fabric : F.alpha_pcie;
+		double alpha = g->link == AXL__PL_FABRIC ? c->eng->alpha_fabric : c->eng->alpha_pcie;
 		double ar = 2.0 * (t - 1) / t * act; /* ring all-reduce bytes per rank */
 		double per_layer_bytes, per_layer_ops;
 		if (k->ep > 1 && mm->experts > 0) {
@@ -450,6 +452,12 @@ static struct stime stage_time(const struct pctx *c, const struct pcand *k, int 
 		r.comm = layers * (per_layer_bytes / (lbw * F.link_eff) + per_layer_ops * alpha);
 		r.roof += layers * per_layer_bytes / lbw;
 	}
+	if (decode) {
+		/* kernel launches and synchronisation: a step's fixed cost per layer, more for
+		 * an MoE layer's routing (docs/plan.md "Calibration") */
+		for (int i = st->first; i <= st->last; i++)
+			r.fixed += c->eng->layer_s + (mm->lw[i].experts > 0 ? c->eng->moe_layer_s : 0);
+	}
 	return r;
 }
 
@@ -462,7 +470,7 @@ static void estimate(const struct pctx *c, struct pcand *k)
 	bool mem_known = true, comp_known = true;
 	for (int s = 0; s < P; s++) {
 		struct stime r = stage_time(c, k, s, B, B, (double)c->ctx, true);
-		double step = (r.mem > r.comp ? r.mem : r.comp) + r.comm;
+		double step = (r.mem > r.comp ? r.mem : r.comp) + r.comm + r.fixed;
 		tmem += r.mem, tcomp += r.comp, tcomm += r.comm;
 		mem_known &= r.mem_known;
 		comp_known &= r.comp_known;
@@ -487,7 +495,7 @@ static void estimate(const struct pctx *c, struct pcand *k)
 				x = m * c->mm->hidden * 2.0 / (gb * F.link_eff) + alpha;
 				xr = m * c->mm->hidden * 2.0 / gb;
 			}
-			double st = (r.mem > r.comp ? r.mem : r.comp) + r.comm + x;
+			double st = (r.mem > r.comp ? r.mem : r.comp) + r.comm + r.fixed + x;
 			if (st > cycle)
 				cycle = st;
 			if (r.roof + xr > cycle_roof)
@@ -498,6 +506,17 @@ static void estimate(const struct pctx *c, struct pcand *k)
 		if (m / cycle_roof > dec_roof)
 			dec_roof = m / cycle_roof;
 	}
+	/* one sequence alone on one replica (the latency objective) */
+	double single = 0;
+	for (int s = 0; s < P; s++) {
+		struct stime r = stage_time(c, k, s, 1, 1, (double)c->ctx, true);
+		single += (r.mem > r.comp ? r.mem : r.comp) + r.comm + r.fixed;
+		if (s + 1 < P) {
+			double alpha, gb = hop_link(c, k, s, &alpha) * 1e9;
+			single += c->mm->hidden * 2.0 / (gb * F.link_eff) + alpha;
+		}
+	}
+	k->decode_single = mem_known && single > 0 ? 1.0 / single : NAN;
 	/* every replica runs batch_r sequences; the request's batch in all */
 	double scale = (double)c->batch / B;
 	k->decode = mem_known ? dec * scale : NAN;
@@ -550,29 +569,6 @@ static bool tp_valid(const struct axl__model *m, const struct axl__mm *mm, int t
 	return true;
 }
 
-/* a better than b */
-bool axl__pcand_better(const struct pcand *a, const struct pcand *b)
-{
-	if (a->fits != b->fits)
-		return a->fits;
-	if (!a->fits)
-		return a->shortfall < b->shortfall;
-	/* a known decode rate beats an unknown one; two known ones differing by more than
-	 * 0.01% decide; otherwise fewer devices, then prefill */
-	bool ka = isfinite(a->decode), kb = isfinite(b->decode);
-	if (ka != kb)
-		return ka;
-	if (ka && (a->decode > b->decode * 1.0001 || a->decode < b->decode * 0.9999))
-		return a->decode > b->decode;
-	int na = a->tp * a->pp * a->dp, nb = b->tp * b->pp * b->dp;
-	if (na != nb)
-		return na < nb;
-	bool pa = isfinite(a->prefill), pb = isfinite(b->prefill);
-	if (pa != pb)
-		return pa;
-	return pa && a->prefill > b->prefill;
-}
-
 static int cmp_speed(const void *x, const void *y, void *arg)
 {
 	(void)arg;
@@ -596,7 +592,46 @@ static int cmp_place(const void *x, const void *y, void *arg)
 	return g[*a].dev[0] < g[*b].dev[0] ? -1 : g[*a].dev[0] > g[*b].dev[0];
 }
 
-static void count_replicas(const struct pctx *c, struct pcand *k, size_t ngroups)
+/* The nodes the candidate's groups are on and what they cost per hour (goal's prices). */
+static void count_cost(const struct pctx *c, struct pcand *k, const bool *used, size_t ngroups,
+		       const struct pgoal *goal)
+{
+	size_t nn = c->p->nnodes ? c->p->nnodes : 1;
+	bool *on = calloc(nn, sizeof *on);
+	k->nodes = 0;
+	k->cost_hour = NAN;
+	if (!on)
+		return;
+	for (size_t g = 0; g < ngroups; g++)
+		if (used[g] && !on[c->groups[g].node]) {
+			on[c->groups[g].node] = true;
+			k->nodes++;
+		}
+	int devices = k->tp * k->pp * k->dp;
+	if (goal && goal->device_hour > 0) {
+		k->cost_hour = goal->device_hour * devices;
+	} else if (goal && goal->node_hour > 0) {
+		k->cost_hour = goal->node_hour * k->nodes;
+	} else if (goal && goal->node_price) {
+		double sum = 0;
+		for (size_t n = 0; n < c->p->nnodes; n++) {
+			if (!on[n])
+				continue;
+			if (!isnan(goal->node_price[2 * n])) {
+				sum += goal->node_price[2 * n];
+				continue;
+			}
+			int d = 0; /* NaN when neither is known */
+			for (size_t g = 0; g < ngroups; g++)
+				d += used[g] && c->groups[g].node == n ? c->groups[g].n : 0;
+			sum += goal->node_price[2 * n + 1] * d;
+		}
+		k->cost_hour = sum;
+	}
+	free(on);
+}
+
+static void count_replicas(const struct pctx *c, struct pcand *k, size_t ngroups, const struct pgoal *goal)
 {
 	bool *used = calloc(ngroups ? ngroups : 1, sizeof *used);
 	if (!used) {
@@ -609,7 +644,7 @@ static void count_replicas(const struct pctx *c, struct pcand *k, size_t ngroups
 		k->rep[0][s] = k->stage[s].group;
 	}
 	int dp = 1;
-	while (dp < c->batch) {
+	while (dp < c->batch && (!goal || goal->replicas)) {
 		int pick[MAXPP];
 		bool ok = true;
 		for (int s = 0; s < k->pp && ok; s++) {
@@ -630,14 +665,30 @@ static void count_replicas(const struct pctx *c, struct pcand *k, size_t ngroups
 				k->rep[dp][s] = pick[s];
 		dp++;
 	}
-	free(used);
 	k->dp = dp;
+	count_cost(c, k, used, ngroups, goal);
+	free(used);
 }
 
 int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel, const struct axl__model *m,
 		     const struct axl__mm *mm, const struct axl__quant *q, int64_t ctx, int64_t batch, double net_gbps,
-		     struct pcand *best, struct pcand *alts, int nalts, int *nalts_out)
+		     const struct axl__engine *eng, double mem_frac, struct pcand *best, struct pcand *alts, int nalts,
+		     int *nalts_out)
 {
+	const struct pgoal g = {.obj = AXL__OBJ_THROUGHPUT, .replicas = true};
+	return axl__plan_search_goal(p, sel, nsel, m, mm, q, ctx, batch, net_gbps, eng, mem_frac, &g, best, alts,
+				     nalts, nalts_out);
+}
+
+int axl__plan_search_goal(const struct axl_planner *p, const size_t *sel, size_t nsel, const struct axl__model *m,
+			  const struct axl__mm *mm, const struct axl__quant *q, int64_t ctx, int64_t batch,
+			  double net_gbps, const struct axl__engine *eng, double mem_frac, const struct pgoal *goal,
+			  struct pcand *best, struct pcand *alts, int nalts, int *nalts_out)
+{
+	/* with replicas allowed, each split is tried with them and without (one replica): the
+	 * objective picks (fewest devices, cost) */
+	struct pgoal one = *goal;
+	one.replicas = false;
 	struct pcand *bufs = malloc(2 * sizeof *bufs);
 	if (!bufs)
 		return -1;
@@ -645,11 +696,11 @@ int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel
 	bool have = false;
 	int na = 0;
 	for (int t = 1; t <= MAXTP; t++) {
-		if (!tp_valid(m, mm, t) || (size_t)t > nsel)
+		if (!tp_valid(m, mm, t) || (size_t)t > nsel || t > eng->max_tp)
 			continue;
 		struct pgroup *groups;
 		size_t ng;
-		if (make_groups(p, sel, nsel, t, &groups, &ng) != 0)
+		if (make_groups(p, sel, nsel, t, mem_frac, &groups, &ng) != 0)
 			return free(bufs), -1;
 		if (ng == 0) {
 			free(groups);
@@ -665,14 +716,18 @@ int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel
 			 * keeping more micro-batches in flight: at most one per sequence */
 			if (fit_at > 0 && pp > fit_at && pp > batch)
 				break;
-			for (int epv = 0; epv < 2; epv++) {
+			for (int v = 0; v < 4; v++) {
+				int epv = v & 1;
+				const struct pgoal *gv = v >> 1 ? &one : goal;
+				if (v >> 1 && (!goal->replicas || batch <= 1))
+					continue;
 				int ep = epv ? t : 1;
 				if (epv && (t == 1 || mm->experts <= 0 || mm->experts % t != 0))
 					continue;
 				/* the scalars only: the arrays are written before they are read */
 				memset(cur, 0, offsetof(struct pcand, stage));
 				memset(&cur->fits, 0, sizeof *cur - offsetof(struct pcand, fits));
-				cur->tp = t, cur->pp = pp, cur->ep = ep, cur->dp = 1;
+				cur->tp = t, cur->pp = pp, cur->ep = ep, cur->dp = 1, cur->obj = goal->obj;
 				int idx[MAXPP];
 				for (int s = 0; s < pp; s++)
 					idx[s] = s;
@@ -680,8 +735,9 @@ int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel
 				for (int s = 0; s < pp; s++)
 					cur->stage[s].group = idx[s];
 				struct pctx c = {.p = p, .m = m, .mm = mm, .q = q, .groups = groups, .ctx = ctx,
-						 .batch = batch, .batch_r = batch, .net_gbps = net_gbps};
-				count_replicas(&c, cur, ng);
+						 .batch = batch, .batch_r = batch, .net_gbps = net_gbps, .eng = eng,
+						 .mem_frac = mem_frac};
+				count_replicas(&c, cur, ng, gv);
 				c.batch_r = (batch + cur->dp - 1) / cur->dp;
 				if (!split_layers(&c, cur))
 					continue;
@@ -696,8 +752,9 @@ int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel
 					}
 				}
 				if (!cur->fits) {
-					/* not fitting: one replica */
+					/* not fitting: one replica, priced as none */
 					cur->dp = 1;
+					cur->cost_hour = NAN;
 					c.batch_r = batch;
 					stage_memory(&c, cur);
 					cur->shortfall = 0;
@@ -743,29 +800,4 @@ int axl__plan_search(const struct axl_planner *p, const size_t *sel, size_t nsel
 	if (nalts_out)
 		*nalts_out = na;
 	return have ? 1 : 0;
-}
-
-/* Keep the nalts best fitting candidates of distinct strategies, best first. */
-void axl__pcand_keep(struct pcand *alts, int nalts, int *n, const struct pcand *c)
-{
-	if (!c->fits || nalts <= 0)
-		return;
-	for (int i = 0; i < *n; i++)
-		if (alts[i].tp == c->tp && alts[i].pp == c->pp && alts[i].ep == c->ep) {
-			if (axl__pcand_better(c, &alts[i]))
-				alts[i] = *c;
-			goto sort;
-		}
-	if (*n < nalts)
-		alts[(*n)++] = *c;
-	else if (axl__pcand_better(c, &alts[*n - 1]))
-		alts[*n - 1] = *c;
-	else
-		return;
-sort:
-	for (int i = *n - 1; i > 0 && axl__pcand_better(&alts[i], &alts[i - 1]); i--) {
-		struct pcand tmp = alts[i];
-		alts[i] = alts[i - 1];
-		alts[i - 1] = tmp;
-	}
 }

@@ -38,12 +38,32 @@ struct axl__pdev {
 	double tflops[AXL__PF__COUNT]; /* dense peak; < 0 not known or not native */
 	double pcie_gbps;    /* host link per direction (gen x width); < 0 not known */
 	int numa_node;
+	bool host;           /* the node's host CPUs and memory (plan_host.c), not an accelerator */
+	char assumed[200];   /* what a host device's figures assume; "" nothing */
 };
+
+/* ---- the host as a device (plan_host.c, docs/plan.md "CPU plans") ------------------- */
+
+/* What the planner reads of a node's host. Unknown: < 0, NULL. */
+struct axl__hostfacts {
+	int64_t mem_total, mem_limit; /* bytes */
+	int64_t mem_bw;               /* bytes/s, the SMBIOS memory devices' peak */
+	int64_t sockets, cores;       /* cores: physical, all sockets */
+	const char *arch, *model;
+	const char *const *isa;       /* "avx2", "avx512f", "amx_bf16", "asimd", ... */
+	size_t nisa;
+};
+/* The host device "cpu" of a node: 0, or -1 when its memory is not known. */
+int axl__host_pdev(const struct axl__hostfacts *h, struct axl__pdev *d);
 
 struct axl__pnode {
 	char name[64];
 	size_t first, count;  /* its devices: devs[first .. first+count) */
 	double nic_gbps;      /* fastest active RDMA NIC, GB/s (rate / 8); < 0 none */
+	char instance_type[64];   /* the cloud instance type it reports; "" none */
+	double price_node_hour;   /* from the node file or the price table; NaN none */
+	double price_device_hour; /* from the node file; NaN none */
+	char price_source[224];   /* where the price is from */
 };
 
 /* A device pair's link; indexed [a * ndevs + b] over all devices (different nodes:

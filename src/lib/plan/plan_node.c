@@ -14,6 +14,7 @@
 #include "axl.h"
 #include "util/error.h"
 #include "plan.h"
+#include "plan_impl.h"
 #include "util/jsonr.h"
 #include "util/pcie.h"
 
@@ -85,7 +86,10 @@ static void planner_warn(struct axl_planner *p, const char *name, const char *fm
 
 AXL_API size_t axl_planner_device_count(const axl_planner *planner)
 {
-	return planner ? planner->ndevs : 0;
+	size_t n = 0;
+	for (size_t i = 0; planner && i < planner->ndevs; i++)
+		n += !planner->devs[i].host;
+	return n;
 }
 
 static void copy_str(char *dst, size_t cap, const char *src)
@@ -114,6 +118,8 @@ int axl__planner_add_node(struct axl_planner *p, const char *name, double nic_gb
 	n->first = p->ndevs;
 	n->count = 0;
 	n->nic_gbps = nic_gbps > 0 && isfinite(nic_gbps) ? nic_gbps : -1;
+	n->price_node_hour = NAN;
+	n->price_device_hour = NAN;
 	if (node_index)
 		*node_index = p->nnodes;
 	p->nnodes++;
@@ -306,6 +312,21 @@ static int add_node_devs(struct axl_planner *p, const char *name, double nic, co
 	return 0;
 }
 
+/* The node's instance type and its default price (price_table.c), unless the node file
+ * gave one. */
+static void node_instance(struct axl__pnode *n, const char *type)
+{
+	if (!type || !*type)
+		return;
+	copy_str(n->instance_type, sizeof n->instance_type, type);
+	const struct axl__price_row *r = axl__price_lookup(type);
+	if (r && isnan(n->price_node_hour) && isnan(n->price_device_hour)) {
+		n->price_node_hour = r->usd_per_hour;
+		snprintf(n->price_source, sizeof n->price_source, "price table: %s on-demand, %s, %.150s", r->instance_type,
+			 r->date, r->source);
+	}
+}
+
 /* ---- from an inventory ----------------------------------------------------------- */
 
 static int64_t dev_int(const axl_device *d, axl_attr a)
@@ -350,7 +371,7 @@ AXL_API int axl_planner_add_inventory(axl_planner *planner, const axl_inventory 
 	if (!planner || !inv)
 		return axl__error(AXL_EINVAL, "axl_planner_add_inventory: NULL argument");
 	size_t nall = axl_inventory_device_count(inv);
-	struct axl__pdev *devs = calloc(nall ? nall : 1, sizeof *devs);
+	struct axl__pdev *devs = calloc(nall + 1, sizeof *devs);
 	if (!devs)
 		return axl__error(AXL_ENOMEM, "out of memory");
 	size_t n = 0;
@@ -359,6 +380,30 @@ AXL_API int axl_planner_add_inventory(axl_planner *planner, const axl_inventory 
 		if (!d || axl_device_family(d) == AXL_FAMILY_CPU || axl_device_parent(d))
 			continue;
 		pdev_from_device(&devs[n++], d);
+	}
+	/* the host: planned on when no node has an accelerator, or asked for (--devices cpu) */
+	const axl_host *hh = axl_inventory_host(inv);
+	if (hh) {
+		struct axl__hostfacts hf = {.mem_total = -1, .mem_limit = -1, .mem_bw = -1, .sockets = -1, .cores = -1};
+		int64_t v;
+		if (axl_host_get_int(hh, AXL_HOST_MEMORY_TOTAL, &v) == 0)
+			hf.mem_total = v;
+		if (axl_host_get_int(hh, AXL_HOST_MEMORY_LIMIT, &v) == 0)
+			hf.mem_limit = v;
+		if (axl_host_get_int(hh, AXL_HOST_MEMORY_BANDWIDTH, &v) == 0)
+			hf.mem_bw = v;
+		if (axl_host_get_int(hh, AXL_HOST_CPU_SOCKETS, &v) == 0)
+			hf.sockets = v;
+		if (axl_host_get_int(hh, AXL_HOST_CPU_CORES, &v) == 0)
+			hf.cores = v;
+		if (axl_host_get_str(hh, AXL_HOST_CPU_MODEL, &hf.model) != 0)
+			hf.model = NULL;
+		const char *isa[64];
+		for (size_t i = 0; i < axl_host_isa_count(hh) && hf.nisa < 64; i++)
+			isa[hf.nisa++] = axl_host_isa(hh, i);
+		hf.isa = isa;
+		if (axl__host_pdev(&hf, &devs[n]) == 0)
+			n++;
 	}
 	double nic = -1;
 	for (size_t i = 0; i < axl_inventory_nic_count(inv); i++) {
@@ -376,6 +421,10 @@ AXL_API int axl_planner_add_inventory(axl_planner *planner, const axl_inventory 
 	size_t first = planner->ndevs;
 	int rc = add_node_devs(planner, name, nic, devs, n);
 	if (rc == 0) {
+		const axl_host *h = axl_inventory_host(inv);
+		const char *type = NULL;
+		if (h && axl_host_get_str(h, AXL_HOST_CLOUD_INSTANCE_TYPE, &type) == 0)
+			node_instance(&planner->nodes[planner->nnodes - 1], type);
 		for (size_t i = 0; i < axl_inventory_link_count(inv); i++) {
 			const struct axl_link *l = axl_inventory_link(inv, i);
 			if (!l)
@@ -536,6 +585,30 @@ static int pdev_from_json(struct jctx *c, struct axl__pdev *x, const struct axl_
 	return 0;
 }
 
+/* The host device from host.cpu and host.memory; *n grows by one when its memory is known. */
+static int host_from_json(struct jctx *c, const struct axl__jv *host, struct axl__pdev *d, size_t *n)
+{
+	const struct axl__jv *cpu = NULL, *mem = NULL, *isa = NULL;
+	struct axl__hostfacts hf = {.mem_total = -1, .mem_limit = -1, .mem_bw = -1, .sockets = -1, .cores = -1};
+	if (jobj(c, host, "cpu", "host", &cpu) || jobj(c, host, "memory", "host", &mem))
+		return -1;
+	if (mem && (jint(c, mem, "total_bytes", "host.memory", &hf.mem_total) ||
+		    jint(c, mem, "limit_bytes", "host.memory", &hf.mem_limit) ||
+		    jint(c, mem, "bandwidth_bytes_per_s", "host.memory", &hf.mem_bw)))
+		return -1;
+	if (cpu && (jint(c, cpu, "sockets", "host.cpu", &hf.sockets) || jint(c, cpu, "cores", "host.cpu", &hf.cores) ||
+		    jstr(c, cpu, "model", "host.cpu", &hf.model) || jarr(c, cpu, "isa", "host.cpu", &isa)))
+		return -1;
+	const char *names[64];
+	for (size_t i = 0; isa && i < isa->len && hf.nisa < 64; i++)
+		if (isa->items[i].type == AXL__J_STR)
+			names[hf.nisa++] = isa->items[i].s;
+	hf.isa = names;
+	if (axl__host_pdev(&hf, d) == 0)
+		(*n)++;
+	return 0;
+}
+
 static int add_json(struct axl_planner *p, const struct axl__jv *root, const char *name, struct jctx *c)
 {
 	if (root->type != AXL__J_OBJ)
@@ -559,9 +632,27 @@ static int add_json(struct axl_planner *p, const struct axl__jv *root, const cha
 		return JFAIL(c, "axl.inventory document without \"devices\"");
 	if (devs->len > PLAN_MAX_DEVS)
 		return JFAIL(c, "more than %d devices", PLAN_MAX_DEVS);
-	const char *hostname = NULL;
+	const char *hostname = NULL, *itype = NULL;
 	if (host && jstr(c, host, "hostname", "host", &hostname))
 		return -1;
+	const struct axl__jv *rt = NULL, *cloud = NULL, *price = NULL;
+	if (host && (jobj(c, host, "runtime", "host", &rt) || (rt && jobj(c, rt, "cloud", "host.runtime", &cloud)) ||
+		     (cloud && jstr(c, cloud, "instance_type", "host.runtime.cloud", &itype))))
+		return -1;
+	/* a price the node file gives (docs/plan.md "Cost"): per node-hour or per device-hour */
+	double pnode = -1, pdev = -1;
+	const char *psrc = NULL;
+	if (jobj(c, root, "price", "document", &price))
+		return -1;
+	if (price) {
+		const struct axl__jv *a = axl__jv_get(price, "per_node_hour"), *b = axl__jv_get(price, "per_device_hour");
+		if ((a && a->type != AXL__J_NULL && (a->type != AXL__J_NUM || !(a->num > 0) || !isfinite(a->num))) ||
+		    (b && b->type != AXL__J_NULL && (b->type != AXL__J_NUM || !(b->num > 0) || !isfinite(b->num))))
+			return JFAIL(c, "price: per_node_hour and per_device_hour are positive numbers (a price per hour)");
+		if (jnum(c, price, "per_node_hour", "price", &pnode) || jnum(c, price, "per_device_hour", "price", &pdev) ||
+		    jstr(c, price, "source", "price", &psrc))
+			return -1;
+	}
 	double nic = -1;
 	for (size_t i = 0; nics && i < nics->len; i++) {
 		const struct axl__jv *n = &nics->items[i];
@@ -589,7 +680,7 @@ static int add_json(struct axl_planner *p, const struct axl__jv *root, const cha
 		    jnum(c, l, "bandwidth_gbps", where, &g))
 			return -1;
 	}
-	struct axl__pdev *pd = calloc(devs->len ? devs->len : 1, sizeof *pd);
+	struct axl__pdev *pd = calloc(devs->len + 1, sizeof *pd);
 	if (!pd)
 		return JFAIL(c, "out of memory");
 	size_t n = 0;
@@ -602,11 +693,22 @@ static int add_json(struct axl_planner *p, const struct axl__jv *root, const cha
 		if (!skip)
 			n++;
 	}
+	if (host && host_from_json(c, host, &pd[n], &n) != 0) {
+		free(pd);
+		return -1;
+	}
 	size_t first = p->ndevs;
 	int rc = add_node_devs(p, name && *name ? name : hostname, nic, pd, n);
 	free(pd);
 	if (rc != 0)
 		return rc; /* the error is set */
+	struct axl__pnode *nd = &p->nodes[p->nnodes - 1];
+	if (pnode > 0 || pdev > 0) {
+		nd->price_node_hour = pnode > 0 ? pnode : NAN;
+		nd->price_device_hour = pdev > 0 ? pdev : NAN;
+		snprintf(nd->price_source, sizeof nd->price_source, "node file%s%.200s", psrc ? ": " : "", psrc ? psrc : "");
+	}
+	node_instance(nd, itype);
 	if (ver && ver->i > AXL__PLAN_NODE_VERSION)
 		planner_warn(p, p->nodes[p->nnodes - 1].name, AXL__NEWER_DOC, (long long)ver->i, AXL__PLAN_NODE_VERSION);
 	for (size_t i = 0; links && i < links->len; i++) {

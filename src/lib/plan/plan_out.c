@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* axl_plan_compute and what it answers (issue 6): the request's best plan, the
- * alternatives (other splits, other quantisations, a shorter context, more devices), the
- * "axl.plan" document and the readable text. */
+ * alternatives (other splits, other quantisations, a shorter context, more devices);
+ * plan_doc.c writes the "axl.plan" document, plan_text.c the readable text. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,43 +12,7 @@
 #include "axl.h"
 #include "util/error.h"
 #include "model_catalog.h"
-#include "plan_impl.h"
-#include "util/json.h"
-#include "util/strbuf.h"
-
-#define MAXALT 12
-#define MAXWARN 4
-
-struct palt {
-	char kind[16]; /* "split", "quantization", "context", "devices" */
-	int tp, pp, dp, ep;
-	char quant[16];
-	bool fits;
-	double decode, prefill;
-	int64_t ctx;
-	int devices;   /* devices the alternative uses */
-	char note[160];
-};
-
-struct axl_plan {
-	struct axl_model model;
-	struct axl__quant q;
-	char kv[16];
-	int64_t ctx, batch;
-	double weights, kv_cache, kv_token, act, over, replicated, total;
-	bool have, fits;
-	double shortfall;
-	struct pcand best;
-	struct palt alt[MAXALT];
-	int nalt;
-	char warn[MAXWARN][160];
-	int nwarn;
-	char (*label)[96]; /* every planner device: "id" or "node/id" */
-	size_t nlabel;
-	char net_note[64];
-	double net;
-	char quant_reason[200]; /* --quant auto: why this format; "" otherwise */
-};
+#include "plan_result.h"
 
 static void warn(struct axl_plan *pl, const char *fmt, const char *a, int64_t x)
 {
@@ -100,8 +64,12 @@ static int select_devices(const struct axl_planner *p, const char *list, size_t 
 				s++;
 		}
 	} else {
+		/* the accelerators; the hosts only when no node has one (docs/plan.md "CPU plans") */
+		bool acc = false;
 		for (size_t i = 0; i < p->ndevs; i++)
-			want[i] = true;
+			acc |= !p->devs[i].host;
+		for (size_t i = 0; i < p->ndevs; i++)
+			want[i] = p->devs[i].host != acc;
 	}
 	size_t n = 0;
 	for (size_t i = 0; i < p->ndevs; i++)
@@ -139,15 +107,17 @@ static double network_gbps(const struct axl_planner *p, const struct axl_plan_re
 
 /* ---- one search with its own memory model --------------------------------------------- */
 
-static int run(const struct axl_planner *p, const size_t *sel, size_t nsel, const struct axl__model *m,
-	       const struct axl__quant *q, double kvb, int64_t ctx, int64_t batch, double net, struct pcand *best,
-	       struct pcand *alts, int nalts, int *na, struct axl__mm *keep)
+static int run(const struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
+	       const struct axl__model *m, const struct axl__quant *q, double kvb, int64_t ctx, int64_t batch, double net,
+	       const struct pgoal *goal,
+	       struct pcand *best, struct pcand *alts, int nalts, int *na, struct axl__mm *keep)
 {
 	struct axl__mm mm;
 	char err[200];
 	if (axl__mm_build(&mm, m, q, kvb, ctx, err, sizeof err) != 0)
 		return axl__error(AXL_EINVAL, "%s: %s", m->id, err);
-	int rc = axl__plan_search(p, sel, nsel, m, &mm, q, ctx, batch, net, best, alts, nalts, na);
+	int rc = axl__plan_search_goal(p, sel, nsel, m, &mm, q, ctx, batch, net, pl->eng, pl->frac, goal, best, alts,
+				       nalts, na);
 	if (keep)
 		*keep = mm;
 	else
@@ -268,7 +238,7 @@ static void planner_release(struct axl_planner *p)
  * Never more bits than the model is published in (DeepSeek V3's fp8). 0 with pl->q and
  * the reason set; -1 on allocation failure. */
 static int choose_auto(struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
-		       const struct axl__model *m, double kvb, double net)
+		       const struct axl__model *m, double kvb, double net, const struct pgoal *goal)
 {
 	static const char *const order[] = {"bf16", "fp16", "fp8", "int8", "int4"};
 	struct axl__quant own;
@@ -304,7 +274,7 @@ static int choose_auto(struct axl_plan *pl, const struct axl_planner *p, const s
 			fallback_q = q;
 			have_fallback = true;
 		}
-		if (run(p, sel, nsel, m, &q, kvb, pl->ctx, pl->batch, net, c, NULL, 0, NULL, NULL) == 1 && c->fits) {
+		if (run(pl, p, sel, nsel, m, &q, kvb, pl->ctx, pl->batch, net, goal, c, NULL, 0, NULL, NULL) == 1 && c->fits) {
 			pl->q = q;
 			if (strcmp(order[i], first_native) == 0)
 				snprintf(pl->quant_reason, sizeof pl->quant_reason,
@@ -332,8 +302,13 @@ static int choose_auto(struct axl_plan *pl, const struct axl_planner *p, const s
 }
 
 static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
-			 const struct axl__model *m, double kvb, double net, const struct pcand *splits, int nsplits)
+			 const struct axl__model *m, double kvb, double net, const struct pgoal *goal,
+			 const struct pcand *splits, int nsplits)
 {
+	/* a grown planner has more devices than goal's node prices know: priced by device or
+	 * node only */
+	struct pgoal ggoal = *goal;
+	ggoal.node_price = NULL;
 	char note[160];
 	/* other splits of the same request */
 	for (int i = 0; i < nsplits && i < 3; i++)
@@ -350,7 +325,7 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 		struct axl__quant q;
 		if (strcmp(qs[i], pl->q.name) == 0 || axl__quant_parse(qs[i], &q) != 0)
 			continue;
-		if (run(p, sel, nsel, m, &q, kvb, pl->ctx, pl->batch, net, c, NULL, 0, NULL, NULL) != 1 || !c->fits)
+		if (run(pl, p, sel, nsel, m, &q, kvb, pl->ctx, pl->batch, net, goal, c, NULL, 0, NULL, NULL) != 1 || !c->fits)
 			continue;
 		add_alt(pl, "quantization", c, q.name, pl->ctx, NULL, p);
 		nq++;
@@ -365,7 +340,8 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 	struct pcand *okc = malloc(sizeof *okc);
 	while (okc && hi - lo > 1 && hi > 16) {
 		int64_t mid = lo + (hi - lo) / 2;
-		if (run(p, sel, nsel, m, &pl->q, kvb, mid, pl->batch, net, c, NULL, 0, NULL, NULL) == 1 && c->fits) {
+		if (run(pl, p, sel, nsel, m, &pl->q, kvb, mid, pl->batch, net, goal, c, NULL, 0, NULL, NULL) == 1 &&
+		    c->fits) {
 			lo = mid;
 			*okc = *c;
 		} else {
@@ -377,8 +353,13 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 		add_alt(pl, "context", okc, pl->q.name, lo, note, p);
 	}
 	free(okc);
-	/* more devices like the biggest one */
+	/* more devices like the biggest one (not more hosts: another node is another plan) */
 	size_t tmpl = sel[0];
+	for (size_t i = 0; i < nsel; i++)
+		if (p->devs[sel[i]].host) {
+			free(c);
+			return;
+		}
 	for (size_t i = 1; i < nsel; i++)
 		if (p->devs[sel[i]].memory_bytes > p->devs[tmpl].memory_bytes)
 			tmpl = sel[i];
@@ -387,7 +368,7 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 		size_t *gsel = NULL, gn = 0;
 		int rc = grow(p, sel, nsel, tmpl, k, &g, &gsel, &gn);
 		if (rc == 0)
-			rc = run(&g, gsel, gn, m, &pl->q, kvb, pl->ctx, pl->batch, net, c, NULL, 0, NULL, NULL);
+			rc = run(pl, &g, gsel, gn, m, &pl->q, kvb, pl->ctx, pl->batch, net, &ggoal, c, NULL, 0, NULL, NULL);
 		free(gsel);
 		planner_release(&g);
 		if (rc == 1 && c->fits) {
@@ -400,6 +381,60 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 	free(c);
 }
 
+/* ---- the objective and the price --------------------------------------------------- */
+
+/* The price the plan is costed at: the request's per device- or node-hour, else the
+ * nodes' own (node file or price table), per node-hour (a node priced per device-hour
+ * costs that times its devices). The cost objective without any price is refused. */
+static int plan_goal(struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
+		     struct pgoal *goal, double **node_price)
+{
+	pl->obj = goal->obj;
+	*node_price = NULL;
+	if (goal->device_hour > 0 || goal->node_hour > 0) {
+		snprintf(pl->price_basis, sizeof pl->price_basis, "%s", goal->device_hour > 0 ? "device-hour" : "node-hour");
+		snprintf(pl->price_source, sizeof pl->price_source, "as given");
+		pl->price_given = goal->device_hour > 0 ? goal->device_hour : goal->node_hour;
+		return 0;
+	}
+	double *np = malloc((p->nnodes ? p->nnodes : 1) * 2 * sizeof *np);
+	if (!np)
+		return axl__error(AXL_ENOMEM, "out of memory");
+	bool any = false, all = true;
+	for (size_t n = 0; n < p->nnodes; n++) {
+		const struct axl__pnode *nd = &p->nodes[n];
+		/* [2n] per node-hour, [2n+1] per device-hour: one of them, or both NaN */
+		np[2 * n] = nd->price_node_hour;
+		np[2 * n + 1] = isnan(nd->price_node_hour) ? nd->price_device_hour : NAN;
+		bool used = false;
+		for (size_t i = 0; i < nsel; i++)
+			used |= p->devs[sel[i]].node == n;
+		if (!used)
+			continue;
+		if (isnan(np[2 * n]) && isnan(np[2 * n + 1]))
+			all = false;
+		else if (!any) {
+			any = true;
+			snprintf(pl->price_basis, sizeof pl->price_basis, "%s",
+				 strncmp(nd->price_source, "node file", 9) == 0 ? "node file" : "price table");
+			snprintf(pl->price_source, sizeof pl->price_source, "%s", nd->price_source);
+		}
+	}
+	if (!any || !all) {
+		pl->price_basis[0] = 0;
+		pl->price_source[0] = 0;
+		free(np);
+		if (goal->obj == AXL__OBJ_COST)
+			return axl__error(AXL_EINVAL, "the cost objective needs a price: --price-device-hour, "
+						      "--price-node-hour, a node file's \"price\", or a node whose "
+						      "instance type is in the price table (docs/plan.md \"Cost\")");
+		return 0;
+	}
+	goal->node_price = np;
+	*node_price = np;
+	return 0;
+}
+
 /* ---- compute ------------------------------------------------------------------------ */
 
 int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *model, const struct axl_plan_request *req)
@@ -408,9 +443,17 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 	if (!out || !p || !model || !req)
 		return axl__error(AXL_EINVAL, "axl_plan_compute: NULL argument");
 	*out = NULL;
-	if (req->version != AXL_PLAN_REQUEST_VERSION)
-		return axl__error(AXL_EVERSION, "axl_plan_request version %u (this library: %u)", req->version,
+	if (req->version < 1 || req->version > AXL_PLAN_REQUEST_VERSION)
+		return axl__error(AXL_EVERSION, "axl_plan_request version %u (this library: 1 to %u)", req->version,
 				  AXL_PLAN_REQUEST_VERSION);
+	/* engine and memory_fraction are in version 2 and later */
+	const char *engine = req->version >= 2 ? req->engine : NULL;
+	double frac = req->version >= 2 ? req->memory_fraction : 0;
+	const struct axl__engine *eng = axl__engine_find(engine);
+	if (!eng)
+		return axl__error(AXL_EINVAL, "unknown engine \"%s\" (%s)", engine, axl__engine_names());
+	if (!(frac == 0 || (frac > 0 && frac <= 1)))
+		return axl__error(AXL_EINVAL, "memory fraction %g out of range (more than 0, at most 1)", frac);
 	if (p->ndevs == 0)
 		return axl__error(AXL_EINVAL, "no devices to plan on");
 	if (req->context_tokens < 0 || req->context_tokens > AXL_PLAN_MAX_CONTEXT)
@@ -418,11 +461,27 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 				  (long long)AXL_PLAN_MAX_CONTEXT);
 	if (req->batch < 0 || req->batch > AXL_PLAN_MAX_BATCH)
 		return axl__error(AXL_ERANGE, "batch %lld out of range (1 to %d)", (long long)req->batch, AXL_PLAN_MAX_BATCH);
+	/* version 2: the objective and the prices */
+	const char *objective = req->version >= 2 ? req->objective : NULL;
+	double pdev = req->version >= 2 ? req->price_per_device_hour : 0;
+	double pnode = req->version >= 2 ? req->price_per_node_hour : 0;
+	int obj = objective && objective[0] ? axl__pobj_parse(objective) : AXL__OBJ_DEVICES;
+	if (obj < 0)
+		return axl__error(AXL_EINVAL, "unknown objective \"%s\" (devices, latency, throughput, cost)", objective);
+	if (!(pdev >= 0) || !isfinite(pdev) || !(pnode >= 0) || !isfinite(pnode))
+		return axl__error(AXL_EINVAL, "a price per %s-hour must be a positive number, not %g",
+				  !(pdev >= 0) || !isfinite(pdev) ? "device" : "node", !(pdev >= 0) || !isfinite(pdev) ? pdev : pnode);
+	if (pdev > 0 && pnode > 0)
+		return axl__error(AXL_EINVAL, "give a price per device-hour or per node-hour, not both");
 	const struct axl__model *m = &model->m;
 	struct axl_plan *pl = calloc(1, sizeof *pl);
 	if (!pl)
 		return axl__error(AXL_ENOMEM, "out of memory");
 	pl->model = *model;
+	pl->eng = eng;
+	pl->frac_given = frac > 0;
+	pl->frac = frac > 0 ? frac : eng->memory_fraction;
+	pl->obj_default = !(objective && objective[0]);
 	int rc = 0;
 	const bool qauto = req->quantization && strcasecmp(req->quantization, "auto") == 0;
 	if (qauto) {
@@ -454,19 +513,40 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 		free(pl);
 		return rc;
 	}
+	for (size_t i = 0; i < nsel; i++) {
+		const struct axl__pdev *d = &p->devs[sel[i]];
+		if (d->host && d->assumed[0] && pl->nwarn < MAXWARN)
+			snprintf(pl->warn[pl->nwarn++], sizeof pl->warn[0], "%s%s%s: %s", p->nnodes > 1 ? p->nodes[d->node].name : "",
+				 p->nnodes > 1 ? "/" : "", d->id, d->assumed);
+	}
+	/* a plan on hosts alone, with no engine named, is planned as llama.cpp runs a model on a
+	 * CPU (docs/plan.md "CPU plans"): its factors and its memory fraction (all of it) */
+	bool hosts_only = nsel > 0;
+	for (size_t i = 0; i < nsel; i++)
+		hosts_only &= p->devs[sel[i]].host;
+	if (hosts_only && !(engine && engine[0])) {
+		pl->eng = axl__engine_find("llama.cpp");
+		pl->frac = frac > 0 ? frac : pl->eng->memory_fraction;
+	}
 	double net = network_gbps(p, req, pl->net_note, sizeof pl->net_note);
 	pl->net = net;
-	if (qauto && choose_auto(pl, p, sel, nsel, m, kvb, net) != 0) {
+	double *node_price = NULL;
+	struct pgoal goal = {.obj = (enum axl__pobj)obj, .device_hour = pdev, .node_hour = pnode, .replicas = true};
+	if ((rc = plan_goal(pl, p, sel, nsel, &goal, &node_price)) != 0) {
 		free(sel), free(pl);
+		return rc;
+	}
+	if (qauto && choose_auto(pl, p, sel, nsel, m, kvb, net, &goal) != 0) {
+		free(sel), free(pl), free(node_price);
 		return axl__error(AXL_ENOMEM, "out of memory");
 	}
 	struct pcand *splits = calloc(4, sizeof *splits);
 	struct axl__mm mm;
 	int ns = 0;
-	rc = splits ? run(p, sel, nsel, m, &pl->q, kvb, pl->ctx, pl->batch, net, &pl->best, splits, 4, &ns, &mm)
+	rc = splits ? run(pl, p, sel, nsel, m, &pl->q, kvb, pl->ctx, pl->batch, net, &goal, &pl->best, splits, 4, &ns, &mm)
 		    : axl__error(AXL_ENOMEM, "out of memory");
 	if (rc < 0) {
-		free(sel), free(splits), free(pl);
+		free(sel), free(splits), free(pl), free(node_price);
 		return rc;
 	}
 	pl->have = rc == 1;
@@ -498,7 +578,7 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 	pl->nlabel = p->ndevs;
 	pl->label = calloc(p->ndevs, sizeof *pl->label);
 	if (!pl->label) {
-		free(sel), free(splits), free(pl);
+		free(sel), free(splits), free(pl), free(node_price);
 		return axl__error(AXL_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < p->ndevs; i++) {
@@ -507,7 +587,8 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 		else
 			snprintf(pl->label[i], sizeof pl->label[i], "%s", p->devs[i].id);
 	}
-	alternatives(pl, p, sel, nsel, m, kvb, net, splits, ns);
+	alternatives(pl, p, sel, nsel, m, kvb, net, &goal, splits, ns);
+	free(node_price);
 	free(sel);
 	free(splits);
 	*out = pl;
@@ -537,373 +618,5 @@ int axl_plan_get_summary(const axl_plan *pl, struct axl_plan_summary *s)
 	s->decode_tokens_per_s = pl->have ? pl->best.decode : NAN;
 	s->prefill_tokens_per_s = pl->have ? pl->best.prefill : NAN;
 	s->bound = pl->have && pl->best.bound_known ? pl->best.bound : NULL;
-	return 0;
-}
-
-/* ---- the document ------------------------------------------------------------------- */
-
-static void knum_or_null(struct axl__json *w, const char *k, double v)
-{
-	axl__json_key(w, k);
-	if (isfinite(v))
-		axl__json_num(w, round(v * 100) / 100);
-	else
-		axl__json_null(w);
-}
-
-static void kint_or_null(struct axl__json *w, const char *k, int64_t v)
-{
-	axl__json_key(w, k);
-	if (v >= 0)
-		axl__json_int(w, v);
-	else
-		axl__json_null(w);
-}
-
-static void strategy(struct axl__json *w, int tp, int pp, int dp, int ep)
-{
-	axl__json_key(w, "strategy");
-	axl__json_obj(w);
-	axl__json_kint(w, "tp", tp);
-	axl__json_kint(w, "pp", pp);
-	axl__json_kint(w, "dp", dp);
-	axl__json_kint(w, "ep", ep);
-	axl__json_obj_end(w);
-}
-
-static const char *link_name(enum axl__plink k)
-{
-	switch (k) {
-	case AXL__PL_FABRIC:
-		return "fabric";
-	case AXL__PL_BOARD:
-		return "board";
-	case AXL__PL_PCIE:
-		return "pcie";
-	case AXL__PL_SYSTEM:
-		return "system";
-	default:
-		return "unknown";
-	}
-}
-
-static const char *quant_label(const struct axl_plan *pl)
-{
-	return pl->q.from_file ? (pl->model.dtype_name[0] ? pl->model.dtype_name : "file") : pl->q.name;
-}
-
-int axl_plan_json(const axl_plan *pl, char **out, size_t *len)
-{
-	if (!pl || !out)
-		return axl__error(AXL_EINVAL, "axl_plan_json: NULL argument");
-	const struct axl__model *m = &pl->model.m;
-	const struct axl__plan_factors *f = &axl__plan_factors;
-	struct axl__sb sb = {0};
-	struct axl__json w;
-	axl__json_init(&w, &sb, true);
-	axl__json_obj(&w);
-	axl__json_kstr(&w, "schema", "axl.plan");
-	axl__json_kint(&w, "schema_version", 1);
-
-	axl__json_key(&w, "model");
-	axl__json_obj(&w);
-	axl__json_kstr(&w, "name", m->id);
-	if (m->alias[0])
-		axl__json_kstr(&w, "alias", m->alias);
-	if (m->source == AXL__MSRC_CATALOG && m->catalog_id[0])
-		axl__json_kstr(&w, "catalog_id", m->catalog_id);
-	kint_or_null(&w, "params", m->params);
-	kint_or_null(&w, "active_params", m->experts > 0 ? m->active_params : m->params);
-	kint_or_null(&w, "layers", m->layers);
-	axl__json_kstr(&w, "weights_dtype", quant_label(pl));
-	axl__json_kstr(&w, "source", pl->model.source_name);
-	if (pl->model.assumption[0])
-		axl__json_kstr(&w, "assumption", pl->model.assumption);
-	axl__json_obj_end(&w);
-
-	axl__json_key(&w, "request");
-	axl__json_obj(&w);
-	axl__json_kint(&w, "context_tokens", pl->ctx);
-	axl__json_kint(&w, "batch", pl->batch);
-	axl__json_kstr(&w, "kv_dtype", pl->kv);
-	axl__json_kstr(&w, "quantization", quant_label(pl));
-	if (pl->quant_reason[0])
-		axl__json_kstr(&w, "quantization_reason", pl->quant_reason);
-	axl__json_obj_end(&w);
-
-	axl__json_key(&w, "memory");
-	axl__json_obj(&w);
-	axl__json_kint(&w, "weights_bytes", llround(pl->weights));
-	axl__json_kint(&w, "kv_cache_bytes", llround(pl->kv_cache));
-	axl__json_kint(&w, "kv_bytes_per_token", llround(pl->kv_token));
-	axl__json_kint(&w, "activation_bytes", llround(pl->act));
-	axl__json_kint(&w, "overhead_bytes", llround(pl->over));
-	axl__json_kint(&w, "replicated_bytes", llround(pl->replicated));
-	axl__json_kint(&w, "total_bytes", llround(pl->total));
-	axl__json_obj_end(&w);
-
-	axl__json_kbool(&w, "fits", pl->fits);
-	axl__json_kint(&w, "shortfall_bytes", pl->fits ? 0 : (int64_t)ceil(pl->shortfall));
-
-	axl__json_key(&w, "plan");
-	if (!pl->have) {
-		axl__json_null(&w);
-	} else {
-		const struct pcand *b = &pl->best;
-		axl__json_obj(&w);
-		strategy(&w, b->tp, b->pp, b->dp, b->ep);
-		axl__json_key(&w, "shards");
-		axl__json_arr(&w);
-		for (int r = 0; r < b->dp && r < MAXDP; r++)
-			for (int s = 0; s < b->pp; s++)
-				for (int d = 0; d < b->tp; d++) {
-					const struct pstage *st = &b->stage[s];
-					axl__json_obj(&w);
-					size_t di = b->devs[r][s][d];
-					axl__json_kstr(&w, "device", di < pl->nlabel ? pl->label[di] : "?");
-					axl__json_key(&w, "layers");
-					axl__json_arr(&w);
-					axl__json_int(&w, st->first);
-					axl__json_int(&w, st->last);
-					axl__json_arr_end(&w);
-					axl__json_kint(&w, "memory_bytes", llround(st->need));
-					axl__json_kint(&w, "capacity_bytes", st->mem_cap);
-					axl__json_kint(&w, "weights_bytes", llround(st->weights));
-					axl__json_kint(&w, "kv_cache_bytes", llround(st->kv));
-					axl__json_kint(&w, "replica", r);
-					axl__json_kint(&w, "stage", s);
-					axl__json_kint(&w, "rank", d);
-					if (b->tp > 1) {
-						axl__json_kstr(&w, "tp_link", link_name(st->link));
-						axl__json_knum(&w, "tp_link_gbps", st->link_gbps);
-					}
-					axl__json_obj_end(&w);
-				}
-		axl__json_arr_end(&w);
-		axl__json_obj_end(&w);
-	}
-
-	axl__json_key(&w, "estimate");
-	if (!pl->have) {
-		axl__json_null(&w);
-	} else {
-		const struct pcand *b = &pl->best;
-		axl__json_obj(&w);
-		knum_or_null(&w, "prefill_tokens_per_s", b->prefill);
-		knum_or_null(&w, "decode_tokens_per_s", b->decode);
-		axl__json_key(&w, "bound");
-		if (b->bound_known)
-			axl__json_str(&w, b->bound);
-		else
-			axl__json_null(&w);
-		knum_or_null(&w, "decode_roofline_tokens_per_s", b->decode_roof);
-		knum_or_null(&w, "prefill_roofline_tokens_per_s", b->prefill_roof);
-		knum_or_null(&w, "decode_tokens_per_s_per_sequence", b->decode / (double)pl->batch);
-		axl__json_key(&w, "factors");
-		axl__json_obj(&w);
-		axl__json_knum(&w, "memory_bandwidth", f->mem_eff);
-		axl__json_knum(&w, "compute", f->compute_eff);
-		axl__json_knum(&w, "link", f->link_eff);
-		axl__json_knum(&w, "network_gbps", pl->net);
-		axl__json_kstr(&w, "network_source", pl->net_note);
-		axl__json_obj_end(&w);
-		axl__json_obj_end(&w);
-	}
-
-	axl__json_key(&w, "alternatives");
-	axl__json_arr(&w);
-	for (int i = 0; i < pl->nalt; i++) {
-		const struct palt *a = &pl->alt[i];
-		axl__json_obj(&w);
-		axl__json_kstr(&w, "kind", a->kind);
-		strategy(&w, a->tp, a->pp, a->dp, a->ep);
-		axl__json_kstr(&w, "quantization", a->quant);
-		axl__json_kbool(&w, "fits", a->fits);
-		knum_or_null(&w, "decode_tokens_per_s", a->decode);
-		knum_or_null(&w, "prefill_tokens_per_s", a->prefill);
-		axl__json_kint(&w, "context_tokens", a->ctx);
-		axl__json_kint(&w, "devices", a->devices);
-		if (a->note[0])
-			axl__json_kstr(&w, "note", a->note);
-		axl__json_obj_end(&w);
-	}
-	axl__json_arr_end(&w);
-
-	axl__json_key(&w, "warnings");
-	axl__json_arr(&w);
-	for (int i = 0; i < pl->nwarn; i++)
-		axl__json_str(&w, pl->warn[i]);
-	axl__json_arr_end(&w);
-	axl__json_obj_end(&w);
-	axl__sb_putc(&sb, '\n');
-	if (sb.failed) {
-		axl__sb_free(&sb);
-		return axl__error(AXL_ENOMEM, "out of memory");
-	}
-	*out = axl__sb_steal(&sb, len);
-	return 0;
-}
-
-/* ---- the readable answer ------------------------------------------------------------ */
-
-static void gb(struct axl__sb *sb, double bytes)
-{
-	if (!isfinite(bytes))
-		axl__sb_puts(sb, "?");
-	else if (bytes >= 1e9)
-		axl__sb_printf(sb, "%.1f GB", bytes / 1e9);
-	else
-		axl__sb_printf(sb, "%.0f MB", bytes / 1e6);
-}
-
-static void rate(struct axl__sb *sb, double v)
-{
-	if (!isfinite(v))
-		axl__sb_puts(sb, "unknown");
-	else if (v >= 100)
-		axl__sb_printf(sb, "%.0f tok/s", v);
-	else
-		axl__sb_printf(sb, "%.1f tok/s", v);
-}
-
-static void strat(struct axl__sb *sb, int tp, int pp, int dp, int ep)
-{
-	axl__sb_printf(sb, "tp %d x pp %d", tp, pp);
-	if (dp > 1)
-		axl__sb_printf(sb, " x dp %d", dp);
-	if (ep > 1)
-		axl__sb_printf(sb, ", ep %d", ep);
-}
-
-int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
-{
-	if (!pl || !out)
-		return axl__error(AXL_EINVAL, "axl_plan_text: NULL argument");
-	const struct axl__model *m = &pl->model.m;
-	struct axl__sb sb = {0};
-	if (m->source == AXL__MSRC_CATALOG && m->catalog_id[0] && strcasecmp(m->catalog_id, m->id) != 0)
-	{
-		const struct axl__catalog_entry *e = axl__catalog_find(m->catalog_id);
-		axl__sb_printf(&sb, "Model         %s (catalog entry %s, the same architecture", m->id, m->catalog_id);
-		if (e && e->max_context != m->max_context)
-			axl__sb_printf(&sb, "; its own max context, %d tokens", m->max_context);
-		axl__sb_putc(&sb, ')');
-	}
-	else
-		axl__sb_printf(&sb, "Model         %s (%s)", m->id, pl->model.source_name);
-	if (m->params > 0)
-		axl__sb_printf(&sb, ": %.2f B parameters", (double)m->params / 1e9);
-	if (m->experts > 0 && m->active_params > 0)
-		axl__sb_printf(&sb, ", %.2f B active (%d of %d experts)", (double)m->active_params / 1e9,
-			       m->experts_per_token, m->experts);
-	if (m->layers > 0)
-		axl__sb_printf(&sb, ", %d layers", m->layers);
-	axl__sb_putc(&sb, '\n');
-	if (pl->model.assumption[0])
-		axl__sb_printf(&sb, "Assumed       %s\n", pl->model.assumption);
-	axl__sb_printf(&sb, "Request       %s weights, context %lld tokens, batch %lld, KV cache %s\n", quant_label(pl),
-		       (long long)pl->ctx, (long long)pl->batch, pl->kv);
-	if (pl->quant_reason[0])
-		axl__sb_printf(&sb, "Quantization  %s\n", pl->quant_reason);
-	axl__sb_puts(&sb, "Memory        weights ");
-	gb(&sb, pl->weights);
-	axl__sb_puts(&sb, ", KV cache ");
-	gb(&sb, pl->kv_cache);
-	axl__sb_printf(&sb, " (%.0f bytes/token)", pl->kv_token);
-	if (pl->have) {
-		axl__sb_puts(&sb, ", activations ");
-		gb(&sb, pl->act);
-		axl__sb_puts(&sb, ", overhead ");
-		gb(&sb, pl->over);
-		if (pl->replicated > 0) {
-			axl__sb_puts(&sb, ", replicated ");
-			gb(&sb, pl->replicated);
-		}
-	}
-	axl__sb_puts(&sb, ": ");
-	gb(&sb, pl->total);
-	axl__sb_putc(&sb, '\n');
-	const struct pcand *b = &pl->best;
-	if (pl->fits) {
-		axl__sb_puts(&sb, "Fits          yes: ");
-		strat(&sb, b->tp, b->pp, b->dp, b->ep);
-		axl__sb_printf(&sb, " on %d device%s\n", b->tp * b->pp * b->dp, b->tp * b->pp * b->dp > 1 ? "s" : "");
-	} else {
-		axl__sb_puts(&sb, "Fits          NO: ");
-		gb(&sb, pl->shortfall);
-		axl__sb_puts(&sb, " short");
-		if (pl->have) {
-			axl__sb_puts(&sb, " with the closest split (");
-			strat(&sb, b->tp, b->pp, b->dp, b->ep);
-			axl__sb_puts(&sb, ")");
-		}
-		axl__sb_putc(&sb, '\n');
-	}
-	if (pl->have) {
-		axl__sb_puts(&sb, "Plan\n");
-		for (int r = 0; r < b->dp && r < MAXDP; r++)
-			for (int s = 0; s < b->pp; s++) {
-				const struct pstage *st = &b->stage[s];
-				axl__sb_printf(&sb, "  %s%-2d stage %-2d layers %3d-%-3d ", b->dp > 1 ? "replica " : "", r, s,
-					       st->first, st->last);
-				for (int d = 0; d < b->tp; d++) {
-					size_t di = b->devs[r][s][d];
-					axl__sb_printf(&sb, "%s%s", d ? "," : "", di < pl->nlabel ? pl->label[di] : "?");
-				}
-				axl__sb_puts(&sb, "  ");
-				gb(&sb, st->need);
-				axl__sb_puts(&sb, " of ");
-				gb(&sb, (double)st->mem_cap);
-				axl__sb_puts(&sb, b->tp > 1 ? " each" : "");
-				if (b->tp > 1)
-					axl__sb_printf(&sb, " (%s %.0f GB/s)", link_name(st->link), st->link_gbps);
-				axl__sb_putc(&sb, '\n');
-			}
-		if (b->dp > MAXDP)
-			axl__sb_printf(&sb, "  ... %d replicas in all\n", b->dp);
-		axl__sb_puts(&sb, "Estimate      decode ");
-		rate(&sb, b->decode);
-		if (pl->batch > 1) {
-			axl__sb_puts(&sb, " (");
-			rate(&sb, b->decode / (double)pl->batch);
-			axl__sb_puts(&sb, " per sequence)");
-		}
-		axl__sb_puts(&sb, ", prefill ");
-		rate(&sb, b->prefill);
-		if (b->bound_known)
-			axl__sb_printf(&sb, "; %s bound", b->bound);
-		axl__sb_putc(&sb, '\n');
-		axl__sb_puts(&sb, "Roofline      decode ");
-		rate(&sb, b->decode_roof);
-		axl__sb_puts(&sb, ", prefill ");
-		rate(&sb, b->prefill_roof);
-		axl__sb_printf(&sb, " (estimates apply %.0f%% of memory bandwidth, %.0f%% of peak compute; docs/plan.md)\n",
-			       axl__plan_factors.mem_eff * 100, axl__plan_factors.compute_eff * 100);
-	}
-	for (int i = 0; i < pl->nwarn; i++)
-		axl__sb_printf(&sb, "Warning       %s\n", pl->warn[i]);
-	if (pl->nalt > 0) {
-		axl__sb_puts(&sb, "Alternatives\n");
-		for (int i = 0; i < pl->nalt; i++) {
-			const struct palt *a = &pl->alt[i];
-			axl__sb_printf(&sb, "  %2d. %-12s ", i + 1, a->kind);
-			struct axl__sb tmp = {0};
-			strat(&tmp, a->tp, a->pp, a->dp, a->ep);
-			axl__sb_printf(&sb, "%-26s %-8s ", axl__sb_str(&tmp), a->quant);
-			axl__sb_free(&tmp);
-			axl__sb_puts(&sb, a->fits ? "fits  decode " : "no    decode ");
-			rate(&sb, a->decode);
-			if (a->note[0])
-				axl__sb_printf(&sb, "  (%s)", a->note);
-			axl__sb_putc(&sb, '\n');
-		}
-	} else if (!pl->fits) {
-		axl__sb_puts(&sb, "Alternatives  none found: no quantisation, context or added devices (up to 64) fits\n");
-	}
-	if (sb.failed) {
-		axl__sb_free(&sb);
-		return axl__error(AXL_ENOMEM, "out of memory");
-	}
-	*out = axl__sb_steal(&sb, len);
 	return 0;
 }

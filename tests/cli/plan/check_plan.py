@@ -31,7 +31,8 @@ MIXED = os.path.join(SIM, "mixed.json")
 MI300X8 = os.path.join(SIM, "mi300x8.json")
 LAPTOP = os.path.join(GOLDEN, "laptop-npu-2gpu.json")
 
-CASES = ["schema", "physics", "fit", "split", "files", "errors", "list", "instruct", "node_version"]
+CASES = ["schema", "physics", "fit", "split", "files", "errors", "list", "instruct", "node_version", "objective",
+         "cost", "cpu"]
 
 failures = []
 
@@ -202,12 +203,12 @@ def case_physics(axl, work):
               "8b decode roofline %.1f far below %.1f (KV at 8k is ~6%% of the bytes)" % (e["decode_roofline_tokens_per_s"], bound))
         check(e["bound"] == "memory-bandwidth", "8b batch 1 bound %s" % e["bound"])
         check(d["estimate"]["prefill_tokens_per_s"] > 10 * e["decode_tokens_per_s"], "8b prefill %s" % e)
-    d = plan(axl, "llama3.1-70b", "--quant", "bf16", sim=H100X8)
+    d = plan(axl, "llama3.1-70b", "--quant", "bf16", "--objective", "throughput", sim=H100X8)
     if d:
         invariants(d, "70b on 8 H100")
         w = d["memory"]["weights_bytes"]
         st = d["plan"]["strategy"]
-        check(st["tp"] == 8, "70b on 8 H100: %s" % st)
+        check(st["tp"] == 8, "70b on 8 H100 (throughput): %s" % st)
         bound = 8 * 3350e9 / w
         check(d["estimate"]["decode_roofline_tokens_per_s"] <= bound * 1.0001,
               "70b tp 8 decode roofline %.1f above %.1f" % (d["estimate"]["decode_roofline_tokens_per_s"], bound))
@@ -309,9 +310,27 @@ def case_fit(axl, work):
     if d:
         invariants(d, "70b bf16 on one H100")
         check(not d["fits"], "70b bf16 fits on one H100")
-        short = d["memory"]["total_bytes"] - 80 * 2**30
+        # planned on the engine's share of the memory: vLLM's default 0.90
+        check(d["request"]["engine"] == "vllm" and d["request"]["memory_fraction"] == 0.9,
+              "default engine and fraction: %s" % d["request"])
+        short = d["memory"]["total_bytes"] - 0.9 * 80 * 2**30
         check(abs(d["shortfall_bytes"] - short) <= 0.02 * short,
-              "70b on one H100: shortfall %d vs total - 80 GiB = %d" % (d["shortfall_bytes"], short))
+              "70b on one H100: shortfall %d vs total - 0.9 x 80 GiB = %d" % (d["shortfall_bytes"], short))
+    d = plan(axl, "llama3.1-70b", "--quant", "bf16", "--devices", "nvidia:0", "--memory-fraction", "1", sim=H100X8)
+    if d:
+        short = d["memory"]["total_bytes"] - 80 * 2**30
+        check(d["request"]["memory_fraction_source"] == "as given", "fraction source %s" % d["request"])
+        check(abs(d["shortfall_bytes"] - short) <= 0.02 * short,
+              "70b on one H100 at 1.0: shortfall %d vs total - 80 GiB = %d" % (d["shortfall_bytes"], short))
+    # llama.cpp plans all of the memory and splits by layers only (-sm layer)
+    d = plan(axl, "llama3.1-70b", "--quant", "bf16", "--engine", "llama.cpp", sim=H100X8)
+    if d:
+        check(d["plan"]["strategy"]["tp"] == 1 and d["request"]["memory_fraction"] == 1,
+              "llama.cpp: tp %s, fraction %s" % (d["plan"]["strategy"], d["request"]))
+        e = d["estimate"]
+        band = e["decode_band_tokens_per_s"]
+        check(band[0] <= e["decode_tokens_per_s"] <= band[1] <= e["decode_roofline_tokens_per_s"],
+              "llama.cpp band %s around %s under %s" % (band, e["decode_tokens_per_s"], e["decode_roofline_tokens_per_s"]))
     return 0
 
 
@@ -552,10 +571,17 @@ def case_errors(axl, work):
     check(rc == 1 and "no-such-model-xyz" in err, "unknown model: rc %d: %s" % (rc, err.strip()))
     rc, out, err = run(axl, ["plan", "llama3.1-8b", "--quant", "int3"], sim=H100X8)
     check(rc != 0 and "int3" in err and "bf16" in err and "q4_k_m" in err, "unknown quant: rc %d: %s" % (rc, err.strip()))
+    rc, out, err = run(axl, ["plan", "llama3.1-8b", "--engine", "tgi-9000"], sim=H100X8)
+    check(rc == 1 and "tgi-9000" in err and "vllm" in err and "llama.cpp" in err,
+          "unknown engine: rc %d: %s" % (rc, err.strip()))
+    rc, out, err = run(axl, ["plan", "llama3.1-8b", "--engine"], sim=H100X8)
+    check(rc == 2 and "--engine" in err, "--engine without a value: rc %d: %s" % (rc, err.strip()))
     rc, out, err = run(axl, ["plan", "llama3.1-8b", "--kv-dtype", "int3"], sim=H100X8)
     check(rc != 0 and "int3" in err, "unknown KV type: rc %d: %s" % (rc, err.strip()))
     for opt, val in (("--ctx", "0"), ("--ctx", "abc"), ("--batch", "-1"), ("--batch", "0"), ("--ctx", "12x"),
-                     ("--ctx", "99999999999999999999999"), ("--network-gbps", "-3")):
+                     ("--ctx", "99999999999999999999999"), ("--network-gbps", "-3"),
+                     ("--memory-fraction", "0"), ("--memory-fraction", "1.5"), ("--memory-fraction", "-0.5"),
+                     ("--memory-fraction", "half")):
         rc, out, err = run(axl, ["plan", "llama3.1-8b", opt, val], sim=H100X8)
         check(rc == 2 and opt in err, "%s %s: rc %d: %s" % (opt, val, rc, err.strip()))
     rc, out, err = run(axl, ["plan", "llama3.1-8b", "--ctx"], sim=H100X8)
@@ -732,6 +758,217 @@ def case_node_version(axl, work):
     for tag in ("string", "zero"):
         rc, out, err = run(axl, ["plan", "llama3.1-70b", "--node", paths[tag]])
         check(rc == 1 and "schema_version is not a positive integer" in err and not out, "%s: rc %d %r" % (tag, rc, err))
+    return 0
+
+
+def case_objective(axl, work):
+    """--objective: the default (devices) plans an 8B model on 8 H100 at tp 1 and says so;
+    latency picks the fastest single stream (tp 8), throughput the batch's decode, the
+    orders hold between objectives, and an unknown objective is refused."""
+    d = plan(axl, "llama3.1-8b", sim=H100X8)
+    if d:
+        check(d["plan"]["strategy"] == {"tp": 1, "pp": 1, "dp": 1, "ep": 1}, "8b default: %s" % d["plan"]["strategy"])
+        check(d["request"]["objective"] == "devices" and d["objective"]["name"] == "devices" and d["objective"]["default"],
+              "8b default objective %s / %s" % (d["request"].get("objective"), d.get("objective")))
+    rc, out, err = run(axl, ["plan", "llama3.1-8b"], sim=H100X8)
+    check(rc == 0 and "Objective     devices (the default): the fewest devices that fit" in out, "text objective: %r" % out[:400])
+    lat = plan(axl, "llama3.1-8b", "--objective", "latency", sim=H100X8)
+    if d and lat:
+        check(lat["plan"]["strategy"]["tp"] == 8, "8b latency: %s" % lat["plan"]["strategy"])
+        check(not lat["objective"]["default"] and lat["request"]["objective"] == "latency", "latency named")
+        # the single stream of the latency plan is faster than the default's
+        check(lat["estimate"]["decode_single_stream_tokens_per_s"] > 2 * d["estimate"]["decode_single_stream_tokens_per_s"],
+              "latency %s vs devices %s" % (lat["estimate"]["decode_single_stream_tokens_per_s"],
+                                            d["estimate"]["decode_single_stream_tokens_per_s"]))
+        # batch 1: a single stream is the whole decode
+        check(abs(d["estimate"]["decode_single_stream_tokens_per_s"] - d["estimate"]["decode_tokens_per_s"]) <= 0.02,
+              "batch 1 single stream %s != decode %s" % (d["estimate"]["decode_single_stream_tokens_per_s"],
+                                                        d["estimate"]["decode_tokens_per_s"]))
+    # a batch: throughput's aggregate decode is the highest of the four objectives', devices'
+    # device count the lowest
+    got = {}
+    for o in ("devices", "latency", "throughput"):
+        got[o] = plan(axl, "llama3.1-8b", "--batch", "64", "--objective", o, sim=H100X8)
+    if all(got.values()):
+        n = {o: x["plan"]["strategy"]["tp"] * x["plan"]["strategy"]["pp"] * x["plan"]["strategy"]["dp"] for o, x in got.items()}
+        dec = {o: x["estimate"]["decode_tokens_per_s"] for o, x in got.items()}
+        check(all(dec["throughput"] >= v for v in dec.values()), "throughput not the highest: %s" % dec)
+        check(all(n["devices"] <= v for v in n.values()), "devices not the fewest: %s" % n)
+        # 16 GB of weights and 69 GB of KV cache (64 x 8192 tokens): two H100s, not one
+        check(n["devices"] == 2, "8b batch 64 on two H100: %s" % n)
+        for x in got.values():
+            invariants(x, "8b batch 64 %s" % x["request"]["objective"])
+    # the 70B needs two H100 at bf16: the default takes two, throughput all eight
+    d = plan(axl, "llama3.1-70b", "--quant", "bf16", sim=H100X8)
+    if d:
+        check(d["plan"]["strategy"]["tp"] * d["plan"]["strategy"]["pp"] == 2, "70b default: %s" % d["plan"]["strategy"])
+    # on the mixed node (H100s and MI300Xs) every objective still gives a plan under its roofline
+    for o in ("devices", "latency", "throughput"):
+        x = plan(axl, "llama3.1-70b", "--objective", o.upper(), sim=MIXED)
+        if x:
+            invariants(x, "mixed %s" % o)
+    for bad in ("fastest", "", "cost,latency"):
+        rc, out, err = run(axl, ["plan", "llama3.1-8b", "--objective", bad], sim=H100X8)
+        check(rc != 0 and not out and ("objective" in err), "--objective %r: rc %d %r" % (bad, rc, err))
+    return 0
+
+
+def case_cost(axl, work):
+    """Cost per million tokens from a price per device-hour or node-hour, a node file's
+    price, or the price table by the node's instance type; the cost objective's choice;
+    bad prices refused."""
+    d = plan(axl, "llama3.1-8b", "--price-device-hour", "2.5", sim=H100X8)
+    if d:
+        invariants(d, "8b priced")
+        c = d["estimate"]["cost"]
+        check(c and c["basis"] == "device-hour" and c["devices"] == 1 and abs(c["per_hour"] - 2.5) < 1e-9, "cost %s" % c)
+        want = 2.5 / (d["estimate"]["decode_tokens_per_s"] * 3600) * 1e6
+        check(c and abs(c["decode_per_million_tokens"] - want) <= 0.001 * want + 1e-4, "decode cost %s vs %s" % (c, want))
+        want = 2.5 / (d["estimate"]["prefill_tokens_per_s"] * 3600) * 1e6
+        check(c and abs(c["prefill_per_million_tokens"] - want) <= 0.001 * want + 1e-4, "prefill cost %s vs %s" % (c, want))
+    d = plan(axl, "llama3.1-8b", sim=H100X8)
+    if d:
+        check(d["estimate"]["cost"] is None, "no price: cost %s" % d["estimate"]["cost"])
+    # per device-hour, the cost objective weighs devices against speed; per node-hour the
+    # node is paid whole, so the fastest use of it is the cheapest
+    dev = plan(axl, "llama3.1-8b", "--batch", "64", "--objective", "cost", "--price-device-hour", "12.29", sim=H100X8)
+    node = plan(axl, "llama3.1-8b", "--batch", "64", "--objective", "cost", "--price-node-hour", "98.32", sim=H100X8)
+    thr = plan(axl, "llama3.1-8b", "--batch", "64", "--objective", "throughput", "--price-device-hour", "12.29", sim=H100X8)
+    dvs = plan(axl, "llama3.1-8b", "--batch", "64", "--price-device-hour", "12.29", sim=H100X8)
+    if dev and node and thr and dvs:
+        per = lambda x: x["estimate"]["cost"]["decode_per_million_tokens"]
+        check(per(dev) <= per(thr) and per(dev) <= per(dvs), "cost objective not the cheapest: %s %s %s" % (per(dev), per(thr), per(dvs)))
+        check(node["estimate"]["cost"]["nodes"] == 1 and node["estimate"]["cost"]["per_hour"] == 98.32, "node-hour %s" % node["estimate"]["cost"])
+        check(node["estimate"]["decode_tokens_per_s"] >= thr["estimate"]["decode_tokens_per_s"] * 0.999,
+              "node-hour cost plan slower than throughput's")
+    # a node file: its own price, then the price table by instance type
+    rc, out, err = run(axl, ["list", "--json"], sim=H100X8)
+    if check(rc == 0, "list --json: %s" % err):
+        doc = json.loads(out)
+        def node_file(tag, mutate):
+            x = json.loads(json.dumps(doc))
+            mutate(x)
+            path = os.path.join(work, tag + ".json")
+            with open(path, "w") as f:
+                json.dump(x, f)
+            return path
+        p5 = node_file("p5", lambda x: x["host"].setdefault("runtime", {}).setdefault("cloud", {}).update(instance_type="p5.48xlarge"))
+        d = plan(axl, "llama3.1-8b", "--objective", "cost", "--node", p5)
+        if d:
+            invariants(d, "8b on a p5 node file")
+            c = d["estimate"]["cost"]
+            check(c and c["basis"] == "price table" and "p5.48xlarge" in c["source"] and "2026" in c["source"] and
+                  abs(c["per_hour"] - 98.32) < 1e-9, "p5 table price %s" % c)
+        own = node_file("own", lambda x: x.update(price={"per_device_hour": 3.0, "source": "our contract"}))
+        d = plan(axl, "llama3.1-8b", "--batch", "8", "--node", own)
+        if d:
+            c = d["estimate"]["cost"]
+            n = d["plan"]["strategy"]["tp"] * d["plan"]["strategy"]["pp"] * d["plan"]["strategy"]["dp"]
+            check(c and c["basis"] == "node file" and "our contract" in c["source"] and abs(c["per_hour"] - 3.0 * n) < 1e-9,
+                  "node file price %s" % c)
+        # the command line's price wins over the node's
+        d = plan(axl, "llama3.1-8b", "--node", own, "--price-node-hour", "40")
+        if d:
+            check(d["estimate"]["cost"]["basis"] == "node-hour" and d["estimate"]["cost"]["per_hour"] == 40, "given wins")
+        for tag, price in (("neg", {"per_node_hour": -1}), ("str", {"per_device_hour": "3"}), ("zero", {"per_node_hour": 0})):
+            path = node_file(tag, lambda x, price=price: x.update(price=price))
+            rc, out, err = run(axl, ["plan", "llama3.1-8b", "--node", path])
+            check(rc == 1 and "price" in err and "positive" in err and not out, "%s price: rc %d %r" % (tag, rc, err))
+        unknown = node_file("unknown", lambda x: x["host"].setdefault("runtime", {}).setdefault("cloud", {}).update(instance_type="x9.nothing"))
+        rc, out, err = run(axl, ["plan", "llama3.1-8b", "--objective", "cost", "--node", unknown])
+        check(rc == 1 and "needs a price" in err, "unknown instance type: rc %d %r" % (rc, err))
+    for args in (["--price-device-hour", "-1"], ["--price-node-hour", "nan"], ["--price-node-hour", "inf"],
+                 ["--price-device-hour", "0"], ["--price-device-hour", "1", "--price-node-hour", "2"],
+                 ["--objective", "cost"], ["--price-device-hour"]):
+        rc, out, err = run(axl, ["plan", "llama3.1-8b"] + args, sim=H100X8)
+        check(rc != 0 and not out and ("price" in err or "needs a value" in err), "%s: rc %d %r" % (args, rc, err))
+    return 0
+
+
+def case_cpu(axl, work):
+    """CPU plans: a node without accelerators, or --devices cpu, is planned on the host's
+    memory (the cgroup limit when lower) and memory bandwidth (the node's SMBIOS figure,
+    else an assumption the plan flags), with compute from the cores and ISA."""
+    d = plan(axl, "llama3.1-8b", "--devices", "cpu", "--quant", "q4_k_m", sim=H100X8)
+    if d:
+        invariants(d, "8b on the sim's cpu")
+        sh = d["plan"]["shards"]
+        check(len(sh) == 1 and sh[0]["device"] == "cpu" and sh[0]["capacity_bytes"] == 549755813888, "cpu shard %s" % sh)
+        # no --engine: a plan on the host alone takes llama.cpp's factors and all of its memory
+        check(d["request"]["engine"] == "llama.cpp" and d["request"]["memory_fraction"] == 1, "cpu engine %s" % d["request"])
+        check(any("memory bandwidth assumed" in w and "DDR4-3200" in w for w in d["warnings"]), "assumed not flagged: %s" % d["warnings"])
+        # two sockets of 56 cores: 2 x 8 channels x 25.6 GB/s bounds decode
+        check(d["estimate"]["decode_roofline_tokens_per_s"] <= 2 * 8 * 25.6e9 / (d["memory"]["weights_bytes"] * 0.9),
+              "cpu roofline %s" % d["estimate"]["decode_roofline_tokens_per_s"])
+    # without --devices the accelerators are planned on, never the host
+    d = plan(axl, "llama3.1-8b", sim=H100X8)
+    if d:
+        check(all(s["device"] != "cpu" for s in d["plan"]["shards"]), "cpu used beside the GPUs")
+        check(d["request"]["engine"] == "vllm", "gpu engine %s" % d["request"]["engine"])
+    # an engine named applies to the host too, its fraction included
+    d = plan(axl, "llama3.1-8b", "--devices", "cpu", "--quant", "q4_k_m", "--engine", "vllm", sim=H100X8)
+    if d:
+        check(d["request"]["engine"] == "vllm" and d["plan"]["shards"][0]["capacity_bytes"] == int(549755813888 * 0.9),
+              "cpu with vllm: %s %s" % (d["request"], d["plan"]["shards"]))
+    rc, out, err = run(axl, ["list", "--json"], sim=H100X8)
+    if not check(rc == 0, "list --json: %s" % err):
+        return 0
+    doc = json.loads(out)
+
+    def cpu_node(tag, cpu=None, memory=None):
+        x = json.loads(json.dumps(doc))
+        x["devices"] = []
+        x["links"] = []
+        if cpu is not None:
+            x["host"]["cpu"].update(cpu)
+        if memory is not None:
+            x["host"]["memory"] = memory
+        path = os.path.join(work, tag + ".json")
+        with open(path, "w") as f:
+            json.dump(x, f)
+        return path
+    # a server with its SMBIOS bandwidth known (one socket, 12 channels of DDR5-4800)
+    bw = 12 * 4800e6 * 8
+    amx = cpu_node("amx", cpu={"sockets": 1, "cores": 56, "isa": ["avx2", "fma", "avx512f", "avx512_bf16", "amx_tile", "amx_bf16", "amx_int8"]},
+                   memory={"total_bytes": 256 << 30, "bandwidth_bytes_per_s": int(bw)})
+    d = plan(axl, "llama3.1-8b", "--quant", "q8_0", "--node", amx)
+    if d:
+        invariants(d, "8b on a CPU-only node")
+        check(d["fits"] and d["plan"]["shards"][0]["device"] == "cpu", "cpu-only node: %s" % d["plan"])
+        check(not any("memory bandwidth assumed" in w for w in d["warnings"]), "known bandwidth flagged: %s" % d["warnings"])
+        read = d["memory"]["weights_bytes"]
+        roof = d["estimate"]["decode_roofline_tokens_per_s"]
+        # the weights once per token at the SMBIOS bandwidth (the KV cache adds a little)
+        check(0.85 * bw / read <= roof <= bw / read * 1.0001, "roofline %.1f vs %.1f" % (roof, bw / read))
+        check(d["estimate"]["bound"] == "memory-bandwidth", "amx bound %s" % d["estimate"]["bound"])
+    # the same CPU without AMX: prefill (compute) slower, decode (memory) the same
+    avx2 = cpu_node("avx2", cpu={"sockets": 1, "cores": 56, "isa": ["avx2", "fma"]},
+                    memory={"total_bytes": 256 << 30, "bandwidth_bytes_per_s": int(bw)})
+    d = plan(axl, "llama3.1-8b", "--quant", "bf16", "--node", amx)
+    e = plan(axl, "llama3.1-8b", "--quant", "bf16", "--node", avx2)
+    if d and e:
+        check(abs(d["estimate"]["decode_tokens_per_s"] - e["estimate"]["decode_tokens_per_s"]) < 0.02 * d["estimate"]["decode_tokens_per_s"],
+              "decode differs: amx %s avx2 %s" % (d["estimate"]["decode_tokens_per_s"], e["estimate"]["decode_tokens_per_s"]))
+        check(e["estimate"]["prefill_tokens_per_s"] < d["estimate"]["prefill_tokens_per_s"] / 4,
+              "amx prefill %s vs avx2 %s" % (d["estimate"]["prefill_tokens_per_s"], e["estimate"]["prefill_tokens_per_s"]))
+    # a laptop: 8 cores, no bandwidth known: 2 channels assumed; a cgroup limit below the total
+    lap = cpu_node("laptop", cpu={"sockets": 1, "cores": 8, "isa": ["avx2", "fma"]},
+                   memory={"total_bytes": 32 << 30, "limit_bytes": 6 << 30})
+    d = plan(axl, "llama3.1-8b", "--quant", "q4_k_m", "--node", lap)
+    if d:
+        invariants(d, "8b on a limited laptop")
+        check(not d["fits"] and d["plan"]["shards"][0]["capacity_bytes"] == 6 << 30, "limit ignored: %s" % d["plan"])
+        check(any("51.2 GB/s" in w and "1 x 2 channels" in w for w in d["warnings"]), "laptop assumption %s" % d["warnings"])
+    d = plan(axl, "llama3.2-1b", "--quant", "q4_k_m", "--node", lap)
+    if d:
+        check(d["fits"], "1b on the laptop")
+    # nothing known of the host's memory: refused, saying so
+    none = cpu_node("nomem", memory={})
+    rc, out, err = run(axl, ["plan", "llama3.1-8b", "--node", none])
+    check(rc == 1 and "no accelerators" in err and "host's memory is not known" in err, "no memory: rc %d %r" % (rc, err))
+    bad = cpu_node("badbw", memory={"total_bytes": 1 << 34, "bandwidth_bytes_per_s": "fast"})
+    rc, out, err = run(axl, ["plan", "llama3.1-8b", "--node", bad])
+    check(rc == 1 and "bandwidth_bytes_per_s" in err, "bad bandwidth: rc %d %r" % (rc, err))
     return 0
 
 

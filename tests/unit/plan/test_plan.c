@@ -190,7 +190,7 @@ static void test_split(void)
 	 * layers, capped by its memory */
 	double mem2[] = {100, 100}, bw2[] = {3000, 1000};
 	struct axl_planner *p = hand(2, mem2, bw2, AXL__PL_PCIE, 32);
-	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, best, NULL, 0, NULL) == 1);
+	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, NULL, 0, NULL) == 1);
 	CHECK(best->fits && best->pp == 2 && best->tp == 1);
 	int n0 = best->stage[0].last - best->stage[0].first + 1, n1 = best->stage[1].last - best->stage[1].first + 1;
 	CHECK(n0 + n1 == 80 && best->stage[0].first == 0 && best->stage[1].first == n0);
@@ -202,13 +202,13 @@ static void test_split(void)
 	/* equal devices: equal halves */
 	double mem3[] = {100, 100}, bw3[] = {2000, 2000};
 	p = hand(2, mem3, bw3, AXL__PL_PCIE, 32);
-	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, best, NULL, 0, NULL) == 1);
+	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, NULL, 0, NULL) == 1);
 	CHECK(best->fits && (best->tp == 2 || (best->pp == 2 && best->stage[0].last == 39)));
 	axl_planner_free(p);
 	/* fast devices with little memory: the layers go by memory, not speed */
 	double mem4[] = {80, 160}, bw4[] = {4000, 1000};
 	p = hand(2, mem4, bw4, AXL__PL_PCIE, 32);
-	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, best, NULL, 0, NULL) == 1);
+	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, NULL, 0, NULL) == 1);
 	CHECK(best->fits && best->pp == 2);
 	for (int s = 0; s < 2; s++)
 		CHECK(best->stage[s].need <= (double)best->stage[s].mem_cap);
@@ -216,7 +216,7 @@ static void test_split(void)
 	/* too small in all: no fit, the shortfall is at least the memory missing */
 	double mem5[] = {40, 40}, bw5[] = {1000, 1000};
 	p = hand(2, mem5, bw5, AXL__PL_FABRIC, 100);
-	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, best, NULL, 0, NULL) == 1);
+	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, NULL, 0, NULL) == 1);
 	CHECK(!best->fits && best->shortfall >= mm.weights - 80e9);
 	axl_planner_free(p);
 	axl__mm_free(&mm);
@@ -231,7 +231,7 @@ static void test_split(void)
 	size_t sel8[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 	struct pcand *alts = calloc(8, sizeof *alts);
 	int na = 0;
-	CHECK(axl__plan_search(p, sel8, 8, &ph, &mm, &q, 4096, 1, 12.5, best, alts, 8, &na) == 1);
+	CHECK(axl__plan_search(p, sel8, 8, &ph, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, alts, 8, &na) == 1);
 	CHECK(best->tp != 4 && best->tp != 8);
 	bool two = best->tp == 2;
 	for (int i = 0; i < na; i++) {
@@ -328,7 +328,7 @@ static void test_physics(void)
 		}
 		int na = 0;
 		for (int64_t batch = 1; batch <= 64; batch *= 8) {
-			if (axl__plan_search(p, sel, 8, &m, &mm, &q, 8192, batch, 12.5, best, alts, 8, &na) != 1) {
+			if (axl__plan_search(p, sel, 8, &m, &mm, &q, 8192, batch, 12.5, axl__engine_find(NULL), 1.0, best, alts, 8, &na) != 1) {
 				violations++;
 				continue;
 			}
@@ -406,10 +406,132 @@ static void test_api_errors(void)
 	CHECK(axl_plan_json(pl, &js, &len) == 0 && strstr(js, "\"device\": \"nvidia:1\""));
 	free(js);
 	axl_plan_free(pl);
+	/* version 2: the engine and the memory fraction */
+	r.engine = "tgi-9000";
+	CHECK(axl_plan_compute(&pl, p, m, &r) == AXL_EINVAL && strstr(axl_error_last(), "tgi-9000") &&
+	      strstr(axl_error_last(), "llama.cpp"));
+	r.engine = "LLaMA.cpp";
+	double bad[] = {-0.5, 1.0001, 7, NAN};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		r.memory_fraction = bad[i];
+		CHECK(axl_plan_compute(&pl, p, m, &r) == AXL_EINVAL && strstr(axl_error_last(), "memory fraction"));
+	}
+	r.memory_fraction = 0.5;
+	CHECK(axl_plan_compute(&pl, p, m, &r) == 0);
+	CHECK(axl_plan_json(pl, &js, &len) == 0 && strstr(js, "\"engine\": \"llama.cpp\"") &&
+	      strstr(js, "\"memory_fraction\": 0.5") && strstr(js, "\"decode_band_tokens_per_s\""));
+	free(js);
+	axl_plan_free(pl);
+	/* a version-1 caller: the fields after network_gbps are not read (here: garbage) */
+	r.version = 1;
+	r.engine = (const char *)(uintptr_t)1;
+	r.memory_fraction = 42;
+	CHECK(axl_plan_compute(&pl, p, m, &r) == 0);
+	CHECK(axl_plan_json(pl, &js, &len) == 0 && strstr(js, "\"engine\": \"vllm\""));
+	free(js);
+	axl_plan_free(pl);
+	r.engine = NULL;
+	r.memory_fraction = 0;
+	/* version 1: the fields after network_gbps are not read (a version-1 caller's
+	 * struct ends there); version 2 reads them */
+	r.devices = NULL;
+	r.version = 1;
+	r.objective = "no-such-objective";
+	r.price_per_device_hour = -5;
+	CHECK(axl_plan_compute(&pl, p, m, &r) == 0);
+	axl_plan_free(pl);
+	r.version = 2;
+	CHECK(axl_plan_compute(&pl, p, m, &r) == AXL_EINVAL && strstr(axl_error_last(), "no-such-objective"));
+	r.objective = "latency";
+	CHECK(axl_plan_compute(&pl, p, m, &r) == AXL_EINVAL && strstr(axl_error_last(), "price"));
+	r.price_per_device_hour = NAN;
+	CHECK(axl_plan_compute(&pl, p, m, &r) == AXL_EINVAL);
+	r.price_per_device_hour = 0;
+	r.price_per_node_hour = INFINITY;
+	CHECK(axl_plan_compute(&pl, p, m, &r) == AXL_EINVAL);
+	r.price_per_node_hour = 0;
+	CHECK(axl_plan_compute(&pl, p, m, &r) == 0 && axl_plan_get_summary(pl, &s) == 0 && s.tp == 2);
+	axl_plan_free(pl);
 	r.version = 99;
+	CHECK(axl_plan_compute(&pl, p, m, &r) == AXL_EVERSION);
+	r.version = 0;
 	CHECK(axl_plan_compute(&pl, p, m, &r) == AXL_EVERSION);
 	axl_planner_free(p);
 	axl_model_free(m);
+}
+
+/* The host as a device: memory the lower of total and limit, the SMBIOS bandwidth or the
+ * assumption by class (flagged), peak compute from the cores and the widest unit. */
+static void test_host(void)
+{
+	struct axl__pdev d;
+	const char *amx[] = {"avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni", "amx_tile", "amx_bf16", "amx_int8"};
+	struct axl__hostfacts h = {.mem_total = 512LL << 30, .mem_limit = 64LL << 30, .mem_bw = 307200000000LL,
+				   .sockets = 1, .cores = 56, .model = "a server", .isa = amx, .nisa = 8};
+	CHECK(axl__host_pdev(&h, &d) == 0 && d.host && strcmp(d.id, "cpu") == 0);
+	CHECK(d.memory_bytes == 64LL << 30 && fabs(d.bandwidth_gbps - 307.2) < 1e-9);
+	CHECK(strstr(d.assumed, "bandwidth") == NULL && strstr(d.assumed, "2.0 GHz on 56 cores"));
+	/* AMX: 1024 bf16 and 2048 int8 FLOPs per cycle per core; avx-512: 64 fp32 */
+	CHECK(fabs(d.tflops[AXL__PF_BF16] - 1024 * 56 * 2e9 / 1e12) < 1e-6);
+	CHECK(fabs(d.tflops[AXL__PF_INT8] - 2048 * 56 * 2e9 / 1e12) < 1e-6);
+	CHECK(fabs(d.tflops[AXL__PF_FP32] - 64 * 56 * 2e9 / 1e12) < 1e-6);
+	CHECK(d.tflops[AXL__PF_FP8] < 0);
+	/* a laptop: no bandwidth known, 2 channels of DDR4-3200 assumed; no limit */
+	const char *v2[] = {"avx2", "fma"};
+	struct axl__hostfacts l = {.mem_total = 16LL << 30, .mem_limit = -1, .mem_bw = -1, .sockets = -1, .cores = 8,
+				   .isa = v2, .nisa = 2};
+	CHECK(axl__host_pdev(&l, &d) == 0 && d.memory_bytes == 16LL << 30 && fabs(d.bandwidth_gbps - 51.2) < 1e-9);
+	CHECK(strstr(d.assumed, "51.2 GB/s") && strstr(d.assumed, "DDR4-3200"));
+	CHECK(fabs(d.tflops[AXL__PF_BF16] - 32 * 8 * 2e9 / 1e12) < 1e-6); /* no bf16 unit: the fp32 rate */
+	/* a 2-socket server without SMBIOS: 2 x 8 channels */
+	struct axl__hostfacts s2 = {.mem_total = 1LL << 40, .mem_limit = -1, .mem_bw = -1, .sockets = 2, .cores = 128};
+	CHECK(axl__host_pdev(&s2, &d) == 0 && fabs(d.bandwidth_gbps - 409.6) < 1e-9);
+	/* aarch64 with dot products */
+	const char *arm[] = {"asimd", "asimddp"};
+	struct axl__hostfacts a = {.mem_total = 1LL << 36, .mem_limit = -1, .mem_bw = -1, .sockets = 1, .cores = 64,
+				   .isa = arm, .nisa = 2};
+	CHECK(axl__host_pdev(&a, &d) == 0 && fabs(d.tflops[AXL__PF_INT8] - 64 * 64 * 2e9 / 1e12) < 1e-6);
+	/* memory not known: no host device */
+	struct axl__hostfacts n = {.mem_total = -1, .mem_limit = -1, .mem_bw = -1, .sockets = 1, .cores = 4};
+	CHECK(axl__host_pdev(&n, &d) == -1);
+}
+
+/* The objectives' order on two candidates, and cost per million tokens. */
+static void test_objective(void)
+{
+	struct pcand a, b;
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	a.fits = b.fits = true;
+	a.tp = 1, a.pp = 1, a.dp = 1, a.decode = 100, a.decode_single = 100, a.prefill = 1000, a.cost_hour = 3;
+	b.tp = 8, b.pp = 1, b.dp = 1, b.decode = 500, b.decode_single = 500, b.prefill = 8000, b.cost_hour = 24;
+	a.obj = b.obj = AXL__OBJ_DEVICES;
+	CHECK(axl__pcand_better(&a, &b) && !axl__pcand_better(&b, &a));
+	a.obj = b.obj = AXL__OBJ_LATENCY;
+	CHECK(axl__pcand_better(&b, &a));
+	a.obj = b.obj = AXL__OBJ_THROUGHPUT;
+	CHECK(axl__pcand_better(&b, &a));
+	/* cost: 3/h at 100 tok/s is 8.33 per million; 24/h at 500 is 13.3: a wins */
+	a.obj = b.obj = AXL__OBJ_COST;
+	CHECK(axl__pcand_better(&a, &b));
+	CHECK(fabs(axl__cost_per_mtok(3, 100) - 3.0 / 0.36) < 1e-9);
+	b.cost_hour = NAN; /* an unknown cost loses */
+	CHECK(axl__pcand_better(&a, &b) && !axl__pcand_better(&b, &a));
+	CHECK(isnan(axl__cost_per_mtok(-1, 100)) && isnan(axl__cost_per_mtok(1, 0)));
+	/* fitting first, whatever the objective */
+	b.fits = false;
+	a.obj = b.obj = AXL__OBJ_LATENCY;
+	CHECK(axl__pcand_better(&a, &b));
+	CHECK(axl__pobj_parse("THROUGHPUT") == AXL__OBJ_THROUGHPUT && axl__pobj_parse("speed") == -1 &&
+	      axl__pobj_parse(NULL) == -1);
+	/* the price table: rows with a price, a date and a source; looked up without case */
+	CHECK(axl__price_count() > 0);
+	for (size_t i = 0; i < axl__price_count(); i++) {
+		const struct axl__price_row *r = axl__price_at(i);
+		CHECK(r->usd_per_hour > 0 && r->devices > 0 && strlen(r->date) >= 4 && strncmp(r->source, "https://", 8) == 0);
+		CHECK(axl__price_lookup(r->instance_type) == r);
+	}
+	CHECK(axl__price_lookup("P5.48XLARGE") && !axl__price_lookup("p5.48xlarge2") && !axl__price_lookup(NULL));
 }
 
 int main(void)
@@ -420,6 +542,8 @@ int main(void)
 	test_split();
 	test_physics();
 	test_api_errors();
+	test_host();
+	test_objective();
 	test_sweep();
 	return check_summary();
 }

@@ -92,10 +92,17 @@ static axl_planner *both_ways(const char *sim, size_t expect)
 	free(js);
 	CHECK_INT(axl_planner_device_count(p), 2 * n);
 	CHECK_INT(p->nnodes, 2);
+	/* each node's accelerators, then its host (docs/plan.md "CPU plans"), the same from
+	 * the inventory and from its document */
 	CHECK_INT(p->nodes[0].first, 0);
-	CHECK_INT(p->nodes[0].count, n);
-	CHECK_INT(p->nodes[1].first, n);
-	CHECK_INT(p->nodes[1].count, n);
+	CHECK_INT(p->nodes[0].count, n + 1);
+	CHECK_INT(p->nodes[1].first, n + 1);
+	CHECK_INT(p->nodes[1].count, n + 1);
+	CHECK(p->devs[n].host && p->devs[2 * n + 1].host && !p->devs[0].host);
+	CHECK_STR(p->devs[n].id, "cpu");
+	CHECK_INT(p->devs[n].memory_bytes, p->devs[2 * n + 1].memory_bytes);
+	CHECK(p->devs[n].bandwidth_gbps == p->devs[2 * n + 1].bandwidth_gbps && p->devs[n].bandwidth_gbps > 0);
+	CHECK(p->devs[n].tflops[AXL__PF_FP32] == p->devs[2 * n + 1].tflops[AXL__PF_FP32]);
 	CHECK_STR(p->nodes[1].name, "copy");
 	CHECK(p->nodes[0].name[0] != 0);
 	CHECK(p->nodes[0].nic_gbps == p->nodes[1].nic_gbps);
@@ -188,8 +195,9 @@ static void golden(const char *name, size_t expect, enum axl__plink kind01)
 	CHECK_INT(axl_planner_device_count(p), expect);
 	CHECK_INT(p->nnodes, 1);
 	CHECK(p->nodes[0].name[0] != 0);
+	/* no CPU device of the document's; the host (its memory known) after the accelerators */
 	for (size_t i = 0; i < p->ndevs; i++)
-		CHECK(p->devs[i].family != AXL_FAMILY_CPU);
+		CHECK(p->devs[i].family != AXL_FAMILY_CPU || (p->devs[i].host && i == expect && p->ndevs == expect + 1));
 	if (expect >= 2)
 		CHECK_INT(axl__planner_link(p, 0, 1)->kind, kind01);
 	/* the same document twice: two nodes with the same ids */
@@ -197,8 +205,9 @@ static void golden(const char *name, size_t expect, enum axl__plink kind01)
 	CHECK_INT(axl_planner_device_count(p), 2 * expect);
 	CHECK_INT(p->nnodes, 2);
 	if (expect) {
-		CHECK_STR(p->devs[0].id, p->devs[expect].id);
-		CHECK_INT(p->devs[expect].node, 1);
+		size_t second = p->nodes[1].first;
+		CHECK_STR(p->devs[0].id, p->devs[second].id);
+		CHECK_INT(p->devs[second].node, 1);
 	}
 	free(text);
 	axl_planner_free(p);
