@@ -15,7 +15,7 @@
 
 /* The short names of the options that belong to some commands only (the table in
  * commands.c says which); the rest are global. */
-#define SHARED_OPTS "atoinPLDpBFXRG"
+#define SHARED_OPTS "atoinPLDpBFXRGWYZK"
 
 /* Apply one option; returns 0, or the exit code to leave with (+1). */
 static int apply_opt(struct opts *o, int c)
@@ -72,6 +72,10 @@ static int apply_opt(struct opts *o, int c)
 	case 'X': o->expiry = optarg; return 0;
 	case 'R': o->prefix = optarg; return 0;
 	case 'G': o->gfd = 1; return 0;
+	case 'W': o->watch = 1; return 0;
+	case 'Y': o->labels_file = optarg; return 0;
+	case 'Z': o->cdi_dir = optarg; return 0;
+	case 'K': o->cdi_format = optarg; return 0;
 	case 'h': o->help = 1; return 0;
 	case 'V': o->version = 1; return 0;
 	default: cli_usage(stderr); return EXIT_USAGE + 1;
@@ -163,6 +167,10 @@ static const struct option longopts[] = {
 	{"prefix", required_argument, NULL, 'R'},
 	{"gfd", no_argument, NULL, 'G'},
 	{"sim", required_argument, NULL, 'S'},
+	{"watch", no_argument, NULL, 'W'},
+	{"labels-file", required_argument, NULL, 'Y'},
+	{"cdi-dir", required_argument, NULL, 'Z'},
+	{"cdi-format", required_argument, NULL, 'K'},
 	{NULL, 0, NULL, 0},
 };
 
