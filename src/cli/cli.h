@@ -48,6 +48,12 @@ struct opts {
 	int visible;            /* --visible 1, --hidden 2, 0 not given */
 	const char *numa;       /* --numa N */
 	const char *best;       /* --best memory|bandwidth|compute */
+	/* labels, cdi generate: --watch; agent */
+	int watch;              /* --watch: keep the output current (watch.c) */
+	int agent;              /* axl agent runs (its --interval is seconds) */
+	const char *labels_file; /* agent --labels-file PATH */
+	const char *cdi_dir;     /* agent --cdi-dir DIR */
+	const char *cdi_format;  /* agent --cdi-format json|yaml */
 	int help;           /* -h, --help: the command's help (or axl's) */
 	int version;        /* -V, --version */
 	unsigned char given[128]; /* the shared (not global) options given, by short name */
@@ -97,6 +103,7 @@ int cmd_limit(struct opts *o, int argc, char **argv);
 int cmd_partition(struct opts *o, int argc, char **argv);
 int cmd_plan(struct opts *o, int argc, char **argv);
 int cmd_bench(struct opts *o, int argc, char **argv);
+int cmd_agent(struct opts *o, int argc, char **argv);
 int cmd_version(struct opts *o, int argc, char **argv);
 int cmd_help(struct opts *o, int argc, char **argv);
 
@@ -149,5 +156,74 @@ int cli_long_opt(int argc, char **argv, int *i, const char *name, const char **v
 void metric_text(const axl_sample *smp, size_t i, axl_metric m, char *buf, size_t cap);
 /* Bytes as "1.5 GiB" */
 void human_bytes(int64_t v, char *buf, size_t cap);
+
+
+/* ---- output.c: where the writers' output goes -------------------------------------- */
+/* -o - / --output -: standard output */
+int cli_is_stdout(const char *output);
+/* Replace path with buf atomically (a temporary file in its directory, fsync'd, renamed
+ * over it: util/file.h). 0, or 1 after a message on standard error. */
+int cli_write_file(const char *path, const void *buf, size_t len, unsigned mode);
+/* buf on standard output; 0, or 1 after a message */
+int cli_write_stdout(const void *buf, size_t len);
+
+/* ---- watch.c: the refresh loop of --watch and axl agent -------------------------- */
+struct watch {
+	int sigfd;        /* SIGINT, SIGTERM */
+	int ino;          /* inotify on the device node directories, -1: none */
+	int wd_dev;       /* the watch of DEV itself (subdirectories appear under it) */
+	char dev[4096];   /* ROOT/dev */
+	double interval;  /* seconds */
+	int verbose;
+};
+/* The period of --watch/agent from --interval (seconds; default 60). Blocks SIGINT and
+ * SIGTERM (before any thread starts), and watches the device node directories of the
+ * node (the live one, or a --sysroot folder; a capture or a simulated node: the period
+ * only). 0, or 1 after a message. */
+int watch_open(struct watch *w, const struct opts *o);
+/* Wait at most max seconds (< 0: the period) for the next refresh. 1: refresh now (*why
+ * says what woke it), 0: a signal asked to stop. */
+int watch_wait(struct watch *w, double max, const char **why);
+void watch_close(struct watch *w);
+/* The monotonic clock, seconds */
+double watch_now(void);
+
+/* ---- what axl agent runs: serve (cmd_serve.c), labels, cdi ------------------------- */
+struct serve;
+/* Start serving /metrics, /healthz, /inventory as axl serve does (SIGINT and SIGTERM
+ * blocked by the caller). ready: /healthz answers 200 from the start, else 503 until
+ * serve_ready. 0, or the exit code after a message. */
+int serve_start(const struct opts *o, int ready, struct serve **out);
+void serve_ready(struct serve *s);
+void serve_stop(struct serve *s);
+
+/* axl labels as a file kept current (cmd_labels.c) */
+struct labels_job {
+	const struct opts *o;
+	const char *path;    /* the feature file */
+	const char *prefix;
+	char expiry_at[96];  /* --expiry RFC3339: written as given */
+	long long expiry_s;  /* --expiry DURATION: renewed (docs/labels.md) */
+	long long expires;   /* the expiry written last (epoch seconds), 0: none yet */
+};
+/* Check the options; 0, or the exit code after a message. */
+int labels_setup(struct labels_job *j, const struct opts *o, const char *path);
+/* Rediscover and rewrite the file when its content changed (*wrote says so). 0, or 1
+ * after a message. *renew_in: seconds until the expiry must be renewed, < 0 none. */
+int labels_refresh(struct labels_job *j, int *wrote, double *renew_in);
+
+/* axl cdi generate as a directory kept current (cmd_cdi.c) */
+#define CDI_MAX_FILES 32
+struct cdi_job {
+	const struct opts *o;
+	const char *dir;
+	int yaml;
+	int quiet;                     /* no "wrote" lines on standard output */
+	char *files[CDI_MAX_FILES];    /* the specs this process wrote (removed when their kind goes) */
+	size_t nfiles;
+};
+int cdi_setup(struct cdi_job *j, const struct opts *o, const char *dir, const char *format);
+int cdi_refresh(struct cdi_job *j, int *wrote);
+void cdi_job_free(struct cdi_job *j);
 
 #endif

@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "axl.h"
 #include "cli.h"
+#include "../util/file.h"
 
 /* The command line, for the capture's manifest (arguments with spaces quoted). */
 static char *join_args(int argc, char **argv)
@@ -37,8 +39,26 @@ int cmd_capture(struct opts *o, int argc, char **argv)
 		fprintf(stderr, "axl: capture takes no argument (the file goes after -o)\n");
 		return EXIT_USAGE;
 	}
-	char def[320];
+	char def[320], tmpl[4200] = "";
 	const char *out = o->output;
+	int to_stdout = cli_is_stdout(out);
+	if (to_stdout && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "axl: capture -o -: standard output is a terminal; redirect it to a file or a pipe\n");
+		return EXIT_USAGE;
+	}
+	if (to_stdout) {
+		/* written whole to a temporary file first (the tar stream is finished, and its
+		 * size known, before a byte goes out), then copied to standard output */
+		const char *td = getenv("TMPDIR");
+		snprintf(tmpl, sizeof tmpl, "%s/axl-capture-XXXXXX", td && *td ? td : "/tmp");
+		int fd = mkstemp(tmpl);
+		if (fd < 0) {
+			fprintf(stderr, "axl: %s: %s\n", tmpl, strerror(errno));
+			return 1;
+		}
+		close(fd);
+		out = tmpl;
+	}
 	if (!out) {
 		char host[256] = "";
 		if (gethostname(host, sizeof host - 1) != 0 || !host[0])
@@ -83,7 +103,26 @@ int cmd_capture(struct opts *o, int argc, char **argv)
 	axl_context_free(ctx);
 	if (rc) {
 		fprintf(stderr, "axl: %s\n", axl_error_last()[0] ? axl_error_last() : axl_strerror(rc));
+		if (to_stdout)
+			unlink(tmpl);
 		return 1;
+	}
+	if (to_stdout) {
+		char *buf = NULL;
+		size_t len = 0;
+		int r = axl__file_read(tmpl, (size_t)1 << 31, 0, &buf, &len);
+		unlink(tmpl);
+		if (r) {
+			free(buf);
+			fprintf(stderr, "axl: %s: %s\n", tmpl, axl__file_error(r));
+			return 1;
+		}
+		r = cli_write_stdout(buf, len);
+		free(buf);
+		if (!r)
+			fprintf(stderr, "axl: wrote the capture to standard output: %zu members, %zu bytes, %zu device%s\n",
+				members, len, ndev, ndev == 1 ? "" : "s");
+		return r;
 	}
 	struct stat st;
 	char size[32] = "?";

@@ -22,6 +22,7 @@
 
 #include "axl.h"
 #include "cli.h"
+#include "../util/file.h"
 
 /* The oldest CDI version that has what axl emits: device names that start with a
  * digit and deviceNodes[].hostPath both need 0.5.0. Emitting the oldest sufficient
@@ -29,224 +30,7 @@
  * by runtimes whose CDI library predates the newer versions. */
 #define CDI_VERSION "0.5.0"
 
-/* ---- a small value tree --------------------------------------------------------- */
-
-enum vtype { V_OBJ, V_ARR, V_STR, V_INT };
-
-struct val {
-	enum vtype t;
-	char *key; /* member name inside an object */
-	char *s;
-	long long i;
-	struct val **kids;
-	size_t n, cap;
-};
-
-static void *xalloc(size_t n)
-{
-	void *p = calloc(1, n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "axl: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = xalloc(strlen(s) + 1);
-	memcpy(p, s, strlen(s) + 1);
-	return p;
-}
-
-static struct val *vnew(enum vtype t)
-{
-	struct val *v = xalloc(sizeof *v);
-	v->t = t;
-	return v;
-}
-
-static struct val *vstr(const char *s)
-{
-	struct val *v = vnew(V_STR);
-	v->s = xstrdup(s);
-	return v;
-}
-
-static struct val *vint(long long i)
-{
-	struct val *v = vnew(V_INT);
-	v->i = i;
-	return v;
-}
-
-/* Append child (to an array, or to an object under key); returns child. */
-static struct val *vadd(struct val *parent, const char *key, struct val *child)
-{
-	if (parent->n == parent->cap) {
-		parent->cap = parent->cap ? parent->cap * 2 : 4;
-		struct val **k = realloc(parent->kids, parent->cap * sizeof *k);
-		if (!k) {
-			fprintf(stderr, "axl: out of memory\n");
-			exit(1);
-		}
-		parent->kids = k;
-	}
-	if (key)
-		child->key = xstrdup(key);
-	parent->kids[parent->n++] = child;
-	return child;
-}
-
-static struct val *vget(const struct val *obj, const char *key)
-{
-	for (size_t i = 0; obj && i < obj->n; i++)
-		if (obj->kids[i]->key && strcmp(obj->kids[i]->key, key) == 0)
-			return obj->kids[i];
-	return NULL;
-}
-
-/* The member key of obj, created as type t when missing. */
-static struct val *vmember(struct val *obj, const char *key, enum vtype t)
-{
-	struct val *v = vget(obj, key);
-	return v ? v : vadd(obj, key, vnew(t));
-}
-
-static void vfree(struct val *v)
-{
-	if (!v)
-		return;
-	for (size_t i = 0; i < v->n; i++)
-		vfree(v->kids[i]);
-	free(v->kids);
-	free(v->key);
-	free(v->s);
-	free(v);
-}
-
-/* ---- JSON and YAML -------------------------------------------------------------- */
-
-/* The JSON: the tree through util's writer, indented. */
-static void json_val(struct axl__json *w, const struct val *v)
-{
-	switch (v->t) {
-	case V_STR: axl__json_str(w, v->s); return;
-	case V_INT: axl__json_int(w, v->i); return;
-	case V_OBJ:
-		axl__json_obj(w);
-		for (size_t i = 0; i < v->n; i++) {
-			axl__json_key(w, v->kids[i]->key);
-			json_val(w, v->kids[i]);
-		}
-		axl__json_obj_end(w);
-		return;
-	case V_ARR:
-		axl__json_arr(w);
-		for (size_t i = 0; i < v->n; i++)
-			json_val(w, v->kids[i]);
-		axl__json_arr_end(w);
-		return;
-	}
-}
-
-/* A YAML double-quoted scalar holding s: the JSON writer's escaping (\", \\, \n, \t, \r,
- * \uXXXX, invalid UTF-8 as U+FFFD) is valid there too, so the YAML and the JSON spec hold
- * the same strings. */
-static void put_quoted(FILE *f, const char *s)
-{
-	struct axl__sb sb = AXL__SB_INIT;
-	axl__sb_putc(&sb, '"');
-	axl__json_escape(&sb, s, strlen(s));
-	axl__sb_putc(&sb, '"');
-	if (sb.failed) {
-		fprintf(stderr, "axl: out of memory\n");
-		exit(1);
-	}
-	fwrite(sb.buf, 1, sb.len, f);
-	axl__sb_free(&sb);
-}
-
-static bool plain_key(const char *k)
-{
-	if (!*k)
-		return false;
-	for (const char *p = k; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
-			return false;
-	return true;
-}
-
-static void yaml_scalar(FILE *f, const struct val *v)
-{
-	if (v->t == V_STR)
-		put_quoted(f, v->s);
-	else if (v->t == V_INT)
-		fprintf(f, "%lld", v->i);
-	else
-		fputs(v->t == V_OBJ ? "{}" : "[]", f);
-}
-
-static bool yaml_inline(const struct val *v)
-{
-	return v->t == V_STR || v->t == V_INT || v->n == 0;
-}
-
-/* Block-style YAML: the members of an object (or items of an array) at indent ind.
- * first_inline: the first line continues a "- " already written. */
-static void yaml_block(FILE *f, const struct val *v, int ind, bool first_inline)
-{
-	for (size_t i = 0; i < v->n; i++) {
-		const struct val *c = v->kids[i];
-		if (!(i == 0 && first_inline))
-			fprintf(f, "%*s", ind, "");
-		if (v->t == V_OBJ) {
-			if (plain_key(c->key))
-				fputs(c->key, f);
-			else
-				put_quoted(f, c->key);
-			fputc(':', f);
-			if (yaml_inline(c)) {
-				fputc(' ', f);
-				yaml_scalar(f, c);
-				fputc('\n', f);
-			} else {
-				fputc('\n', f);
-				/* a sequence under a key goes at the key's indent, a map 2 deeper */
-				yaml_block(f, c, c->t == V_ARR ? ind : ind + 2, false);
-			}
-		} else {
-			fputs("- ", f);
-			if (yaml_inline(c)) {
-				yaml_scalar(f, c);
-				fputc('\n', f);
-			} else if (c->t == V_OBJ) {
-				yaml_block(f, c, ind + 2, true);
-			} else {
-				fputc('\n', f);
-				yaml_block(f, c, ind + 2, false);
-			}
-		}
-	}
-}
-
-static void write_spec(FILE *f, const struct val *spec, bool yaml)
-{
-	if (yaml) {
-		yaml_block(f, spec, 0, false);
-		return;
-	}
-	struct axl__sb sb = AXL__SB_INIT;
-	struct axl__json w;
-	axl__json_init(&w, &sb, true); /* the indented writer ends the document with a newline */
-	json_val(&w, spec);
-	if (sb.failed) {
-		fprintf(stderr, "axl: out of memory\n");
-		exit(1);
-	}
-	fwrite(sb.buf, 1, sb.len, f);
-	axl__sb_free(&sb);
-}
+#include "cdi_val.h"
 
 /* ---- kinds, names, edits ---------------------------------------------------------- */
 
@@ -603,37 +387,185 @@ static size_t build_all(struct gen *g, const axl_inventory *inv, struct val **sp
 	return ns;
 }
 
-/* DIR/axl-VENDOR-CLASS.EXT, written to a temporary file and renamed into place. */
-static int write_file(const char *dir, const struct val *spec, bool yaml)
+/* DIR/axl-VENDOR-CLASS.EXT */
+static void spec_path(const char *dir, const struct val *spec, bool yaml, char *path, size_t cap)
 {
-	char base[128], path[4096], tmp[4200];
+	char base[128];
 	snprintf(base, sizeof base, "axl-%s", vget(spec, "kind")->s);
 	for (char *p = base; *p; p++)
 		if (*p == '/')
 			*p = '-';
-	snprintf(path, sizeof path, "%s/%s.%s", dir, base, yaml ? "yaml" : "json");
-	snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, base);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		fprintf(stderr, "axl: %s: %s\n", tmp, strerror(errno));
-		return 1;
-	}
-	FILE *f = fdopen(fd, "w");
+	snprintf(path, cap, "%s/%s.%s", dir, base, yaml ? "yaml" : "json");
+}
+
+/* A spec's text, malloc'd. */
+static char *spec_text(const struct val *spec, bool yaml, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
 	if (!f) {
-		close(fd);
-		unlink(tmp);
-		return 1;
+		fprintf(stderr, "axl: out of memory\n");
+		exit(1);
 	}
 	write_spec(f, spec, yaml);
-	bool ok = fflush(f) == 0 && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
-	ok &= fclose(f) == 0;
-	if (!ok || rename(tmp, path) != 0) {
-		fprintf(stderr, "axl: %s: %s\n", path, strerror(errno));
-		unlink(tmp);
+	if (fclose(f) != 0) {
+		fprintf(stderr, "axl: out of memory\n");
+		exit(1);
+	}
+	return buf;
+}
+
+int cdi_setup(struct cdi_job *j, const struct opts *o, const char *dir, const char *format)
+{
+	memset(j, 0, sizeof *j);
+	j->o = o;
+	j->dir = dir;
+	if (format && strcmp(format, "yaml") == 0)
+		j->yaml = 1;
+	else if (format && strcmp(format, "json") != 0) {
+		fprintf(stderr, "axl: --format takes json or yaml, not '%s'\n", format);
+		return EXIT_USAGE;
+	}
+	if (dir && !cli_is_stdout(dir)) {
+		struct stat st;
+		if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "axl: %s: not a directory\n", dir);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void cdi_job_free(struct cdi_job *j)
+{
+	for (size_t i = 0; i < j->nfiles; i++)
+		free(j->files[i]);
+	j->nfiles = 0;
+}
+
+/* The specs on standard output: one JSON document (an array when there are several
+ * kinds), or YAML documents. */
+static int print_specs(struct val **specs, size_t ns, bool yaml)
+{
+	if (yaml) {
+		for (size_t i = 0; i < ns; i++) {
+			fputs("---\n", stdout);
+			write_spec(stdout, specs[i], true);
+		}
+	} else if (ns == 1) {
+		write_spec(stdout, specs[0], false);
+	} else {
+		struct val arr = {.t = V_ARR, .kids = specs, .n = ns};
+		write_spec(stdout, &arr, false);
+	}
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "axl: standard output: %s\n", strerror(errno));
 		return 1;
 	}
-	printf("wrote %s\n", path);
 	return 0;
+}
+
+/* Write every spec whose file does not already hold it; forget (remove) the files of
+ * kinds this process wrote before that are gone now. */
+static int write_specs(struct cdi_job *j, struct val **specs, size_t ns, int *wrote)
+{
+	char *now[CDI_MAX_FILES];
+	size_t nnow = 0;
+	int rc = 0;
+	for (size_t i = 0; i < ns && nnow < CDI_MAX_FILES; i++) {
+		char path[4096];
+		spec_path(j->dir, specs[i], j->yaml, path, sizeof path);
+		size_t len;
+		char *text = spec_text(specs[i], j->yaml, &len);
+		if (!axl__file_same(path, text, len)) {
+			if (cli_write_file(path, text, len, 0644) == 0) {
+				(*wrote)++;
+				if (!j->quiet)
+					printf("wrote %s\n", path);
+				if (j->o->verbose && j->quiet)
+					fprintf(stderr, "axl: cdi: rewrote %s\n", path);
+			} else {
+				rc = 1;
+			}
+		} else if (!j->quiet) {
+			printf("unchanged %s\n", path);
+		}
+		free(text);
+		now[nnow++] = strdup(path);
+	}
+	for (size_t k = 0; k < j->nfiles; k++) {
+		bool kept = false;
+		for (size_t i = 0; i < nnow && !kept; i++)
+			kept = now[i] && strcmp(now[i], j->files[k]) == 0;
+		if (!kept && unlink(j->files[k]) == 0) {
+			(*wrote)++;
+			if (j->o->verbose)
+				fprintf(stderr, "axl: cdi: removed %s (its devices are gone)\n", j->files[k]);
+		}
+	}
+	cdi_job_free(j);
+	for (size_t i = 0; i < nnow; i++)
+		if (now[i])
+			j->files[j->nfiles++] = now[i];
+	fflush(stdout);
+	return rc;
+}
+
+int cdi_refresh(struct cdi_job *j, int *wrote)
+{
+	*wrote = 0;
+	axl_context *ctx;
+	axl_inventory *inv;
+	if (open_inventory(j->o, &ctx, &inv))
+		return 1;
+	struct gen g = {.sysroot = axl_context_sysroot(ctx), .simulated = axl_context_is_simulated(ctx)};
+	if (!g.sysroot)
+		g.sysroot = "/";
+	struct val *specs[MAX_KINDS];
+	size_t ns = build_all(&g, inv, specs);
+	int rc;
+	if (!j->dir || cli_is_stdout(j->dir)) {
+		rc = print_specs(specs, ns, j->yaml);
+		*wrote = !rc;
+	} else {
+		rc = write_specs(j, specs, ns, wrote);
+	}
+	if (ns == 0 && !j->quiet)
+		fprintf(stderr, "axl: cdi: no accelerator with device nodes on this node; no spec\n");
+	if (g.nodes_missing && !j->quiet)
+		fprintf(stderr, "axl: cdi: warning: %u device node%s not found under %s\n", g.nodes_missing,
+			g.nodes_missing == 1 ? "" : "s", g.sysroot);
+	for (size_t i = 0; i < ns; i++)
+		vfree(specs[i]);
+	print_warnings(inv);
+	axl_inventory_free(inv);
+	axl_context_free(ctx);
+	return rc;
+}
+
+static int cdi_watch(struct opts *o, struct cdi_job *j)
+{
+	if (!o->output || cli_is_stdout(o->output)) {
+		fprintf(stderr, "axl: cdi generate --watch keeps a directory current: name it with -o DIR\n");
+		return EXIT_USAGE;
+	}
+	struct watch w;
+	if (watch_open(&w, o))
+		return 1;
+	j->quiet = 1;
+	const char *why = "start";
+	int ok = 0, rc;
+	do {
+		int wrote;
+		rc = cdi_refresh(j, &wrote);
+		ok |= !rc;
+		if (o->verbose)
+			fprintf(stderr, "axl: cdi (%s): %s\n", why,
+				rc ? "failed" : wrote ? "rewrote the specs that changed" : "unchanged, nothing rewritten");
+	} while (watch_wait(&w, -1, &why));
+	watch_close(&w);
+	cdi_job_free(j);
+	return ok ? 0 : 1;
 }
 
 int cmd_cdi(struct opts *o, int argc, char **argv)
@@ -646,26 +578,28 @@ int cmd_cdi(struct opts *o, int argc, char **argv)
 	bool generate = sub && strcmp(sub, "generate") == 0, list = sub && strcmp(sub, "list") == 0;
 	if (!generate && !list) {
 		fprintf(stderr, "axl: cdi takes generate or list (axl cdi generate [--format json|yaml] "
-				"[--output DIR]; axl cdi list)\n");
+				"[--output DIR|-] [--watch [--interval SECONDS]]; axl cdi list)\n");
 		return EXIT_USAGE;
 	}
-	bool yaml = false;
-	if (o->format && strcmp(o->format, "yaml") == 0)
-		yaml = true;
-	else if (o->format && strcmp(o->format, "json") != 0) {
-		fprintf(stderr, "axl: --format takes json or yaml, not '%s'\n", o->format);
+	if (list && (o->format || o->output || o->watch || o->interval_ms)) {
+		fprintf(stderr, "axl: --format, --output, --watch and --interval are for axl cdi generate\n");
 		return EXIT_USAGE;
 	}
-	if (list && (o->format || o->output)) {
-		fprintf(stderr, "axl: --format and --output are for axl cdi generate\n");
+	if (o->interval_ms && !o->watch) {
+		fprintf(stderr, "axl: cdi generate: --interval goes with --watch\n");
 		return EXIT_USAGE;
 	}
-	if (o->output) {
-		struct stat st;
-		if (stat(o->output, &st) != 0 || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "axl: --output %s: not a directory\n", o->output);
-			return 1;
-		}
+	if (generate) {
+		struct cdi_job j;
+		int rc = cdi_setup(&j, o, o->output, o->format);
+		if (rc)
+			return rc;
+		if (o->watch)
+			return cdi_watch(o, &j);
+		int wrote;
+		rc = cdi_refresh(&j, &wrote);
+		cdi_job_free(&j);
+		return rc;
 	}
 	axl_context *ctx;
 	axl_inventory *inv;
@@ -677,47 +611,29 @@ int cmd_cdi(struct opts *o, int argc, char **argv)
 	struct val *specs[MAX_KINDS];
 	size_t ns = build_all(&g, inv, specs);
 	int rc = 0;
-	if (list) {
-		struct axl__sb sb = AXL__SB_INIT;
-		struct axl__json w;
-		if (o->json) {
-			axl__json_init(&w, &sb, false);
-			axl__json_arr(&w);
+	struct axl__sb sb = AXL__SB_INIT;
+	struct axl__json w;
+	if (o->json) {
+		axl__json_init(&w, &sb, false);
+		axl__json_arr(&w);
+	}
+	for (size_t i = 0; i < ns; i++) {
+		const struct val *devs = vget(specs[i], "devices");
+		for (size_t k = 0; k < devs->n; k++) {
+			char fq[512];
+			snprintf(fq, sizeof fq, "%s=%s", vget(specs[i], "kind")->s, vget(devs->kids[k], "name")->s);
+			if (o->json)
+				axl__json_str(&w, fq);
+			else
+				puts(fq);
 		}
-		for (size_t i = 0; i < ns; i++) {
-			const struct val *devs = vget(specs[i], "devices");
-			for (size_t j = 0; j < devs->n; j++) {
-				char fq[512];
-				snprintf(fq, sizeof fq, "%s=%s", vget(specs[i], "kind")->s, vget(devs->kids[j], "name")->s);
-				if (o->json)
-					axl__json_str(&w, fq);
-				else
-					puts(fq);
-			}
-		}
-		if (o->json) {
-			axl__json_arr_end(&w);
-			rc = print_doc(&sb, 1);
-		}
-	} else if (o->output) {
-		for (size_t i = 0; i < ns && !rc; i++)
-			rc = write_file(o->output, specs[i], yaml);
-	} else if (yaml) {
-		for (size_t i = 0; i < ns; i++) {
-			fputs("---\n", stdout);
-			write_spec(stdout, specs[i], true);
-		}
-	} else if (ns == 1) {
-		write_spec(stdout, specs[0], false);
-	} else {
-		struct val arr = {.t = V_ARR, .kids = specs, .n = ns};
-		write_spec(stdout, &arr, false);
+	}
+	if (o->json) {
+		axl__json_arr_end(&w);
+		rc = print_doc(&sb, 1);
 	}
 	if (ns == 0)
 		fprintf(stderr, "axl: cdi: no accelerator with device nodes on this node; no spec\n");
-	if (g.nodes_missing && !list)
-		fprintf(stderr, "axl: cdi: warning: %u device node%s not found under %s\n", g.nodes_missing,
-			g.nodes_missing == 1 ? "" : "s", g.sysroot);
 	for (size_t i = 0; i < ns; i++)
 		vfree(specs[i]);
 	print_warnings(inv);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "../util/file.h"
 
 /* NFD's limit on a feature file (source/local: MaxFeatureFileSize) */
 #define FEATURE_FILE_MAX 65536
@@ -408,10 +409,11 @@ static void vendor_labels(struct lset *s, const struct group *g)
 	rt->labels(&rg, add_vendor_label, s);
 }
 
-/* --expiry: a duration ("90s", "30m", "12h", "7d", "1h30m", plain seconds) from now,
- * or an RFC 3339 time, kept as given. 0 and the text in out, or -1. */
-static int expiry_text(const char *arg, char *out, size_t cap)
+/* --expiry: a duration ("90s", "30m", "12h", "7d", "1h30m", plain seconds) from now
+ * (*secs), or an RFC 3339 time kept as given (in out, *secs 0). 0, or -1. */
+static int expiry_parse(const char *arg, char *out, size_t cap, long long *secs)
 {
+	*secs = 0;
 	int y, mo, d, h, mi, sec, n = 0;
 	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
 	int fits = strlen(arg) >= sizeof shape - 1;
@@ -465,111 +467,47 @@ static int expiry_text(const char *arg, char *out, size_t cap)
 	}
 	if (total <= 0)
 		return -1;
-	time_t t = time(NULL) + (time_t)total;
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	*secs = total;
 	return 0;
 }
 
-/* Write buf to path through a dot-file in the same directory, fsync'd, then renamed;
- * mode 0644. 0, or 1 with a message. */
-static int write_atomic(const char *path, const char *buf, size_t len)
+static void rfc3339(long long t, char *out, size_t cap)
 {
-	char *d1 = strdup(path), *b1 = strdup(path);
-	if (!d1 || !b1) {
-		free(d1);
-		free(b1);
-		fprintf(stderr, "axl: out of memory\n");
-		return 1;
-	}
-	const char *dir = dirname(d1), *base = basename(b1);
-	size_t tl = strlen(dir) + strlen(base) + 48;
-	char *tmp = malloc(tl);
-	int rc = 1, fd = -1;
-	if (!tmp) {
-		fprintf(stderr, "axl: out of memory\n");
-		goto out;
-	}
-	if (!base[0] || strcmp(base, "/") == 0 || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
-		fprintf(stderr, "axl: --output %s: not a file name\n", path);
-		goto out;
-	}
-	snprintf(tmp, tl, "%s/.%s.tmp-%ld", dir, base, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "axl: %s: %s\n", tmp, strerror(errno));
-		goto out;
-	}
-	if (fchmod(fd, 0644) != 0) {
-		fprintf(stderr, "axl: %s: %s\n", tmp, strerror(errno));
-		goto fail;
-	}
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(fd, buf + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			fprintf(stderr, "axl: %s: %s\n", tmp, w < 0 ? strerror(errno) : "short write");
-			goto fail;
-		}
-		off += (size_t)w;
-	}
-	if (fsync(fd) != 0) {
-		fprintf(stderr, "axl: %s: %s\n", tmp, strerror(errno));
-		goto fail;
-	}
-	if (close(fd) != 0) {
-		fd = -1;
-		fprintf(stderr, "axl: %s: %s\n", tmp, strerror(errno));
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0) {
-		fprintf(stderr, "axl: %s: %s\n", path, strerror(errno));
-		goto fail;
-	}
-	/* the rename itself durable: fsync the directory (best effort) */
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		(void)fsync(dfd);
-		close(dfd);
-	}
-	rc = 0;
-	goto out;
-fail:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-out:
-	free(tmp);
-	free(d1);
-	free(b1);
-	return rc;
+	time_t tt = (time_t)t;
+	struct tm tm;
+	gmtime_r(&tt, &tm);
+	strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-int cmd_labels(struct opts *o, int argc, char **argv)
+int labels_setup(struct labels_job *j, const struct opts *o, const char *path)
 {
-	if (argc) {
-		fprintf(stderr, "axl: labels takes no argument (the file goes after -o)\n");
-		return EXIT_USAGE;
-	}
-	const char *prefix = o->prefix ? o->prefix : "axl.dev";
-	if (!valid_prefix(prefix)) {
+	memset(j, 0, sizeof *j);
+	j->o = o;
+	j->path = path;
+	j->prefix = o->prefix ? o->prefix : "axl.dev";
+	if (!valid_prefix(j->prefix)) {
 		fprintf(stderr,
 			"axl: --prefix '%s' is not a DNS subdomain (lowercase letters, digits, '-' and '.', "
 			"at most 253 characters)\n",
-			prefix);
+			j->prefix);
 		return EXIT_USAGE;
 	}
-	char expiry[96] = "";
-	if (o->expiry && expiry_text(o->expiry, expiry, sizeof expiry) != 0) {
+	if (o->expiry && expiry_parse(o->expiry, j->expiry_at, sizeof j->expiry_at, &j->expiry_s) != 0) {
 		fprintf(stderr,
 			"axl: --expiry takes a duration (90s, 30m, 12h, 7d, 1h30m) or an RFC 3339 time "
 			"(2030-01-01T00:00:00Z), not '%s'\n",
 			o->expiry);
 		return EXIT_USAGE;
 	}
+	return 0;
+}
+
+/* The feature file's content from a fresh inventory, into *out (malloc'd). 0, or 1
+ * after a message. */
+static int labels_render(const struct labels_job *j, const char *expiry, char **out, size_t *outlen)
+{
+	const struct opts *o = j->o;
+	*out = NULL;
 	axl_context *ctx;
 	axl_inventory *inv;
 	if (open_inventory(o, &ctx, &inv))
@@ -579,7 +517,7 @@ int cmd_labels(struct opts *o, int argc, char **argv)
 	struct group all = {"", calloc(n ? n : 1, sizeof(axl_device *)), 0};
 	struct group *kinds = calloc(n ? n : 1, sizeof *kinds);
 	size_t nk = 0;
-	struct lset s = {NULL, 0, 0, prefix, 0};
+	struct lset s = {NULL, 0, 0, j->prefix, 0};
 	int rc = 1;
 	if (!all.dev || !kinds)
 		goto oom;
@@ -623,7 +561,7 @@ int cmd_labels(struct opts *o, int argc, char **argv)
 	char *buf = malloc(cap);
 	if (!buf)
 		goto oom;
-	if (expiry[0])
+	if (expiry && expiry[0])
 		len += (size_t)snprintf(buf + len, cap - len, "# +expiry-time=%s\n", expiry);
 	for (size_t i = 0; i < s.n; i++)
 		len += (size_t)snprintf(buf + len, cap - len, "%s=%s\n", s.v[i].key, s.v[i].val);
@@ -633,12 +571,11 @@ int cmd_labels(struct opts *o, int argc, char **argv)
 			"file may hold; nothing written\n",
 			len, FEATURE_FILE_MAX);
 		rc = 1;
-	} else if (o->output) {
-		rc = write_atomic(o->output, buf, len);
 	} else {
-		rc = fwrite(buf, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : 1;
-		if (rc)
-			fprintf(stderr, "axl: standard output: %s\n", strerror(errno));
+		*out = buf;
+		*outlen = len;
+		buf = NULL;
+		rc = 0;
 	}
 	free(buf);
 	goto out;
@@ -658,4 +595,82 @@ out:
 	axl_inventory_free(inv);
 	axl_context_free(ctx);
 	return rc;
+}
+
+/* The expiry with --expiry DURATION: now + DURATION at the first write, and renewed once
+ * half of it has passed (so that the file never lapses while axl runs, and is not
+ * rewritten at every refresh only because "now" moved; docs/labels.md). */
+int labels_refresh(struct labels_job *j, int *wrote, double *renew_in)
+{
+	*wrote = 0;
+	*renew_in = -1;
+	char expiry[96] = "";
+	if (j->expiry_s) {
+		long long now = (long long)time(NULL);
+		if (!j->expires || now >= j->expires - j->expiry_s / 2)
+			j->expires = now + j->expiry_s;
+		rfc3339(j->expires, expiry, sizeof expiry);
+		*renew_in = (double)(j->expires - j->expiry_s / 2 - now);
+		if (*renew_in < 1)
+			*renew_in = 1;
+	} else {
+		snprintf(expiry, sizeof expiry, "%s", j->expiry_at);
+	}
+	char *buf;
+	size_t len;
+	if (labels_render(j, expiry, &buf, &len))
+		return 1;
+	int rc = 0;
+	if (!j->path || cli_is_stdout(j->path)) {
+		rc = cli_write_stdout(buf, len);
+		*wrote = !rc;
+	} else if (!axl__file_same(j->path, buf, len)) {
+		rc = cli_write_file(j->path, buf, len, 0644);
+		*wrote = !rc;
+	}
+	free(buf);
+	return rc;
+}
+
+int cmd_labels(struct opts *o, int argc, char **argv)
+{
+	if (argc) {
+		fprintf(stderr, "axl: labels takes no argument (the file goes after -o)\n");
+		return EXIT_USAGE;
+	}
+	if (o->interval_ms && !o->watch) {
+		fprintf(stderr, "axl: labels: --interval goes with --watch\n");
+		return EXIT_USAGE;
+	}
+	struct labels_job j;
+	int rc = labels_setup(&j, o, o->output);
+	if (rc)
+		return rc;
+	if (!o->watch) {
+		int wrote;
+		double renew;
+		return labels_refresh(&j, &wrote, &renew);
+	}
+	if (!o->output || cli_is_stdout(o->output)) {
+		fprintf(stderr, "axl: labels --watch keeps a file current: name it with -o FILE\n");
+		return EXIT_USAGE;
+	}
+	struct watch w;
+	if (watch_open(&w, o))
+		return 1;
+	const char *why = "start";
+	int ok = 0;
+	do {
+		int wrote;
+		double renew;
+		rc = labels_refresh(&j, &wrote, &renew);
+		ok |= !rc;
+		if (o->verbose)
+			fprintf(stderr, "axl: labels (%s): %s\n", why,
+				rc ? "failed" : wrote ? "rewrote the file" : "unchanged, not rewritten");
+		if (!watch_wait(&w, renew, &why))
+			break;
+	} while (1);
+	watch_close(&w);
+	return ok ? 0 : 1;
 }

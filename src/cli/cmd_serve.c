@@ -23,14 +23,29 @@
 
 #ifndef AXL_HAVE_MHD
 
-int cmd_serve(struct opts *o, int argc, char **argv)
+int serve_start(const struct opts *o, int ready, struct serve **out)
 {
 	(void)o;
-	(void)argc;
-	(void)argv;
+	(void)ready;
+	*out = NULL;
 	fprintf(stderr, "axl: serve is not available: this axl was built without libmicrohttpd "
 			"(install libmicrohttpd-dev, or run scripts/deps.sh, and build again)\n");
 	return 1;
+}
+void serve_ready(struct serve *s)
+{
+	(void)s;
+}
+void serve_stop(struct serve *s)
+{
+	(void)s;
+}
+int cmd_serve(struct opts *o, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	struct serve *s;
+	return serve_start(o, 1, &s);
 }
 
 #else
@@ -42,6 +57,7 @@ int cmd_serve(struct opts *o, int argc, char **argv)
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -94,15 +110,20 @@ static const struct cli_sym mhd_syms[] = {
 
 static const char PROM_TYPE[] = "text/plain; version=0.0.4; charset=utf-8";
 
-struct server {
+struct serve {
 	pthread_mutex_t lock;
+	atomic_int ready;            /* /healthz: 200 when set, else 503 (axl agent before its first write) */
+	struct MHD_Daemon *daemon;
+	axl_context *ctx;
+	axl_inventory *inv;
+	char *inv_json;
 	axl_sampler *sampler;        /* under lock */
 	struct MHD_Response *metrics; /* the last rendered /metrics, under lock */
 	double metrics_ms;           /* monotonic time it was sampled */
 	double min_interval_ms;
 	unsigned prom_flags;
 	uint64_t samples;            /* samples taken, under lock */
-	struct MHD_Response *healthz, *inventory, *not_found, *not_allowed;
+	struct MHD_Response *healthz, *starting, *inventory, *not_found, *not_allowed;
 };
 
 static double mono_ms(void)
@@ -122,7 +143,7 @@ static struct MHD_Response *text_response(const char *text, const char *type)
 }
 
 /* Take a sample and render it as the new /metrics response; called under the lock. */
-static int refresh(struct server *sv, double now)
+static int refresh(struct serve *sv, double now)
 {
 	axl_sample *smp;
 	if (axl_sampler_sample(sv->sampler, &smp) != 0)
@@ -149,7 +170,7 @@ static int refresh(struct server *sv, double now)
 	return 0;
 }
 
-static MHD_RESULT serve_metrics(struct server *sv, struct MHD_Connection *c)
+static MHD_RESULT serve_metrics(struct serve *sv, struct MHD_Connection *c)
 {
 	MHD_RESULT ret;
 	pthread_mutex_lock(&sv->lock);
@@ -175,7 +196,7 @@ static MHD_RESULT serve_metrics(struct server *sv, struct MHD_Connection *c)
 static MHD_RESULT handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			 const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
 {
-	struct server *sv = cls;
+	struct serve *sv = cls;
 	(void)version;
 	(void)upload_data;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
@@ -194,7 +215,8 @@ static MHD_RESULT handle(void *cls, struct MHD_Connection *c, const char *url, c
 	if (strcmp(url, "/metrics") == 0)
 		return serve_metrics(sv, c);
 	if (strcmp(url, "/healthz") == 0)
-		return MHD_queue_response(c, MHD_HTTP_OK, sv->healthz);
+		return atomic_load(&sv->ready) ? MHD_queue_response(c, MHD_HTTP_OK, sv->healthz)
+					       : MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, sv->starting);
 	if (strcmp(url, "/inventory") == 0)
 		return MHD_queue_response(c, MHD_HTTP_OK, sv->inventory);
 	return MHD_queue_response(c, MHD_HTTP_NOT_FOUND, sv->not_found);
@@ -264,9 +286,10 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
-static void free_responses(struct server *sv)
+static void free_responses(struct serve *sv)
 {
-	struct MHD_Response **rs[] = {&sv->metrics, &sv->healthz, &sv->inventory, &sv->not_found, &sv->not_allowed};
+	struct MHD_Response **rs[] = {&sv->metrics,   &sv->healthz,   &sv->starting,
+				      &sv->inventory, &sv->not_found, &sv->not_allowed};
 	for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
 		if (*rs[i]) {
 			MHD_destroy_response(*rs[i]);
@@ -274,12 +297,32 @@ static void free_responses(struct server *sv)
 		}
 }
 
-int cmd_serve(struct opts *o, int argc, char **argv)
+void serve_ready(struct serve *sv)
 {
-	if (argc) {
-		fprintf(stderr, "axl: serve takes no argument ('%s'; --listen ADDR:PORT says where)\n", argv[0]);
-		return EXIT_USAGE;
-	}
+	if (sv)
+		atomic_store(&sv->ready, 1);
+}
+
+void serve_stop(struct serve *sv)
+{
+	if (!sv)
+		return;
+	if (sv->daemon)
+		MHD_stop_daemon(sv->daemon); /* waits for its threads: nothing uses sv after this */
+	free_responses(sv);
+	axl_free(sv->inv_json);
+	axl_sampler_free(sv->sampler);
+	pthread_mutex_destroy(&sv->lock);
+	axl_inventory_free(sv->inv);
+	axl_context_free(sv->ctx);
+	free(sv);
+}
+
+/* The caller has blocked SIGINT and SIGTERM (libmicrohttpd's threads inherit the mask)
+ * and waits for them itself. */
+int serve_start(const struct opts *o, int ready, struct serve **out)
+{
+	*out = NULL;
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	char host[INET6_ADDRSTRLEN + 8];
@@ -288,45 +331,44 @@ int cmd_serve(struct opts *o, int argc, char **argv)
 	if (cli_dlopen("serve", "AXL_MHD_LIBRARY", "libmicrohttpd.so.12", "libmicrohttpd12", mhd_syms,
 		       sizeof mhd_syms / sizeof *mhd_syms, &mhd))
 		return 1;
-	axl_context *ctx;
-	axl_inventory *inv;
-	if (open_inventory(o, &ctx, &inv))
-		return 1;
-	print_warnings(inv);
-	struct server sv = {0};
-	pthread_mutex_init(&sv.lock, NULL);
-	sv.min_interval_ms = o->interval_ms ? o->interval_ms : DEFAULT_MIN_INTERVAL_MS;
-	sv.prom_flags = o->dcgm ? AXL_METRICS_DCGM : 0;
-	char *inv_json = NULL;
-	int rc = 1;
-	struct MHD_Daemon *d = NULL;
-	if (axl_sampler_open(&sv.sampler, inv, o->processes ? AXL_SAMPLER_PROCESSES : 0) ||
-	    axl_inventory_json(inv, 0, &inv_json, NULL)) {
-		fprintf(stderr, "axl: %s\n", axl_error_last());
-		goto out;
-	}
-	sv.healthz = text_response("ok\n", "text/plain; charset=utf-8");
-	sv.inventory = text_response(inv_json, "application/json");
-	sv.not_found = text_response("not found: try /metrics, /healthz or /inventory\n", "text/plain; charset=utf-8");
-	sv.not_allowed = text_response("method not allowed: this server is read-only (GET, HEAD)\n",
-				       "text/plain; charset=utf-8");
-	if (!sv.healthz || !sv.inventory || !sv.not_found || !sv.not_allowed) {
+	struct serve *sv = calloc(1, sizeof *sv);
+	if (!sv) {
 		fprintf(stderr, "axl: out of memory\n");
-		goto out;
+		return 1;
 	}
-	MHD_add_response_header(sv.not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	pthread_mutex_init(&sv->lock, NULL);
+	atomic_init(&sv->ready, ready);
+	if (open_inventory(o, &sv->ctx, &sv->inv)) {
+		serve_stop(sv);
+		return 1;
+	}
+	print_warnings(sv->inv);
+	/* axl agent's --interval is its refresh period in seconds: it samples at the default rate */
+	sv->min_interval_ms = o->interval_ms && !o->agent ? o->interval_ms : DEFAULT_MIN_INTERVAL_MS;
+	sv->prom_flags = o->dcgm ? AXL_METRICS_DCGM : 0;
+	if (axl_sampler_open(&sv->sampler, sv->inv, o->processes ? AXL_SAMPLER_PROCESSES : 0) ||
+	    axl_inventory_json(sv->inv, 0, &sv->inv_json, NULL)) {
+		fprintf(stderr, "axl: %s\n", axl_error_last());
+		serve_stop(sv);
+		return 1;
+	}
+	sv->healthz = text_response("ok\n", "text/plain; charset=utf-8");
+	sv->starting = text_response("starting: the first labels and CDI specs are not written yet\n",
+				     "text/plain; charset=utf-8");
+	sv->inventory = text_response(sv->inv_json, "application/json");
+	sv->not_found = text_response("not found: try /metrics, /healthz or /inventory\n", "text/plain; charset=utf-8");
+	sv->not_allowed = text_response("method not allowed: this server is read-only (GET, HEAD)\n",
+					"text/plain; charset=utf-8");
+	if (!sv->healthz || !sv->starting || !sv->inventory || !sv->not_found || !sv->not_allowed) {
+		fprintf(stderr, "axl: out of memory\n");
+		serve_stop(sv);
+		return 1;
+	}
+	MHD_add_response_header(sv->not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	/* a first sample now, so that the first scrape already has rates */
-	pthread_mutex_lock(&sv.lock);
-	refresh(&sv, mono_ms());
-	pthread_mutex_unlock(&sv.lock);
-
-	/* the signals are waited for below, by this thread only: block them before
-	 * libmicrohttpd's threads start (they inherit the mask) */
-	sigset_t sigs;
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	pthread_mutex_lock(&sv->lock);
+	refresh(sv, mono_ms());
+	pthread_mutex_unlock(&sv->lock);
 	signal(SIGPIPE, SIG_IGN);
 
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
@@ -334,40 +376,54 @@ int cmd_serve(struct opts *o, int argc, char **argv)
 		flags |= MHD_USE_IPv6;
 	if (o->verbose)
 		flags |= MHD_USE_ERROR_LOG;
-	d = MHD_start_daemon(flags, 0, NULL, NULL, handle, &sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-			     MHD_OPTION_THREAD_POOL_SIZE, (unsigned)POOL_THREADS, MHD_OPTION_CONNECTION_LIMIT,
-			     (unsigned)CONNECTION_LIMIT, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PER_IP_LIMIT,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
-			     MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_END);
-	if (!d) {
+	sv->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				      MHD_OPTION_THREAD_POOL_SIZE, (unsigned)POOL_THREADS, MHD_OPTION_CONNECTION_LIMIT,
+				      (unsigned)CONNECTION_LIMIT, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PER_IP_LIMIT,
+				      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
+				      MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_END);
+	if (!sv->daemon) {
 		fprintf(stderr, "axl: cannot listen on %s: %s\n", o->listen ? o->listen : DEFAULT_LISTEN,
 			errno ? strerror(errno) : "libmicrohttpd could not start");
-		goto out;
+		serve_stop(sv);
+		return 1;
 	}
 	unsigned port = 0;
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(sv->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	if (info)
 		port = info->port;
+	size_t nd = axl_inventory_device_count(sv->inv);
 	fprintf(stderr, "axl: serving http://%s:%u/metrics (%zu device%s, a sample at most every %.0f ms%s%s)\n", host,
-		port, axl_inventory_device_count(inv), axl_inventory_device_count(inv) == 1 ? "" : "s",
-		sv.min_interval_ms, o->dcgm ? ", DCGM names" : "", o->processes ? ", processes" : "");
+		port, nd, nd == 1 ? "" : "s", sv->min_interval_ms, o->dcgm ? ", DCGM names" : "",
+		o->processes ? ", processes" : "");
 	fflush(stderr);
+	*out = sv;
+	return 0;
+}
+
+int cmd_serve(struct opts *o, int argc, char **argv)
+{
+	if (argc) {
+		fprintf(stderr, "axl: serve takes no argument ('%s'; --listen ADDR:PORT says where)\n", argv[0]);
+		return EXIT_USAGE;
+	}
+	/* the signals are waited for below, by this thread only: block them before
+	 * libmicrohttpd's threads start (they inherit the mask) */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	struct serve *sv;
+	int rc = serve_start(o, 1, &sv);
+	if (rc)
+		return rc;
 	int sig = 0;
 	while (sigwait(&sigs, &sig) != 0)
 		;
 	if (o->verbose)
 		fprintf(stderr, "axl: signal %d: stopping\n", sig);
-	rc = 0;
-out:
-	if (d)
-		MHD_stop_daemon(d); /* waits for its threads: nothing uses sv after this */
-	free_responses(&sv);
-	axl_free(inv_json);
-	axl_sampler_free(sv.sampler);
-	pthread_mutex_destroy(&sv.lock);
-	axl_inventory_free(inv);
-	axl_context_free(ctx);
-	return rc;
+	serve_stop(sv);
+	return 0;
 }
 
 #endif

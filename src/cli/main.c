@@ -15,7 +15,7 @@
 
 /* The short names of the options that belong to some commands only (the table in
  * commands.c says which); the rest are global. */
-#define SHARED_OPTS "atoinPLDpBFXRGyWMQUHNK"
+#define SHARED_OPTS "atoinPLDpBFXRGyWMQUHNKwlzf"
 
 /* Apply one option; returns 0, or the exit code to leave with (+1). */
 static int apply_opt(struct opts *o, int c)
@@ -80,6 +80,10 @@ static int apply_opt(struct opts *o, int c)
 	case 'H': o->visible = 2; return 0;
 	case 'N': o->numa = optarg; return 0;
 	case 'K': o->best = optarg; return 0;
+	case 'w': o->watch = 1; return 0;
+	case 'l': o->labels_file = optarg; return 0;
+	case 'z': o->cdi_dir = optarg; return 0;
+	case 'f': o->cdi_format = optarg; return 0;
 	case 'h': o->help = 1; return 0;
 	case 'V': o->version = 1; return 0;
 	default: cli_usage(stderr); return EXIT_USAGE + 1;
@@ -179,6 +183,10 @@ static const struct option longopts[] = {
 	{"hidden", no_argument, NULL, 'H'},
 	{"numa", required_argument, NULL, 'N'},
 	{"best", required_argument, NULL, 'K'},
+	{"watch", no_argument, NULL, 'w'},
+	{"labels-file", required_argument, NULL, 'l'},
+	{"cdi-dir", required_argument, NULL, 'z'},
+	{"cdi-format", required_argument, NULL, 'f'},
 	{NULL, 0, NULL, 0},
 };
 

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -95,4 +96,113 @@ const char *axl__file_error(int rc)
 	case -EFBIG: return "too large";
 	default: return strerror(rc < 0 ? -rc : rc);
 	}
+}
+
+static void replace_clear(struct axl__replace *r)
+{
+	free(r->tmp);
+	free(r->path);
+	r->tmp = r->path = NULL;
+	r->fd = -1;
+}
+
+int axl__file_replace_begin(struct axl__replace *r, const char *path, unsigned mode)
+{
+	r->fd = -1;
+	r->tmp = r->path = NULL;
+	r->mode = mode;
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	const char *base = slash ? slash + 1 : path;
+	if (!path || !*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return -EISDIR;
+	size_t dl = slash ? (size_t)(slash - path) + 1 : 0; /* with the slash */
+	r->path = strdup(path);
+	r->tmp = malloc(strlen(path) + 16);
+	if (!r->path || !r->tmp) {
+		replace_clear(r);
+		return -ENOMEM;
+	}
+	memcpy(r->tmp, path, dl);
+	sprintf(r->tmp + dl, ".%s.XXXXXX", base);
+	r->fd = mkostemp(r->tmp, O_CLOEXEC);
+	if (r->fd < 0) {
+		int e = errno;
+		replace_clear(r);
+		return -e;
+	}
+	if (fchmod(r->fd, (mode_t)mode) != 0) {
+		int e = errno;
+		axl__file_replace_abort(r);
+		return -e;
+	}
+	return 0;
+}
+
+void axl__file_replace_abort(struct axl__replace *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	if (r->tmp)
+		unlink(r->tmp);
+	replace_clear(r);
+}
+
+int axl__file_replace_commit(struct axl__replace *r)
+{
+	int e = 0;
+	if (fsync(r->fd) != 0)
+		e = errno;
+	if (close(r->fd) != 0 && !e)
+		e = errno;
+	r->fd = -1;
+	if (!e && rename(r->tmp, r->path) != 0)
+		e = errno;
+	if (e) {
+		axl__file_replace_abort(r);
+		return -e;
+	}
+	/* the rename itself durable: fsync the directory */
+	char *slash = strrchr(r->path, '/');
+	if (slash == r->path)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	int dfd = open(slash ? r->path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		if (fsync(dfd) != 0 && errno != EINVAL)
+			e = errno;
+		close(dfd);
+	}
+	replace_clear(r);
+	return -e;
+}
+
+int axl__file_replace(const char *path, const void *buf, size_t len, unsigned mode)
+{
+	struct axl__replace r;
+	int rc = axl__file_replace_begin(&r, path, mode);
+	if (rc)
+		return rc;
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(r.fd, (const char *)buf + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			rc = w < 0 ? -errno : -EIO;
+			axl__file_replace_abort(&r);
+			return rc;
+		}
+		off += (size_t)w;
+	}
+	return axl__file_replace_commit(&r);
+}
+
+int axl__file_same(const char *path, const void *buf, size_t len)
+{
+	char *old = NULL;
+	size_t olen = 0;
+	int rc = axl__file_read(path, len, 0, &old, &olen);
+	int same = rc == 0 && olen == len && memcmp(old, buf, len) == 0;
+	free(old);
+	return same;
 }

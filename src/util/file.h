@@ -24,4 +24,23 @@ int axl__read_fd_alloc(int fd, size_t max, char **out, size_t *len);
 int axl__file_read(const char *path, size_t max, unsigned flags, char **out, size_t *len);
 const char *axl__file_error(int rc);
 
+/* Replacing a file whole, so that a reader sees the old content or the new, never part
+ * of either (and a crash leaves the old one): the content goes into a temporary file in
+ * the target's directory (".NAME.XXXXXX", which tools that skip dot-files ignore), is
+ * fsync'd, renamed over the target, and the directory is fsync'd. The writer either
+ * hands the bytes over at once (axl__file_replace) or writes them itself to r.fd between
+ * begin and commit (a tar stream). Every function returns 0 or -errno; on failure the
+ * temporary file is gone. mode is the new file's (0644, 0600). */
+struct axl__replace {
+	int fd;           /* the temporary file, open for writing */
+	char *tmp, *path; /* malloc'd */
+	unsigned mode;
+};
+int axl__file_replace_begin(struct axl__replace *r, const char *path, unsigned mode);
+int axl__file_replace_commit(struct axl__replace *r); /* fsync, rename, fsync the directory */
+void axl__file_replace_abort(struct axl__replace *r);  /* close and unlink; NULL-safe state */
+int axl__file_replace(const char *path, const void *buf, size_t len, unsigned mode);
+/* Does the file at path hold exactly these bytes? 1 yes, 0 no (or unreadable). */
+int axl__file_same(const char *path, const void *buf, size_t len);
+
 #endif

@@ -15,6 +15,7 @@
 #include "internal.h"
 #include "capture.h"
 #include "util/json.h"
+#include "util/file.h"
 #include "util/jsonr.h"
 #include "util/record.h"
 #include "util/tar.h"
@@ -286,25 +287,20 @@ AXL_API int axl_capture_write(axl_context *ctx, const char *path,
 	char *man = manifest(ctx, &p, opts->command_line, now, &mlen);
 
 	/* a temporary file next to the target, renamed over it when complete */
-	size_t dl = slash ? (size_t)(slash - path) : 0;
-	char *tmp = malloc(strlen(path) + 16);
-	if (!man || !tmp) {
-		free(man);
-		free(tmp);
+	struct axl__replace rp;
+	if (!man) {
 		AXL__VEC_FREE(p.vendors);
 		return axl__error(AXL_ENOMEM, "out of memory");
 	}
-	if (slash)
-		sprintf(tmp, "%.*s/.%s.XXXXXX", (int)dl, path, slash + 1);
-	else
-		sprintf(tmp, ".%s.XXXXXX", path);
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-		rc = axl__error(e == ENOENT || e == ENOTDIR ? AXL_ENOENT : e == EACCES ? AXL_EPERM : AXL_EIO,
+	rc = axl__file_replace_begin(&rp, path, 0600);
+	if (rc) {
+		int e = -rc;
+		rc = axl__error(e == ENOENT || e == ENOTDIR ? AXL_ENOENT : e == EACCES ? AXL_EPERM
+							    : e == ENOMEM ? AXL_ENOMEM : AXL_EIO,
 				"capture '%s': cannot create a file there: %s", path, strerror(e));
 		goto out;
 	}
+	int fd = rp.fd;
 	char zerr[400] = "";
 	rc = axl__tar_writer_new(&p.w, fd, 6, (int64_t)now, ctx->zlib_library, zerr, sizeof zerr);
 	if (!rc)
@@ -320,14 +316,11 @@ AXL_API int axl_capture_write(axl_context *ctx, const char *path,
 		if (!rc)
 			rc = rc2;
 	}
-	if (!rc && fsync(fd) != 0)
-		rc = -errno;
-	if (close(fd) != 0 && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path) != 0)
-		rc = -errno;
+	if (!rc)
+		rc = axl__file_replace_commit(&rp);
+	else
+		axl__file_replace_abort(&rp);
 	if (rc) {
-		unlink(tmp);
 		if (members)
 			*members = 0;
 		rc = rc == -ELIBACC ? axl__error(AXL_ENOTSUP, "capture '%s': %s", path, zerr)
@@ -336,7 +329,6 @@ AXL_API int axl_capture_write(axl_context *ctx, const char *path,
 	}
 out:
 	free(man);
-	free(tmp);
 	AXL__VEC_FREE(p.vendors);
 	return rc;
 }

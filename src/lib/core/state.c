@@ -427,40 +427,14 @@ static int store(const char *dir, const struct axl__state *st)
 		return axl__error(AXL_ETOOBIG, "state of %zu bytes: more than the %d a state file may have", len,
 				  AXL__STATE_MAX);
 	}
-	char tmp[4096], final[4096], name[64];
-	snprintf(name, sizeof name, "state.json.tmp-%ld", (long)getpid());
-	int rc = path_in(tmp, sizeof tmp, dir, name);
-	if (!rc)
-		rc = path_in(final, sizeof final, dir, "state.json");
-	if (rc) {
-		free(text);
-		return rc;
-	}
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		rc = axl__error(AXL_EIO, "%s: %s", tmp, strerror(errno));
-		free(text);
-		return rc;
-	}
-	if (axl__write_all(fd, text, len) || fsync(fd)) {
-		rc = axl__error(AXL_EIO, "%s: %s", tmp, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		free(text);
-		return rc;
+	char final[4096];
+	int rc = path_in(final, sizeof final, dir, "state.json");
+	if (!rc) {
+		rc = axl__file_replace(final, text, len, 0600);
+		if (rc)
+			rc = axl__error(AXL_EIO, "%s: %s", final, strerror(-rc));
 	}
 	free(text);
-	if (close(fd) || rename(tmp, final)) {
-		rc = axl__error(AXL_EIO, "%s: %s", final, strerror(errno));
-		unlink(tmp);
-		return rc;
-	}
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		if (fsync(dfd))
-			rc = axl__error(AXL_EIO, "%s: fsync: %s", dir, strerror(errno));
-		close(dfd);
-	}
 	return rc;
 }
 

@@ -123,6 +123,9 @@ static void write_device(struct axl__json *w, const struct axl_device *d)
 	for (size_t i = 0; i < d->nodes.n; i++)
 		axl__json_str(w, d->nodes.v[i]);
 	axl__json_arr_end(w);
+	/* a simulated device's nodes are the ones a real one would have; none exists */
+	if (d->nodes.n && (d->sources & (1u << AXL_SOURCE_SIM)))
+		axl__json_kbool(w, "device_nodes_simulated", true);
 	axl__json_key(w, "compute_units");
 	axl__json_arr(w);
 	for (size_t i = 0; i < d->cus.n; i++) {

@@ -44,10 +44,18 @@ static double xgmi_gbps(const struct axl__db_entry *a, const struct axl__db_entr
 	return 64.0;
 }
 
-/* A GPU of an "xgmi" group is in the group's hive (one id per group). */
+/* The nodes amdgpu makes for a GPU, as on a real node: its DRM card and render nodes
+ * (minors counted from 0 and 128 in the order of the spec's AMD devices) and the
+ * compute runtime's /dev/kfd, which every GPU shares. A GPU of an "xgmi" group is in the
+ * group's hive (one id per group). */
 static void sim_device(struct axl_inventory *inv, struct axl_device *d, const struct axl__sim_place *at)
 {
-	(void)inv;
+	char node[48];
+	snprintf(node, sizeof node, "/dev/dri/card%zu", at->minor);
+	axl__add_node(inv, d, node);
+	snprintf(node, sizeof node, "/dev/dri/renderD%zu", 128 + at->minor);
+	axl__add_node(inv, d, node);
+	axl__add_node(inv, d, "/dev/kfd");
 	if (at->fabric && strcmp(at->fabric, "xgmi") == 0)
 		d->fabric_domain = 0x51a000ull + (uint64_t)at->group + 1;
 }

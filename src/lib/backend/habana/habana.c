@@ -74,9 +74,19 @@ static int habana_enrich(struct axl__scan *scan, size_t self, struct axl_device 
 
 /* runtime.c */
 const struct axl_runtime *axl__habana_runtime(const struct axl_device *dev);
-/* a simulated Gaudi (docs/sim.md): bound to the driver the visibility variables go by */
+/* a simulated Gaudi (docs/sim.md): bound to the driver the visibility variables go by,
+ * with the node habanalabs makes for it on a kernel with the accel subsystem (6.2 on),
+ * numbered in the order of the spec's Gaudis */
+static void habana_sim_device(struct axl_inventory *inv, struct axl_device *d, const struct axl__sim_place *at)
+{
+	char node[48];
+	snprintf(node, sizeof node, "/dev/accel/accel%zu", at->minor);
+	axl__add_node(inv, d, node);
+}
+
 static const struct axl__sim_ops habana_sim = {
 	.driver = "habanalabs",
+	.device = habana_sim_device,
 };
 
 static const struct axl__pci_vendor pci_vendors[] = {
