@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""deploy/kubernetes: what an operator relies on, checked without a cluster.
+
+Every manifest parses (python3-yaml) and the Kustomize base names them all; then:
+ - the DaemonSet: its selector matches its pod labels; the image is the one the
+   kustomization's images: entry rewrites; command /usr/bin/axl (the image's
+   entrypoint) with a sub-command and options that `axl help CMD` lists (`axl agent`'s
+   interface from docs/deploy.md where the built axl has no agent yet);
+ - the mounts: /sys and /dev from the host read-only at the same paths, the host's
+   library folder read-only and AXL_NVML_LIBRARY inside it, the NFD features.d folder
+   and /var/run/cdi writable and exactly the folders of --labels-file and --cdi-dir;
+   every mount names a volume, every volume is mounted;
+ - the port 9400 named in --listen; readiness and liveness probes on /healthz at it;
+ - the security context: read-only root, no privilege escalation, every capability
+   dropped and none added, not privileged, no host network or IPC, seccomp
+   RuntimeDefault, no service-account token;
+ - small requests (cpu <= 50m, memory <= 64Mi) and a memory limit;
+ - tolerations for the accelerator taints; the node affinity (linux, amd64);
+ - the Service selects the pods and targets the named port; the ServiceMonitor selects
+   the Service by its labels, in its namespace, at that port and /metrics;
+ - the accelerator-nodes overlay: a patch of the same DaemonSet whose every term keeps
+   the image's architecture.
+
+usage: check_manifests.py --axl BIN
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+KDIR = os.path.join(TOP, "deploy", "kubernetes")
+# docs/deploy.md: `axl agent [--listen ADDR:PORT] [--labels-file PATH] [--cdi-dir DIR]
+# [--cdi-format json|yaml] [--interval SECONDS] [serve's options]`
+AGENT_OPTIONS = {"--listen", "--labels-file", "--cdi-dir", "--cdi-format", "--interval"}
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL: " + what)
+    return cond
+
+
+def load(path):
+    with open(path) as f:
+        return [d for d in yaml.safe_load_all(f) if d is not None]
+
+
+def quantity(q):
+    """a Kubernetes quantity as a number (cpu in cores, memory in bytes)"""
+    m = re.fullmatch(r"([0-9.]+)(m|Ki|Mi|Gi|k|M|G)?", str(q))
+    if not m:
+        return None
+    mult = {None: 1, "m": 1e-3, "Ki": 1024, "Mi": 1024 ** 2, "Gi": 1024 ** 3, "k": 1e3, "M": 1e6, "G": 1e9}
+    return float(m.group(1)) * mult[m.group(2)]
+
+
+def options_of(axl, cmd):
+    """the options `axl help CMD` lists, or None when the command does not exist"""
+    r = subprocess.run([axl, "help", cmd], capture_output=True, text=True)
+    if r.returncode != 0:
+        return None
+    return set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", r.stdout))
+
+
+def check_args(axl, args):
+    cmd = args[0]
+    opts = options_of(axl, cmd)
+    if opts is None and cmd == "agent":
+        print("note: this axl has no `agent` yet; its options checked against docs/deploy.md")
+        opts = AGENT_OPTIONS
+    if not check(opts is not None, "the DaemonSet runs `axl %s`, which axl does not know" % cmd):
+        return {}
+    given = {}
+    i = 1
+    while i < len(args):
+        o = args[i]
+        check(o in opts, "`axl %s` takes no %s" % (cmd, o))
+        check(i + 1 < len(args) and not args[i + 1].startswith("--"), "%s without a value" % o)
+        given[o] = args[i + 1] if i + 1 < len(args) else None
+        i += 2
+    return given
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--axl", required=True)
+    a = ap.parse_args()
+
+    kust = load(os.path.join(KDIR, "kustomization.yaml"))[0]
+    files = sorted(f for f in os.listdir(KDIR) if f.endswith(".yaml") and f != "kustomization.yaml")
+    check(sorted(kust["resources"]) == files, "kustomization resources %r, folder holds %r" % (kust["resources"], files))
+    docs = {}
+    for f in files:
+        for d in load(os.path.join(KDIR, f)):
+            check({"apiVersion", "kind", "metadata"} <= set(d), "%s: a document without apiVersion/kind/metadata" % f)
+            docs[d["kind"]] = d
+    check(set(docs) == {"Namespace", "DaemonSet", "Service", "ServiceMonitor"}, "kinds: %r" % sorted(docs))
+    ns = docs["Namespace"]["metadata"]["name"]
+    for k in ("DaemonSet", "Service", "ServiceMonitor"):
+        check(docs[k]["metadata"].get("namespace") == ns, "%s not in namespace %s" % (k, ns))
+
+    ds = docs["DaemonSet"]
+    check(ds["apiVersion"] == "apps/v1", "DaemonSet apiVersion %s" % ds["apiVersion"])
+    pod = ds["spec"]["template"]
+    plabels = pod["metadata"]["labels"]
+    sel = ds["spec"]["selector"]["matchLabels"]
+    check(all(plabels.get(k) == v for k, v in sel.items()), "DaemonSet selector %r does not match pod labels %r" % (sel, plabels))
+    spec = pod["spec"]
+    check(len(spec["containers"]) == 1, "one container")
+    c = spec["containers"][0]
+
+    # image and command
+    img = c["image"]
+    names = [i["name"] for i in kust.get("images", [])]
+    check(img.rsplit(":", 1)[0] in names, "image %s is not the one kustomization's images: rewrites (%r)" % (img, names))
+    check(c.get("command") == ["/usr/bin/axl"], "command %r, the image's entrypoint is /usr/bin/axl" % c.get("command"))
+    args = c["args"]
+    check(args[0] == "agent", "the DaemonSet runs axl %s, not agent" % args[0])
+    given = check_args(a.axl, args)
+    listen = given.get("--listen", "")
+    check(listen.startswith("0.0.0.0:"), "--listen %r does not listen on the pod's address" % listen)
+    port = int(listen.rsplit(":", 1)[1]) if ":" in listen else None
+
+    # mounts
+    vols = {v["name"]: v for v in spec["volumes"]}
+    mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
+    for m in c["volumeMounts"]:
+        check(m["name"] in vols, "mount %s names no volume" % m["mountPath"])
+    check({m["name"] for m in c["volumeMounts"]} == set(vols), "a volume is not mounted")
+
+    def host(path):
+        m = mounts.get(path)
+        if not check(m is not None, "nothing mounted at %s" % path):
+            return None, None
+        v = vols.get(m["name"], {})
+        return v.get("hostPath", {}).get("path"), m
+    for p in ("/sys", "/dev"):
+        hp, m = host(p)
+        check(hp == p and m and m.get("readOnly") is True, "%s: host %s, readOnly %r" % (p, hp, m and m.get("readOnly")))
+    lib = [e["value"] for e in c.get("env", []) if e["name"] == "AXL_NVML_LIBRARY"]
+    check(len(lib) == 1, "AXL_NVML_LIBRARY not set")
+    libdir = os.path.dirname(lib[0]) if lib else ""
+    hp, m = host(libdir)
+    check(hp is not None and m and m.get("readOnly") is True and libdir == "/host" + hp,
+          "the vendor library folder %s: host %s, readOnly %r" % (libdir, hp, m and m.get("readOnly")))
+    labels_file = given.get("--labels-file", "")
+    check(labels_file.startswith("/etc/kubernetes/node-feature-discovery/features.d/"), "--labels-file %r not in NFD's features.d" % labels_file)
+    for opt, path in (("--labels-file", os.path.dirname(labels_file)), ("--cdi-dir", given.get("--cdi-dir"))):
+        hp, m = host(path)
+        check(hp == path and m and not m.get("readOnly"), "%s folder %s: host %s, writable %r" % (opt, path, hp, m and not m.get("readOnly")))
+        check(vols.get(m["name"] if m else "", {}).get("hostPath", {}).get("type") == "DirectoryOrCreate",
+              "%s's folder is not made when missing" % opt)
+    check(given.get("--cdi-dir") in ("/var/run/cdi", "/etc/cdi"), "--cdi-dir %r is no CDI spec folder" % given.get("--cdi-dir"))
+    check(mounts.get("/tmp") is not None and "emptyDir" in vols.get(mounts["/tmp"]["name"], {}), "/tmp is no emptyDir")
+
+    # port and probes
+    ports = {p["name"]: p for p in c["ports"]}
+    check("metrics" in ports and ports["metrics"]["containerPort"] == port, "container port metrics %r, --listen %r" % (ports, listen))
+    for probe in ("readinessProbe", "livenessProbe"):
+        pr = c.get(probe, {}).get("httpGet", {})
+        check(pr.get("path") == "/healthz" and pr.get("port") in ("metrics", port), "%s: %r" % (probe, pr))
+
+    # security
+    sc = c.get("securityContext", {})
+    check(sc.get("readOnlyRootFilesystem") is True, "root file system not read-only")
+    check(sc.get("allowPrivilegeEscalation") is False, "privilege escalation allowed")
+    check(sc.get("privileged") in (None, False), "privileged")
+    check(sc.get("capabilities", {}).get("drop") == ["ALL"], "capabilities not all dropped")
+    check(not sc.get("capabilities", {}).get("add"), "capabilities added: %r" % sc.get("capabilities", {}).get("add"))
+    for k in ("hostNetwork", "hostIPC"):
+        check(not spec.get(k), "%s set" % k)
+    check(spec.get("automountServiceAccountToken") is False, "service-account token mounted")
+    check(spec.get("securityContext", {}).get("seccompProfile", {}).get("type") == "RuntimeDefault", "no RuntimeDefault seccomp")
+
+    # resources
+    req = c.get("resources", {}).get("requests", {})
+    lim = c.get("resources", {}).get("limits", {})
+    check(quantity(req.get("cpu")) is not None and quantity(req["cpu"]) <= 0.05, "cpu request %r" % req.get("cpu"))
+    check(quantity(req.get("memory")) is not None and quantity(req["memory"]) <= 64 * 2 ** 20, "memory request %r" % req.get("memory"))
+    check(quantity(lim.get("memory")) is not None and quantity(lim["memory"]) >= quantity(req.get("memory", 0)), "memory limit %r" % lim.get("memory"))
+
+    # scheduling
+    tol = {t.get("key"): t for t in spec.get("tolerations", [])}
+    for key in ("nvidia.com/gpu", "amd.com/gpu", "habana.ai/gaudi", "aws.amazon.com/neuron", "google.com/tpu"):
+        check(key in tol and tol[key].get("operator") == "Exists", "no toleration of %s" % key)
+    terms = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    exprs = {e["key"]: e for e in terms[0]["matchExpressions"]}
+    check(exprs.get("kubernetes.io/os", {}).get("values") == ["linux"], "not limited to linux nodes")
+    check(exprs.get("kubernetes.io/arch", {}).get("values") == ["amd64"], "not limited to amd64 (the image's)")
+
+    # service and monitor
+    svc = docs["Service"]
+    check(all(plabels.get(k) == v for k, v in svc["spec"]["selector"].items()), "Service selector does not select the pods")
+    sports = {p["name"]: p for p in svc["spec"]["ports"]}
+    check(sports.get("metrics", {}).get("targetPort") in ("metrics", port), "Service port metrics: %r" % sports)
+    check(svc["spec"].get("clusterIP") == "None", "Service not headless (one endpoint per node)")
+    sm = docs["ServiceMonitor"]
+    check(sm["apiVersion"] == "monitoring.coreos.com/v1", "ServiceMonitor apiVersion %s" % sm["apiVersion"])
+    smsel = sm["spec"]["selector"]["matchLabels"]
+    check(all(svc["metadata"]["labels"].get(k) == v for k, v in smsel.items()), "ServiceMonitor does not select the Service")
+    check(sm["spec"]["namespaceSelector"]["matchNames"] == [ns], "ServiceMonitor looks in %r" % sm["spec"]["namespaceSelector"])
+    ep = sm["spec"]["endpoints"]
+    check(len(ep) == 1 and ep[0]["port"] in sports and ep[0].get("path", "/metrics") == "/metrics", "ServiceMonitor endpoints %r" % ep)
+
+    # overlay
+    odir = os.path.join(KDIR, "overlays", "accelerator-nodes")
+    ok = load(os.path.join(odir, "kustomization.yaml"))[0]
+    check(ok["resources"] == ["../.."], "overlay resources %r" % ok["resources"])
+    for p in ok["patches"]:
+        patch = load(os.path.join(odir, p["path"]))[0]
+        check(patch["kind"] == "DaemonSet" and patch["metadata"]["name"] == ds["metadata"]["name"]
+              and patch["metadata"]["namespace"] == ns, "overlay patch %s names another object" % p["path"])
+        terms = patch["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+        check(len(terms) >= 5, "overlay: %d terms" % len(terms))
+        for t in terms:
+            keys = {e["key"]: e for e in t["matchExpressions"]}
+            check(keys.get("kubernetes.io/arch", {}).get("values") == ["amd64"], "overlay term without the arch: %r" % t)
+            nfd = [k for k in keys if k.startswith("feature.node.kubernetes.io/pci-")]
+            check(len(nfd) == 1 and re.fullmatch(r"feature\.node\.kubernetes\.io/pci-(03[0-9a-f]{2}|12[0-9a-f]{2}|0b40)_[0-9a-f]{4}\.present", nfd[0]) is not None
+                  if nfd else False, "overlay term on no NFD PCI label of an accelerator class: %r" % list(keys))
+
+    if failures:
+        print("%d failure(s)" % len(failures))
+        return 1
+    print("ok: %s" % ", ".join(files))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
