@@ -138,13 +138,16 @@ struct entry {
 	long line; /* of the section header */
 	char *name, *vendor, *architecture, *memory_type;
 	int family; /* -1 unset */
-	int have_memory, have_bus, have_bw, have_l2, have_tdp, have_nvlink;
+	int have_memory, have_bus, have_bw, have_l2, have_tdp, have_nvlink, have_ici;
 	int have_l1, have_shared, have_channels, have_stacks;
 	uint64_t memory_bytes, l2_bytes;
 	uint64_t l1_bytes, shared_bytes; /* per compute unit */
 	unsigned long mem_channels, mem_stacks;
 	unsigned long fabric_version, fabric_links;
 	double nvlink_gbps;
+	const char *ici_topology; /* "2d-torus", "3d-torus", "3d-mesh" */
+	unsigned long ici_ports;  /* 0 unknown */
+	double ici_gbps;          /* GB/s of one chip and direction, all ports; < 0 unknown */
 	unsigned long bus_width;
 	double bandwidth, tdp;
 	struct vec cus;     /* struct cu * */
@@ -561,6 +564,34 @@ static void parse_nvlink(long line, char *v)
 	e->have_nvlink = 1;
 }
 
+/* "TOPOLOGY PORTS GBPS": a TPU's inter-chip interconnect: 2d-torus, 3d-torus or 3d-mesh;
+ * ICI ports of one chip ('-' unknown); GB/s of one chip and direction over all its ports
+ * ('-' unknown). */
+static void parse_ici(long line, char *v)
+{
+	char *cur = v;
+	char *topo = next_token(&cur);
+	char *ports = next_token(&cur);
+	char *rate = next_token(&cur);
+	unsigned long long a = 0;
+	struct entry *e = g_cur;
+
+	if (e->have_ici)
+		die(line, "'ici' given twice in entry [%s]", e->key);
+	if (!topo || !ports || !rate || next_token(&cur))
+		die(line, "ici wants 'TOPOLOGY PORTS GBPS'");
+	if (strcmp(topo, "2d-torus") && strcmp(topo, "3d-torus") && strcmp(topo, "3d-mesh"))
+		die(line, "unknown ICI topology '%s' (2d-torus, 3d-torus, 3d-mesh)", topo);
+	if (strcmp(ports, "-") && (parse_uint(ports, 16, &a) || a == 0))
+		die(line, "malformed port count '%s' in ici (1-16 or -)", ports);
+	e->ici_gbps = -1;
+	if (strcmp(rate, "-") && (parse_decimal(rate, &e->ici_gbps) || e->ici_gbps <= 0 || e->ici_gbps > 100000))
+		die(line, "malformed number '%s' in ici (GB/s of one chip and direction, or -)", rate);
+	e->ici_topology = xstrdup(topo);
+	e->ici_ports = (unsigned long)a;
+	e->have_ici = 1;
+}
+
 static void parse_pair(long line, char *key, char *v)
 {
 	struct entry *e = g_cur;
@@ -639,6 +670,8 @@ static void parse_pair(long line, char *key, char *v)
 		e->have_tdp = 1;
 	} else if (strcmp(key, "nvlink") == 0) {
 		parse_nvlink(line, v);
+	} else if (strcmp(key, "ici") == 0) {
+		parse_ici(line, v);
 	} else if (strcmp(key, "compute_units") == 0) {
 		parse_compute_units(line, v);
 	} else if (strcmp(key, "precision") == 0) {
@@ -966,6 +999,13 @@ static void emit(void)
 		    e->have_nvlink ? e->fabric_version : 0ul, e->have_nvlink ? e->fabric_links : 0ul);
 		out_double(e->have_nvlink ? e->nvlink_gbps : -1.0);
 		out(",\n");
+		if (e->have_ici) {
+			out("\t\t.ici_topology = \"%s\", .ici_ports = %luu, .ici_gbps = ", e->ici_topology, e->ici_ports);
+			out_double(e->ici_gbps);
+			out(",\n");
+		} else {
+			out("\t\t.ici_topology = NULL, .ici_ports = 0u, .ici_gbps = -1.0,\n");
+		}
 		if (e->cus.n)
 			out("\t\t.cus = cus_%zu, .n_cus = %zuu,\n", i, e->cus.n);
 		else

@@ -151,7 +151,11 @@ AXL_API const char *axl_support_name(axl_support support);
 	X(MEMORY_L1_PER_UNIT, I, "memory.l1_cache_bytes_per_unit")               \
 	X(MEMORY_SHARED_PER_UNIT, I, "memory.shared_memory_bytes_per_unit")      \
 	X(MEMORY_CHANNELS, I, "memory.channels")                                  \
-	X(MEMORY_STACKS, I, "memory.stacks")
+	X(MEMORY_STACKS, I, "memory.stacks")                                      \
+	X(INTERCONNECT_KIND, S, "interconnect.kind")                              \
+	X(INTERCONNECT_TOPOLOGY, S, "interconnect.topology")                      \
+	X(INTERCONNECT_PORTS, I, "interconnect.ports")                            \
+	X(INTERCONNECT_BANDWIDTH, F, "interconnect.bandwidth_gbps")
 
 typedef enum axl_attr {
 #define AXL__ATTR_ENUM(name, type, path) AXL_ATTR_##name,

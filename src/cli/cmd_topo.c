@@ -250,11 +250,12 @@ static void print_legend(const axl_inventory *inv)
 {
 	int links = -2;
 	double gbps = -2;
-	bool xelink = false;
+	bool xelink = false, ici = false;
 	size_t n = axl_inventory_link_count(inv);
 	for (size_t i = 0; i < n; i++) {
 		const struct axl_link *l = axl_inventory_link(inv, i);
 		xelink = xelink || strcmp(l->kind, "xelink") == 0;
+		ici = ici || strcmp(l->kind, "ici") == 0;
 		if (strcmp(l->kind, "nvswitch") != 0)
 			continue;
 		if (links == -2) {
@@ -273,6 +274,8 @@ static void print_legend(const axl_inventory *inv)
 	fputs(cli_topo_legend_fabrics, stdout);
 	if (xelink)
 		fputs(cli_topo_legend_xelink, stdout);
+	if (ici)
+		fputs(cli_topo_legend_ici, stdout);
 	fputs(cli_topo_legend_unknown, stdout);
 }
 

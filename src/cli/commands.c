@@ -436,4 +436,5 @@ const char cli_topo_legend_switch_unknown[] = "  NVS  = the NVSwitch fabric (lin
 const char cli_topo_legend_fabrics[] = "  XGMI = AMD Infinity Fabric (one XGMI hive)\n"
 				       "  NL#  = # AWS NeuronLink ports\n";
 const char cli_topo_legend_xelink[] = "  XL#  = a bonded set of # Intel Xe Links\n";
+const char cli_topo_legend_ici[] = "  ICI  = Google TPU inter-chip interconnect (one slice: a torus or mesh)\n";
 const char cli_topo_legend_unknown[] = "  -    = not known\n";

@@ -394,7 +394,8 @@ struct axl__fabric {
 	const char *kind;  /* the link kind ("xgmi", "nvswitch", ...) */
 	uint64_t domain;   /* which fabric of that kind */
 	int links;         /* the device's links into it; 0 when not known */
-	double link_gbps;  /* GB/s per link and direction (with links) */
+	double link_gbps;  /* GB/s per link and direction (with links); with links 0, the
+			    * device's whole bandwidth into the fabric (< 0 unknown) */
 	axl_source source; /* of the link */
 };
 

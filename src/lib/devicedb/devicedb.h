@@ -65,6 +65,12 @@ struct axl__db_entry {
 	uint8_t fabric_version;
 	uint8_t fabric_links;
 	double fabric_link_gbps;
+	/* a TPU's inter-chip interconnect (the file's "ici" key): topology ("2d-torus",
+	 * "3d-torus", "3d-mesh"; NULL when not described), ports of one chip (0 unknown), GB/s
+	 * of one chip and direction over all its ports (< 0 unknown) */
+	const char *ici_topology;
+	uint8_t ici_ports;
+	double ici_gbps;
 };
 
 /* One way to recognise an entry. Rows are sorted by (vendor, device, has_sub desc,

@@ -60,6 +60,15 @@ void axl__devicedb_apply(struct axl__scan *scan, struct axl_device *dev)
 			axl__fill_int(dev, AXL_ATTR_MEMORY_STACKS, S, e->memory_stacks);
 		if (e->tdp_watts >= 0)
 			axl__fill_num(dev, AXL_ATTR_POWER_TDP, S, e->tdp_watts);
+		/* a chip-to-chip interconnect the database describes: the "ici" key */
+		if (e->ici_topology) {
+			axl__fill_str(inv, dev, AXL_ATTR_INTERCONNECT_KIND, S, "ici");
+			axl__fill_str(inv, dev, AXL_ATTR_INTERCONNECT_TOPOLOGY, S, e->ici_topology);
+			if (e->ici_ports)
+				axl__fill_int(dev, AXL_ATTR_INTERCONNECT_PORTS, S, e->ici_ports);
+			if (e->ici_gbps > 0)
+				axl__fill_num(dev, AXL_ATTR_INTERCONNECT_BANDWIDTH, S, e->ici_gbps);
+		}
 		/* the database's counts describe the whole SKU: where a measured count of the
 		 * same unit differs (a partition, fused-off units), none of them is added */
 		int cu_conflict = 0;

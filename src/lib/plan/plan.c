@@ -47,7 +47,7 @@ const struct axl__plan_factors axl__plan_factors = {
 static double group_link(const struct axl_planner *p, const size_t *d, int n, enum axl__plink *kind)
 {
 	double g = INFINITY;
-	enum axl__plink k = AXL__PL_FABRIC;
+	enum axl__plink k = AXL__PL_ICI; /* the best there is; lowered by every pair */
 	for (int i = 0; i < n; i++)
 		for (int j = i + 1; j < n; j++) {
 			const struct axl__plink_info *l = axl__planner_link(p, d[i], d[j]);
@@ -127,7 +127,7 @@ static int make_groups(const struct axl_planner *p, const size_t *sel, size_t ns
 			if (a->node != b->node || !same_kind(a, b))
 				continue;
 			const struct axl__plink_info *l = axl__planner_link(p, sel[i], sel[j]);
-			if (l && (l->kind == AXL__PL_FABRIC || l->kind == AXL__PL_BOARD))
+			if (l && (l->kind >= AXL__PL_FABRIC || l->kind == AXL__PL_BOARD))
 				par[uf_find(par, i)] = uf_find(par, j);
 		}
 	size_t ng = 0;
@@ -381,7 +381,7 @@ static double hop_link(const struct pctx *c, const struct pcand *k, int s, doubl
 		double x = c->p->devs[a->dev[0]].pcie_gbps, y = c->p->devs[b->dev[0]].pcie_gbps;
 		g = x > 0 && y > 0 ? (x < y ? x : y) : F.default_pcie_gbps;
 	}
-	*alpha = l && l->kind == AXL__PL_FABRIC ? c->eng->alpha_fabric : c->eng->alpha_pcie;
+	*alpha = l && l->kind >= AXL__PL_FABRIC ? c->eng->alpha_fabric : c->eng->alpha_pcie;
 	return g;
 }
 
@@ -437,7 +437,8 @@ static struct stime stage_time(const struct pctx *c, const struct pcand *k, int 
 		int layers = st->last - st->first + 1;
 		double act = tokens * mm->hidden * 2.0;
 		double lbw = g->link_gbps * 1e9;
-		double alpha = g->link == AXL__PL_FABRIC ? c->eng->alpha_fabric : c->eng->alpha_pcie;
+		/* a direct fabric's all-reduce step (ICI's: assumed to be NVLink's, docs/plan.md) */
+		double alpha = g->link >= AXL__PL_FABRIC ? c->eng->alpha_fabric : c->eng->alpha_pcie;
 		double ar = 2.0 * (t - 1) / t * act; /* ring all-reduce bytes per rank */
 		double per_layer_bytes, per_layer_ops;
 		if (k->ep > 1 && mm->experts > 0) {

@@ -213,6 +213,8 @@ enum axl__plink axl__plink_of(const char *kind)
 		return AXL__PL_NONE;
 	if (!strcmp(kind, "nvlink") || !strcmp(kind, "nvswitch") || !strcmp(kind, "xgmi"))
 		return AXL__PL_FABRIC;
+	if (!strcmp(kind, "ici"))
+		return AXL__PL_ICI;
 	if (!strcmp(kind, "board"))
 		return AXL__PL_BOARD;
 	if (!strcmp(kind, "pcie-switch") || !strcmp(kind, "host-bridge") || !strcmp(kind, "numa"))

@@ -20,6 +20,8 @@ const char *axl__plan_link_name(enum axl__plink k)
 	switch (k) {
 	case AXL__PL_FABRIC:
 		return "fabric";
+	case AXL__PL_ICI:
+		return "ici";
 	case AXL__PL_BOARD:
 		return "board";
 	case AXL__PL_PCIE:

@@ -32,7 +32,7 @@ MI300X8 = os.path.join(SIM, "mi300x8.json")
 LAPTOP = os.path.join(GOLDEN, "laptop-npu-2gpu.json")
 
 CASES = ["schema", "physics", "fit", "split", "files", "errors", "list", "instruct", "node_version", "objective",
-         "cost", "cpu"]
+         "cost", "cpu", "tpu_ici"]
 
 failures = []
 
@@ -970,6 +970,54 @@ def case_cpu(axl, work):
     rc, out, err = run(axl, ["plan", "llama3.1-8b", "--node", bad])
     check(rc == 1 and "bandwidth_bytes_per_s" in err, "bad bandwidth: rc %d %r" % (rc, err))
     return 0
+
+
+def case_tpu_ici(axl, work):
+    """A TPU VM's chips are planned as one ICI slice (the device database's ici key), not as
+    PCIe peers: the recorded v5e VM (tests/trees/nodes/tpu-v5e-vm.json) lists ICI links at
+    the chip's 200 GB/s, tensor parallelism runs over them, and the same node without
+    those links (PCIe peers) is planned slower."""
+    trees = os.path.join(HERE, "..", "..", "trees")
+    tree = os.path.join(work, "tree-tpu-v5e")
+    subprocess.run([sys.executable, os.path.join(trees, "mktree.py"), os.path.join(trees, "nodes", "tpu-v5e-vm.json"),
+                    tree], check=True, stdout=subprocess.DEVNULL)
+    rc, out, err = run(axl, ["list", "--json", "--sysroot", tree])
+    if not check(rc == 0, "list the v5e tree: %s" % err):
+        return
+    inv = json.loads(out)
+    tpus = [d for d in inv["devices"] if d["family"] == "tpu"]
+    check(len(tpus) == 4, "4 TPU v5e chips, got %d" % len(tpus))
+    for d in tpus:
+        ic = d.get("interconnect") or {}
+        check(ic == {"kind": "ici", "topology": "2d-torus", "ports": 4, "bandwidth_gbps": 200},
+              "%s interconnect %s" % (d["id"], ic))
+        check(d["field_sources"].get("interconnect.bandwidth_gbps") == "devicedb", "%s: ICI from the devicedb" % d["id"])
+    ici = [l for l in inv["links"] if l["kind"] == "ici"]
+    check(len(ici) == 6 and all(l["bandwidth_gbps"] == 200 and l["link_count"] == 4 for l in ici),
+          "6 ICI links of 200 GB/s among 4 chips: %s" % ici)
+    node = os.path.join(work, "tpu-v5e.json")
+    with open(node, "w") as f:
+        json.dump(inv, f)
+    pcie = dict(inv, links=[])
+    node_pcie = os.path.join(work, "tpu-v5e-pcie.json")
+    with open(node_pcie, "w") as f:
+        json.dump(pcie, f)
+    a = plan(axl, "llama3.1-8b", "--node", node, "--objective", "latency")
+    b = plan(axl, "llama3.1-8b", "--node", node_pcie, "--objective", "latency")
+    if not a or not b:
+        return
+    invariants(a, "tpu ici")
+    invariants(b, "tpu pcie")
+    sa, sb = a["plan"]["shards"], b["plan"]["shards"]
+    check(a["plan"]["strategy"]["tp"] == 4, "latency on 4 chips: tp %s" % a["plan"]["strategy"])
+    check(all(x.get("tp_link") == "ici" and x.get("tp_link_gbps") == 200 for x in sa),
+          "tensor parallel over ICI at 200 GB/s: %s" % [(x.get("tp_link"), x.get("tp_link_gbps")) for x in sa])
+    check(all(x.get("tp_link") != "ici" for x in sb), "without the links: not ICI")
+    da = a["estimate"]["decode_single_stream_tokens_per_s"]
+    db = b["estimate"]["decode_single_stream_tokens_per_s"]
+    check(da > db, "ICI decodes faster than PCIe peers: %s vs %s tok/s" % (da, db))
+    rc, out, err = run(axl, ["plan", "llama3.1-8b", "--node", node, "--objective", "latency"])
+    check(rc == 0 and "(ici 200 GB/s)" in out, "the text says the slice's link: %s" % out[:600])
 
 
 def main():

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 
+#include "devicedb.h"
 #include "sysattr.h"
 
 static bool tpu_owns(const struct axl_device *dev)
@@ -31,6 +32,24 @@ static int tpu_enrich(struct axl__scan *scan, size_t self, struct axl_device *de
 	else if (strcmp(drv, "vfio-pci") != 0) /* vfio's version says nothing about the TPU */
 		axl__driver_module_version(scan, dev);
 	return 0;
+}
+
+/* The chips of one TPU VM are one slice of the same model: every chip reaches the others
+ * over ICI (a torus or mesh: through neighbours, with all its ports), not over PCIe. The
+ * link's bandwidth is the chip's ICI figure from the device database (its "ici" key);
+ * sysfs says nothing about ICI. */
+static bool ici_fabric(const struct axl_inventory *inv, const struct axl_device *dev, struct axl__fabric *out)
+{
+	(void)inv;
+	const struct axl__db_entry *e = dev->db;
+	if (!e || !e->ici_topology || !tpu_owns(dev))
+		return false;
+	out->kind = "ici";
+	out->domain = (uint64_t)(uintptr_t)e; /* one slice per model on a host */
+	out->links = e->ici_ports;
+	out->link_gbps = e->ici_gbps > 0 ? (e->ici_ports ? e->ici_gbps / e->ici_ports : e->ici_gbps) : -1;
+	out->source = AXL_SOURCE_DEVICEDB;
+	return true;
 }
 
 /* runtime.c */
@@ -59,5 +78,6 @@ const struct axl__backend axl__backend_tpu = {
 	.drivers = drivers,
 	.owns = tpu_owns,
 	.enrich = tpu_enrich,
+	.fabric = ici_fabric,
 	.runtime = axl__tpu_runtime,
 };
