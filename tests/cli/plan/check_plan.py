@@ -859,6 +859,13 @@ def case_cost(axl, work):
             c = d["estimate"]["cost"]
             check(c and c["basis"] == "price table" and "p5.48xlarge" in c["source"] and "2026" in c["source"] and
                   abs(c["per_hour"] - 98.32) < 1e-9, "p5 table price %s" % c)
+        for itype, price in (("p4d.24xlarge", 32.77), ("trn1.32xlarge", 21.50)):
+            path = node_file(itype, lambda x, itype=itype: x["host"].setdefault("runtime", {}).setdefault("cloud", {}).update(instance_type=itype))
+            d = plan(axl, "llama3.1-8b", "--node", path)
+            if d:
+                c = d["estimate"]["cost"]
+                check(c and c["basis"] == "price table" and itype in c["source"] and abs(c["per_hour"] - price) < 1e-9,
+                      "%s table price %s" % (itype, c))
         own = node_file("own", lambda x: x.update(price={"per_device_hour": 3.0, "source": "our contract"}))
         d = plan(axl, "llama3.1-8b", "--batch", "8", "--node", own)
         if d:
