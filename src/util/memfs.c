@@ -20,7 +20,6 @@
 #define MAX_LINKS 40 /* the kernel's limit on links followed in one walk */
 
 struct axl__mnode {
-	char *name;
 	unsigned char type; /* DT_DIR, DT_REG, DT_LNK, DT_CHR */
 	bool denied;
 	char *data; /* a file's bytes, a link's target (NUL-terminated) */
@@ -29,10 +28,12 @@ struct axl__mnode {
 	struct axl__mnode *parent;
 	struct axl__mnode **kids;
 	size_t nkids, capkids;
+	size_t namelen;
+	char name[]; /* NUL-terminated */
 };
 
 struct axl__mtree {
-	struct axl__mnode root;
+	struct axl__mnode *root;
 	pthread_mutex_t lock;
 	int dir_fd, chr_fd; /* what directories' and devices' descriptors duplicate */
 	const struct axl__mnode **byfd; /* the node behind each descriptor handed out */
@@ -46,7 +47,6 @@ static void node_free(struct axl__mnode *n)
 		free(n->kids[i]);
 	}
 	free(n->kids);
-	free(n->name);
 	free(n->data);
 	if (n->fd >= 0)
 		close(n->fd);
@@ -57,9 +57,15 @@ struct axl__mtree *axl__mtree_new(void)
 	struct axl__mtree *t = calloc(1, sizeof *t);
 	if (!t)
 		return NULL;
-	t->root.type = DT_DIR;
-	t->root.fd = -1;
-	t->root.parent = &t->root;
+	t->root = calloc(1, sizeof *t->root + 1);
+	if (!t->root) {
+		free(t);
+		return NULL;
+	}
+	t->root->type = DT_DIR;
+	t->root->fd = -1;
+	t->root->parent = t->root;
+	t->dir_fd = t->chr_fd = -1;
 	pthread_mutex_init(&t->lock, NULL);
 	t->dir_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	t->chr_fd = open("/dev/null", O_PATH | O_CLOEXEC);
@@ -74,7 +80,8 @@ void axl__mtree_free(struct axl__mtree *t)
 {
 	if (!t)
 		return;
-	node_free(&t->root);
+	node_free(t->root);
+	free(t->root);
 	if (t->dir_fd >= 0)
 		close(t->dir_fd);
 	if (t->chr_fd >= 0)
@@ -87,7 +94,7 @@ void axl__mtree_free(struct axl__mtree *t)
 static struct axl__mnode *child(const struct axl__mnode *dir, const char *name, size_t n)
 {
 	for (size_t i = 0; i < dir->nkids; i++)
-		if (strncmp(dir->kids[i]->name, name, n) == 0 && dir->kids[i]->name[n] == '\0')
+		if (dir->kids[i]->namelen == n && memcmp(dir->kids[i]->name, name, n) == 0)
 			return dir->kids[i];
 	return NULL;
 }
@@ -102,11 +109,11 @@ static struct axl__mnode *add_child(struct axl__mnode *dir, const char *name, si
 		dir->kids = k;
 		dir->capkids = cap;
 	}
-	struct axl__mnode *c = calloc(1, sizeof *c);
-	if (!c || !(c->name = strndup(name, n))) {
-		free(c);
+	struct axl__mnode *c = calloc(1, sizeof *c + n + 1);
+	if (!c)
 		return NULL;
-	}
+	memcpy(c->name, name, n);
+	c->namelen = n;
 	c->type = type;
 	c->fd = -1;
 	c->parent = dir;
@@ -117,7 +124,7 @@ static struct axl__mnode *add_child(struct axl__mnode *dir, const char *name, si
 /* The entry at path (made, with its parents, when missing, of type `type`). */
 static int make(struct axl__mtree *t, const char *path, unsigned char type, struct axl__mnode **out)
 {
-	struct axl__mnode *cur = &t->root;
+	struct axl__mnode *cur = t->root;
 	const char *p = path;
 	for (;;) {
 		while (*p == '/')
@@ -146,7 +153,7 @@ static int make(struct axl__mtree *t, const char *path, unsigned char type, stru
 		cur = c;
 		p = q;
 	}
-	if (cur == &t->root && type != DT_DIR)
+	if (cur == t->root && type != DT_DIR)
 		return -EEXIST;
 	*out = cur;
 	return 0;
@@ -213,7 +220,7 @@ static int lookup(struct walk *w, const struct axl__mnode *dir, const char *path
 	if (*p == '/') {
 		if (w->beneath)
 			return -EXDEV;
-		cur = &w->t->root;
+		cur = w->t->root;
 	}
 	bool slash = false; /* a trailing '/': the last entry must be a directory */
 	for (;;) {
@@ -283,8 +290,8 @@ static const struct axl__mnode *by_fd(struct axl__mtree *t, int fd)
 static int resolve(struct axl__mtree *t, int dirfd, const char *path, bool follow, bool beneath,
 		   const struct axl__mnode **out)
 {
-	struct walk w = {t, &t->root, false, 0};
-	const struct axl__mnode *start = &t->root;
+	struct walk w = {t, t->root, false, 0};
+	const struct axl__mnode *start = t->root;
 	if (dirfd != AXL__FS_ROOT) {
 		if (!(start = by_fd(t, dirfd)))
 			return -EBADF;
@@ -465,8 +472,8 @@ int axl__mfs_kind(struct axl__mtree *t, int dirfd, const char *path)
 int axl__mtree_deny(struct axl__mtree *t, const char *path)
 {
 	const struct axl__mnode *n;
-	struct walk w = {t, &t->root, false, 0};
-	int rc = lookup(&w, &t->root, path, false, &n);
+	struct walk w = {t, t->root, false, 0};
+	int rc = lookup(&w, t->root, path, false, &n);
 	if (rc)
 		return rc;
 	((struct axl__mnode *)n)->denied = true;
