@@ -19,13 +19,18 @@
 #define SYS_openat2 437
 #endif
 
-int axl__fs_init(struct axl__fs *fs, const char *sysroot)
+void axl__fs_init_mem(struct axl__fs *fs, struct axl__mtree *t)
 {
 	fs->root_fd = -1;
-	fs->rerooted = false;
+	fs->rerooted = t != NULL;
 	fs->have_openat2 = true;
 	fs->rec = NULL;
-	fs->mem = NULL;
+	fs->mem = t;
+}
+
+int axl__fs_init(struct axl__fs *fs, const char *sysroot)
+{
+	axl__fs_init_mem(fs, NULL);
 	if (!sysroot || !*sysroot)
 		sysroot = "/";
 	int fd = open(sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -39,15 +44,6 @@ int axl__fs_init(struct axl__fs *fs, const char *sysroot)
 		fs->rerooted = true;
 	fs->root_fd = fd;
 	return 0;
-}
-
-void axl__fs_init_mem(struct axl__fs *fs, struct axl__mtree *t)
-{
-	fs->root_fd = -1;
-	fs->rerooted = true;
-	fs->have_openat2 = true;
-	fs->rec = NULL;
-	fs->mem = t;
 }
 
 void axl__fs_fini(struct axl__fs *fs)

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,38 +122,52 @@ static struct axl__mnode *add_child(struct axl__mnode *dir, const char *name, si
 	return c;
 }
 
+/* The next name of the path at *p, below cur: 1 with the name in *name (n bytes; last:
+ * no name follows; slash: a '/' follows the last name), 0 at the end, or -ENOTDIR (cur
+ * is no directory) or -ENAMETOOLONG. */
+static int next_name(const struct axl__mnode *cur, const char **p, const char **name, size_t *n, bool *last,
+		     bool *slash)
+{
+	const char *s = *p;
+	while (*s == '/')
+		s++;
+	if (!*s)
+		return 0;
+	if (cur->type != DT_DIR)
+		return -ENOTDIR;
+	const char *e = s;
+	while (*e && *e != '/')
+		e++;
+	*name = s;
+	*n = (size_t)(e - s);
+	*p = e;
+	while (*e == '/')
+		e++;
+	*last = !*e;
+	*slash = *last && **p == '/';
+	return *n > NAME_MAX ? -ENAMETOOLONG : 1;
+}
+
 /* The entry at path (made, with its parents, when missing, of type `type`). */
 static int make(struct axl__mtree *t, const char *path, unsigned char type, struct axl__mnode **out)
 {
 	struct axl__mnode *cur = t->root;
-	const char *p = path;
-	for (;;) {
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		const char *q = p;
-		while (*q && *q != '/')
-			q++;
-		size_t n = (size_t)(q - p);
-		const char *rest = q;
-		while (*rest == '/')
-			rest++;
-		bool last = !*rest;
-		if (cur->type != DT_DIR)
-			return -ENOTDIR;
-		if (n > NAME_MAX)
-			return -ENAMETOOLONG;
-		if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+	const char *p = path, *q;
+	size_t n;
+	bool last, slash;
+	int rc;
+	while ((rc = next_name(cur, &p, &q, &n, &last, &slash)) > 0) {
+		if ((n == 1 && q[0] == '.') || (n == 2 && q[0] == '.' && q[1] == '.'))
 			return -EINVAL;
-		struct axl__mnode *c = child(cur, p, n);
-		if (!c && !(c = add_child(cur, p, n, last ? type : DT_DIR)))
+		struct axl__mnode *c = child(cur, q, n);
+		if (!c && !(c = add_child(cur, q, n, last ? type : DT_DIR)))
 			return -ENOMEM;
 		if (last && c->type != type)
 			return -EEXIST;
 		cur = c;
-		p = q;
 	}
+	if (rc < 0)
+		return rc;
 	if (cur == t->root && type != DT_DIR)
 		return -EEXIST;
 	*out = cur;
@@ -222,29 +237,14 @@ static int lookup(struct walk *w, const struct axl__mnode *dir, const char *path
 			return -EXDEV;
 		cur = w->t->root;
 	}
-	bool slash = false; /* a trailing '/': the last entry must be a directory */
-	for (;;) {
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		const char *q = p;
-		while (*q && *q != '/')
-			q++;
-		size_t n = (size_t)(q - p);
-		const char *rest = q;
-		while (*rest == '/')
-			rest++;
-		bool last = !*rest;
-		slash = last && *q == '/';
-		if (cur->type != DT_DIR)
-			return -ENOTDIR;
-		if (n > NAME_MAX)
-			return -ENAMETOOLONG;
-		p = q;
-		if (n == 1 && q[-1] == '.')
+	bool last, slash = false; /* a trailing '/': the last entry must be a directory */
+	const char *q;
+	size_t n;
+	int rc;
+	while ((rc = next_name(cur, &p, &q, &n, &last, &slash)) > 0) {
+		if (n == 1 && q[0] == '.')
 			continue;
-		if (n == 2 && q[-1] == '.' && q[-2] == '.') {
+		if (n == 2 && q[0] == '.' && q[1] == '.') {
 			if (cur == w->base) {
 				if (w->beneath)
 					return -EXDEV;
@@ -253,7 +253,7 @@ static int lookup(struct walk *w, const struct axl__mnode *dir, const char *path
 			}
 			continue;
 		}
-		const struct axl__mnode *c = child(cur, q - n, n);
+		const struct axl__mnode *c = child(cur, q, n);
 		if (!c)
 			return -ENOENT;
 		if (c->type == DT_LNK && (!last || follow_last || slash)) {
@@ -261,12 +261,14 @@ static int lookup(struct walk *w, const struct axl__mnode *dir, const char *path
 				return -ELOOP;
 			if (!c->len)
 				return -ENOENT;
-			int rc = lookup(w, cur, c->data, true, &c);
+			rc = lookup(w, cur, c->data, true, &c);
 			if (rc)
 				return rc;
 		}
 		cur = c;
 	}
+	if (rc < 0)
+		return rc;
 	if (slash && cur->type != DT_DIR)
 		return -ENOTDIR;
 	*out = cur;
@@ -309,7 +311,7 @@ static int resolve(struct axl__mtree *t, int dirfd, const char *path, bool follo
 
 /* ---- the seam's calls --------------------------------------------------------------- */
 
-static int file_fd(struct axl__mtree *t, struct axl__mnode *n)
+static int file_fd(struct axl__mnode *n)
 {
 	if (n->fd < 0) {
 		int fd = memfd_create("axl-mtree", MFD_CLOEXEC);
@@ -327,7 +329,6 @@ static int file_fd(struct axl__mtree *t, struct axl__mnode *n)
 		}
 		n->fd = fd;
 	}
-	(void)t;
 	return dup(n->fd);
 }
 
@@ -349,7 +350,7 @@ int axl__mfs_open(struct axl__mtree *t, int dirfd, const char *path, int flags)
 	pthread_mutex_lock(&t->lock);
 	int fd;
 	if (n->type == DT_REG)
-		fd = file_fd(t, (struct axl__mnode *)n);
+		fd = file_fd((struct axl__mnode *)n);
 	else
 		fd = dup(n->type == DT_DIR ? t->dir_fd : t->chr_fd);
 	if (fd < 0) {

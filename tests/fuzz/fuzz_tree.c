@@ -6,6 +6,8 @@
  * rest of the tree is well formed. The last file is a capture's NVML answers, replayed
  * through the NVML backend. Discovery and the JSON document must survive
  * anything and never report garbage as a known value of the wrong type.
+ * The tree is built in memory (util/memfs.h) and read through the same seam calls as
+ * one on disk (unit.test_memfs and memfs.* check that they answer alike).
  */
 #define _GNU_SOURCE
 #include <stdint.h>

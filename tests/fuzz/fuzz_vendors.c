@@ -6,6 +6,8 @@
  * (reduced to [a-z0-9_-]), the rest are the contents of the files below in order; the
  * device's ids, class and driver link come from the input too. Discovery and the JSON
  * document must survive anything and never report garbage as a known value.
+ * The tree is built in memory (util/memfs.h), read through the same seam calls as one
+ * on disk.
  */
 #define _GNU_SOURCE
 #include <stdint.h>

@@ -30,16 +30,22 @@
 
 static char root[256];
 
-static void disk_file(const char *rel, const char *data, size_t n)
+/* root/rel in p, its parent directories made */
+static void parents(char *p, size_t cap, const char *rel)
 {
-	char p[512];
-	snprintf(p, sizeof p, "%s/%s", root, rel);
+	snprintf(p, cap, "%s/%s", root, rel);
 	for (char *s = p + strlen(root) + 1; *s; s++)
 		if (*s == '/') {
 			*s = '\0';
 			mkdir(p, 0755);
 			*s = '/';
 		}
+}
+
+static void disk_file(const char *rel, const char *data, size_t n)
+{
+	char p[512];
+	parents(p, sizeof p, rel);
 	FILE *f = fopen(p, "wb");
 	if (!f) {
 		perror(p);
@@ -52,15 +58,7 @@ static void disk_file(const char *rel, const char *data, size_t n)
 static void disk_link(const char *rel, const char *target)
 {
 	char p[512];
-	snprintf(p, sizeof p, "%s/%s/x", root, rel);
-	for (char *s = p + strlen(root) + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			mkdir(p, 0755);
-			*s = '/';
-		}
-	snprintf(p, sizeof p, "%s/%s", root, rel);
-	rmdir(p);
+	parents(p, sizeof p, rel);
 	if (symlink(target, p) != 0) {
 		perror(p);
 		exit(1);
