@@ -95,7 +95,8 @@ void axl__mtree_free(struct axl__mtree *t)
 static struct axl__mnode *child(const struct axl__mnode *dir, const char *name, size_t n)
 {
 	for (size_t i = 0; i < dir->nkids; i++)
-		if (dir->kids[i]->namelen == n && memcmp(dir->kids[i]->name, name, n) == 0)
+		if (dir->kids[i]->namelen == n && dir->kids[i]->name[0] == name[0] &&
+		    memcmp(dir->kids[i]->name, name, n) == 0)
 			return dir->kids[i];
 	return NULL;
 }
