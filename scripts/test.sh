@@ -6,7 +6,7 @@
 #  3. each libFuzzer target for a bounded time (AXL_FUZZ_SECONDS, default 30) when
 #     clang's fuzzer runtime is there, on every core (one libFuzzer job per core, sharing
 #     the corpus). AXL_FUZZ_RUNS=N runs the whole-tree targets (tree, vendors) to N
-#     inputs in all instead (10^6: about 35 and 10 core-minutes; docs/testing.md).
+#     inputs in all instead (10^6: about 28 and 8 core-minutes; docs/testing.md).
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh --test
