@@ -46,7 +46,7 @@ if command -v clang >/dev/null 2>&1 && [ "$fuzz_seconds" -gt 0 ]; then
 		(cd "$run" && ../tests/fuzz_$t -jobs="$jobs" -workers="$jobs" "$bound" -timeout=10 \
 			-rss_limit_mb=2048 -print_final_stats=1 "../../$corpus" >fuzz-$t.log 2>&1) &&
 			! ls "$run" | grep -q -E "^(crash|leak|timeout|oom)-" &&
-			[ "$(grep -c 'stat::number_of_executed_units' "$run"/fuzz-[0-9]*.log | awk -F: '{n += $2} END {print n}')" -eq "$jobs" ] || {
+			[ "$(cat "$run"/fuzz-[0-9]*.log | grep -c 'stat::number_of_executed_units')" -eq "$jobs" ] || {
 			echo "fuzz_$t found a problem:"
 			ls "$run"
 			for log in "$run"/fuzz-*.log; do tail -40 "$log"; done
