@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "fs.h"
 #include "file.h"
+#include "memfs.h"
 #include "record.h"
 
 #include <errno.h>
@@ -18,12 +19,18 @@
 #define SYS_openat2 437
 #endif
 
-int axl__fs_init(struct axl__fs *fs, const char *sysroot)
+void axl__fs_init_mem(struct axl__fs *fs, struct axl__mtree *t)
 {
 	fs->root_fd = -1;
-	fs->rerooted = false;
+	fs->rerooted = t != NULL;
 	fs->have_openat2 = true;
 	fs->rec = NULL;
+	fs->mem = t;
+}
+
+int axl__fs_init(struct axl__fs *fs, const char *sysroot)
+{
+	axl__fs_init_mem(fs, NULL);
 	if (!sysroot || !*sysroot)
 		sysroot = "/";
 	int fd = open(sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -112,6 +119,8 @@ static int fs_open(const struct axl__fs *fs, int dirfd, const char *path, int fl
 
 int axl__fs_open(const struct axl__fs *fs, int dirfd, const char *path, int flags)
 {
+	if (fs->mem)
+		return axl__mfs_open(fs->mem, dirfd, path, flags);
 	int fd = fs_open(fs, dirfd, path, flags);
 	if (fs->rec && fd >= 0)
 		axl__rec_open(fs, dirfd, path, fd, flags);
@@ -128,6 +137,8 @@ long axl__fs_read(const struct axl__fs *fs, int dirfd, const char *path, char *b
 	if (cap < 2)
 		return -EINVAL;
 	buf[0] = '\0';
+	if (fs->mem)
+		return axl__mfs_read(fs->mem, dirfd, path, buf, cap);
 	int fd = fs_open(fs, dirfd, path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return fd;
@@ -180,6 +191,8 @@ int axl__fs_read_alloc(const struct axl__fs *fs, int dirfd, const char *path, si
 		*len = 0;
 	if (max > ((size_t)-1) / 2)
 		return -EINVAL;
+	if (fs->mem)
+		return axl__mfs_read_alloc(fs->mem, dirfd, path, max, out, len);
 	int fd = fs_open(fs, dirfd, path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return fd;
@@ -204,6 +217,8 @@ long axl__fs_readlink(const struct axl__fs *fs, int dirfd, const char *path, cha
 {
 	if (cap < 2)
 		return -EINVAL;
+	if (fs->mem)
+		return axl__mfs_readlink(fs->mem, dirfd, path, buf, cap);
 	if (dirfd == AXL__FS_ROOT)
 		dirfd = fs->root_fd;
 	ssize_t n = readlinkat(dirfd, rel(path), buf, cap - 1);
@@ -221,25 +236,70 @@ long axl__fs_readlink(const struct axl__fs *fs, int dirfd, const char *path, cha
 	return (long)n;
 }
 
-DIR *axl__fs_opendir(const struct axl__fs *fs, int dirfd, const char *path)
+struct axl__dir {
+	DIR *real;
+	const struct axl__mnode *mem; /* an in-memory tree's directory, its next entry */
+	size_t next;
+	struct dirent ent;
+};
+
+axl__dir *axl__fs_opendir(const struct axl__fs *fs, int dirfd, const char *path)
 {
+	axl__dir *d = malloc(sizeof *d);
+	if (!d) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	d->real = NULL;
+	d->mem = NULL;
+	d->next = 0;
+	if (fs->mem) {
+		int rc = axl__mfs_opendir(fs->mem, dirfd, path, &d->mem);
+		if (rc < 0) {
+			free(d);
+			errno = -rc;
+			return NULL;
+		}
+		return d;
+	}
 	/* recorded with its entries (axl__rec_open lists a directory opened to read) */
 	int fd = axl__fs_open(fs, dirfd, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
 	if (fd < 0) {
+		free(d);
 		errno = -fd;
 		return NULL;
 	}
-	DIR *d = fdopendir(fd);
-	if (!d) {
+	d->real = fdopendir(fd);
+	if (!d->real) {
 		int e = errno;
 		close(fd);
+		free(d);
 		errno = e;
+		return NULL;
 	}
 	return d;
 }
 
+struct dirent *axl__fs_readdir(axl__dir *d)
+{
+	if (d->real)
+		return readdir(d->real);
+	return axl__mfs_readdir(d->mem, &d->next, &d->ent);
+}
+
+void axl__fs_closedir(axl__dir *d)
+{
+	if (!d)
+		return;
+	if (d->real)
+		closedir(d->real);
+	free(d);
+}
+
 bool axl__fs_exists(const struct axl__fs *fs, int dirfd, const char *path)
 {
+	if (fs->mem)
+		return axl__mfs_kind(fs->mem, dirfd, path) >= 0;
 	int fd = axl__fs_open(fs, dirfd, path, O_PATH);
 	if (fd < 0)
 		return false;
@@ -249,6 +309,8 @@ bool axl__fs_exists(const struct axl__fs *fs, int dirfd, const char *path)
 
 bool axl__fs_isdir(const struct axl__fs *fs, int dirfd, const char *path)
 {
+	if (fs->mem)
+		return axl__mfs_kind(fs->mem, dirfd, path) == 1;
 	int fd = axl__fs_open(fs, dirfd, path, O_PATH | O_DIRECTORY);
 	if (fd < 0)
 		return false;

@@ -24,15 +24,21 @@
  * more: no lock, no allocation. */
 
 struct axl__rec; /* record.h: what a capture saves; NULL unless recording */
+struct axl__mtree; /* memfs.h: an in-memory tree; NULL for a real one */
 
 struct axl__fs {
 	int root_fd;
 	bool rerooted;
 	bool have_openat2;
 	struct axl__rec *rec;
+	/* Every call below first asks whether the tree is in memory (fuzzers, tests):
+	 * one predictable branch on the real path. */
+	struct axl__mtree *mem;
 };
 
 int axl__fs_init(struct axl__fs *fs, const char *sysroot);
+/* The in-memory tree t as the root (re-rooted; t outlives fs; nothing is recorded). */
+void axl__fs_init_mem(struct axl__fs *fs, struct axl__mtree *t);
 void axl__fs_fini(struct axl__fs *fs);
 
 /* Open path (relative to dirfd, or to the root with AXL__FS_ROOT; a leading '/' is
@@ -51,8 +57,13 @@ int axl__fs_read_alloc(const struct axl__fs *fs, int dirfd, const char *path, si
 /* Read a symlink's target (NUL-terminated). Returns its length or -errno. */
 long axl__fs_readlink(const struct axl__fs *fs, int dirfd, const char *path, char *buf,
 		      size_t cap);
-/* Open a directory stream (caller closedir()s). NULL with errno set on failure. */
-DIR *axl__fs_opendir(const struct axl__fs *fs, int dirfd, const char *path);
+/* A directory stream: opened, read entry by entry (readdir(3)'s d_name, d_type and
+ * d_ino; "." and ".." included, in no particular order) and closed through the seam. */
+typedef struct axl__dir axl__dir;
+/* NULL with errno set on failure. */
+axl__dir *axl__fs_opendir(const struct axl__fs *fs, int dirfd, const char *path);
+struct dirent *axl__fs_readdir(axl__dir *d);
+void axl__fs_closedir(axl__dir *d);
 /* 1 if path exists (following links), 0 if not. */
 bool axl__fs_exists(const struct axl__fs *fs, int dirfd, const char *path);
 /* Is path a directory (following links)? */

@@ -6,17 +6,18 @@
  * (reduced to [a-z0-9_-]), the rest are the contents of the files below in order; the
  * device's ids, class and driver link come from the input too. Discovery and the JSON
  * document must survive anything and never report garbage as a known value.
+ * The tree is built in memory (util/memfs.h), read through the same seam calls as one
+ * on disk.
  */
 #define _GNU_SOURCE
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "axl.h"
+#include "core/internal.h"
+#include "util/memfs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -43,44 +44,12 @@ static const char *const files[] = {
 };
 #define NFILES (sizeof files / sizeof *files)
 
-static char root[128];
-
-static void mkparents(char *path)
+/* The tree of one input, in memory (util/memfs.h): nothing is written to disk. */
+static struct axl__mtree *setup(const uint8_t *name, size_t n)
 {
-	for (char *p = path + strlen(root) + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(path, 0755);
-			*p = '/';
-		}
-}
-
-static void write_file(const char *rel, const uint8_t *d, size_t n)
-{
-	char path[512];
-	snprintf(path, sizeof path, "%s/%s", root, rel);
-	mkparents(path);
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return;
-	if (n)
-		fwrite(d, 1, n, f);
-	fclose(f);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void setup(const uint8_t *name, size_t n)
-{
-	snprintf(root, sizeof root, "/tmp/axl-fuzz-vendors-%d", (int)getpid());
-	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	mkdir(root, 0755);
+	struct axl__mtree *t = axl__mtree_new();
+	if (!t)
+		abort();
 	char p[512], drv[40];
 	size_t k = 0;
 	for (size_t i = 0; i < n && k < 32; i++)
@@ -88,26 +57,17 @@ static void setup(const uint8_t *name, size_t n)
 		    name[i] == '-')
 			drv[k++] = (char)name[i];
 	drv[k] = '\0';
-	snprintf(p, sizeof p, "%s/" DEV "/x", root);
-	mkparents(p);
-	snprintf(p, sizeof p, "%s/sys/bus/pci/devices/x", root);
-	mkparents(p);
-	snprintf(p, sizeof p, "%s/sys/bus/pci/devices/0000:01:00.0", root);
-	if (symlink("../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0", p) != 0) {
-		/* already there */
-	}
+	axl__mtree_dir(t, DEV);
+	axl__mtree_link(t, "sys/bus/pci/devices/0000:01:00.0", "../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0");
 	if (k) {
-		snprintf(p, sizeof p, "%s/sys/bus/pci/drivers/%s/x", root, drv);
-		mkparents(p);
+		snprintf(p, sizeof p, "sys/bus/pci/drivers/%s", drv);
+		axl__mtree_dir(t, p);
 		char target[128];
 		snprintf(target, sizeof target, "../../../../bus/pci/drivers/%s", drv);
-		snprintf(p, sizeof p, "%s/" DEV "/driver", root);
-		if (symlink(target, p) != 0) {
-			/* already there */
-		}
+		axl__mtree_link(t, DEV "/driver", target);
 	}
-	snprintf(p, sizeof p, "%s/sys/class/neuron_device/x", root);
-	mkparents(p);
+	axl__mtree_dir(t, "sys/class/neuron_device");
+	return t;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -117,19 +77,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t first = 0;
 	while (first < size && data[first] != 0)
 		first++;
-	setup(data, first);
+	struct axl__mtree *t = setup(data, first);
 	size_t start = first + 1, k = 0;
 	for (size_t i = start; i <= size && k < NFILES; i++) {
 		if (i == size || data[i] == 0) {
-			write_file(files[k++], data + start, i - start);
+			axl__mtree_file(t, files[k++], data + start, i - start);
 			start = i + 1;
 		}
 	}
 	struct axl_context_options o = AXL_CONTEXT_OPTIONS_INIT;
-	o.sysroot = root;
+	o.sysroot = "/fuzz-vendors"; /* names the tree in messages */
 	o.flags = AXL_CONTEXT_NO_ENV | AXL_CONTEXT_NO_PCI_IDS;
 	axl_context *ctx;
-	if (axl_context_open(&ctx, &o) != 0)
+	if (axl__context_open_mtree(&ctx, &o, t) != 0)
 		abort();
 	axl_inventory *inv;
 	if (axl_inventory_open(&inv, ctx, AXL_INVENTORY_ALL) != 0)
@@ -155,6 +115,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	axl_inventory_free(inv);
 	axl_context_free(ctx);
-	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	axl__mtree_free(t);
 	return 0;
 }

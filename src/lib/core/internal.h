@@ -129,6 +129,11 @@ struct axl_context {
 	bool pci_ids_tried;
 };
 
+/* A context whose tree is t, in memory (util/memfs.h): for fuzzers and tests, not API.
+ * opts as for axl_context_open (sysroot, when given, only names the tree; sim must not
+ * be given); t outlives the context. */
+int axl__context_open_mtree(axl_context **out, const struct axl_context_options *opts, struct axl__mtree *t);
+
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif

@@ -117,12 +117,12 @@ static bool sane_devname(const char *s)
 
 static void scan_class_dir(struct axl__scan *scan, struct axl_device *dev, int dfd, const char *cls)
 {
-	DIR *d = axl__fs_opendir(scan->fs, dfd, cls);
+	axl__dir *d = axl__fs_opendir(scan->fs, dfd, cls);
 	if (!d)
 		return;
 	struct dirent *e;
 	int count = 0;
-	while ((e = readdir(d)) != NULL && count < 64) {
+	while ((e = axl__fs_readdir(d)) != NULL && count < 64) {
 		if (e->d_name[0] == '.')
 			continue;
 		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
@@ -145,7 +145,7 @@ static void scan_class_dir(struct axl__scan *scan, struct axl_device *dev, int d
 		snprintf(full, sizeof full, "/dev/%s", name);
 		axl__add_node(scan->inv, dev, full);
 	}
-	closedir(d);
+	axl__fs_closedir(d);
 }
 
 void axl__devnodes_scan(struct axl__scan *scan, struct axl_device *dev)
@@ -153,13 +153,13 @@ void axl__devnodes_scan(struct axl__scan *scan, struct axl_device *dev)
 	if (dev->has_pci && dev->syspath) {
 		int dfd = axl__fs_opendir_fd(scan->fs, AXL__FS_ROOT, dev->syspath);
 		if (dfd >= 0) {
-			DIR *d = axl__fs_opendir(scan->fs, dfd, ".");
+			axl__dir *d = axl__fs_opendir(scan->fs, dfd, ".");
 			if (d) {
 				struct dirent *e;
 				/* collect names first: scan_class_dir opens more fds */
 				char *names[64];
 				int n = 0;
-				while ((e = readdir(d)) != NULL && n < 64) {
+				while ((e = axl__fs_readdir(d)) != NULL && n < 64) {
 					if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
 						continue;
 					if (skip_dir(e->d_name))
@@ -168,7 +168,7 @@ void axl__devnodes_scan(struct axl__scan *scan, struct axl_device *dev)
 					if (names[n])
 						n++;
 				}
-				closedir(d);
+				axl__fs_closedir(d);
 				for (int i = 0; i < n; i++) {
 					scan_class_dir(scan, dev, dfd, names[i]);
 					free(names[i]);

@@ -153,20 +153,20 @@ static void read_ports(struct axl_inventory *inv, const char *dir, struct axl_ni
 {
 	char pdir[300];
 	snprintf(pdir, sizeof pdir, "%s/ports", dir);
-	DIR *d = axl__fs_opendir(&inv->ctx->fs, AXL__FS_ROOT, pdir);
+	axl__dir *d = axl__fs_opendir(&inv->ctx->fs, AXL__FS_ROOT, pdir);
 	if (!d)
 		return;
 	unsigned ports[MAX_PORTS];
 	int n = 0;
 	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
+	while ((e = axl__fs_readdir(d)) != NULL) {
 		uint64_t p;
 		if (e->d_name[0] == '.' || axl__parse_u64(e->d_name, 10, &p) != 0 || p > 255)
 			continue;
 		if (n < MAX_PORTS)
 			ports[n++] = (unsigned)p;
 	}
-	closedir(d);
+	axl__fs_closedir(d);
 	/* in port order */
 	for (int i = 1; i < n; i++)
 		for (int j = i; j > 0 && ports[j - 1] > ports[j]; j--) {
@@ -249,23 +249,23 @@ static void scan_nic(struct axl__scan *scan, const char *name)
 static void scan_nics(struct axl__scan *scan)
 {
 	struct axl_inventory *inv = scan->inv;
-	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, "sys/class/infiniband");
+	axl__dir *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, "sys/class/infiniband");
 	if (!d)
 		return; /* no RDMA stack loaded: no NICs, nothing to say */
 	char (*names)[64] = malloc(MAX_NICS * sizeof *names);
 	if (!names) {
-		closedir(d);
+		axl__fs_closedir(d);
 		inv->arena.failed = true;
 		return;
 	}
 	int n = 0;
 	struct dirent *e;
-	while ((e = readdir(d)) != NULL && n < MAX_NICS) {
+	while ((e = axl__fs_readdir(d)) != NULL && n < MAX_NICS) {
 		if (e->d_name[0] == '.' || strlen(e->d_name) >= 64)
 			continue;
 		snprintf(names[n++], 64, "%s", e->d_name);
 	}
-	closedir(d);
+	axl__fs_closedir(d);
 	for (int i = 0; i < n; i++)
 		scan_nic(scan, names[i]);
 	free(names);

@@ -221,7 +221,7 @@ static void scan_cpu_topology(struct axl__scan *scan)
 	struct axl_inventory *inv = scan->inv;
 	if (inv->host.attr[AXL_HOST_CPU_SOCKETS].src && inv->host.attr[AXL_HOST_CPU_CORES].src)
 		return;
-	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, "sys/devices/system/cpu");
+	axl__dir *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, "sys/devices/system/cpu");
 	if (!d)
 		return;
 	uint64_t packages[256];
@@ -230,7 +230,7 @@ static void scan_cpu_topology(struct axl__scan *scan)
 	size_t npairs = 0;
 	int64_t threads = 0;
 	struct dirent *e;
-	while (pairs && (e = readdir(d)) != NULL) {
+	while (pairs && (e = axl__fs_readdir(d)) != NULL) {
 		if (strncmp(e->d_name, "cpu", 3) != 0 || e->d_name[3] < '0' || e->d_name[3] > '9')
 			continue;
 		char path[512];
@@ -257,7 +257,7 @@ static void scan_cpu_topology(struct axl__scan *scan)
 		if (!seen && npairs < 8192)
 			pairs[npairs++] = key;
 	}
-	closedir(d);
+	axl__fs_closedir(d);
 	free(pairs);
 	if (npk && !inv->host.attr[AXL_HOST_CPU_SOCKETS].src)
 		axl__host_set_int(inv, AXL_HOST_CPU_SOCKETS, AXL_SOURCE_SYSFS, (int64_t)npk);
@@ -349,11 +349,11 @@ static int cmp_numa(const void *a, const void *b)
 static void scan_numa(struct axl__scan *scan)
 {
 	struct axl_inventory *inv = scan->inv;
-	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, "sys/devices/system/node");
+	axl__dir *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, "sys/devices/system/node");
 	if (!d)
 		return;
 	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
+	while ((e = axl__fs_readdir(d)) != NULL) {
 		if (strncmp(e->d_name, "node", 4) != 0)
 			continue;
 		int64_t id;
@@ -368,7 +368,7 @@ static void scan_numa(struct axl__scan *scan)
 		nn->memory_bytes = -1;
 		nn->cpulist = "";
 	}
-	closedir(d);
+	axl__fs_closedir(d);
 	if (inv->host.numa.n > 1)
 		qsort(inv->host.numa.v, inv->host.numa.n, sizeof *inv->host.numa.v, cmp_numa);
 	size_t count = inv->host.numa.n;

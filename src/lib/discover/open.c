@@ -130,7 +130,21 @@ static int state_dir_init(axl_context *ctx, const char *explicit_dir, const char
 	return ctx->state_dir ? 0 : axl__error(AXL_ENOMEM, "out of memory");
 }
 
+static int context_open(axl_context **out, const struct axl_context_options *opts, struct axl__mtree *mem);
+
 AXL_API int axl_context_open(axl_context **out, const struct axl_context_options *opts)
+{
+	return context_open(out, opts, NULL);
+}
+
+int axl__context_open_mtree(axl_context **out, const struct axl_context_options *opts, struct axl__mtree *t)
+{
+	if (!t)
+		return axl__error(AXL_EINVAL, "axl__context_open_mtree: no tree");
+	return context_open(out, opts, t);
+}
+
+static int context_open(axl_context **out, const struct axl_context_options *opts, struct axl__mtree *mem)
 {
 	if (!out)
 		return axl__error(AXL_EINVAL, "axl_context_open: out is NULL");
@@ -187,6 +201,8 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	}
 	if (!sysroot || !*sysroot)
 		sysroot = "/";
+	if (mem)
+		sim = NULL; /* an in-memory tree is the node */
 	if (sim && *sim) {
 		int src = axl__sim_load(sim, &ctx->sim);
 		if (src) {
@@ -228,7 +244,10 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 	/* a capture file is unpacked into a private directory for the context's life */
 	const char *tmpbase = getenv("TMPDIR");
 	int rc = 0;
-	if (!ctx->sim) {
+	if (mem) {
+		/* the tree is the root (sysroot, when given, only names it in messages) */
+		axl__fs_init_mem(&ctx->fs, mem);
+	} else if (!ctx->sim) {
 		rc = axl__capture_unpack(sysroot, tmpbase && *tmpbase == '/' ? tmpbase : "/tmp", zlib, &ctx->replay_dir);
 		if (rc) {
 			axl_context_free(ctx);

@@ -460,19 +460,19 @@ static struct axl__pcifn *new_function(struct axl_inventory *inv, unsigned dom, 
 static void scan_drm_class(struct axl__scan *scan)
 {
 	struct axl_inventory *inv = scan->inv;
-	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, "sys/class/drm");
+	axl__dir *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, "sys/class/drm");
 	if (!d)
 		return;
 	struct dirent *e;
 	char names[64][64];
 	int n = 0;
-	while ((e = readdir(d)) != NULL && n < 64) {
+	while ((e = axl__fs_readdir(d)) != NULL && n < 64) {
 		/* cards only, not their connectors ("card1-DP-1") nor render nodes */
 		if (strncmp(e->d_name, "card", 4) != 0 || strchr(e->d_name, '-') || strlen(e->d_name) >= 64)
 			continue;
 		snprintf(names[n++], 64, "%s", e->d_name);
 	}
-	closedir(d);
+	axl__fs_closedir(d);
 	for (int i = 0; i < n; i++) {
 		char dirpath[128], ue[2048], slot[64];
 		snprintf(dirpath, sizeof dirpath, "/sys/class/drm/%s/device", names[i]);
@@ -502,7 +502,7 @@ static void scan_drm_class(struct axl__scan *scan)
 int axl__pci_scan(struct axl__scan *scan)
 {
 	struct axl_inventory *inv = scan->inv;
-	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, "sys/bus/pci/devices");
+	axl__dir *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, "sys/bus/pci/devices");
 	if (!d) {
 		if (errno != ENOENT)
 			axl__warn(inv, SRC, "/sys/bus/pci/devices", "cannot list: %s", strerror(errno));
@@ -510,7 +510,7 @@ int axl__pci_scan(struct axl__scan *scan)
 		return 0;
 	}
 	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
+	while ((e = axl__fs_readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue;
 		unsigned dom, bus, dev, fn;
@@ -525,7 +525,7 @@ int axl__pci_scan(struct axl__scan *scan)
 		if (!new_function(inv, dom, bus, dev, fn))
 			break;
 	}
-	closedir(d);
+	axl__fs_closedir(d);
 	if (inv->pcifns.n > 1)
 		qsort(inv->pcifns.v, inv->pcifns.n, sizeof *inv->pcifns.v, cmp_bdf);
 

@@ -480,7 +480,7 @@ static int grow(void **arr, size_t *cap, size_t need, size_t size)
 static int sweep_proc(const struct axl__fs *fs, int pfd, int pid, char *buf,
 		      struct axl__fdi_sweep *s, size_t *ccap)
 {
-	DIR *d = axl__fs_opendir(fs, pfd, "fd");
+	axl__dir *d = axl__fs_opendir(fs, pfd, "fd");
 	if (!d) {
 		s->unreadable++;
 		return 0;
@@ -489,7 +489,7 @@ static int sweep_proc(const struct axl__fs *fs, int pfd, int pid, char *buf,
 	unsigned looked = 0;
 	struct dirent *de;
 	int rc = 0;
-	while ((de = readdir(d)) != NULL) {
+	while ((de = axl__fs_readdir(d)) != NULL) {
 		int fd;
 		if (!parse_num_name(de->d_name, &fd))
 			continue;
@@ -537,25 +537,25 @@ static int sweep_proc(const struct axl__fs *fs, int pfd, int pid, char *buf,
 		if (!dup)
 			s->n_clients++;
 	}
-	closedir(d);
+	axl__fs_closedir(d);
 	return rc;
 }
 
 int axl__fdinfo_sweep(const struct axl__fs *fs, struct axl__fdi_sweep *out)
 {
 	memset(out, 0, sizeof *out);
-	DIR *d = axl__fs_opendir(fs, AXL__FS_ROOT, "proc");
+	axl__dir *d = axl__fs_opendir(fs, AXL__FS_ROOT, "proc");
 	if (!d)
 		return AXL_ENOENT;
 	char *buf = malloc(AXL__FDI_MAX_TEXT);
 	if (!buf) {
-		closedir(d);
+		axl__fs_closedir(d);
 		return AXL_ENOMEM;
 	}
 	size_t ccap = 0, pcap = 0;
 	int rc = 0;
 	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
+	while ((de = axl__fs_readdir(d)) != NULL) {
 		int pid;
 		if (!parse_num_name(de->d_name, &pid) || pid <= 0)
 			continue;
@@ -581,7 +581,7 @@ int axl__fdinfo_sweep(const struct axl__fs *fs, struct axl__fdi_sweep *out)
 		if (rc)
 			break;
 	}
-	closedir(d);
+	axl__fs_closedir(d);
 	free(buf);
 	if (rc) {
 		axl__fdinfo_sweep_free(out);

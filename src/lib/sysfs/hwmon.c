@@ -15,13 +15,13 @@ bool axl__hwmon_find(struct axl__scan *scan, const struct axl_device *dev, const
 		return false;
 	char dir[512];
 	snprintf(dir, sizeof dir, "%s/hwmon", dev->syspath);
-	DIR *dh = axl__fs_opendir(scan->fs, AXL__FS_ROOT, dir);
+	axl__dir *dh = axl__fs_opendir(scan->fs, AXL__FS_ROOT, dir);
 	if (!dh)
 		return false;
 	struct dirent *e;
 	long best = -1;
 	int seen = 0;
-	while ((e = readdir(dh)) != NULL && seen < 32) {
+	while ((e = axl__fs_readdir(dh)) != NULL && seen < 32) {
 		uint64_t n;
 		if (strncmp(e->d_name, "hwmon", 5) != 0 || axl__parse_u64(e->d_name + 5, 10, &n) != 0 ||
 		    n > 1000000)
@@ -38,7 +38,7 @@ bool axl__hwmon_find(struct axl__scan *scan, const struct axl_device *dev, const
 		}
 		best = (long)n;
 	}
-	closedir(dh);
+	axl__fs_closedir(dh);
 	if (best < 0)
 		return false;
 	snprintf(out, cap, "%s/hwmon%ld", dir, best);

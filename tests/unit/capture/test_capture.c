@@ -145,10 +145,9 @@ static void test_record_and_replay(void)
 	CHECK_INT(axl__fs_read(&ctx->fs, AXL__FS_ROOT, "/sys/bus/pci/devices/0000:01:00.0/class", buf, sizeof buf), 9);
 	CHECK_INT(axl__fs_read(&ctx->fs, AXL__FS_ROOT, "sys/class/x/dev0/long", buf, 5), -EFBIG);
 	CHECK(axl__fs_readlink(&ctx->fs, AXL__FS_ROOT, "sys/bus/pci/devices/0000:01:00.0/driver", buf, sizeof buf) > 0);
-	DIR *d = axl__fs_opendir(&ctx->fs, AXL__FS_ROOT, "sys/bus/pci/devices/0000:01:00.0");
+	axl__dir *d = axl__fs_opendir(&ctx->fs, AXL__FS_ROOT, "sys/bus/pci/devices/0000:01:00.0");
 	CHECK(d != NULL);
-	if (d)
-		closedir(d);
+	axl__fs_closedir(d);
 	CHECK(axl__fs_exists(&ctx->fs, AXL__FS_ROOT, "proc/sys/kernel/hostname"));
 	char *text = NULL;
 	size_t len = 0;

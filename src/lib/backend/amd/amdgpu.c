@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,25 +167,24 @@ static void clock_attr(const struct devdir *d, struct axl_device *dev, const cha
 static bool hwmon_dir(struct axl__scan *scan, const struct devdir *d, struct devdir *hw, char *path,
 		      size_t cap)
 {
-	int fd = axl__fs_open(scan->fs, d->fd, d->fd == AXL__FS_ROOT ? path : "hwmon",
-			      O_RDONLY | O_DIRECTORY);
-	DIR *h = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!h) {
-		if (fd >= 0)
-			close(fd);
+	const char *rel = d->fd == AXL__FS_ROOT ? path : "hwmon";
+	axl__dir *h = axl__fs_opendir(scan->fs, d->fd, rel);
+	if (!h)
 		return false;
-	}
 	struct dirent *e;
 	char best[64] = "";
-	while ((e = readdir(h)) != NULL) {
+	while ((e = axl__fs_readdir(h)) != NULL) {
 		if (strncmp(e->d_name, "hwmon", 5) != 0 || strlen(e->d_name) >= sizeof best)
 			continue;
 		if (!best[0] || strcmp(e->d_name, best) < 0)
 			snprintf(best, sizeof best, "%s", e->d_name);
 	}
+	axl__fs_closedir(h);
+	char sub[PATH_MAX];
 	hw->inv = d->inv;
-	hw->fd = best[0] ? axl__fs_opendir_fd(scan->fs, dirfd(h), best) : -1;
-	closedir(h);
+	hw->fd = -1;
+	if (best[0] && (size_t)snprintf(sub, sizeof sub, "%s/%s", rel, best) < sizeof sub)
+		hw->fd = axl__fs_opendir_fd(scan->fs, d->fd, sub);
 	if (hw->fd < 0)
 		return false;
 	snprintf(path, cap, "%s/hwmon/%s", d->dir, best);

@@ -73,16 +73,16 @@ static int user_of(const struct axl__fs *fs, const char *pci)
 		return pid;
 	/* KFD (ROCm) processes: /sys/class/kfd/kfd/proc/<pid>. Which GPUs a process has
 	 * opened is not told by every kernel: any of them counts. */
-	DIR *d = axl__fs_opendir(fs, AXL__FS_ROOT, "/sys/class/kfd/kfd/proc");
+	axl__dir *d = axl__fs_opendir(fs, AXL__FS_ROOT, "/sys/class/kfd/kfd/proc");
 	if (d) {
 		struct dirent *e;
-		while (!pid && (e = readdir(d))) {
+		while (!pid && (e = axl__fs_readdir(d))) {
 			char *end;
 			long v = strtol(e->d_name, &end, 10);
 			if (*e->d_name && !*end && v > 0 && v < (1l << 30))
 				pid = (int)v;
 		}
-		closedir(d);
+		axl__fs_closedir(d);
 	}
 	return pid;
 }

@@ -45,12 +45,12 @@ struct astate {
 
 static void open_ras(struct axl_sampler *s, int dfd, struct agpu *g)
 {
-	DIR *dh = axl__fs_opendir(s->fs, dfd, "ras");
+	axl__dir *dh = axl__fs_opendir(s->fs, dfd, "ras");
 	if (!dh)
 		return;
 	int rfd = axl__fs_opendir_fd(s->fs, dfd, "ras");
 	struct dirent *e;
-	while (rfd >= 0 && (e = readdir(dh)) != NULL && g->nras < MAX_RAS) {
+	while (rfd >= 0 && (e = axl__fs_readdir(dh)) != NULL && g->nras < MAX_RAS) {
 		size_t l = strlen(e->d_name);
 		if (l < 10 || strcmp(e->d_name + l - 10, "_err_count") != 0)
 			continue;
@@ -58,7 +58,7 @@ static void open_ras(struct axl_sampler *s, int dfd, struct agpu *g)
 		if (fd >= 0)
 			g->ras[g->nras++] = fd;
 	}
-	closedir(dh);
+	axl__fs_closedir(dh);
 	if (rfd >= 0)
 		axl__sfile_close(&rfd);
 }

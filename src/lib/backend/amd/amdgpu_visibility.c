@@ -204,12 +204,12 @@ void axl__amdgpu_visibility(struct axl__vis *v, size_t self)
 		any |= is_amd(v->v[i].d);
 	if (!any)
 		return;
-	DIR *dir = axl__fs_opendir(v->fs, AXL__FS_ROOT, KFD_NODES);
+	axl__dir *dir = axl__fs_opendir(v->fs, AXL__FS_ROOT, KFD_NODES);
 	if (!dir)
 		return;
 	AXL__VEC(struct kfdn) nodes = {0};
 	struct dirent *e;
-	while ((e = readdir(dir)) != NULL && nodes.n < 1024) {
+	while ((e = axl__fs_readdir(dir)) != NULL && nodes.n < 1024) {
 		if (!axl__vis_digits(e->d_name))
 			continue;
 		char path[128], buf[8192];
@@ -229,7 +229,7 @@ void axl__amdgpu_visibility(struct axl__vis *v, size_t self)
 		kv_u64(buf, "drm_render_minor", &k->render);
 		k->dev = -1;
 	}
-	closedir(dir);
+	axl__fs_closedir(dir);
 	if (nodes.n > 1)
 		qsort(nodes.v, nodes.n, sizeof *nodes.v, cmp_kfdn);
 	size_t n = nodes.n;

@@ -340,13 +340,13 @@ static void apply_kfd(struct axl__scan *scan, struct axl_device *dev, const stru
 int axl__kfd_enumerate(struct axl__scan *scan, size_t self)
 {
 	struct axl_inventory *inv = scan->inv;
-	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, KFD);
+	axl__dir *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, KFD);
 	if (!d)
 		return 0;
 	inv->topo_present = true;
 	AXL__VEC(struct kfd_node) nodes = {0};
 	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
+	while ((e = axl__fs_readdir(d)) != NULL) {
 		int64_t id;
 		if (e->d_name[0] == '.' || axl__parse_i64(e->d_name, &id) != 0 || id < 0 || id > 65535)
 			continue;
@@ -360,7 +360,7 @@ int axl__kfd_enumerate(struct axl__scan *scan, size_t self)
 			break;
 		*slot = k;
 	}
-	closedir(d);
+	axl__fs_closedir(d);
 	if (nodes.n > 1)
 		qsort(nodes.v, nodes.n, sizeof *nodes.v, cmp_node);
 

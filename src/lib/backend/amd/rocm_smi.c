@@ -234,11 +234,11 @@ static void find_asleep(struct axl__scan *scan, size_t self, void *arg)
 	(void)self;
 	if (j->q.w.q.v.mode != AXL__VREC_LIVE)
 		return; /* replaying: the capture's node was not this one */
-	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, "/sys/bus/pci/drivers/amdgpu");
+	axl__dir *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, "/sys/bus/pci/drivers/amdgpu");
 	if (!d)
 		return;
 	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
+	while ((e = axl__fs_readdir(d)) != NULL) {
 		unsigned dom, bus, dev, fn;
 		char tail;
 		if (strlen(e->d_name) > 15 || sscanf(e->d_name, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4)
@@ -255,7 +255,7 @@ static void find_asleep(struct axl__scan *scan, size_t self, void *arg)
 		snprintf(j->asleep[j->nasleep++], sizeof *j->asleep, "%04x:%02x:%02x.%u", dom & 0xffff, bus & 0xff,
 			 dev & 0x1f, fn & 7);
 	}
-	closedir(d);
+	axl__fs_closedir(d);
 }
 
 static bool ready(struct axl__scan *scan, void *arg, size_t *n)

@@ -14,18 +14,18 @@ bool axl__class_dev(struct axl__scan *scan, const struct axl_device *dev, const 
 		return false;
 	char path[512];
 	snprintf(path, sizeof path, "%s/%s", dev->syspath, cls);
-	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, path);
+	axl__dir *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, path);
 	if (!d)
 		return false;
 	struct dirent *e;
 	char best[256] = "";
-	while ((e = readdir(d)) != NULL) {
+	while ((e = axl__fs_readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue;
 		if (!best[0] || strcmp(e->d_name, best) < 0)
 			snprintf(best, sizeof best, "%s", e->d_name);
 	}
-	closedir(d);
+	axl__fs_closedir(d);
 	if (!best[0])
 		return false;
 	snprintf(out, cap, "%s/%s", path, best);

@@ -54,14 +54,14 @@ static bool intel_owns(const struct axl_device *dev)
 /* Directory entries "<prefix><number>": their count and the lowest number. */
 static int numbered(struct axl__scan *scan, const char *dir, const char *prefix, long *lowest)
 {
-	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, dir);
+	axl__dir *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, dir);
 	if (!d)
 		return 0;
 	int n = 0;
 	size_t pl = strlen(prefix);
 	struct dirent *e;
 	*lowest = -1;
-	while ((e = readdir(d)) != NULL && n < 256) {
+	while ((e = axl__fs_readdir(d)) != NULL && n < 256) {
 		uint64_t v;
 		if (strncmp(e->d_name, prefix, pl) != 0 || axl__parse_u64(e->d_name + pl, 10, &v) != 0 ||
 		    v > 4096)
@@ -70,7 +70,7 @@ static int numbered(struct axl__scan *scan, const char *dir, const char *prefix,
 		if (*lowest < 0 || (long)v < *lowest)
 			*lowest = (long)v;
 	}
-	closedir(d);
+	axl__fs_closedir(d);
 	return n;
 }
 

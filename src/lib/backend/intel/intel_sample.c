@@ -74,19 +74,19 @@ static bool owns(const struct axl_device *d, const char **drv)
 /* The lowest "<prefix><n>" in dir, or -1. */
 static long lowest(struct axl_sampler *s, const char *dir, const char *prefix)
 {
-	DIR *d = axl__fs_opendir(s->fs, AXL__FS_ROOT, dir);
+	axl__dir *d = axl__fs_opendir(s->fs, AXL__FS_ROOT, dir);
 	if (!d)
 		return -1;
 	long low = -1;
 	size_t pl = strlen(prefix);
 	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
+	while ((e = axl__fs_readdir(d)) != NULL) {
 		uint64_t v;
 		if (!strncmp(e->d_name, prefix, pl) && !axl__parse_u64(e->d_name + pl, 10, &v) && v < 4096 &&
 		    (low < 0 || (long)v < low))
 			low = (long)v;
 	}
-	closedir(d);
+	axl__fs_closedir(d);
 	return low;
 }
 

@@ -28,11 +28,11 @@
 static int nvidia_enumerate(struct axl__scan *scan, size_t self)
 {
 	struct axl_inventory *inv = scan->inv;
-	DIR *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, GPUS);
+	axl__dir *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, GPUS);
 	if (!d)
 		return 0;
 	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
+	while ((e = axl__fs_readdir(d)) != NULL) {
 		unsigned dom, bus, dev, fn;
 		if (e->d_name[0] == '.' || axl__parse_bdf(e->d_name, &dom, &bus, &dev, &fn) != 0)
 			continue;
@@ -59,7 +59,7 @@ static int nvidia_enumerate(struct axl__scan *scan, size_t self)
 		if (!axl__known(g, AXL_ATTR_VENDOR) || axl_device_source(g, AXL_ATTR_VENDOR) != AXL_SOURCE_SYSFS)
 			axl__set_str(inv, g, AXL_ATTR_VENDOR, AXL_SOURCE_DERIVED, "NVIDIA");
 	}
-	closedir(d);
+	axl__fs_closedir(d);
 	return 0;
 }
 
