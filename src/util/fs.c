@@ -6,6 +6,7 @@
 #include "record.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdint.h>
@@ -212,6 +213,29 @@ int axl__fs_read_alloc(const struct axl__fs *fs, int dirfd, const char *path, si
 	return 0;
 }
 
+/* The path of directory fd below the root ("" for the root itself), from /proc: its
+ * length, or -EXDEV when fd is not inside the root. */
+static int root_path_of(const struct axl__fs *fs, int fd, char *out, size_t cap)
+{
+	char lnk[64], root[4096], mine[4096];
+	snprintf(lnk, sizeof lnk, "/proc/self/fd/%d", fs->root_fd);
+	ssize_t rn = readlink(lnk, root, sizeof root - 1);
+	snprintf(lnk, sizeof lnk, "/proc/self/fd/%d", fd);
+	ssize_t mn = readlink(lnk, mine, sizeof mine - 1);
+	if (rn <= 0 || mn <= 0)
+		return -errno ? -errno : -ENOENT;
+	root[rn] = mine[mn] = '\0';
+	if (rn == 1 && root[0] == '/')
+		rn = 0; /* a root of "/": every path is inside */
+	if (strncmp(mine, root, (size_t)rn) || (mine[rn] && mine[rn] != '/'))
+		return -EXDEV;
+	size_t len = strlen(mine + rn);
+	if (len >= cap)
+		return -ENAMETOOLONG;
+	memcpy(out, mine + rn, len + 1);
+	return (int)len;
+}
+
 long axl__fs_readlink(const struct axl__fs *fs, int dirfd, const char *path, char *buf,
 		      size_t cap)
 {
@@ -219,12 +243,49 @@ long axl__fs_readlink(const struct axl__fs *fs, int dirfd, const char *path, cha
 		return -EINVAL;
 	if (fs->mem)
 		return axl__mfs_readlink(fs->mem, dirfd, path, buf, cap);
+	int rec_dir = dirfd;
 	if (dirfd == AXL__FS_ROOT)
 		dirfd = fs->root_fd;
-	ssize_t n = readlinkat(dirfd, rel(path), buf, cap - 1);
+	/* readlinkat follows every component but the last: on a re-rooted tree the parent is
+	 * opened through the seam (resolved inside the root, as every open is), and only the
+	 * last component is read from it */
+	const char *p = rel(path), *slash = strrchr(p, '/');
+	int parent = -1;
+	if (fs->rerooted && slash) {
+		/* the parent's path from the root: the directory's own (from /proc) + the
+		 * path's directory part, opened with links resolved inside the root */
+		char dir[4096];
+		size_t at = 0;
+		if (rec_dir != AXL__FS_ROOT) {
+			int r = root_path_of(fs, dirfd, dir, sizeof dir);
+			if (r < 0) {
+				buf[0] = '\0';
+				return r;
+			}
+			at = (size_t)r;
+		}
+		size_t dlen = (size_t)(slash - p);
+		if (at + 1 + dlen >= sizeof dir) {
+			buf[0] = '\0';
+			return -ENAMETOOLONG;
+		}
+		dir[at++] = '/';
+		memcpy(dir + at, p, dlen);
+		dir[at + dlen] = '\0';
+		parent = fs_open(fs, AXL__FS_ROOT, dir, O_PATH | O_DIRECTORY);
+		if (parent < 0) {
+			buf[0] = '\0';
+			return parent;
+		}
+		p = slash + 1;
+	}
+	ssize_t n = readlinkat(parent >= 0 ? parent : dirfd, *p ? p : ".", buf, cap - 1);
+	int err = errno;
+	if (parent >= 0)
+		close(parent);
 	if (n < 0) {
 		buf[0] = '\0';
-		return -errno;
+		return -err;
 	}
 	if ((size_t)n >= cap - 1) {
 		buf[0] = '\0';
