@@ -29,8 +29,8 @@ if command -v clang >/dev/null 2>&1 && [ "$fuzz_seconds" -gt 0 ]; then
 	echo "== fuzzing, ${fuzz_seconds}s per target"
 	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DAXL_WITH_FUZZ=ON \
 		-DAXL_SANITIZE=address,undefined >/dev/null
-	cmake --build build-fuzz -j"$jobs" --target fuzz_parse fuzz_json fuzz_tree fuzz_tar fuzz_vendors fuzz_fdinfo fuzz_gpumetrics fuzz_sim fuzz_safetensors fuzz_gguf fuzz_config fuzz_plan fuzz_compute
-	for t in parse json tree tar vendors fdinfo gpumetrics sim safetensors gguf config plan compute; do
+	cmake --build build-fuzz -j"$jobs" --target fuzz_parse fuzz_json fuzz_tree fuzz_tar fuzz_vendors fuzz_fdinfo fuzz_gpumetrics fuzz_sim fuzz_safetensors fuzz_gguf fuzz_config fuzz_plan fuzz_compute fuzz_smbios
+	for t in parse json tree tar vendors fdinfo gpumetrics sim safetensors gguf config plan compute smbios; do
 		corpus=build-fuzz/corpus-$t
 		mkdir -p "$corpus"
 		cp tests/fuzz/corpus/$t/* "$corpus"/
