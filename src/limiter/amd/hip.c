@@ -118,17 +118,7 @@ static void hip_init(void)
 /* a handle of the HIP runtime: RTLD_DEFAULT/NEXT, the limiter's own, or a libamdhip64.so* */
 static int is_runtime_handle(void *h)
 {
-	if (h == RTLD_DEFAULT || h == RTLD_NEXT || (g_rt && h == g_rt))
-		return 1;
-	struct link_map *lm = NULL;
-	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_name)
-		return 0;
-	const char *base = strrchr(lm->l_name, '/');
-	base = base ? base + 1 : lm->l_name;
-	if (!strncmp(base, "libamdhip64.so", 14))
-		return 1;
-	const char *lib = getenv("AXL_LIMITER_HIP_LIBRARY");
-	return lib && *lib && !strcmp(lib, lm->l_name);
+	return axl__lim_is_lib_handle(h, g_rt, "libamdhip64.so", "AXL_LIMITER_HIP_LIBRARY");
 }
 
 void *axl__lim_hip_dlsym(void *handle, const char *name, void *(*real_dlsym)(void *, const char *))

@@ -155,20 +155,25 @@ void *axl__lim_swap(void *p)
 	return p;
 }
 
-/* a handle of the driver: RTLD_DEFAULT/NEXT, the limiter's own, or a libcuda.so* file */
-static int is_driver_handle(void *h)
+int axl__lim_is_lib_handle(void *h, void *own, const char *prefix, const char *env)
 {
-	if (h == RTLD_DEFAULT || h == RTLD_NEXT || (g_driver && h == g_driver))
+	if (h == RTLD_DEFAULT || h == RTLD_NEXT || (own && h == own))
 		return 1;
 	struct link_map *lm = NULL;
 	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_name)
 		return 0;
 	const char *base = strrchr(lm->l_name, '/');
 	base = base ? base + 1 : lm->l_name;
-	if (!strncmp(base, "libcuda.so", 10))
+	if (!strncmp(base, prefix, strlen(prefix)))
 		return 1;
-	const char *lib = getenv("AXL_LIMITER_CUDA_LIBRARY");
+	const char *lib = getenv(env);
 	return lib && *lib && !strcmp(lib, lm->l_name);
+}
+
+/* a handle of the driver: RTLD_DEFAULT/NEXT, the limiter's own, or a libcuda.so* file */
+static int is_driver_handle(void *h)
+{
+	return axl__lim_is_lib_handle(h, g_driver, "libcuda.so", "AXL_LIMITER_CUDA_LIBRARY");
 }
 
 int axl__lim_region_attach(axl__region **out, const struct axl__region_limit *lims, int n, char *path,

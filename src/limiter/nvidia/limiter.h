@@ -134,6 +134,10 @@ CUmemoryPool axl__lim_pool_of_device(int ordinal);
 /* A child of fork: the parent's pools are not its own. */
 void axl__lim_forget_pools(void);
 
+/* Is h a handle of the library: RTLD_DEFAULT/NEXT, own (the limiter's own handle of it),
+ * a file whose name starts with prefix ("libcuda.so"), or the file $env names? */
+int axl__lim_is_lib_handle(void *h, void *own, const char *prefix, const char *env);
+
 /* The real dlsym (libc's, past the limiter's). */
 typedef void *(*dlsym_fn)(void *, const char *);
 dlsym_fn axl__lim_real_dlsym(void);
