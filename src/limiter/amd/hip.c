@@ -192,26 +192,7 @@ static void read_devices(void)
 		g_state = 2;
 		return;
 	}
-	char path[4096];
-	int rc = axl__lim_region_attach(&g_region, lims, n, path, sizeof path);
-	if (rc != 0) {
-		axl__lim_log(AXL__LOG_ERROR, "cannot attach the shared region %s (error %d); allocations on limited HIP "
-			     "devices refused", path, rc);
-		g_region = NULL;
-		for (int i = 0; i < n; i++)
-			if (g_dev[i].memory >= 0)
-				g_dev[i].broken = 1;
-	} else {
-		for (int i = 0; i < n; i++) {
-			int k = g_dev[i].uuid[0] ? axl__region_find(g_region, g_dev[i].uuid) : -1;
-			g_dev[i].rdev = k >= 0 ? k : -1;
-			if (k < 0 && g_dev[i].memory >= 0) {
-				axl__lim_log(AXL__LOG_ERROR, "HIP device %d %s is not in the region %s; allocations on it "
-					     "refused", i, g_dev[i].uuid, path);
-				g_dev[i].broken = 1;
-			}
-		}
-	}
+	axl__lim_region_attach(&g_region, g_dev, lims, n, "HIP");
 	g_state = 1;
 }
 

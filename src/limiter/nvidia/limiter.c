@@ -176,17 +176,33 @@ static int is_driver_handle(void *h)
 	return axl__lim_is_lib_handle(h, g_driver, "libcuda.so", "AXL_LIMITER_CUDA_LIBRARY");
 }
 
-int axl__lim_region_attach(axl__region **out, const struct axl__region_limit *lims, int n, char *path,
-			   size_t cap)
+void axl__lim_region_attach(axl__region **out, struct axl__lim_dev *devs, const struct axl__region_limit *lims,
+			    int n, const char *side)
 {
+	char path[4096];
 	const char *rp = getenv("AXL_LIMITER_REGION");
-	snprintf(path, cap, "%s", rp && *rp ? rp : "(the state directory's)");
-	if (!(rp && *rp)) {
-		int rc = axl__region_default_path(path, cap);
-		if (rc)
-			return rc;
+	snprintf(path, sizeof path, "%s", rp && *rp ? rp : "(the state directory's)");
+	int rc = rp && *rp ? 0 : axl__region_default_path(path, sizeof path);
+	if (rc == 0)
+		rc = axl__region_open(out, path, lims, n);
+	if (rc != 0) {
+		axl__lim_log(AXL__LOG_ERROR, "cannot attach the shared region %s (error %d); allocations on limited "
+			     "%s devices refused", path, rc, side);
+		*out = NULL;
+		for (int i = 0; i < n; i++)
+			if (devs[i].memory >= 0)
+				devs[i].broken = 1;
+		return;
 	}
-	return axl__region_open(out, path, lims, n);
+	for (int i = 0; i < n; i++) {
+		int k = devs[i].uuid[0] ? axl__region_find(*out, devs[i].uuid) : -1;
+		devs[i].rdev = k >= 0 ? k : -1;
+		if (k < 0 && devs[i].memory >= 0) {
+			axl__lim_log(AXL__LOG_ERROR, "%s device %d %s is not in the region %s; allocations on it refused",
+				     side, i, devs[i].uuid, path);
+			devs[i].broken = 1;
+		}
+	}
 }
 
 /* dlsym: the limiter's entry for an accounted name asked of the driver, the real answer
@@ -494,26 +510,7 @@ static void read_devices(void)
 		g_dev_state = 2;
 		return;
 	}
-	char path[4096];
-	int rc = axl__lim_region_attach(&g_region, lims, n, path, sizeof path);
-	if (rc != 0) {
-		axl__lim_log(AXL__LOG_ERROR, "cannot attach the shared region %s (error %d); allocations on limited "
-			     "devices refused", path, rc);
-		g_region = NULL;
-		for (int i = 0; i < n; i++)
-			if (g_dev[i].memory >= 0 || g_dev[i].broken)
-				g_dev[i].broken = 1;
-	} else {
-		for (int i = 0; i < n; i++) {
-			int k = axl__region_find(g_region, g_dev[i].uuid);
-			g_dev[i].rdev = k >= 0 ? k : -1;
-			if (k < 0 && g_dev[i].memory >= 0) {
-				axl__lim_log(AXL__LOG_ERROR, "device %d %s is not in the region %s; allocations on it refused",
-					     i, g_dev[i].uuid, path);
-				g_dev[i].broken = 1;
-			}
-		}
-	}
+	axl__lim_region_attach(&g_region, g_dev, lims, n, "CUDA");
 	g_dev_state = 1;
 }
 

@@ -90,11 +90,14 @@ struct axl__lim_dev *axl__lim_device(int ordinal, axl__region **region);
 enum { AXL__LOG_ERROR, AXL__LOG_WARN, AXL__LOG_INFO, AXL__LOG_DEBUG };
 extern int axl__lim_log_level;
 void axl__lim_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct axl__lim_dev;
 /* Attach the workload's shared region ($AXL_LIMITER_REGION, else the state directory's
- * default) with these limits: 0, or an AXL_E* code; path (cap bytes) gets its path for
- * messages. The CUDA and the HIP sides both attach through here. */
-int axl__lim_region_attach(axl__region **out, const struct axl__region_limit *lims, int n, char *path,
-			   size_t cap);
+ * default) with these limits and map each of the n devices to its index in it (rdev). A
+ * region that cannot be attached leaves *out NULL and every device with a memory limit
+ * fails closed (broken), as does a limited device the region lacks; each is logged, side
+ * ("CUDA", "HIP") naming the runtime. The CUDA and the HIP sides both attach through here. */
+void axl__lim_region_attach(axl__region **out, struct axl__lim_dev *devs, const struct axl__region_limit *lims,
+			    int n, const char *side);
 
 /* The state directory's limit records (../state.c), read for one side ("CUDA", "HIP") with
  * an error logged when the file is unusable; NULL (logged) when out of memory; free() it. */
