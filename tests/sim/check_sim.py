@@ -44,11 +44,12 @@ SPECS = {
 EXPECT = {
     "h100x2": {"devices": [("nvidia", "NVIDIA H100 80GB HBM3", 80, "enabled")] * 2,
                "uuids": ["stub-device-0", "stub-device-1"], "links": {}},
-    "h100x8_nvswitch": {"devices": [("nvidia", "NVIDIA H100 80GB HBM3", 80, "enabled")] * 8,
+    # no "mig" key: MIG-capable GPUs start with MIG off, as the hardware ships
+    "h100x8_nvswitch": {"devices": [("nvidia", "NVIDIA H100 80GB HBM3", 80, "disabled")] * 8,
                         "links": {"nvswitch": 28}, "numa": [0, 0, 0, 0, 1, 1, 1, 1],
                         "hostname": "dgx-h100-sim"},
     "mi300x8": {"devices": [("amdgpu", "AMD Instinct MI300X", 192, None)] * 8, "links": {"xgmi": 28}},
-    "mixed": {"devices": [("nvidia", "NVIDIA H100 80GB HBM3", 80, "enabled")] * 2 +
+    "mixed": {"devices": [("nvidia", "NVIDIA H100 80GB HBM3", 80, "disabled")] * 2 +
               [("nvidia", "NVIDIA L4", 24, None)] * 2 + [("nvidia", "NVIDIA GeForce RTX 4090", 24, None),
                                                           ("amdgpu", "AMD Instinct MI300X", 192, None)],
               "uuids": ["GPU-mixed-h100-a", "GPU-mixed-h100-b", None, None, None, None],

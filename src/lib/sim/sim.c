@@ -145,7 +145,7 @@ static uint64_t mix(uint64_t x)
  * "8-4-4-4-12" after the prefix its vendor's driver writes ("GPU-"), if any. */
 static void gen_uuid(const struct axl__db_entry *e, size_t index, char *out, size_t cap)
 {
-	uint64_t h = fnv1a(0xcbf29ce484222325ull, e->key);
+	uint64_t h = fnv1a(0xcbf29ce484222325ull, axl__db_key(e));
 	uint64_t a = mix(h ^ (uint64_t)index), b = mix(a ^ 0x5bd1e995ull);
 	const struct axl__sim_ops *ops = axl__sim_ops_of(e);
 	const char *prefix = ops && ops->uuid_prefix ? ops->uuid_prefix : "";
@@ -173,7 +173,7 @@ static void close_names(const char *model, char *out, size_t cap)
 			if (l >= 2) {
 				char w[64];
 				snprintf(w, sizeof w, "%.*s", (int)(l < 63 ? l : 63), s);
-				if (strcasestr(axl__db_entries[e].name, w) || strcasestr(axl__db_entries[e].key, w))
+				if (strcasestr(axl__db_name(&axl__db_entries[e]), w) || strcasestr(axl__db_key(&axl__db_entries[e]), w))
 					score += (int)l;
 			}
 		}
@@ -190,13 +190,13 @@ static void close_names(const char *model, char *out, size_t cap)
 	}
 	size_t o = 0;
 	for (int k = 0; k < 4 && best[k] > 0 && o < cap; k++)
-		o += (size_t)snprintf(out + o, cap - o, "%s\"%s\"", k ? ", " : "", axl__db_entries[idx[k]].name);
+		o += (size_t)snprintf(out + o, cap - o, "%s\"%s\"", k ? ", " : "", axl__db_name(&axl__db_entries[idx[k]]));
 }
 
 static bool has_parts(const struct axl__db_entry *e, const char *technology)
 {
 	for (unsigned i = 0; technology && i < e->n_parts; i++)
-		if (strcmp(e->parts[i].technology, technology) == 0)
+		if (strcmp(axl__db_s(axl__db_parts(e)[i].s_technology), technology) == 0)
 			return true;
 	return false;
 }
@@ -308,21 +308,22 @@ static int parse_group(const struct pctx *p, struct axl__sim *sim, const struct 
 	if (numa > *max_numa)
 		*max_numa = (int)numa;
 	/* a vendor's partitioning key: a boolean, true only for a model with that
-	 * partitioning; a model that has it starts enabled */
+	 * partitioning; a model that has it starts disabled, as the hardware ships (an
+	 * H100's or A100's MIG mode is off until an administrator turns it on) */
 	int parts_on = 0;
 	for (size_t b = 0; b < axl__backend_total; b++) {
 		const struct axl__sim_ops *o = axl__backends[b]->sim;
 		if (!o || !o->parts_key)
 			continue;
 		bool has = has_parts(e, o->parts_technology);
-		int on = 1;
+		int on = 0;
 		const struct axl__jv *mv = axl__jv_get(g, o->parts_key);
 		if (mv) {
 			snprintf(field, sizeof field, "%s.%s", pre, o->parts_key);
 			if (mv->type != AXL__J_BOOL)
 				return perr(p, mv, field, "must be true or false, not %s", type_name(mv));
 			if (mv->b && !has)
-				return perr(p, mv, field, "%s has no %s", e->name, o->parts_technology);
+				return perr(p, mv, field, "%s has no %s", axl__db_name(e), o->parts_technology);
 			on = mv->b;
 		}
 		if (has)
