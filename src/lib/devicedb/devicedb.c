@@ -114,7 +114,7 @@ const struct axl__db_entry *axl__db_find_key(const char *key)
 	if (!key)
 		return NULL;
 	for (size_t i = 0; i < axl__db_entry_count; i++)
-		if (strcmp(axl__db_entries[i].key, key) == 0)
+		if (strcmp(axl__db_key(&axl__db_entries[i]), key) == 0)
 			return &axl__db_entries[i];
 	return NULL;
 }
@@ -139,7 +139,7 @@ const struct axl__db_entry *axl__db_find_name(const char *name)
 	if (!name)
 		return NULL;
 	for (size_t i = 0; i < axl__db_entry_count; i++)
-		if (ascii_casecmp(axl__db_entries[i].name, name) == 0)
+		if (ascii_casecmp(axl__db_name(&axl__db_entries[i]), name) == 0)
 			return &axl__db_entries[i];
 	return NULL;
 }

@@ -30,19 +30,19 @@ void axl__devicedb_apply(struct axl__scan *scan, struct axl_device *dev)
 	if (e && scan->ctx->devicedb_enabled) {
 		dev->db = e;
 		const axl_source S = AXL_SOURCE_DEVICEDB;
-		axl__set_str(inv, dev, AXL_ATTR_DB_KEY, S, e->key);
-		axl__fill_str(inv, dev, AXL_ATTR_MODEL, S, e->name);
+		axl__set_str(inv, dev, AXL_ATTR_DB_KEY, S, axl__db_key(e));
+		axl__fill_str(inv, dev, AXL_ATTR_MODEL, S, axl__db_name(e));
 		if (!axl__known(dev, AXL_ATTR_VENDOR) || axl_device_source(dev, AXL_ATTR_VENDOR) == AXL_SOURCE_DERIVED)
-			axl__set_str(inv, dev, AXL_ATTR_VENDOR, S, e->vendor);
-		if (e->architecture)
-			axl__fill_str(inv, dev, AXL_ATTR_ARCHITECTURE, S, e->architecture);
+			axl__set_str(inv, dev, AXL_ATTR_VENDOR, S, axl__db_vendor(e));
+		if (e->s_architecture)
+			axl__fill_str(inv, dev, AXL_ATTR_ARCHITECTURE, S, axl__db_arch(e));
 		/* the family in the database beats the one guessed from the PCI class */
 		if (e->family && axl_device_source(dev, AXL_ATTR_FAMILY) == AXL_SOURCE_DERIVED)
 			axl__set_int(dev, AXL_ATTR_FAMILY, S, e->family);
 		if (e->memory_bytes)
 			axl__fill_int(dev, AXL_ATTR_MEMORY_TOTAL, S, (int64_t)e->memory_bytes);
-		if (e->memory_type)
-			axl__fill_str(inv, dev, AXL_ATTR_MEMORY_TYPE, S, e->memory_type);
+		if (e->s_memory_type)
+			axl__fill_str(inv, dev, AXL_ATTR_MEMORY_TYPE, S, axl__db_memory_type(e));
 		if (e->bus_width_bits)
 			axl__fill_int(dev, AXL_ATTR_MEMORY_BUS_WIDTH, S, e->bus_width_bits);
 		if (e->bandwidth_gbps >= 0)
@@ -61,9 +61,9 @@ void axl__devicedb_apply(struct axl__scan *scan, struct axl_device *dev)
 		if (e->tdp_watts >= 0)
 			axl__fill_num(dev, AXL_ATTR_POWER_TDP, S, e->tdp_watts);
 		/* a chip-to-chip interconnect the database describes: the "ici" key */
-		if (e->ici_topology) {
+		if (e->s_ici_topology) {
 			axl__fill_str(inv, dev, AXL_ATTR_INTERCONNECT_KIND, S, "ici");
-			axl__fill_str(inv, dev, AXL_ATTR_INTERCONNECT_TOPOLOGY, S, e->ici_topology);
+			axl__fill_str(inv, dev, AXL_ATTR_INTERCONNECT_TOPOLOGY, S, axl__db_ici_topology(e));
 			if (e->ici_ports)
 				axl__fill_int(dev, AXL_ATTR_INTERCONNECT_PORTS, S, e->ici_ports);
 			if (e->ici_gbps > 0)
@@ -74,31 +74,31 @@ void axl__devicedb_apply(struct axl__scan *scan, struct axl_device *dev)
 		int cu_conflict = 0;
 		for (unsigned i = 0; i < e->n_cus; i++)
 			for (size_t j = 0; j < dev->cus.n; j++)
-				if (dev->cus.v[j].source != S && strcmp(dev->cus.v[j].name, e->cus[i].name) == 0 &&
-				    dev->cus.v[j].count != (int64_t)e->cus[i].count)
+				if (dev->cus.v[j].source != S && strcmp(dev->cus.v[j].name, axl__db_s(axl__db_cus(e)[i].s_name)) == 0 &&
+				    dev->cus.v[j].count != (int64_t)axl__db_cus(e)[i].count)
 					cu_conflict = 1;
 		for (unsigned i = 0; i < e->n_cus && !cu_conflict; i++)
-			axl__add_cu(inv, dev, e->cus[i].name, e->cus[i].count, S);
+			axl__add_cu(inv, dev, axl__db_s(axl__db_cus(e)[i].s_name), axl__db_cus(e)[i].count, S);
 		if (dev->precs.n == 0) {
 			for (unsigned i = 0; i < e->n_prec; i++) {
 				struct axl_precision *p = AXL__VEC_PUSH(dev->precs);
 				if (!p)
 					break;
-				p->format = (axl_format)e->prec[i].format;
-				p->support = (axl_support)e->prec[i].support;
-				p->peak_tflops = e->prec[i].tflops;
+				p->format = (axl_format)axl__db_precs(e)[i].format;
+				p->support = (axl_support)axl__db_precs(e)[i].support;
+				p->peak_tflops = axl__db_precs(e)[i].tflops;
 				p->source = S;
 			}
 		}
 		for (unsigned i = 0; i < e->n_parts; i++) {
-			struct axl__part *p = axl__add_part(inv, dev, e->parts[i].technology, S);
+			struct axl__part *p = axl__add_part(inv, dev, axl__db_s(axl__db_parts(e)[i].s_technology), S);
 			if (!p)
 				break;
 			if (p->pub.max_partitions < 0)
-				p->pub.max_partitions = e->parts[i].max_partitions;
+				p->pub.max_partitions = axl__db_parts(e)[i].max_partitions;
 			if (p->profiles.n == 0)
-				for (unsigned k = 0; k < e->parts[i].n_profiles; k++)
-					axl__part_add_profile(inv, p, e->parts[i].profiles[k]);
+				for (unsigned k = 0; k < axl__db_parts(e)[i].n_profiles; k++)
+					axl__part_add_profile(inv, p, axl__db_profile(&axl__db_parts(e)[i], k));
 		}
 		if (e->n_prec || e->n_cus)
 			dev->sources |= 1u << S;

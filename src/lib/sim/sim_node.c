@@ -67,7 +67,7 @@ static const struct axl__db_match *db_ids(const struct axl__db_entry *e)
 
 static bool hbm(const struct axl__db_entry *e)
 {
-	return e->memory_type && strncmp(e->memory_type, "HBM", 3) == 0;
+	return e->s_memory_type && strncmp(axl__db_memory_type(e), "HBM", 3) == 0;
 }
 
 /* The sim ops of the first backend that owns d. */
@@ -144,7 +144,8 @@ static void sim_device(struct axl_inventory *inv, const struct axl__sim *sim, si
 	axl__set_str(inv, d, AXL_ATTR_PCI_ADDRESS, SIM, pa);
 	axl__set_int(d, AXL_ATTR_PCI_CLASS, SIM, fam == AXL_FAMILY_GPU ? 0x030200 : 0x120000);
 	/* PCIe 5 for HBM3 / GDDR7 generations, 4 before */
-	int gen = e->memory_type && (strncmp(e->memory_type, "HBM3", 4) == 0 || strcmp(e->memory_type, "GDDR7") == 0) ? 5 : 4;
+	const char *mt = axl__db_memory_type(e);
+	int gen = mt && (strncmp(mt, "HBM3", 4) == 0 || strcmp(mt, "GDDR7") == 0) ? 5 : 4;
 	axl__set_int(d, AXL_ATTR_LINK_CURRENT_GEN, SIM, gen);
 	axl__set_int(d, AXL_ATTR_LINK_MAX_GEN, SIM, gen);
 	axl__set_int(d, AXL_ATTR_LINK_CURRENT_WIDTH, SIM, 16);

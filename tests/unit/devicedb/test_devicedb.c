@@ -34,7 +34,7 @@ static int near(double a, double b)
 
 static const char *name_or_null(const struct axl__db_entry *e)
 {
-	return e ? e->name : "(null)";
+	return e ? axl__db_name(e) : "(null)";
 }
 
 /* Lookup by plain vendor:device must give this marketing name. */
@@ -42,7 +42,7 @@ static void expect_name(int vendor, int device, const char *want)
 {
 	const struct axl__db_entry *e = axl__db_lookup(vendor, device, -1, -1, -1);
 
-	CHECK(e && strcmp(e->name, want) == 0, "%04x:%04x -> '%s', want '%s'", vendor, device,
+	CHECK(e && strcmp(axl__db_name(e), want) == 0, "%04x:%04x -> '%s', want '%s'", vendor, device,
 	      name_or_null(e), want);
 }
 
@@ -51,8 +51,8 @@ static void expect_full(int vendor, int device, int subvendor, int subdevice, in
 {
 	const struct axl__db_entry *e = axl__db_lookup(vendor, device, subvendor, subdevice, rev);
 
-	CHECK(e && strcmp(e->key, want_key) == 0, "%04x:%04x:%04x:%04x/%d -> [%s], want [%s]",
-	      vendor, device, subvendor & 0xffff, subdevice & 0xffff, rev, e ? e->key : "(null)",
+	CHECK(e && strcmp(axl__db_key(e), want_key) == 0, "%04x:%04x:%04x:%04x/%d -> [%s], want [%s]",
+	      vendor, device, subvendor & 0xffff, subdevice & 0xffff, rev, e ? axl__db_key(e) : "(null)",
 	      want_key);
 }
 
@@ -61,7 +61,7 @@ static void expect_null(int vendor, int device, int subvendor, int subdevice, in
 	const struct axl__db_entry *e = axl__db_lookup(vendor, device, subvendor, subdevice, rev);
 
 	CHECK(e == NULL, "%d:%d:%d:%d/%d -> [%s], want NULL", vendor, device, subvendor,
-	      subdevice, rev, e ? e->key : "");
+	      subdevice, rev, e ? axl__db_key(e) : "");
 }
 
 static int row_cmp(const struct axl__db_match *a, const struct axl__db_match *b)
@@ -94,16 +94,16 @@ static void test_entries(void)
 	for (size_t i = 0; i < axl__db_entry_count; i++) {
 		const struct axl__db_entry *e = &axl__db_entries[i];
 
-		if (!e->key || !*e->key || !e->name || !*e->name || !e->vendor || !*e->vendor ||
+		if (!axl__db_key(e) || !*axl__db_key(e) || !axl__db_name(e) || !*axl__db_name(e) || !axl__db_vendor(e) || !*axl__db_vendor(e) ||
 		    e->family == AXL_FAMILY_UNKNOWN || e->family >= AXL_FAMILY__COUNT ||
-		    e->n_sources < 1 || !e->sources) {
+		    e->n_sources < 1 || e->i_sources + e->n_sources > axl__db_str_tab_count) {
 			bad_fields++;
 			printf("FAIL entry %zu [%s]: missing name/vendor/family/source\n", i,
-			       e->key ? e->key : "?");
+			       axl__db_key(e) ? axl__db_key(e) : "?");
 			continue;
 		}
 		for (size_t j = 0; j < e->n_sources; j++)
-			if (!e->sources[j] || !*e->sources[j])
+			if (!axl__db_source(e, j) || !*axl__db_source(e, j))
 				bad_fields++;
 
 		/* Unknown is not zero: a set figure is positive, an unset one says so. */
@@ -111,7 +111,7 @@ static void test_entries(void)
 		    e->tdp_watts == 0 || (e->tdp_watts < 0 && e->tdp_watts != -1.0) ||
 		    (e->memory_bytes % (1024 * 1024)) != 0 || (e->l2_bytes % 1024) != 0) {
 			bad_numbers++;
-			printf("FAIL [%s]: bandwidth %g, tdp %g, memory %llu, l2 %llu\n", e->key,
+			printf("FAIL [%s]: bandwidth %g, tdp %g, memory %llu, l2 %llu\n", axl__db_key(e),
 			       e->bandwidth_gbps, e->tdp_watts, (unsigned long long)e->memory_bytes,
 			       (unsigned long long)e->l2_bytes);
 		}
@@ -119,9 +119,9 @@ static void test_entries(void)
 		if ((e->l1_bytes_per_unit % 1024) != 0 || (e->shared_bytes_per_unit % 1024) != 0 ||
 		    e->l1_bytes_per_unit > (16u << 20) || e->shared_bytes_per_unit > (16u << 20) ||
 		    (e->memory_channels && e->memory_stacks > e->memory_channels) ||
-		    (e->memory_stacks && !e->memory_type)) {
+		    (e->memory_stacks && !axl__db_memory_type(e))) {
 			bad_numbers++;
-			printf("FAIL [%s]: l1 %llu, shared %llu, channels %u, stacks %u\n", e->key,
+			printf("FAIL [%s]: l1 %llu, shared %llu, channels %u, stacks %u\n", axl__db_key(e),
 			       (unsigned long long)e->l1_bytes_per_unit,
 			       (unsigned long long)e->shared_bytes_per_unit, e->memory_channels,
 			       e->memory_stacks);
@@ -130,7 +130,7 @@ static void test_entries(void)
 		if (e->memory_bytes &&
 		    (e->memory_bytes < (1ull << 30) || e->memory_bytes > (1ull << 40))) {
 			bad_numbers++;
-			printf("FAIL [%s]: implausible memory %llu\n", e->key,
+			printf("FAIL [%s]: implausible memory %llu\n", axl__db_key(e),
 			       (unsigned long long)e->memory_bytes);
 		}
 		/* NVLink: all three facts or none; the rate is per link and direction */
@@ -138,49 +138,50 @@ static void test_entries(void)
 		    (e->fabric_version == 0) != (e->fabric_link_gbps < 0) ||
 		    (e->fabric_version && (e->fabric_link_gbps < 10 || e->fabric_link_gbps > 200))) {
 			bad_numbers++;
-			printf("FAIL [%s]: nvlink %u x %u at %g GB/s\n", e->key, e->fabric_version,
+			printf("FAIL [%s]: nvlink %u x %u at %g GB/s\n", axl__db_key(e), e->fabric_version,
 			       e->fabric_links, e->fabric_link_gbps);
 		}
 		if (e->bandwidth_gbps > 0 && e->bandwidth_gbps > 20000) {
 			bad_numbers++;
-			printf("FAIL [%s]: implausible bandwidth %g GB/s\n", e->key, e->bandwidth_gbps);
+			printf("FAIL [%s]: implausible bandwidth %g GB/s\n", axl__db_key(e), e->bandwidth_gbps);
 		}
 
-		if ((e->n_cus && !e->cus) || (e->n_prec && !e->prec) || (e->n_parts && !e->parts))
+		if (e->i_cus + e->n_cus > axl__db_cu_count || e->i_prec + e->n_prec > axl__db_prec_count ||
+		    e->i_parts + e->n_parts > axl__db_part_count)
 			bad_lists++;
 		for (size_t j = 0; j < e->n_cus; j++)
-			if (!e->cus[j].name || !*e->cus[j].name || e->cus[j].count == 0)
+			if (!axl__db_s(axl__db_cus(e)[j].s_name) || !*axl__db_s(axl__db_cus(e)[j].s_name) || axl__db_cus(e)[j].count == 0)
 				bad_lists++;
 		for (size_t j = 0; j < e->n_prec; j++) {
-			const struct axl__db_prec *p = &e->prec[j];
+			const struct axl__db_prec *p = &axl__db_precs(e)[j];
 
 			if (p->format >= AXL_FORMAT__COUNT || p->support == AXL_SUPPORT_UNKNOWN ||
 			    p->support > AXL_SUPPORT_NONE || p->tflops == 0 ||
 			    (p->tflops < 0 && p->tflops != -1.0) ||
 			    (p->support == AXL_SUPPORT_NONE && p->tflops >= 0)) {
 				bad_lists++;
-				printf("FAIL [%s]: precision row %zu\n", e->key, j);
+				printf("FAIL [%s]: precision row %zu\n", axl__db_key(e), j);
 			}
 			for (size_t k = 0; k < j; k++)
-				if (e->prec[k].format == p->format)
+				if (axl__db_precs(e)[k].format == p->format)
 					bad_lists++;
 		}
 		for (size_t j = 0; j < e->n_parts; j++) {
-			const struct axl__db_part *p = &e->parts[j];
+			const struct axl__db_part *p = &axl__db_parts(e)[j];
 
-			if (!p->technology || !*p->technology || p->max_partitions == 0 ||
-			    (p->n_profiles && !p->profiles))
+			if (!axl__db_s(p->s_technology) || !*axl__db_s(p->s_technology) || p->max_partitions == 0 ||
+			    p->i_profiles + p->n_profiles > axl__db_str_tab_count)
 				bad_lists++;
 			for (size_t k = 0; k < p->n_profiles; k++)
-				if (!p->profiles[k] || !*p->profiles[k])
+				if (!axl__db_profile(p, k) || !*axl__db_profile(p, k))
 					bad_lists++;
 		}
 
 		/* Keys are unique. */
 		for (size_t j = 0; j < i; j++)
-			if (strcmp(axl__db_entries[j].key, e->key) == 0) {
+			if (strcmp(axl__db_key(&axl__db_entries[j]), axl__db_key(e)) == 0) {
 				bad_fields++;
-				printf("FAIL duplicate key [%s]\n", e->key);
+				printf("FAIL duplicate key [%s]\n", axl__db_key(e));
 			}
 	}
 	CHECK(bad_fields == 0, "%zu entries with missing fields", bad_fields);
@@ -216,7 +217,7 @@ static void test_match_rows(void)
 		if (axl__db_matches[i].entry < axl__db_entry_count)
 			used[axl__db_matches[i].entry] = 1;
 	for (size_t i = 0; i < axl__db_entry_count; i++)
-		CHECK(used[i], "entry [%s] has no match row", axl__db_entries[i].key);
+		CHECK(used[i], "entry [%s] has no match row", axl__db_key(&axl__db_entries[i]));
 
 	/* Every row finds its own entry (a row may be shadowed only by an identical row,
 	 * which the generator rejects). */
@@ -227,8 +228,8 @@ static void test_match_rows(void)
 			m->has_sub ? m->subdevice : -1, m->has_rev ? m->revision : -1);
 
 		CHECK(e == &axl__db_entries[m->entry], "row %zu (%04x:%04x) finds [%s], want [%s]",
-		      i, m->vendor, m->device, e ? e->key : "(null)",
-		      axl__db_entries[m->entry].key);
+		      i, m->vendor, m->device, e ? axl__db_key(e) : "(null)",
+		      axl__db_key(&axl__db_entries[m->entry]));
 	}
 }
 
@@ -272,8 +273,8 @@ static void test_facts(void)
 	CHECK(e && e->memory_bytes == 80ull << 30, "H100 memory %llu",
 	      e ? (unsigned long long)e->memory_bytes : 0ull);
 	CHECK(e && e->family == AXL_FAMILY_GPU, "H100 family");
-	CHECK(e && e->architecture && strcmp(e->architecture, "Hopper") == 0, "H100 architecture");
-	CHECK(e && e->memory_type && strcmp(e->memory_type, "HBM3") == 0, "H100 memory type");
+	CHECK(e && axl__db_arch(e) && strcmp(axl__db_arch(e), "Hopper") == 0, "H100 architecture");
+	CHECK(e && axl__db_memory_type(e) && strcmp(axl__db_memory_type(e), "HBM3") == 0, "H100 memory type");
 	CHECK(e && e->bus_width_bits == 5120, "H100 bus width");
 	CHECK(e && near(e->bandwidth_gbps, 3350), "H100 bandwidth");
 	CHECK(e && e->fabric_version == 4 && e->fabric_links == 18 && near(e->fabric_link_gbps, 25),
@@ -281,10 +282,10 @@ static void test_facts(void)
 	const struct axl__db_entry *pcie = axl__db_lookup(0x10de, 0x2331, -1, -1, -1);
 	CHECK(pcie && pcie->fabric_version == 0 && pcie->fabric_link_gbps < 0,
 	      "H100 PCIe: a bridge NVLink is not described");
-	CHECK(e && e->n_cus == 2 && strcmp(e->cus[0].name, "SM") == 0 && e->cus[0].count == 132,
+	CHECK(e && e->n_cus == 2 && strcmp(axl__db_s(axl__db_cus(e)[0].s_name), "SM") == 0 && axl__db_cus(e)[0].count == 132,
 	      "H100 SMs");
-	CHECK(e && e->n_cus == 2 && strcmp(e->cus[1].name, "Tensor Core") == 0 &&
-		      e->cus[1].count == 528,
+	CHECK(e && e->n_cus == 2 && strcmp(axl__db_s(axl__db_cus(e)[1].s_name), "Tensor Core") == 0 &&
+		      axl__db_cus(e)[1].count == 528,
 	      "H100 Tensor Cores (a compute unit name of two words)");
 	CHECK(e && e->l1_bytes_per_unit == 256u << 10 && e->shared_bytes_per_unit == 228u << 10,
 	      "H100 L1 %llu and shared memory %llu per SM",
@@ -295,24 +296,24 @@ static void test_facts(void)
 		int int4_none = 0;
 
 		for (size_t i = 0; e && i < e->n_prec; i++)
-			if (e->prec[i].format == AXL_FORMAT_INT4 &&
-			    e->prec[i].support == AXL_SUPPORT_NONE && e->prec[i].tflops < 0)
+			if (axl__db_precs(e)[i].format == AXL_FORMAT_INT4 &&
+			    axl__db_precs(e)[i].support == AXL_SUPPORT_NONE && axl__db_precs(e)[i].tflops < 0)
 				int4_none = 1;
 		CHECK(int4_none, "H100 has INT4 marked unsupported");
 	}
 	for (size_t i = 0; e && i < e->n_prec; i++)
-		if (e->prec[i].format == AXL_FORMAT_FP16 && e->prec[i].support == AXL_SUPPORT_NATIVE &&
-		    near(e->prec[i].tflops, 989.4))
+		if (axl__db_precs(e)[i].format == AXL_FORMAT_FP16 && axl__db_precs(e)[i].support == AXL_SUPPORT_NATIVE &&
+		    near(axl__db_precs(e)[i].tflops, 989.4))
 			fp16 = 1;
 	CHECK(fp16, "H100 dense FP16 989.4");
-	CHECK(e && e->n_parts >= 1 && strcmp(e->parts[0].technology, "MIG") == 0 &&
-		      e->parts[0].max_partitions == 7 && e->parts[0].n_profiles == 6,
+	CHECK(e && e->n_parts >= 1 && strcmp(axl__db_s(axl__db_parts(e)[0].s_technology), "MIG") == 0 &&
+		      axl__db_parts(e)[0].max_partitions == 7 && axl__db_parts(e)[0].n_profiles == 6,
 	      "H100 MIG");
 
 	e = axl__db_find_key("nvidia-a100-sxm4-80gb");
 	for (size_t i = 0; e && i < e->n_prec; i++)
-		if (e->prec[i].format == AXL_FORMAT_FP8 && e->prec[i].support == AXL_SUPPORT_NONE &&
-		    e->prec[i].tflops < 0)
+		if (axl__db_precs(e)[i].format == AXL_FORMAT_FP8 && axl__db_precs(e)[i].support == AXL_SUPPORT_NONE &&
+		    axl__db_precs(e)[i].tflops < 0)
 			fp8_none = 1;
 	CHECK(fp8_none, "A100 has FP8 marked unsupported");
 
@@ -324,16 +325,16 @@ static void test_facts(void)
 		int mc = 0, xcc = 0;
 
 		for (size_t i = 0; e && i < e->n_cus; i++) {
-			if (strcmp(e->cus[i].name, "Matrix Core") == 0 && e->cus[i].count == 1216)
+			if (strcmp(axl__db_s(axl__db_cus(e)[i].s_name), "Matrix Core") == 0 && axl__db_cus(e)[i].count == 1216)
 				mc = 1;
-			if (strcmp(e->cus[i].name, "XCC") == 0 && e->cus[i].count == 8)
+			if (strcmp(axl__db_s(axl__db_cus(e)[i].s_name), "XCC") == 0 && axl__db_cus(e)[i].count == 8)
 				xcc = 1;
 		}
 		CHECK(mc && xcc, "MI300X 1216 Matrix Cores on 8 XCCs");
 	}
-	CHECK(e && e->n_parts == 2 && strcmp(e->parts[0].technology, "AMD-CPX") == 0 &&
-		      strcmp(e->parts[1].technology, "AMD-NPS") == 0 &&
-		      e->parts[1].max_partitions < 0,
+	CHECK(e && e->n_parts == 2 && strcmp(axl__db_s(axl__db_parts(e)[0].s_technology), "AMD-CPX") == 0 &&
+		      strcmp(axl__db_s(axl__db_parts(e)[1].s_technology), "AMD-NPS") == 0 &&
+		      axl__db_parts(e)[1].max_partitions < 0,
 	      "MI300X partitioning");
 
 	/* Unknown stays unknown. */
@@ -407,11 +408,11 @@ static void test_find(void)
 	CHECK(axl__db_find_key("NVIDIA-H100-SXM5-80GB") == NULL, "find_key is case-sensitive");
 
 	e = axl__db_find_name("AMD Instinct MI300X");
-	CHECK(e && strcmp(e->key, "amd-instinct-mi300x") == 0, "find_name MI300X");
+	CHECK(e && strcmp(axl__db_key(e), "amd-instinct-mi300x") == 0, "find_name MI300X");
 	e = axl__db_find_name("amd instinct mi300x");
-	CHECK(e && strcmp(e->key, "amd-instinct-mi300x") == 0, "find_name is case-insensitive");
+	CHECK(e && strcmp(axl__db_key(e), "amd-instinct-mi300x") == 0, "find_name is case-insensitive");
 	e = axl__db_find_name("TESLA T4");
-	CHECK(e && strcmp(e->key, "nvidia-t4") == 0, "find_name T4");
+	CHECK(e && strcmp(axl__db_key(e), "nvidia-t4") == 0, "find_name T4");
 	CHECK(axl__db_find_name("AMD Instinct MI300") == NULL, "find_name needs the whole name");
 	CHECK(axl__db_find_name("") == NULL, "find_name empty");
 	CHECK(axl__db_find_name(NULL) == NULL, "find_name NULL");
@@ -420,9 +421,9 @@ static void test_find(void)
 	for (size_t i = 0; i < axl__db_entry_count; i++) {
 		const struct axl__db_entry *x = &axl__db_entries[i];
 
-		CHECK(axl__db_find_key(x->key) == x, "find_key [%s]", x->key);
-		CHECK(axl__db_find_name(x->name) == x, "find_name '%s' finds another entry",
-		      x->name);
+		CHECK(axl__db_find_key(axl__db_key(x)) == x, "find_key [%s]", axl__db_key(x));
+		CHECK(axl__db_find_name(axl__db_name(x)) == x, "find_name '%s' finds another entry",
+		      axl__db_name(x));
 	}
 }
 

@@ -24,9 +24,9 @@ const struct axl__part_ops axl__amdgpu_parts = {
 
 static int xgmi_check(const struct axl__db_entry *e, char *why, size_t cap)
 {
-	if (strcmp(e->vendor, "AMD") == 0)
+	if (strcmp(axl__db_vendor(e), "AMD") == 0)
 		return 0;
-	snprintf(why, cap, "xgmi is AMD's, not %s's", e->vendor);
+	snprintf(why, cap, "xgmi is AMD's, not %s's", axl__db_vendor(e));
 	return -1;
 }
 

@@ -102,7 +102,7 @@ static void apply_identity(struct axl__scan *scan, unsigned i, const struct ze_d
 				    (int)axl__int(dev, AXL_ATTR_SUBSYSTEM_VENDOR_ID, -1),
 				    (int)axl__int(dev, AXL_ATTR_SUBSYSTEM_DEVICE_ID, -1),
 				    (int)axl__int(dev, AXL_ATTR_REVISION, -1));
-	if (!db || !db->name) {
+	if (!db || !db->s_name) {
 		if ((s = text(inv, i, "the model name", p->modelName)) || (s = text(inv, i, "the device name", p->core.name)))
 			axl__fill_str(inv, dev, AXL_ATTR_MODEL, Z, s);
 	}
@@ -238,8 +238,8 @@ static void apply_memory(struct axl__scan *scan, unsigned i, const struct ze_dev
 					    (int)axl__int(dev, AXL_ATTR_SUBSYSTEM_VENDOR_ID, -1),
 					    (int)axl__int(dev, AXL_ATTR_SUBSYSTEM_DEVICE_ID, -1),
 					    (int)axl__int(dev, AXL_ATTR_REVISION, -1));
-		bool refined = db && db->memory_type && strlen(db->memory_type) > strlen(type) &&
-			       strncasecmp(db->memory_type, type, strlen(type)) == 0;
+		bool refined = db && db->s_memory_type && strlen(axl__db_memory_type(db)) > strlen(type) &&
+			       strncasecmp(axl__db_memory_type(db), type, strlen(type)) == 0;
 		if (!refined)
 			axl__fill_str(inv, dev, AXL_ATTR_MEMORY_TYPE, Z, type);
 	}

@@ -99,7 +99,7 @@ static int mig_create(axl_context *ctx, const struct axl_device *d, const char *
 		return rc;
 	const struct axl_partition_profile *pd = j < part->details.n ? part->details.v[j] : NULL;
 	if (ctx->sim) {
-		const struct axl__mig_gpu *g = d->db ? axl__mig_gpu_of(d->db->key) : NULL;
+		const struct axl__mig_gpu *g = d->db ? axl__mig_gpu_of(axl__db_key(d->db)) : NULL;
 		const struct axl__mig_profile *p = axl__mig_profile(g, part->profiles.v[j]);
 		if (!p)
 			return axl__error(AXL_ENOTSUP, "%s: axl has no MIG rules for this simulated GPU (%s)",

@@ -15,7 +15,7 @@ static int nvswitch_check(const struct axl__db_entry *e, char *why, size_t cap)
 {
 	if (e->fabric_links)
 		return 0;
-	snprintf(why, cap, "%s does not attach to an NVSwitch (no NVLink in the device database)", e->name);
+	snprintf(why, cap, "%s does not attach to an NVSwitch (no NVLink in the device database)", axl__db_name(e));
 	return -1;
 }
 

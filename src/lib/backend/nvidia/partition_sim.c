@@ -52,7 +52,7 @@ void axl__sim_mig_nodes(size_t index, int gi, char gi_node[64], char ci_node[64]
 void axl__sim_mig_apply(struct axl_inventory *inv, struct axl_device *dev, size_t index, int mig_enabled,
 			const struct axl__state *st)
 {
-	const struct axl__mig_gpu *g = dev->db ? axl__mig_gpu_of(dev->db->key) : NULL;
+	const struct axl__mig_gpu *g = dev->db ? axl__mig_gpu_of(axl__db_key(dev->db)) : NULL;
 	if (!g)
 		return;
 	const char *uuid = axl__str(dev, AXL_ATTR_UUID);

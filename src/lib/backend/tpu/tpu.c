@@ -42,7 +42,7 @@ static bool ici_fabric(const struct axl_inventory *inv, const struct axl_device 
 {
 	(void)inv;
 	const struct axl__db_entry *e = dev->db;
-	if (!e || !e->ici_topology || !tpu_owns(dev))
+	if (!e || !e->s_ici_topology || !tpu_owns(dev))
 		return false;
 	out->kind = "ici";
 	out->domain = (uint64_t)(uintptr_t)e; /* one slice per model on a host */
