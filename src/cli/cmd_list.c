@@ -38,13 +38,15 @@ static void print_timing(const axl_inventory *inv)
 {
 	size_t n = axl_inventory_timing_count(inv);
 	double total = 0;
-	printf("\n%-12s %10s\n", "STAGE", "MS");
+	unsigned long long calls = 0;
+	printf("\n%-12s %10s %9s\n", "STAGE", "MS", "SYSCALLS");
 	for (size_t i = 0; i < n; i++) {
 		const struct axl_timing *t = axl_inventory_timing(inv, i);
-		printf("%-12s %10.3f\n", t->stage, t->milliseconds);
+		printf("%-12s %10.3f %9llu\n", t->stage, t->milliseconds, (unsigned long long)t->syscalls);
 		total += t->milliseconds;
+		calls += t->syscalls;
 	}
-	printf("%-12s %10.3f\n", "total", total);
+	printf("%-12s %10.3f %9llu\n", "total", total, calls);
 }
 
 /* One line of `axl list`; partitions that exist now follow their device, indented. */

@@ -15,7 +15,7 @@
 /* Read fd to its end into a malloc'd, NUL-terminated buffer: up to max + 1 bytes, one
  * more than max meaning too big. 0 with *out and *n, -EFBIG, -ENOMEM or -errno; on
  * failure *out is the part read (for the recorder) or NULL, and is the caller's. */
-int axl__read_fd_alloc(int fd, size_t max, char **out, size_t *len)
+int axl__read_fd_alloc(int fd, size_t max, char **out, size_t *len, unsigned long *reads)
 {
 	size_t cap = max + 2 < 4096 ? max + 2 : 4096, n = 0;
 	char *buf = malloc(cap);
@@ -32,6 +32,8 @@ int axl__read_fd_alloc(int fd, size_t max, char **out, size_t *len)
 			cap = ncap;
 		}
 		ssize_t r = read(fd, buf + n, cap - 1 - n);
+		if (reads)
+			__atomic_fetch_add(reads, 1ul, __ATOMIC_RELAXED);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -76,7 +78,7 @@ int axl__file_read(const char *path, size_t max, unsigned flags, char **out, siz
 	if (ret == 0) {
 		char *buf;
 		size_t n;
-		ret = axl__read_fd_alloc(fd, max, &buf, &n);
+		ret = axl__read_fd_alloc(fd, max, &buf, &n, NULL);
 		if (ret < 0)
 			free(buf);
 		else {

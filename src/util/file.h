@@ -10,8 +10,9 @@
 /* Read fd to its end into a malloc'd, NUL-terminated buffer (*out, *len without the
  * NUL): up to max + 1 bytes, one more than max meaning too big. 0, -EFBIG, -ENOMEM or
  * -errno; on failure *out is the part read (NULL when nothing could be allocated), and
- * the caller frees it either way. */
-int axl__read_fd_alloc(int fd, size_t max, char **out, size_t *len);
+ * the caller frees it either way. reads, when not NULL, counts the read calls made
+ * (atomically). */
+int axl__read_fd_alloc(int fd, size_t max, char **out, size_t *len, unsigned long *reads);
 
 /* A file named by the user (a spec, a config, a document), not through the sysroot:
  * read whole into a malloc'd, NUL-terminated buffer (*out, freed by the caller; *len its

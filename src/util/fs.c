@@ -20,6 +20,14 @@
 #define SYS_openat2 437
 #endif
 
+/* n more system calls through the seam (fs->calls) */
+#define COUNT(fs, n) __atomic_fetch_add(&((struct axl__fs *)(fs))->calls, (unsigned long)(n), __ATOMIC_RELAXED)
+
+unsigned long axl__fs_calls(const struct axl__fs *fs)
+{
+	return __atomic_load_n(&fs->calls, __ATOMIC_RELAXED);
+}
+
 void axl__fs_init_mem(struct axl__fs *fs, struct axl__mtree *t)
 {
 	fs->root_fd = -1;
@@ -27,6 +35,7 @@ void axl__fs_init_mem(struct axl__fs *fs, struct axl__mtree *t)
 	fs->have_openat2 = true;
 	fs->rec = NULL;
 	fs->mem = t;
+	fs->calls = 0;
 }
 
 int axl__fs_init(struct axl__fs *fs, const char *sysroot)
@@ -37,12 +46,14 @@ int axl__fs_init(struct axl__fs *fs, const char *sysroot)
 	int fd = open(sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	struct stat a, b;
-	if (fstat(fd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev &&
-	    a.st_ino == b.st_ino)
-		fs->rerooted = false;
-	else
-		fs->rerooted = true;
+	/* "/" is this system's root by definition (inside a chroot too); any other path
+	 * is compared with it (a sysroot of "/." or a link to "/" is not re-rooted) */
+	fs->rerooted = false;
+	if (strcmp(sysroot, "/") != 0) {
+		struct stat a, b;
+		fs->rerooted = !(fstat(fd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev &&
+				 a.st_ino == b.st_ino);
+	}
 	fs->root_fd = fd;
 	return 0;
 }
@@ -66,11 +77,13 @@ static const char *rel(const char *path)
  * "../../../devices/..."): the kernel cannot prove the walk stayed inside, and asks
  * the caller to try again. A busy node renames all the time (atomic file writes), so
  * retry; only a walk that loses the race every time gives up with EAGAIN. */
-static long openat2_retry(int dirfd, const char *p, struct open_how *how)
+static long openat2_retry(int dirfd, const char *p, struct open_how *how, unsigned long *counter)
 {
 	long fd = -1;
 	for (int i = 0; i < 256; i++) {
 		fd = syscall(SYS_openat2, dirfd, p, how, sizeof *how);
+		if (counter)
+			__atomic_fetch_add(counter, 1ul, __ATOMIC_RELAXED);
 		if (fd >= 0 || errno != EAGAIN)
 			break;
 	}
@@ -89,7 +102,7 @@ static int fs_open(const struct axl__fs *fs, int dirfd, const char *path, int fl
 			memset(&how, 0, sizeof how);
 			how.flags = (unsigned long long)flags;
 			how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-			long fd = openat2_retry(dirfd, p, &how);
+			long fd = openat2_retry(dirfd, p, &how, &((struct axl__fs *)fs)->calls);
 			if (fd >= 0)
 				return (int)fd;
 			if (errno != ENOSYS && errno != EPERM)
@@ -102,7 +115,7 @@ static int fs_open(const struct axl__fs *fs, int dirfd, const char *path, int fl
 		memset(&how, 0, sizeof how);
 		how.flags = (unsigned long long)flags;
 		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-		long fd = openat2_retry(dirfd, p, &how);
+		long fd = openat2_retry(dirfd, p, &how, &((struct axl__fs *)fs)->calls);
 		if (fd >= 0)
 			return (int)fd;
 		if (errno == EXDEV) {
@@ -114,8 +127,16 @@ static int fs_open(const struct axl__fs *fs, int dirfd, const char *path, int fl
 			return -errno;
 		((struct axl__fs *)fs)->have_openat2 = false;
 	}
+	COUNT(fs, 1);
 	int fd = openat(dirfd, p, flags);
 	return fd >= 0 ? fd : -errno;
+}
+
+/* close a descriptor the seam opened (counted) */
+static void fs_close(const struct axl__fs *fs, int fd)
+{
+	COUNT(fs, 1);
+	close(fd);
 }
 
 int axl__fs_open(const struct axl__fs *fs, int dirfd, const char *path, int flags)
@@ -147,6 +168,7 @@ long axl__fs_read(const struct axl__fs *fs, int dirfd, const char *path, char *b
 	long ret = 0;
 	int more = -1; /* the byte past the cap, when there is one */
 	for (;;) {
+		COUNT(fs, 1);
 		ssize_t n = read(fd, buf + len, cap - 1 - len);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -165,9 +187,10 @@ long axl__fs_read(const struct axl__fs *fs, int dirfd, const char *path, char *b
 		if (len == cap - 1) {
 			char extra;
 			ssize_t m;
-			do
+			do {
+				COUNT(fs, 1);
 				m = read(fd, &extra, 1);
-			while (m < 0 && errno == EINTR);
+			} while (m < 0 && errno == EINTR);
 			if (m > 0) {
 				ret = -EFBIG;
 				more = (unsigned char)extra;
@@ -179,7 +202,7 @@ long axl__fs_read(const struct axl__fs *fs, int dirfd, const char *path, char *b
 	}
 	if (fs->rec)
 		axl__rec_read(fs, dirfd, path, fd, buf, len, more);
-	close(fd);
+	fs_close(fs, fd);
 	buf[len] = '\0';
 	return ret < 0 ? ret : (long)len;
 }
@@ -199,10 +222,10 @@ int axl__fs_read_alloc(const struct axl__fs *fs, int dirfd, const char *path, si
 		return fd;
 	char *buf;
 	size_t n;
-	int ret = axl__read_fd_alloc(fd, max, &buf, &n);
+	int ret = axl__read_fd_alloc(fd, max, &buf, &n, &((struct axl__fs *)fs)->calls);
 	if (fs->rec && buf)
 		axl__rec_read(fs, dirfd, path, fd, buf, n, -1);
-	close(fd);
+	fs_close(fs, fd);
 	if (ret < 0) {
 		free(buf);
 		return ret;
@@ -279,10 +302,11 @@ long axl__fs_readlink(const struct axl__fs *fs, int dirfd, const char *path, cha
 		}
 		p = slash + 1;
 	}
+	COUNT(fs, 1);
 	ssize_t n = readlinkat(parent >= 0 ? parent : dirfd, *p ? p : ".", buf, cap - 1);
 	int err = errno;
 	if (parent >= 0)
-		close(parent);
+		fs_close(fs, parent);
 	if (n < 0) {
 		buf[0] = '\0';
 		return -err;
@@ -297,23 +321,32 @@ long axl__fs_readlink(const struct axl__fs *fs, int dirfd, const char *path, cha
 	return (long)n;
 }
 
+/* A directory of a real tree is read with getdents64 into a buffer of its own: no
+ * fdopendir (whose fstat and two fcntl calls a descriptor opened here does not need). */
+#define DIRBUF 32768
 struct axl__dir {
-	DIR *real;
+	const struct axl__fs *fs; /* a real tree's seam, NULL for an in-memory one */
+	int fd;
 	const struct axl__mnode *mem; /* an in-memory tree's directory, its next entry */
 	size_t next;
 	struct dirent ent;
+	size_t pos, end; /* the unread records of buf */
+	bool eof;
+	_Alignas(8) char buf[];
 };
 
 axl__dir *axl__fs_opendir(const struct axl__fs *fs, int dirfd, const char *path)
 {
-	axl__dir *d = malloc(sizeof *d);
+	axl__dir *d = malloc(sizeof *d + (fs->mem ? 0 : DIRBUF));
 	if (!d) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	d->real = NULL;
+	d->fs = NULL;
+	d->fd = -1;
 	d->mem = NULL;
-	d->next = 0;
+	d->next = d->pos = d->end = 0;
+	d->eof = false;
 	if (fs->mem) {
 		int rc = axl__mfs_opendir(fs->mem, dirfd, path, &d->mem);
 		if (rc < 0) {
@@ -330,41 +363,65 @@ axl__dir *axl__fs_opendir(const struct axl__fs *fs, int dirfd, const char *path)
 		errno = -fd;
 		return NULL;
 	}
-	d->real = fdopendir(fd);
-	if (!d->real) {
-		int e = errno;
-		close(fd);
-		free(d);
-		errno = e;
-		return NULL;
-	}
+	d->fs = fs;
+	d->fd = fd;
 	return d;
 }
 
 struct dirent *axl__fs_readdir(axl__dir *d)
 {
-	if (d->real)
-		return readdir(d->real);
-	return axl__mfs_readdir(d->mem, &d->next, &d->ent);
+	if (!d->fs)
+		return axl__mfs_readdir(d->mem, &d->next, &d->ent);
+	for (;;) {
+		if (d->pos < d->end) {
+			/* the kernel's records (struct linux_dirent64) are struct dirent's layout */
+			struct dirent *e = (struct dirent *)(void *)(d->buf + d->pos);
+			if (e->d_reclen == 0 || e->d_reclen > d->end - d->pos)
+				return NULL;
+			d->pos += e->d_reclen;
+			return e;
+		}
+		if (d->eof)
+			return NULL;
+		COUNT(d->fs, 1);
+		ssize_t n = getdents64(d->fd, d->buf, DIRBUF);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			d->eof = true;
+			return NULL;
+		}
+		d->pos = 0;
+		d->end = (size_t)n;
+	}
 }
 
 void axl__fs_closedir(axl__dir *d)
 {
 	if (!d)
 		return;
-	if (d->real)
-		closedir(d->real);
+	if (d->fd >= 0)
+		fs_close(d->fs, d->fd);
 	free(d);
 }
+
+/* On the live system, not recording, a question about a path is one stat: the walk
+ * needs no containing (nothing to resolve inside a root) and there is nothing to
+ * record. Otherwise the path is opened through the seam, as every read is. */
 
 bool axl__fs_exists(const struct axl__fs *fs, int dirfd, const char *path)
 {
 	if (fs->mem)
 		return axl__mfs_kind(fs->mem, dirfd, path) >= 0;
+	if (axl__fs_live(fs)) {
+		struct stat st;
+		COUNT(fs, 1);
+		return fstatat(dirfd == AXL__FS_ROOT ? fs->root_fd : dirfd, rel(path), &st, 0) == 0;
+	}
 	int fd = axl__fs_open(fs, dirfd, path, O_PATH);
 	if (fd < 0)
 		return false;
-	close(fd);
+	fs_close(fs, fd);
 	return true;
 }
 
@@ -372,10 +429,16 @@ bool axl__fs_isdir(const struct axl__fs *fs, int dirfd, const char *path)
 {
 	if (fs->mem)
 		return axl__mfs_kind(fs->mem, dirfd, path) == 1;
+	if (axl__fs_live(fs)) {
+		struct stat st;
+		COUNT(fs, 1);
+		return fstatat(dirfd == AXL__FS_ROOT ? fs->root_fd : dirfd, rel(path), &st, 0) == 0 &&
+		       S_ISDIR(st.st_mode);
+	}
 	int fd = axl__fs_open(fs, dirfd, path, O_PATH | O_DIRECTORY);
 	if (fd < 0)
 		return false;
-	close(fd);
+	fs_close(fs, fd);
 	return true;
 }
 

@@ -34,7 +34,20 @@ struct axl__fs {
 	/* Every call below first asks whether the tree is in memory (fuzzers, tests):
 	 * one predictable branch on the real path. */
 	struct axl__mtree *mem;
+	/* the system calls made through the seam so far (opens, reads, link reads,
+	 * directory reads, stats, closes): what `axl list --timing` shows per stage;
+	 * counted with relaxed atomics (samplers share a context's seam) */
+	unsigned long calls;
 };
+
+/* The system calls made through fs so far. */
+unsigned long axl__fs_calls(const struct axl__fs *fs);
+/* The running system's own tree, not recording: what the kernel shows needs no second
+ * look (a link into /sys/bus/pci/drivers leads to the driver) and nothing is saved. */
+static inline bool axl__fs_live(const struct axl__fs *fs)
+{
+	return !fs->rerooted && !fs->rec && !fs->mem;
+}
 
 int axl__fs_init(struct axl__fs *fs, const char *sysroot);
 /* The in-memory tree t as the root (re-rooted; t outlives fs; nothing is recorded). */

@@ -536,7 +536,7 @@ static int load_dir(struct axl__mtree *t, int dfd, char *path, size_t cap)
 			} else {
 				char *buf = NULL;
 				size_t n = 0;
-				rc = axl__read_fd_alloc(f, (size_t)1 << 30, &buf, &n);
+				rc = axl__read_fd_alloc(f, (size_t)1 << 30, &buf, &n, NULL);
 				close(f);
 				if (rc == 0)
 					rc = axl__mtree_file(t, path, buf, n);

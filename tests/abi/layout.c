@@ -117,7 +117,8 @@ int main(void)
 	L(struct axl_pci_function, reason, 48);
 	S(struct axl_pci_function, 56);
 	L(struct axl_timing, milliseconds, 8);
-	S(struct axl_timing, 16);
+	L(struct axl_timing, syscalls, 16);
+	S(struct axl_timing, 24);
 	L(struct axl_device_filter, family, 4);
 	L(struct axl_device_filter, vendor, 8);
 	L(struct axl_device_filter, min_memory_bytes, 16);

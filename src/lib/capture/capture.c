@@ -372,6 +372,8 @@ static int tar_error(int e)
 int axl__capture_unpack(const char *sysroot, const char *tmpbase, const char *zlib, char **dir)
 {
 	*dir = NULL;
+	if (!sysroot || !*sysroot || strcmp(sysroot, "/") == 0)
+		return 0; /* the running system */
 	struct stat sb;
 	if (stat(sysroot, &sb) != 0 || !S_ISREG(sb.st_mode))
 		return 0; /* a directory (or nothing: fs init says so) */

@@ -373,6 +373,15 @@ struct axl__scan {
 	axl_context *ctx;
 	struct axl_inventory *inv;
 	const struct axl__fs *fs;
+	/* during the host stage only (discover/host.c): /proc/self/cgroup, read once for
+	 * the memory limit and the container engine; NULL when it could not be read */
+	const char *cgroup;
+	/* the last kernel module whose version was read (axl__module_version): one read
+	 * per module and scan, not one per device; modver_state 0 unread, 1 read into
+	 * modver, -1 not readable */
+	char modver_module[32];
+	char modver[128];
+	int modver_state;
 };
 
 /* A PCI vendor a backend speaks for (core/vendors.c), and what decides which of its

@@ -286,10 +286,10 @@ static void scan_memory(struct axl__scan *scan)
 
 	/* the cgroup limit: v2 "0::/path" -> memory.max of it and its ancestors;
 	 * v1 "N:memory:/path" -> memory.limit_in_bytes */
-	char cg[4096];
-	n = axl__fs_read(scan->fs, AXL__FS_ROOT, "proc/self/cgroup", cg, sizeof cg);
-	if (n <= 0)
+	if (!scan->cgroup)
 		return;
+	char cg[4096];
+	snprintf(cg, sizeof cg, "%s", scan->cgroup);
 	uint64_t limit = UINT64_MAX;
 	axl_source src = AXL_SOURCE_NONE;
 	char *save = NULL;
@@ -438,10 +438,15 @@ int axl__host_scan(struct axl__scan *scan)
 		axl__host_set_str(inv, AXL_HOST_HOSTNAME, AXL_SOURCE_PROCFS, buf);
 	if (axl__read_attr(inv, SRC, AXL__FS_ROOT, NULL, "/proc/sys/kernel/osrelease", buf, sizeof buf, 0))
 		axl__host_set_str(inv, AXL_HOST_KERNEL, AXL_SOURCE_PROCFS, buf);
+	/* read once: the memory limit and the container engine both look at it */
+	char cg[4096];
+	long n = axl__fs_read(scan->fs, AXL__FS_ROOT, "proc/self/cgroup", cg, sizeof cg);
+	scan->cgroup = n > 0 || n == -EFBIG ? cg : NULL;
 	scan_cpuinfo(scan);
 	scan_cpu_topology(scan);
 	scan_memory(scan);
 	scan_numa(scan);
 	axl__runtime_scan(scan);
+	scan->cgroup = NULL;
 	return 0;
 }

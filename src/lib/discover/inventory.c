@@ -16,12 +16,13 @@
 #include "sim.h"
 #include "util/parse.h"
 
-static void add_timing(struct axl_inventory *inv, const char *stage, double ms)
+static void add_timing(struct axl_inventory *inv, const char *stage, double ms, uint64_t syscalls)
 {
 	struct axl_timing *t = AXL__VEC_PUSH(inv->timings);
 	if (t) {
 		t->stage = stage;
 		t->milliseconds = ms;
+		t->syscalls = syscalls;
 	}
 }
 
@@ -152,7 +153,7 @@ static void open_simulated(struct axl__scan *scan)
 	axl__visibility_apply(scan);
 	axl__sim_links(scan);
 	axl__links_derive(scan);
-	add_timing(inv, "sim", axl__now_ms() - t0);
+	add_timing(inv, "sim", axl__now_ms() - t0, 0);
 }
 
 AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned flags)
@@ -165,7 +166,7 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 		return axl__error(AXL_ENOMEM, "out of memory");
 	inv->ctx = ctx;
 	inv->flags = flags;
-	struct axl__scan scan = {ctx, inv, &ctx->fs};
+	struct axl__scan scan = {.ctx = ctx, .inv = inv, .fs = &ctx->fs};
 	/* a document of a later version than this axl reads: read as far as understood,
 	 * said once per inventory */
 	if (ctx->sim && ctx->sim->newer_version)
@@ -183,22 +184,29 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 		if (axl__backends[b]->start && axl__backend_on(ctx, b))
 			axl__backends[b]->start(&scan, b);
 
+	/* each stage's system calls through the seam: the count after it less the count
+	 * before it */
+	const struct axl__fs *fs = scan.fs;
+	unsigned long c0 = axl__fs_calls(fs);
 	double t0 = axl__now_ms();
 	axl__host_scan(&scan);
 	double t1 = axl__now_ms();
-	add_timing(inv, "host", t1 - t0);
+	unsigned long c1 = axl__fs_calls(fs);
+	add_timing(inv, "host", t1 - t0, c1 - c0);
 
 	/* backend 0 is the PCI scan */
 	if (axl__backend_on(ctx, 0))
 		axl__pci_scan(&scan);
 	double t2 = axl__now_ms();
-	add_timing(inv, "pci", t2 - t1);
+	unsigned long c2 = axl__fs_calls(fs);
+	add_timing(inv, "pci", t2 - t1, c2 - c1);
 
 	for (size_t b = 1; b < axl__backend_total; b++) {
 		const struct axl__backend *be = axl__backends[b];
 		if (!axl__backend_on(ctx, b))
 			continue;
 		double tb = axl__now_ms();
+		unsigned long cb = axl__fs_calls(fs);
 		if (be->enumerate)
 			be->enumerate(&scan, b);
 		for (size_t i = 0; i < inv->devs.n; i++) {
@@ -210,19 +218,22 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 					be->enrich(&scan, b, d);
 			}
 		}
-		add_timing(inv, be->name, axl__now_ms() - tb);
+		add_timing(inv, be->name, axl__now_ms() - tb, axl__fs_calls(fs) - cb);
 	}
 	filter_disabled(inv);
 
 	double t3 = axl__now_ms();
+	unsigned long c3 = axl__fs_calls(fs);
 	for (size_t i = 0; i < inv->devs.n; i++)
 		axl__devnodes_scan(&scan, inv->devs.v[i]);
 	double t4 = axl__now_ms();
-	add_timing(inv, "devnodes", t4 - t3);
+	unsigned long c4 = axl__fs_calls(fs);
+	add_timing(inv, "devnodes", t4 - t3, c4 - c3);
 	for (size_t i = 0; i < inv->devs.n; i++)
 		axl__devicedb_apply(&scan, inv->devs.v[i]);
 	double t5 = axl__now_ms();
-	add_timing(inv, "devicedb", t5 - t4);
+	unsigned long c5 = axl__fs_calls(fs);
+	add_timing(inv, "devicedb", t5 - t4, c5 - c4);
 
 	if (flags & AXL_INVENTORY_ALL) {
 		add_cpu_device(inv);
@@ -235,14 +246,17 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 		}
 	}
 	double t6 = axl__now_ms();
+	unsigned long c6 = axl__fs_calls(fs);
 	axl__fabric_scan(&scan);
 	double t7 = axl__now_ms();
+	unsigned long c7 = axl__fs_calls(fs);
 	assign_ids(inv);
 	/* after the ids: the reasons name devices by them */
 	double tv0 = axl__now_ms();
+	unsigned long cv0 = axl__fs_calls(fs);
 	axl__visibility_apply(&scan);
 	double tv1 = axl__now_ms();
-	add_timing(inv, "visibility", tv1 - tv0);
+	add_timing(inv, "visibility", tv1 - tv0, axl__fs_calls(fs) - cv0);
 	/* the backends' last word (device-to-device links, ports' remote ids) comes once
 	 * every device has its id; its time counts to the backend's stage */
 	for (size_t b = 1; b < axl__backend_total; b++) {
@@ -250,21 +264,26 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 		if ((!be->finish && !be->link) || !axl__backend_on(ctx, b))
 			continue;
 		double tb = axl__now_ms();
+		unsigned long cb = axl__fs_calls(fs);
 		if (be->finish)
 			be->finish(&scan, b);
 		if (be->link)
 			be->link(&scan, b);
 		double ms = axl__now_ms() - tb;
 		for (size_t k = 0; k < inv->timings.n; k++)
-			if (strcmp(inv->timings.v[k].stage, be->name) == 0)
+			if (strcmp(inv->timings.v[k].stage, be->name) == 0) {
 				inv->timings.v[k].milliseconds += ms;
+				inv->timings.v[k].syscalls += axl__fs_calls(fs) - cb;
+			}
 	}
 	double t8 = axl__now_ms();
+	unsigned long c8 = axl__fs_calls(fs);
 	axl__links_derive(&scan);
 	double t9 = axl__now_ms();
-	add_timing(inv, "links", (t9 - t8) + (t6 - t5));
+	unsigned long c9 = axl__fs_calls(fs);
+	add_timing(inv, "links", (t9 - t8) + (t6 - t5), (c9 - c8) + (c6 - c5));
 	axl__nics_link(&scan);
-	add_timing(inv, "fabric", (t7 - t6) + (axl__now_ms() - t9));
+	add_timing(inv, "fabric", (t7 - t6) + (axl__now_ms() - t9), (c7 - c6) + (axl__fs_calls(fs) - c9));
 
 done:
 	if (inv->arena.failed) {

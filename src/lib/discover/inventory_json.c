@@ -582,6 +582,11 @@ static int write_document(const axl_inventory *inv, unsigned flags, const struct
 		for (size_t i = 0; i < inv->timings.n; i++)
 			axl__json_knum(&w, inv->timings.v[i].stage, inv->timings.v[i].milliseconds);
 		axl__json_obj_end(&w);
+		axl__json_key(&w, "timing_syscalls");
+		axl__json_obj(&w);
+		for (size_t i = 0; i < inv->timings.n; i++)
+			axl__json_kint(&w, inv->timings.v[i].stage, (int64_t)inv->timings.v[i].syscalls);
+		axl__json_obj_end(&w);
 	}
 	if (sel)
 		write_selection(&w, sel);

@@ -388,8 +388,9 @@ static void scan_one(struct axl__scan *scan, struct axl__pcifn *f, const char *d
 	f->pub.device_id = device;
 	f->pub.class_code = cls;
 	long dl = axl__fs_readlink(scan->fs, dfd, "driver", target, sizeof target);
-	if (dl > 0 && !f->pub.driver) {
-		/* the link must lead to the driver's directory */
+	if (dl > 0 && !f->pub.driver && !axl__fs_live(scan->fs)) {
+		/* the link must lead to the driver's directory (in a captured or made-up tree;
+		 * the running kernel's links do) */
 		int drvfd = axl__fs_opendir_fd(scan->fs, dfd, "driver");
 		if (drvfd == -EXDEV) {
 			char full[300];

@@ -122,13 +122,18 @@ static enum engine cgroup_engine(const char *path, bool *k8s)
 
 static enum engine scan_cgroups(struct axl__scan *scan, bool *k8s)
 {
-	static const char *const files[] = {"proc/1/cgroup", "proc/self/cgroup"};
 	enum engine e = E_NONE;
+	/* process 1's, then this process's (read once by the host stage) */
 	for (size_t f = 0; f < 2 && e == E_NONE; f++) {
 		char buf[8192];
-		long n = axl__fs_read(scan->fs, AXL__FS_ROOT, files[f], buf, sizeof buf);
-		if (n == -EFBIG)
-			n = (long)strlen(buf);
+		long n;
+		if (f == 0) {
+			n = axl__fs_read(scan->fs, AXL__FS_ROOT, "proc/1/cgroup", buf, sizeof buf);
+			if (n == -EFBIG)
+				n = (long)strlen(buf);
+		} else {
+			n = scan->cgroup ? snprintf(buf, sizeof buf, "%s", scan->cgroup) : -ENOENT;
+		}
 		if (n <= 0)
 			continue;
 		char *save = NULL;

@@ -50,7 +50,7 @@ bool axl__shwmon_open(struct axl_sampler *s, const struct axl_device *dev, const
 		      struct axl__shwmon *h)
 {
 	reset(h);
-	struct axl__scan scan = {s->ctx, (struct axl_inventory *)s->inv, s->fs};
+	struct axl__scan scan = {.ctx = s->ctx, .inv = (struct axl_inventory *)s->inv, .fs = s->fs};
 	char path[600];
 	if (!axl__hwmon_find(&scan, dev, name, path, sizeof path))
 		return false;

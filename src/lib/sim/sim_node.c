@@ -161,7 +161,7 @@ static void sim_device(struct axl_inventory *inv, const struct axl__sim *sim, si
 		axl__set_str(inv, d, AXL_ATTR_DRIVER, SIM, ops->driver);
 	d->sources |= 1u << SIM;
 	/* everything the database says, as discovery applies it */
-	struct axl__scan scan = {inv->ctx, inv, &inv->ctx->fs};
+	struct axl__scan scan = {.ctx = inv->ctx, .inv = inv, .fs = &inv->ctx->fs};
 	axl__devicedb_apply(&scan, d);
 	if (e->tdp_watts >= 0) {
 		axl__set_num(d, AXL_ATTR_POWER_LIMIT, SIM, e->tdp_watts);

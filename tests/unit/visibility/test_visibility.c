@@ -380,7 +380,7 @@ static void rerun(axl_context *ctx, struct axl_inventory *inv)
 			x->attr[AXL_ATTR_VISIBILITY_REASON].src = AXL_SOURCE_NONE;
 		}
 	}
-	struct axl__scan scan = {ctx, inv, &ctx->fs};
+	struct axl__scan scan = {.ctx = ctx, .inv = inv, .fs = &ctx->fs};
 	axl__visibility_apply(&scan);
 }
 

@@ -34,10 +34,23 @@ bool axl__class_dev(struct axl__scan *scan, const struct axl_device *dev, const 
 
 void axl__module_version(struct axl__scan *scan, struct axl_device *dev, const char *module)
 {
-	char path[128], buf[128];
+	char path[128];
 	snprintf(path, sizeof path, "/sys/module/%s/version", module);
-	if (axl__read_attr(scan->inv, module, AXL__FS_ROOT, NULL, path, buf, sizeof buf, 0))
-		axl__set_str(scan->inv, dev, AXL_ATTR_DRIVER_VERSION, AXL_SOURCE_SYSFS, buf);
+	if (strlen(module) >= sizeof scan->modver_module) {
+		/* a name too long to remember (no driver has one): read for each device */
+		char buf[128];
+		if (axl__read_attr(scan->inv, module, AXL__FS_ROOT, NULL, path, buf, sizeof buf, 0))
+			axl__set_str(scan->inv, dev, AXL_ATTR_DRIVER_VERSION, AXL_SOURCE_SYSFS, buf);
+		return;
+	}
+	/* every device of a driver has the same module: read it once per scan */
+	if (!scan->modver_state || strcmp(scan->modver_module, module) != 0) {
+		snprintf(scan->modver_module, sizeof scan->modver_module, "%s", module);
+		scan->modver_state = axl__read_attr(scan->inv, module, AXL__FS_ROOT, NULL, path, scan->modver,
+						    sizeof scan->modver, 0) ? 1 : -1;
+	}
+	if (scan->modver_state > 0)
+		axl__set_str(scan->inv, dev, AXL_ATTR_DRIVER_VERSION, AXL_SOURCE_SYSFS, scan->modver);
 }
 
 bool axl__attr_str(struct axl__scan *scan, struct axl_device *dev, const char *dir, const char *name,

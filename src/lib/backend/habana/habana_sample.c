@@ -37,7 +37,7 @@ void axl__habana_sample_open(struct axl_sampler *s, size_t self)
 		free(st);
 		return;
 	}
-	struct axl__scan scan = {s->ctx, (struct axl_inventory *)s->inv, s->fs};
+	struct axl__scan scan = {.ctx = s->ctx, .inv = (struct axl_inventory *)s->inv, .fs = s->fs};
 	for (size_t i = 0; i < s->n; i++) {
 		const struct axl_device *dev = s->devs[i];
 		const char *drv = axl__str(dev, AXL_ATTR_DRIVER);

@@ -116,7 +116,7 @@ static void open_xe(struct axl_sampler *s, const struct axl_device *dev, struct 
 			axl__sfile_close(&dfd);
 		}
 	}
-	struct axl__scan scan = {s->ctx, (struct axl_inventory *)s->inv, s->fs};
+	struct axl__scan scan = {.ctx = s->ctx, .inv = (struct axl_inventory *)s->inv, .fs = s->fs};
 	char hw[600];
 	if (axl__hwmon_find(&scan, dev, "xe", hw, sizeof hw)) {
 		int dfd = axl__fs_opendir_fd(s->fs, AXL__FS_ROOT, hw);
@@ -131,7 +131,7 @@ static void open_xe(struct axl_sampler *s, const struct axl_device *dev, struct 
 
 static void open_i915(struct axl_sampler *s, const struct axl_device *dev, struct idev *x)
 {
-	struct axl__scan scan = {s->ctx, (struct axl_inventory *)s->inv, s->fs};
+	struct axl__scan scan = {.ctx = s->ctx, .inv = (struct axl_inventory *)s->inv, .fs = s->fs};
 	char card[600];
 	if (axl__class_dev(&scan, dev, "drm", card, sizeof card) && strstr(card, "/drm/card")) {
 		int dfd = axl__fs_opendir_fd(s->fs, AXL__FS_ROOT, card);
