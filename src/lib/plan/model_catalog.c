@@ -306,7 +306,7 @@ const struct axl__catalog_entry *axl__catalog_at(size_t i)
  * settings (eos tokens, chat template), except where the row's instruct_context says the
  * max context differs (Qwen2.5). Checked against the releases' config.json where a copy
  * was found; the others are marked. */
-static const char *const variants[] = {
+static const char variants[][64] = {
 	"meta-llama/Llama-3.1-8B-Instruct",   /* checked: same config as the base (rope scaling, 131072) */
 	"meta-llama/Llama-3.1-70B-Instruct",  /* (unverified: no config.json copy found; Meta ships one config per size) */
 	"meta-llama/Llama-3.1-405B-Instruct", /* (unverified) */
@@ -386,7 +386,7 @@ const struct axl__catalog_entry *axl__catalog_find(const char *name)
 
 /* The variant tokens and what the base release has in their place ("" : nothing). */
 static const struct {
-	const char *token, *base;
+	char token[10], base[6];
 } variant_tokens[] = {
 	{"instruct", ""}, {"instruct", "base"}, {"it", ""}, {"it", "pt"}, {"chat", ""},
 };
@@ -546,7 +546,7 @@ void axl__catalog_model(const struct axl__catalog_entry *e, struct axl__model *m
 	m->qk_rope_dim = e->qk_rope_dim;
 	m->qk_nope_dim = e->qk_nope_dim;
 	m->v_head_dim = e->v_head_dim;
-	if (e->dtype)
+	if (e->dtype[0])
 		snprintf(m->published_dtype, sizeof m->published_dtype, "%s", e->dtype);
 	m->qkv_bias = e->qkv_bias;
 	m->o_bias = e->o_bias;

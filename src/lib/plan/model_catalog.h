@@ -13,10 +13,13 @@
 
 /* One catalog row: the architecture of the published config.json and the model card's
  * parameter counts. */
+/* Strings are arrays, not pointers: the catalog needs no relocation when libaxl is
+ * loaded, so it stays read-only and shared (tests/unit/plan/test_model.c checks every
+ * string ends inside its array). */
 struct axl__catalog_entry {
-	const char *id;     /* Hugging Face repo id */
-	const char *alias;  /* short name */
-	const char *arch;   /* config model_type */
+	char id[64];    /* Hugging Face repo id */
+	char alias[32]; /* short name */
+	char arch[24];  /* config model_type */
 	int layers, hidden, heads, kv_heads, head_dim, intermediate;
 	int64_t vocab;
 	bool tied;
@@ -38,7 +41,7 @@ struct axl__catalog_entry {
 	bool pub_active_no_emb;
 	/* how the published checkpoint stores its weights, when not bf16 ("fp8" for
 	 * DeepSeek V3/R1, "mxfp4" for gpt-oss): the planner's default quantisation */
-	const char *dtype;
+	char dtype[8]; /* "" when bf16 */
 	/* the max_position_embeddings of the instruction-tuned / chat releases of this row
 	 * (-Instruct, -it, -chat) when their config.json says another than this row's; 0:
 	 * the same; -1: they differ in more than that (vocabulary, layers), so no variant

@@ -121,7 +121,10 @@ void axl__vlib_resolve(void *handle, const struct axl__vsym *syms, size_t n, voi
 {
 	memset(table, 0, table_size);
 	for (size_t i = 0; i < n; i++) {
-		for (size_t k = 0; k < 3 && syms[i].names[k]; k++) {
+		for (size_t k = 0; k < 3 && syms[i].names[k][0]; k++) {
+			/* a name that fills its array has no NUL: never passed on */
+			if (!memchr(syms[i].names[k], 0, sizeof syms[i].names[k]))
+				continue;
 			void *sym = dlsym(handle, syms[i].names[k]);
 			if (sym) {
 				/* POSIX: a symbol's address converts to a function pointer */

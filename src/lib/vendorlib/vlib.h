@@ -51,7 +51,9 @@ void *axl__vlib_dlopen(const char *name, char *why, size_t cap, bool *absent);
  * its symbol names, newest version first (_v3, _v2, base). */
 struct axl__vsym {
 	size_t off;
-	const char *names[3];
+	/* the names to try, newest first; "" ends the list. Arrays, not pointers: a table
+	 * of them needs no relocation when libaxl is loaded (it stays read-only and shared) */
+	char names[3][48];
 };
 /* Resolve every symbol into table (zeroed first); a missing one stays NULL. */
 void axl__vlib_resolve(void *handle, const struct axl__vsym *syms, size_t n, void *table, size_t table_size);

@@ -62,6 +62,10 @@ static void catalog_params(void)
 		CHECK(active <= p);
 		/* every entry sane */
 		CHECK(e->kv_heads >= 1 && e->heads % e->kv_heads == 0);
+		/* the strings are arrays (no relocation): each ends inside its own */
+		CHECK(memchr(e->id, 0, sizeof e->id) && memchr(e->alias, 0, sizeof e->alias) &&
+		      memchr(e->arch, 0, sizeof e->arch) && memchr(e->dtype, 0, sizeof e->dtype));
+		CHECK(e->id[0] && e->alias[0] && e->arch[0]);
 		CHECK(axl__catalog_find(e->id) == e);
 		CHECK(axl__catalog_find(e->alias) == e);
 		for (size_t j = 0; j < i; j++) {

@@ -36,7 +36,7 @@ struct ck_fns {
 	CUresult (*Unlock)(int pid, struct ck_args *args);
 };
 
-#define SYM(field, name) {offsetof(struct ck_fns, field), {name, NULL, NULL}}
+#define SYM(field, name) {offsetof(struct ck_fns, field), {name}}
 static const struct axl__vsym symbols[] = {
 	SYM(Init, "cuInit"),
 	SYM(GetState, "cuCheckpointProcessGetState"),
