@@ -3,17 +3,24 @@
 #
 # bench/bench_startup.sh: what starting `axl list --json` costs, against an empty C
 # program and the tools it replaces, in ONE hyperfine run (the same machine state for
-# all four commands):
+# every command):
 #
 #   empty              an empty C program (int main(void) { return 0; }), built here with
-#                      $CC and linked like any program (libc only): the floor
+#                      $CC and linked like any program (libc only): exec and the loader
+#   floor              the empty program plus the very file-system calls `axl list
+#                      --json` makes on this node, in its order, with nothing parsed
+#                      (bench/floor_gen.py writes it from an `strace -y` log; needs
+#                      strace): what the kernel charges for the files discovery reads
+#   axl --version      axl started, no discovery: the cost of its own binary
 #   axl list --json    on this node
 #   lspci -nn          pciutils
 #   lstopo --of xml    hwloc (lstopo-no-graphics)
 #
 # Prints each median, the ratios axl/empty, lspci/axl and lstopo/axl, and whether the
 # targets of docs/ARCHITECTURE ("Performance budget") hold: axl within 1.5x of the empty
-# program, at least 10x faster than lspci and 30x faster than lstopo.
+# program, at least 10x faster than lspci and 30x faster than lstopo; then where axl's
+# time above the empty program goes: loading axl (axl --version - empty), the calls
+# discovery makes (floor - empty), and axl's own work (the rest).
 #
 # Environment:
 #   AXL=path        the axl binary (default: build/axl of this checkout)
@@ -61,9 +68,26 @@ if ! "$CC" -O2 -o "$empty" "$BENCH_OUT/empty.c" 2>"$BENCH_OUT/startup.err"; then
 	exit 0
 fi
 
+# the floor: the same file-system calls as `axl list --json`, nothing parsed
+floor=
+if command -v strace >/dev/null 2>&1; then
+	if strace -y -o "$BENCH_OUT/list.strace" "$AXL" list --json >/dev/null 2>&1 &&
+		"$PYTHON" "$here/floor_gen.py" "$BENCH_OUT/list.strace" "$BENCH_OUT/floor.c" >/dev/null &&
+		"$CC" -O2 -o "$BENCH_OUT/floor" "$BENCH_OUT/floor.c" 2>>"$BENCH_OUT/startup.err"; then
+		floor=$BENCH_OUT/floor
+	else
+		echo "bench: could not build the floor program (see $BENCH_OUT/startup.err)"
+	fi
+else
+	echo "bench: strace not found (Debian package strace): no floor program"
+fi
+
 # every command must work before it is timed (hyperfine would time a failure)
-names=(empty axl)
-cmds=("$empty" "$AXL list --json")
+names=(empty)
+cmds=("$empty")
+if [ -n "$floor" ]; then names+=(floor); cmds+=("$floor"); fi
+names+=(version axl)
+cmds+=("$AXL --version" "$AXL list --json")
 "$AXL" list --json >/dev/null 2>&1 || echo "  note: '$AXL list --json' exits with status $? here (timed anyway)"
 if [ -n "$LSPCI" ]; then names+=(lspci); cmds+=("$LSPCI -nn"); fi
 if [ -n "$LSTOPO" ]; then names+=(lstopo); cmds+=("$LSTOPO --of xml"); fi
@@ -94,7 +118,8 @@ res = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
 def med(name):
     r = res.get(name)
     return r["median"] * 1000 if r else None
-labels = {"empty": "empty C program", "axl": "axl list --json",
+labels = {"empty": "empty C program", "floor": "floor (axl's file calls only)",
+          "version": "axl --version", "axl": "axl list --json",
           "lspci": "lspci -nn", "lstopo": "lstopo-no-graphics --of xml"}
 print("  %-30s %10s %10s" % ("command", "median ms", "stddev ms"))
 for name, label in labels.items():
@@ -113,6 +138,20 @@ print()
 check("axl/empty", a / e if a and e else None, "<= 1.5x", lambda v: v <= 1.5)
 check("lspci/axl", p / a if p and a else None, ">= 10x", lambda v: v >= 10)
 check("lstopo/axl", t / a if t and a else None, ">= 30x", lambda v: v >= 30)
+f, v = med("floor"), med("version")
+if e and a:
+    print()
+    print("  where axl list's %.3f ms above the empty program go:" % (a - e))
+    if v:
+        print("    %-44s %7.3f ms" % ("loading axl (axl --version - empty)", v - e))
+    if f:
+        print("    %-44s %7.3f ms" % ("its file-system calls (floor - empty)", f - e))
+    if v and f:
+        print("    %-44s %7.3f ms" % ("axl's own work (the rest)", a - v - (f - e)))
+    if f:
+        print("  floor/empty %.2fx: no program that reads these files starts faster than %.3f ms;"
+              % (f / e, f))
+        print("  axl/floor %.2fx" % (a / f))
 EOF
 echo "written: $BENCH_OUT/startup.txt, $BENCH_OUT/startup.json"
 exit 0

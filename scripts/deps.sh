@@ -3,7 +3,7 @@
 # Runs as root on Debian 12; does nothing for packages that are already there.
 set -eu
 pkgs="build-essential cmake pkg-config opencl-c-headers libvulkan-dev libpci-dev zlib1g-dev pci.ids python3 python3-jsonschema g++ libmicrohttpd-dev libncurses-dev"
-[ "${1:-}" = "--test" ] && pkgs="$pkgs clang libclang-rt-14-dev pciutils hwloc-nox hyperfine prometheus groff-base ocl-icd-libopencl1 pocl-opencl-icd libvulkan1 mesa-vulkan-drivers python3-pytest python3-venv python3-pip python3-yaml podman runc uidmap mmdebstrap systemd"
+[ "${1:-}" = "--test" ] && pkgs="$pkgs clang libclang-rt-14-dev pciutils hwloc-nox hyperfine prometheus groff-base ocl-icd-libopencl1 pocl-opencl-icd libvulkan1 mesa-vulkan-drivers python3-pytest python3-venv python3-pip python3-yaml strace podman runc uidmap mmdebstrap systemd"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

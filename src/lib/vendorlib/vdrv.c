@@ -48,23 +48,26 @@ void axl__vdrv_start(const struct axl__vdrv *d, struct axl__scan *scan, size_t s
 			  d->display);
 		return;
 	}
-	struct axl__vwork *w = calloc(1, d->job_size);
-	if (!w)
+	/* the job (tens of KiB of answers) is allocated only once it will run: a node
+	 * without the driver pays for neither its zeroing nor its pages */
+	struct axl__vrec v;
+	memset(&v, 0, sizeof v);
+	int replay = axl__vlib_replay(scan, d->name, lib, &v);
+	if (replay == 0)
 		return;
+	/* no kernel driver: nothing the library could tell (and no dlopen cost) */
+	if (replay < 0 && !lib && d->present && !d->present(scan->fs))
+		return;
+	struct axl__vwork *w = calloc(1, d->job_size);
+	if (!w) {
+		axl__vrec_fini(&v);
+		return;
+	}
 	w->d = d;
 	w->q.missing = d->missing;
 	w->q.max_handles = d->max_handles;
-	int replay = axl__vlib_replay(scan, d->name, lib, &w->q.v);
-	if (replay == 0) {
-		free(w);
-		return;
-	}
+	w->q.v = v; /* the replayed answers move into the job */
 	if (replay < 0) {
-		/* no kernel driver: nothing the library could tell (and no dlopen cost) */
-		if (!lib && d->present && !d->present(scan->fs)) {
-			free(w);
-			return;
-		}
 		char why[512] = "";
 		bool absent = false;
 		w->q.lib = axl__vlib_open(d->lib, lib, why, sizeof why, &absent);

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""bench/floor_gen.py: the floor under `axl list --json`, as a C program.
+
+Reads an `strace -y` log of one `axl list --json` run and writes a C program that makes
+the same file-system calls discovery made, in the same order, on the same paths, with
+the same flags and buffer sizes (openat, read, getdents64, readlinkat, newfstatat,
+close), then writes as many bytes to standard output as axl wrote. It parses nothing and
+links libc only. What it costs above an empty C program is what the kernel charges for
+the files axl reads; what axl costs above it is axl's own: a bigger binary to map and
+relocate, parsing, the inventory and the JSON (bench_startup.sh prints both).
+
+  floor_gen.py STRACE_LOG OUT.c
+
+Only the calls after axl opened its root ("/", the sysroot seam) count: the loader's
+own calls (ld.so.cache, libc) are made by the empty program too.
+"""
+import re
+import sys
+
+FLAGS = {
+    "O_RDONLY": 0, "O_WRONLY": 0o1, "O_RDWR": 0o2, "O_CREAT": 0o100, "O_NOCTTY": 0o400,
+    "O_TRUNC": 0o1000, "O_APPEND": 0o2000, "O_NONBLOCK": 0o4000, "O_DIRECTORY": 0o200000,
+    "O_NOFOLLOW": 0o400000, "O_CLOEXEC": 0o2000000, "O_PATH": 0o10000000, "O_LARGEFILE": 0,
+}
+
+# name(fd<path>, "arg", ...) = ret<path>
+CALL = re.compile(r'^(\w+)\((.*)\)\s+=\s+(-?\d+)(?:<([^>]*)>)?')
+FD = re.compile(r'^(AT_FDCWD|\d+)(?:<([^>]*)>)?$')
+STR = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def c_str(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def unescape(s):
+    return bytes(s, "utf-8").decode("unicode_escape")
+
+
+def absolute(dirarg, rel):
+    if rel.startswith("/"):
+        return rel
+    m = FD.match(dirarg.strip())
+    base = m.group(2) if m and m.group(2) else "/"
+    return base.rstrip("/") + "/" + rel if rel not in ("", ".") else base
+
+
+def flags_of(text):
+    v = 0
+    for f in text.split("|"):
+        f = f.strip()
+        if f in FLAGS:
+            v |= FLAGS[f]
+        elif f.startswith("0"):
+            v |= int(f, 8)
+    return v
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: floor_gen.py STRACE_LOG OUT.c")
+    lines = open(sys.argv[1], errors="replace").read().splitlines()
+    body, started, nfd = [], False, 0
+    fdmap = {}  # traced fd -> slot
+    for line in lines:
+        m = CALL.match(line)
+        if not m:
+            continue
+        name, args, ret = m.group(1), m.group(2), int(m.group(3))
+        parts = [a.strip() for a in args.split(",")]
+        if name == "openat" and not started:
+            s = STR.search(args)
+            if s and unescape(s.group(1)) == "/" and ret >= 0:
+                started = True
+                fdmap[ret] = nfd
+                body.append('f[%d] = open("/", %d);' % (nfd, flags_of(parts[2])))
+                nfd += 1
+            continue
+        if not started:
+            continue
+        if name in ("openat", "openat2"):
+            s = STR.search(args)
+            if not s:
+                continue
+            path = absolute(parts[0], unescape(s.group(1)))
+            fl = re.search(r"flags=([A-Z_|0-9]+)", args) if name == "openat2" else None
+            flags = flags_of(fl.group(1) if fl else parts[2])
+            if ret >= 0:
+                fdmap[ret] = nfd
+                body.append("f[%d] = open(%s, %d);" % (nfd, c_str(path), flags))
+                nfd += 1
+            else:
+                body.append("(void)open(%s, %d);" % (c_str(path), flags))
+        elif name == "read":
+            fd = int(parts[0].split("<")[0])
+            size = int(parts[-1])
+            if fd in fdmap:
+                body.append("(void)!read(f[%d], b, %d);" % (fdmap[fd], min(size, 65536)))
+        elif name == "getdents64":
+            fd = int(parts[0].split("<")[0])
+            size = int(parts[-1])
+            if fd in fdmap:
+                body.append("(void)syscall(SYS_getdents64, f[%d], b, %d);" % (fdmap[fd], min(size, 65536)))
+        elif name == "close":
+            fd = int(parts[0].split("<")[0])
+            if fd in fdmap:
+                body.append("close(f[%d]);" % fdmap.pop(fd))
+        elif name == "readlinkat":
+            s = STR.search(args)
+            if s:
+                body.append("(void)!readlink(%s, b, 1023);" % c_str(absolute(parts[0], unescape(s.group(1)))))
+        elif name == "newfstatat":
+            s = STR.search(args)
+            if s and "AT_EMPTY_PATH" not in args:
+                body.append("(void)stat(%s, &st);" % c_str(absolute(parts[0], unescape(s.group(1)))))
+        elif name == "write":
+            fd = int(parts[0].split("<")[0])
+            if fd == 1:
+                body.append("(void)!write(1, b, %d);" % min(ret, 65536))
+        if nfd >= 4096:
+            break
+    if not started:
+        sys.exit("floor_gen.py: no open of \"/\" in %s (not an `strace -y` log of axl list?)" % sys.argv[1])
+    with open(sys.argv[2], "w") as out:
+        out.write("/* Generated by bench/floor_gen.py from an strace -y log of axl list --json. */\n")
+        out.write("#define _GNU_SOURCE\n#include <fcntl.h>\n#include <sys/stat.h>\n#include <sys/syscall.h>\n"
+                  "#include <unistd.h>\n\n")
+        out.write("static char b[65536];\nstatic int f[%d];\n\nint main(void)\n{\n\tstruct stat st;\n\t(void)st;\n"
+                  % max(nfd, 1))
+        for s in body:
+            out.write("\t%s\n" % s)
+        out.write("\treturn 0;\n}\n")
+    print("floor_gen.py: %d calls after the root was opened" % len(body))
+
+
+if __name__ == "__main__":
+    main()
