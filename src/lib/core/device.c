@@ -13,7 +13,9 @@ static const uint8_t attr_type[AXL_ATTR__COUNT] = {
 #undef AXL__ATTR_TYPE
 };
 
-static const char *const attr_path[AXL_ATTR__COUNT] = {
+/* names as arrays, not pointers: no relocation at load (the longest is 35 bytes; a
+ * longer one fails to compile) */
+static const char attr_path[AXL_ATTR__COUNT][40] = {
 #define AXL__ATTR_PATH(name, type, path) [AXL_ATTR_##name] = path,
 	AXL_DEVICE_ATTR_LIST(AXL__ATTR_PATH)
 #undef AXL__ATTR_PATH
@@ -25,7 +27,7 @@ static const uint8_t host_type[AXL_HOST__COUNT] = {
 #undef AXL__HATTR_TYPE
 };
 
-static const char *const host_path[AXL_HOST__COUNT] = {
+static const char host_path[AXL_HOST__COUNT][40] = {
 #define AXL__HATTR_PATH(name, type, path) [AXL_HOST_##name] = path,
 	AXL_HOST_ATTR_LIST(AXL__HATTR_PATH)
 #undef AXL__HATTR_PATH
@@ -33,12 +35,12 @@ static const char *const host_path[AXL_HOST__COUNT] = {
 
 AXL_API const char *axl_attr_name(axl_attr attr)
 {
-	return (unsigned)attr < AXL_ATTR__COUNT ? attr_path[attr] : NULL;
+	return (unsigned)attr < AXL_ATTR__COUNT && attr_path[attr][0] ? attr_path[attr] : NULL;
 }
 
 AXL_API const char *axl_host_attr_name(axl_host_attr attr)
 {
-	return (unsigned)attr < AXL_HOST__COUNT ? host_path[attr] : NULL;
+	return (unsigned)attr < AXL_HOST__COUNT && host_path[attr][0] ? host_path[attr] : NULL;
 }
 
 AXL_API const char *axl_family_name(axl_family family)

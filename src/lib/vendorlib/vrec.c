@@ -155,7 +155,7 @@ void axl__vrec_end(struct axl__vrec *q, struct axl__json *w)
 void axl__vrec_put_fields(struct axl__json *w, const struct axl__vfield *fs, const void *p)
 {
 	axl__json_obj(w);
-	for (const struct axl__vfield *f = fs; f->name; f++) {
+	for (const struct axl__vfield *f = fs; f->name[0]; f++) {
 		const char *at = (const char *)p + f->off;
 		switch (f->type) {
 		case AXL__VF_U32: {
@@ -224,7 +224,7 @@ static int hexval(char c)
 
 void axl__vrec_get_fields(const struct axl__jv *o, const struct axl__vfield *fs, void *p)
 {
-	for (const struct axl__vfield *f = fs; f->name; f++) {
+	for (const struct axl__vfield *f = fs; f->name[0]; f++) {
 		char *at = (char *)p + f->off;
 		if (f->type == AXL__VF_STR) {
 			const char *s = axl__jv_str(o, f->name);
@@ -268,7 +268,7 @@ void axl__vrec_get_fields(const struct axl__jv *o, const struct axl__vfield *fs,
  * terminate every string field of a struct the library wrote. */
 void axl__vrec_terminate(const struct axl__vfield *fs, void *p)
 {
-	for (const struct axl__vfield *f = fs; f->name; f++)
+	for (const struct axl__vfield *f = fs; f->name[0]; f++)
 		if (f->type == AXL__VF_STR)
 			((char *)p + f->off)[f->size - 1] = '\0';
 }

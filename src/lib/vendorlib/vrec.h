@@ -51,7 +51,8 @@ void axl__vrec_flush(struct axl__vrec *r, axl_context *ctx, const char *lib);
  * lowercase hex. A member may be nested ("core.name": offsetof takes a member path). */
 enum { AXL__VF_U32, AXL__VF_U64, AXL__VF_STR, AXL__VF_U8, AXL__VF_I32, AXL__VF_I64, AXL__VF_F64, AXL__VF_BYTES };
 struct axl__vfield {
-	const char *name;
+	char name[32]; /* the member's name ("" ends a table): an array, so that the tables
+			* need no relocation at load */
 	size_t off;
 	int type;
 	size_t size; /* AXL__VF_STR: the array's size */
@@ -64,7 +65,7 @@ struct axl__vfield {
 #define AXL__VF_LL(T, m) {#m, offsetof(T, m), AXL__VF_I64, 0}
 #define AXL__VF_DBL(T, m) {#m, offsetof(T, m), AXL__VF_F64, 0}
 #define AXL__VF_HEX(T, m) {#m, offsetof(T, m), AXL__VF_BYTES, sizeof(((T *)0)->m)}
-#define AXL__VF_END {NULL, 0, 0, 0}
+#define AXL__VF_END {"", 0, 0, 0}
 void axl__vrec_put_fields(struct axl__json *w, const struct axl__vfield *fs, const void *p);
 void axl__vrec_get_fields(const struct axl__jv *o, const struct axl__vfield *fs, void *p);
 /* Terminate every string field of a struct a library wrote (it may not have). */

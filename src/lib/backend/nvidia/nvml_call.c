@@ -143,32 +143,32 @@ const char *axl__nvml_strerror(nvmlReturn_t r)
 static const struct axl__vfield pci_fields[] = {
 	FS(nvmlPciInfo_t, busIdLegacy), FU(nvmlPciInfo_t, domain), FU(nvmlPciInfo_t, bus),
 	FU(nvmlPciInfo_t, device), FU(nvmlPciInfo_t, pciDeviceId), FU(nvmlPciInfo_t, pciSubSystemId),
-	FS(nvmlPciInfo_t, busId), {NULL, 0, 0, 0}};
+	FS(nvmlPciInfo_t, busId), {"", 0, 0, 0}};
 static const struct axl__vfield mem_fields[] = {
 	FL(nvmlMemory_v2_t, total), FL(nvmlMemory_v2_t, reserved), FL(nvmlMemory_v2_t, free),
-	FL(nvmlMemory_v2_t, used), {NULL, 0, 0, 0}};
+	FL(nvmlMemory_v2_t, used), {"", 0, 0, 0}};
 static const struct axl__vfield mem1_fields[] = {
-	FL(nvmlMemory_t, total), FL(nvmlMemory_t, free), FL(nvmlMemory_t, used), {NULL, 0, 0, 0}};
+	FL(nvmlMemory_t, total), FL(nvmlMemory_t, free), FL(nvmlMemory_t, used), {"", 0, 0, 0}};
 static const struct axl__vfield bar1_fields[] = {
 	FL(nvmlBAR1Memory_t, bar1Total), FL(nvmlBAR1Memory_t, bar1Free), FL(nvmlBAR1Memory_t, bar1Used),
-	{NULL, 0, 0, 0}};
+	{"", 0, 0, 0}};
 static const struct axl__vfield attr_fields[] = {
 	FU(nvmlDeviceAttributes_t, multiprocessorCount), FU(nvmlDeviceAttributes_t, sharedCopyEngineCount),
 	FU(nvmlDeviceAttributes_t, sharedDecoderCount), FU(nvmlDeviceAttributes_t, sharedEncoderCount),
 	FU(nvmlDeviceAttributes_t, sharedJpegCount), FU(nvmlDeviceAttributes_t, sharedOfaCount),
 	FU(nvmlDeviceAttributes_t, gpuInstanceSliceCount), FU(nvmlDeviceAttributes_t, computeInstanceSliceCount),
-	FL(nvmlDeviceAttributes_t, memorySizeMB), {NULL, 0, 0, 0}};
+	FL(nvmlDeviceAttributes_t, memorySizeMB), {"", 0, 0, 0}};
 #define GI nvmlGpuInstanceProfileInfo_v2_t
 static const struct axl__vfield gi_fields[] = {
 	FU(GI, id), FU(GI, isP2pSupported), FU(GI, sliceCount), FU(GI, instanceCount),
 	FU(GI, multiprocessorCount), FU(GI, copyEngineCount), FU(GI, decoderCount), FU(GI, encoderCount),
-	FU(GI, jpegCount), FU(GI, ofaCount), FL(GI, memorySizeMB), FS(GI, name), {NULL, 0, 0, 0}};
+	FU(GI, jpegCount), FU(GI, ofaCount), FL(GI, memorySizeMB), FS(GI, name), {"", 0, 0, 0}};
 #undef GI
 #define G1 nvmlGpuInstanceProfileInfo_t
 static const struct axl__vfield gi1_fields[] = {
 	FU(G1, id), FU(G1, isP2pSupported), FU(G1, sliceCount), FU(G1, instanceCount),
 	FU(G1, multiprocessorCount), FU(G1, copyEngineCount), FU(G1, decoderCount), FU(G1, encoderCount),
-	FU(G1, jpegCount), FU(G1, ofaCount), FL(G1, memorySizeMB), {NULL, 0, 0, 0}};
+	FU(G1, jpegCount), FU(G1, ofaCount), FL(G1, memorySizeMB), {"", 0, 0, 0}};
 #undef G1
 
 /* ---- the calls ------------------------------------------------------------------------ */
@@ -397,14 +397,14 @@ nvmlReturn_t axl__nvq_p2p(struct axl__vq *q, nvmlDevice_t a, nvmlDevice_t b, uns
 /* ---- live metrics (nvml_sample.c) ------------------------------------------------------ */
 
 static const struct axl__vfield util_fields[] = {
-	FU(nvmlUtilization_t, gpu), FU(nvmlUtilization_t, memory), {NULL, 0, 0, 0}};
+	FU(nvmlUtilization_t, gpu), FU(nvmlUtilization_t, memory), {"", 0, 0, 0}};
 static const struct axl__vfield proc_fields[] = {
 	FU(nvmlProcessInfo_v2_t, pid), FL(nvmlProcessInfo_v2_t, usedGpuMemory),
-	FU(nvmlProcessInfo_v2_t, gpuInstanceId), FU(nvmlProcessInfo_v2_t, computeInstanceId), {NULL, 0, 0, 0}};
+	FU(nvmlProcessInfo_v2_t, gpuInstanceId), FU(nvmlProcessInfo_v2_t, computeInstanceId), {"", 0, 0, 0}};
 #define PU nvmlProcessUtilizationSample_t
 static const struct axl__vfield putil_fields[] = {
 	FU(PU, pid), FL(PU, timeStamp), FU(PU, smUtil), FU(PU, memUtil), FU(PU, encUtil), FU(PU, decUtil),
-	{NULL, 0, 0, 0}};
+	{"", 0, 0, 0}};
 #undef PU
 
 nvmlReturn_t axl__nvq_u64(struct axl__vq *q, const char *f, nvmlReturn_t (*fn)(nvmlDevice_t, unsigned long long *),
