@@ -126,6 +126,16 @@ struct ocl_dev {
 	char label[160];	    /* "opencl:<index> (<name>)", for messages */
 };
 
+/* axl__opencl_live_objects(): +1 for each object made, -1 for each released */
+static atomic_long live_objects;
+#define MADE(obj) ((obj) ? (void)atomic_fetch_add(&live_objects, 1) : (void)0)
+#define RELEASED(rc) ((rc) == CL_SUCCESS ? (void)atomic_fetch_sub(&live_objects, 1) : (void)0)
+
+long axl__opencl_live_objects(void)
+{
+	return atomic_load(&live_objects);
+}
+
 struct ocl_state {
 	const axl_context *ctx;
 	const struct ocl_fns *f;
@@ -274,13 +284,16 @@ static bool add_dev(struct open_arg *a, cl_device_id id)
 	d->max_alloc = max_alloc;
 	cl_int e = CL_SUCCESS;
 	d->cx = f->clCreateContext(NULL, 1, &id, NULL, NULL, &e);
-	if (d->cx && e == CL_SUCCESS)
+	MADE(d->cx);
+	if (d->cx && e == CL_SUCCESS) {
 		d->service = f->clCreateCommandQueue(d->cx, id, 0, &e);
+		MADE(d->service);
+	}
 	if (!d->cx || !d->service || e != CL_SUCCESS) {
 		axl__log(a->st->ctx, AXL_LOG_INFO, "compute opencl: %s: no context or queue: %s (%d)", d->label,
 			 cl_name(e), (int)e);
 		if (d->cx)
-			f->clReleaseContext(d->cx);
+			RELEASED(f->clReleaseContext(d->cx));
 		return false;
 	}
 	fd->native = d;
@@ -363,8 +376,8 @@ static int ocl_open(const axl_context *ctx, const char *path, void **state, stru
 		/* a worker past its deadline may still write these: leave them to it */
 		if (rc != AXL_ETIMEDOUT) {
 			for (size_t i = 0; i < a.n; i++) {
-				f->clReleaseCommandQueue(st->devs[i].service);
-				f->clReleaseContext(st->devs[i].cx);
+				RELEASED(f->clReleaseCommandQueue(st->devs[i].service));
+				RELEASED(f->clReleaseContext(st->devs[i].cx));
 			}
 			free(st->devs);
 			free(a.found);
@@ -383,8 +396,8 @@ static void ocl_close(void *state)
 {
 	struct ocl_state *st = state;
 	for (size_t i = 0; i < st->n; i++) {
-		st->f->clReleaseCommandQueue(st->devs[i].service);
-		st->f->clReleaseContext(st->devs[i].cx);
+		RELEASED(st->f->clReleaseCommandQueue(st->devs[i].service));
+		RELEASED(st->f->clReleaseContext(st->devs[i].cx));
 	}
 	axl__ccall_free(st->cc);
 	free(st->devs);
@@ -417,8 +430,12 @@ static int do_alloc(void *arg)
 	cl_mem mem =
 	    f->clCreateBuffer(d->cx, pinned ? CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR : CL_MEM_READ_WRITE,
 			      (size_t)m->size, NULL, &e);
-	if (!mem || e != CL_SUCCESS)
+	MADE(mem);
+	if (!mem || e != CL_SUCCESS) {
+		if (mem)
+			RELEASED(f->clReleaseMemObject(mem));
 		return fail(d, e ? e : CL_MEM_OBJECT_ALLOCATION_FAILURE, "clCreateBuffer", m->size);
+	}
 	const char *call;
 	void *host = NULL;
 	if (pinned) {
@@ -438,7 +455,7 @@ static int do_alloc(void *arg)
 		}
 	}
 	if (e != CL_SUCCESS) {
-		f->clReleaseMemObject(mem);
+		RELEASED(f->clReleaseMemObject(mem));
 		return fail(d, e, call, m->size);
 	}
 	m->mem = mem;
@@ -482,7 +499,7 @@ static int do_free(void *arg)
 	struct free_arg *a = arg;
 	if (a->host && a->f->clEnqueueUnmapMemObject(a->d->service, a->mem, a->host, 0, NULL, NULL) == CL_SUCCESS)
 		a->f->clFinish(a->d->service);
-	a->f->clReleaseMemObject(a->mem);
+	RELEASED(a->f->clReleaseMemObject(a->mem));
 	return 0;
 }
 
@@ -508,6 +525,7 @@ static int ocl_queue_create(void *state, void *dev, void **out)
 	cl_int e = CL_SUCCESS;
 	/* in order (no CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE); timed for events */
 	q->q = st->f->clCreateCommandQueue(d->cx, d->id, CL_QUEUE_PROFILING_ENABLE, &e);
+	MADE(q->q);
 	if (!q->q || e != CL_SUCCESS) {
 		free(q);
 		return fail(d, e, "clCreateCommandQueue", 0);
@@ -545,7 +563,7 @@ static void ocl_queue_free(void *state, void *qp)
 	struct ocl_state *st = state;
 	struct ocl_queue *q = qp;
 	ocl_queue_sync(state, q);
-	st->f->clReleaseCommandQueue(q->q);
+	RELEASED(st->f->clReleaseCommandQueue(q->q));
 	free(q);
 }
 
@@ -570,11 +588,12 @@ static int drain(struct ocl_state *st, struct ocl_queue *q, const char *what, ui
 	cl_int e = st->f->clEnqueueMarkerWithWaitList(q->q, 0, NULL, &ev);
 	if (e != CL_SUCCESS)
 		return fail(q->d, e, "clEnqueueMarkerWithWaitList", bytes);
+	MADE(ev);
 	struct wait_arg a = {st->f, ev};
 	int rc = axl__ccall_run(st->cc, do_wait, &a, sizeof a, "clWaitForEvents");
 	if (rc == AXL_ETIMEDOUT)
 		return rc; /* the worker still holds ev */
-	st->f->clReleaseEvent(ev);
+	RELEASED(st->f->clReleaseEvent(ev));
 	if (rc)
 		return axl__error(rc, "compute opencl on %s: clWaitForEvents before %s of %" PRIu64 " bytes: %s",
 				  q->d->label, what, bytes, axl__error_text());
@@ -646,6 +665,7 @@ static int ocl_event_record(void *state, void *qp, void **out)
 		free(ev);
 		return fail(q->d, e, "clEnqueueMarkerWithWaitList", 0);
 	}
+	MADE(ev->ev);
 	ev->d = q->d;
 	*out = ev;
 	return 0;
@@ -681,7 +701,7 @@ static void ocl_event_free(void *state, void *evp)
 	struct ocl_state *st = state;
 	struct ocl_event *ev = evp;
 	/* OpenCL keeps a released event alive until its command completes */
-	st->f->clReleaseEvent(ev->ev);
+	RELEASED(st->f->clReleaseEvent(ev->ev));
 	free(ev);
 }
 

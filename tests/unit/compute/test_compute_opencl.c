@@ -18,6 +18,7 @@
 
 #include "axl.h"
 #include "check.h"
+#include "compute/compute_impl.h" /* axl__opencl_live_objects */
 
 #define POCL_ICD "/etc/OpenCL/vendors/pocl.icd"
 
@@ -276,7 +277,30 @@ int main(void)
 	test_copies();
 	test_fill_events();
 	test_threads();
+	/* every OpenCL object axl made is released at close (LeakSanitizer is off for this
+	 * test: it crashes on PoCL's threads): some while open, none after */
+	CHECK(axl__opencl_live_objects() > 0);
 	axl_compute_free(c);
+	CHECK_INT(axl__opencl_live_objects(), 0);
+	/* a second context, with a buffer left for close to free and an event left for it */
+	CHECK_INT(axl_compute_open(&c, inv, &co), 0);
+	axl_buffer b2 = 0;
+	axl_queue q2 = 0;
+	axl_event e2 = 0;
+	const axl_compute_device *d2 = NULL;
+	for (size_t i = 1; c && i < axl_compute_device_count(c); i++)
+		if (strcmp(axl_compute_device_backend(axl_compute_device_at(c, i)), "opencl") == 0)
+			d2 = axl_compute_device_at(c, i);
+	CHECK(d2 != NULL);
+	if (d2) {
+		CHECK_INT(axl_buffer_alloc(c, d2, AXL_MEMORY_DEVICE, 1 << 20, &b2), 0);
+		CHECK_INT(axl_queue_create(c, d2, &q2), 0);
+		CHECK_INT(axl_fill(c, q2, b2, 0, 1 << 20, 0x5a, NULL), 0);
+		CHECK_INT(axl_event_record(c, q2, &e2), 0);
+		CHECK(axl__opencl_live_objects() >= 4); /* context, service queue, buffer, queue, event */
+	}
+	axl_compute_free(c);
+	CHECK_INT(axl__opencl_live_objects(), 0);
 	axl_inventory_free(inv);
 	axl_context_free(ctx);
 	return check_summary();
