@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The Python package installed the way docs/python.md says, in a fresh virtual
-environment (with the system's site packages: setuptools; no network): a copy of
+environment (with the system's site packages; no network): a copy of
 python/ with libaxl.so.0 beside the package, `pip install --no-build-isolation`, then,
 from another directory and with no AXL_* variable set, the README's one-liner
 `import axl; print(axl.open().devices)`, the library found next to the package, and
@@ -74,6 +74,25 @@ def main():
             check(n in names.split(","), "entry point %s missing: %s" % (n, names))
         check(cls == "CUDAPlugin", "entry point cuda loads %s" % cls)
         check(ndev == "2", "devices of the simulated node: %s" % ndev)
+    # a virtual environment with nothing but pip (no setuptools from the system, no
+    # wheel module, as one made from a pyenv Python): the in-tree build backend
+    # (python/_build/axl_build.py) needs neither; with setuptools < 70.1 as the backend
+    # this failed with "invalid command 'bdist_wheel'"
+    bare = os.path.join(a.work, "venv-bare")
+    r = subprocess.run([sys.executable, "-m", "venv", bare], capture_output=True, text=True)
+    if check(r.returncode == 0, "venv without system packages: %s" % r.stderr[-300:]):
+        bpy = os.path.join(bare, "bin", "python")
+        r = subprocess.run([bpy, "-c", "import wheel"], capture_output=True, text=True, env=env)
+        print("bare venv has the wheel module: %s" % (r.returncode == 0))
+        r = subprocess.run([os.path.join(bare, "bin", "pip"), "install", "--no-build-isolation", "--no-deps", pkg],
+                           capture_output=True, text=True, env=env, timeout=300)
+        check(r.returncode == 0, "pip install in a bare venv: rc %d: %s" % (r.returncode, (r.stdout + r.stderr)[-800:]))
+        r = subprocess.run([bpy, "-c", "import axl, importlib.metadata as md; print(md.version('axl'));"
+                            "print(len(md.entry_points(group='backendai_accelerator_v21')))"],
+                           capture_output=True, text=True, env=env, cwd=a.work, timeout=120)
+        out = r.stdout.split()
+        check(r.returncode == 0 and len(out) == 2 and out[0] == "0.1.0" and int(out[1]) > 0,
+              "bare venv: import and metadata: rc %d %r %r" % (r.returncode, r.stdout, r.stderr[-300:]))
     if failures:
         print("%d failure(s)" % len(failures), file=sys.stderr)
         return 1
