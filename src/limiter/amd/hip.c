@@ -5,8 +5,8 @@
  * hipMallocAsync reserve their bytes in the workload's shared region before the runtime
  * sees them (hipErrorOutOfMemory past the limit, nothing allocated); hipFree and
  * hipFreeAsync give them back; hipMemGetInfo reports the limit as total. Reached through
- * the exported entry points and through dlsym (limiter.c asks axl__lim_hip_dlsym for hip*
- * names). A device is its HIP ordinal (after HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES,
+ * the exported entry points and through dlsym (the front door, ../front.c, asks this side
+ * for hip* names). A device is its HIP ordinal (after HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES,
  * which the runtime applies), named by "GPU-" + hipDeviceGetUuid's 16 characters (as axl
  * names AMD devices), else by its PCI bus id (hipDeviceGetPCIBusId). Limits: AXL_LIMIT_*.
  */
@@ -18,15 +18,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "limiter/nvidia/limiter.h"
+#include "core.h"
+/* HIP's ABI, declared once for axl (libaxl's hip compute backend uses the same header) */
+#include "lib/backend/amd/hip_api.h"
 
-/* HIP's ABI, as the public HIP API reference documents it: only what is used here */
-typedef int hipError_t;
-typedef void *hipStream_t;
-enum { hipSuccess = 0, hipErrorOutOfMemory = 2, hipErrorNotSupported = 801 };
-typedef struct {
-	char bytes[16];
-} hip_uuid;
+/* the kinds of this side's allocation map */
+enum { K_PTR = 1 };
+static struct axl__lim_map g_map = AXL__LIM_MAP_INIT;
 
 #define AXL__HIP_SYMS(X) \
 	X(hipMalloc) X(hipMallocManaged) X(hipExtMallocWithFlags) X(hipMallocAsync) X(hipFree) X(hipFreeAsync) \
@@ -68,7 +66,7 @@ static void *g_rt; /* the runtime's handle */
 static struct {
 	hipError_t (*get_device)(int *);
 	hipError_t (*get_count)(int *);
-	hipError_t (*get_uuid)(hip_uuid *, int);
+	hipError_t (*get_uuid)(hipUUID *, int);
 	hipError_t (*bus_id)(char *, int, int);
 	hipError_t (*stream_device)(hipStream_t, int *);
 } g_rtf;
@@ -80,9 +78,7 @@ static void after_fork_child(void);
  * libamdhip64.so.6, .so.5 */
 static void init_once(void)
 {
-	void *(*ds)(void *, const char *) = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-	if (!ds)
-		ds = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+	dlsym_fn ds = axl__lim_real_dlsym();
 	const char *lib = getenv("AXL_LIMITER_HIP_LIBRARY");
 	static const char *const names[] = {"libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"};
 	if (lib && *lib) {
@@ -102,7 +98,7 @@ static void init_once(void)
 		g_real[i] = ds(g_rt, g_table[i].name);
 	g_rtf.get_device = (hipError_t(*)(int *))ds(g_rt, "hipGetDevice");
 	g_rtf.get_count = (hipError_t(*)(int *))ds(g_rt, "hipGetDeviceCount");
-	g_rtf.get_uuid = (hipError_t(*)(hip_uuid *, int))ds(g_rt, "hipDeviceGetUuid");
+	g_rtf.get_uuid = (hipError_t(*)(hipUUID *, int))ds(g_rt, "hipDeviceGetUuid");
 	g_rtf.bus_id = (hipError_t(*)(char *, int, int))ds(g_rt, "hipDeviceGetPCIBusId");
 	g_rtf.stream_device = (hipError_t(*)(hipStream_t, int *))ds(g_rt, "hipStreamGetDevice");
 	axl__lim_log(AXL__LOG_DEBUG, "HIP runtime %s loaded", lib);
@@ -120,7 +116,9 @@ static int is_runtime_handle(void *h)
 	return axl__lim_is_lib_handle(h, g_rt, "libamdhip64.so", "AXL_LIMITER_HIP_LIBRARY");
 }
 
-void *axl__lim_hip_dlsym(void *handle, const char *name, void *(*real_dlsym)(void *, const char *))
+/* The HIP side's answer to dlsym (../core.h, ../sides.c): the limiter's entry for an
+ * accounted hip* name asked of the runtime, NULL otherwise. */
+static void *hip_dlsym(dlsym_fn real_dlsym, void *handle, const char *name)
 {
 	if (!name || name[0] != 'h' || name[1] != 'i' || name[2] != 'p')
 		return NULL;
@@ -137,6 +135,8 @@ void *axl__lim_hip_dlsym(void *handle, const char *name, void *(*real_dlsym)(voi
 	}
 	return NULL;
 }
+
+const struct axl__lim_side axl__lim_hip_side = {"HIP", {"hip", NULL, NULL}, hip_dlsym};
 
 /* ---- devices and limits --------------------------------------------------------------- */
 
@@ -164,7 +164,7 @@ static void read_devices(void)
 		d->rdev = -1;
 		d->memory = -1;
 		d->compute = -1;
-		hip_uuid u;
+		hipUUID u;
 		memset(&u, 0, sizeof u);
 		static const char zero[16];
 		if (g_rtf.get_uuid && g_rtf.get_uuid(&u, i) == hipSuccess && memcmp(u.bytes, zero, 16))
@@ -196,11 +196,14 @@ static void read_devices(void)
 	g_state = 1;
 }
 
+/* In a child of fork() the parent's slot and allocations are not the child's: forget them
+ * (without closing the region, which would drop the parent's usage). */
 static void after_fork_child(void)
 {
 	pthread_mutex_init(&g_dev_lock, NULL);
 	g_region = NULL;
 	g_state = 0;
+	axl__lim_map_forget(&g_map);
 }
 
 static struct axl__lim_dev *device(int ordinal, axl__region **region)
@@ -276,7 +279,7 @@ static hipError_t charge(int ordinal, uint64_t bytes, const char *fn, axl__regio
 			if (rc != hipSuccess || !ptr || !*ptr)                              \
 				axl__region_release(r, rdev, size);                         \
 			else                                                                \
-				axl__lim_map_put((uint64_t)(uintptr_t)*ptr, AXL__LIM_K_HIP, rdev, size); \
+				axl__lim_map_put(&g_map, (uint64_t)(uintptr_t)*ptr, K_PTR, rdev, size); \
 		}                                                                           \
 		return rc;                                                                  \
 	} while (0)
@@ -318,7 +321,7 @@ static hipError_t free_ptr(void *p, freea_fn async, free_fn plain, hipStream_t s
 {
 	int rdev;
 	uint64_t bytes;
-	int had = p && axl__lim_map_take((uint64_t)(uintptr_t)p, AXL__LIM_K_HIP, &rdev, &bytes);
+	int had = p && axl__lim_map_take(&g_map, (uint64_t)(uintptr_t)p, K_PTR, &rdev, &bytes);
 	hipError_t rc = plain ? plain(p) : async(p, s);
 	if (!had)
 		return rc;
@@ -330,7 +333,7 @@ static hipError_t free_ptr(void *p, freea_fn async, free_fn plain, hipStream_t s
 		if (r && rdev >= 0)
 			axl__region_release(r, rdev, bytes);
 	} else {
-		axl__lim_map_put((uint64_t)(uintptr_t)p, AXL__LIM_K_HIP, rdev, bytes);
+		axl__lim_map_put(&g_map, (uint64_t)(uintptr_t)p, K_PTR, rdev, bytes);
 	}
 	return rc;
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libaxl_limiter.so's core (docs/limits.md, "The limiter"): finds the real driver and the
- * real dlsym, interposes dlsym and cuGetProcAddress(_v2) so that every way a program
- * reaches the driver gets the limiter's entry for an accounted call (and the driver's for
- * everything else, unknown names included), reads the limits (AXL_LIMIT_*, HAMi-core's
- * CUDA_DEVICE_*_LIMIT[_i]) and attaches the workload's shared region. Links libc, libdl
- * and pthread only: never libaxl, never libcuda.
+ * The CUDA side of libaxl_limiter.so (docs/limits.md, "The limiter"): finds the real
+ * driver, answers dlsym's front door (../front.c) for the accounted cu* names and NVML's
+ * (nvml.c), interposes cuGetProcAddress(_v2) so that every way a program reaches the
+ * driver gets the limiter's entry for an accounted call (and the driver's for everything
+ * else, unknown names included), reads the devices and their limits (../limits.c, and
+ * HAMi-core's CUDA_DEVICE_*_LIMIT[_i] here) and attaches the workload's shared region.
+ * Links libc, libdl and pthread only: never libaxl, never libcuda.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -23,7 +24,6 @@
 
 void *axl__lim_real[AXL__SYM_N];
 struct axl__lim_drv axl__lim_drv;
-int axl__lim_log_level = AXL__LOG_WARN;
 
 static const struct {
 	const char *name;
@@ -34,67 +34,14 @@ static const struct {
 #undef AXL__LIM_ROW
 };
 
-static dlsym_fn g_real_dlsym;
 static void *g_driver;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-
-void axl__lim_log(int level, const char *fmt, ...)
-{
-	if (level > axl__lim_log_level)
-		return;
-	static const char *const names[] = {"error", "warn", "info", "debug"};
-	char line[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "axl-limiter: %s: %s\n", names[level], line);
-}
-
-/* dlsym's front door runs before a sanitizer runtime is ready (AddressSanitizer resolves
- * its interceptors with dlsym while it initialises): no instrumentation there, and every
- * name that cannot be the limiter's leaves through it without touching instrumented code */
-#if defined(__clang__) || defined(__GNUC__)
-#define AXL__LIM_NOSAN __attribute__((no_sanitize("address", "undefined")))
-#else
-#define AXL__LIM_NOSAN
-#endif
-
-AXL__LIM_NOSAN static dlsym_fn real_dlsym(void)
-{
-	dlsym_fn f = __atomic_load_n(&g_real_dlsym, __ATOMIC_ACQUIRE);
-	if (!f) {
-		f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-		if (!f)
-			f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-		__atomic_store_n(&g_real_dlsym, f, __ATOMIC_RELEASE);
-	}
-	return f;
-}
-
-dlsym_fn axl__lim_real_dlsym(void)
-{
-	return real_dlsym();
-}
 
 static void after_fork_child(void);
 
 static void init_once(void)
 {
-	const char *lv = getenv("AXL_LIMITER_LOG");
-	if (lv && *lv) {
-		if (!strcasecmp(lv, "error"))
-			axl__lim_log_level = AXL__LOG_ERROR;
-		else if (!strcasecmp(lv, "warn"))
-			axl__lim_log_level = AXL__LOG_WARN;
-		else if (!strcasecmp(lv, "info"))
-			axl__lim_log_level = AXL__LOG_INFO;
-		else if (!strcasecmp(lv, "debug"))
-			axl__lim_log_level = AXL__LOG_DEBUG;
-		else
-			axl__lim_log(AXL__LOG_WARN, "AXL_LIMITER_LOG=%s: not error|warn|info|debug; warn used", lv);
-	}
-	dlsym_fn ds = real_dlsym();
+	dlsym_fn ds = axl__lim_real_dlsym();
 	const char *lib = getenv("AXL_LIMITER_CUDA_LIBRARY");
 	if (!lib || !*lib)
 		lib = "libcuda.so.1";
@@ -155,95 +102,29 @@ void *axl__lim_swap(void *p)
 	return p;
 }
 
-int axl__lim_is_lib_handle(void *h, void *own, const char *prefix, const char *env)
-{
-	if (h == RTLD_DEFAULT || h == RTLD_NEXT || (own && h == own))
-		return 1;
-	struct link_map *lm = NULL;
-	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_name)
-		return 0;
-	const char *base = strrchr(lm->l_name, '/');
-	base = base ? base + 1 : lm->l_name;
-	if (!strncmp(base, prefix, strlen(prefix)))
-		return 1;
-	const char *lib = getenv(env);
-	return lib && *lib && !strcmp(lib, lm->l_name);
-}
-
 /* a handle of the driver: RTLD_DEFAULT/NEXT, the limiter's own, or a libcuda.so* file */
 static int is_driver_handle(void *h)
 {
 	return axl__lim_is_lib_handle(h, g_driver, "libcuda.so", "AXL_LIMITER_CUDA_LIBRARY");
 }
 
-void axl__lim_region_attach(axl__region **out, struct axl__lim_dev *devs, const struct axl__region_limit *lims,
-			    int n, const char *side)
+/* The CUDA side's answer to dlsym (core.h, sides.c): the limiter's entry for an accounted
+ * cu* name asked of the driver, its NVML entries (nvml.c), NULL for everything else. */
+static void *cuda_dlsym(dlsym_fn ds, void *handle, const char *name)
 {
-	char path[4096];
-	const char *rp = getenv("AXL_LIMITER_REGION");
-	snprintf(path, sizeof path, "%s", rp && *rp ? rp : "(the state directory's)");
-	int rc = rp && *rp ? 0 : axl__region_default_path(path, sizeof path);
-	if (rc == 0)
-		rc = axl__region_open(out, path, lims, n);
-	if (rc != 0) {
-		axl__lim_log(AXL__LOG_ERROR, "cannot attach the shared region %s (error %d); allocations on limited "
-			     "%s devices refused", path, rc, side);
-		*out = NULL;
-		for (int i = 0; i < n; i++)
-			if (devs[i].memory >= 0)
-				devs[i].broken = 1;
-		return;
-	}
-	for (int i = 0; i < n; i++) {
-		int k = devs[i].uuid[0] ? axl__region_find(*out, devs[i].uuid) : -1;
-		devs[i].rdev = k >= 0 ? k : -1;
-		if (k < 0 && devs[i].memory >= 0) {
-			axl__lim_log(AXL__LOG_ERROR, "%s device %d %s is not in the region %s; allocations on it refused",
-				     side, i, devs[i].uuid, path);
-			devs[i].broken = 1;
-		}
-	}
-}
-
-/* dlsym: the limiter's entry for an accounted name asked of the driver, the real answer
- * otherwise. The last call is a tail call, so that RTLD_NEXT stays relative to the
- * caller (glibc finds the caller from the return address). */
-static void *lim_dlsym(dlsym_fn ds, void *handle, const char *name);
-
-/* a name the limiter may answer: cu*, hip*, nv* */
-AXL__LIM_NOSAN static int maybe_ours(const char *name)
-{
-	return name && ((name[0] == 'c' && name[1] == 'u') || (name[0] == 'h' && name[1] == 'i' && name[2] == 'p') ||
-			(name[0] == 'n' && name[1] == 'v'));
-}
-
-AXL__LIM_NOSAN AXL__LIM_API void *dlsym(void *handle, const char *name)
-{
-	dlsym_fn ds = real_dlsym();
-	if (!maybe_ours(name))
-		return ds(handle, name);
-	return lim_dlsym(ds, handle, name); /* a tail call too */
-}
-
-/* dlsym for a name the limiter may answer (after the front door) */
-static void *lim_dlsym(dlsym_fn ds, void *handle, const char *name)
-{
-	void *hook = axl__lim_hip_dlsym(handle, name, ds);
-	if (hook)
-		return hook;
 	int i = table_find(name);
 	if (i >= 0 && is_driver_handle(handle)) {
 		axl__lim_init();
 		void *p = ds(handle == RTLD_NEXT || handle == RTLD_DEFAULT ? g_driver : handle, name);
 		if (!p)
-			return NULL; /* the driver lacks it: so does the program */
+			return NULL; /* the driver lacks it: so does the program (the real dlsym says so) */
 		axl__lim_log(AXL__LOG_DEBUG, "dlsym %s: the limiter's", name);
 		return g_table[i].hook;
 	}
-	if ((hook = axl__lim_nvml_dlsym(ds, handle, name)))
-		return hook;
-	return ds(handle, name);
+	return axl__lim_nvml_dlsym(ds, handle, name);
 }
+
+const struct axl__lim_side axl__lim_cuda_side = {"CUDA", {"cu", "nv", NULL}, cuda_dlsym};
 
 typedef CUresult (*gpa_fn)(const char *, void **, int, cuuint64_t);
 typedef CUresult (*gpa2_fn)(const char *, void **, int, cuuint64_t, int *);
@@ -303,127 +184,6 @@ static int64_t parse_hami_size(const char *s)
 	return v ? (int64_t)(v * mul) : -1;
 }
 
-/* the n-th comma-separated field of list into buf; 0 when there is no such field */
-static int field(const char *list, int n, char *buf, size_t cap)
-{
-	const char *p = list;
-	for (int i = 0; i < n; i++) {
-		p = strchr(p, ',');
-		if (!p)
-			return 0;
-		p++;
-	}
-	size_t len = strcspn(p, ",");
-	if (len >= cap)
-		len = cap - 1;
-	memcpy(buf, p, len);
-	buf[len] = 0;
-	return 1;
-}
-
-static int count_fields(const char *list)
-{
-	int n = 1;
-	for (const char *p = list; *p; p++)
-		n += *p == ',';
-	return n;
-}
-
-static void mem_min(struct axl__lim_dev *d, int64_t v)
-{
-	if (v >= 0 && (d->memory < 0 || v < d->memory))
-		d->memory = v;
-}
-
-static void cpu_min(struct axl__lim_dev *d, int v)
-{
-	if (v >= 0 && (d->compute < 0 || v < d->compute))
-		d->compute = v;
-}
-
-/* AXL_LIMIT_* (axl limit env, version 1) for device i (also the HIP side's, amd/hip.c) */
-void axl__lim_limits_axl(int i, struct axl__lim_dev *d)
-{
-	const char *devs = getenv("AXL_LIMIT_DEVICES");
-	if (!devs || !*devs)
-		return;
-	const char *ver = getenv("AXL_LIMIT_VERSION");
-	const char *mem = getenv("AXL_LIMIT_MEMORY_BYTES");
-	const char *cpu = getenv("AXL_LIMIT_COMPUTE_PERCENT");
-	int n = count_fields(devs);
-	if (!ver || strcmp(ver, "1")) {
-		if (i == 0)
-			axl__lim_log(AXL__LOG_ERROR, "AXL_LIMIT_VERSION=%s: only version 1 is known; allocations refused",
-				     ver ? ver : "(unset)");
-		d->broken = 1;
-		return;
-	}
-	if ((mem && count_fields(mem) != n) || (cpu && count_fields(cpu) != n)) {
-		if (i == 0)
-			axl__lim_log(AXL__LOG_ERROR,
-				     "AXL_LIMIT_MEMORY_BYTES / AXL_LIMIT_COMPUTE_PERCENT do not have %d entries like "
-				     "AXL_LIMIT_DEVICES; allocations refused", n);
-		d->broken = 1;
-		return;
-	}
-	char key[AXL__REGION_UUID_MAX], val[64];
-	for (int j = 0; j < n; j++) {
-		field(devs, j, key, sizeof key);
-		if (strcasecmp(key, d->uuid))
-			continue;
-		if (mem && field(mem, j, val, sizeof val) && strcmp(val, "none")) {
-			char *end;
-			unsigned long long v = strtoull(val, &end, 10);
-			if (!isdigit((unsigned char)val[0]) || *end || v == 0 || v > INT64_MAX) {
-				axl__lim_log(AXL__LOG_ERROR, "AXL_LIMIT_MEMORY_BYTES entry %d '%s' (device %d, %s) is not a "
-					     "positive number of bytes; allocations on it refused", j, val, i, d->uuid);
-				d->broken = 1;
-			} else {
-				mem_min(d, (int64_t)v);
-			}
-		}
-		if (cpu && field(cpu, j, val, sizeof val) && strcmp(val, "none")) {
-			char *end;
-			long v = strtol(val, &end, 10);
-			if (!isdigit((unsigned char)val[0]) || *end || v < 1 || v > 100)
-				axl__lim_log(AXL__LOG_ERROR, "AXL_LIMIT_COMPUTE_PERCENT entry %d '%s' is not 1..100; ignored",
-					     j, val);
-			else
-				cpu_min(d, (int)v);
-		}
-	}
-}
-
-struct axl__lim_state *axl__lim_state_load(const char *side)
-{
-	struct axl__lim_state *st = malloc(sizeof *st);
-	if (!st) {
-		axl__lim_log(AXL__LOG_ERROR, "%s: out of memory reading the state directory's limits; allocations "
-			     "refused", side);
-		return NULL;
-	}
-	if (axl__lim_state_read(st) != 0)
-		axl__lim_log(AXL__LOG_ERROR, "%s: %s; allocations refused on every device (fix or remove the file, "
-			     "or axl limit clear)", side, st->msg);
-	else if (st->n || st->no_uuid)
-		axl__lim_log(AXL__LOG_INFO, "%s: %d limit(s) by UUID from %s%s", side, st->n, st->path,
-			     st->no_uuid ? " (records without a UUID are not matched)" : "");
-	return st;
-}
-
-void axl__lim_limits_state(const struct axl__lim_state *st, struct axl__lim_dev *d)
-{
-	if (!st || st->broken) {
-		d->broken = 1;
-		return;
-	}
-	for (int k = 0; k < st->n; k++)
-		if (!strcasecmp(st->rec[k].uuid, d->uuid)) {
-			mem_min(d, st->rec[k].memory);
-			cpu_min(d, st->rec[k].compute);
-		}
-}
-
 /* HAMi-core's CUDA_DEVICE_MEMORY_LIMIT[_i] and CUDA_DEVICE_SM_LIMIT[_i] for device i */
 static void limits_hami(int i, struct axl__lim_dev *d)
 {
@@ -441,7 +201,7 @@ static void limits_hami(int i, struct axl__lim_dev *d)
 				     "allocations on device %d refused", name, v, i);
 			d->broken = 1;
 		} else {
-			mem_min(d, b);
+			axl__lim_memory_min(d, b);
 		}
 	}
 	snprintf(name, sizeof name, "CUDA_DEVICE_SM_LIMIT_%d", i);
@@ -456,7 +216,7 @@ static void limits_hami(int i, struct axl__lim_dev *d)
 		if (!isdigit((unsigned char)v[0]) || *end || p < 0 || p > 100)
 			axl__lim_log(AXL__LOG_ERROR, "%s=%s: not a percent 0..100; ignored", name, v);
 		else if (p > 0 && p < 100)
-			cpu_min(d, (int)p);
+			axl__lim_compute_min(d, (int)p);
 	}
 }
 

@@ -1,17 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libaxl_limiter.so's internals (docs/limits.md, "The limiter"): the table of accounted
- * entry points, the real driver's pointers, the limits per device and the log.
+ * The CUDA side of libaxl_limiter.so (docs/limits.md, "The limiter"): the table of
+ * accounted entry points, the real driver's pointers, the devices; the vendor-neutral
+ * core (the front door, the log, limits, the allocation map, the region) is ../core.h.
  */
 #ifndef AXL_LIMITER_LIMITER_H
 #define AXL_LIMITER_LIMITER_H
 
 #include <stdint.h>
 
+#include "core.h"
 #include "cuda_abi.h"
-#include "region.h"
-
-#define AXL__LIM_API __attribute__((visibility("default")))
 
 /* Every entry point the limiter replaces: its own function of the same name (exported),
  * and a slot for the driver's. Versioned and per-thread-stream variants are entries of
@@ -65,15 +64,6 @@ extern struct axl__lim_drv axl__lim_drv;
 /* Load the driver and read the environment, once (thread-safe). */
 void axl__lim_init(void);
 
-/* One device as the limiter sees it (its ordinal = CUDA's after CUDA_VISIBLE_DEVICES). */
-struct axl__lim_dev {
-	char uuid[AXL__REGION_UUID_MAX];
-	int rdev;       /* its index in the region, -1: not accounted */
-	int broken;     /* memory fails closed: every allocation refused */
-	int64_t memory; /* the configured memory limit, -1 none */
-	int compute;    /* percent, -1 none */
-};
-
 /* Devices read and how many have a compute limit: -1 the driver cannot tell yet, else the
  * count (0: launches pass straight through). Reads the devices on the first call. */
 int axl__lim_compute_count(void);
@@ -86,39 +76,6 @@ void axl__lim_forget_compute(void);
  * the program's cuInit). NULL while the driver cannot tell yet, or when no device is
  * limited (then everything passes through). *region the shared region (may be NULL). */
 struct axl__lim_dev *axl__lim_device(int ordinal, axl__region **region);
-
-enum { AXL__LOG_ERROR, AXL__LOG_WARN, AXL__LOG_INFO, AXL__LOG_DEBUG };
-extern int axl__lim_log_level;
-void axl__lim_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-struct axl__lim_dev;
-/* Attach the workload's shared region ($AXL_LIMITER_REGION, else the state directory's
- * default) with these limits and map each of the n devices to its index in it (rdev). A
- * region that cannot be attached leaves *out NULL and every device with a memory limit
- * fails closed (broken), as does a limited device the region lacks; each is logged, side
- * ("CUDA", "HIP") naming the runtime. The CUDA and the HIP sides both attach through here. */
-void axl__lim_region_attach(axl__region **out, struct axl__lim_dev *devs, const struct axl__region_limit *lims,
-			    int n, const char *side);
-
-/* The state directory's limit records (../state.c), read for one side ("CUDA", "HIP") with
- * an error logged when the file is unusable; NULL (logged) when out of memory; free() it. */
-struct axl__lim_state;
-struct axl__lim_state *axl__lim_state_load(const char *side);
-/* st's records for d by d->uuid (case-insensitive): d->memory, d->compute; st NULL or
- * broken: d->broken (fails closed). */
-void axl__lim_limits_state(const struct axl__lim_state *st, struct axl__lim_dev *d);
-
-/* AXL_LIMIT_* for device i, matched by d->uuid (case-insensitive): d->memory, d->compute,
- * d->broken (a malformed or unknown-version variable) */
-void axl__lim_limits_axl(int i, struct axl__lim_dev *d);
-
-/* The HIP side (src/limiter/amd/hip.c): the limiter's entry for an accounted hip* name
- * asked of the HIP runtime, NULL otherwise (the caller then answers as the real dlsym). */
-void *axl__lim_hip_dlsym(void *handle, const char *name, void *(*real_dlsym)(void *, const char *));
-
-/* The allocation map (memory.c), shared with the HIP side: kind AXL__LIM_K_HIP */
-enum { AXL__LIM_K_HIP = 8 };
-void axl__lim_map_put(uint64_t key, int kind, int rdev, uint64_t bytes);
-int axl__lim_map_take(uint64_t key, int kind, int *rdev, uint64_t *bytes);
 
 /* Drop every remembered allocation (a child of fork: they are the parent's). */
 void axl__lim_forget_allocations(void);
@@ -137,13 +94,6 @@ CUmemoryPool axl__lim_pool_of_device(int ordinal);
 /* A child of fork: the parent's pools are not its own. */
 void axl__lim_forget_pools(void);
 
-/* Is h a handle of the library: RTLD_DEFAULT/NEXT, own (the limiter's own handle of it),
- * a file whose name starts with prefix ("libcuda.so"), or the file $env names? */
-int axl__lim_is_lib_handle(void *h, void *own, const char *prefix, const char *env);
-
-/* The real dlsym (libc's, past the limiter's). */
-typedef void *(*dlsym_fn)(void *, const char *);
-dlsym_fn axl__lim_real_dlsym(void);
 /* The limited device whose UUID is uuid (case-insensitive), as axl__lim_device; NULL when
  * none (or nothing is limited, or the driver cannot tell yet). */
 struct axl__lim_dev *axl__lim_device_by_uuid(const char *uuid, axl__region **region);

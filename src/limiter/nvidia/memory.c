@@ -19,62 +19,17 @@
 
 enum { K_PTR = 1, K_VMM, K_ARRAY, K_MIPMAP };
 
-struct alloc {
-	struct alloc *next;
-	uint64_t key;
-	int kind;
-	int rdev;
-	uint64_t bytes;
-};
-
-#define NBUCKET 4096
-static struct alloc *g_buckets[NBUCKET];
-static pthread_mutex_t g_map_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static unsigned bucket(uint64_t key, int kind)
-{
-	uint64_t h = (key ^ ((uint64_t)kind << 60)) * 0x9e3779b97f4a7c15ull;
-	return (unsigned)(h >> 52) & (NBUCKET - 1);
-}
+static struct axl__lim_map g_map = AXL__LIM_MAP_INIT;
 
 static void map_put(uint64_t key, int kind, int rdev, uint64_t bytes)
 {
-	struct alloc *a = malloc(sizeof *a);
-	if (!a) {
-		axl__lim_log(AXL__LOG_ERROR, "out of host memory: an allocation of %llu bytes stays counted",
-			     (unsigned long long)bytes);
-		return;
-	}
-	a->key = key;
-	a->kind = kind;
-	a->rdev = rdev;
-	a->bytes = bytes;
-	unsigned b = bucket(key, kind);
-	pthread_mutex_lock(&g_map_lock);
-	a->next = g_buckets[b];
-	g_buckets[b] = a;
-	pthread_mutex_unlock(&g_map_lock);
+	axl__lim_map_put(&g_map, key, kind, rdev, bytes);
 }
 
 /* take the entry out; 0 when there is none */
 static int map_take(uint64_t key, int kind, int *rdev, uint64_t *bytes)
 {
-	unsigned b = bucket(key, kind);
-	int found = 0;
-	pthread_mutex_lock(&g_map_lock);
-	for (struct alloc **pp = &g_buckets[b]; *pp; pp = &(*pp)->next) {
-		struct alloc *a = *pp;
-		if (a->key == key && a->kind == kind) {
-			*pp = a->next;
-			*rdev = a->rdev;
-			*bytes = a->bytes;
-			free(a);
-			found = 1;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&g_map_lock);
-	return found;
+	return axl__lim_map_take(&g_map, key, kind, rdev, bytes);
 }
 
 /* put an entry back (the driver refused the free) */
@@ -83,26 +38,9 @@ static void map_back(uint64_t key, int kind, int rdev, uint64_t bytes)
 	map_put(key, kind, rdev, bytes);
 }
 
-void axl__lim_map_put(uint64_t key, int kind, int rdev, uint64_t bytes)
-{
-	map_put(key, kind, rdev, bytes);
-}
-
-int axl__lim_map_take(uint64_t key, int kind, int *rdev, uint64_t *bytes)
-{
-	return map_take(key, kind, rdev, bytes);
-}
-
 void axl__lim_forget_allocations(void)
 {
-	pthread_mutex_init(&g_map_lock, NULL);
-	for (unsigned b = 0; b < NBUCKET; b++) {
-		while (g_buckets[b]) {
-			struct alloc *a = g_buckets[b];
-			g_buckets[b] = a->next;
-			free(a);
-		}
-	}
+	axl__lim_map_forget(&g_map);
 }
 
 /* ---- admission ------------------------------------------------------------------------- */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The part of AMD's HIP runtime C API (libamdhip64.so) that axl's hip compute backend
- * uses, declared from the public HIP runtime API reference (rocm.docs.amd.com, "HIP
+ * The part of AMD's HIP runtime C API (libamdhip64.so) that axl uses (the hip compute
+ * backend here, the limiter's HIP side in src/limiter/amd/hip.c), declared from the public HIP runtime API reference (rocm.docs.amd.com, "HIP
  * runtime API" and "HIP error codes"): only the types, codes and functions called, as
  * a table of pointers the backend fills with dlsym. HIP's own headers are not needed to
  * build axl, and the runtime is never linked.
@@ -33,6 +33,7 @@ enum {
 	hipErrorInvalidPc = 718,
 	hipErrorLaunchFailure = 719,
 	hipErrorPeerAccessAlreadyEnabled = 704,
+	hipErrorNotSupported = 801,
 };
 
 /* hipMemcpyKind */

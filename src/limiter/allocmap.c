@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* An allocation map (core.h): each side's live allocations, (key, kind) -> (region device,
+ * bytes), a hash map under one lock. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "core.h"
+
+struct axl__lim_alloc {
+	struct axl__lim_alloc *next;
+	uint64_t key;
+	int kind;
+	int rdev;
+	uint64_t bytes;
+};
+
+#define NBUCKET (sizeof ((struct axl__lim_map *)0)->bucket / sizeof ((struct axl__lim_map *)0)->bucket[0])
+
+static unsigned bucket(uint64_t key, int kind)
+{
+	uint64_t h = (key ^ ((uint64_t)kind << 60)) * 0x9e3779b97f4a7c15ull;
+	return (unsigned)(h >> 52) & (NBUCKET - 1);
+}
+
+void axl__lim_map_put(struct axl__lim_map *m, uint64_t key, int kind, int rdev, uint64_t bytes)
+{
+	struct axl__lim_alloc *a = malloc(sizeof *a);
+	if (!a) {
+		axl__lim_log(AXL__LOG_ERROR, "out of host memory: an allocation of %llu bytes stays counted",
+			     (unsigned long long)bytes);
+		return;
+	}
+	a->key = key;
+	a->kind = kind;
+	a->rdev = rdev;
+	a->bytes = bytes;
+	unsigned b = bucket(key, kind);
+	pthread_mutex_lock(&m->lock);
+	a->next = m->bucket[b];
+	m->bucket[b] = a;
+	pthread_mutex_unlock(&m->lock);
+}
+
+int axl__lim_map_take(struct axl__lim_map *m, uint64_t key, int kind, int *rdev, uint64_t *bytes)
+{
+	unsigned b = bucket(key, kind);
+	int found = 0;
+	pthread_mutex_lock(&m->lock);
+	for (struct axl__lim_alloc **pp = &m->bucket[b]; *pp; pp = &(*pp)->next) {
+		struct axl__lim_alloc *a = *pp;
+		if (a->key == key && a->kind == kind) {
+			*pp = a->next;
+			*rdev = a->rdev;
+			*bytes = a->bytes;
+			free(a);
+			found = 1;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&m->lock);
+	return found;
+}
+
+void axl__lim_map_forget(struct axl__lim_map *m)
+{
+	pthread_mutex_init(&m->lock, NULL);
+	for (unsigned b = 0; b < NBUCKET; b++) {
+		while (m->bucket[b]) {
+			struct axl__lim_alloc *a = m->bucket[b];
+			m->bucket[b] = a->next;
+			free(a);
+		}
+	}
+}
