@@ -4,9 +4,10 @@
  * of the limiter (a runtime whose memory and compute it holds: nvidia/ for CUDA, amd/ for
  * HIP) shares, and what none of them knows about another:
  *
- *   front.c     the dlsym front door: the real dlsym, the exported dlsym that asks each
- *               side for a name it accounts (sides.c lists them), the library-handle test
+ *   front.c     the dlsym front door: the exported dlsym, which asks each side for a name
+ *               it accounts (sides.c lists them)
  *   sides.c     the sides, in the order the front door asks them
+ *   dl.c        the real dlsym, and which library a handle is
  *   log.c       the log (AXL_LIMITER_LOG)
  *   limits.c    a device's limits (AXL_LIMIT_*, the state directory's records) and
  *               attaching the shared region
@@ -39,7 +40,7 @@ enum { AXL__LOG_ERROR, AXL__LOG_WARN, AXL__LOG_INFO, AXL__LOG_DEBUG };
  * severe (default warn; the variable is read on the first message) */
 void axl__lim_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- front.c ---------------------------------------------------------------------------- */
+/* ---- dl.c ------------------------------------------------------------------------------- */
 /* The real dlsym (libc's, past the limiter's). */
 typedef void *(*dlsym_fn)(void *, const char *);
 dlsym_fn axl__lim_real_dlsym(void);

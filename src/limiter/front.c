@@ -8,46 +8,10 @@
  * the return address; built with -foptimize-sibling-calls).
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
-#include <link.h>
-#include <stdlib.h>
-#include <string.h>
+#include <dlfcn.h> /* dlsym's prototype */
+#include <stddef.h>
 
 #include "core.h"
-
-static dlsym_fn g_real_dlsym;
-
-AXL__LIM_NOSAN static dlsym_fn real_dlsym(void)
-{
-	dlsym_fn f = __atomic_load_n(&g_real_dlsym, __ATOMIC_ACQUIRE);
-	if (!f) {
-		f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-		if (!f)
-			f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-		__atomic_store_n(&g_real_dlsym, f, __ATOMIC_RELEASE);
-	}
-	return f;
-}
-
-dlsym_fn axl__lim_real_dlsym(void)
-{
-	return real_dlsym();
-}
-
-int axl__lim_is_lib_handle(void *h, void *own, const char *prefix, const char *env)
-{
-	if (h == RTLD_DEFAULT || h == RTLD_NEXT || (own && h == own))
-		return 1;
-	struct link_map *lm = NULL;
-	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_name)
-		return 0;
-	const char *base = strrchr(lm->l_name, '/');
-	base = base ? base + 1 : lm->l_name;
-	if (!strncmp(base, prefix, strlen(prefix)))
-		return 1;
-	const char *lib = getenv(env);
-	return lib && *lib && !strcmp(lib, lm->l_name);
-}
 
 /* a name some side may answer: one of a side's prefixes (not instrumented: it runs for
  * every dlsym, also the sanitizer runtime's own) */
@@ -79,7 +43,7 @@ static void *side_dlsym(dlsym_fn ds, void *handle, const char *name)
 
 AXL__LIM_NOSAN AXL__LIM_API void *dlsym(void *handle, const char *name)
 {
-	dlsym_fn ds = real_dlsym();
+	dlsym_fn ds = axl__lim_real_dlsym();
 	if (!maybe_ours(name))
 		return ds(handle, name);
 	return side_dlsym(ds, handle, name); /* a tail call too */

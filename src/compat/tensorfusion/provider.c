@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libaccelerator_axl.so: TensorFusion's vendor-provider interface on top of libaxl
- * (docs/tensorfusion.md). This file: the state, logging, discovery and topology.
+ * (docs/tensorfusion.md). This file: the state, discovery and topology (util.c: the log
+ * callback, string copy, clock).
  */
 #define _GNU_SOURCE
 #include "tf.h"
@@ -19,57 +20,14 @@
 
 static pthread_mutex_t tf_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct tf_state tf_st;
-static _Atomic(LogCallbackFunc) tf_log_cb;
 
-/* ---- logging ---------------------------------------------------------------------- */
-void tf_log(const char *level, const char *fmt, ...)
-{
-	LogCallbackFunc cb = atomic_load(&tf_log_cb);
-	if (!cb)
-		return;
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	cb(level, msg);
-}
-
+/* ---- logging: libaxl's messages to the host's callback ---------------------------- */
 static void tf_axl_log(axl_log_level level, const char *message, void *userdata)
 {
 	(void)userdata;
 	const char *l = level == AXL_LOG_ERROR ? "ERROR" : level == AXL_LOG_WARNING ? "WARN"
 		      : level == AXL_LOG_INFO ? "INFO" : "DEBUG";
 	tf_log(l, "axl: %s", message ? message : "");
-}
-
-TF_API AccelResult AccelRegisterLogCallback(LogCallbackFunc callback)
-{
-	atomic_store(&tf_log_cb, callback);
-	return ACCEL_SUCCESS;
-}
-
-TF_API AccelResult RegisterLogCallback(LogCallbackFunc callback)
-{
-	return AccelRegisterLogCallback(callback);
-}
-
-/* ---- helpers ---------------------------------------------------------------------- */
-void tf_copy(char *dst, size_t cap, const char *src)
-{
-	if (!cap)
-		return;
-	size_t n = src ? strnlen(src, cap - 1) : 0;
-	if (n)
-		memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
-int64_t tf_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 AccelResult tf_result(int rc, const char *what)

@@ -30,21 +30,6 @@
 
 #define MAX_REGIONS 256
 
-void axl__swarn(struct axl_sample *out, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	const char **slot = AXL__VEC_PUSH(out->warnings);
-	if (!slot)
-		return;
-	*slot = axl__arena_strdup(&out->arena, buf);
-	if (!*slot)
-		out->warnings.n--;
-}
-
 /* 1: the process is alive with this start time (or its start time is not known) */
 static int proc_alive(int pid, uint64_t start_time)
 {

@@ -58,62 +58,6 @@ const char *axl_sample_state_name(axl_sample_state st)
 	return "none";
 }
 
-/* ---- values ------------------------------------------------------------------------------ */
-
-size_t axl__sindex(const struct axl_sampler *s, const struct axl_device *dev)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (s->devs[i] == dev)
-			return i;
-	return SIZE_MAX;
-}
-
-void axl__sput(struct axl_sample *out, size_t i, axl_metric m, double v, axl_source src)
-{
-	if (i >= out->n || (unsigned)m >= AXL_METRIC__COUNT || !isfinite(v) || src == AXL_SOURCE_NONE)
-		return;
-	struct axl__sdev *d = &out->d[i];
-	if (d->state == AXL_SAMPLE_LOST)
-		return;
-	d->state = AXL_SAMPLE_OK;
-	d->v[m] = v;
-	d->src[m] = (uint8_t)src;
-}
-
-void axl__slost(struct axl_sample *out, size_t i)
-{
-	if (i >= out->n)
-		return;
-	struct axl__sdev *d = &out->d[i];
-	d->state = AXL_SAMPLE_LOST;
-	memset(d->src, 0, sizeof d->src);
-	for (size_t m = 0; m < AXL_METRIC__COUNT; m++)
-		d->v[m] = 0;
-}
-
-const char *axl__sstr(struct axl_sample *out, const char *s)
-{
-	return s && *s ? axl__arena_strdup(&out->arena, s) : NULL;
-}
-
-struct axl_process *axl__sproc_add(struct axl_sample *out, int pid, const char *device, const char *name,
-				   const char *type, axl_source src)
-{
-	struct axl_process *p = AXL__VEC_PUSH(out->procs);
-	if (!p)
-		return NULL;
-	p->pid = pid;
-	p->device = axl__sstr(out, device);
-	p->name = axl__sstr(out, name);
-	p->type = axl__sstr(out, type);
-	p->memory_used_bytes = -1;
-	p->utilization_percent = -1;
-	p->encoder_utilization_percent = -1;
-	p->decoder_utilization_percent = -1;
-	p->source = src;
-	return p;
-}
-
 /* ---- the sampler --------------------------------------------------------------------- */
 
 static int add_dev(struct axl_sampler *s, struct axl_device *d, size_t *cap)
