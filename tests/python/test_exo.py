@@ -199,10 +199,21 @@ def test_errors(name):
                 await b.copy_to_device(b"x" * 17, h)
             with pytest.raises(RuntimeError, match="do not fit"):
                 await b.copy_from_device(h, 10, 7)
-            with pytest.raises(TypeError):
+            # wrong argument types: RuntimeError, as the design promises for every failure
+            with pytest.raises(RuntimeError, match="bytes-like"):
                 await b.copy_to_device("text", h)  # type: ignore[arg-type]
-            with pytest.raises(TypeError):
+            with pytest.raises(RuntimeError, match="must be an int"):
                 await b.allocate(did, 1.5)  # type: ignore[arg-type]
+            with pytest.raises(RuntimeError, match="must be an int"):
+                await b.copy_from_device(h, "0", 1)  # type: ignore[arg-type]
+            with pytest.raises(RuntimeError, match="Invalid device"):
+                await b.allocate(0, 16)  # type: ignore[arg-type]
+            with pytest.raises(RuntimeError, match="Invalid memory handle"):
+                await b.deallocate("handle")  # type: ignore[arg-type]
+            with pytest.raises(RuntimeError, match="writable"):
+                await b.copy_from_device(h, 0, 4, out=b"immutable")
+            with pytest.raises(RuntimeError, match="holds 2 bytes"):
+                await b.copy_from_device(h, 0, 4, out=bytearray(2))
             # the backend still works after every error
             await b.copy_to_device(b"0123456789abcdef", h)
             assert await b.copy_from_device(h, 0, 16) == b"0123456789abcdef"

@@ -67,19 +67,29 @@ class _Waiter:
             job = self._jobs.get()
             if job is None:
                 return
-            fn, loop, fut = job
+            fn, loop, fut, discard = job
             try:
                 r = fn()
             except BaseException as e:  # handed to the awaiting coroutine
-                loop.call_soon_threadsafe(_settle, fut, None, e)
+                if loop is not None:
+                    loop.call_soon_threadsafe(_settle, self, fut, None, e, None)
             else:
-                loop.call_soon_threadsafe(_settle, fut, r, None)
+                if loop is not None:
+                    loop.call_soon_threadsafe(_settle, self, fut, r, None, discard)
 
-    def submit(self, fn: Callable[[], T]) -> "asyncio.Future[T]":
+    def submit(self, fn: Callable[[], T],
+               discard: Callable[[T], None] | None = None) -> "asyncio.Future[T]":
+        """Run fn on the thread; its result completes the returned Future. discard, when
+        given, releases a result nobody will receive (the Future was cancelled): it runs
+        on this thread, in order with the other jobs."""
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[T] = loop.create_future()
-        self._jobs.put((fn, loop, fut))
+        self._jobs.put((fn, loop, fut, discard))
         return fut
+
+    def post(self, fn: Callable[[], Any]) -> None:
+        """Run fn on the thread, its result and errors ignored (a clean-up nobody awaits)."""
+        self._jobs.put((fn, None, None, None))
 
     def stop(self) -> None:
         self._jobs.put(None)
@@ -87,8 +97,13 @@ class _Waiter:
             self._thread.join()
 
 
-def _settle(fut: "asyncio.Future[Any]", r: Any, e: BaseException | None) -> None:
+def _settle(waiter: _Waiter, fut: "asyncio.Future[Any]", r: Any, e: BaseException | None,
+            discard: Callable[[Any], None] | None) -> None:
     if fut.cancelled():
+        # the awaiting coroutine was cancelled: what the call made (an allocation) has no
+        # owner but this; release it rather than drop it
+        if e is None and discard is not None:
+            waiter.post(lambda: discard(r))
         return
     if e is None:
         fut.set_result(r)
@@ -100,9 +115,9 @@ def _bytes_like(src: Any) -> memoryview:
     try:
         mv = memoryview(src)
     except TypeError:
-        raise TypeError("src must be bytes-like, not %s" % type(src).__name__) from None
+        raise RuntimeError("src must be bytes-like, not %s" % type(src).__name__) from None
     if not mv.c_contiguous:
-        raise TypeError("src must be a contiguous buffer")
+        raise RuntimeError("src must be a contiguous buffer")
     return mv.cast("B") if mv.format != "B" or mv.ndim != 1 else mv
 
 
@@ -124,8 +139,36 @@ def _new_bytes(size: int) -> tuple[bytes, Any]:
 
 def _int_arg(name: str, v: Any) -> int:
     if not isinstance(v, int) or isinstance(v, bool):
-        raise TypeError("%s must be an int, not %s" % (name, type(v).__name__))
+        raise RuntimeError("%s must be an int, not %s" % (name, type(v).__name__))
     return v
+
+
+def _free_quietly(buf: _compute.Buffer) -> None:
+    """Free an allocation nobody holds (its allocate() was cancelled). When the context
+    closed first, it freed the buffer with everything else."""
+    try:
+        buf.free()
+    except AxlError:
+        pass
+
+
+class _Transfer:
+    """A queued copy's event, the wrapped host buffers it reads or writes and the host
+    object behind them, held together until release() (after the event completed)."""
+
+    __slots__ = ("event", "wrapped", "host")
+
+    def __init__(self, event: _compute.Event, wrapped: tuple[_compute.Buffer, ...],
+                 host: Any) -> None:
+        self.event, self.wrapped, self.host = event, wrapped, host
+
+    def release(self) -> None:
+        try:
+            self.event.free()
+        finally:
+            for b in self.wrapped:
+                b.free()
+            self.wrapped, self.host = (), None
 
 
 class _Dev:
@@ -163,6 +206,7 @@ class AxlGPUBackend(GPUBackend):
         self._sampler: Sampler | None = None
         self._devs: dict[str, _Dev] = {}
         self._handles: dict[str, tuple[_compute.Buffer, _Dev, MemoryHandle]] = {}
+        self._inflight: set[_Transfer] = set()
         self._waiter: _Waiter | None = None
         self._state = "new"  # new, open, closed
 
@@ -173,16 +217,29 @@ class AxlGPUBackend(GPUBackend):
                                                      if self._state == "new" else "shut down"))
         return self._waiter
 
-    async def _call(self, what: str, fn: Callable[[], T]) -> T:
+    async def _call(self, what: str, fn: Callable[[], T],
+                    discard: Callable[[T], None] | None = None) -> T:
+        """Run fn on the waiter thread. discard releases its result when the caller is
+        cancelled: before fn returns (the Future is cancelled; the waiter releases it when
+        it is made) or after (the result came, the task was cancelled before resuming)."""
+        waiter = self._open()
+        fut = waiter.submit(fn, discard)
         try:
-            return await self._open().submit(fn)
+            return await fut
+        except asyncio.CancelledError:
+            if discard is not None and fut.done() and not fut.cancelled() \
+                    and fut.exception() is None:
+                r = fut.result()
+                waiter.post(lambda: discard(r))
+            raise
         except (AxlError, ValueError, OverflowError, MemoryError) as e:
             raise RuntimeError("%s %s failed: %s" % (self.name, what, e)) from e
 
     def _dev(self, device_id: Any) -> _Dev:
         self._open()
         if not isinstance(device_id, str):
-            raise TypeError("device_id must be a str, not %s" % type(device_id).__name__)
+            raise RuntimeError("Invalid device: device_id must be a str, not %s"
+                               % type(device_id).__name__)
         d = self._devs.get(device_id)
         if d is None:
             raise RuntimeError("Invalid device: %r (this %s backend has %s)"
@@ -193,7 +250,8 @@ class AxlGPUBackend(GPUBackend):
         self._open()
         hid = getattr(handle, "handle_id", None)
         if not isinstance(hid, str):
-            raise TypeError("handle must be a MemoryHandle, not %s" % type(handle).__name__)
+            raise RuntimeError("Invalid memory handle: a MemoryHandle is needed, not %s"
+                               % type(handle).__name__)
         entry = self._handles.get(hid)
         if entry is None or entry[2] != handle:
             raise RuntimeError("Invalid memory handle: %s (freed, or not of this %s backend)"
@@ -336,7 +394,7 @@ class AxlGPUBackend(GPUBackend):
         c = self._compute
         assert c is not None
         buf = await self._call("allocation of %d bytes on %s" % (size, device_id),
-                               lambda: c.alloc(d.cdev, size))
+                               lambda: c.alloc(d.cdev, size), discard=_free_quietly)
         h = MemoryHandle(device_id=device_id, size_bytes=size)
         if self._state != "open":  # shut down meanwhile: the context freed it
             raise RuntimeError("%s backend was shut down during the allocation" % self.name)
@@ -355,15 +413,27 @@ class AxlGPUBackend(GPUBackend):
             raise RuntimeError("%s: %d bytes at offset %d do not fit in an allocation of %d"
                                % (what, size, offset, buf.size))
 
-    async def _finish(self, what: str, ev: _compute.Event, *extra: _compute.Buffer) -> None:
+    async def _finish(self, what: str, ev: _compute.Event, *extra: _compute.Buffer,
+                      host: Any = None) -> None:
+        """Await a queued copy's event. The backend, not the awaiting coroutine, owns what
+        the copy touches until the event has completed: the event, the wrapped host
+        buffers (extra) and the host object they wrap (host: the result being filled).
+        A cancelled await leaves them owned here; the waiter thread waits for the event
+        and only then frees the wrapping and lets the host object go."""
+        t = _Transfer(ev, extra, host)
+        self._inflight.add(t)
+
         def wait() -> None:
             try:
                 ev.wait()
             finally:
-                ev.free()
-                for b in extra:
-                    b.free()
+                t.release()
+                self._inflight.discard(t)
         await self._call(what, wait)
+
+    def inflight(self) -> int:
+        """How many queued copies whose host memory the backend holds (awaited or not)."""
+        return len(self._inflight)
 
     async def copy_to_device(self, src: bytes, dst_handle: MemoryHandle,
                              offset_bytes: int = 0) -> None:
@@ -385,21 +455,41 @@ class AxlGPUBackend(GPUBackend):
         except AxlError as e:
             raise RuntimeError("%s copy to device failed: %s" % (self.name, e)) from e
         assert r.event is not None
-        await self._finish("copy to device", r.event, w)
+        await self._finish("copy to device", r.event, w, host=src)
 
     async def copy_from_device(self, src_handle: MemoryHandle, offset_bytes: int,
-                               size_bytes: int) -> bytes:
+                               size_bytes: int, *, out: Any = None) -> Any:
+        """Copy size_bytes at offset_bytes of the allocation to the host: a new bytes
+        object (exo's signature), or, with ``out`` (a writable C-contiguous buffer of at
+        least size_bytes: bytearray, memoryview, numpy array, mmap, a host_buffer()),
+        into out's first size_bytes, returning out. Reusing one ``out`` skips what every
+        new bytes object costs: memory the copy has to fault in first."""
         buf, d = self._buf(src_handle)
         off = _int_arg("offset_bytes", offset_bytes)
         size = _int_arg("size_bytes", size_bytes)
         self._range("copy from device", size, off, buf)
-        if size == 0:
+        if out is not None:
+            try:
+                mv = memoryview(out)
+            except TypeError:
+                raise RuntimeError("out must be a writable buffer, not %s"
+                                   % type(out).__name__) from None
+            if mv.readonly or not mv.c_contiguous:
+                raise RuntimeError("out must be a writable C-contiguous buffer")
+            if mv.nbytes < size:
+                raise RuntimeError("out holds %d bytes, %d are copied" % (mv.nbytes, size))
+            target: Any = mv.cast("B")[:size] if size else None
+            result: Any = out
+        elif size == 0:
             return b""
+        else:
+            result, target = _new_bytes(size)
+        if size == 0:
+            return result
         c = self._compute
         assert c is not None
-        out, view = _new_bytes(size)
         try:
-            w = c.wrap(view)
+            w = c.wrap(target)
             try:
                 r = c.copy(w, buf, size, src_offset=off, queue=d.queue, event=True)
             except BaseException:
@@ -408,9 +498,10 @@ class AxlGPUBackend(GPUBackend):
         except AxlError as e:
             raise RuntimeError("%s copy from device failed: %s" % (self.name, e)) from e
         assert r.event is not None
-        await self._finish("copy from device", r.event, w)
-        del view
-        return out
+        # the result (the new bytes, or the caller's out) is the transfer's until the
+        # copy is done, whether or not this coroutine is still there to return it
+        await self._finish("copy from device", r.event, w, host=result)
+        return result
 
     async def copy_device_to_device(self, src_handle: MemoryHandle, dst_handle: MemoryHandle,
                                     size_bytes: int) -> None:
