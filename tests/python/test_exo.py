@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import json
 import os
+import threading
 import time
+import weakref
 
 import pytest
 
@@ -346,3 +349,118 @@ def test_telemetry_from_sampler(sim_h100x2):
         assert t["clock_mhz"] == d.get("sm_clock_mhz") is not None
         assert device_telemetry(smp, "nvidia:9") == {
             "temperature_celsius": None, "power_watts": None, "clock_mhz": None}
+
+
+def _hold_waiter(b: AxlGPUBackend):
+    """Hold the backend's waiter thread (test hook: a job that blocks until released), so
+    that what is queued behind it is still pending when a test cancels its caller.
+    Returns (release event, the holding job's future)."""
+    gate = threading.Event()
+    _GATES.append(gate)
+    return gate, b._waiter.submit(gate.wait)  # noqa: SLF001
+
+
+_GATES: list[threading.Event] = []
+
+
+def _release_gates() -> None:
+    """Release every held waiter (a failed assertion must not leave a thread blocked)."""
+    while _GATES:
+        _GATES.pop().set()
+
+
+class _OutBuf(bytearray):
+    """A bytearray that can be weakly referenced (to see who holds it)."""
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_copy_from_device_out(name):
+    """copy_from_device(out=): the copy lands in the caller's buffer, which is returned."""
+    async def body():
+        b = await _open(name)
+        try:
+            did = b.list_devices()[0].device_id
+            size = 3 * MiB + 7
+            h = await b.allocate(did, size)
+            data = _pattern(size, 5)
+            await b.copy_to_device(data, h)
+            out = bytearray(size + 16)
+            assert await b.copy_from_device(h, 0, size, out=out) is out
+            assert out[:size] == data and out[size:] == bytes(16)
+            mv = memoryview(out)[8:]
+            assert await b.copy_from_device(h, 100, 1000, out=mv) is mv
+            assert out[8:1008] == data[100:1100]
+            assert await b.copy_from_device(h, 0, 0, out=out) is out
+            await b.deallocate(h)
+        finally:
+            await b.shutdown()
+    run(body())
+
+
+@pytest.mark.parametrize("name", ["opencl", "vulkan"])
+def test_cancelled_allocate_is_freed(name):
+    """Four 256 MiB allocations cancelled while queued: the runtime's used memory comes
+    back to where it was (the allocations were freed, not dropped until shutdown)."""
+    async def body():
+        b = await _open(name)
+        try:
+            did = b.list_devices()[0].device_id
+            before = (await b.get_device_memory_info(did))["used_bytes"]
+            gate, held = _hold_waiter(b)
+            tasks = [asyncio.ensure_future(b.allocate(did, 256 * MiB)) for _ in range(4)]
+            await asyncio.sleep(0)                # each allocation queued behind the gate
+            for t in tasks:
+                t.cancel()
+            gate.set()
+            await held
+            for t in tasks:
+                with pytest.raises(asyncio.CancelledError):
+                    await t
+            await b.synchronize(did)              # after the allocations (and their frees)
+            after = (await b.get_device_memory_info(did))["used_bytes"]
+            assert after - before < 256 * MiB, (before, after)
+            assert b._handles == {}               # noqa: SLF001
+        finally:
+            _release_gates()
+            await b.shutdown()
+    run(body())
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_cancelled_copy_owns_its_buffer(name):
+    """A device-to-host copy cancelled while queued: the backend owns the memory the copy
+    writes (the caller's out, or the new bytes) until the copy's event completed, then
+    lets it go."""
+    async def body():
+        b = await _open(name)
+        try:
+            did = b.list_devices()[0].device_id
+            size = 8 * MiB
+            h = await b.allocate(did, size)
+            await b.copy_to_device(_pattern(size, 1), h)
+            for use_out in (True, False):
+                gate, held = _hold_waiter(b)
+                out = _OutBuf(size) if use_out else None
+                ref = weakref.ref(out) if use_out else None
+                t = asyncio.ensure_future(b.copy_from_device(h, 0, size, out=out))
+                del out
+                await asyncio.sleep(0)            # the copy is queued; its wait is held
+                t.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await t
+                gc.collect()
+                assert b.inflight() == 1          # the backend holds the copy's memory
+                if ref is not None:
+                    assert ref() is not None
+                gate.set()
+                await held
+                await b.synchronize(did)
+                assert b.inflight() == 0          # released once the copy completed
+                gc.collect()
+                if ref is not None:
+                    assert ref() is None
+            await b.deallocate(h)
+        finally:
+            _release_gates()
+            await b.shutdown()
+    run(body())
