@@ -21,9 +21,12 @@ from ..errors import AxlError
 from ..inventory import Device, Inventory
 from ..inventory import open as _open_inventory
 from ..metrics import Sample, Sampler
-from .interface import GPUBackend, GPUDevice, MemoryHandle
+from .interface import (UNKNOWN_FLOAT, UNKNOWN_INT, UNKNOWN_STR, AxlGPUDevice, GPUBackend,
+                        GPUDevice, MemoryHandle)
+from .opencl_facts import opencl_device_facts
 
-__all__ = ["AxlGPUBackend", "EXO_TO_AXL", "device_telemetry"]
+__all__ = ["AxlGPUBackend", "EXO_TO_AXL", "cuda_compute_capability", "device_telemetry",
+           "inventory_facts"]
 
 T = TypeVar("T")
 
@@ -37,6 +40,66 @@ _AXL_TO_EXO = {"cuda": "cuda", "hip": "rocm", "vulkan": "vulkan", "opencl": "ope
 #: compute-unit rows of the inventory that are tensor/matrix units, not the main units.
 _TENSOR_UNITS = ("Tensor Core", "Matrix Core", "XMX")
 _VENDOR_RUNTIME = {"nvidia": "cuda", "amd": "hip", "intel": "level-zero"}
+
+
+def cuda_compute_capability(architecture: str | None, model: str | None) -> str | None:
+    """NVIDIA's CUDA compute capability ("9.0") of an architecture, by model where one
+    architecture has several (NVIDIA's published table); None when it cannot be told."""
+    a = (architecture or "").lower()
+    m = (model or "").upper()
+    if a == "hopper":
+        return "9.0"
+    if a in ("ada", "ada lovelace"):
+        return "8.9"
+    if a == "turing":
+        return "7.5"
+    if a == "volta":
+        return "7.2" if "XAVIER" in m else "7.0"
+    if a == "ampere":
+        if any(x in m for x in ("A100", "A800", "A30")):
+            return "8.0"
+        return "8.7" if "ORIN" in m else "8.6"
+    if a == "blackwell":
+        if any(x in m for x in ("B300", "GB300")):
+            return "10.3"
+        if any(x in m for x in ("B100", "B200", "GB200")):
+            return "10.0"
+        if "RTX" in m:
+            return "12.0"
+    return None
+
+
+def inventory_facts(d: Device) -> dict[str, Any]:
+    """The GPUDevice facts of an inventory accelerator, each of exo's type, unknown as
+    UNKNOWN_*: vendor (lower case), compute_capability (the inventory's, else NVIDIA's
+    CUDA compute capability of the architecture and model, else for other vendors the
+    architecture, as exo's "RDNA2"), compute_units (the first compute_units row that is
+    not a tensor unit), tensor_core_count (the "Tensor Core" / "Matrix Core" / "XMX"
+    row), clock_rate_mhz (clocks.graphics_max_mhz, else sm_max_mhz), bandwidth_gbps
+    (memory.bandwidth_gbps), driver_version (driver.version) and flops: {format:
+    FLOPS} of the inventory's dense peak_tflops."""
+    vendor = (d.vendor or "").lower() or UNKNOWN_STR
+    units = tensor = None
+    for row in d.raw.get("compute_units") or []:
+        if row.get("name") in _TENSOR_UNITS:
+            tensor = row.get("count")
+        elif units is None:
+            units = row.get("count")
+    clocks = d.raw.get("clocks") or {}
+    cc = d.get("compute_capability")
+    if cc is None:
+        cc = (cuda_compute_capability(d.architecture, d.model) if vendor == "nvidia"
+              else d.architecture)
+    flops = {p.format.upper(): p.peak_tflops * 1e12 for p in d.precision
+             if p.peak_tflops is not None}
+    bw = d.memory_bandwidth_gbps
+    return dict(vendor=vendor, compute_capability=cc or UNKNOWN_STR,
+                compute_units=units if units is not None else UNKNOWN_INT,
+                tensor_core_count=tensor if tensor is not None else UNKNOWN_INT,
+                clock_rate_mhz=(clocks.get("graphics_max_mhz") or clocks.get("sm_max_mhz")
+                                or UNKNOWN_INT),
+                bandwidth_gbps=float(bw) if bw is not None else UNKNOWN_FLOAT,
+                driver_version=d.get("driver.version") or UNKNOWN_STR, flops=flops)
 
 
 def device_telemetry(sample: Sample, inventory_id: str) -> dict[str, Optional[float]]:
@@ -259,50 +322,63 @@ class AxlGPUBackend(GPUBackend):
         return entry[0], entry[1]
 
     def _gpu_device(self, cdev: _compute.ComputeDevice, n: int, inv: Device | None,
-                    free: int | None, total: int | None) -> GPUDevice:
+                    free: int | None, total: int | None,
+                    rt: dict[str, Any] | None) -> AxlGPUDevice:
+        """The GPUDevice of a compute device: an accelerator's facts from axl's inventory
+        (inventory_facts); the host CPU's and an emulated device's from the inventory's
+        host and, on OpenCL, the runtime (rt: clGetDeviceInfo); memory from the runtime."""
         host = cdev.index == 0
         emulated = not host and inv is None
-        units: int | None = None
-        tensor: int | None = 0 if host else None
+        assert self._inventory is not None
+        hw = self._inventory.host
         if inv is not None:
-            for row in inv.raw.get("compute_units") or []:
-                if row.get("name") in _TENSOR_UNITS:
-                    tensor = row.get("count")
-                elif units is None:
-                    units = row.get("count")
-        elif host:
-            units = os.cpu_count()
-        clocks = (inv.raw.get("clocks") or {}) if inv is not None else {}
-        clock = clocks.get("graphics_max_mhz") or clocks.get("sm_max_mhz")
-        if inv is not None:
-            vendor: str | None = (inv.vendor or "").lower() or None
+            f = inventory_facts(inv)
         else:
-            vendor = "system" if host else None
-        if host or (inv is not None and _VENDOR_RUNTIME.get(vendor or "") == self.axl_backend):
+            f = dict(vendor=(hw.cpu_vendor or "").lower() or UNKNOWN_STR,
+                     compute_capability="N/A",  # not a GPU: exo's CPU backend says "N/A"
+                     compute_units=hw.cpu_threads or UNKNOWN_INT,
+                     tensor_core_count=0,       # "0 if not applicable"
+                     clock_rate_mhz=UNKNOWN_INT, bandwidth_gbps=UNKNOWN_FLOAT,
+                     driver_version=UNKNOWN_STR, flops={})
+            if host:
+                f["vendor"] = "system"        # exo's CPU backend's vendor
+        rt = rt or {}
+        if rt.get("compute_units"):
+            f["compute_units"] = rt["compute_units"]
+        if rt.get("clock_mhz") and f["clock_rate_mhz"] == UNKNOWN_INT:
+            f["clock_rate_mhz"] = rt["clock_mhz"]
+        if rt.get("driver_version") and f["driver_version"] == UNKNOWN_STR:
+            f["driver_version"] = rt["driver_version"]
+        if host or (inv is not None and _VENDOR_RUNTIME.get(f["vendor"]) == self.axl_backend):
             level = "full"
         elif emulated:
             level = "experimental"
         else:
             level = "partial"
-        return GPUDevice(
+        mem = (inv.memory_total_bytes if inv is not None and inv.memory_total_bytes
+               else total)
+        flops = f["flops"]
+        return AxlGPUDevice(
             device_id="%s:%d" % (self.name, n),
             name=(inv.model if inv is not None and inv.model else cdev.name),
-            vendor=vendor,  # type: ignore[arg-type]
+            vendor=f["vendor"],
             backend=self.name,
-            compute_capability=("N/A" if host else
-                                (inv.get("compute_capability") or inv.architecture)
-                                if inv is not None else None),
-            memory_bytes=(inv.memory_total_bytes if inv is not None and inv.memory_total_bytes
-                          else total),  # type: ignore[arg-type]
-            memory_available=free,  # type: ignore[arg-type]
-            compute_units=units,  # type: ignore[arg-type]
-            tensor_core_count=tensor,  # type: ignore[arg-type]
-            max_threads_per_block=None,  # type: ignore[arg-type]
-            clock_rate_mhz=clock,  # type: ignore[arg-type]
-            bandwidth_gbps=inv.memory_bandwidth_gbps if inv is not None else None,  # type: ignore[arg-type]
+            compute_capability=f["compute_capability"],
+            memory_bytes=mem if mem is not None else UNKNOWN_INT,
+            memory_available=free if free is not None else UNKNOWN_INT,
+            compute_units=f["compute_units"],
+            tensor_core_count=f["tensor_core_count"],
+            max_threads_per_block=rt.get("max_work_group_size") or UNKNOWN_INT,
+            clock_rate_mhz=f["clock_rate_mhz"],
+            bandwidth_gbps=f["bandwidth_gbps"],
             support_level=level,
-            driver_version=inv.get("driver.version") if inv is not None else None,  # type: ignore[arg-type]
+            driver_version=f["driver_version"],
             backend_name="axl-%s" % self.axl_backend,
+            inventory_id=inv.id if inv is not None else "",
+            host_memory=inv is None,
+            peak_flops_fp32=flops.get("FP32", UNKNOWN_FLOAT),
+            peak_flops_fp16=flops.get("FP16", UNKNOWN_FLOAT),
+            peak_flops_int8=flops.get("INT8", UNKNOWN_FLOAT),
         )
 
     # -- device management -----------------------------------------------------------
@@ -323,6 +399,7 @@ class AxlGPUBackend(GPUBackend):
                                    else _open_inventory())
             c = _compute.open(self._inventory, backend=self.axl_backend)
             self._compute = c
+            rt = opencl_device_facts() if self.axl_backend == "opencl" else {}
             devs: dict[str, _Dev] = {}
             for cd in c.devices:
                 if self.axl_backend == "cpu":
@@ -337,7 +414,7 @@ class AxlGPUBackend(GPUBackend):
                     free, total = cd.memory()
                 except AxlError:
                     free = total = None  # type: ignore[assignment]
-                g = self._gpu_device(cd, len(devs), inv, free, total)
+                g = self._gpu_device(cd, len(devs), inv, free, total, rt.get(cd.name))
                 devs[g.device_id] = _Dev(cd, c.queue(cd), inv, g)
             return devs
 
