@@ -136,7 +136,7 @@ def main() -> int:
                 f(page), ratio(pin), ratio(page)))
             if isinstance(pin, dict) and pin.get("d2h") and size >= 16 * MiB:
                 r = exo["d2h out="] / pin["d2h"]
-                print("        d2h out= / C d2h (pinned) = %.2f: %s the %.2f target"
+                print("        d2h out= / C d2h (pinned) = %.3f: %s the %.2f target"
                       % (r, "meets" if r >= TARGET else "BELOW", TARGET))
     return 0
 
