@@ -434,6 +434,7 @@ class AxlGPUBackend(GPUBackend):
 
         def close() -> None:
             self._handles.clear()
+            self._inflight.clear()  # their waits ran before this job (one thread, in order)
             if self._sampler is not None:
                 self._sampler.close()
             if self._compute is not None:
@@ -498,6 +499,8 @@ class AxlGPUBackend(GPUBackend):
         A cancelled await leaves them owned here; the waiter thread waits for the event
         and only then frees the wrapping and lets the host object go."""
         t = _Transfer(ev, extra, host)
+        if self._state != "open":  # shut down meanwhile: closing the context freed them
+            raise RuntimeError("%s backend was shut down during the %s" % (self.name, what))
         self._inflight.add(t)
 
         def wait() -> None:
