@@ -5,9 +5,11 @@ asyncio.run inside plain tests (no pytest-asyncio)."""
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import dataclasses
 import gc
 import json
+import mmap
 import os
 import threading
 import time
@@ -403,6 +405,17 @@ def test_copy_from_device_out(name):
             assert await b.copy_from_device(h, 100, 1000, out=mv) is mv
             assert out[8:1008] == data[100:1100]
             assert await b.copy_from_device(h, 0, 0, out=out) is out
+            # the backend's host buffer: page-aligned, allocated once, reused
+            hb = b.host_buffer(size)
+            addr = ctypes.addressof(ctypes.c_char.from_buffer(hb))
+            assert addr % mmap.PAGESIZE == 0 and len(hb) == size
+            for _ in range(2):
+                assert await b.copy_from_device(h, 0, size, out=hb) is hb
+                assert hb[:] == data
+            del addr
+            hb.close()
+            with pytest.raises(RuntimeError):
+                b.host_buffer(0)
             await b.deallocate(h)
         finally:
             await b.shutdown()
