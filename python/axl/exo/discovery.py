@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from ..inventory import Device, Inventory
 from ..inventory import open as _open_inventory
-from .backend import _VENDOR_RUNTIME, _AXL_TO_EXO, AxlGPUBackend, inventory_facts
+from .backend import _VENDOR_RUNTIME, _AXL_TO_EXO, inventory_facts
 from .factory import GPUBackendFactory
 from .interface import UNKNOWN_FLOAT, UNKNOWN_INT, UNKNOWN_STR, AxlGPUDevice, GPUBackend, GPUDevice
 
@@ -77,7 +77,7 @@ class GPUDiscoveryService:
         self._own_backend = backend is None
         self._last: dict[str, Any] | None = None
 
-    async def _verify(self, b: AxlGPUBackend, dev: GPUDevice) -> bool:
+    async def _verify(self, b: GPUBackend, dev: GPUDevice) -> bool:
         try:
             h = await b.allocate(dev.device_id, 1 << 20)
             try:
@@ -87,7 +87,7 @@ class GPUDiscoveryService:
             finally:
                 await b.deallocate(h)
             return ok
-        except RuntimeError as e:
+        except Exception as e:  # any backend's failure (the fork's verification catches all)
             log.warning("device %s failed verification: %s", dev.device_id, e)
             return False
 
