@@ -5,16 +5,22 @@ asyncio.run inside plain tests (no pytest-asyncio)."""
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import dataclasses
+import gc
 import json
+import mmap
 import os
+import threading
 import time
+import weakref
 
 import pytest
 
 import axl
-from axl.exo import (AxlGPUBackend, GPUBackend, GPUBackendFactory, GPUDevice, GPUDiscoveryService,
-                     MemoryHandle, device_telemetry)
+from axl.exo import (UNKNOWN_FLOAT, UNKNOWN_INT, UNKNOWN_STR, AxlGPUBackend, AxlGPUDevice,
+                     GPUBackend, GPUBackendFactory, GPUDevice, GPUDiscoveryService, MemoryHandle,
+                     cuda_compute_capability, device_telemetry, exo_node_profile)
 
 BACKENDS = ["cpu", "opencl", "vulkan"]
 MiB = 1 << 20
@@ -199,10 +205,21 @@ def test_errors(name):
                 await b.copy_to_device(b"x" * 17, h)
             with pytest.raises(RuntimeError, match="do not fit"):
                 await b.copy_from_device(h, 10, 7)
-            with pytest.raises(TypeError):
+            # wrong argument types: RuntimeError, as the design promises for every failure
+            with pytest.raises(RuntimeError, match="bytes-like"):
                 await b.copy_to_device("text", h)  # type: ignore[arg-type]
-            with pytest.raises(TypeError):
+            with pytest.raises(RuntimeError, match="must be an int"):
                 await b.allocate(did, 1.5)  # type: ignore[arg-type]
+            with pytest.raises(RuntimeError, match="must be an int"):
+                await b.copy_from_device(h, "0", 1)  # type: ignore[arg-type]
+            with pytest.raises(RuntimeError, match="Invalid device"):
+                await b.allocate(0, 16)  # type: ignore[arg-type]
+            with pytest.raises(RuntimeError, match="Invalid memory handle"):
+                await b.deallocate("handle")  # type: ignore[arg-type]
+            with pytest.raises(RuntimeError, match="writable"):
+                await b.copy_from_device(h, 0, 4, out=b"immutable")
+            with pytest.raises(RuntimeError, match="holds 2 bytes"):
+                await b.copy_from_device(h, 0, 4, out=bytearray(2))
             # the backend still works after every error
             await b.copy_to_device(b"0123456789abcdef", h)
             assert await b.copy_from_device(h, 0, 16) == b"0123456789abcdef"
@@ -243,6 +260,16 @@ def test_no_devices_is_an_error(sim_h100x2):
     run(body())
 
 
+async def _has(inv, name: str) -> bool:
+    probe = AxlGPUBackend(name, inventory=inv)
+    try:
+        await probe.initialize()
+    except RuntimeError:
+        return False
+    await probe.shutdown()
+    return True
+
+
 def test_factory(sim_h100x2, monkeypatch):
     monkeypatch.delenv("AXL_EXO_BACKEND", raising=False)
     assert GPUBackendFactory.priority("linux") == ["cuda", "rocm", "vulkan", "cpu"]
@@ -251,20 +278,15 @@ def test_factory(sim_h100x2, monkeypatch):
     async def body():
         GPUBackendFactory.clear_backend_override()
         with axl.open(sim=sim_h100x2) as inv:
-            # no runtime drives the sim node's GPUs, and lavapipe is passed over: the CPU
+            # the design's order: CUDA, ROCm, Vulkan, then the CPU; nothing drives the sim
+            # node's GPUs, and Vulkan's emulated device (lavapipe) counts, as in the design
+            have_vulkan = await _has(inv, "vulkan")
             b = await GPUBackendFactory.create_backend(inventory=inv)
-            assert b.name == "cpu" and b.list_devices()[0].device_id == "cpu:0"
-            await b.shutdown()
-            # letting emulated devices count, Vulkan (lavapipe) comes before the CPU
-            probe = AxlGPUBackend("vulkan", inventory=inv)
-            try:
-                await probe.initialize()
-                have_vulkan = True
-                await probe.shutdown()
-            except RuntimeError:
-                have_vulkan = False
-            b = await GPUBackendFactory.create_backend(inventory=inv, allow_emulated=True)
             assert b.name == ("vulkan" if have_vulkan else "cpu")
+            await b.shutdown()
+            # emulated devices passed over on request: the CPU
+            b = await GPUBackendFactory.create_backend(inventory=inv, allow_emulated=False)
+            assert b.name == "cpu" and b.list_devices()[0].device_id == "cpu:0"
             await b.shutdown()
             # the override: that backend only, no fallback
             GPUBackendFactory.set_backend_override("opencl")
@@ -288,7 +310,9 @@ def test_factory(sim_h100x2, monkeypatch):
             await b.shutdown()
             monkeypatch.delenv("AXL_EXO_BACKEND")
             avail = await GPUBackendFactory.detect_available_backends(inventory=inv)
-            assert avail == ["cpu"]
+            assert avail == (["vulkan", "cpu"] if have_vulkan else ["cpu"])
+            assert await GPUBackendFactory.detect_available_backends(
+                inventory=inv, allow_emulated=False) == ["cpu"]
     run(body())
 
 
@@ -304,7 +328,8 @@ def test_discovery_sim(sim_h100x2, tmp_path, monkeypatch):
             return r, inv.devices, s
     r, invdevs, s = run(body())
     assert r["discovery_status"] == "success"
-    assert [d.device_id for d in r["devices"]] == ["cpu:0"]          # verified by a round trip
+    assert len(r["devices"]) == 1                                    # verified by a round trip
+    assert r["devices"][0].device_id in ("vulkan:0", "cpu:0")
     assert len(r["inventory_devices"]) == len(invdevs) == 2
     for g, d in zip(r["inventory_devices"], invdevs):
         assert isinstance(g, GPUDevice)
@@ -315,10 +340,13 @@ def test_discovery_sim(sim_h100x2, tmp_path, monkeypatch):
         assert g.bandwidth_gbps == d.memory_bandwidth_gbps
         sm = [u["count"] for u in d.raw["compute_units"] if u["name"] == "SM"]
         assert [g.compute_units] == sm
-        assert g.max_threads_per_block is None                        # unknown, not 0
+        assert g.max_threads_per_block == UNKNOWN_INT                 # unknown, not 0 or None
+        assert g.compute_capability == "9.0"                          # CUDA's, not "Hopper"
+        assert g.peak_flops_fp32 == 67e12 and g.peak_flops_fp16 == 989.4e12
+        assert g.peak_flops_int8 == 1978.9e12
         assert g.support_level == "experimental"                      # nothing drives it here
     saved = json.loads(reg.read_text())
-    assert saved == s.load_registry()
+    assert saved == run(s.load_registry())
     assert [x["device_id"] for x in saved["inventory_devices"]] == ["nvidia:0", "nvidia:1"]
     assert s.get_device_by_id("nvidia:1") is r["inventory_devices"][1]
     assert s.get_device_by_id("nvidia:9") is None
@@ -335,3 +363,399 @@ def test_telemetry_from_sampler(sim_h100x2):
         assert t["clock_mhz"] == d.get("sm_clock_mhz") is not None
         assert device_telemetry(smp, "nvidia:9") == {
             "temperature_celsius": None, "power_watts": None, "clock_mhz": None}
+
+
+def _hold_waiter(b: AxlGPUBackend):
+    """Hold the backend's waiter thread (test hook: a job that blocks until released), so
+    that what is queued behind it is still pending when a test cancels its caller.
+    Returns (release event, the holding job's future)."""
+    gate = threading.Event()
+    _GATES.append(gate)
+    return gate, b._waiter.submit(gate.wait)  # noqa: SLF001
+
+
+_GATES: list[threading.Event] = []
+
+
+def _release_gates() -> None:
+    """Release every held waiter (a failed assertion must not leave a thread blocked)."""
+    while _GATES:
+        _GATES.pop().set()
+
+
+class _OutBuf(bytearray):
+    """A bytearray that can be weakly referenced (to see who holds it)."""
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_copy_from_device_out(name):
+    """copy_from_device(out=): the copy lands in the caller's buffer, which is returned."""
+    async def body():
+        b = await _open(name)
+        try:
+            did = b.list_devices()[0].device_id
+            size = 3 * MiB + 7
+            h = await b.allocate(did, size)
+            data = _pattern(size, 5)
+            await b.copy_to_device(data, h)
+            out = bytearray(size + 16)
+            assert await b.copy_from_device(h, 0, size, out=out) is out
+            assert out[:size] == data and out[size:] == bytes(16)
+            mv = memoryview(out)[8:]
+            assert await b.copy_from_device(h, 100, 1000, out=mv) is mv
+            assert out[8:1008] == data[100:1100]
+            assert await b.copy_from_device(h, 0, 0, out=out) is out
+            # the backend's host buffer: page-aligned, allocated once, reused
+            hb = b.host_buffer(size)
+            addr = ctypes.addressof(ctypes.c_char.from_buffer(hb))
+            assert addr % mmap.PAGESIZE == 0 and len(hb) == size
+            for _ in range(2):
+                assert await b.copy_from_device(h, 0, size, out=hb) is hb
+                assert hb[:] == data
+            del addr
+            hb.close()
+            with pytest.raises(RuntimeError):
+                b.host_buffer(0)
+            await b.deallocate(h)
+        finally:
+            await b.shutdown()
+    run(body())
+
+
+@pytest.mark.parametrize("name", ["opencl", "vulkan"])
+def test_cancelled_allocate_is_freed(name):
+    """Four 256 MiB allocations cancelled while queued: the runtime's used memory comes
+    back to where it was (the allocations were freed, not dropped until shutdown)."""
+    async def body():
+        b = await _open(name)
+        try:
+            did = b.list_devices()[0].device_id
+            before = (await b.get_device_memory_info(did))["used_bytes"]
+            gate, held = _hold_waiter(b)
+            tasks = [asyncio.ensure_future(b.allocate(did, 256 * MiB)) for _ in range(4)]
+            await asyncio.sleep(0)                # each allocation queued behind the gate
+            for t in tasks:
+                t.cancel()
+            gate.set()
+            await held
+            for t in tasks:
+                with pytest.raises(asyncio.CancelledError):
+                    await t
+            await b.synchronize(did)              # after the allocations (and their frees)
+            after = (await b.get_device_memory_info(did))["used_bytes"]
+            assert after - before < 256 * MiB, (before, after)
+            assert b._handles == {}               # noqa: SLF001
+        finally:
+            _release_gates()
+            await b.shutdown()
+    run(body())
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_cancelled_copy_owns_its_buffer(name):
+    """A device-to-host copy cancelled while queued: the backend owns the memory the copy
+    writes (the caller's out, or the new bytes) until the copy's event completed, then
+    lets it go."""
+    async def body():
+        b = await _open(name)
+        try:
+            did = b.list_devices()[0].device_id
+            size = 8 * MiB
+            h = await b.allocate(did, size)
+            await b.copy_to_device(_pattern(size, 1), h)
+            for use_out in (True, False):
+                gate, held = _hold_waiter(b)
+                out = _OutBuf(size) if use_out else None
+                ref = weakref.ref(out) if use_out else None
+                t = asyncio.ensure_future(b.copy_from_device(h, 0, size, out=out))
+                del out
+                await asyncio.sleep(0)            # the copy is queued; its wait is held
+                t.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await t
+                gc.collect()
+                assert b.inflight() == 1          # the backend holds the copy's memory
+                if ref is not None:
+                    assert ref() is not None
+                gate.set()
+                await held
+                await b.synchronize(did)
+                assert b.inflight() == 0          # released once the copy completed
+                gc.collect()
+                if ref is not None:
+                    assert ref() is None
+            await b.deallocate(h)
+        finally:
+            _release_gates()
+            await b.shutdown()
+    run(body())
+
+
+_DESIGN_TYPES = {"device_id": str, "name": str, "vendor": str, "backend": str,
+                 "compute_capability": str, "memory_bytes": int, "memory_available": int,
+                 "compute_units": int, "tensor_core_count": int, "max_threads_per_block": int,
+                 "clock_rate_mhz": int, "bandwidth_gbps": float, "support_level": str,
+                 "driver_version": str, "backend_name": str}
+
+
+def _fork_peak_flops(devices) -> float:
+    """The fork's get_peak_flops, as its discovery.py computes it."""
+    return sum(d.compute_units * d.clock_rate_mhz * 1e6 * 64 for d in devices)
+
+
+def _check_typed(g) -> None:
+    for k, t in _DESIGN_TYPES.items():
+        v = getattr(g, k)
+        assert type(v) is t, (g.device_id, k, v)  # never None, never a bool for an int
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_device_fields_are_typed(name):
+    """Every GPUDevice field holds a value of the design's type (the fork's own helpers
+    run on them); compute units come from the runtime; the host's RAM is not GPU memory."""
+    from axl.exo.discovery import get_peak_flops, get_total_gpu_memory
+
+    async def body():
+        b = await _open(name)
+        try:
+            return b.list_devices()
+        finally:
+            await b.shutdown()
+    devs = run(body())
+    for g in devs:
+        _check_typed(g)
+        assert isinstance(g, AxlGPUDevice) and g.host_memory
+        assert g.compute_units > 0 and g.memory_bytes > 0 and g.memory_available > 0
+        assert g.tensor_core_count == 0
+    _fork_peak_flops(devs)                                   # no TypeError
+    assert get_total_gpu_memory(devs) == 0                   # host RAM (or emulated on it)
+    assert get_peak_flops(devs) >= 0.0
+    if name == "opencl":
+        from axl.exo.opencl_facts import opencl_device_facts
+        rt = opencl_device_facts()[devs[0].name]             # clGetDeviceInfo
+        assert devs[0].compute_units == rt["compute_units"]
+        assert devs[0].max_threads_per_block == rt["max_work_group_size"] > 0
+        assert devs[0].driver_version == rt["driver_version"]
+
+
+def test_helpers_on_inventory_devices(sim_h100x2, tmp_path, monkeypatch):
+    """The fork's module-level helpers: discover_gpu_devices, get_total_gpu_memory
+    (accelerators only), get_peak_flops (the inventory's peaks), async load_registry."""
+    from axl.exo.discovery import (GPUDiscoveryService as Service, discover_gpu_devices,
+                                   get_peak_flops, get_total_gpu_memory)
+    monkeypatch.delenv("AXL_EXO_BACKEND", raising=False)
+    reg = tmp_path / "r.json"
+    with axl.open(sim=sim_h100x2) as inv:
+        r = run(discover_gpu_devices(reg, inventory=inv))
+    assert asyncio.iscoroutinefunction(Service.load_registry)
+    assert run(Service(reg).load_registry()) == json.loads(reg.read_text())
+    assert run(Service(tmp_path / "none.json").load_registry()) is None
+    gpus = r["inventory_devices"]
+    for g in gpus:
+        _check_typed(g)
+    every = r["devices"] + gpus                               # with the verified host device
+    assert get_total_gpu_memory(every) == 2 * 85899345920
+    assert get_peak_flops(gpus) == 2 * 67e12
+    assert get_peak_flops(gpus, "fp16") == 2 * 989.4e12
+    assert get_peak_flops(gpus, "int8") == 2 * 1978.9e12
+    with pytest.raises(RuntimeError):
+        get_peak_flops(gpus, "fp128")
+    # a GPUDevice not of axl (the fork's own): counted by its backend, the fork's estimate
+    other = GPUDevice(device_id="x:0", name="x", vendor="x", backend="rocm",
+                      compute_capability="RDNA2", memory_bytes=1 << 30, memory_available=0,
+                      compute_units=2, tensor_core_count=0, max_threads_per_block=256,
+                      clock_rate_mhz=1000, bandwidth_gbps=1.0, support_level="full",
+                      driver_version="1", backend_name="x")
+    assert get_total_gpu_memory([other]) == 1 << 30
+    assert get_peak_flops([other]) == 2 * 1000 * 1e6 * 64
+
+
+def test_cuda_compute_capability():
+    assert cuda_compute_capability("Hopper", "NVIDIA H100 80GB HBM3") == "9.0"
+    assert cuda_compute_capability("Ampere", "NVIDIA A100-SXM4-80GB") == "8.0"
+    assert cuda_compute_capability("Ampere", "NVIDIA RTX A6000") == "8.6"
+    assert cuda_compute_capability("Ada Lovelace", "NVIDIA L40S") == "8.9"
+    assert cuda_compute_capability("Blackwell", "NVIDIA B200") == "10.0"
+    assert cuda_compute_capability("Pascal", "Tesla P100") is None      # not told: unknown
+
+
+def test_mixed_inventory_fields(tmp_path):
+    """Every accelerator of the mixed sim node: typed fields; AMD keeps its architecture
+    as compute_capability (the design's "RDNA2")."""
+    from axl.exo import inventory_device
+    sim = os.path.join(os.path.dirname(os.path.dirname(__file__)), "sim", "mixed.json")
+    with axl.open(sim=sim) as inv:
+        for d in inv.devices:
+            g = inventory_device(d)
+            _check_typed(g)
+            if g.vendor == "amd":
+                assert g.compute_capability == (d.architecture or UNKNOWN_STR)
+
+
+class _ToyBackend(GPUBackend):
+    """A backend written as the design's "Adding a New Backend" says (a GPUBackend
+    subclass): one device, memory in a dict."""
+
+    def __init__(self):
+        self.dev = GPUDevice(device_id="toy:0", name="toy", vendor="toy", backend="toy",
+                             compute_capability="1", memory_bytes=1 << 20,
+                             memory_available=1 << 20, compute_units=1, tensor_core_count=0,
+                             max_threads_per_block=1, clock_rate_mhz=1, bandwidth_gbps=1.0,
+                             support_level="experimental", driver_version="1",
+                             backend_name="toy")
+        self.mem: dict[str, bytearray] = {}
+        self.up = False
+
+    async def initialize(self): self.up = True
+    async def shutdown(self): self.up = False
+    def list_devices(self): return [self.dev]
+    def get_device(self, device_id): return self.dev if device_id == "toy:0" else None
+
+    async def allocate(self, device_id, size_bytes):
+        h = MemoryHandle(device_id=device_id, size_bytes=size_bytes)
+        self.mem[h.handle_id] = bytearray(size_bytes)
+        return h
+
+    async def deallocate(self, handle): del self.mem[handle.handle_id]
+
+    async def copy_to_device(self, src, dst_handle, offset_bytes=0):
+        self.mem[dst_handle.handle_id][offset_bytes:offset_bytes + len(src)] = src
+
+    async def copy_from_device(self, src_handle, offset_bytes, size_bytes):
+        return bytes(self.mem[src_handle.handle_id][offset_bytes:offset_bytes + size_bytes])
+
+    async def copy_device_to_device(self, src_handle, dst_handle, size_bytes):
+        self.mem[dst_handle.handle_id][:size_bytes] = self.mem[src_handle.handle_id][:size_bytes]
+
+    async def synchronize(self, device_id): pass
+
+    async def get_device_memory_info(self, device_id):
+        return {"total_bytes": 1 << 20, "used_bytes": 0, "available_bytes": 1 << 20,
+                "reserved_bytes": 0}
+
+    async def get_device_temperature(self, device_id): return None
+    async def get_device_power_usage(self, device_id): return None
+    async def get_device_clock_rate(self, device_id): return None
+
+
+def test_add_a_backend(monkeypatch):
+    """The design's steps: a GPUBackend subclass, registered with the factory, put in
+    PLATFORM_BACKEND_PRIORITY: the factory creates it, detects it, overrides to it."""
+    monkeypatch.delenv("AXL_EXO_BACKEND", raising=False)
+    monkeypatch.setitem(GPUBackendFactory.PLATFORM_BACKEND_PRIORITY, "linux",
+                        ["toy", "cuda", "rocm", "vulkan"])
+    GPUBackendFactory.register_backend("toy", _ToyBackend)
+    try:
+        assert GPUBackendFactory.priority("linux")[0] == "toy"
+
+        async def body():
+            b = await GPUBackendFactory.create_backend()
+            assert isinstance(b, _ToyBackend) and b.up
+            h = await b.allocate("toy:0", 8)
+            await b.copy_to_device(b"abc", h)
+            assert await b.copy_from_device(h, 0, 3) == b"abc"
+            await b.shutdown()
+            GPUBackendFactory.set_backend_override("toy")
+            try:
+                assert isinstance(await GPUBackendFactory.create_backend(), _ToyBackend)
+            finally:
+                GPUBackendFactory.clear_backend_override()
+            from axl.exo.factory import detect_available_backends
+            avail = await detect_available_backends()
+            assert avail[0] == "toy" and avail[-1] == "cpu"
+        run(body())
+    finally:
+        GPUBackendFactory.unregister_backend("toy")
+    with pytest.raises(RuntimeError, match="Unknown backend"):
+        GPUBackendFactory.set_backend_override("toy")
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_design_usage_client(name, tmp_path, monkeypatch):
+    """A client written from the design's usage text (src/exo/gpu/README.md, steps 1-7,
+    Troubleshooting, Worker integration, Monitoring), on each backend by override."""
+    from axl.exo.discovery import GPUDiscoveryService as DiscoveryService
+    from axl.exo.factory import GPUBackendFactory as Factory, detect_available_backends
+    monkeypatch.setenv("HOME", str(tmp_path))                 # the default registry path
+
+    async def client():
+        Factory.set_backend_override(name)
+        try:
+            backend = await Factory.create_backend()
+        except RuntimeError as e:
+            if name != "cpu" and "No %s devices" % name in str(e):
+                pytest.skip("%s runtime missing" % name)
+            raise
+        finally:
+            Factory.clear_backend_override()
+        devices = backend.list_devices()
+        lines = []
+        for device in devices:
+            lines.append(f"{device.device_id}: {device.name}")
+            lines.append(f"  Memory: {device.memory_bytes / 1e9:.1f} GB")
+            lines.append(f"  Compute: {device.compute_units} CUs")
+        device_id = devices[0].device_id
+        handle = await backend.allocate(device_id, size_bytes=64 * 1024 * 1024)
+        host_data = b"tensor data"
+        await backend.copy_to_device(host_data, handle)
+        result = await backend.copy_from_device(handle, offset_bytes=0, size_bytes=len(host_data))
+        assert result == host_data and isinstance(result, bytes)
+        handle2 = await backend.allocate(devices[-1].device_id, size_bytes=64 * 1024 * 1024)
+        await backend.copy_device_to_device(handle, handle2, size_bytes=1024 * 1024)
+        await backend.synchronize(device_id)
+        assert await backend.copy_from_device(handle2, 0, 11) == host_data
+        try:
+            await backend.allocate(device_id, size_bytes=1 << 62)
+            raise AssertionError("a huge allocation succeeded")
+        except RuntimeError as e:
+            lines.append(f"Allocation failed: {e}")
+        memory_info = await backend.get_device_memory_info(device_id)
+        temp = await backend.get_device_temperature(device_id)
+        power = await backend.get_device_power_usage(device_id)
+        clock = await backend.get_device_clock_rate(device_id)
+        assert memory_info["total_bytes"] > 0 and (temp, power, clock) == (None, None, None)
+        await backend.deallocate(handle)
+        await backend.deallocate(handle2)
+        # Worker integration: the discovery service over the worker's backend
+        discovery = DiscoveryService(backend)
+        gpu_info = await discovery.discover_all_devices()
+        assert [d.device_id for d in gpu_info["devices"]] == [d.device_id for d in devices]
+        await discovery.shutdown()
+        assert backend.list_devices() == devices               # the worker's, left running
+        await backend.shutdown()
+        # 7. Discover devices
+        service = DiscoveryService()
+        result = await service.discover_all_devices()
+        lines.append(f"Backend: {result['backend_name']}")
+        lines.append(f"Devices: {len(result['devices'])}")
+        for device in result["devices"]:
+            lines.append(f"  {device.device_id}: {device.name}")
+        await service.shutdown()
+        assert (tmp_path / ".exo" / "gpu_registry.json").exists()
+        available = await detect_available_backends()
+        assert available[-1] == "cpu"
+        assert (name in available) == (name in Factory.priority())  # opencl: not in the order
+        return lines
+    lines = run(client())
+    assert any("CUs" in x and "None" not in x for x in lines)
+
+
+def test_exo_node_profile(sim_h100x2):
+    """The bridge for upstream exo: MemoryUsage.from_bytes' arguments from axl (the GPUs'
+    memory, less what the sampler says is used), backends, links."""
+    with axl.open(sim=sim_h100x2) as inv:
+        p = exo_node_profile(inv)
+        smp = axl.sample(inv)
+        used = [int(smp.device(d.id).get("memory_used_bytes")) for d in inv.devices]
+        assert not inv.closed
+    assert set(p["memory"]) == {"ram_total", "ram_available", "swap_total", "swap_available"}
+    assert p["memory_source"] == "accelerators" and p["memory_unknown_devices"] == 0
+    assert p["memory"]["ram_total"] == 2 * 85899345920
+    assert p["memory"]["ram_available"] == 2 * 85899345920 - sum(used)
+    assert p["backends"][-1] == "cpu" and "cuda" not in p["backends"]   # nothing drives them
+    assert p["links"] == [{"a": "nvidia:0", "b": "nvidia:1", "kind": "numa",
+                           "bandwidth_gbps": 63.008}]
+    assert p["rdma"] is False and p["nics"] == []
+    host = exo_node_profile()                                  # this machine: no accelerator
+    if host["memory_source"] == "host":
+        assert 0 < host["memory"]["ram_available"] <= host["memory"]["ram_total"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import mmap
 import os
 import queue
 import threading
@@ -21,9 +22,12 @@ from ..errors import AxlError
 from ..inventory import Device, Inventory
 from ..inventory import open as _open_inventory
 from ..metrics import Sample, Sampler
-from .interface import GPUBackend, GPUDevice, MemoryHandle
+from .interface import (UNKNOWN_FLOAT, UNKNOWN_INT, UNKNOWN_STR, AxlGPUDevice, GPUBackend,
+                        GPUDevice, MemoryHandle)
+from .opencl_facts import opencl_device_facts
 
-__all__ = ["AxlGPUBackend", "EXO_TO_AXL", "device_telemetry"]
+__all__ = ["AxlGPUBackend", "EXO_TO_AXL", "cuda_compute_capability", "device_telemetry",
+           "inventory_facts"]
 
 T = TypeVar("T")
 
@@ -37,6 +41,66 @@ _AXL_TO_EXO = {"cuda": "cuda", "hip": "rocm", "vulkan": "vulkan", "opencl": "ope
 #: compute-unit rows of the inventory that are tensor/matrix units, not the main units.
 _TENSOR_UNITS = ("Tensor Core", "Matrix Core", "XMX")
 _VENDOR_RUNTIME = {"nvidia": "cuda", "amd": "hip", "intel": "level-zero"}
+
+
+def cuda_compute_capability(architecture: str | None, model: str | None) -> str | None:
+    """NVIDIA's CUDA compute capability ("9.0") of an architecture, by model where one
+    architecture has several (NVIDIA's published table); None when it cannot be told."""
+    a = (architecture or "").lower()
+    m = (model or "").upper()
+    if a == "hopper":
+        return "9.0"
+    if a in ("ada", "ada lovelace"):
+        return "8.9"
+    if a == "turing":
+        return "7.5"
+    if a == "volta":
+        return "7.2" if "XAVIER" in m else "7.0"
+    if a == "ampere":
+        if any(x in m for x in ("A100", "A800", "A30")):
+            return "8.0"
+        return "8.7" if "ORIN" in m else "8.6"
+    if a == "blackwell":
+        if any(x in m for x in ("B300", "GB300")):
+            return "10.3"
+        if any(x in m for x in ("B100", "B200", "GB200")):
+            return "10.0"
+        if "RTX" in m:
+            return "12.0"
+    return None
+
+
+def inventory_facts(d: Device) -> dict[str, Any]:
+    """The GPUDevice facts of an inventory accelerator, each of exo's type, unknown as
+    UNKNOWN_*: vendor (lower case), compute_capability (the inventory's, else NVIDIA's
+    CUDA compute capability of the architecture and model, else for other vendors the
+    architecture, as exo's "RDNA2"), compute_units (the first compute_units row that is
+    not a tensor unit), tensor_core_count (the "Tensor Core" / "Matrix Core" / "XMX"
+    row), clock_rate_mhz (clocks.graphics_max_mhz, else sm_max_mhz), bandwidth_gbps
+    (memory.bandwidth_gbps), driver_version (driver.version) and flops: {format:
+    FLOPS} of the inventory's dense peak_tflops."""
+    vendor = (d.vendor or "").lower() or UNKNOWN_STR
+    units = tensor = None
+    for row in d.raw.get("compute_units") or []:
+        if row.get("name") in _TENSOR_UNITS:
+            tensor = row.get("count")
+        elif units is None:
+            units = row.get("count")
+    clocks = d.raw.get("clocks") or {}
+    cc = d.get("compute_capability")
+    if cc is None:
+        cc = (cuda_compute_capability(d.architecture, d.model) if vendor == "nvidia"
+              else d.architecture)
+    flops = {p.format.upper(): p.peak_tflops * 1e12 for p in d.precision
+             if p.peak_tflops is not None}
+    bw = d.memory_bandwidth_gbps
+    return dict(vendor=vendor, compute_capability=cc or UNKNOWN_STR,
+                compute_units=units if units is not None else UNKNOWN_INT,
+                tensor_core_count=tensor if tensor is not None else UNKNOWN_INT,
+                clock_rate_mhz=(clocks.get("graphics_max_mhz") or clocks.get("sm_max_mhz")
+                                or UNKNOWN_INT),
+                bandwidth_gbps=float(bw) if bw is not None else UNKNOWN_FLOAT,
+                driver_version=d.get("driver.version") or UNKNOWN_STR, flops=flops)
 
 
 def device_telemetry(sample: Sample, inventory_id: str) -> dict[str, Optional[float]]:
@@ -67,19 +131,29 @@ class _Waiter:
             job = self._jobs.get()
             if job is None:
                 return
-            fn, loop, fut = job
+            fn, loop, fut, discard = job
             try:
                 r = fn()
             except BaseException as e:  # handed to the awaiting coroutine
-                loop.call_soon_threadsafe(_settle, fut, None, e)
+                if loop is not None:
+                    loop.call_soon_threadsafe(_settle, self, fut, None, e, None)
             else:
-                loop.call_soon_threadsafe(_settle, fut, r, None)
+                if loop is not None:
+                    loop.call_soon_threadsafe(_settle, self, fut, r, None, discard)
 
-    def submit(self, fn: Callable[[], T]) -> "asyncio.Future[T]":
+    def submit(self, fn: Callable[[], T],
+               discard: Callable[[T], None] | None = None) -> "asyncio.Future[T]":
+        """Run fn on the thread; its result completes the returned Future. discard, when
+        given, releases a result nobody will receive (the Future was cancelled): it runs
+        on this thread, in order with the other jobs."""
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[T] = loop.create_future()
-        self._jobs.put((fn, loop, fut))
+        self._jobs.put((fn, loop, fut, discard))
         return fut
+
+    def post(self, fn: Callable[[], Any]) -> None:
+        """Run fn on the thread, its result and errors ignored (a clean-up nobody awaits)."""
+        self._jobs.put((fn, None, None, None))
 
     def stop(self) -> None:
         self._jobs.put(None)
@@ -87,8 +161,13 @@ class _Waiter:
             self._thread.join()
 
 
-def _settle(fut: "asyncio.Future[Any]", r: Any, e: BaseException | None) -> None:
+def _settle(waiter: _Waiter, fut: "asyncio.Future[Any]", r: Any, e: BaseException | None,
+            discard: Callable[[Any], None] | None) -> None:
     if fut.cancelled():
+        # the awaiting coroutine was cancelled: what the call made (an allocation) has no
+        # owner but this; release it rather than drop it
+        if e is None and discard is not None:
+            waiter.post(lambda: discard(r))
         return
     if e is None:
         fut.set_result(r)
@@ -100,9 +179,9 @@ def _bytes_like(src: Any) -> memoryview:
     try:
         mv = memoryview(src)
     except TypeError:
-        raise TypeError("src must be bytes-like, not %s" % type(src).__name__) from None
+        raise RuntimeError("src must be bytes-like, not %s" % type(src).__name__) from None
     if not mv.c_contiguous:
-        raise TypeError("src must be a contiguous buffer")
+        raise RuntimeError("src must be a contiguous buffer")
     return mv.cast("B") if mv.format != "B" or mv.ndim != 1 else mv
 
 
@@ -124,8 +203,36 @@ def _new_bytes(size: int) -> tuple[bytes, Any]:
 
 def _int_arg(name: str, v: Any) -> int:
     if not isinstance(v, int) or isinstance(v, bool):
-        raise TypeError("%s must be an int, not %s" % (name, type(v).__name__))
+        raise RuntimeError("%s must be an int, not %s" % (name, type(v).__name__))
     return v
+
+
+def _free_quietly(buf: _compute.Buffer) -> None:
+    """Free an allocation nobody holds (its allocate() was cancelled). When the context
+    closed first, it freed the buffer with everything else."""
+    try:
+        buf.free()
+    except AxlError:
+        pass
+
+
+class _Transfer:
+    """A queued copy's event, the wrapped host buffers it reads or writes and the host
+    object behind them, held together until release() (after the event completed)."""
+
+    __slots__ = ("event", "wrapped", "host")
+
+    def __init__(self, event: _compute.Event, wrapped: tuple[_compute.Buffer, ...],
+                 host: Any) -> None:
+        self.event, self.wrapped, self.host = event, wrapped, host
+
+    def release(self) -> None:
+        try:
+            self.event.free()
+        finally:
+            for b in self.wrapped:
+                b.free()
+            self.wrapped, self.host = (), None
 
 
 class _Dev:
@@ -163,6 +270,7 @@ class AxlGPUBackend(GPUBackend):
         self._sampler: Sampler | None = None
         self._devs: dict[str, _Dev] = {}
         self._handles: dict[str, tuple[_compute.Buffer, _Dev, MemoryHandle]] = {}
+        self._inflight: set[_Transfer] = set()
         self._waiter: _Waiter | None = None
         self._state = "new"  # new, open, closed
 
@@ -173,16 +281,29 @@ class AxlGPUBackend(GPUBackend):
                                                      if self._state == "new" else "shut down"))
         return self._waiter
 
-    async def _call(self, what: str, fn: Callable[[], T]) -> T:
+    async def _call(self, what: str, fn: Callable[[], T],
+                    discard: Callable[[T], None] | None = None) -> T:
+        """Run fn on the waiter thread. discard releases its result when the caller is
+        cancelled: before fn returns (the Future is cancelled; the waiter releases it when
+        it is made) or after (the result came, the task was cancelled before resuming)."""
+        waiter = self._open()
+        fut = waiter.submit(fn, discard)
         try:
-            return await self._open().submit(fn)
+            return await fut
+        except asyncio.CancelledError:
+            if discard is not None and fut.done() and not fut.cancelled() \
+                    and fut.exception() is None:
+                r = fut.result()
+                waiter.post(lambda: discard(r))
+            raise
         except (AxlError, ValueError, OverflowError, MemoryError) as e:
             raise RuntimeError("%s %s failed: %s" % (self.name, what, e)) from e
 
     def _dev(self, device_id: Any) -> _Dev:
         self._open()
         if not isinstance(device_id, str):
-            raise TypeError("device_id must be a str, not %s" % type(device_id).__name__)
+            raise RuntimeError("Invalid device: device_id must be a str, not %s"
+                               % type(device_id).__name__)
         d = self._devs.get(device_id)
         if d is None:
             raise RuntimeError("Invalid device: %r (this %s backend has %s)"
@@ -193,7 +314,8 @@ class AxlGPUBackend(GPUBackend):
         self._open()
         hid = getattr(handle, "handle_id", None)
         if not isinstance(hid, str):
-            raise TypeError("handle must be a MemoryHandle, not %s" % type(handle).__name__)
+            raise RuntimeError("Invalid memory handle: a MemoryHandle is needed, not %s"
+                               % type(handle).__name__)
         entry = self._handles.get(hid)
         if entry is None or entry[2] != handle:
             raise RuntimeError("Invalid memory handle: %s (freed, or not of this %s backend)"
@@ -201,50 +323,63 @@ class AxlGPUBackend(GPUBackend):
         return entry[0], entry[1]
 
     def _gpu_device(self, cdev: _compute.ComputeDevice, n: int, inv: Device | None,
-                    free: int | None, total: int | None) -> GPUDevice:
+                    free: int | None, total: int | None,
+                    rt: dict[str, Any] | None) -> AxlGPUDevice:
+        """The GPUDevice of a compute device: an accelerator's facts from axl's inventory
+        (inventory_facts); the host CPU's and an emulated device's from the inventory's
+        host and, on OpenCL, the runtime (rt: clGetDeviceInfo); memory from the runtime."""
         host = cdev.index == 0
         emulated = not host and inv is None
-        units: int | None = None
-        tensor: int | None = 0 if host else None
+        assert self._inventory is not None
+        hw = self._inventory.host
         if inv is not None:
-            for row in inv.raw.get("compute_units") or []:
-                if row.get("name") in _TENSOR_UNITS:
-                    tensor = row.get("count")
-                elif units is None:
-                    units = row.get("count")
-        elif host:
-            units = os.cpu_count()
-        clocks = (inv.raw.get("clocks") or {}) if inv is not None else {}
-        clock = clocks.get("graphics_max_mhz") or clocks.get("sm_max_mhz")
-        if inv is not None:
-            vendor: str | None = (inv.vendor or "").lower() or None
+            f = inventory_facts(inv)
         else:
-            vendor = "system" if host else None
-        if host or (inv is not None and _VENDOR_RUNTIME.get(vendor or "") == self.axl_backend):
+            f = dict(vendor=(hw.cpu_vendor or "").lower() or UNKNOWN_STR,
+                     compute_capability="N/A",  # not a GPU: exo's CPU backend says "N/A"
+                     compute_units=hw.cpu_threads or UNKNOWN_INT,
+                     tensor_core_count=0,       # "0 if not applicable"
+                     clock_rate_mhz=UNKNOWN_INT, bandwidth_gbps=UNKNOWN_FLOAT,
+                     driver_version=UNKNOWN_STR, flops={})
+            if host:
+                f["vendor"] = "system"        # exo's CPU backend's vendor
+        rt = rt or {}
+        if rt.get("compute_units"):
+            f["compute_units"] = rt["compute_units"]
+        if rt.get("clock_mhz") and f["clock_rate_mhz"] == UNKNOWN_INT:
+            f["clock_rate_mhz"] = rt["clock_mhz"]
+        if rt.get("driver_version") and f["driver_version"] == UNKNOWN_STR:
+            f["driver_version"] = rt["driver_version"]
+        if host or (inv is not None and _VENDOR_RUNTIME.get(f["vendor"]) == self.axl_backend):
             level = "full"
         elif emulated:
             level = "experimental"
         else:
             level = "partial"
-        return GPUDevice(
+        mem = (inv.memory_total_bytes if inv is not None and inv.memory_total_bytes
+               else total)
+        flops = f["flops"]
+        return AxlGPUDevice(
             device_id="%s:%d" % (self.name, n),
             name=(inv.model if inv is not None and inv.model else cdev.name),
-            vendor=vendor,  # type: ignore[arg-type]
+            vendor=f["vendor"],
             backend=self.name,
-            compute_capability=("N/A" if host else
-                                (inv.get("compute_capability") or inv.architecture)
-                                if inv is not None else None),
-            memory_bytes=(inv.memory_total_bytes if inv is not None and inv.memory_total_bytes
-                          else total),  # type: ignore[arg-type]
-            memory_available=free,  # type: ignore[arg-type]
-            compute_units=units,  # type: ignore[arg-type]
-            tensor_core_count=tensor,  # type: ignore[arg-type]
-            max_threads_per_block=None,  # type: ignore[arg-type]
-            clock_rate_mhz=clock,  # type: ignore[arg-type]
-            bandwidth_gbps=inv.memory_bandwidth_gbps if inv is not None else None,  # type: ignore[arg-type]
+            compute_capability=f["compute_capability"],
+            memory_bytes=mem if mem is not None else UNKNOWN_INT,
+            memory_available=free if free is not None else UNKNOWN_INT,
+            compute_units=f["compute_units"],
+            tensor_core_count=f["tensor_core_count"],
+            max_threads_per_block=rt.get("max_work_group_size") or UNKNOWN_INT,
+            clock_rate_mhz=f["clock_rate_mhz"],
+            bandwidth_gbps=f["bandwidth_gbps"],
             support_level=level,
-            driver_version=inv.get("driver.version") if inv is not None else None,  # type: ignore[arg-type]
+            driver_version=f["driver_version"],
             backend_name="axl-%s" % self.axl_backend,
+            inventory_id=inv.id if inv is not None else "",
+            host_memory=inv is None,
+            peak_flops_fp32=flops.get("FP32", UNKNOWN_FLOAT),
+            peak_flops_fp16=flops.get("FP16", UNKNOWN_FLOAT),
+            peak_flops_int8=flops.get("INT8", UNKNOWN_FLOAT),
         )
 
     # -- device management -----------------------------------------------------------
@@ -265,6 +400,7 @@ class AxlGPUBackend(GPUBackend):
                                    else _open_inventory())
             c = _compute.open(self._inventory, backend=self.axl_backend)
             self._compute = c
+            rt = opencl_device_facts() if self.axl_backend == "opencl" else {}
             devs: dict[str, _Dev] = {}
             for cd in c.devices:
                 if self.axl_backend == "cpu":
@@ -279,7 +415,7 @@ class AxlGPUBackend(GPUBackend):
                     free, total = cd.memory()
                 except AxlError:
                     free = total = None  # type: ignore[assignment]
-                g = self._gpu_device(cd, len(devs), inv, free, total)
+                g = self._gpu_device(cd, len(devs), inv, free, total, rt.get(cd.name))
                 devs[g.device_id] = _Dev(cd, c.queue(cd), inv, g)
             return devs
 
@@ -299,6 +435,7 @@ class AxlGPUBackend(GPUBackend):
 
         def close() -> None:
             self._handles.clear()
+            self._inflight.clear()  # their waits ran before this job (one thread, in order)
             if self._sampler is not None:
                 self._sampler.close()
             if self._compute is not None:
@@ -336,7 +473,7 @@ class AxlGPUBackend(GPUBackend):
         c = self._compute
         assert c is not None
         buf = await self._call("allocation of %d bytes on %s" % (size, device_id),
-                               lambda: c.alloc(d.cdev, size))
+                               lambda: c.alloc(d.cdev, size), discard=_free_quietly)
         h = MemoryHandle(device_id=device_id, size_bytes=size)
         if self._state != "open":  # shut down meanwhile: the context freed it
             raise RuntimeError("%s backend was shut down during the allocation" % self.name)
@@ -355,15 +492,29 @@ class AxlGPUBackend(GPUBackend):
             raise RuntimeError("%s: %d bytes at offset %d do not fit in an allocation of %d"
                                % (what, size, offset, buf.size))
 
-    async def _finish(self, what: str, ev: _compute.Event, *extra: _compute.Buffer) -> None:
+    async def _finish(self, what: str, ev: _compute.Event, *extra: _compute.Buffer,
+                      host: Any = None) -> None:
+        """Await a queued copy's event. The backend, not the awaiting coroutine, owns what
+        the copy touches until the event has completed: the event, the wrapped host
+        buffers (extra) and the host object they wrap (host: the result being filled).
+        A cancelled await leaves them owned here; the waiter thread waits for the event
+        and only then frees the wrapping and lets the host object go."""
+        t = _Transfer(ev, extra, host)
+        if self._state != "open":  # shut down meanwhile: closing the context freed them
+            raise RuntimeError("%s backend was shut down during the %s" % (self.name, what))
+        self._inflight.add(t)
+
         def wait() -> None:
             try:
                 ev.wait()
             finally:
-                ev.free()
-                for b in extra:
-                    b.free()
+                t.release()
+                self._inflight.discard(t)
         await self._call(what, wait)
+
+    def inflight(self) -> int:
+        """How many queued copies whose host memory the backend holds (awaited or not)."""
+        return len(self._inflight)
 
     async def copy_to_device(self, src: bytes, dst_handle: MemoryHandle,
                              offset_bytes: int = 0) -> None:
@@ -385,21 +536,59 @@ class AxlGPUBackend(GPUBackend):
         except AxlError as e:
             raise RuntimeError("%s copy to device failed: %s" % (self.name, e)) from e
         assert r.event is not None
-        await self._finish("copy to device", r.event, w)
+        await self._finish("copy to device", r.event, w, host=src)
+
+    def host_buffer(self, size_bytes: int) -> mmap.mmap:
+        """A buffer for copy_from_device(out=), to allocate once and reuse: size_bytes of
+        page-aligned anonymous memory, its pages mapped now (MAP_POPULATE where there is
+        one), writable, a buffer-protocol object (slice it, memoryview it, numpy.frombuffer
+        it). Page alignment is what the runtimes' fast paths need: a bytearray, 16 bytes
+        past a page, copies at about half the speed at 256 MiB and more (docs/exo.md). The
+        caller owns it; it is freed with close() or when no longer referenced."""
+        size = _int_arg("size_bytes", size_bytes)
+        if size <= 0:
+            raise RuntimeError("host buffer of %d bytes: the size must be positive" % size)
+        flags = mmap.MAP_PRIVATE | getattr(mmap, "MAP_ANONYMOUS", 0x20) | \
+            getattr(mmap, "MAP_POPULATE", 0)
+        try:
+            return mmap.mmap(-1, size, flags=flags, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+        except (OSError, OverflowError, ValueError) as e:
+            raise RuntimeError("host buffer of %d bytes: %s" % (size, e)) from e
 
     async def copy_from_device(self, src_handle: MemoryHandle, offset_bytes: int,
-                               size_bytes: int) -> bytes:
+                               size_bytes: int, *, out: Any = None) -> Any:
+        """Copy size_bytes at offset_bytes of the allocation to the host: a new bytes
+        object (exo's signature), or, with ``out`` (a writable C-contiguous buffer of at
+        least size_bytes: host_buffer() is the fast one; bytearray, memoryview, numpy
+        array, mmap work too), into out's first size_bytes, returning out. Reusing one
+        ``out`` skips what every new bytes object costs: memory the copy has to fault in
+        first."""
         buf, d = self._buf(src_handle)
         off = _int_arg("offset_bytes", offset_bytes)
         size = _int_arg("size_bytes", size_bytes)
         self._range("copy from device", size, off, buf)
-        if size == 0:
+        if out is not None:
+            try:
+                mv = memoryview(out)
+            except TypeError:
+                raise RuntimeError("out must be a writable buffer, not %s"
+                                   % type(out).__name__) from None
+            if mv.readonly or not mv.c_contiguous:
+                raise RuntimeError("out must be a writable C-contiguous buffer")
+            if mv.nbytes < size:
+                raise RuntimeError("out holds %d bytes, %d are copied" % (mv.nbytes, size))
+            target: Any = mv.cast("B")[:size] if size else None
+            result: Any = out
+        elif size == 0:
             return b""
+        else:
+            result, target = _new_bytes(size)
+        if size == 0:
+            return result
         c = self._compute
         assert c is not None
-        out, view = _new_bytes(size)
         try:
-            w = c.wrap(view)
+            w = c.wrap(target)
             try:
                 r = c.copy(w, buf, size, src_offset=off, queue=d.queue, event=True)
             except BaseException:
@@ -408,9 +597,10 @@ class AxlGPUBackend(GPUBackend):
         except AxlError as e:
             raise RuntimeError("%s copy from device failed: %s" % (self.name, e)) from e
         assert r.event is not None
-        await self._finish("copy from device", r.event, w)
-        del view
-        return out
+        # the result (the new bytes, or the caller's out) is the transfer's until the
+        # copy is done, whether or not this coroutine is still there to return it
+        await self._finish("copy from device", r.event, w, host=result)
+        return result
 
     async def copy_device_to_device(self, src_handle: MemoryHandle, dst_handle: MemoryHandle,
                                     size_bytes: int) -> None:

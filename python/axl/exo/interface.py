@@ -6,8 +6,9 @@ axl backend *is* an exo backend; otherwise this module's definitions stand in fo
 exo's MemoryHandle is a frozen pydantic model; here (pydantic is not a dependency of
 axl) it is a frozen dataclass with the same fields, defaults and keyword construction.
 
-One deviation of content, not of form: a GPUDevice fact axl does not know is ``None``,
-never a made-up number (exo's own backends fill in guesses such as 4 GiB or 1 GHz).
+Every GPUDevice field holds a value of its declared type. A fact axl does not know is
+UNKNOWN_STR / UNKNOWN_INT / UNKNOWN_FLOAT ("unknown", -1, -1.0), never a made-up number
+(exo's own backends fill in guesses such as 4 GiB or 1 GHz) and never None or 0.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from datetime import datetime, timezone
 from typing import Optional
 from uuid import uuid4
 
-__all__ = ["MemoryHandle", "GPUDevice", "GPUBackend", "EXO_INTERFACE"]
+__all__ = ["MemoryHandle", "GPUDevice", "GPUBackend", "EXO_INTERFACE", "AxlGPUDevice",
+           "UNKNOWN_STR", "UNKNOWN_INT", "UNKNOWN_FLOAT"]
 
 try:  # exo's own interface, when exo is installed
     from exo.gpu.backend import GPUBackend as _ExoGPUBackend  # type: ignore[import-not-found]
@@ -60,7 +62,7 @@ else:
 
     @dataclass(frozen=True)
     class GPUDevice:  # type: ignore[no-redef]
-        """A device a backend drives. Fields in exo's order; unknown facts are None."""
+        """A device a backend drives. Fields in exo's order and of exo's types."""
 
         device_id: str
         name: str
@@ -140,3 +142,27 @@ else:
         @abc.abstractmethod
         async def get_device_clock_rate(self, device_id: str) -> Optional[int]:
             """MHz, None when unavailable."""
+
+
+#: What a GPUDevice field carries when the fact is not known: a value of the field's own
+#: type that no real device has (unknown is not zero). docs/exo.md says, per field,
+#: where each value comes from.
+UNKNOWN_STR: str = "unknown"
+UNKNOWN_INT: int = -1
+UNKNOWN_FLOAT: float = -1.0
+
+
+@dataclass(frozen=True)
+class AxlGPUDevice(GPUDevice):  # type: ignore[misc,valid-type]
+    """exo's GPUDevice (every field of its type, unknown as UNKNOWN_*) with what axl adds
+    after exo's fields: ``inventory_id`` (axl's id of the accelerator, "" for the host
+    CPU or a runtime's emulated device), ``host_memory`` (the device's memory is the
+    host's RAM: the cpu backend, PoCL, lavapipe) and the dense peaks of axl's inventory
+    in FLOPS (OPS/s for int8): ``peak_flops_fp32``, ``peak_flops_fp16``,
+    ``peak_flops_int8`` (UNKNOWN_FLOAT when the inventory has no figure)."""
+
+    inventory_id: str = ""
+    host_memory: bool = False
+    peak_flops_fp32: float = UNKNOWN_FLOAT
+    peak_flops_fp16: float = UNKNOWN_FLOAT
+    peak_flops_int8: float = UNKNOWN_FLOAT
