@@ -48,8 +48,9 @@ VENDORS = {
 # cloud is no backend either), and the command table, whose help text
 # gives examples ("nvidia:0") and axl topo's legend, and dcgm-exporter's metric families
 # (an output format axl writes for every vendor's devices)
-# and the planner's default price table (cloud instance types and their public prices)
-VENDOR_TABLES = {"lib/backend/registry.c", "lib/plan/model_catalog.c", "lib/discover/host.c",
+# and the planner's default price table (cloud instance types and their public prices),
+# and the limiter's sides (limiter/sides.c, one row per runtime the limiter holds)
+VENDOR_TABLES = {"lib/backend/registry.c", "limiter/sides.c", "lib/plan/model_catalog.c", "lib/discover/host.c",
                  "lib/discover/clouds.c",
                  "cli/commands.c", "lib/metrics/prom_dcgm.c", "lib/plan/price_table.c"}
 # the JSON contract's words for links (schema/axl-inventory.schema.json): values, which

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""lint.layers: no circle between source files of different roles (issue 25).
+"""layers.roles: no circle between source files of different roles (issue 25).
 
 A file A uses a file B when A's object file needs a symbol B's defines (nm: U in A, T/D/B/R
 in B). In each tree checked, every strongly connected component of that graph (files that
@@ -14,7 +14,7 @@ other). So:
   src/compat/    each file of the TensorFusion provider
   src/lib/metrics/  the sampler, the sample writer, the collectors
 
-  check_layers.py --build BUILD_DIR --source SOURCE_DIR [--tree src/limiter ...]
+  check_roles.py --build BUILD_DIR --source SOURCE_DIR [--tree src/limiter ...]
 
 The object files are the build's (CMakeFiles/<target>.dir/<source>.o). Prints each circle
 with the symbols that close it; exits 1 when there is one, 0 otherwise.
