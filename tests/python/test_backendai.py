@@ -181,42 +181,95 @@ def test_mixed_mig_node(mig_state):
 
 
 def test_restore_from_resource_txt(mig_state, tmp_path):
+    """After an agent restart: the docker agent hands restore_from_container its Container,
+    whose backend_obj is an aiodocker DockerContainer (subscriptable, not a Mapping), and
+    the container's resource.txt is what KernelResourceSpec wrote, byte slots with units."""
+    from ai.backend.agent.resources import KernelResourceSpec, known_slot_types
+    from ai.backend.agent.types import Container
+    from aiodocker.containers import DockerContainer
+    from axl.backendai import BackendAIPluginError, ResourceTxtError
     cls = entry_points()["cuda"]
     p = cls({"sim": MIG2, "state_dir": mig_state}, {})
     run(p.init())
     amap = run(p.create_alloc_map())
     mig_id = next(d.device_id for d in p.devices if d.is_partition and d.partition_profile == "1g.10gb")
+    mig_slot = "cuda.device:1g.10gb-mig"
+    # what the agent knows of slot types (docker/resources.py fills it from every plugin)
+    known_slot_types.update({"cpu": "count", "mem": "bytes"})
+    known_slot_types.update({str(s): str(getattr(t, "value", t)) for s, t in p.slot_types})
+    spec = KernelResourceSpec(
+        slots={"cpu": "1", "mem": str(8 << 30), "cuda.device": "2"},
+        allocations={"cpu": {"cpu": {"0": Decimal(1)}}, "mem": {"mem": {"root": Decimal(8 << 30)}},
+                     "cuda": {"cuda.device": {"3": Decimal(1), "5": Decimal(1)}, mig_slot: {mig_id: Decimal(1)}}},
+        scratch_disk_size=0)
     cfg = tmp_path / "config"
     cfg.mkdir()
-    (cfg / "resource.txt").write_text(
-        "SCRATCH_SIZE=0\nMOUNTS=\nSLOTS={\"cpu\":\"1\",\"cuda.device\":\"2\"}\n"
-        "CUDA.DEVICE_SHARES=3:1,5:1\nCUDA.DEVICE:1G.10GB-MIG_SHARES=%s:1\n"
-        "CPU_SHARES=0:1\nCUDA_GLOBAL_DEVICE_IDS=0:3,1:5\n" % mig_id.upper())
-    container = {"Id": "c1", "Mounts": [{"Source": str(cfg), "Destination": "/home/config"}]}
-
-    class Container:
-        backend_obj = container
-    # resource.txt upper-cases device ids too: ids are matched as written
-    with pytest.raises(ValueError):
-        run(p.restore_from_container(Container(), amap))
-    (cfg / "resource.txt").write_text(
-        "CUDA.DEVICE_SHARES=3:1,5:1\nCUDA.DEVICE:1G.10GB-MIG_SHARES=%s:1\n" % mig_id)
-    run(p.restore_from_container(Container(), amap))
+    text = spec.write_to_string() + "CUDA_GLOBAL_DEVICE_IDS=0:3,1:5\n"
+    assert "MEM_SHARES=root:8g" in text  # the agent's own writer: units on byte slots
+    (cfg / "resource.txt").write_text(text)
+    inspect_data = {"Id": "c1", "State": {"Status": "running"}, "Config": {"Image": "x", "Labels": {}},
+                    "HostConfig": {"Mounts": [{"Type": "bind", "Source": str(cfg), "Target": "/home/config"}]},
+                    "Mounts": [{"Type": "bind", "Source": str(cfg), "Destination": "/home/config"}]}
+    dc = DockerContainer(None, **inspect_data)
+    assert not hasattr(dc, "get") and not hasattr(dc, "keys")  # not a Mapping, as upstream's
+    container = Container(id="c1", status="running", image="x", backend_obj=dc)
+    run(p.restore_from_container(container, amap))
     assert amap.allocations["cuda.device"]["3"] == 1 and amap.allocations["cuda.device"]["5"] == 1
     assert amap.allocations["cuda.device"]["2"] == 0
-    assert amap.allocations["cuda.device:1g.10gb-mig"][mig_id] == 1
-    # a container without a resource.txt is skipped; malformed ones raise
-    run(p.restore_from_container({"Mounts": []}, amap))
-    from axl.backendai import BackendAIPluginError, ResourceTxtError
-    for bad in ("CUDA.DEVICE_SHARES=3\n", "CUDA.DEVICE_SHARES=3:x\n", "garbage line\n",
-                "CUDA.DEVICE_SHARES=3:-1\n", "CUDA.DEVICE_SHARES=99:1\n", "CUDA.NOPE_SHARES=3:1\n",
-                "CUDA.DEVICE_SHARES=3:NaN\n"):
+    assert amap.allocations[mig_slot][mig_id] == 1
+    # the docker API's other layout (Mounts with Destination only), and a bare inspect dict
+    amap = run(p.create_alloc_map())
+    del inspect_data["HostConfig"]
+    run(p.restore_from_container(Container(id="c1", status="running", image="x",
+                                           backend_obj=DockerContainer(None, **inspect_data)), amap))
+    assert amap.allocations["cuda.device"]["3"] == 1
+    amap = run(p.create_alloc_map())
+    run(p.restore_from_container(Container(id="c1", status="running", image="x", backend_obj=inspect_data), amap))
+    assert amap.allocations["cuda.device"]["5"] == 1
+    # device ids are matched as written: an id this node does not have is an error
+    (cfg / "resource.txt").write_text("CUDA.DEVICE_SHARES=3:1,5:1\n%s_SHARES=%s:1\n" % (mig_slot.upper(), mig_id.upper()))
+    with pytest.raises(BackendAIPluginError):
+        run(p.restore_from_container(container, amap))
+    # a container without a /home/config mount, or without a resource.txt, is skipped
+    run(p.restore_from_container(Container(id="c2", status="running", image="x",
+                                           backend_obj=DockerContainer(None, Id="c2", Mounts=[])), amap))
+    # what the agent's reader skips is skipped (a line without "=", an entry without an
+    # amount); what it cannot read is an error
+    amap = run(p.create_alloc_map())
+    (cfg / "resource.txt").write_text("garbage line\nCUDA.DEVICE_SHARES=3,5:1\n")
+    run(p.restore_from_container(container, amap))
+    assert amap.allocations["cuda.device"]["5"] == 1 and amap.allocations["cuda.device"]["3"] == 0
+    for bad in ("CUDA.DEVICE_SHARES=3:x\n", "CUDA.DEVICE_SHARES=3:-1\n", "CUDA.DEVICE_SHARES=99:1\n",
+                "CUDA.NOPE_SHARES=3:1\n", "CUDA.DEVICE_SHARES=3:NaN\n", "MEM_SHARES=root:8q\n"):
         (cfg / "resource.txt").write_text(bad)
         with pytest.raises(BackendAIPluginError):
-            run(p.restore_from_container(Container(), amap))
+            run(p.restore_from_container(container, amap))
     (cfg / "resource.txt").write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ResourceTxtError):
-        run(p.restore_from_container(Container(), amap))
+        run(p.restore_from_container(container, amap))
+
+
+def test_resource_txt_amounts(tmp_path):
+    """Every amount the agent writes reads back as the agent reads it (BinarySize)."""
+    from ai.backend.agent.resources import KernelResourceSpec, known_slot_types
+    from axl.backendai import read_resource_txt
+    known_slot_types.update({"mem": "bytes", "cuda.mem": "bytes", "cpu": "count", "cuda.shares": "count"})
+    sizes = [0, 1, 1023, 1024, 1536, 8 << 30, 3 * (1 << 29), (80 << 30) + (1 << 20), 1 << 40]
+    for size in sizes:
+        spec = KernelResourceSpec(slots={}, allocations={"mem": {"mem": {"root": Decimal(size)}},
+                                                         "cuda": {"cuda.shares": {"0": Decimal("0.25")}}},
+                                  scratch_disk_size=0)
+        f = tmp_path / "resource.txt"
+        f.write_text(spec.write_to_string())
+        got = read_resource_txt(f)
+        want = Decimal(size)
+        line = [ln for ln in f.read_text().splitlines() if ln.startswith("MEM_SHARES")][0]
+        # the writer rounds to two decimals of its unit; the reader takes what was written
+        from decimal import Decimal as D
+        written = line.split(":", 1)[1]
+        assert got["mem"]["mem"]["root"] == (want if written.isdigit() else got["mem"]["mem"]["root"]), line
+        assert abs(got["mem"]["mem"]["root"] - want) <= max(want / 100, D(0)), (line, got)
+        assert got["cuda"]["cuda.shares"]["0"] == Decimal("0.25")
 
 
 def test_fractional_shares():
@@ -400,3 +453,62 @@ def test_without_the_agent():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() in ["0:%d" % i for i in range(2, 8)]
+
+
+def test_generate_mounts_are_the_agents(tmp_path):
+    """generate_mounts hands the agent MountInfo(MountTypes.BIND, ...): the agent mounts each
+    read-only of type mode and reads mode.value (process_mounts); the plugin's
+    configuration comes from etcd as strings, so mount_libraries = "false" is false."""
+    import dataclasses
+    from ai.backend.agent.types import MountInfo, process_mount
+    from ai.backend.common.types import MountTypes
+    from axl.backendai import BackendAIPluginError
+
+    def plugin(**cfg):
+        p = entry_points()["cuda"]({"sim": MIG2, "device_injector": "devices", **cfg}, {})
+        run(p.init())
+        # the vendor's user-space libraries, found in a folder of this host
+        for d in p.devices:
+            if d.runtime:
+                d.runtime = dataclasses.replace(d.runtime, library_dirs=[str(tmp_path)])
+        return p
+    pattern = next(d.runtime for d in plugin().devices if d.runtime).libraries[0]
+    (tmp_path / pattern.replace("*", ".1")).write_bytes(b"")
+    p = plugin(mount_libraries="true")
+    alloc = run(p.create_alloc_map()).allocate({"cuda.device": Decimal(1)})
+    mounts = run(p.generate_mounts(tmp_path, alloc))
+    assert mounts, "no library mounted"
+    for m in mounts:
+        assert isinstance(m, MountInfo) and m.mode is MountTypes.BIND
+        assert process_mount(m)["Type"] == "bind"
+    for off in ("false", "False", "0", "no", "off", False):
+        assert run(plugin(mount_libraries=off).generate_mounts(tmp_path, alloc)) == []
+    assert run(plugin(mount_libraries=True).generate_mounts(tmp_path, alloc))
+    with pytest.raises(BackendAIPluginError):
+        run(plugin(mount_libraries="maybe").generate_mounts(tmp_path, alloc))
+
+
+def test_broken_agent_is_said_and_refused(tmp_path):
+    """An agent that is installed but does not import: axl says so (a warning and an error
+    log) and makes no plugin on stand-ins, which the agent would skip without a word."""
+    stub = tmp_path / "agent" / "ai" / "backend" / "agent"
+    stub.mkdir(parents=True)
+    for d in (tmp_path / "agent" / "ai", tmp_path / "agent" / "ai" / "backend"):
+        (d / "__init__.py").write_text("")
+    (stub / "__init__.py").write_text("")
+    (stub / "resources.py").write_text("import a_dependency_that_is_missing\n")
+    code = ("import warnings, sys\n"
+            "warnings.simplefilter('always')\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    import axl.backendai as b\n"
+            "assert not b.HAVE_AGENT and 'a_dependency_that_is_missing' in b.AGENT_IMPORT_ERROR\n"
+            "assert any('NOT available' in str(x.message) for x in w), [str(x.message) for x in w]\n"
+            "try:\n"
+            "    b.CUDAPlugin({'sim': %r}, {})\n"
+            "except b.BackendAIPluginError as e:\n"
+            "    assert 'does not import' in str(e)\n"
+            "    print('refused')\n" % MIG2)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "agent"), os.path.join(ROOT, "python")])}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "refused", (r.stdout, r.stderr[-2000:])
+    assert "axl.backendai" in r.stderr  # the error log line

@@ -21,9 +21,10 @@ Modules: ``_agent`` (the agent's base classes or stand-ins), ``errors``
 
 from __future__ import annotations
 
-from ._agent import (HAVE_AGENT, ContainerMeasurement, DeviceSlotInfo,
+from ._agent import (AGENT_IMPORT_ERROR, HAVE_AGENT, ContainerMeasurement, DeviceSlotInfo,
                      DiscretePropertyAllocMap, FractionAllocMap, Measurement, MetricTypes,
-                     MountInfo, NodeMeasurement, ProcessMeasurement, SlotName, SlotTypes)
+                     MountInfo, MountTypes, NodeMeasurement, ProcessMeasurement, SlotName,
+                     SlotTypes)
 from .device import AxlComputeDevice
 from .errors import BackendAIPluginError
 from .kinds import (PLUGINS, AMDNPUPlugin, AscendPlugin, CUDAPlugin, HabanaPlugin,
@@ -35,7 +36,7 @@ from .spec import BEP_PRECISIONS, gbps_to_gibps
 
 __all__ = [
     "HAVE_AGENT", "ContainerMeasurement", "DeviceSlotInfo", "DiscretePropertyAllocMap",
-    "FractionAllocMap", "Measurement", "MetricTypes", "MountInfo", "NodeMeasurement",
+    "FractionAllocMap", "Measurement", "MetricTypes", "MountInfo", "MountTypes", "NodeMeasurement", "AGENT_IMPORT_ERROR",
     "ProcessMeasurement", "SlotName", "SlotTypes",
     "AxlComputeDevice", "BackendAIPluginError", "ResourceTxtError", "read_resource_txt",
     "BEP_PRECISIONS", "gbps_to_gibps", "AxlComputePlugin", "PLUGINS",

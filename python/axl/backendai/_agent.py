@@ -1,7 +1,9 @@
 """The Backend.AI agent's types for :mod:`axl.backendai`: its ``AbstractComputeDevice``,
 ``AbstractComputePlugin``, alloc maps, measurement and slot types when ``ai.backend.agent``
 is importable (``HAVE_AGENT``), otherwise small stand-ins with the same names, fields and
-signatures."""
+signatures, for using the package without an agent (tests, tools). An agent that is
+installed but fails to import is reported (logged as an error and warned), and no plugin
+is made on stand-ins: ``AGENT_IMPORT_ERROR`` says why."""
 
 from __future__ import annotations
 
@@ -26,14 +28,49 @@ try:  # pragma: no cover - depends on the agent being installed
                                                 DiscretePropertyAllocMap, FractionAllocMap)
     from ai.backend.agent.stats import (ContainerMeasurement, Measurement, MetricTypes,
                                         NodeMeasurement, ProcessMeasurement)
-    from ai.backend.common.types import SlotName, SlotTypes
+    from ai.backend.common.types import MountTypes, SlotName, SlotTypes
+    # the agent's MountInfo (mode: MountTypes): ai.backend.agent.types at lablup/backend.ai
+    # c0032c47; older agents kept it elsewhere
     try:
-        from ai.backend.common.types import MountInfo
+        from ai.backend.agent.types import MountInfo
     except ImportError:
-        from ai.backend.agent.resources import MountInfo  # type: ignore[no-redef]
+        try:
+            from ai.backend.common.types import MountInfo  # type: ignore[no-redef]
+        except ImportError:
+            from ai.backend.agent.resources import MountInfo  # type: ignore[no-redef]
     HAVE_AGENT = True
-except ImportError:
+    AGENT_IMPORT_ERROR: str | None = None
+    AGENT_BROKEN = False
+except ImportError as _e:
     HAVE_AGENT = False
+    # Said loudly: an agent that is installed but does not import (a missing dependency, a
+    # version this package does not know) would otherwise get stand-ins and skip the
+    # plugins, since they are not its AbstractComputePlugin. axl.backendai.plugin refuses
+    # to make plugins then (create_plugin, the classes' __init__).
+    AGENT_IMPORT_ERROR = "%s: %s" % (type(_e).__name__, _e)
+    import importlib.util as _ilu
+    try:
+        _agent_there = _ilu.find_spec("ai.backend.agent") is not None
+    except (ImportError, ValueError):
+        _agent_there = False
+    AGENT_BROKEN = _agent_there
+    if _agent_there:
+        import logging as _logging
+        import warnings as _warnings
+        _msg = ("axl.backendai: the Backend.AI agent (ai.backend.agent) is installed but does not "
+                "import (%s): axl's compute plugins are NOT available to it; fix the agent's "
+                "environment" % AGENT_IMPORT_ERROR)
+        _logging.getLogger("axl.backendai").error(_msg)
+        _warnings.warn(_msg, RuntimeWarning, stacklevel=2)
+
+    class MountTypes(str, enum.Enum):  # type: ignore[no-redef]
+        """The agent's mount types (ai.backend.common.types.MountTypes, a StrEnum)."""
+        VOLUME = "volume"
+        BIND = "bind"
+        TMPFS = "tmpfs"
+        OVERLAY = "overlay"
+        K8S_GENERIC = "k8s-generic"
+        K8S_HOSTPATH = "k8s-hostpath"
 
     class SlotTypes(str, enum.Enum):  # type: ignore[no-redef]
         """Slot types of the interface."""
@@ -88,7 +125,8 @@ except ImportError:
 
     @dataclass
     class MountInfo:  # type: ignore[no-redef]
-        mode: str
+        """ai.backend.agent.types.MountInfo: the agent mounts each read-only, of type mode."""
+        mode: MountTypes
         src_path: Path
         dst_path: Path
 

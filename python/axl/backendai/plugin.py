@@ -17,13 +17,32 @@ from .. import inventory as _inventory
 from .._lib import LibraryNotFoundError
 from ..metrics import Sample, Sampler
 from ..runtime import Runtime, device_runtime
+from . import _agent
 from ._agent import (ContainerMeasurement, DeviceSlotInfo, DiscretePropertyAllocMap,
-                     FractionAllocMap, Measurement, MetricTypes, MountInfo, NodeMeasurement,
-                     ProcessMeasurement, SlotName, SlotTypes, _PluginBase)
+                     FractionAllocMap, Measurement, MetricTypes, MountInfo, MountTypes,
+                     NodeMeasurement, ProcessMeasurement, SlotName, SlotTypes, _PluginBase)
 from .device import AxlComputeDevice
 from .errors import BackendAIPluginError
 from .resource_txt import _config_dir_of, read_resource_txt
 from .spec import _dec_or_none
+
+
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0", "")
+
+
+def _config_bool(config: Mapping[str, Any], key: str, default: bool) -> bool:
+    """A boolean of the plugin's configuration: the agent's etcd hands every value over as
+    a string ("false" must be false), a TOML file as a bool. BackendAIPluginError for
+    anything else."""
+    v = config.get(key, default)
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int) and v in (0, 1):
+        return bool(v)
+    if isinstance(v, str) and v.strip().lower() in _TRUE + _FALSE:
+        return v.strip().lower() in _TRUE
+    raise BackendAIPluginError("%s must be true or false, not %r" % (key, v))
 
 
 def _safe_id(s: str) -> str:
@@ -58,6 +77,12 @@ class AxlComputePlugin(_PluginBase):
     config_watch_enabled = False
 
     def __init__(self, plugin_config: Mapping[str, Any], local_config: Mapping[str, Any]) -> None:
+        if _agent.AGENT_BROKEN:
+            # made on stand-ins, the plugin would not be the agent's AbstractComputePlugin
+            # and the agent would skip it without a word: refuse, saying why
+            raise BackendAIPluginError(
+                "the Backend.AI agent is installed but does not import (%s): axl's %s plugin "
+                "is not made on stand-ins" % (_agent.AGENT_IMPORT_ERROR, type(self).__name__))
         super().__init__(plugin_config, local_config)
         self.plugin_config = dict(plugin_config or {})
         self.local_config = local_config
@@ -512,7 +537,7 @@ class AxlComputePlugin(_PluginBase):
         libraries found on this host (axl_device_runtime's patterns and folders),
         bind-mounted read-only at the same path."""
         rows = self._alloc(device_alloc)
-        if not rows or not self.plugin_config.get("mount_libraries"):
+        if not rows or not _config_bool(self.plugin_config, "mount_libraries", False):
             return []
         if self.plugin_config.get("device_injector", "auto") in ("nvidia", "cdi"):
             return []
@@ -527,7 +552,8 @@ class AxlComputePlugin(_PluginBase):
                     if any(fnmatch.fnmatchcase(n, p) for p in rt.libraries):
                         p = os.path.join(folder, n)
                         if n not in seen:
-                            seen[n] = MountInfo("ro", Path(p), Path(p))  # type: ignore[arg-type]
+                            # the agent mounts it read-only; mode is the mount's type
+                            seen[n] = MountInfo(MountTypes.BIND, Path(p), Path(p))
         return list(seen.values())
 
     async def get_docker_networks(self, device_alloc: Mapping[Any, Mapping[Any, Any]]) -> list[str]:

@@ -1,9 +1,22 @@
-"""Stand-in: AbstractComputeDevice and AbstractComputePlugin of ai.backend.agent.resources."""
+"""Stand-in: AbstractComputeDevice, AbstractComputePlugin, known_slot_types and
+KernelResourceSpec's writer of ai.backend.agent.resources.
+
+KernelResourceSpec.write_to_string mirrors lablup/backend.ai, src/ai/backend/agent/
+resources.py at commit c0032c472e4b40e0eb012bdd1cd3f081854dd891: SCRATCH_SIZE (BinarySize,
+"m"), MOUNTS, SLOTS (JSON), UNIFIED_DEVICES (JSON), then one <SLOT>_SHARES line a slot, each
+amount written with BinarySize's "s" format when known_slot_types says the slot is
+"bytes" ("MEM_SHARES=root:8g"), as a number otherwise."""
 from __future__ import annotations
 
 from abc import ABCMeta, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
+
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from ai.backend.common.types import BinarySize
 
 from .alloc_map import DeviceSlotInfo, DiscretePropertyAllocMap, FractionAllocMap  # noqa: F401  (re-export "for plugins")
 
@@ -94,3 +107,36 @@ class AbstractComputePlugin(AbstractPlugin):
 
     def get_additional_allowed_syscalls(self) -> list[str]:
         return []
+
+
+# filled by the agent from every plugin's slot_types (docker/resources.py); the writer and
+# reader look byte slots up here
+known_slot_types: dict[str, str] = {}
+
+
+@dataclass
+class KernelResourceSpec:
+    slots: Mapping[str, Any]
+    allocations: Mapping[str, Mapping[str, Mapping[str, Decimal]]]
+    scratch_disk_size: int
+    mounts: list[Any] = field(default_factory=list)
+    unified_devices: list[tuple[str, str]] = field(default_factory=list)
+
+    def write_to_string(self) -> str:
+        out = ""
+        out += f"SCRATCH_SIZE={BinarySize(self.scratch_disk_size):m}\n"
+        out += "MOUNTS=%s\n" % ",".join(map(str, self.mounts))
+        out += "SLOTS=%s\n" % json.dumps({k: str(v) for k, v in self.slots.items()})
+        out += "UNIFIED_DEVICES=%s\n" % json.dumps([(str(d), str(s)) for d, s in self.unified_devices])
+        for device_name, slots in self.allocations.items():
+            for slot_name, per_device_alloc in slots.items():
+                if not (slot_name.startswith(f"{device_name}.") or slot_name == device_name):
+                    raise ValueError(f"device_name ({device_name}) must be a prefix of slot_name ({slot_name})")
+                pieces = []
+                for dev_id, alloc in per_device_alloc.items():
+                    if known_slot_types.get(slot_name, "count") == "bytes":
+                        pieces.append(f"{dev_id}:{BinarySize(alloc):s}")
+                    else:
+                        pieces.append(f"{dev_id}:{alloc}")
+                out += f"{slot_name.upper()}_SHARES={','.join(pieces)}\n"
+        return out
