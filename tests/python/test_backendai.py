@@ -512,3 +512,38 @@ def test_broken_agent_is_said_and_refused(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "refused", (r.stdout, r.stderr[-2000:])
     assert "axl.backendai" in r.stderr  # the error log line
+
+
+def test_mig_slot_never_gets_a_whole_gpu(mig_state):
+    """8 x H100, 2 in MIG mode with MIG devices (NUMA 0), 6 whole GPUs (NUMA 1): the agent
+    allocates a MIG slot with an affinity hint, and upstream's get_current_allocations reads
+    allocations[slot][device] for every cuda device, which (a defaultdict) books whole GPUs
+    under the MIG slot. axl's map keeps each device under its own slot, and no whole GPU is
+    ever handed out for a MIG slot, whatever an allocation says."""
+    from ai.backend.agent.alloc_map import AffinityHint, AffinityMap, AffinityPolicy
+    from axl.backendai import BackendAIPluginError
+    p = entry_points()["cuda"]({"sim": MIG2, "state_dir": mig_state}, {})
+    run(p.init())
+    mig_slot = "cuda.device:1g.10gb-mig"
+    migs = {d.device_id for d in p.devices if d.is_partition and d.partition_profile == "1g.10gb"}
+    wholes = {d.device_id for d in p.devices if not d.is_partition}
+    assert migs and wholes
+    for policy in (AffinityPolicy.PREFER_SINGLE_NODE, AffinityPolicy.INTERLEAVED):
+        amap = run(p.create_alloc_map())
+        hint = AffinityHint(None, AffinityMap(p.devices), policy)
+        got = amap.allocate({mig_slot: Decimal(1)}, affinity_hint=hint)
+        assert set(got[mig_slot]) <= migs, got
+        assert not set(amap.allocations[mig_slot]) & wholes, dict(amap.allocations[mig_slot])
+        # and the whole-GPU slot after it, on the same map and hint
+        got2 = amap.allocate({"cuda.device": Decimal(2)}, affinity_hint=hint)
+        assert set(got2["cuda.device"]) <= wholes
+    # an allocation that names a whole GPU under the MIG slot is refused, never handed out
+    whole = sorted(wholes)[-1]
+    for call in (p.generate_docker_args(None, {mig_slot: {whole: Decimal(1)}}),
+                 p.generate_resource_data({mig_slot: {whole: Decimal(1)}}),
+                 p.get_attached_devices({mig_slot: {whole: Decimal(1)}})):
+        with pytest.raises(BackendAIPluginError):
+            run(call)
+    mig = sorted(migs)[0]
+    with pytest.raises(BackendAIPluginError):
+        run(p.generate_docker_args(None, {"cuda.device": {mig: Decimal(1)}}))

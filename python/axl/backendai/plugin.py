@@ -45,6 +45,36 @@ def _config_bool(config: Mapping[str, Any], key: str, default: bool) -> bool:
     raise BackendAIPluginError("%s must be true or false, not %r" % (key, v))
 
 
+def _own_slots_only(amap: Any, slot_name: Any, pairs: Any) -> list[Any]:
+    """What get_current_allocations returned, less the devices of other slots; and those
+    devices taken out of allocations[slot_name] again. The agent's map keeps allocations as
+    a defaultdict of defaultdicts, and its get_current_allocations, given an affinity
+    hint, reads allocations[slot][device] for every device of the plugin (lablup/backend.ai
+    c0032c47, alloc_map.py): that inserts whole GPUs under a MIG slot, and the EVENLY
+    strategy then books one there."""
+    own = {d for d, info in amap.device_slots.items() if str(info.slot_name) == str(slot_name)}
+    per = amap.allocations.get(slot_name) if hasattr(amap.allocations, "get") else None
+    if per is not None:
+        for d in [d for d in per if d not in own]:
+            if not per[d]:
+                del per[d]
+    return [pair for pair in pairs if pair[0] in own]
+
+
+class _DiscreteMap(DiscretePropertyAllocMap):  # type: ignore[misc, valid-type]
+    """The agent's DiscretePropertyAllocMap, each device under its own slot only."""
+
+    def get_current_allocations(self, affinity_hint: Any, slot_name: Any) -> Any:
+        return _own_slots_only(self, slot_name, super().get_current_allocations(affinity_hint, slot_name))
+
+
+class _FractionMap(FractionAllocMap):  # type: ignore[misc, valid-type]
+    """The agent's FractionAllocMap, each device under its own slot only."""
+
+    def get_current_allocations(self, affinity_hint: Any, slot_name: Any) -> Any:
+        return _own_slots_only(self, slot_name, super().get_current_allocations(affinity_hint, slot_name))
+
+
 def _safe_id(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "-", s)
 
@@ -241,6 +271,13 @@ class AxlComputePlugin(_PluginBase):
             return None
         return min(parts).quantize(Decimal("0.01"), rounding=ROUND_DOWN)
 
+    def slot_of(self, d: AxlComputeDevice) -> str:
+        """The one slot device d is allocated under: its partition's slot, else the device
+        slot (discrete) or the shares slot (fractional)."""
+        if d.is_partition:
+            return str(self.partition_slot(d))
+        return str(self.device_slot if self.allocation_mode == "discrete" else self.shares_slot)
+
     def _device_slots(self) -> dict[str, Any]:
         slots: dict[str, Any] = {}
         for d in self.devices:
@@ -261,12 +298,15 @@ class AxlComputePlugin(_PluginBase):
         return out
 
     async def create_alloc_map(self) -> Any:
+        """The agent's own allocation map (DiscretePropertyAllocMap, or FractionAllocMap in
+        fractional mode), as a subclass that keeps every device under its own slot (see
+        _own_slots_only)."""
         slots = self._device_slots()
         excl = self.exclusive_slot_types
         if self.allocation_mode == "fractional":
-            return FractionAllocMap(device_slots=slots, exclusive_slot_types=excl,
-                                    quantum_size=self.quantum_size)
-        return DiscretePropertyAllocMap(device_slots=slots, exclusive_slot_types=excl)
+            return _FractionMap(device_slots=slots, exclusive_slot_types=excl,
+                                quantum_size=self.quantum_size)
+        return _DiscreteMap(device_slots=slots, exclusive_slot_types=excl)
 
     def _slot_meta(self, slot: str) -> dict[str, Any]:
         if slot == self.shares_slot:
@@ -373,6 +413,12 @@ class AxlComputePlugin(_PluginBase):
                     raise BackendAIPluginError("slot %s device %s: bad amount %r" % (slot, devid, amount))
                 dev = self.device(devid)
                 if amt > 0:
+                    # a device is handed out only under its own slot, whatever the map says
+                    # (a whole GPU under a MIG slot would be booked twice)
+                    own = self.slot_of(dev)
+                    if own != str(slot):
+                        raise BackendAIPluginError("device %s is allocated under %s, but its slot is %s: "
+                                                   "refused" % (devid, slot, own))
                     out.append((dev, str(slot), amt))
         out.sort(key=lambda t: (t[0].is_partition, int(t[0].device_id) if str(t[0].device_id).isdigit() else 0,
                                 str(t[0].device_id)))

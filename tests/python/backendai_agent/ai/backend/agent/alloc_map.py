@@ -1,8 +1,20 @@
-"""Stand-in: the allocation maps of ai.backend.agent.alloc_map (the rules the notes give)."""
+"""Stand-in: the allocation maps of ai.backend.agent.alloc_map, and AffinityHint /
+AffinityMap of ai.backend.agent.affinity_map.
+
+AbstractAllocMap (allocations: a defaultdict of defaultdicts, clear(), get_current_allocations
+with an affinity hint, update_affinity_hint) and DiscretePropertyAllocMap's EVENLY strategy
+(upstream's default) mirror lablup/backend.ai, src/ai/backend/agent/alloc_map.py at commit
+c0032c472e4b40e0eb012bdd1cd3f081854dd891; AffinityMap keeps upstream's queries
+(get_device_clusters_with_lowest_distance, get_distance_ordered_neighbors) over a NUMA
+distance of 10 within a node and 20 across, without networkx. FractionAllocMap keeps the
+rules only (shares filled from the freest device)."""
 from __future__ import annotations
 
+import enum
 import fnmatch
-from collections.abc import Collection, Iterable, Mapping
+import itertools
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_DOWN, Decimal
 from typing import Any
@@ -37,20 +49,81 @@ class DeviceSlotInfo:
     amount: Decimal
 
 
+class AffinityPolicy(enum.Enum):
+    PREFER_SINGLE_NODE = 0
+    INTERLEAVED = 1
+
+
+class AffinityMap:
+    """NUMA distances between every pair of devices of every plugin (upstream: an nx.Graph
+    with a weight per edge)."""
+
+    def __init__(self, devices: Iterable[Any]) -> None:
+        self.nodes = list(devices)
+        self.min_weight = 10
+
+    def weight(self, u: Any, v: Any) -> int:
+        return 10 if u.numa_node == v.numa_node else 20
+
+    def get_device_clusters_with_lowest_distance(self, device_name: str) -> Sequence[Sequence[Any]]:
+        # connected components of the devices of device_name joined by min_weight edges:
+        # one cluster per NUMA node; large components first
+        groups: dict[Any, list[Any]] = {}
+        for u in self.nodes:
+            if u.device_name == device_name:
+                groups.setdefault(u.numa_node, []).append(u)
+        return sorted(groups.values(), key=lambda c: -len(c))
+
+    def get_distance_ordered_neighbors(self, src_devices: Sequence[Any], device_name: str
+                                       ) -> tuple[Sequence[Sequence[Any]], Sequence[Any]]:
+        src_numa_nodes = {d.numa_node for d in src_devices}
+        primary_sets, secondary = [], set()
+        for numa_node in src_numa_nodes:
+            primary = {u for u in self.nodes if u.device_name == device_name and u.numa_node == numa_node}
+            primary_sets.append(primary)
+        for u in self.nodes:
+            if u.device_name == device_name and u.numa_node not in src_numa_nodes:
+                secondary.add(u)
+        return primary_sets, list(secondary)
+
+
+@dataclass
+class AffinityHint:
+    devices: Sequence[Any] | None
+    affinity_map: AffinityMap
+    policy: AffinityPolicy
+
+
+def _interleave_longest(*seqs: Sequence[Any]) -> list[Any]:
+    out = []
+    for group in itertools.zip_longest(*seqs, fillvalue=_interleave_longest):
+        out.extend(x for x in group if x is not _interleave_longest)
+    return out
+
+
+def distribute(num_items: int, groups: Sequence[Any]) -> Mapping[Any, int]:
+    base, extra = divmod(num_items, len(groups))
+    return dict(zip(groups, ((base + (1 if i < extra else 0)) for i in range(len(groups))), strict=True))
+
+
 class AbstractAllocMap:
     def __init__(self, *, device_slots: Mapping[Any, DeviceSlotInfo] | None = None,
                  device_mask: Iterable[Any] | None = None,
                  exclusive_slot_types: Collection[str] | None = None) -> None:
-        self.device_slots = dict(device_slots or {})
-        self.device_mask = frozenset(device_mask or ())
         self.exclusive_slot_types = set(exclusive_slot_types or ())
+        self.device_slots = dict(device_slots or {})
         self.slot_types = {str(i.slot_name): i.slot_type for i in self.device_slots.values()}
-        self.allocations: dict[str, dict[Any, Decimal]] = {}
-        self.clear()
+        self.device_mask = frozenset(device_mask or ())
+        # upstream: a defaultdict of defaultdicts, so that reading a device under a slot it
+        # does not belong to inserts it there (get_current_allocations does)
+        self.allocations: Any = defaultdict(lambda: defaultdict(Decimal))
+        for dev_id, info in self.device_slots.items():
+            self.allocations[str(info.slot_name)][dev_id] = Decimal(0)
 
     def clear(self) -> None:
-        self.allocations = {s: {d: Decimal(0) for d, i in self.device_slots.items() if str(i.slot_name) == s}
-                            for s in self.slot_types}
+        self.allocations.clear()
+        for dev_id, info in self.device_slots.items():
+            self.allocations[str(info.slot_name)][dev_id] = Decimal(0)
 
     def check_exclusive(self, a: str, b: str) -> bool:
         if a == b:
@@ -69,6 +142,47 @@ class AbstractAllocMap:
             for d, v in per.items():
                 self.allocations[str(s)][d] -= Decimal(v)
 
+    def get_current_allocations(self, affinity_hint: AffinityHint | None, slot_name: str
+                                ) -> Sequence[tuple[Any, Decimal]]:
+        device_name = str(slot_name).partition(".")[0]
+        if affinity_hint is None:
+            return sorted(self.allocations[slot_name].items(),
+                          key=lambda pair: self.device_slots[pair[0]].amount - pair[1], reverse=True)
+        if not affinity_hint.devices:
+            primary_sets = affinity_hint.affinity_map.get_device_clusters_with_lowest_distance(device_name)
+            secondary_set: Sequence[Any] = []
+        else:
+            primary_sets, secondary_set = affinity_hint.affinity_map.get_distance_ordered_neighbors(
+                affinity_hint.devices, device_name)
+        if not primary_sets:
+            raise ResourceError("No suitable devices found (searched: %s)" % device_name)
+        # as upstream: the sort key reads allocations[slot_name][device_id] for every
+        # device of the plugin, which inserts the ones of other slots
+        primary_sets = sorted(primary_sets, key=lambda device_set: sum(
+            (self.allocations[slot_name][device.device_id] for device in device_set), start=Decimal(0)))
+
+        def convert_to_sorted_dev_alloc(device_set: Iterable[Any]) -> list[tuple[Any, Decimal]]:
+            device_ids = {d.device_id for d in device_set}
+            return sorted(((device_id, alloc) for device_id, alloc in self.allocations[slot_name].items()
+                           if device_id in device_ids),
+                          key=lambda pair: self.device_slots[pair[0]].amount - pair[1], reverse=True)
+
+        primary = [convert_to_sorted_dev_alloc(ps) for ps in primary_sets]
+        secondary = convert_to_sorted_dev_alloc(secondary_set)
+        if not affinity_hint.devices and affinity_hint.policy == AffinityPolicy.PREFER_SINGLE_NODE:
+            return [*itertools.chain(*primary)] + secondary
+        return _interleave_longest(*primary) + secondary
+
+    def update_affinity_hint(self, device_alloc: Mapping[Any, Decimal], affinity_hint: AffinityHint | None) -> None:
+        if affinity_hint is None:
+            return
+        nxt = []
+        for dev_id, alloc in device_alloc.items():
+            if alloc == Decimal(0):
+                continue
+            nxt.extend(dev for dev in affinity_hint.affinity_map.nodes if dev.device_id == dev_id)
+        affinity_hint.devices = nxt
+
     def _check(self, slots: Mapping[Any, Decimal]) -> dict[str, Decimal]:
         req = {str(k): Decimal(v) for k, v in slots.items() if Decimal(v) > 0}
         names = list(req)
@@ -82,20 +196,45 @@ class AbstractAllocMap:
 
 
 class DiscretePropertyAllocMap(AbstractAllocMap):
+    """Whole units; upstream's default strategy, EVENLY (_allocate_evenly)."""
+
     def allocate(self, slots: Mapping[Any, Decimal], *, affinity_hint: Any = None,
                  context_tag: str | None = None) -> Mapping[str, Mapping[Any, Decimal]]:
-        out: dict[str, dict[Any, Decimal]] = {}
-        for s, want in self._check(slots).items():
-            if self.slot_types[s] == SlotTypes.UNIQUE and want != 1:
-                raise InvalidResourceArgument("%s is unique: request exactly 1" % s)
-            if want != want.to_integral_value():
-                raise InvalidResourceArgument("%s: whole devices only" % s)
-            free = [d for d, a in self.allocations[s].items() if self.device_slots[d].amount - a >= 1]
-            if len(free) < want:
-                raise InsufficientResource("%s: %s wanted, %d free" % (s, want, len(free)))
-            out[s] = {d: Decimal(1) for d in free[:int(want)]}
-        self.apply_allocation(out)
-        return out
+        allocation: dict[str, dict[Any, Decimal]] = {}
+        for slot_name, requested_alloc in self._check(slots).items():
+            if self.slot_types[slot_name] == SlotTypes.UNIQUE and requested_alloc != 1:
+                raise InvalidResourceArgument("You may allocate only 1 for the unique-type slot %s" % slot_name)
+            new_alloc: Any = defaultdict(Decimal)
+            remaining_alloc = int(Decimal(requested_alloc))
+            repeats = 0
+            while remaining_alloc > 0:
+                if repeats >= 100:
+                    raise ResourceError("too many repeats until allocation")
+                sorted_dev_allocs = self.get_current_allocations(affinity_hint, slot_name)
+                total_allocatable = int(sum(self.device_slots[dev_id].amount - cur - new_alloc[dev_id]
+                                            for dev_id, cur in self.allocations[slot_name].items()))
+                if total_allocatable < remaining_alloc:
+                    raise InsufficientResource("DiscretePropertyAllocMap: insufficient allocatable amount!")
+                nonzero_devs = [dev_id for dev_id, cur in sorted_dev_allocs
+                                if self.device_slots[dev_id].amount - cur - new_alloc[dev_id] > 0]
+                if not nonzero_devs:
+                    raise InsufficientResource("DiscretePropertyAllocMap: insufficient allocatable candidate devices!")
+                initial_diffs = distribute(remaining_alloc, nonzero_devs)
+                diffs = {dev_id: min(int(self.device_slots[dev_id].amount - cur - new_alloc[dev_id]),
+                                     initial_diffs.get(dev_id, 0))
+                         for dev_id, cur in self.allocations[slot_name].items()}
+                for dev_id, _cur in sorted_dev_allocs:
+                    diff = diffs[dev_id]
+                    new_alloc[dev_id] += diff
+                    remaining_alloc -= diff
+                    if remaining_alloc == 0:
+                        break
+                repeats += 1
+            for dev_id, allocated in new_alloc.items():
+                self.allocations[slot_name][dev_id] += allocated
+            allocation[slot_name] = {k: Decimal(v) for k, v in new_alloc.items() if v > 0}
+            self.update_affinity_hint(new_alloc, affinity_hint)
+        return allocation
 
 
 class FractionAllocMap(AbstractAllocMap):
