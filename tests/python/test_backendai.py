@@ -40,8 +40,10 @@ def entry_points() -> dict[str, type]:
         eps = tomllib.load(f)["project"]["entry-points"]["backendai_accelerator_v21"]
     out = {}
     for name, ref in eps.items():
+        # "axl-<key>": never an upstream plugin's name (test_entry_points_never_collide)
+        assert name.startswith("axl-"), name
         mod, attr = ref.split(":")
-        out[name] = getattr(importlib.import_module(mod), attr)
+        out[name.removeprefix("axl-")] = getattr(importlib.import_module(mod), attr)
     return out
 
 
@@ -71,7 +73,9 @@ def mig_state(tmp_path_factory) -> str:
 def test_entry_points_subclass_the_agent_interface():
     from ai.backend.agent.resources import AbstractComputePlugin
     eps = entry_points()
-    assert {"cuda", "rocm", "habana", "neuron", "tpu", "tenstorrent", "ascend", "xpu"} <= set(eps)
+    # upstream's keys (lablup/backend.ai c0032c47, src/ai/backend/accelerator/*/plugin.py)
+    assert {"cuda", "rocm", "gaudi2", "gaudi3", "neuron", "tpu", "tt-n300", "tenstorrent", "ascend",
+            "xpu"} <= set(eps)
     import axl.backendai as b
     assert b.HAVE_AGENT
     for name, cls in eps.items():
@@ -290,10 +294,17 @@ def test_fractional_shares():
     data = run(p.generate_resource_data(got))
     (dev,) = got["cuda.shares"]
     assert data["CUDA_RESOURCE_VIRTUALIZED"] == "1"
-    frac = Decimal("2.5") / Decimal("16.5")
-    assert data["CUDA_MEMORY_LIMITS"] == "%s:%d" % (dev, int((80 << 30) * frac))
-    assert data["CUDA_PROCESSOR_LIMITS"] == "%s:%d" % (dev, int(132 * frac))
+    # as upstream's mock plugin computes a share (_share_to_spec): memory unit_mem x share,
+    # processors max(unit_proc x share, 4), and CUDA_RESERVED_MEMORY (64 MiB by default)
+    assert data["CUDA_MEMORY_LIMITS"] == "%s:%d" % (dev, int((2 << 30) * Decimal("2.5")))
+    assert data["CUDA_PROCESSOR_LIMITS"] == "%s:%d" % (dev, 20)
+    assert data["CUDA_RESERVED_MEMORY"] == str(64 << 20)
     assert data["CUDA_COMPUTE_PERCENT"].startswith("%s:15.15" % dev)
+    small = run(p.generate_resource_data({"cuda.shares": {dev: Decimal("0.25")}}))
+    assert small["CUDA_PROCESSOR_LIMITS"] == "%s:4" % dev  # never fewer than 4 (MIN_SMP_COUNT)
+    q = entry_points()["cuda"]({"sim": MIG2, "allocation_mode": "fractional", "reserved_memory": str(256 << 20)}, {})
+    run(q.init())
+    assert run(q.generate_resource_data({"cuda.shares": {dev: Decimal(1)}}))["CUDA_RESERVED_MEMORY"] == str(256 << 20)
 
 
 def test_measurements(tmp_path):
@@ -547,3 +558,52 @@ def test_mig_slot_never_gets_a_whole_gpu(mig_state):
     mig = sorted(migs)[0]
     with pytest.raises(BackendAIPluginError):
         run(p.generate_docker_args(None, {"cuda.device": {mig: Decimal(1)}}))
+
+
+def test_entry_points_never_collide():
+    """With upstream's accelerator plugins installed too and no allowlist, the agent's
+    scan_entrypoints (ai.backend.plugin.entrypoint, lablup/backend.ai c0032c47) raises on
+    two entry points of one name: axl's names are axl-<key>. Its allow-/block-compute-
+    plugins match module prefixes of the entry points' values: ["axl.backendai"] selects
+    axl's, ["ai.backend.accelerator"] blocks upstream's."""
+    from ai.backend.plugin.entrypoint import scan_entrypoints
+    with open(os.path.join(ROOT, "python", "pyproject.toml"), "rb") as f:
+        ours = tomllib.load(f)["project"]["entry-points"]["backendai_accelerator_v21"]
+    # upstream's, as their BUILD files declare them
+    upstream = {"cuda": "ai.backend.accelerator.cuda_open.plugin:CUDAPlugin",
+                "rocm": "ai.backend.accelerator.rocm.plugin:ROCmPlugin",
+                "tpu": "ai.backend.accelerator.tpu.plugin:TPUPlugin",
+                "gaudi2": "ai.backend.accelerator.habana.gaudi2.plugin:Gaudi2Plugin",
+                "gaudi3": "ai.backend.accelerator.habana.gaudi3.plugin:Gaudi3Plugin",
+                "tt-n300": "ai.backend.accelerator.tenstorrent.n300.plugin:TTn300Plugin",
+                "mock": "ai.backend.accelerator.mock.plugin:MockPlugin"}
+    both = list(upstream.items()) + list(ours.items())
+    names = [e.name for e in scan_entrypoints(both)]
+    assert len(names) == len(upstream) + len(ours)
+    with pytest.raises(RuntimeError, match="duplicate plugin entrypoint name 'cuda'"):
+        list(scan_entrypoints(both + [("cuda", "axl.backendai:CUDAPlugin")]))
+    assert {e.name for e in scan_entrypoints(both, allowlist={"axl.backendai"})} == set(ours)
+    assert {e.name for e in scan_entrypoints(both, blocklist={"ai.backend.accelerator"})} == set(ours)
+
+
+def test_upstream_keys_per_model(tree_dir):
+    """Gaudi 2 under gaudi2.device, an n300 under tt-n300.device, as upstream's plugins
+    name them; other Tenstorrent cards under axl's own tenstorrent key, no card twice."""
+    eps = entry_points()
+    gaudi = tree_dir(os.path.join(TESTS, "trees", "nodes", "gaudi2-8x.json"))
+    g2 = eps["gaudi2"]({"sysroot": gaudi}, {})
+    run(g2.init())
+    assert len(g2.devices) == 8
+    assert {str(k) for k in run(g2.available_slots())} == {"gaudi2.device"}
+    for other in ("gaudi3", "gaudi"):
+        p = eps[other]({"sysroot": gaudi}, {})
+        run(p.init())
+        assert p.devices == [], other
+    tt = tree_dir(os.path.join(TESTS, "trees", "nodes", "tenstorrent-host.json"))
+    n300 = eps["tt-n300"]({"sysroot": tt}, {})
+    rest = eps["tenstorrent"]({"sysroot": tt}, {})
+    run(n300.init())
+    run(rest.init())
+    assert [d.model_name for d in n300.devices] == ["Tenstorrent Wormhole n300"]
+    assert {str(k): v for k, v in run(n300.available_slots()).items()} == {"tt-n300.device": 1}
+    assert [d.model_name for d in rest.devices] == ["Tenstorrent Wormhole n150"]

@@ -61,7 +61,7 @@ def main():
         "print(os.path.dirname(axl.__file__))\n"
         "eps = md.entry_points(group='backendai_accelerator_v21')\n"
         "print(','.join(sorted(e.name for e in eps)))\n"
-        "print(eps['cuda'].load().__name__)\n"
+        "print(eps['axl-cuda'].load().__name__)\n"
         "inv = axl.open(sim=%r)\n"
         "print(len(inv.devices))\n" % os.path.join(a.src, "tests", "sim", "h100x2.json"))
     r = subprocess.run([py, "-c", probe], capture_output=True, text=True, env=env, cwd=a.work, timeout=120)
@@ -70,7 +70,7 @@ def main():
         check(os.path.dirname(os.path.realpath(lib)) == os.path.realpath(pkgdir),
               "the library loaded is not the one beside the package: %s vs %s" % (lib, pkgdir))
         check(pkgdir.startswith(venv), "the package imported is not the installed one: %s" % pkgdir)
-        for n in ("cuda", "rocm", "habana", "neuron", "tpu", "xpu"):
+        for n in ("axl-cuda", "axl-rocm", "axl-gaudi2", "axl-neuron", "axl-tpu", "axl-xpu"):
             check(n in names.split(","), "entry point %s missing: %s" % (n, names))
         check(cls == "CUDAPlugin", "entry point cuda loads %s" % cls)
         check(ndev == "2", "devices of the simulated node: %s" % ndev)

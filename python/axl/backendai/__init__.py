@@ -27,7 +27,8 @@ from ._agent import (AGENT_IMPORT_ERROR, HAVE_AGENT, ContainerMeasurement, Devic
                      SlotTypes)
 from .device import AxlComputeDevice
 from .errors import BackendAIPluginError
-from .kinds import (PLUGINS, AMDNPUPlugin, AscendPlugin, CUDAPlugin, HabanaPlugin,
+from .kinds import (ENTRY_PREFIX, PLUGINS, AMDNPUPlugin, AscendPlugin, CUDAPlugin, GaudiPlugin,
+                    Gaudi2Plugin, Gaudi3Plugin, TTn300Plugin,
                     IntelGPUPlugin, IntelNPUPlugin, NeuronPlugin, QAICPlugin, ROCmPlugin,
                     TenstorrentPlugin, TPUPlugin)
 from .plugin import AxlComputePlugin
@@ -40,6 +41,7 @@ __all__ = [
     "ProcessMeasurement", "SlotName", "SlotTypes",
     "AxlComputeDevice", "BackendAIPluginError", "ResourceTxtError", "read_resource_txt",
     "BEP_PRECISIONS", "gbps_to_gibps", "AxlComputePlugin", "PLUGINS",
-    "CUDAPlugin", "ROCmPlugin", "AMDNPUPlugin", "HabanaPlugin", "NeuronPlugin", "TPUPlugin",
+    "CUDAPlugin", "ROCmPlugin", "AMDNPUPlugin", "GaudiPlugin", "Gaudi2Plugin", "Gaudi3Plugin",
+    "NeuronPlugin", "TPUPlugin", "TTn300Plugin", "ENTRY_PREFIX",
     "TenstorrentPlugin", "AscendPlugin", "IntelGPUPlugin", "IntelNPUPlugin", "QAICPlugin",
 ]

@@ -1,6 +1,13 @@
 """The plugin classes of :mod:`axl.backendai`, one per device kind Backend.AI knows
-(its key, axl's id prefixes), and ``PLUGINS``, every class by its key (the names of
-the ``backendai_accelerator_v21`` entry points)."""
+(its key, axl's id prefixes), and ``PLUGINS``, every class by its key.
+
+The keys (and so the slot names, ``<key>.device``) are upstream's own plugins' where
+upstream has one (lablup/backend.ai c0032c47, src/ai/backend/accelerator/: cuda, rocm,
+tpu, gaudi2, gaudi3, tt-n300), so that a cluster can swap plugins without renaming slots.
+The entry-point names are ``axl-<key>``: never one of upstream's (``cuda``, ``rocm``,
+``tpu``, ...), so that both packages can be installed side by side (the agent's
+scan_entrypoints refuses two entry points of one name); docs/backendai.md says how the
+agent's allow-/block-compute-plugins then choose."""
 
 from __future__ import annotations
 
@@ -32,11 +39,29 @@ class AMDNPUPlugin(AxlComputePlugin):
     default_groups = ("render",)
 
 
-class HabanaPlugin(AxlComputePlugin):
-    """Intel Gaudi (Habana) accelerators."""
-    key = "habana"
+class GaudiPlugin(AxlComputePlugin):
+    """Intel Gaudi (Habana) accelerators that neither Gaudi2Plugin nor Gaudi3Plugin
+    takes (first-generation Gaudi): upstream's habana base plugin's key, "gaudi"."""
+    key = "gaudi"
     id_prefixes = ("habana",)
+    exclude_db_keys = ("habana-gaudi2", "intel-gaudi3")
     human_readable_name, display_unit = "Gaudi", "HPU"
+
+
+class Gaudi2Plugin(AxlComputePlugin):
+    """Habana Gaudi2 (upstream's gaudi2 plugin: gaudi2.device)."""
+    key = "gaudi2"
+    id_prefixes = ("habana",)
+    db_keys = ("habana-gaudi2",)
+    human_readable_name, display_unit = "Gaudi 2", "HPU"
+
+
+class Gaudi3Plugin(AxlComputePlugin):
+    """Intel Gaudi 3 (upstream's gaudi3 plugin: gaudi3.device)."""
+    key = "gaudi3"
+    id_prefixes = ("habana",)
+    db_keys = ("intel-gaudi3",)
+    human_readable_name, display_unit = "Gaudi 3", "HPU"
 
 
 class NeuronPlugin(AxlComputePlugin):
@@ -53,10 +78,19 @@ class TPUPlugin(AxlComputePlugin):
     human_readable_name, display_unit, display_icon = "TPU", "TPU", "tpu"
 
 
+class TTn300Plugin(AxlComputePlugin):
+    """Tenstorrent Wormhole n300 cards (upstream's tt-n300 plugin: tt-n300.device)."""
+    key = "tt-n300"
+    id_prefixes = ("tenstorrent",)
+    db_keys = ("tenstorrent-wormhole-n300",)
+    human_readable_name, display_unit = "Tenstorrent n300", "Card"
+
+
 class TenstorrentPlugin(AxlComputePlugin):
-    """Tenstorrent cards."""
+    """Tenstorrent cards other than the n300 (upstream has a plugin for the n300 only)."""
     key = "tenstorrent"
     id_prefixes = ("tenstorrent",)
+    exclude_db_keys = ("tenstorrent-wormhole-n300",)
     human_readable_name, display_unit = "Tenstorrent", "Card"
 
 
@@ -91,7 +125,11 @@ class QAICPlugin(AxlComputePlugin):
     human_readable_name, display_unit = "Cloud AI", "Card"
 
 
-#: Every plugin class by its key (the entry-point names).
+#: Every plugin class by its key (the entry-point names are "axl-" + key).
 PLUGINS: dict[str, type[AxlComputePlugin]] = {c.key: c for c in (
-    CUDAPlugin, ROCmPlugin, AMDNPUPlugin, HabanaPlugin, NeuronPlugin, TPUPlugin,
-    TenstorrentPlugin, AscendPlugin, IntelGPUPlugin, IntelNPUPlugin, QAICPlugin)}
+    CUDAPlugin, ROCmPlugin, AMDNPUPlugin, GaudiPlugin, Gaudi2Plugin, Gaudi3Plugin, NeuronPlugin,
+    TPUPlugin, TTn300Plugin, TenstorrentPlugin, AscendPlugin, IntelGPUPlugin, IntelNPUPlugin,
+    QAICPlugin)}
+
+#: The entry-point name of a plugin class.
+ENTRY_PREFIX = "axl-"

@@ -27,6 +27,8 @@ from .resource_txt import _config_dir_of, read_resource_txt
 from .spec import _dec_or_none
 
 
+# upstream's mock plugin: the fewest processing units a share is given
+_MIN_SMP_COUNT = 4
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0", "")
 
@@ -100,6 +102,11 @@ class AxlComputePlugin(_PluginBase):
     key: str = "accelerator"
     id_prefixes: tuple[str, ...] = ()
     families: tuple[str, ...] | None = None
+    #: only devices whose device-database key is one of these (None: any); and never
+    #: those of exclude_db_keys (the models another plugin class takes, as upstream has a
+    #: plugin a model: gaudi2, gaudi3, tt-n300)
+    db_keys: tuple[str, ...] | None = None
+    exclude_db_keys: tuple[str, ...] = ()
     human_readable_name: str = "Accelerator"
     display_unit: str = "Device"
     display_icon: str = "npu1"
@@ -131,8 +138,11 @@ class AxlComputePlugin(_PluginBase):
             self.quantum_size = Decimal(str(self.plugin_config.get("quantum_size", "0.1")))
             self.unit_mem = Decimal(str(self.plugin_config.get("unit_mem", 2 << 30)))
             self.unit_proc = Decimal(str(self.plugin_config.get("unit_proc", 8)))
+            # what the runtime keeps for itself on a shared device (the mock plugin's
+            # reserved_memory, 64 MiB by default; written as <KEY>_RESERVED_MEMORY)
+            self.reserved_memory = int(Decimal(str(self.plugin_config.get("reserved_memory", 64 << 20))))
         except InvalidOperation:
-            raise BackendAIPluginError("quantum_size, unit_mem and unit_proc must be numbers") from None
+            raise BackendAIPluginError("quantum_size, unit_mem, unit_proc and reserved_memory must be numbers") from None
         if self.quantum_size <= 0 or self.unit_mem <= 0 or self.unit_proc <= 0:
             raise BackendAIPluginError("quantum_size, unit_mem and unit_proc must be positive")
 
@@ -209,7 +219,12 @@ class AxlComputePlugin(_PluginBase):
 
     def _mine(self, d: _inventory.Device) -> bool:
         prefix = d.id.split(":", 1)[0]
-        return prefix in self.id_prefixes and (self.families is None or d.family in self.families)
+        if prefix not in self.id_prefixes or (self.families is not None and d.family not in self.families):
+            return False
+        key = d.get("devicedb_key")
+        if self.db_keys is not None and key not in self.db_keys:
+            return False
+        return key not in self.exclude_db_keys
 
     def _add(self, dev: AxlComputeDevice) -> None:
         if str(dev.device_id) in self._by_id:
@@ -525,15 +540,21 @@ class AxlComputePlugin(_PluginBase):
                 if cap is None or cap <= 0:
                     raise BackendAIPluginError("device %s has no share capacity" % d.device_id)
                 frac = min(amt / cap, Decimal(1))
+                # as upstream's mock plugin (_share_to_spec, lablup/backend.ai c0032c47):
+                # memory unit_mem x share, processors max(unit_proc x share, 4), and
+                # never more than the device has
+                m = int(self.unit_mem * amt)
                 if d.memory_size:
-                    mem.append("%s:%d" % (d.device_id, int(Decimal(d.memory_size) * frac)))
+                    m = min(m, int(d.memory_size))
+                mem.append("%s:%d" % (d.device_id, m))
+                u = max(int(self.unit_proc * amt), _MIN_SMP_COUNT)
                 if d.processing_units:
-                    proc.append("%s:%d" % (d.device_id, max(1, int(Decimal(d.processing_units) * frac))))
+                    u = min(u, int(d.processing_units))
+                proc.append("%s:%d" % (d.device_id, u))
                 pct.append("%s:%s" % (d.device_id, (frac * 100).quantize(Decimal("0.01"), rounding=ROUND_DOWN)))
-            if mem:
-                out["%s_MEMORY_LIMITS" % k] = ",".join(mem)
-            if proc:
-                out["%s_PROCESSOR_LIMITS" % k] = ",".join(proc)
+            out["%s_MEMORY_LIMITS" % k] = ",".join(mem)
+            out["%s_PROCESSOR_LIMITS" % k] = ",".join(proc)
+            out["%s_RESERVED_MEMORY" % k] = str(self.reserved_memory)
             out["%s_COMPUTE_PERCENT" % k] = ",".join(pct)
         parts = [d for d in devs if d.is_partition]
         if parts:
