@@ -607,3 +607,43 @@ def test_upstream_keys_per_model(tree_dir):
     assert [d.model_name for d in n300.devices] == ["Tenstorrent Wormhole n300"]
     assert {str(k): v for k, v in run(n300.available_slots()).items()} == {"tt-n300.device": 1}
     assert [d.model_name for d in rest.devices] == ["Tenstorrent Wormhole n150"]
+
+
+def _plugin_for(mig_state, **cfg):
+    p = entry_points()["cuda"]({"sim": MIG2, "state_dir": mig_state, **cfg}, {})
+    run(p.init())
+    return p
+
+
+def test_metadata_per_slot(mig_state):
+    """BEP-1000: one AcceleratorMetadata per slot (MIG and shares slots included);
+    get_metadata() still returns the one the current agent takes."""
+    p = _plugin_for(mig_state)
+    per = p.get_metadata_per_slot()
+    assert set(per) == {"cuda.device", "cuda.shares", "cuda.device:1g.10gb-mig", "cuda.device:3g.40gb-mig"}
+    assert per["cuda.device:1g.10gb-mig"]["slot_name"] == "cuda.device:1g.10gb-mig"
+    assert p.get_metadata() == per["cuda.device"]
+
+
+def test_bep1016_interface(mig_state):
+    """BEP-1016: configurable_slots, create_lifecycle_hook, alloc_to_devices, get_node_info."""
+    from axl.backendai import BackendAIPluginError, Workload, WorkloadConfig
+    p = _plugin_for(mig_state, device_injector="devices")
+    slots = {s["slot_name"]: s["slot_type"] for s in p.configurable_slots()}
+    assert slots == {"cuda.device": "count", "cuda.shares": "count",
+                     "cuda.device:1g.10gb-mig": "unique", "cuda.device:3g.40gb-mig": "unique"}
+    alloc = {"cuda.device": {"3": Decimal(1)}}
+    devs = run(p.alloc_to_devices(alloc))
+    assert [d["device_id"] for d in devs] == ["3"] and devs[0]["slot_name"] == "cuda.device"
+    hook = p.create_lifecycle_hook(Workload("c1"), alloc)
+    cfg = run(hook.pre_create())
+    assert isinstance(cfg, WorkloadConfig)
+    docker = run(p.generate_docker_args(None, alloc))["HostConfig"]["Devices"]
+    assert [m.source for m in cfg.mounts if m.kind == "device"] == [d["PathOnHost"] for d in docker]
+    assert cfg.resource_data == dict(run(p.generate_resource_data(alloc)))
+    with pytest.raises(BackendAIPluginError):
+        p.create_lifecycle_hook(Workload("c2"), {"cuda.device:1g.10gb-mig": {"7": Decimal(1)}})
+    with pytest.raises(BackendAIPluginError):
+        Workload("c3", "vm")
+    info = run(p.get_node_info())
+    assert info["plugin"] == "cuda" and info["hardware"]["status"] in ("healthy", "degraded")

@@ -33,6 +33,7 @@ from .kinds import (ENTRY_PREFIX, PLUGINS, AMDNPUPlugin, AscendPlugin, CUDAPlugi
                     TenstorrentPlugin, TPUPlugin)
 from .plugin import AxlComputePlugin
 from .resource_txt import ResourceTxtError, read_resource_txt
+from .v2 import AxlLifecycleHook, Workload, WorkloadConfig, WorkloadMount
 from .spec import BEP_PRECISIONS, gbps_to_gibps
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "FractionAllocMap", "Measurement", "MetricTypes", "MountInfo", "MountTypes", "NodeMeasurement", "AGENT_IMPORT_ERROR",
     "ProcessMeasurement", "SlotName", "SlotTypes",
     "AxlComputeDevice", "BackendAIPluginError", "ResourceTxtError", "read_resource_txt",
+    "AxlLifecycleHook", "Workload", "WorkloadConfig", "WorkloadMount",
     "BEP_PRECISIONS", "gbps_to_gibps", "AxlComputePlugin", "PLUGINS",
     "CUDAPlugin", "ROCmPlugin", "AMDNPUPlugin", "GaudiPlugin", "Gaudi2Plugin", "Gaudi3Plugin",
     "NeuronPlugin", "TPUPlugin", "TTn300Plugin", "ENTRY_PREFIX",

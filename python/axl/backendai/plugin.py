@@ -347,6 +347,47 @@ class AxlComputePlugin(_PluginBase):
         slots are in get_resource_spec()."""
         return self._slot_meta(self.device_slot if self.allocation_mode == "discrete" else self.shares_slot)
 
+    def _all_slot_names(self) -> list[str]:
+        out = []
+        if any(not d.is_partition for d in self.devices):
+            out += [self.device_slot, self.shares_slot]
+        out += sorted({self.partition_slot(d) for d in self.devices if d.is_partition})
+        return out
+
+    def get_metadata_per_slot(self) -> dict[str, dict[str, Any]]:
+        """BEP-1000: one AcceleratorMetadata per slot this node can offer (whole devices,
+        fractional shares, every partition profile); get_metadata() stays the one
+        AcceleratorMetadata the current agent takes."""
+        return {s: self._slot_meta(s) for s in self._all_slot_names()}
+
+    # -- BEP-1016 (accelerator interface v2) -------------------------------------------------
+    def configurable_slots(self) -> list[dict[str, Any]]:
+        """Every slot type this plugin could offer on this node, whatever the current
+        allocation_mode, with its slot type and display metadata."""
+        out = []
+        for s in self._all_slot_names():
+            t = "unique" if s not in (self.device_slot, self.shares_slot) else "count"
+            out.append({**self._slot_meta(s), "slot_type": t})
+        return out
+
+    def create_lifecycle_hook(self, workload: Any, device_alloc: Mapping[Any, Mapping[Any, Any]]) -> Any:
+        """BEP-1016: an AxlLifecycleHook for a workload (Workload) and its allocation."""
+        from .v2 import AxlLifecycleHook
+        return AxlLifecycleHook(self, workload, device_alloc)
+
+    async def alloc_to_devices(self, device_alloc: Mapping[Any, Mapping[Any, Any]]) -> list[dict[str, Any]]:
+        """BEP-1016: the devices an allocation uses, each with its slot, amount and
+        device-info document (BEP-1000)."""
+        return [{"slot_name": slot, "amount": str(amt), "device_id": str(d.device_id),
+                 "device_info": d.device_info()} for d, slot, amt in self._alloc(device_alloc)]
+
+    async def get_node_info(self) -> dict[str, Any]:
+        """BEP-1016: driver/runtime versions (extra_info) and hardware status
+        (get_node_hwinfo) in one structure."""
+        return {"plugin": self.key, "version": self.get_version(),
+                "versions": dict(await self.extra_info()),
+                "hardware": dict(await self.get_node_hwinfo())}
+
     def get_resource_spec(self) -> dict[str, Any]:
         """BEP-1000: every slot definition of this node (whole devices, fractional shares,
         one per partition profile) with its type, display metadata, capacity, devices and
