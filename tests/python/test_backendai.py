@@ -244,7 +244,8 @@ def test_restore_from_resource_txt(mig_state, tmp_path):
     run(p.restore_from_container(container, amap))
     assert amap.allocations["cuda.device"]["5"] == 1 and amap.allocations["cuda.device"]["3"] == 0
     for bad in ("CUDA.DEVICE_SHARES=3:x\n", "CUDA.DEVICE_SHARES=3:-1\n", "CUDA.DEVICE_SHARES=99:1\n",
-                "CUDA.NOPE_SHARES=3:1\n", "CUDA.DEVICE_SHARES=3:NaN\n", "MEM_SHARES=root:8q\n"):
+                "CUDA.NOPE_SHARES=3:1\n", "CUDA.DEVICE_SHARES=3:NaN\n", "MEM_SHARES=root:8q\n",
+                "CUDA.DEVICE_SHARES=3:1e999999999\n", "MEM_SHARES=root:1e999999999g\n"):
         (cfg / "resource.txt").write_text(bad)
         with pytest.raises(BackendAIPluginError):
             run(p.restore_from_container(container, amap))
@@ -647,3 +648,33 @@ def test_bep1016_interface(mig_state):
         Workload("c3", "vm")
     info = run(p.get_node_info())
     assert info["plugin"] == "cuda" and info["hardware"]["status"] in ("healthy", "degraded")
+
+
+def test_resource_txt_garbage(tmp_path):
+    """Random and truncated resource.txt files: a dict or ResourceTxtError, nothing else,
+    and quickly (huge exponents are refused before they become integers)."""
+    import random
+    import time
+    from axl.backendai import ResourceTxtError, read_resource_txt
+    rng = random.Random(25)
+    good = "SCRATCH_SIZE=0m\nMEM_SHARES=root:8g\nCUDA.DEVICE_SHARES=0:1,1:1\nCUDA.SHARES=0:0.5\n"
+    alphabet = "=:,.\n_-e9g0 xSHARESk\x00\xff"
+    f = tmp_path / "resource.txt"
+    t0 = time.monotonic()
+    for i in range(3000):
+        if i % 3 == 0:
+            text = good[:rng.randrange(len(good) + 1)]
+        elif i % 3 == 1:
+            b = list(good)
+            for _ in range(rng.randrange(1, 6)):
+                b[rng.randrange(len(b))] = rng.choice(alphabet)
+            text = "".join(b)
+        else:
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(60)))
+        f.write_bytes(text.encode("utf-8", "surrogatepass"))
+        try:
+            out = read_resource_txt(f)
+        except ResourceTxtError:
+            continue
+        assert isinstance(out, dict)
+    assert time.monotonic() - t0 < 60

@@ -22,6 +22,15 @@ class ResourceTxtError(BackendAIPluginError):
 _SUFFIX = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "p": 2**50, "e": 2**60, "z": 2**70,
            "y": 2**80, " ": 1}
 _ENDINGS = ("ibytes", "ibyte", "ib", "bytes", "byte", "b")
+# no slot holds more than this (a yobibyte): larger amounts are garbage, refused before
+# they are turned into integers (1e999999999g would take forever)
+_MAX = Decimal(2**80)
+
+
+def _too_large(d: Decimal) -> bool:
+    """Beyond _MAX, judged without arithmetic (which would overflow the context)."""
+    return d.is_finite() and (d.adjusted() > _MAX.adjusted() or (d.adjusted() == _MAX.adjusted() and
+                                                                    d.copy_abs().compare_total(_MAX) > 0))
 
 
 def _amount(raw: str) -> Decimal:
@@ -30,9 +39,13 @@ def _amount(raw: str) -> Decimal:
     whole bytes); ValueError otherwise."""
     expr = raw.strip().replace("_", "")
     try:
-        return Decimal(expr)
+        plain = Decimal(expr)
     except InvalidOperation:
         pass
+    else:
+        if _too_large(plain):
+            raise ValueError("larger than any slot holds")
+        return plain
     low = expr.lower()
     if low in ("inf", "infinite", "infinity"):
         raise ValueError("an infinite amount")
@@ -49,9 +62,13 @@ def _amount(raw: str) -> Decimal:
     if mult is None:
         raise ValueError("not a number or a size (suffix %r)" % suffix)
     try:
-        return Decimal(int(Decimal(number) * mult))
-    except (InvalidOperation, ValueError, OverflowError):
+        base = Decimal(number)
+        value = base * mult if not _too_large(base) else None
+    except ArithmeticError:  # InvalidOperation, Overflow
         raise ValueError("not a number or a size") from None
+    if value is None or not value.is_finite() or _too_large(value):
+        raise ValueError("not a finite size a slot can hold")
+    return Decimal(int(value))
 
 
 def read_resource_txt(path: str | os.PathLike[str]) -> dict[str, dict[str, dict[str, Decimal]]]:
