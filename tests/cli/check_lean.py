@@ -27,6 +27,8 @@ the library that needs them, and their absence is handled:
   top_missing   AXL_CURSES_LIBRARY=/nonexistent under a pseudo-terminal: `axl top` exits 1
                 naming libncursesw.so.6 / libncursesw6 and --batch, the terminal untouched
   top_batch     AXL_CURSES_LIBRARY=/nonexistent: `axl top --batch` still prints frames
+  syscalls      `axl list --timing` of gaudi2-8x: timing_syscalls names the timed stages,
+                the discovery stages count calls, and strace sees at least as many
 
   check_lean.py --axl build/axl --lib build/libaxl.so --work DIR --case NAME
   check_lean.py --list
@@ -35,6 +37,7 @@ import argparse
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -319,6 +322,44 @@ def case_top_batch(a):
     if p.returncode != 0 or out.count("axl top") != 2 or "nvidia:1" not in out:
         raise Fail("axl top --batch without curses: exit %d, %r / %r" % (p.returncode, out[-1000:],
                                                                         p.stderr.decode(errors="replace")[-1000:]))
+
+
+def case_syscalls(a):
+    """axl list --timing counts each stage's system calls through the sysroot seam
+    (timing_syscalls): one count a timed stage, the discovery stages of a node with
+    devices make some, and strace (when installed) sees at least as many calls of the
+    kinds the seam makes in the whole run."""
+    root = mktree(a.work, "gaudi2-8x")
+    p = run([a.axl, "list", "--json", "--timing", "--sysroot", root], env_for())
+    if p.returncode != 0:
+        raise Fail("axl list --timing exited %d" % p.returncode)
+    doc = json.loads(p.stdout)
+    ms, calls = doc.get("timing", {}), doc.get("timing_syscalls", {})
+    if set(ms) != set(calls) or not calls:
+        raise Fail("timing %s and timing_syscalls %s name other stages" % (sorted(ms), sorted(calls)))
+    if any(not isinstance(v, int) or v < 0 for v in calls.values()):
+        raise Fail("timing_syscalls holds a value that is not a count: %s" % calls)
+    for stage in ("host", "pci", "habana", "devnodes"):
+        if calls.get(stage, 0) <= 0:
+            raise Fail("stage %s made no system call: %s" % (stage, calls))
+    total = sum(calls.values())
+    print("timing_syscalls:", calls, "total", total)
+    strace = shutil.which("strace")
+    if strace:
+        log = os.path.join(a.work, "strace.txt")
+        q = run([strace, "-f", "-c", "-o", log, a.axl, "list", "--json", "--sysroot", root], env_for())
+        if q.returncode != 0:
+            raise Fail("strace axl list exited %d" % q.returncode)
+        kinds = ("openat", "openat2", "read", "close", "readlinkat", "getdents64", "newfstatat")
+        seen = 0
+        for line in open(log):
+            # % time, seconds, usecs/call, calls, [errors,] syscall
+            f = line.split()
+            if len(f) >= 5 and f[-1] in kinds:
+                seen += int(f[3])
+        print("strace: %d calls of the seam's kinds" % seen)
+        if seen < total:
+            raise Fail("the seam counted %d calls, strace saw only %d" % (total, seen))
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
