@@ -27,6 +27,8 @@ the library that needs them, and their absence is handled:
   top_missing   AXL_CURSES_LIBRARY=/nonexistent under a pseudo-terminal: `axl top` exits 1
                 naming libncursesw.so.6 / libncursesw6 and --batch, the terminal untouched
   top_batch     AXL_CURSES_LIBRARY=/nonexistent: `axl top --batch` still prints frames
+  relocations   the device database's and the model catalog's objects hold no pointer
+                in their data (nothing relocated at load)
   syscalls      `axl list --timing` of gaudi2-8x: timing_syscalls names the timed stages,
                 the discovery stages count calls, and strace sees at least as many
 
@@ -360,6 +362,29 @@ def case_syscalls(a):
         print("strace: %d calls of the seam's kinds" % seen)
         if seen < total:
             raise Fail("the seam counted %d calls, strace saw only %d" % (total, seen))
+
+
+def case_relocations(a):
+    """The big tables need no relocation at load (issue 25): the device database's generated
+    object, the model catalog's and the vendor symbol tables' carry no pointer in their data
+    (no R_X86_64_64 / R_AARCH64_ABS64 relocation against a data section)."""
+    build = os.path.dirname(os.path.abspath(a.lib))
+    objs = {"devicedb": "CMakeFiles/axl_devicedb.dir/generated/devicedb_data.c.o",
+            "model catalog": "CMakeFiles/axl_plan.dir/src/lib/plan/model_catalog.c.o"}
+    for what, rel in objs.items():
+        obj = os.path.join(build, rel)
+        if not os.path.exists(obj):
+            raise Fail("%s: no object %s" % (what, obj))
+        out = subprocess.run(["readelf", "-rW", obj], capture_output=True, text=True, check=True).stdout
+        sec, n = "", 0
+        for line in out.splitlines():
+            if line.startswith("Relocation section"):
+                sec = line.split("'")[1]
+            elif "data" in sec and ("R_X86_64_64" in line or "R_AARCH64_ABS64" in line):
+                n += 1
+        print("%s: %d pointer relocations in data" % (what, n))
+        if n:
+            raise Fail("%s has %d pointers in its data: each is relocated at every load" % (what, n))
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

@@ -343,8 +343,8 @@ const char *axl__catalog_variant_at(size_t i)
 
 size_t axl__catalog_name(const char *name, char *out, size_t cap)
 {
-	static const char *const prefixes[] = {"https://huggingface.co/", "http://huggingface.co/", "huggingface.co/",
-					       "hf://", "hf.co/"};
+	static const char prefixes[][24] = {"https://huggingface.co/", "http://huggingface.co/", "huggingface.co/",
+					   "hf://", "hf.co/"};
 	if (!cap)
 		return 0;
 	out[0] = 0;
