@@ -73,9 +73,15 @@ static int pin_new_object(struct dl_phdr_info *info, size_t size, void *arg)
 	for (size_t i = 0; i < before->n; i++)
 		if (before->base[i] == (uintptr_t)info->dlpi_addr)
 			return 0;
+	if (info->dlpi_name[0] != '/')
+		return 0; /* not a file the loader could name again (the vDSO) */
 	/* already loaded: no constructor runs, only the NODELETE mark is added (and a
-	 * reference that is never dropped) */
-	(void)dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+	 * reference that is never dropped); a failure's message is taken and dropped (the
+	 * second dlerror() frees glibc's per-thread record of it) */
+	if (!dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) {
+		(void)dlerror();
+		(void)dlerror();
+	}
 	return 0;
 }
 
