@@ -427,13 +427,15 @@ BEP_EXPECT = {
         "memory": {"l1_cache_bytes_per_unit": 256 << 10, "shared_memory_bytes_per_unit": 228 << 10,
                    "channels": 10, "stacks": 5},
         "compute_units": {"SM": 132, "Tensor Core": 528},
-        "precision": {"FP8": "native", "INT4": "none", "FP4": None},
+        # FP4/FP6: none from the Blackwell technical brief (no earlier NVIDIA architecture)
+        "precision": {"FP8": "native", "INT4": "none", "FP4": "none", "FP6": "none"},
     },
     "mi300x8.json": {
         "memory": {"l1_cache_bytes_per_unit": 32 << 10, "shared_memory_bytes_per_unit": 64 << 10,
                    "stacks": 8, "channels": None},
         "compute_units": {"CU": 304, "XCC": 8, "Matrix Core": 1216},
-        "precision": {"FP8": "native"},
+        # INT4: the MI300X documents are silent; FP4: none before CDNA 4
+        "precision": {"FP8": "native", "INT4": None, "FP4": "none"},
     },
 }
 

@@ -397,6 +397,26 @@ def test_every_sim_every_plugin(sim):
     assert seen == len(axl_devs)
 
 
+@pytest.mark.parametrize("sim, plugin", [("h100x8-nvswitch.json", "cuda"),
+                                         ("a100-mig-off.json", "cuda"),
+                                         ("mi300x8.json", "rocm")])
+def test_precision_support_names_fp4(sim, plugin):
+    """BEP-1000's formats on a pre-Blackwell / pre-CDNA 4 device: FP4 (and FP6) are
+    `none` from the architecture documents, never left out; the H100 has all eight."""
+    p = entry_points()[plugin]({"sim": os.path.join(TESTS, "sim", sim)}, {})
+    run(p.init())
+    info = p.devices[0].device_info()
+    sup = {r["format"]: r["support"] for r in info["precision_support"]}
+    assert sup["FP4"] == "none" and sup["FP6"] == "none"
+    assert "FP4" not in info["precision_unknown"]
+    if sim.startswith("h100"):
+        assert {f: sup.get(f) for f in ("FP32", "TF32", "BF16", "FP16", "FP8", "INT8", "INT4", "FP4")} == {
+            "FP32": "native", "TF32": "native", "BF16": "native", "FP16": "native",
+            "FP8": "native", "INT8": "native", "INT4": "none", "FP4": "none"}
+        assert info["precision_unknown"] == []
+    run(p.cleanup())
+
+
 def test_rocm_device_nodes_and_groups():
     p = entry_points()["rocm"]({"sim": os.path.join(TESTS, "sim", "mi300x8.json"),
                                 "device_injector": "devices"}, {})

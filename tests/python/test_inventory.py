@@ -91,7 +91,8 @@ def test_version():
 
 def test_bep1000_facts(sim_h100x2):
     """The device database's BEP-1000 facts reach the typed fields: an H100's memory
-    hierarchy and its Tensor Cores; a format its datasheet does not list is unknown."""
+    hierarchy and its Tensor Cores; FP4 is none (no NVIDIA architecture before Blackwell
+    has it); a format no document settles (an MI300X's INT4) is unknown."""
     with axl.open(sim=sim_h100x2) as inv:
         d = inv.devices[0]
         assert d.memory.l1_cache_bytes_per_unit == 256 * 1024
@@ -100,8 +101,12 @@ def test_bep1000_facts(sim_h100x2):
         assert ("Tensor Core", 528) in [(u.name, u.count) for u in d.compute_units]
         assert d.precision_of("FP8") == "native"
         assert d.precision_of("INT4") == "none"
-        assert d.precision_of("FP4") is None
+        assert d.precision_of("FP4") == "none"
         assert d.partitioning[0].technology == "MIG" and "1g.10gb" in d.partitioning[0].profiles
+    with axl.open(sim=os.path.join(os.path.dirname(sim_h100x2), "mi300x8.json")) as inv:
+        d = inv.devices[0]
+        assert d.precision_of("FP8") == "native" and d.precision_of("FP4") == "none"
+        assert d.precision_of("INT4") is None
 
 
 # the registry questions: select/best/total_memory agree with `axl list`'s filters on every sim

@@ -339,8 +339,9 @@ static void test_facts(void)
 
 	/* Unknown stays unknown. */
 	e = axl__db_find_key("nvidia-h20");
+	/* its precision rows are the architecture's FP6/FP4 "none" (no datasheet figure) */
 	CHECK(e && e->memory_bytes == 0 && e->bandwidth_gbps < 0 && e->tdp_watts < 0 &&
-		      e->n_prec == 0 && e->bus_width_bits == 0 && e->l2_bytes == 0 &&
+		      e->n_prec == 2 && e->bus_width_bits == 0 && e->l2_bytes == 0 &&
 		      e->l1_bytes_per_unit == 0 && e->shared_bytes_per_unit == 0 &&
 		      e->memory_channels == 0 && e->memory_stacks == 0,
 	      "H20 facts left unknown");
