@@ -95,6 +95,19 @@ struct axl_runtime {
 	 * this runtime ("nvidia.com/gpu.product": NVIDIA's GPU Feature Discovery), each
 	 * through add; NULL when the vendor has none. Only reads the devices. */
 	void (*labels)(const struct axl_runtime_group *group, axl_runtime_label_fn add, void *userdata);
+	/** The Kubernetes extended resource name the vendor's own device plugin advertises
+	 * for whole devices of this runtime ("gpu.intel.com/xe"), so that pod specs written
+	 * for it work with `axl device-plugin`; NULL: the same as kind. */
+	const char *resource;
+	/** The prefix of the resource names the vendor's device plugin gives each partition
+	 * profile when partitions are advertised one name per profile ("nvidia.com/mig-",
+	 * NVIDIA's mixed MIG strategy); NULL when it has none. */
+	const char *partition_resource;
+	/** The variable the vendor's runtime reads to choose the devices a process uses,
+	 * when it accepts device UUIDs, comma-separated ("CUDA_VISIBLE_DEVICES"): UUIDs
+	 * survive the renumbering a container's reduced set of device nodes causes. NULL
+	 * when there is none that takes UUIDs. */
+	const char *visible_env;
 };
 
 /**

@@ -104,6 +104,7 @@ int cmd_partition(struct opts *o, int argc, char **argv);
 int cmd_plan(struct opts *o, int argc, char **argv);
 int cmd_bench(struct opts *o, int argc, char **argv);
 int cmd_agent(struct opts *o, int argc, char **argv);
+int cmd_device_plugin(struct opts *o, int argc, char **argv);
 int cmd_version(struct opts *o, int argc, char **argv);
 int cmd_help(struct opts *o, int argc, char **argv);
 
@@ -223,6 +224,14 @@ struct cdi_job {
 	size_t nfiles;
 };
 int cdi_setup(struct cdi_job *j, const struct opts *o, const char *dir, const char *format);
+/* axl device-plugin: the specs axl cdi generate would write for inv (cdi_val.h trees,
+ * at most cap, for the caller to vfree), with each device's CDI device names handed to
+ * fn as they are made: its index name ("0", "0:1" for a partition) and, when it has a
+ * UUID, that one (by_uuid). */
+struct val;
+typedef void (*cdi_named_fn)(void *ud, const axl_device *dev, const char *kind, const char *name, int by_uuid);
+size_t cdi_build_specs(const axl_inventory *inv, const char *sysroot, int simulated, struct val **specs, size_t cap,
+		       cdi_named_fn fn, void *ud);
 int cdi_refresh(struct cdi_job *j, int *wrote);
 void cdi_job_free(struct cdi_job *j);
 

@@ -86,7 +86,15 @@ struct gen {
 	const char *sysroot; /* "/" on the live system */
 	int simulated;       /* a simulated node: its nodes exist nowhere to stat */
 	unsigned nodes_missing;
+	cdi_named_fn named;  /* axl device-plugin: each device's names as they are made */
+	void *ud;
 };
+
+static void named(const struct gen *g, const axl_device *d, const char *kind, const char *name, int by_uuid)
+{
+	if (g->named)
+		g->named(g->ud, d, kind, name, by_uuid);
+}
 
 static void host_path(const struct gen *g, const char *p, char *out, size_t cap)
 {
@@ -278,8 +286,10 @@ static struct val *build_spec(struct gen *g, const char *kind, const struct axl_
 		struct val *dv = vadd(devices, NULL, vnew(V_OBJ));
 		vadd(dv, "name", vstr(name));
 		vadd(dv, "containerEdits", edits);
+		named(g, d, kind, name, 0);
 		const char *uuid = NULL;
 		if (axl_device_get_str(d, AXL_ATTR_UUID, &uuid) == 0 && cdi_name(uuid, name, sizeof name)) {
+			named(g, d, kind, name, 1);
 			struct val *du = vadd(devices, NULL, vnew(V_OBJ));
 			vadd(du, "name", vstr(name));
 			struct val *e2 = vadd(du, "containerEdits", vnew(V_OBJ));
@@ -303,7 +313,9 @@ static struct val *build_spec(struct gen *g, const char *kind, const struct axl_
 			struct val *dc = vadd(devices, NULL, vnew(V_OBJ));
 			vadd(dc, "name", vstr(name));
 			vadd(dc, "containerEdits", ce);
+			named(g, ch, kind, name, 0);
 			if (axl_device_get_str(ch, AXL_ATTR_UUID, &uuid) == 0 && cdi_name(uuid, name, sizeof name)) {
+				named(g, ch, kind, name, 1);
 				struct val *du = vadd(devices, NULL, vnew(V_OBJ));
 				vadd(du, "name", vstr(name));
 				struct val *e2 = vadd(du, "containerEdits", vnew(V_OBJ));
@@ -385,6 +397,21 @@ static size_t build_all(struct gen *g, const axl_inventory *inv, struct val **sp
 			specs[ns++] = s;
 	}
 	return ns;
+}
+
+size_t cdi_build_specs(const axl_inventory *inv, const char *sysroot, int simulated, struct val **specs, size_t cap,
+		       cdi_named_fn fn, void *ud)
+{
+	struct gen g = {.sysroot = sysroot ? sysroot : "/", .simulated = simulated, .named = fn, .ud = ud};
+	struct val *all[MAX_KINDS];
+	size_t ns = build_all(&g, inv, all), n = 0;
+	for (size_t i = 0; i < ns; i++) {
+		if (n < cap)
+			specs[n++] = all[i];
+		else
+			vfree(all[i]);
+	}
+	return n;
 }
 
 /* DIR/axl-VENDOR-CLASS.EXT */

@@ -21,6 +21,9 @@ static const struct axl_runtime gpu = {
 	.control_nodes = gpu_control,
 	.env = axl__runtime_none,
 	.attrs = axl__runtime_no_attrs,
+	/* ROCr takes a GPU's unique id (GPU-<hex>) as well as its index (ROCm documentation,
+	 * "GPU isolation techniques") */
+	.visible_env = "ROCR_VISIBLE_DEVICES",
 };
 
 static const struct axl_runtime npu = AXL__RUNTIME_LIBS("amd.com/npu", "AMD", npu_libs);

@@ -47,6 +47,12 @@ static const struct axl_runtime gpu = {
 	.partitions = "MIG",
 	.attrs = attrs,
 	.labels = labels,
+	/* NVIDIA's k8s-device-plugin: nvidia.com/gpu, and nvidia.com/mig-<profile> for each
+	 * MIG profile under --mig-strategy=mixed (internal/rm, AddDefaultResourcesToConfig) */
+	.partition_resource = "nvidia.com/mig-",
+	/* CUDA takes GPU-... and MIG-... UUIDs (CUDA C Programming Guide, CUDA Environment
+	 * Variables) */
+	.visible_env = "CUDA_VISIBLE_DEVICES",
 };
 
 /* the backend's operation (axl__backend.runtime) */

@@ -1,0 +1,522 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * axl device-plugin: the kubelet device plugin (API v1beta1) for every accelerator axl
+ * knows (docs/kubernetes.md). What is advertised and handed out is
+ * src/compat/kubernetes/plugin.c's; the gRPC glue is the module axl-kubernetes.so
+ * (src/compat/kubernetes/grpc.c), loaded here only, so no other command loads gRPC.
+ * A device's container edits are its CDI spec's, built as axl cdi generate builds them,
+ * so Allocate names exactly what `axl cdi list` prints.
+ *
+ * The command's thread rediscovers every --interval seconds and when device nodes appear
+ * or go (watch.c), and swaps the node's resources under a lock; the module's threads
+ * answer the kubelet from them.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cdi_val.h"
+#include "cli.h"
+#include "../compat/kubernetes/plugin.h"
+#include "../compat/kubernetes/transport.h"
+
+#define DEFAULT_KUBELET_DIR "/var/lib/kubelet/device-plugins"
+#define MODULE_NAME "axl-kubernetes.so"
+#define LIMITER_NAME "libaxl_limiter.so"
+#define MAX_SPECS 32
+#define MAX_SHARES 64
+
+#ifndef AXL_PKGLIBDIR
+#define AXL_PKGLIBDIR "/usr/local/lib/axl"
+#endif
+
+/* ---- each device's CDI edits ------------------------------------------------------- */
+
+struct cdi_name_row {
+	const axl_device *dev;
+	char kind[64];
+	char name[160];
+	int by_uuid;
+};
+
+struct cdi_names {
+	struct cdi_name_row *rows;
+	size_t n, cap;
+	struct val *specs[MAX_SPECS];
+	size_t nspecs;
+};
+
+static void on_named(void *ud, const axl_device *dev, const char *kind, const char *name, int by_uuid)
+{
+	struct cdi_names *c = ud;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->rows[i].dev == dev) {
+			if (by_uuid && !c->rows[i].by_uuid) { /* the UUID name: stable across renumbering */
+				snprintf(c->rows[i].name, sizeof c->rows[i].name, "%s", name);
+				c->rows[i].by_uuid = 1;
+			}
+			return;
+		}
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 64;
+		struct cdi_name_row *r = realloc(c->rows, nc * sizeof *r);
+		if (!r)
+			return;
+		c->rows = r;
+		c->cap = nc;
+	}
+	struct cdi_name_row *r = &c->rows[c->n++];
+	r->dev = dev;
+	snprintf(r->kind, sizeof r->kind, "%s", kind);
+	snprintf(r->name, sizeof r->name, "%s", name);
+	r->by_uuid = by_uuid;
+}
+
+static void names_free(struct cdi_names *c)
+{
+	for (size_t i = 0; i < c->nspecs; i++)
+		vfree(c->specs[i]);
+	free(c->rows);
+	memset(c, 0, sizeof *c);
+}
+
+static int push_str(char ***arr, size_t *n, const char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*arr)[i], s) == 0)
+			return 0;
+	char **a = realloc(*arr, (*n + 1) * sizeof *a);
+	if (!a)
+		return -1;
+	*arr = a;
+	if (!(a[*n] = strdup(s)))
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+/* deviceNodes[].path and env[] of a containerEdits object into out */
+static int take_edits(const struct val *edits, struct kp_edits *out)
+{
+	if (!edits)
+		return 0;
+	const struct val *nodes = vget(edits, "deviceNodes"), *env = vget(edits, "env");
+	for (size_t i = 0; nodes && i < nodes->n; i++) {
+		const struct val *p = vget(nodes->kids[i], "path");
+		if (p && p->s && push_str(&out->nodes, &out->n_nodes, p->s) != 0)
+			return -1;
+	}
+	for (size_t i = 0; env && i < env->n; i++)
+		if (env->kids[i]->s && push_str(&out->env, &out->n_env, env->kids[i]->s) != 0)
+			return -1;
+	return 0;
+}
+
+static int edits_of(void *ud, const axl_device *dev, struct kp_edits *out)
+{
+	struct cdi_names *c = ud;
+	const struct cdi_name_row *row = NULL;
+	for (size_t i = 0; i < c->n && !row; i++)
+		if (c->rows[i].dev == dev)
+			row = &c->rows[i];
+	if (!row)
+		return -1;
+	for (size_t s = 0; s < c->nspecs; s++) {
+		const struct val *kind = vget(c->specs[s], "kind");
+		if (!kind || strcmp(kind->s, row->kind) != 0)
+			continue;
+		const struct val *devs = vget(c->specs[s], "devices");
+		for (size_t i = 0; devs && i < devs->n; i++) {
+			const struct val *nm = vget(devs->kids[i], "name");
+			if (!nm || strcmp(nm->s, row->name) != 0)
+				continue;
+			if (asprintf(&out->cdi, "%s=%s", row->kind, row->name) < 0) {
+				out->cdi = NULL;
+				return -1;
+			}
+			if (take_edits(vget(devs->kids[i], "containerEdits"), out) != 0 ||
+			    take_edits(vget(c->specs[s], "containerEdits"), out) != 0)
+				return -1;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ---- the plugin's state ------------------------------------------------------------- */
+
+struct dp {
+	const struct opts *o;
+	struct kp_options kopt;
+	pthread_mutex_t lock;
+	struct kp_node *node;      /* now */
+	char **names;              /* the resources served (fixed when the plugin starts) */
+	const char **sockets;
+	size_t nres;
+};
+
+static void dp_say(void *ud, int level, const char *msg)
+{
+	struct dp *d = ud;
+	if (level >= 2 && !d->o->verbose)
+		return;
+	fprintf(stderr, "axl: device-plugin: %s%s\n", level == 0 ? "error: " : "", msg);
+}
+
+static void dp_note(void *ud, const char *msg)
+{
+	(void)ud;
+	fprintf(stderr, "axl: device-plugin: %s\n", msg);
+}
+
+/* The node's resources now; NULL after a message. */
+static struct kp_node *scan(struct dp *d, int quiet)
+{
+	axl_context *ctx;
+	axl_inventory *inv;
+	if (open_inventory(d->o, &ctx, &inv))
+		return NULL;
+	struct cdi_names c;
+	memset(&c, 0, sizeof c);
+	c.nspecs = cdi_build_specs(inv, axl_context_sysroot(ctx), axl_context_is_simulated(ctx), c.specs, MAX_SPECS,
+				   on_named, &c);
+	struct kp_node *node = NULL;
+	char err[512];
+	if (kp_build(inv, &d->kopt, edits_of, &c, quiet ? NULL : dp_note, &node, err, sizeof err) != 0)
+		fprintf(stderr, "axl: device-plugin: %s\n", err);
+	names_free(&c);
+	if (!quiet)
+		print_warnings(inv);
+	axl_inventory_free(inv);
+	axl_context_free(ctx);
+	return node;
+}
+
+static struct kp_resource *served(struct dp *d, size_t r)
+{
+	return r < d->nres ? kp_find(d->node, d->names[r]) : NULL;
+}
+
+static int op_list(void *ud, size_t r, const struct k8s_device **devs, size_t *n, void **owner)
+{
+	struct dp *d = ud;
+	pthread_mutex_lock(&d->lock);
+	struct kp_resource *res = served(d, r);
+	int rc;
+	if (res) {
+		rc = kp_list(res, devs, n, owner);
+	} else { /* every device of it went, and none was ever listed: an empty list */
+		static const struct k8s_device none[1];
+		*devs = none;
+		*n = 0;
+		*owner = NULL;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return rc;
+}
+
+static int op_preferred(void *ud, size_t r, const char *const *avail, size_t na, const char *const *must, size_t nm,
+			int size, const char *const **ids, size_t *n, void **owner, int *code, char *err, size_t cap)
+{
+	struct dp *d = ud;
+	pthread_mutex_lock(&d->lock);
+	struct kp_resource *res = served(d, r);
+	int rc = res ? kp_preferred(res, avail, na, must, nm, size, ids, n, owner, code, err, cap) : -1;
+	if (!res) {
+		*code = K8S_NOT_FOUND;
+		snprintf(err, cap, "no device of this resource is left on the node");
+	}
+	pthread_mutex_unlock(&d->lock);
+	return rc;
+}
+
+static int op_allocate(void *ud, size_t r, const char *const *ids, size_t n, struct k8s_container *out, void **owner,
+		       int *code, char *err, size_t cap)
+{
+	struct dp *d = ud;
+	pthread_mutex_lock(&d->lock);
+	struct kp_resource *res = served(d, r);
+	int rc = res ? kp_allocate(res, &d->kopt, ids, n, out, owner, code, err, cap) : -1;
+	if (!res) {
+		*code = K8S_NOT_FOUND;
+		snprintf(err, cap, "no device of this resource is left on the node (asked: '%s')", n && ids[0] ? ids[0] : "");
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (rc == 0 && d->o->verbose)
+		fprintf(stderr, "axl: device-plugin: Allocate %s: %zu device%s\n", d->names[r], n, n == 1 ? "" : "s");
+	return rc;
+}
+
+static void op_release(void *ud, void *owner)
+{
+	(void)ud;
+	kp_release(owner);
+}
+
+/* ---- where the module and the limiter are ------------------------------------------- */
+
+/* dir of this executable, "" when unknown */
+static void exe_dir(char *out, size_t cap)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	if (n <= 0) {
+		out[0] = 0;
+		return;
+	}
+	buf[n] = 0;
+	snprintf(out, cap, "%s", dirname(buf));
+}
+
+/* The first of: the variable's value, <exe dir>/<build>/<name>, <AXL_PKGLIBDIR>/<name>. */
+static const char *find_file(const char *var, const char *build_sub, const char *name, char *out, size_t cap)
+{
+	const char *v = var ? getenv(var) : NULL;
+	if (v && *v) {
+		snprintf(out, cap, "%s", v);
+		return out;
+	}
+	char dir[PATH_MAX];
+	exe_dir(dir, sizeof dir);
+	if (*dir) {
+		snprintf(out, cap, "%s/%s/%s", dir, build_sub, name);
+		if (access(out, R_OK) == 0)
+			return out;
+	}
+	snprintf(out, cap, "%s/%s", AXL_PKGLIBDIR, name);
+	return access(out, R_OK) == 0 ? out : NULL;
+}
+
+static const struct k8s_transport *load_module(void)
+{
+	char path[PATH_MAX];
+	if (!find_file("AXL_KUBERNETES_MODULE", "kubernetes", MODULE_NAME, path, sizeof path)) {
+		fprintf(stderr, "axl: device-plugin needs %s (the gRPC glue), which is neither beside axl nor in %s "
+				"(AXL_KUBERNETES_MODULE names another)\n",
+			MODULE_NAME, AXL_PKGLIBDIR);
+		return NULL;
+	}
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+		fprintf(stderr, "axl: device-plugin: cannot load %s: %s (it needs libgrpc29 and libprotobuf-c1)\n", path,
+			e ? e : "dlopen failed");
+		return NULL;
+	}
+	const struct k8s_transport *(*entry)(void) = (const struct k8s_transport *(*)(void))dlsym(h, K8S_TRANSPORT_SYMBOL);
+	const struct k8s_transport *t = entry ? entry() : NULL;
+	if (!t || t->abi != K8S_TRANSPORT_ABI) {
+		fprintf(stderr, "axl: device-plugin: %s is not this axl's module (ABI %d, want %d)\n", path, t ? t->abi : -1,
+			K8S_TRANSPORT_ABI);
+		return NULL;
+	}
+	return t; /* never unloaded: gRPC's threads live in it */
+}
+
+/* ---- the command -------------------------------------------------------------------- */
+
+int cmd_device_plugin(struct opts *go, int argc, char **argv)
+{
+	struct opts o = *go;
+	const char *dir = DEFAULT_KUBELET_DIR, *mig = "none", *shares_arg = NULL, *limiter = NULL, *interval = NULL,
+		   *timeout_arg = NULL;
+	for (int i = 0; i < argc; i++) {
+		int m;
+		if ((m = cli_long_opt(argc, argv, &i, "--kubelet-dir", &dir)) ||
+		    (m = cli_long_opt(argc, argv, &i, "--mig-strategy", &mig)) ||
+		    (m = cli_long_opt(argc, argv, &i, "--shares", &shares_arg)) ||
+		    (m = cli_long_opt(argc, argv, &i, "--limiter", &limiter)) ||
+		    (m = cli_long_opt(argc, argv, &i, "--interval", &interval)) ||
+		    (m = cli_long_opt(argc, argv, &i, "--register-timeout", &timeout_arg))) {
+			if (m < 0)
+				return EXIT_USAGE;
+		} else {
+			fprintf(stderr, "axl: device-plugin: %s '%s'\n", argv[i][0] == '-' ? "unknown option" : "unexpected argument",
+				argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	struct dp d;
+	memset(&d, 0, sizeof d);
+	d.o = &o;
+	if (strcmp(mig, "none") == 0)
+		d.kopt.mig = KP_MIG_NONE;
+	else if (strcmp(mig, "single") == 0)
+		d.kopt.mig = KP_MIG_SINGLE;
+	else if (strcmp(mig, "mixed") == 0)
+		d.kopt.mig = KP_MIG_MIXED;
+	else {
+		fprintf(stderr, "axl: device-plugin: --mig-strategy takes none, single or mixed, not '%s'\n", mig);
+		return EXIT_USAGE;
+	}
+	d.kopt.shares = 1;
+	if (shares_arg) {
+		char *end;
+		long v = strtol(shares_arg, &end, 10);
+		if (*shares_arg == 0 || *end || v < 1 || v > MAX_SHARES) {
+			fprintf(stderr, "axl: device-plugin: --shares takes 1..%d, not '%s'\n", MAX_SHARES, shares_arg);
+			return EXIT_USAGE;
+		}
+		d.kopt.shares = (int)v;
+	}
+	o.interval_ms = 0;
+	if (interval) {
+		char *end;
+		long v = strtol(interval, &end, 10);
+		if (*interval == 0 || *end || v < 1 || v > 86400) {
+			fprintf(stderr, "axl: device-plugin: --interval takes seconds (1..86400), not '%s'\n", interval);
+			return EXIT_USAGE;
+		}
+		o.interval_ms = (int)v; /* watch.c reads it as seconds for long-running commands */
+	}
+	double reg_timeout = 10;
+	if (timeout_arg) {
+		char *end;
+		reg_timeout = strtod(timeout_arg, &end);
+		if (*timeout_arg == 0 || *end || !(reg_timeout >= 0.1 && reg_timeout <= 600)) {
+			fprintf(stderr, "axl: device-plugin: --register-timeout takes seconds (0.1..600), not '%s'\n",
+				timeout_arg);
+			return EXIT_USAGE;
+		}
+	}
+	char limpath[PATH_MAX];
+	if (d.kopt.shares > 1) {
+		if (limiter) {
+			snprintf(limpath, sizeof limpath, "%s", limiter);
+		} else if (!find_file(NULL, "limiter", LIMITER_NAME, limpath, sizeof limpath)) {
+			fprintf(stderr, "axl: device-plugin: --shares %d needs the limiter (%s) to hold each share: not found "
+					"beside axl nor in %s; name it with --limiter PATH\n",
+				d.kopt.shares, LIMITER_NAME, AXL_PKGLIBDIR);
+			return 1;
+		}
+		if (limpath[0] != '/' || access(limpath, R_OK) != 0) {
+			fprintf(stderr, "axl: device-plugin: --limiter %s: %s\n", limpath,
+				limpath[0] != '/' ? "an absolute path is needed (the kubelet mounts it)" : strerror(errno));
+			return 1;
+		}
+		d.kopt.limiter = limpath;
+	}
+	struct stat st;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "axl: device-plugin: the kubelet's device plugin directory %s %s\n", dir,
+			errno == ENOENT || !S_ISDIR(st.st_mode) ? "does not exist (is a kubelet running here? --kubelet-dir names another)"
+								   : strerror(errno));
+		return 1;
+	}
+	if (access(dir, W_OK | X_OK) != 0) {
+		fprintf(stderr, "axl: device-plugin: cannot create sockets in %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	const struct k8s_transport *t = load_module();
+	if (!t)
+		return 1;
+	struct watch w;
+	if (watch_open(&w, &o)) /* blocks SIGINT and SIGTERM before any thread starts */
+		return 1;
+	pthread_mutex_init(&d.lock, NULL);
+	d.node = scan(&d, 0);
+	int rc = 1;
+	if (!d.node)
+		goto out;
+	d.nres = d.node->n;
+	if (d.nres == 0) {
+		fprintf(stderr, "axl: device-plugin: no accelerator to advertise on this node\n");
+		goto out;
+	}
+	d.names = calloc(d.nres, sizeof *d.names);
+	d.sockets = calloc(d.nres, sizeof *d.sockets);
+	if (!d.names || !d.sockets)
+		goto out;
+	for (size_t r = 0; r < d.nres; r++) {
+		d.names[r] = strdup(d.node->res[r].name);
+		d.sockets[r] = strdup(d.node->res[r].socket);
+		if (!d.names[r] || !d.sockets[r])
+			goto out;
+		fprintf(stderr, "axl: device-plugin: %s: %zu device%s on %s/%s\n", d.names[r], d.node->res[r].n,
+			d.node->res[r].n == 1 ? "" : "s", dir, d.sockets[r]);
+	}
+	struct k8s_config cfg = {
+		.dir = dir,
+		.resources = (const char *const *)d.names,
+		.sockets = d.sockets,
+		.n = d.nres,
+		.preferred = 1,
+		.register_timeout_s = reg_timeout,
+		.verbose = o.verbose,
+	};
+	struct k8s_ops ops = {
+		.ud = &d,
+		.list = op_list,
+		.preferred = op_preferred,
+		.allocate = op_allocate,
+		.release = op_release,
+		.say = dp_say,
+	};
+	void *server = NULL;
+	char err[512];
+	if (t->start(&cfg, &ops, &server, err, sizeof err) != 0) {
+		fprintf(stderr, "axl: device-plugin: %s\n", err);
+		goto out;
+	}
+	const char *why = "start";
+	while (watch_wait(&w, -1, &why)) {
+		struct kp_node *now = scan(&d, 1);
+		if (!now)
+			continue; /* said; the last good list stands */
+		if (kp_keep_lost(now, d.node) != 0) {
+			kp_node_free(now);
+			continue;
+		}
+		for (size_t r = 0; r < now->n; r++) {
+			bool known = false;
+			for (size_t k = 0; k < d.nres && !known; k++)
+				known = strcmp(now->res[r].name, d.names[k]) == 0;
+			if (!known && !kp_find(d.node, now->res[r].name))
+				fprintf(stderr, "axl: device-plugin: %s appeared (%zu devices); restart the plugin to serve it\n",
+					now->res[r].name, now->res[r].n);
+		}
+		pthread_mutex_lock(&d.lock);
+		struct kp_node *old = d.node;
+		d.node = now;
+		pthread_mutex_unlock(&d.lock);
+		for (size_t r = 0; r < d.nres; r++) {
+			struct kp_resource *a = kp_find(old, d.names[r]), *b = kp_find(now, d.names[r]);
+			for (size_t k = 0; b && k < b->n; k++) {
+				int was = -1;
+				for (size_t j = 0; a && j < a->n && was < 0; j++)
+					if (strcmp(a->devs[j].id, b->devs[k].id) == 0)
+						was = a->devs[j].healthy;
+				if (was != b->devs[k].healthy && b->devs[k].share <= 0)
+					fprintf(stderr, "axl: device-plugin: %s %s (%s): %s\n", d.names[r], b->devs[k].unit,
+						b->devs[k].axl_id, b->devs[k].healthy ? "healthy" : "unhealthy (lost)");
+			}
+		}
+		kp_node_free(old);
+		if (o.verbose)
+			fprintf(stderr, "axl: device-plugin: rediscovered (%s)\n", why);
+		t->changed(server);
+	}
+	t->stop(server);
+	rc = 0;
+out:
+	watch_close(&w);
+	for (size_t r = 0; d.names && r < d.nres; r++)
+		free(d.names[r]);
+	for (size_t r = 0; d.sockets && r < d.nres; r++)
+		free((char *)d.sockets[r]);
+	free(d.names);
+	free(d.sockets);
+	kp_node_free(d.node);
+	pthread_mutex_destroy(&d.lock);
+	return rc;
+}

@@ -1,0 +1,805 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device plugin's knowledge (plugin.h): which resource each accelerator is advertised
+ * under, its ID, health and topology, the preferred allocation and a container's
+ * allocation. Over libaxl's public API; vendor facts come from axl_device_runtime()
+ * (resource names, the partition resource prefix, the visibility variable), so no vendor
+ * is named here.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin.h"
+
+/* ---- a pool: everything one answer hands out, freed at once (kp_release) ----------- */
+
+struct pool {
+	struct pool *next;
+	max_align_t data[];
+};
+
+static void *pmalloc(struct pool **p, size_t n)
+{
+	struct pool *b = malloc(sizeof *b + (n ? n : 1));
+	if (!b)
+		return NULL;
+	b->next = *p;
+	*p = b;
+	return b->data;
+}
+
+static char *pstrdup(struct pool **p, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = pmalloc(p, n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+void kp_release(void *owner)
+{
+	struct pool *p = owner;
+	while (p) {
+		struct pool *n = p->next;
+		free(p);
+		p = n;
+	}
+}
+
+/* ---- building the node's resources ------------------------------------------------- */
+
+static char *xdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void edits_free(struct kp_edits *e)
+{
+	free(e->cdi);
+	for (size_t i = 0; i < e->n_nodes; i++)
+		free(e->nodes[i]);
+	free(e->nodes);
+	for (size_t i = 0; i < e->n_env; i++)
+		free(e->env[i]);
+	free(e->env);
+	memset(e, 0, sizeof *e);
+}
+
+static int edits_copy(struct kp_edits *d, const struct kp_edits *s)
+{
+	memset(d, 0, sizeof *d);
+	d->cdi = xdup(s->cdi);
+	d->nodes = calloc(s->n_nodes + 1, sizeof *d->nodes);
+	d->env = calloc(s->n_env + 1, sizeof *d->env);
+	if (!d->nodes || !d->env || (s->cdi && !d->cdi))
+		return -1;
+	for (; d->n_nodes < s->n_nodes; d->n_nodes++)
+		if (!(d->nodes[d->n_nodes] = strdup(s->nodes[d->n_nodes])))
+			return -1;
+	for (; d->n_env < s->n_env; d->n_env++)
+		if (!(d->env[d->n_env] = strdup(s->env[d->n_env])))
+			return -1;
+	return 0;
+}
+
+static void dev_free(struct kp_dev *d)
+{
+	free(d->id);
+	free(d->unit);
+	free(d->axl_id);
+	free(d->uuid);
+	edits_free(&d->ed);
+}
+
+void kp_node_free(struct kp_node *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->n; i++) {
+		for (size_t j = 0; j < n->res[i].n; j++)
+			dev_free(&n->res[i].devs[j]);
+		free(n->res[i].devs);
+		free(n->res[i].name);
+		free(n->res[i].socket);
+	}
+	free(n->res);
+	free(n);
+}
+
+struct kp_resource *kp_find(const struct kp_node *n, const char *name)
+{
+	for (size_t i = 0; n && i < n->n; i++)
+		if (strcmp(n->res[i].name, name) == 0)
+			return &n->res[i];
+	return NULL;
+}
+
+/* The resource named name, made when new; NULL out of memory. */
+static struct kp_resource *resource(struct kp_node *n, const char *name)
+{
+	struct kp_resource *r = kp_find(n, name);
+	if (r)
+		return r;
+	struct kp_resource *nr = realloc(n->res, (n->n + 1) * sizeof *nr);
+	if (!nr)
+		return NULL;
+	n->res = nr;
+	r = &n->res[n->n];
+	memset(r, 0, sizeof *r);
+	r->name = strdup(name);
+	/* axl-<name>.sock with '/' as '_': "axl-nvidia.com_gpu.sock" */
+	if (asprintf(&r->socket, "axl-%s.sock", name) < 0)
+		r->socket = NULL;
+	for (char *p = r->socket; p && *p; p++)
+		if (*p == '/')
+			*p = '_';
+	if (!r->name || !r->socket) {
+		free(r->name);
+		free(r->socket);
+		return NULL;
+	}
+	n->n++;
+	return r;
+}
+
+static int add_dev(struct kp_resource *r, const struct kp_dev *d)
+{
+	struct kp_dev *nd = realloc(r->devs, (r->n + 1) * sizeof *nd);
+	if (!nd)
+		return -1;
+	r->devs = nd;
+	r->devs[r->n++] = *d;
+	return 0;
+}
+
+static const char *str_attr(const axl_device *d, axl_attr a)
+{
+	const char *s = NULL;
+	return axl_device_get_str(d, a, &s) == 0 ? s : NULL;
+}
+
+static int64_t int_attr(const axl_device *d, axl_attr a, int64_t dflt)
+{
+	int64_t v;
+	return axl_device_get_int(d, a, &v) == 0 ? v : dflt;
+}
+
+/* A state a device reports that makes it unusable: lost, malfunctioning, being reset. */
+static bool fatal_state(const axl_device *d)
+{
+	const char *s = str_attr(d, AXL_ATTR_STATE);
+	return s && (strcasestr(s, "lost") || strcasestr(s, "malfunction") || strcasestr(s, "reset"));
+}
+
+/* The device's partitioning technology of this runtime, when its mode is enabled. */
+static bool partitions_enabled(const axl_device *d, const struct axl_runtime *rt)
+{
+	if (!rt || !rt->partitions)
+		return false;
+	for (size_t i = 0; i < axl_device_partitioning_count(d); i++) {
+		const struct axl_partitioning *p = axl_device_partitioning(d, i);
+		if (p->technology && strcmp(p->technology, rt->partitions) == 0)
+			return p->mode && strcmp(p->mode, "enabled") == 0;
+	}
+	return false;
+}
+
+/* Islands: devices joined by NVLink, NVSwitch or xGMI links (union-find over the
+ * inventory's links). island[i] for top-level device i: the smallest index of its
+ * island; -1 when it has no such link. */
+static void islands(const axl_inventory *inv, int *island, size_t n)
+{
+	int *up = malloc((n ? n : 1) * sizeof *up);
+	char *linked = calloc(n ? n : 1, 1);
+	for (size_t i = 0; i < n; i++)
+		island[i] = -1;
+	if (!up || !linked) {
+		free(up);
+		free(linked);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		up[i] = (int)i;
+	for (size_t l = 0; l < axl_inventory_link_count(inv); l++) {
+		const struct axl_link *k = axl_inventory_link(inv, l);
+		if (!k->kind || (strcmp(k->kind, "nvlink") && strcmp(k->kind, "nvswitch") && strcmp(k->kind, "xgmi")))
+			continue;
+		int a = -1, b = -1;
+		for (size_t i = 0; i < n; i++) {
+			const char *id = axl_device_id(axl_inventory_device(inv, i));
+			if (k->a && strcmp(id, k->a) == 0)
+				a = (int)i;
+			if (k->b && strcmp(id, k->b) == 0)
+				b = (int)i;
+		}
+		if (a < 0 || b < 0)
+			continue;
+		linked[a] = linked[b] = 1;
+		while (up[a] != a)
+			a = up[a];
+		while (up[b] != b)
+			b = up[b];
+		if (a != b)
+			up[a < b ? b : a] = a < b ? a : b;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int r = (int)i;
+		while (up[r] != r)
+			r = up[r];
+		island[i] = linked[i] ? r : -1;
+	}
+	free(linked);
+	free(up);
+}
+
+/* One advertised unit (a device or a partition) with its shares, into resource rname. */
+static int advertise(struct kp_node *node, const char *rname, const axl_device *d, const axl_device *parent,
+		     const struct axl_runtime *rt, int island, const struct kp_options *o, kp_edits_fn fn, void *ud,
+		     void (*note)(void *, const char *), char *err, size_t cap)
+{
+	struct kp_edits ed;
+	memset(&ed, 0, sizeof ed);
+	char msg[512];
+	if (fn(ud, d, &ed) != 0) {
+		edits_free(&ed);
+		snprintf(msg, sizeof msg, "%s: no device nodes (no CDI device): not advertised", axl_device_id(d));
+		if (note)
+			note(ud, msg);
+		return 0;
+	}
+	const char *uuid = str_attr(d, AXL_ATTR_UUID);
+	const char *pci = str_attr(parent ? parent : d, AXL_ATTR_PCI_ADDRESS);
+	char unit[256];
+	if (uuid)
+		snprintf(unit, sizeof unit, "%s", uuid);
+	else if (!parent && pci)
+		snprintf(unit, sizeof unit, "%s", pci);
+	else
+		snprintf(unit, sizeof unit, "%s", axl_device_id(d));
+	const axl_device *top = parent ? parent : d;
+	int shares = o->shares > 1 && rt && (rt->flags & AXL_RUNTIME_PRELOAD_LIMITS) ? o->shares : 1;
+	if (o->shares > 1 && shares == 1) {
+		snprintf(msg, sizeof msg, "%s: no limiter holds this kind of device: advertised whole, not as %d shares",
+			 axl_device_id(d), o->shares);
+		if (note)
+			note(ud, msg);
+	}
+	struct kp_resource *r = resource(node, rname);
+	if (!r) {
+		edits_free(&ed);
+		snprintf(err, cap, "out of memory");
+		return -1;
+	}
+	for (int k = 0; k < shares; k++) {
+		struct kp_dev dv;
+		memset(&dv, 0, sizeof dv);
+		char id[300];
+		if (shares > 1)
+			snprintf(id, sizeof id, "%s::%d", unit, k);
+		else
+			snprintf(id, sizeof id, "%s", unit);
+		dv.id = strdup(id);
+		dv.unit = strdup(unit);
+		dv.share = shares > 1 ? k : -1;
+		dv.healthy = !fatal_state(d) && !fatal_state(top);
+		dv.numa = int_attr(top, AXL_ATTR_NUMA_NODE, -1);
+		dv.island = parent ? -1 : island; /* a partition does not use its GPU's links */
+		dv.axl_id = strdup(axl_device_id(d));
+		dv.uuid = xdup(uuid);
+		dv.memory_bytes = int_attr(d, AXL_ATTR_MEMORY_TOTAL, -1);
+		dv.visible_env = rt ? rt->visible_env : NULL;
+		int bad = !dv.id || !dv.unit || !dv.axl_id || (uuid && !dv.uuid) || edits_copy(&dv.ed, &ed) != 0;
+		if (bad || add_dev(r, &dv) != 0) {
+			dev_free(&dv);
+			edits_free(&ed);
+			snprintf(err, cap, "out of memory");
+			return -1;
+		}
+	}
+	edits_free(&ed);
+	return 0;
+}
+
+int kp_build(const axl_inventory *inv, const struct kp_options *o, kp_edits_fn fn, void *ud,
+	     void (*note)(void *, const char *), struct kp_node **out, char *err, size_t cap)
+{
+	*out = NULL;
+	struct kp_node *node = calloc(1, sizeof *node);
+	if (!node) {
+		snprintf(err, cap, "out of memory");
+		return -1;
+	}
+	size_t nd = axl_inventory_device_count(inv);
+	int *isl = calloc(nd ? nd : 1, sizeof *isl);
+	if (!isl) {
+		free(node);
+		snprintf(err, cap, "out of memory");
+		return -1;
+	}
+	islands(inv, isl, nd);
+	char msg[512];
+	/* --mig-strategy single: what NVIDIA's plugin requires (internal/rm/device_map.go):
+	 * every partitioned device has partitions, all of one profile, and no whole device
+	 * is advertised beside them under the same name */
+	const char *single_profile = NULL;
+	const char *single_whole = NULL, *single_part = NULL;
+	int rc = 0;
+	for (size_t i = 0; i < nd && rc == 0; i++) {
+		const axl_device *d = axl_inventory_device(inv, i);
+		if (axl_device_family(d) == AXL_FAMILY_CPU)
+			continue;
+		const struct axl_runtime *rt = axl_device_runtime(d);
+		const char *rname = rt ? (rt->resource ? rt->resource : rt->kind) : NULL;
+		if (!rname) {
+			const char *model = str_attr(d, AXL_ATTR_MODEL);
+			snprintf(msg, sizeof msg, "%s (%s): no Kubernetes resource name is known for it: not advertised",
+				 axl_device_id(d), model ? model : "unknown model");
+			if (note)
+				note(ud, msg);
+			continue;
+		}
+		if (o->mig != KP_MIG_NONE && partitions_enabled(d, rt)) {
+			size_t nc = axl_device_child_count(d);
+			if (nc == 0) {
+				snprintf(msg, sizeof msg, "%s: %s mode is enabled but no partition exists: nothing to advertise",
+					 axl_device_id(d), rt->partitions);
+				if (o->mig == KP_MIG_SINGLE) {
+					snprintf(err, cap, "--mig-strategy single: %s", msg);
+					rc = -1;
+					break;
+				}
+				if (note)
+					note(ud, msg);
+				continue;
+			}
+			for (size_t c = 0; c < nc && rc == 0; c++) {
+				const axl_device *ch = axl_device_child(d, c);
+				const char *prof = str_attr(ch, AXL_ATTR_PARTITION_PROFILE);
+				char name[256];
+				if (o->mig == KP_MIG_SINGLE) {
+					if (!prof) {
+						snprintf(err, cap, "--mig-strategy single: the profile of %s is not known",
+							 axl_device_id(ch));
+						rc = -1;
+						break;
+					}
+					if (single_profile && strcmp(single_profile, prof) != 0) {
+						snprintf(err, cap, "--mig-strategy single: more than one %s profile on the node (%s and %s); use --mig-strategy mixed",
+							 rt->partitions, single_profile, prof);
+						rc = -1;
+						break;
+					}
+					single_profile = prof;
+					single_part = axl_device_id(ch);
+					snprintf(name, sizeof name, "%s", rname);
+				} else {
+					if (!prof || !rt->partition_resource) {
+						snprintf(msg, sizeof msg, "%s: %s: not advertised", axl_device_id(ch),
+							 !prof ? "its profile is not known" : "the vendor names no resource per profile");
+						if (note)
+							note(ud, msg);
+						continue;
+					}
+					snprintf(name, sizeof name, "%s%s", rt->partition_resource, prof);
+				}
+				rc = advertise(node, name, ch, d, rt, -1, o, fn, ud, note, err, cap);
+			}
+			continue;
+		}
+		if (o->mig == KP_MIG_SINGLE && rt->partitions)
+			single_whole = axl_device_id(d);
+		rc = advertise(node, rname, d, NULL, rt, isl[i], o, fn, ud, note, err, cap);
+	}
+	free(isl);
+	if (rc == 0 && single_whole && single_part) {
+		snprintf(err, cap, "--mig-strategy single: every GPU must have MIG mode alike (%s is whole, %s is a partition); use --mig-strategy mixed",
+			 single_whole, single_part);
+		rc = -1;
+	}
+	if (rc) {
+		kp_node_free(node);
+		return -1;
+	}
+	*out = node;
+	return 0;
+}
+
+int kp_keep_lost(struct kp_node *now, const struct kp_node *prev)
+{
+	for (size_t i = 0; prev && i < prev->n; i++) {
+		const struct kp_resource *pr = &prev->res[i];
+		for (size_t j = 0; j < pr->n; j++) {
+			const struct kp_dev *pd = &pr->devs[j];
+			struct kp_resource *nr = kp_find(now, pr->name);
+			bool there = false;
+			for (size_t k = 0; nr && k < nr->n && !there; k++)
+				there = strcmp(nr->devs[k].id, pd->id) == 0;
+			if (there)
+				continue;
+			if (!nr && !(nr = resource(now, pr->name)))
+				return -1;
+			struct kp_dev dv = *pd;
+			dv.id = strdup(pd->id);
+			dv.unit = strdup(pd->unit);
+			dv.axl_id = strdup(pd->axl_id);
+			dv.uuid = xdup(pd->uuid);
+			dv.healthy = 0;
+			memset(&dv.ed, 0, sizeof dv.ed);
+			if (!dv.id || !dv.unit || !dv.axl_id || edits_copy(&dv.ed, &pd->ed) != 0 || add_dev(nr, &dv) != 0) {
+				dev_free(&dv);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- answers --------------------------------------------------------------------- */
+
+int kp_list(const struct kp_resource *r, const struct k8s_device **devs, size_t *n, void **owner)
+{
+	struct pool *p = NULL;
+	struct k8s_device *out = pmalloc(&p, (r->n ? r->n : 1) * sizeof *out);
+	if (!out) {
+		kp_release(p);
+		return -1;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		out[i] = (struct k8s_device){r->devs[i].id, r->devs[i].healthy, r->devs[i].numa};
+	*devs = out;
+	*n = r->n;
+	*owner = p;
+	return 0;
+}
+
+static const struct kp_dev *dev_of(const struct kp_resource *r, const char *id)
+{
+	for (size_t i = 0; id && i < r->n; i++)
+		if (strcmp(r->devs[i].id, id) == 0)
+			return &r->devs[i];
+	return NULL;
+}
+
+static int refuse(int *code, int c, char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int refuse(int *code, int c, char *err, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, cap, fmt, ap);
+	va_end(ap);
+	*code = c;
+	return -1;
+}
+
+/* A candidate set's cost: NVLink/xGMI islands it spans (a device without one counts as
+ * its own), then NUMA nodes, then physical devices (shares of one device first). */
+struct cost {
+	int islands, numas, units;
+};
+
+static int cost_cmp(struct cost a, struct cost b)
+{
+	if (a.islands != b.islands)
+		return a.islands < b.islands ? -1 : 1;
+	if (a.numas != b.numas)
+		return a.numas < b.numas ? -1 : 1;
+	if (a.units != b.units)
+		return a.units < b.units ? -1 : 1;
+	return 0;
+}
+
+static struct cost cost_of(const struct kp_dev *const *set, size_t n)
+{
+	struct cost c = {0, 0, 0};
+	for (size_t i = 0; i < n; i++) {
+		bool isl = false, numa = false, unit = false;
+		for (size_t j = 0; j < i; j++) {
+			isl |= set[i]->island >= 0 && set[j]->island == set[i]->island;
+			if (set[i]->island < 0 && strcmp(set[j]->unit, set[i]->unit) == 0)
+				isl = true;
+			numa |= set[j]->numa == set[i]->numa;
+			unit |= strcmp(set[j]->unit, set[i]->unit) == 0;
+		}
+		c.islands += !isl;
+		c.numas += !numa;
+		c.units += !unit;
+	}
+	return c;
+}
+
+struct rank_ctx {
+	int island;
+	long long numa;
+	const struct kp_dev *const *chosen;
+	size_t nchosen;
+};
+
+/* How well candidate d joins a set anchored at an island and a NUMA node: lower first. */
+static int rank_of(const struct rank_ctx *x, const struct kp_dev *d)
+{
+	int in_island = x->island >= 0 && d->island == x->island;
+	int in_numa = d->numa == x->numa;
+	int same_unit = 0;
+	for (size_t i = 0; i < x->nchosen; i++)
+		same_unit |= strcmp(x->chosen[i]->unit, d->unit) == 0;
+	return (!in_island) * 4 + (!in_numa) * 2 + !same_unit;
+}
+
+int kp_preferred(const struct kp_resource *r, const char *const *avail, size_t na, const char *const *must, size_t nm,
+		 int size, const char *const **ids, size_t *n, void **owner, int *code, char *err, size_t cap)
+{
+	*ids = NULL;
+	*n = 0;
+	*owner = NULL;
+	if (size <= 0)
+		return refuse(code, K8S_INVALID_ARGUMENT, err, cap, "allocation_size %d: at least 1 device is asked", size);
+	if ((size_t)size > na)
+		return refuse(code, K8S_INVALID_ARGUMENT, err, cap, "allocation_size %d is more than the %zu available device IDs",
+			      size, na);
+	if (nm > (size_t)size)
+		return refuse(code, K8S_INVALID_ARGUMENT, err, cap, "%zu must-include device IDs do not fit in allocation_size %d",
+			      nm, size);
+	const struct kp_dev **av = calloc(na, sizeof *av);
+	const struct kp_dev **set = calloc((size_t)size, sizeof *set), **best = calloc((size_t)size, sizeof *best);
+	bool *used = calloc(na, sizeof *used);
+	if (!av || !set || !best || !used) {
+		free(av), free(set), free(best), free(used);
+		return refuse(code, K8S_INTERNAL, err, cap, "out of memory");
+	}
+	int rc = 0;
+	for (size_t i = 0; i < na && rc == 0; i++) {
+		av[i] = dev_of(r, avail[i]);
+		if (!av[i])
+			rc = refuse(code, K8S_INVALID_ARGUMENT, err, cap, "unknown device ID '%s' in available_deviceIDs of %s",
+				    avail[i] ? avail[i] : "", r->name);
+		for (size_t j = 0; j < i && rc == 0; j++)
+			if (av[j] == av[i])
+				rc = refuse(code, K8S_INVALID_ARGUMENT, err, cap, "device ID '%s' is listed twice", avail[i]);
+	}
+	size_t nmust = 0;
+	for (size_t i = 0; i < nm && rc == 0; i++) {
+		size_t k = 0;
+		while (k < na && (!must[i] || strcmp(avail[k], must[i]) != 0))
+			k++;
+		if (k == na) {
+			rc = refuse(code, K8S_INVALID_ARGUMENT, err, cap,
+				    "must-include device ID '%s' is not among the available_deviceIDs of %s", must[i] ? must[i] : "",
+				    r->name);
+			break;
+		}
+		if (!used[k]) {
+			used[k] = true;
+			set[nmust++] = av[k];
+		}
+	}
+	if (rc) {
+		free(av), free(set), free(best), free(used);
+		return -1;
+	}
+	/* anchors: each island and NUMA node a candidate has (and the must-include ones'),
+	 * with the candidates ranked by rank_of; the cheapest resulting set wins */
+	struct cost bestc = {1 << 30, 1 << 30, 1 << 30};
+	size_t nbest = 0;
+	for (size_t a = 0; a < na; a++) {
+		struct rank_ctx x = {av[a]->island, av[a]->numa, set, nmust};
+		size_t k = nmust;
+		bool *taken = calloc(na, sizeof *taken);
+		if (!taken)
+			break;
+		memcpy(taken, used, na * sizeof *taken);
+		while (k < (size_t)size) {
+			size_t pick = na;
+			int pr = 1 << 30;
+			for (size_t i = 0; i < na; i++) {
+				if (taken[i])
+					continue;
+				x.nchosen = k;
+				int rk = rank_of(&x, av[i]);
+				if (rk < pr) {
+					pr = rk;
+					pick = i;
+				}
+			}
+			if (pick == na)
+				break;
+			taken[pick] = true;
+			set[k++] = av[pick];
+		}
+		free(taken);
+		struct cost c = cost_of((const struct kp_dev *const *)set, k);
+		if (k == (size_t)size && cost_cmp(c, bestc) < 0) {
+			bestc = c;
+			memcpy(best, set, k * sizeof *set);
+			nbest = k;
+		}
+	}
+	if (nm == 0 && na == 0)
+		nbest = 0;
+	struct pool *p = NULL;
+	const char **out = pmalloc(&p, (nbest ? nbest : 1) * sizeof *out);
+	if (!out) {
+		free(av), free(set), free(best), free(used);
+		return refuse(code, K8S_INTERNAL, err, cap, "out of memory");
+	}
+	for (size_t i = 0; i < nbest; i++)
+		out[i] = pstrdup(&p, best[i]->id);
+	free(av), free(set), free(best), free(used);
+	*ids = out;
+	*n = nbest;
+	*owner = p;
+	return 0;
+}
+
+int kp_allocate(const struct kp_resource *r, const struct kp_options *o, const char *const *ids, size_t n,
+		struct k8s_container *out, void **owner, int *code, char *err, size_t cap)
+{
+	memset(out, 0, sizeof *out);
+	*owner = NULL;
+	if (n == 0)
+		return refuse(code, K8S_INVALID_ARGUMENT, err, cap, "no device ID in the request for %s", r->name);
+	if (n > r->n)
+		return refuse(code, K8S_INVALID_ARGUMENT, err, cap, "%zu device IDs asked of %s, which has %zu (first: '%s')", n,
+			      r->name, r->n, ids[0] ? ids[0] : "");
+	const struct kp_dev **d = calloc(n, sizeof *d);
+	if (!d)
+		return refuse(code, K8S_INTERNAL, err, cap, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		d[i] = dev_of(r, ids[i]);
+		int rc = 0;
+		if (!d[i])
+			rc = refuse(code, K8S_INVALID_ARGUMENT, err, cap, "unknown device ID '%s' for %s", ids[i] ? ids[i] : "",
+				    r->name);
+		else if (!d[i]->healthy)
+			rc = refuse(code, K8S_FAILED_PRECONDITION, err, cap, "device ID '%s' of %s is unhealthy (lost)", ids[i],
+				    r->name);
+		for (size_t j = 0; j < i && rc == 0; j++)
+			if (d[j] == d[i])
+				rc = refuse(code, K8S_INVALID_ARGUMENT, err, cap, "device ID '%s' is asked twice", ids[i]);
+		if (rc) {
+			free(d);
+			return -1;
+		}
+	}
+	struct pool *p = NULL;
+	size_t cap_nodes = 0, cap_env = 8, ncdi = 0;
+	for (size_t i = 0; i < n; i++) {
+		cap_nodes += d[i]->ed.n_nodes;
+		cap_env += d[i]->ed.n_env;
+	}
+	const char **cdi = pmalloc(&p, n * sizeof *cdi);
+	struct k8s_node *nodes = pmalloc(&p, (cap_nodes + 1) * sizeof *nodes);
+	struct k8s_kv *env = pmalloc(&p, cap_env * sizeof *env);
+	struct k8s_mount *mounts = pmalloc(&p, sizeof *mounts);
+	struct k8s_kv *ann = pmalloc(&p, sizeof *ann);
+	if (!cdi || !nodes || !env || !mounts || !ann) {
+		free(d);
+		kp_release(p);
+		return refuse(code, K8S_INTERNAL, err, cap, "out of memory");
+	}
+	size_t nn = 0, ne = 0;
+	/* the physical devices, once each however many of their shares were asked */
+	const struct kp_dev **units = pmalloc(&p, n * sizeof *units);
+	int *count = pmalloc(&p, n * sizeof *count);
+	size_t nu = 0;
+	for (size_t i = 0; units && count && i < n; i++) {
+		size_t u = 0;
+		while (u < nu && strcmp(units[u]->unit, d[i]->unit) != 0)
+			u++;
+		if (u == nu) {
+			units[nu] = d[i];
+			count[nu++] = 0;
+		}
+		count[u]++;
+	}
+	for (size_t u = 0; units && u < nu; u++) {
+		const struct kp_dev *x = units[u];
+		if (x->ed.cdi)
+			cdi[ncdi++] = x->ed.cdi;
+		for (size_t k = 0; k < x->ed.n_nodes; k++) {
+			bool dup = false;
+			for (size_t j = 0; j < nn && !dup; j++)
+				dup = strcmp(nodes[j].host_path, x->ed.nodes[k]) == 0;
+			if (!dup)
+				nodes[nn++] = (struct k8s_node){x->ed.nodes[k], x->ed.nodes[k], "rw"};
+		}
+		for (size_t k = 0; k < x->ed.n_env; k++) {
+			const char *kv = x->ed.env[k], *eq = strchr(kv, '=');
+			if (!eq)
+				continue;
+			char *name = pmalloc(&p, (size_t)(eq - kv) + 1);
+			if (!name)
+				continue;
+			memcpy(name, kv, (size_t)(eq - kv));
+			name[eq - kv] = 0;
+			bool dup = false;
+			for (size_t j = 0; j < ne && !dup; j++)
+				dup = strcmp(env[j].key, name) == 0;
+			if (!dup && ne < cap_env)
+				env[ne++] = (struct k8s_kv){name, eq + 1};
+		}
+	}
+	/* the visibility variable, for runtimes without CDI: the devices by UUID */
+	const char *vis = units && nu ? units[0]->visible_env : NULL;
+	if (vis) {
+		size_t len = 1;
+		bool all = true;
+		for (size_t u = 0; u < nu; u++) {
+			all &= units[u]->uuid != NULL && units[u]->visible_env && strcmp(units[u]->visible_env, vis) == 0;
+			len += units[u]->uuid ? strlen(units[u]->uuid) + 1 : 0;
+		}
+		char *v = all ? pmalloc(&p, len) : NULL;
+		if (v) {
+			v[0] = 0;
+			for (size_t u = 0; u < nu; u++) {
+				if (u)
+					strcat(v, ",");
+				strcat(v, units[u]->uuid);
+			}
+			size_t j = 0;
+			while (j < ne && strcmp(env[j].key, vis) != 0)
+				j++;
+			if (j < cap_env) {
+				env[j] = (struct k8s_kv){vis, v};
+				if (j == ne)
+					ne++;
+			}
+		}
+	}
+	/* shares: the limiter, preloaded, holding memory and compute to k/N of each device */
+	bool shared = false;
+	for (size_t i = 0; i < n; i++)
+		shared |= d[i]->share >= 0;
+	size_t nm = 0, na = 0;
+	if (shared && o->limiter && o->shares > 1 && ne + 5 <= cap_env) {
+		mounts[nm++] = (struct k8s_mount){KP_LIMITER_PATH, o->limiter, 1};
+		char *devs = NULL, *mem = NULL, *pct = NULL, *anns = NULL;
+		size_t ld = 0, lm = 0, lp = 0, la = 0;
+		FILE *fd = open_memstream(&devs, &ld), *fm = open_memstream(&mem, &lm), *fp = open_memstream(&pct, &lp),
+		     *fa = open_memstream(&anns, &la);
+		for (size_t u = 0; fd && fm && fp && fa && u < nu; u++) {
+			const struct kp_dev *x = units[u];
+			const char *sep = u ? "," : "";
+			fprintf(fd, "%s%s", sep, x->uuid ? x->uuid : x->axl_id);
+			if (x->memory_bytes > 0)
+				fprintf(fm, "%s%lld", sep, (long long)(x->memory_bytes / o->shares * count[u]));
+			else
+				fprintf(fm, "%snone", sep);
+			int pc = 100 * count[u] / o->shares;
+			fprintf(fp, "%s%d", sep, pc < 1 ? 1 : pc > 100 ? 100 : pc);
+			fprintf(fa, "%s%s=%d/%d", sep, x->unit, count[u], o->shares);
+		}
+		if (fd)
+			fclose(fd);
+		if (fm)
+			fclose(fm);
+		if (fp)
+			fclose(fp);
+		if (fa)
+			fclose(fa);
+		env[ne++] = (struct k8s_kv){"LD_PRELOAD", KP_LIMITER_PATH};
+		env[ne++] = (struct k8s_kv){"AXL_LIMIT_VERSION", "1"};
+		env[ne++] = (struct k8s_kv){"AXL_LIMIT_DEVICES", devs ? pstrdup(&p, devs) : ""};
+		env[ne++] = (struct k8s_kv){"AXL_LIMIT_MEMORY_BYTES", mem ? pstrdup(&p, mem) : ""};
+		env[ne++] = (struct k8s_kv){"AXL_LIMIT_COMPUTE_PERCENT", pct ? pstrdup(&p, pct) : ""};
+		ann[na++] = (struct k8s_kv){"axl.dev/shares", anns ? pstrdup(&p, anns) : ""};
+		free(devs), free(mem), free(pct), free(anns);
+	}
+	free(d);
+	out->cdi = cdi;
+	out->n_cdi = ncdi;
+	out->nodes = nodes;
+	out->n_nodes = nn;
+	out->envs = env;
+	out->n_envs = ne;
+	out->mounts = mounts;
+	out->n_mounts = nm;
+	out->annotations = ann;
+	out->n_annotations = na;
+	*owner = p;
+	return 0;
+}

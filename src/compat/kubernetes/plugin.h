@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What `axl device-plugin` advertises and hands out (docs/kubernetes.md), over libaxl's
+ * public API: the resources of a node (one per Kubernetes resource name), their devices
+ * (IDs, health, NUMA node, NVLink/xGMI island, shares), the preferred allocation, and a
+ * container's allocation. No gRPC here (transport.h, grpc.c); what a device needs in a
+ * container comes from the command (the CDI spec axl cdi writes), through kp_edits_fn.
+ */
+#ifndef AXL_K8S_PLUGIN_H
+#define AXL_K8S_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "axl.h"
+#include "transport.h"
+
+enum kp_mig { KP_MIG_NONE, KP_MIG_SINGLE, KP_MIG_MIXED };
+
+struct kp_options {
+	enum kp_mig mig;
+	int shares;          /* 1: whole devices; N > 1: each device N times, held by the limiter */
+	const char *limiter; /* host path of libaxl_limiter.so (needed when shares > 1) */
+};
+
+/* What a device needs in a container, from its CDI spec: the fully qualified CDI name,
+ * the device nodes (its own and the kind's shared ones) and the kind's environment. */
+struct kp_edits {
+	char *cdi;
+	char **nodes;
+	size_t n_nodes;
+	char **env; /* NAME=VALUE */
+	size_t n_env;
+};
+/* Fill out for dev (a device or a partition); 0, or -1 when it has no CDI device (no
+ * device nodes): it is then not advertised. Strings are malloc'd; kp frees them. */
+typedef int (*kp_edits_fn)(void *ud, const axl_device *dev, struct kp_edits *out);
+
+struct kp_dev {
+	char *id;      /* the advertised ID: "GPU-<uuid>", "MIG-<uuid>", a PCI address; "<unit>::<k>" for a share */
+	char *unit;    /* the physical device's ID (id without "::k") */
+	int share;     /* k, or -1 when not a share */
+	int healthy;
+	long long numa;       /* < 0: none */
+	int island;           /* devices joined by NVLink/NVSwitch/xGMI share a number; -1 none */
+	char *axl_id;         /* "nvidia:0", "nvidia:0/mig1.0" */
+	char *uuid;           /* NULL when none */
+	int64_t memory_bytes; /* < 0 unknown */
+	const char *visible_env; /* the runtime's UUID-taking visibility variable, or NULL */
+	struct kp_edits ed;
+};
+
+struct kp_resource {
+	char *name;   /* "nvidia.com/gpu" */
+	char *socket; /* its socket's file name in the kubelet's directory */
+	struct kp_dev *devs;
+	size_t n;
+};
+
+struct kp_node {
+	struct kp_resource *res;
+	size_t n;
+};
+
+/* The resources of inv. 0, or -1 with err (a MIG configuration --mig-strategy single
+ * cannot serve). Notes (devices not advertised, and why) go to note (may be NULL). */
+int kp_build(const axl_inventory *inv, const struct kp_options *o, kp_edits_fn fn, void *ud,
+	     void (*note)(void *ud, const char *msg), struct kp_node **out, char *err, size_t cap);
+void kp_node_free(struct kp_node *n);
+/* Devices of prev that now lacks stay in now, Unhealthy (a device that is lost keeps its
+ * place until it returns). 0, or -1 out of memory. */
+int kp_keep_lost(struct kp_node *now, const struct kp_node *prev);
+/* The resource named name, or NULL. */
+struct kp_resource *kp_find(const struct kp_node *n, const char *name);
+
+/* The ListAndWatch devices of r: an array owned by *owner (kp_release). */
+int kp_list(const struct kp_resource *r, const struct k8s_device **devs, size_t *n, void **owner);
+/* GetPreferredAllocation for one container (transport.h's preferred). */
+int kp_preferred(const struct kp_resource *r, const char *const *avail, size_t na, const char *const *must, size_t nm,
+		 int size, const char *const **ids, size_t *n, void **owner, int *code, char *err, size_t cap);
+/* Allocate for one container (transport.h's allocate). */
+int kp_allocate(const struct kp_resource *r, const struct kp_options *o, const char *const *ids, size_t n,
+		struct k8s_container *out, void **owner, int *code, char *err, size_t cap);
+void kp_release(void *owner);
+
+/* Where a share's limiter is mounted in the container. */
+#define KP_LIMITER_PATH "/opt/axl/lib/libaxl_limiter.so"
+
+#endif
