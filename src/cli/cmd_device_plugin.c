@@ -191,7 +191,10 @@ static struct kp_node *scan(struct dp *d, int quiet)
 				   on_named, &c);
 	struct kp_node *node = NULL;
 	char err[512];
-	if (kp_build(inv, &d->kopt, edits_of, &c, quiet ? NULL : dp_note, &node, err, sizeof err) != 0)
+	struct kp_options ko = d->kopt; /* the answering threads read d->kopt */
+	ko.sysroot = axl_context_sysroot(ctx);
+	ko.simulated = axl_context_is_simulated(ctx);
+	if (kp_build(inv, &ko, edits_of, &c, quiet ? NULL : dp_note, &node, err, sizeof err) != 0)
 		fprintf(stderr, "axl: device-plugin: %s\n", err);
 	names_free(&c);
 	if (!quiet)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "plugin.h"
 
@@ -176,6 +177,19 @@ static bool fatal_state(const axl_device *d)
 	return s && (strcasestr(s, "lost") || strcasestr(s, "malfunction") || strcasestr(s, "reset"));
 }
 
+/* The device's own node is gone (its driver unbound, the device hot-removed) on a node
+ * whose /dev is there to look at. */
+static bool node_gone(const struct kp_options *o, const axl_device *d)
+{
+	const char *n = axl_device_primary_node(d);
+	if (o->simulated || !n)
+		return false;
+	char p[4096];
+	snprintf(p, sizeof p, "%s%s", o->sysroot && strcmp(o->sysroot, "/") != 0 ? o->sysroot : "", n);
+	struct stat st;
+	return lstat(p, &st) != 0;
+}
+
 /* The device's partitioning technology of this runtime, when its mode is enabled. */
 static bool partitions_enabled(const axl_device *d, const struct axl_runtime *rt)
 {
@@ -286,7 +300,7 @@ static int advertise(struct kp_node *node, const char *rname, const axl_device *
 		dv.id = strdup(id);
 		dv.unit = strdup(unit);
 		dv.share = shares > 1 ? k : -1;
-		dv.healthy = !fatal_state(d) && !fatal_state(top);
+		dv.healthy = !fatal_state(d) && !fatal_state(top) && !node_gone(o, d) && (d == top || !node_gone(o, top));
 		dv.numa = int_attr(top, AXL_ATTR_NUMA_NODE, -1);
 		dv.island = parent ? -1 : island; /* a partition does not use its GPU's links */
 		dv.axl_id = strdup(axl_device_id(d));

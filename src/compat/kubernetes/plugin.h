@@ -21,6 +21,8 @@ struct kp_options {
 	enum kp_mig mig;
 	int shares;          /* 1: whole devices; N > 1: each device N times, held by the limiter */
 	const char *limiter; /* host path of libaxl_limiter.so (needed when shares > 1) */
+	const char *sysroot; /* the node's root ("/" or NULL: this system) */
+	int simulated;       /* a simulated node: its device nodes exist nowhere */
 };
 
 /* What a device needs in a container, from its CDI spec: the fully qualified CDI name,

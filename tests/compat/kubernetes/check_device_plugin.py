@@ -1,0 +1,589 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""axl device-plugin against a fake kubelet (fake_kubelet.py: real gRPC over unix
+sockets, written from kubernetes' device manager), one case per run:
+
+  register     registration (version, relative endpoint, resource name, options) and the
+               first ListAndWatch: every device by UUID, Healthy, its NUMA node; SIGTERM
+               removes the plugin's sockets
+  allocate     Allocate on NVIDIA (8xH100 sim), AMD (8xMI300X sim), Habana (gaudi2-8x
+               tree), AWS Neuron (inf2-48xl tree) and Intel (laptop tree: GPU and NPU):
+               the CDI names are those `axl cdi list` prints, the device nodes those of
+               the CDI spec for exactly the devices asked (no other device's node), the
+               visibility variable by UUID
+  preferred    GetPreferredAllocation on the 8xH100 NVSwitch sim (one NUMA node) and on a
+               two-island sim (one xGMI island before one NUMA node), must-include kept
+  restart      the kubelet restarts (its start removes every socket in the directory):
+               the plugin listens again, registers again, lists again
+  device_loss  a sysroot node loses a GPU's device node: Unhealthy within a second and
+               refused by Allocate; it returns: Healthy
+  mig          --mig-strategy mixed (nvidia.com/mig-<profile> beside nvidia.com/gpu) and
+               single (MIG devices as nvidia.com/gpu; refused on a node it cannot serve)
+  shares       --shares 4: IDs <uuid>::<k>; Allocate mounts and preloads the limiter with
+               AXL_LIMIT_* of 1/4 (2/4 for two shares of one GPU), and the limiter really
+               holds a CUDA workload (the CUDA double) to it
+  bad_input    a kubelet that never answers, a socket directory that is not writable, a
+               stale and a live socket, unknown/lost/too many IDs, garbage requests, an
+               unknown method, bad options: clear errors, no hang, no spin, and the next
+               good request still served
+
+usage: check_device_plugin.py --axl AXL --case CASE --work DIR
+       [--limiter LIB --double LIB --test-limiter BIN --xml XML]   (shares)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.normpath(os.path.join(HERE, "..", ".."))
+SIMS = os.path.join(TESTS, "sim")
+TREES = os.path.join(TESTS, "trees")
+sys.path.insert(0, HERE)
+
+import grpc  # noqa: E402
+
+import fake_kubelet as fk  # noqa: E402
+
+failures: list[str] = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+    return cond
+
+
+class Plugin:
+    """axl device-plugin as a child process, its standard error collected."""
+
+    def __init__(self, a, kdir, node_args, extra=(), env=None, user=None):
+        self.log = open(os.path.join(a.work, "plugin-%d.log" % time.monotonic_ns()), "w+")
+        cmd = [a.axl, *node_args, "device-plugin", "--kubelet-dir", kdir, "-v", *extra]
+        if user is not None:
+            cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups", *cmd]
+        self.p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self.log, env=env or base_env(a))
+
+    def stderr(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def wait_log(self, pattern, timeout=10.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if re.search(pattern, self.stderr()):
+                return True
+            if self.p.poll() is not None:
+                return bool(re.search(pattern, self.stderr()))
+            time.sleep(0.05)
+        return False
+
+    def cpu_seconds(self):
+        with open("/proc/%d/stat" % self.p.pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self, timeout=10):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+        try:
+            rc = self.p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            rc = self.p.wait()
+            check(False, "the plugin did not stop within %d s of SIGTERM" % timeout)
+        return rc
+
+
+def base_env(a):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AXL_", "CUDA_", "LD_PRELOAD"))}
+    env["AXL_STATE_DIR"] = os.path.join(a.work, "state-empty")
+    return env
+
+
+def axl_json(a, node_args, *args, env=None):
+    r = subprocess.run([a.axl, *node_args, *args], capture_output=True, text=True, env=env or base_env(a), timeout=60)
+    check(r.returncode == 0, "axl %s: rc %d %s" % (" ".join(args), r.returncode, r.stderr[-300:]))
+    return json.loads(r.stdout) if r.stdout.strip().startswith(("{", "[")) else r.stdout
+
+
+def cdi_list(a, node_args, env=None):
+    return set(axl_json(a, node_args, "cdi", "list", env=env).split())
+
+
+def cdi_specs(a, node_args, env=None):
+    doc = axl_json(a, node_args, "cdi", "generate", "-o", "-", env=env)
+    return doc if isinstance(doc, list) else [doc]
+
+
+def spec_nodes(specs, kind, names):
+    """The device node paths a container with these CDI devices of kind gets."""
+    out = set()
+    for s in specs:
+        if s["kind"] != kind:
+            continue
+        for n in s.get("containerEdits", {}).get("deviceNodes", []):
+            out.add(n["path"])
+        for d in s["devices"]:
+            if d["name"] in names:
+                for n in d.get("containerEdits", {}).get("deviceNodes", []):
+                    out.add(n["path"])
+    return out
+
+
+def tree(a, name):
+    dst = os.path.join(a.work, "tree-" + name)
+    shutil.rmtree(dst, ignore_errors=True)
+    subprocess.run([sys.executable, os.path.join(TREES, "mktree.py"), os.path.join(TREES, "nodes", name + ".json"), dst],
+                   check=True, stdout=subprocess.DEVNULL)
+    return dst
+
+
+def start(a, pb, node_args, resources, extra=(), env=None, kdir=None):
+    kdir = kdir or os.path.join(a.work, "kubelet-%d" % time.monotonic_ns())
+    k = fk.Kubelet(pb, kdir)
+    k.start()
+    p = Plugin(a, kdir, node_args, extra, env)
+    ok = k.wait_clients(resources, 20)
+    check(ok, "%s registered %s (log: %s)" % (node_args, resources, p.stderr()[-800:]))
+    for r in resources:
+        if r in k.clients:
+            check(k.clients[r].wait_update(1) is not None, "%s: a first ListAndWatch response" % r)
+    return k, p
+
+
+def stop(k, p):
+    rc = p.stop()
+    k.stop()
+    return rc
+
+
+def grpc_error(fn):
+    """(code, details) of the RpcError fn raises, or (None, None)."""
+    try:
+        fn()
+    except grpc.RpcError as e:
+        return e.code(), e.details()
+    return None, None
+
+
+# ---- cases -------------------------------------------------------------------------------
+
+def case_register(a, pb):
+    sim = ["--sim", os.path.join(SIMS, "h100x8-nvswitch.json")]
+    inv = axl_json(a, sim, "list", "--json")
+    k, p = start(a, pb, sim, ["nvidia.com/gpu"])
+    reg = k.registrations[0] if k.registrations else None
+    if check(reg is not None, "a Register call"):
+        check(reg.version == "v1beta1", "version %r" % reg.version)
+        check(reg.resource_name == "nvidia.com/gpu", "resource %r" % reg.resource_name)
+        check(reg.endpoint and "/" not in reg.endpoint and os.path.exists(os.path.join(k.dir, reg.endpoint)),
+              "endpoint %r is a socket's name in the kubelet's directory" % reg.endpoint)
+        check(reg.options.get_preferred_allocation_available and not reg.options.pre_start_required,
+              "options %s" % reg.options)
+    c = k.clients.get("nvidia.com/gpu")
+    if c:
+        check(c.options.get_preferred_allocation_available, "GetDevicePluginOptions: %s" % c.options)
+        want = {d["uuid"]: ("Healthy", [d["numa_node"]]) for d in inv["devices"]}
+        check(c.devices() == want, "ListAndWatch: %s, want %s" % (c.devices(), want))
+        check(c.prestart_rpc(pb.PreStartContainerRequest(devices_ids=list(want)[:1]), timeout=5) is not None,
+              "PreStartContainer answers")
+    sock = os.path.join(k.dir, reg.endpoint) if reg else None
+    rc = p.stop()
+    check(rc == 0, "SIGTERM: exit 0, got %s" % rc)
+    check(sock and not os.path.exists(sock), "SIGTERM removed %s" % sock)
+    k.stop()
+
+
+def case_allocate(a, pb):
+    nodes = [
+        ("NVIDIA 8xH100", ["--sim", os.path.join(SIMS, "h100x8-nvswitch.json")], "nvidia.com/gpu", "nvidia.com/gpu",
+         "CUDA_VISIBLE_DEVICES"),
+        ("AMD 8xMI300X", ["--sim", os.path.join(SIMS, "mi300x8.json")], "amd.com/gpu", "amd.com/gpu",
+         "ROCR_VISIBLE_DEVICES"),
+        ("Habana gaudi2-8x", ["--sysroot", tree(a, "gaudi2-8x")], "habana.ai/gaudi", "habana.ai/gaudi", None),
+        ("AWS inf2-48xl", ["--sysroot", tree(a, "inf2-48xl")], "aws.amazon.com/neuron", "aws.amazon.com/neuron", None),
+        ("Intel laptop GPU", ["--sysroot", tree(a, "laptop-npu-2gpu")], "gpu.intel.com/i915", "intel.com/gpu", None),
+        ("Intel laptop NPU", ["--sysroot", None], "npu.intel.com/accel", "intel.com/npu", None),
+    ]
+    for i, (what, node, res, kind, vis) in enumerate(nodes):
+        if node[1] is None:
+            node = nodes[i - 1][1]
+        listed = cdi_list(a, node)
+        specs = cdi_specs(a, node)
+        k, p = start(a, pb, node, [res])
+        c = k.clients.get(res)
+        if not c:
+            stop(k, p)
+            continue
+        ids = sorted(c.devices())
+        check(len(ids) >= 1, "%s: devices listed" % what)
+        take = ids[:2]
+        resp = c.allocate(take).container_responses[0]
+        cdi = [d.name for d in resp.cdi_devices]
+        check(len(cdi) == len(take) and set(cdi) <= listed,
+              "%s: CDI names %s are among axl cdi list's %s" % (what, cdi, sorted(listed)[:6]))
+        names = {n.split("=", 1)[1] for n in cdi}
+        want_nodes = spec_nodes(specs, kind, names)
+        got_nodes = {d.host_path for d in resp.devices}
+        check(got_nodes == want_nodes, "%s: device nodes %s, the CDI spec's %s" % (what, sorted(got_nodes), sorted(want_nodes)))
+        check(all(d.container_path == d.host_path and d.permissions == "rw" for d in resp.devices),
+              "%s: device specs %s" % (what, resp.devices))
+        # no device that was not allocated reaches the container
+        others = spec_nodes(specs, kind, {n.split("=", 1)[1] for n in listed if n.startswith(kind + "=")} - names
+                            - {"all"}) - want_nodes
+        check(not (got_nodes & others), "%s: nodes of devices not asked: %s" % (what, got_nodes & others))
+        if vis:
+            check(resp.envs.get(vis) == ",".join(take), "%s: %s=%r, want %r" % (what, vis, resp.envs.get(vis), ",".join(take)))
+        stop(k, p)
+
+
+def case_preferred(a, pb):
+    sim = ["--sim", os.path.join(SIMS, "h100x8-nvswitch.json")]
+    inv = axl_json(a, sim, "list", "--json")
+    numa = {d["uuid"]: d["numa_node"] for d in inv["devices"]}
+    k, p = start(a, pb, sim, ["nvidia.com/gpu"])
+    c = k.clients.get("nvidia.com/gpu")
+    if c:
+        ids = [d["uuid"] for d in inv["devices"]]
+        for size in (1, 2, 4):
+            got = c.preferred(ids, [], size)
+            check(len(got) == size and len({numa[g] for g in got}) == 1,
+                  "8xH100 size %d: one NUMA node, got %s" % (size, [(g[:12], numa[g]) for g in got]))
+        got = c.preferred(ids, [ids[5]], 2)
+        check(ids[5] in got and len(got) == 2 and numa[got[0]] == numa[got[1]] == numa[ids[5]],
+              "must-include %s kept, its NUMA node: %s" % (ids[5][:12], got))
+        got = c.preferred(ids[2:6], [], 3)
+        check(set(got) <= set(ids[2:6]) and len(got) == 3, "only available IDs: %s" % got)
+        got = c.preferred(ids, [], 8)
+        check(sorted(got) == sorted(ids), "size 8: every device")
+    stop(k, p)
+    # two xGMI islands of four MI210s, each island across both NUMA nodes
+    sim = ["--sim", os.path.join(SIMS, "mi210x8-2islands.json")]
+    inv = axl_json(a, sim, "list", "--json")
+    devs = inv["devices"]
+    uu = [d["uuid"] for d in devs]
+    numa = {d["uuid"]: d["numa_node"] for d in devs}
+    isl = {}
+    for ln in inv.get("links", []):
+        if ln["kind"] == "xgmi":
+            isl.setdefault(ln["a"], set()).add(ln["b"])
+    idx = {d["id"]: d["uuid"] for d in devs}
+    island_of = {}
+    for d in devs:
+        peers = isl.get(d["id"], set()) | {x for x, s in isl.items() if d["id"] in s}
+        island_of[d["uuid"]] = min([d["id"], *peers])
+    check(len(set(island_of.values())) == 2, "the sim has two islands: %s" % island_of)
+    k, p = start(a, pb, sim, ["amd.com/gpu"])
+    c = k.clients.get("amd.com/gpu")
+    if c:
+        got = c.preferred(uu, [], 4)
+        check(len({island_of[g] for g in got}) == 1, "size 4: one island before one NUMA node: %s"
+              % [(island_of[g], numa[g]) for g in got])
+        got = c.preferred(uu, [], 2)
+        check(len({island_of[g] for g in got}) == 1 and len({numa[g] for g in got}) == 1,
+              "size 2: one island and one NUMA node: %s" % [(island_of[g], numa[g]) for g in got])
+        must = uu[6]
+        got = c.preferred(uu, [must], 3)
+        check(must in got and len({island_of[g] for g in got}) == 1 and island_of[got[0]] == island_of[must],
+              "must-include %s: its island: %s" % (must, [(island_of[g], numa[g]) for g in got]))
+        # the must-include devices of two islands are both kept
+        got = c.preferred(uu, [uu[0], uu[7]], 2)
+        check(sorted(got) == sorted([uu[0], uu[7]]), "two must-include kept: %s" % got)
+        del idx
+    stop(k, p)
+
+
+def case_restart(a, pb):
+    sim = ["--sim", os.path.join(SIMS, "mi300x8.json")]
+    k, p = start(a, pb, sim, ["amd.com/gpu"])
+    first = dict(k.clients["amd.com/gpu"].devices()) if "amd.com/gpu" in k.clients else {}
+    kdir = k.dir
+    k.stop()
+    time.sleep(0.3)
+    k2 = fk.Kubelet(pb, kdir)
+    t0 = time.monotonic()
+    k2.start()  # removes every socket in the directory, the plugin's too
+    ok = k2.wait_clients(["amd.com/gpu"], 20)
+    check(ok, "registered again after the kubelet restarted (log: %s)" % p.stderr()[-600:])
+    if ok:
+        c = k2.clients["amd.com/gpu"]
+        check(c.wait_update(1) is not None and c.devices() == first, "the same list after the restart")
+        check(time.monotonic() - t0 < 10, "re-registration took %.1f s" % (time.monotonic() - t0))
+        check(len(c.allocate([sorted(first)[0]]).container_responses) == 1, "Allocate after the restart")
+    check(p.p.poll() is None, "the plugin survived the kubelet's restart")
+    stop(k2, p)
+
+
+def case_device_loss(a, pb):
+    t = tree(a, "hgx-8x-h100")
+    node = ["--sysroot", t]
+    inv = axl_json(a, node, "list", "--json")
+    victim = inv["devices"][3]
+    k, p = start(a, pb, node, ["nvidia.com/gpu"])
+    c = k.clients.get("nvidia.com/gpu")
+    if not c:
+        stop(k, p)
+        return
+    n0 = len(c.updates)
+    check(c.devices().get(victim["uuid"], ("?",))[0] == "Healthy", "before: %s Healthy" % victim["uuid"])
+    devnode = os.path.join(t, "dev", "nvidia%d" % victim["index"])
+    hidden = devnode + ".gone"
+    check(os.path.exists(devnode), "%s exists in the tree" % devnode)
+    t0 = time.monotonic()
+    os.rename(devnode, os.path.join(t, hidden))
+    resp = c.wait_update(n0 + 1, 5)
+    dt = time.monotonic() - t0
+    check(resp is not None and c.devices().get(victim["uuid"], ("?",))[0] == "Unhealthy",
+          "after the node went: %s Unhealthy (%s)" % (victim["uuid"], c.devices().get(victim["uuid"])))
+    check(dt <= 1.5, "the change was seen in %.2f s (target 1 s; settle 0.2 s)" % dt)
+    check(sum(1 for h, _ in c.devices().values() if h == "Healthy") == 7, "the other seven stay Healthy")
+    code, det = grpc_error(lambda: c.allocate([victim["uuid"]]))
+    check(code == grpc.StatusCode.FAILED_PRECONDITION and det and victim["uuid"] in det,
+          "Allocate of the lost device: %s %s" % (code, det))
+    other = inv["devices"][0]["uuid"]
+    check(len(c.allocate([other]).container_responses) == 1, "Allocate of another device still works")
+    n1 = len(c.updates)
+    os.rename(os.path.join(t, hidden), devnode)
+    c.wait_update(n1 + 1, 5)
+    check(c.devices().get(victim["uuid"], ("?",))[0] == "Healthy", "it came back: Healthy")
+    stop(k, p)
+
+
+def make_partitions(a, sim, state, plan):
+    env = dict(base_env(a), AXL_STATE_DIR=state)
+    for dev, prof in plan:
+        r = subprocess.run([a.axl, "--sim", sim, "partition", "create", dev, prof], capture_output=True, text=True,
+                           env=env, timeout=60)
+        check(r.returncode == 0, "partition create %s %s: %s" % (dev, prof, r.stderr))
+    return env
+
+
+def case_mig(a, pb):
+    sim = os.path.join(SIMS, "h100x8-mig2.json")
+    state = os.path.join(a.work, "state-mixed")
+    env = make_partitions(a, sim, state, [("nvidia:0", "3g.40gb"), ("nvidia:0", "3g.40gb"),
+                                          ("nvidia:1", "1g.10gb"), ("nvidia:1", "1g.10gb")])
+    listed = cdi_list(a, ["--sim", sim], env=env)
+    res = ["nvidia.com/gpu", "nvidia.com/mig-3g.40gb", "nvidia.com/mig-1g.10gb"]
+    k, p = start(a, pb, ["--sim", sim], res, extra=["--mig-strategy", "mixed"], env=env)
+    sizes = {r: len(k.clients[r].devices()) for r in res if r in k.clients}
+    check(sizes == {"nvidia.com/gpu": 6, "nvidia.com/mig-3g.40gb": 2, "nvidia.com/mig-1g.10gb": 2},
+          "mixed: %s" % sizes)
+    c = k.clients.get("nvidia.com/mig-1g.10gb")
+    if c:
+        mid = sorted(c.devices())[0]
+        resp = c.allocate([mid]).container_responses[0]
+        cdi = [d.name for d in resp.cdi_devices]
+        check(len(cdi) == 1 and cdi[0] in listed, "a MIG device's CDI name %s is axl cdi list's" % cdi)
+        nodes = {d.host_path for d in resp.devices}
+        check("/dev/nvidia1" in nodes and not {"/dev/nvidia0", "/dev/nvidia2"} & nodes,
+              "a MIG device of GPU 1 gets its GPU's node and no other GPU's: %s" % sorted(nodes))
+        check(resp.envs.get("CUDA_VISIBLE_DEVICES") == mid, "CUDA_VISIBLE_DEVICES=%r" % resp.envs.get("CUDA_VISIBLE_DEVICES"))
+    g = k.clients.get("nvidia.com/gpu")
+    if g:
+        inv = axl_json(a, ["--sim", sim], "list", "--json", env=env)
+        whole = {d["uuid"] for d in inv["devices"] if d["index"] >= 2}
+        check(set(g.devices()) == whole, "mixed: the six GPUs without MIG are nvidia.com/gpu")
+    stop(k, p)
+    # single on the same node: two profiles, and whole GPUs beside MIG devices: refused
+    os.makedirs(os.path.join(a.work, "kdir-single"), exist_ok=True)
+    p = Plugin(a, os.path.join(a.work, "kdir-single"), ["--sim", sim], ["--mig-strategy", "single"], env)
+    rc = p.p.wait(30)
+    err = p.stderr()
+    check(rc == 1 and "--mig-strategy single" in err and "mixed" in err, "single refused (rc %s): %s" % (rc, err[-300:]))
+    # single where every GPU is in MIG mode with one profile: the MIG devices are nvidia.com/gpu
+    sim2 = os.path.join(SIMS, "h100x2.json")
+    state2 = os.path.join(a.work, "state-single")
+    env2 = make_partitions(a, sim2, state2, [("nvidia:0", "1g.10gb"), ("nvidia:0", "1g.10gb"),
+                                             ("nvidia:1", "1g.10gb")])
+    k, p = start(a, pb, ["--sim", sim2], ["nvidia.com/gpu"], extra=["--mig-strategy", "single"], env=env2)
+    c = k.clients.get("nvidia.com/gpu")
+    if c:
+        inv = axl_json(a, ["--sim", sim2], "list", "--json", env=env2)
+        migs = {ch["uuid"] for d in inv["devices"] for ch in d.get("children", [])}
+        check(set(c.devices()) == migs and len(migs) == 3, "single: the 3 MIG devices: %s vs %s" % (c.devices(), migs))
+    stop(k, p)
+    # none: MIG-mode GPUs stay whole GPUs
+    k, p = start(a, pb, ["--sim", sim2], ["nvidia.com/gpu"], env=env2)
+    c = k.clients.get("nvidia.com/gpu")
+    check(c is not None and set(c.devices()) == {"stub-device-0", "stub-device-1"},
+          "none: whole GPUs: %s" % (c.devices() if c else None))
+    stop(k, p)
+
+
+def case_shares(a, pb):
+    # the 8xH100 tree: 32 share IDs, and the variables of one and of two shares; the laptop
+    # tree (an 8 GiB RTX 4070): the limiter holds a CUDA workload (the CUDA double, whose
+    # allocations are host memory: a small GPU keeps the test's footprint small) to them
+    for name, real in (("hgx-8x-h100", False), ("laptop-npu-2gpu", True)):
+        t = tree(a, name)
+        node = ["--sysroot", t]
+        inv = axl_json(a, node, "list", "--json")
+        gpus = [d for d in inv["devices"] if d["id"].startswith("nvidia:")]
+        g0 = gpus[0]
+        total = g0["memory"]["total_bytes"]
+        k, p = start(a, pb, node, ["nvidia.com/gpu"], extra=["--shares", "4", "--limiter", a.limiter])
+        c = k.clients.get("nvidia.com/gpu")
+        if not c:
+            stop(k, p)
+            continue
+        ids = sorted(c.devices())
+        check(len(ids) == 4 * len(gpus) and all(re.match(r"^GPU-[0-9a-f-]+::[0-3]$", i) for i in ids),
+              "%s: %d share IDs: %s" % (name, 4 * len(gpus), ids[:5]))
+        one, two = g0["uuid"] + "::0", [g0["uuid"] + "::1", g0["uuid"] + "::2"]
+        r1 = c.allocate([one]).container_responses[0]
+        r2 = c.allocate(two).container_responses[0]
+        for r, k_, what in ((r1, 1, "one share"), (r2, 2, "two shares")):
+            what = "%s: %s" % (name, what)
+            e = r.envs
+            check(e.get("LD_PRELOAD") == "/opt/axl/lib/libaxl_limiter.so", "%s: LD_PRELOAD %r" % (what, e.get("LD_PRELOAD")))
+            check(e.get("AXL_LIMIT_VERSION") == "1" and e.get("AXL_LIMIT_DEVICES") == g0["uuid"], "%s: %s" % (what, dict(e)))
+            check(e.get("AXL_LIMIT_MEMORY_BYTES") == str(total // 4 * k_), "%s: memory %r, want %d" % (
+                what, e.get("AXL_LIMIT_MEMORY_BYTES"), total // 4 * k_))
+            check(e.get("AXL_LIMIT_COMPUTE_PERCENT") == str(25 * k_), "%s: compute %r" % (what, e.get("AXL_LIMIT_COMPUTE_PERCENT")))
+            check(r.annotations.get("axl.dev/shares") == "%s=%d/4" % (g0["uuid"], k_), "%s: annotation %s" % (what, dict(r.annotations)))
+            m = list(r.mounts)
+            check(len(m) == 1 and m[0].host_path == a.limiter and m[0].container_path == e.get("LD_PRELOAD") and m[0].read_only,
+                  "%s: the limiter is mounted read-only: %s" % (what, m))
+            check(len(r.cdi_devices) == 1, "%s: one CDI device (the GPU once)" % what)
+            if not real:
+                continue
+            # the double's first GPU is g0, with g0's memory
+            xml = open(a.xml).read()
+            first = re.search(r"<uuid>(GPU-[^<]*)</uuid>", xml).group(1)
+            xml = xml.replace(first, g0["uuid"]).replace("<total>24564 MiB</total>", "<total>%d MiB</total>" % (total >> 20), 1)
+            fx = os.path.join(a.work, "double.xml")
+            open(fx, "w").write(xml)
+            st = os.path.join(a.work, "state-share-%d" % k_)
+            os.makedirs(st, mode=0o700, exist_ok=True)  # the container's state directory (/run/axl)
+            env = dict(base_env(a))
+            env.update({kk: v for kk, v in e.items() if kk.startswith("AXL_LIMIT_")})
+            env.update(LD_PRELOAD=a.limiter, AXL_LIMITER_CUDA_LIBRARY=a.double, AXL_CUDA_DOUBLE_XML=fx,
+                       AXL_STATE_DIR=st, AXL_LIMITER_LOG="info", TEST_LIMIT_BYTES=str(total // 4 * k_))
+            res = subprocess.run([a.test_limiter, "state", os.path.join(a.work, "run-%d" % k_)], env=env,
+                                 capture_output=True, text=True, timeout=60)
+            check(res.returncode == 0, "%s: the limiter holds the workload to %d bytes: rc %d\n%s%s" % (
+                what, total // 4 * k_, res.returncode, res.stdout[-500:], res.stderr[-800:]))
+        stop(k, p)
+
+
+def raw_call(channel, method, payload, timeout=5):
+    return channel.unary_unary(method, request_serializer=lambda b: b, response_deserializer=lambda b: b)(
+        payload, timeout=timeout)
+
+
+def case_bad_input(a, pb):
+    sim = ["--sim", os.path.join(SIMS, "h100x8-nvswitch.json")]
+    # options
+    for bad in (["--mig-strategy", "both"], ["--shares", "0"], ["--shares", "x"], ["--interval", "0"], ["--bogus"]):
+        r = subprocess.run([a.axl, *sim, "device-plugin", "--kubelet-dir", a.work, *bad], capture_output=True, text=True,
+                           env=base_env(a), timeout=30)
+        check(r.returncode == 2 and "device-plugin" in r.stderr, "%s: exit 2 with a message (%s %r)" % (bad, r.returncode, r.stderr))
+    # a directory that does not exist, and one that is not writable (as nobody)
+    r = subprocess.run([a.axl, *sim, "device-plugin", "--kubelet-dir", os.path.join(a.work, "none")],
+                       capture_output=True, text=True, env=base_env(a), timeout=30)
+    check(r.returncode == 1 and "does not exist" in r.stderr, "missing dir: %s %r" % (r.returncode, r.stderr))
+    ro = os.path.join(a.work, "ro")
+    os.makedirs(ro, exist_ok=True)
+    os.chmod(ro, 0o755)
+    os.chmod(a.work, 0o755)
+    if os.geteuid() == 0 and shutil.which("setpriv"):
+        p = Plugin(a, ro, sim, user=65534)
+    else:
+        os.chmod(ro, 0o555)
+        p = Plugin(a, ro, sim)
+    rc = p.p.wait(30)
+    check(rc == 1 and "cannot create sockets in" in p.stderr(), "unwritable dir: rc %s %r" % (rc, p.stderr()))
+    # a kubelet that accepts connections and never answers: a clear message, no hang, no spin
+    kdir = os.path.join(a.work, "mute")
+    os.makedirs(kdir, exist_ok=True)
+    mute = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    mute.bind(os.path.join(kdir, "kubelet.sock"))
+    mute.listen(16)
+    p = Plugin(a, kdir, sim, ["--register-timeout", "1"])
+    check(p.wait_log(r"did not answer Register within 1 s", 15), "a mute kubelet is said: %s" % p.stderr()[-500:])
+    c0 = p.cpu_seconds()
+    time.sleep(3)
+    used = p.cpu_seconds() - c0
+    check(used < 0.3, "no spin while the kubelet is mute: %.2f s CPU in 3 s" % used)
+    t0 = time.monotonic()
+    rc = p.stop(10)
+    check(rc == 0 and time.monotonic() - t0 < 5, "SIGTERM ends it promptly (%.1f s)" % (time.monotonic() - t0))
+    check(not [f for f in os.listdir(kdir) if f.startswith("axl-")], "its socket removed: %s" % os.listdir(kdir))
+    mute.close()
+    # a stale socket of an earlier run is replaced; a live one is refused
+    kdir = os.path.join(a.work, "stale-%d" % time.monotonic_ns())
+    k = fk.Kubelet(pb, kdir)
+    k.start()  # a kubelet starting removes stale sockets itself: this one is left after it started
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(os.path.join(kdir, "axl-nvidia.com_gpu.sock"))
+    stale.close()
+    p = Plugin(a, kdir, sim)
+    check(k.wait_clients(["nvidia.com/gpu"], 20) and k.clients["nvidia.com/gpu"].wait_update(1) is not None,
+          "registered over the stale socket's place: %s" % p.stderr()[-400:])
+    check("stale socket" in p.stderr(), "the stale socket is said: %s" % p.stderr()[-400:])
+    p2 = Plugin(a, kdir, sim)
+    rc = p2.p.wait(30)
+    check(rc == 1 and "in use by another process" in p2.stderr(), "a live socket is refused: rc %s %r" % (rc, p2.stderr()))
+    c = k.clients.get("nvidia.com/gpu")
+    if c:
+        ids = sorted(c.devices())
+        cases = [
+            ("unknown ID", lambda: c.allocate(["GPU-nonexistent"]), grpc.StatusCode.INVALID_ARGUMENT, "GPU-nonexistent"),
+            ("more IDs than exist", lambda: c.allocate(ids + ids[:1]), grpc.StatusCode.INVALID_ARGUMENT, "9 device IDs"),
+            ("an ID twice", lambda: c.allocate([ids[0], ids[0]]), grpc.StatusCode.INVALID_ARGUMENT, ids[0]),
+            ("no ID", lambda: c.allocate([]), grpc.StatusCode.INVALID_ARGUMENT, "no device ID"),
+            ("preferred: unknown", lambda: c.preferred(["x"], [], 1), grpc.StatusCode.INVALID_ARGUMENT, "'x'"),
+            ("preferred: too many", lambda: c.preferred(ids[:2], [], 3), grpc.StatusCode.INVALID_ARGUMENT, "allocation_size 3"),
+            ("preferred: must not available", lambda: c.preferred(ids[:2], [ids[3]], 2), grpc.StatusCode.INVALID_ARGUMENT,
+             ids[3]),
+            ("preferred: size 0", lambda: c.preferred(ids, [], 0), grpc.StatusCode.INVALID_ARGUMENT, "allocation_size 0"),
+            ("garbage Allocate", lambda: raw_call(c.channel, "/v1beta1.DevicePlugin/Allocate", b"\xff\xff\xff\x07junk"),
+             grpc.StatusCode.INVALID_ARGUMENT, "AllocateRequest"),
+            ("unknown method", lambda: raw_call(c.channel, "/v1beta1.DevicePlugin/Frobnicate", b""),
+             grpc.StatusCode.UNIMPLEMENTED, "Frobnicate"),
+        ]
+        for what, fn, want, needle in cases:
+            code, det = grpc_error(fn)
+            check(code == want and det and needle in det, "%s: %s %r (want %s naming %r)" % (what, code, det, want, needle))
+        r = c.allocate(ids[:1]).container_responses[0]
+        check(len(r.cdi_devices) == 1, "a good Allocate after the bad ones")
+        check(len(c.devices()) == 8 and all(h == "Healthy" for h, _ in c.devices().values()), "the list is undisturbed")
+    check(p.p.poll() is None, "the plugin survived every bad request")
+    stop(k, p)
+
+
+CASES = {f.__name__[5:]: f for f in (case_register, case_allocate, case_preferred, case_restart, case_device_loss,
+                                     case_mig, case_shares, case_bad_input)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--axl", required=True)
+    ap.add_argument("--case", required=True, choices=sorted(CASES))
+    ap.add_argument("--work", required=True)
+    for o in ("limiter", "double", "test-limiter", "xml"):
+        ap.add_argument("--" + o)
+    a = ap.parse_args()
+    shutil.rmtree(a.work, ignore_errors=True)
+    os.makedirs(a.work)
+    os.makedirs(os.path.join(a.work, "state-empty"))
+    pb = fk.load_pb(a.work)
+    CASES[a.case](a, pb)
+    print("device_plugin.%s: %s (%d failures)" % (a.case, "FAILED" if failures else "ok", len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
