@@ -16,6 +16,10 @@ Every manifest parses (python3-yaml) and the Kustomize base names them all; then
    RuntimeDefault, no service-account token;
  - small requests (cpu <= 50m, memory <= 64Mi) and a memory limit;
  - tolerations for the accelerator taints; the node affinity (linux, amd64);
+ - the device-plugin container: `axl device-plugin` with options axl knows, the
+   kubelet's socket folder writable and /sys, /dev read-only at the host's paths, the
+   same sandbox and small requests; the limiter init container copies the limiter to a
+   host folder at the same path (where the kubelet mounts it from for shares);
  - the Service selects the pods and targets the named port; the ServiceMonitor selects
    the Service by its labels, in its namespace, at that port and /metrics;
  - the accelerator-nodes overlay: a patch of the same DaemonSet whose every term keeps
@@ -115,8 +119,9 @@ def main():
     sel = ds["spec"]["selector"]["matchLabels"]
     check(all(plabels.get(k) == v for k, v in sel.items()), "DaemonSet selector %r does not match pod labels %r" % (sel, plabels))
     spec = pod["spec"]
-    check(len(spec["containers"]) == 1, "one container")
-    c = spec["containers"][0]
+    byname = {x["name"]: x for x in spec["containers"]}
+    check(set(byname) == {"axl", "device-plugin"}, "containers %r: axl (the agent) and device-plugin" % sorted(byname))
+    c = byname.get("axl", spec["containers"][0])
 
     # image and command
     img = c["image"]
@@ -133,9 +138,11 @@ def main():
     # mounts
     vols = {v["name"]: v for v in spec["volumes"]}
     mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
-    for m in c["volumeMounts"]:
-        check(m["name"] in vols, "mount %s names no volume" % m["mountPath"])
-    check({m["name"] for m in c["volumeMounts"]} == set(vols), "a volume is not mounted")
+    every = spec["containers"] + spec.get("initContainers", [])
+    for x in every:
+        for m in x["volumeMounts"]:
+            check(m["name"] in vols, "%s: mount %s names no volume" % (x["name"], m["mountPath"]))
+    check({m["name"] for x in every for m in x["volumeMounts"]} == set(vols), "a volume is not mounted")
 
     def host(path):
         m = mounts.get(path)
@@ -187,6 +194,42 @@ def main():
     check(quantity(req.get("cpu")) is not None and quantity(req["cpu"]) <= 0.05, "cpu request %r" % req.get("cpu"))
     check(quantity(req.get("memory")) is not None and quantity(req["memory"]) <= 64 * 2 ** 20, "memory request %r" % req.get("memory"))
     check(quantity(lim.get("memory")) is not None and quantity(lim["memory"]) >= quantity(req.get("memory", 0)), "memory limit %r" % lim.get("memory"))
+
+    # the device plugin: the kubelet's socket folder writable at the same path, /sys and
+    # /dev read-only, the same sandbox; its init container puts the limiter on the host
+    dp = byname.get("device-plugin")
+    if dp:
+        check(dp.get("command") == ["/usr/bin/axl"] and dp["args"][0] == "device-plugin",
+              "device-plugin runs %r %r" % (dp.get("command"), dp["args"][:1]))
+        dg = check_args(a.axl, [x for x in dp["args"]])
+        kdir = dg.get("--kubelet-dir", "/var/lib/kubelet/device-plugins")
+        dmounts = {m["mountPath"]: m for m in dp["volumeMounts"]}
+        for path, ro in (("/sys", True), ("/dev", True), (kdir, False)):
+            m = dmounts.get(path)
+            v = vols.get(m["name"], {}) if m else {}
+            check(m is not None and v.get("hostPath", {}).get("path") == path and bool(m.get("readOnly")) == ro,
+                  "device-plugin: %s from the host at the same path, readOnly %s" % (path, ro))
+        check(kdir == "/var/lib/kubelet/device-plugins", "--kubelet-dir %r is not the kubelet's" % kdir)
+        dsc = dp.get("securityContext", {})
+        check(dsc.get("readOnlyRootFilesystem") is True and dsc.get("allowPrivilegeEscalation") is False
+              and dsc.get("capabilities", {}).get("drop") == ["ALL"] and not dsc.get("capabilities", {}).get("add")
+              and dsc.get("privileged") in (None, False), "device-plugin: security context %r" % dsc)
+        dreq = dp.get("resources", {}).get("requests", {})
+        check(quantity(dreq.get("cpu")) is not None and quantity(dreq["cpu"]) <= 0.05
+              and quantity(dreq.get("memory")) is not None and quantity(dreq["memory"]) <= 64 * 2 ** 20
+              and quantity(dp.get("resources", {}).get("limits", {}).get("memory")) is not None,
+              "device-plugin: resources %r" % dp.get("resources"))
+        inits = {x["name"]: x for x in spec.get("initContainers", [])}
+        lim = inits.get("limiter")
+        if check(lim is not None, "no init container puts the limiter on the host"):
+            dst = lim["command"][-1]
+            lm = {m["mountPath"]: m for m in lim["volumeMounts"]}.get(os.path.dirname(dst))
+            check(lm is not None and vols.get(lm["name"], {}).get("hostPath", {}).get("path") == os.path.dirname(dst)
+                  and dst.endswith("/libaxl_limiter.so") and lim["command"][-2].endswith("/axl/libaxl_limiter.so"),
+                  "the limiter is copied to the host at the same path: %r" % lim["command"])
+            lsc = lim.get("securityContext", {})
+            check(lsc.get("readOnlyRootFilesystem") is True and lsc.get("capabilities", {}).get("drop") == ["ALL"],
+                  "limiter init container: security context %r" % lsc)
 
     # scheduling
     tol = {t.get("key"): t for t in spec.get("tolerations", [])}

@@ -25,6 +25,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
@@ -33,7 +34,7 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 UDIR = os.path.join(TOP, "deploy", "systemd")
 SIM = os.path.join(TOP, "tests", "sim", "h100x8-nvswitch.json")
 AGENT_OPTIONS = {"--listen", "--labels-file", "--cdi-dir", "--cdi-format", "--interval"}
-UNITS = ("axl-serve.service", "axl-refresh.service", "axl-agent.service")
+UNITS = ("axl-serve.service", "axl-refresh.service", "axl-agent.service", "axl-device-plugin.service")
 
 failures = []
 
@@ -156,10 +157,14 @@ def main():
                     written.add(opts[o] if cmd.startswith("cdi") or o == "--cdi-dir" else os.path.dirname(opts[o]))
             if "--labels-file" in opts:
                 written.add(os.path.dirname(opts["--labels-file"]))
+            if "--kubelet-dir" in opts:
+                written.add(opts["--kubelet-dir"])
             if cmd in ("labels", "cdi generate"):
                 run_writer(axl, argv, tmp, u)
             if cmd == "serve":
                 run_serve(axl, argv, u)
+            if cmd == "device-plugin":
+                run_device_plugin(axl, argv, tmp, u)
         check(rw == written, "%s: ReadWritePaths %r, it writes into %r" % (u, sorted(rw), sorted(written)))
 
     check_rules(units)
@@ -186,6 +191,34 @@ def run_writer(axl, argv, tmp, unit):
     else:
         p = tmp + argv[argv.index("-o") + 1]
         check(os.path.exists(os.path.join(p, "axl-nvidia.com-gpu.json")), "%s: no CDI spec in %s" % (unit, p))
+
+
+def run_device_plugin(axl, argv, tmp, unit):
+    """the unit's command with the kubelet's folder moved under tmp, on the simulated
+    node: it listens on its socket there (no kubelet: it waits for one), and SIGTERM
+    ends it and removes the socket"""
+    tmp = tempfile.mkdtemp(prefix="axl-dp-")  # a unix socket's path is at most 107 bytes
+    kdir = tmp + argv[argv.index("--kubelet-dir") + 1]
+    os.makedirs(kdir)
+    moved = [tmp + x if x.startswith("/") else x for x in argv[1:]]
+    p = subprocess.Popen([axl] + moved + ["--sim", SIM], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    sock = os.path.join(kdir, "axl-nvidia.com_gpu.sock")
+    end = time.time() + 10
+    while time.time() < end and not os.path.exists(sock) and p.poll() is None:
+        time.sleep(0.05)
+    if os.path.exists(os.path.join(os.path.dirname(axl), "kubernetes", "axl-kubernetes.so")):
+        check(os.path.exists(sock), "%s: no socket in %s" % (unit, kdir))
+    p.terminate()
+    try:
+        rc = p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = None
+    err = p.stderr.read()
+    if os.path.exists(os.path.join(os.path.dirname(axl), "kubernetes", "axl-kubernetes.so")):
+        check(rc == 0 and not os.path.exists(sock), "%s: SIGTERM: exit %s, socket left %s: %s" % (
+            unit, rc, os.path.exists(sock), err[-300:]))
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 def run_serve(axl, argv, unit):

@@ -694,6 +694,12 @@ static int socket_alive(const char *path)
 static struct srv *srv_start(struct plugin *p, size_t r, char *err, size_t cap)
 {
 	const char *path = p->paths[r];
+	struct sockaddr_un sa;
+	if (strlen(path) >= sizeof sa.sun_path) {
+		snprintf(err, cap, "%s: a unix socket's path is at most %zu bytes, this one has %zu (a shorter --kubelet-dir)",
+			 path, sizeof sa.sun_path - 1, strlen(path));
+		return NULL;
+	}
 	int alive = socket_alive(path);
 	if (alive == 1) {
 		snprintf(err, cap, "%s is in use by another process (another device plugin for %s?)", path,

@@ -28,7 +28,7 @@ sockets, written from kubernetes' device manager), one case per run:
                good request still served
 
 usage: check_device_plugin.py --axl AXL --case CASE --work DIR
-       [--limiter LIB --double LIB --test-limiter BIN --xml XML]   (shares)
+       [--limiter LIB [--preload LIST] --double LIB --test-limiter BIN --xml XML]   (shares)
 """
 from __future__ import annotations
 
@@ -469,7 +469,9 @@ def case_shares(a, pb):
             os.makedirs(st, mode=0o700, exist_ok=True)  # the container's state directory (/run/axl)
             env = dict(base_env(a))
             env.update({kk: v for kk, v in e.items() if kk.startswith("AXL_LIMIT_")})
-            env.update(LD_PRELOAD=a.limiter, AXL_LIMITER_CUDA_LIBRARY=a.double, AXL_CUDA_DOUBLE_XML=fx,
+            # the container's LD_PRELOAD, with the limiter at its host path (and the
+            # sanitizer's runtime before it in a sanitized build: --preload)
+            env.update(LD_PRELOAD=a.preload or a.limiter, AXL_LIMITER_CUDA_LIBRARY=a.double, AXL_CUDA_DOUBLE_XML=fx,
                        AXL_STATE_DIR=st, AXL_LIMITER_LOG="info", TEST_LIMIT_BYTES=str(total // 4 * k_))
             res = subprocess.run([a.test_limiter, "state", os.path.join(a.work, "run-%d" % k_)], env=env,
                                  capture_output=True, text=True, timeout=60)
@@ -573,7 +575,7 @@ def main():
     ap.add_argument("--axl", required=True)
     ap.add_argument("--case", required=True, choices=sorted(CASES))
     ap.add_argument("--work", required=True)
-    for o in ("limiter", "double", "test-limiter", "xml"):
+    for o in ("limiter", "preload", "double", "test-limiter", "xml"):
         ap.add_argument("--" + o)
     a = ap.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
