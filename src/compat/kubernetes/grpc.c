@@ -926,9 +926,11 @@ static void *reg_loop(void *arg)
 
 /* ---- the module's entry points ------------------------------------------------------ */
 
+/* gRPC's own errors, with -v only (its log has no user data: one process, one plugin) */
+static int grpc_verbose;
 static void grpc_logger(gpr_log_func_args *a)
 {
-	if (a->severity == GPR_LOG_SEVERITY_ERROR && getenv("AXL_GRPC_LOG"))
+	if (a->severity == GPR_LOG_SEVERITY_ERROR && grpc_verbose)
 		fprintf(stderr, "axl: device-plugin: grpc: %s\n", a->message);
 }
 
@@ -1009,6 +1011,7 @@ static int k8s_start(const struct k8s_config *cfg, const struct k8s_ops *ops, vo
 		plugin_free(p);
 		return -1;
 	}
+	grpc_verbose = cfg->verbose;
 	gpr_set_log_function(grpc_logger);
 	grpc_init();
 	p->cq = grpc_completion_queue_create_for_next(NULL);
