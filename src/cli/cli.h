@@ -80,6 +80,8 @@ struct cli_command {
 	const char *help;
 };
 const struct cli_command *cli_command_find(const char *name);
+/* axl device-plugin's option choosing how partitions are advertised (commands.c) */
+extern const char cli_opt_partition_strategy[];
 /* "axl capture, axl cdi, axl labels": the commands that take the shared option opt. */
 void cli_commands_taking(int opt, char *out, size_t cap);
 /* `axl help NAME`: the command's usage, what it does and its options. */

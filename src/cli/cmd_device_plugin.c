@@ -38,6 +38,9 @@
 #ifndef AXL_PKGLIBDIR
 #define AXL_PKGLIBDIR "/usr/local/lib/axl"
 #endif
+#ifndef AXL_REL_PKGLIBDIR
+#define AXL_REL_PKGLIBDIR "lib/axl"
+#endif
 
 /* ---- each device's CDI edits ------------------------------------------------------- */
 
@@ -281,7 +284,9 @@ static void exe_dir(char *out, size_t cap)
 	snprintf(out, cap, "%s", dirname(buf));
 }
 
-/* The first of: the variable's value, <exe dir>/<build>/<name>, <AXL_PKGLIBDIR>/<name>. */
+/* The first of: the variable's value, <exe dir>/<build>/<name> (a build tree),
+ * <exe dir>/../<libdir>/axl/<name> (an installed prefix, wherever it was moved),
+ * <AXL_PKGLIBDIR>/<name>. */
 static const char *find_file(const char *var, const char *build_sub, const char *name, char *out, size_t cap)
 {
 	const char *v = var ? getenv(var) : NULL;
@@ -293,6 +298,9 @@ static const char *find_file(const char *var, const char *build_sub, const char 
 	exe_dir(dir, sizeof dir);
 	if (*dir) {
 		snprintf(out, cap, "%s/%s/%s", dir, build_sub, name);
+		if (access(out, R_OK) == 0)
+			return out;
+		snprintf(out, cap, "%s/../%s/%s", dir, AXL_REL_PKGLIBDIR, name);
 		if (access(out, R_OK) == 0)
 			return out;
 	}
@@ -331,12 +339,12 @@ static const struct k8s_transport *load_module(void)
 int cmd_device_plugin(struct opts *go, int argc, char **argv)
 {
 	struct opts o = *go;
-	const char *dir = DEFAULT_KUBELET_DIR, *mig = "none", *shares_arg = NULL, *limiter = NULL, *interval = NULL,
+	const char *dir = DEFAULT_KUBELET_DIR, *parts = "none", *shares_arg = NULL, *limiter = NULL, *interval = NULL,
 		   *timeout_arg = NULL;
 	for (int i = 0; i < argc; i++) {
 		int m;
 		if ((m = cli_long_opt(argc, argv, &i, "--kubelet-dir", &dir)) ||
-		    (m = cli_long_opt(argc, argv, &i, "--mig-strategy", &mig)) ||
+		    (m = cli_long_opt(argc, argv, &i, cli_opt_partition_strategy, &parts)) ||
 		    (m = cli_long_opt(argc, argv, &i, "--shares", &shares_arg)) ||
 		    (m = cli_long_opt(argc, argv, &i, "--limiter", &limiter)) ||
 		    (m = cli_long_opt(argc, argv, &i, "--interval", &interval)) ||
@@ -352,14 +360,16 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 	struct dp d;
 	memset(&d, 0, sizeof d);
 	d.o = &o;
-	if (strcmp(mig, "none") == 0)
-		d.kopt.mig = KP_MIG_NONE;
-	else if (strcmp(mig, "single") == 0)
-		d.kopt.mig = KP_MIG_SINGLE;
-	else if (strcmp(mig, "mixed") == 0)
-		d.kopt.mig = KP_MIG_MIXED;
+	d.kopt.parts_option = cli_opt_partition_strategy;
+	if (strcmp(parts, "none") == 0)
+		d.kopt.parts = KP_PARTS_NONE;
+	else if (strcmp(parts, "single") == 0)
+		d.kopt.parts = KP_PARTS_SINGLE;
+	else if (strcmp(parts, "mixed") == 0)
+		d.kopt.parts = KP_PARTS_MIXED;
 	else {
-		fprintf(stderr, "axl: device-plugin: --mig-strategy takes none, single or mixed, not '%s'\n", mig);
+		fprintf(stderr, "axl: device-plugin: %s takes none, single or mixed, not '%s'\n", cli_opt_partition_strategy,
+			parts);
 		return EXIT_USAGE;
 	}
 	d.kopt.shares = 1;

@@ -374,6 +374,9 @@ static const struct cli_command commands[] = {
 	 "What axl does, or what one command does and the options it takes.\n"},
 };
 
+/* axl device-plugin's option for partitions, named as NVIDIA's plugin names it */
+const char cli_opt_partition_strategy[] = "--mig-strategy";
+
 const struct cli_command *cli_command_find(const char *name)
 {
 	for (size_t i = 0; name && i < sizeof commands / sizeof *commands; i++)

@@ -181,7 +181,24 @@ if readelf -d "$tf" 2>/dev/null | grep -q 'R.*PATH'; then
 	fail "libaccelerator_axl.so keeps an RPATH/RUNPATH: $(readelf -d "$tf" | grep 'R.*PATH')"
 fi
 if [ -n "$tfhost" ]; then
-	AXL_SIM=$sim AXL_STATE_DIR=$work/state "$tfhost" "$tf" devices || fail "the installed provider (test_tf_host devices)"
+	# without a limiter (the devices case expects soft isolation only); the installed
+	# limiter beside the provider is found: hard isolation
+	AXL_SIM=$sim AXL_STATE_DIR=$work/state AXL_LIMITER_LIBRARY=/nonexistent/libaxl_limiter.so "$tfhost" "$tf" devices ||
+		fail "the installed provider (test_tf_host devices)"
+fi
+[ -f "$L/axl/libaxl_limiter.so" ] || fail "the limiter is not installed in $L/axl"
+if [ -f "$build/kubernetes/axl-kubernetes.so" ]; then
+	echo "== the installed device plugin and its module"
+	[ -f "$L/axl/axl-kubernetes.so" ] || fail "axl-kubernetes.so is not installed in $L/axl"
+	kd=$(mktemp -d /tmp/axl-inst-XXXXXX)
+	LD_LIBRARY_PATH="$L" "$B/axl" --sim "$sim" device-plugin --kubelet-dir "$kd" >"$work/dp.log" 2>&1 &
+	dp=$!
+	i=0
+	while [ $i -lt 100 ] && [ ! -S "$kd/axl-nvidia.com_gpu.sock" ]; do sleep 0.1; i=$((i + 1)); done
+	[ -S "$kd/axl-nvidia.com_gpu.sock" ] || fail "the installed axl device-plugin did not listen: $(cat "$work/dp.log")"
+	kill -TERM $dp
+	wait $dp || fail "the installed axl device-plugin did not end cleanly: $(cat "$work/dp.log")"
+	rm -rf "$kd"
 fi
 
 if [ "$failures" -ne 0 ]; then

@@ -803,7 +803,23 @@ static int register_one(struct plugin *p, size_t r, char *err, size_t cap)
 	int rc = -1;
 	static char tag;
 	if (grpc_call_start_batch(call, ops, 6, &tag, NULL) == GRPC_CALL_OK) {
-		grpc_event ev = grpc_completion_queue_pluck(q, &tag, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
+		/* wait in slices, so that a stop cancels the call rather than waiting it out */
+		grpc_event ev;
+		int cancelled = 0;
+		for (;;) {
+			ev = grpc_completion_queue_pluck(
+				q, &tag, gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_millis(100, GPR_TIMESPAN)),
+				NULL);
+			if (ev.type != GRPC_QUEUE_TIMEOUT)
+				break;
+			pthread_mutex_lock(&p->lock);
+			int stopping = p->stopping;
+			pthread_mutex_unlock(&p->lock);
+			if (stopping && !cancelled) {
+				grpc_call_cancel(call, NULL);
+				cancelled = 1;
+			}
+		}
 		if (ev.type == GRPC_OP_COMPLETE && status == GRPC_STATUS_OK) {
 			rc = 0;
 		} else {

@@ -337,9 +337,10 @@ int kp_build(const axl_inventory *inv, const struct kp_options *o, kp_edits_fn f
 	}
 	islands(inv, isl, nd);
 	char msg[512];
-	/* --mig-strategy single: what NVIDIA's plugin requires (internal/rm/device_map.go):
-	 * every partitioned device has partitions, all of one profile, and no whole device
-	 * is advertised beside them under the same name */
+	/* KP_PARTS_SINGLE: what the vendor's own plugin requires (NVIDIA's
+	 * internal/rm/device_map.go): every partitioned device has partitions, all of one
+	 * profile, and no whole device is advertised beside them under the same name */
+	const char *opt = o->parts_option ? o->parts_option : "the partition strategy";
 	const char *single_profile = NULL;
 	const char *single_whole = NULL, *single_part = NULL;
 	int rc = 0;
@@ -357,13 +358,13 @@ int kp_build(const axl_inventory *inv, const struct kp_options *o, kp_edits_fn f
 				note(ud, msg);
 			continue;
 		}
-		if (o->mig != KP_MIG_NONE && partitions_enabled(d, rt)) {
+		if (o->parts != KP_PARTS_NONE && partitions_enabled(d, rt)) {
 			size_t nc = axl_device_child_count(d);
 			if (nc == 0) {
 				snprintf(msg, sizeof msg, "%s: %s mode is enabled but no partition exists: nothing to advertise",
 					 axl_device_id(d), rt->partitions);
-				if (o->mig == KP_MIG_SINGLE) {
-					snprintf(err, cap, "--mig-strategy single: %s", msg);
+				if (o->parts == KP_PARTS_SINGLE) {
+					snprintf(err, cap, "%s single: %s", opt, msg);
 					rc = -1;
 					break;
 				}
@@ -375,16 +376,16 @@ int kp_build(const axl_inventory *inv, const struct kp_options *o, kp_edits_fn f
 				const axl_device *ch = axl_device_child(d, c);
 				const char *prof = str_attr(ch, AXL_ATTR_PARTITION_PROFILE);
 				char name[256];
-				if (o->mig == KP_MIG_SINGLE) {
+				if (o->parts == KP_PARTS_SINGLE) {
 					if (!prof) {
-						snprintf(err, cap, "--mig-strategy single: the profile of %s is not known",
+						snprintf(err, cap, "%s single: the profile of %s is not known", opt,
 							 axl_device_id(ch));
 						rc = -1;
 						break;
 					}
 					if (single_profile && strcmp(single_profile, prof) != 0) {
-						snprintf(err, cap, "--mig-strategy single: more than one %s profile on the node (%s and %s); use --mig-strategy mixed",
-							 rt->partitions, single_profile, prof);
+						snprintf(err, cap, "%s single: more than one %s profile on the node (%s and %s); use %s mixed",
+							 opt, rt->partitions, single_profile, prof, opt);
 						rc = -1;
 						break;
 					}
@@ -405,14 +406,14 @@ int kp_build(const axl_inventory *inv, const struct kp_options *o, kp_edits_fn f
 			}
 			continue;
 		}
-		if (o->mig == KP_MIG_SINGLE && rt->partitions)
+		if (o->parts == KP_PARTS_SINGLE && rt->partitions)
 			single_whole = axl_device_id(d);
 		rc = advertise(node, rname, d, NULL, rt, isl[i], o, fn, ud, note, err, cap);
 	}
 	free(isl);
 	if (rc == 0 && single_whole && single_part) {
-		snprintf(err, cap, "--mig-strategy single: every GPU must have MIG mode alike (%s is whole, %s is a partition); use --mig-strategy mixed",
-			 single_whole, single_part);
+		snprintf(err, cap, "%s single: every device must have its partition mode alike (%s is whole, %s is a partition); use %s mixed",
+			 opt, single_whole, single_part, opt);
 		rc = -1;
 	}
 	if (rc) {

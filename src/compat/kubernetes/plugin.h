@@ -15,10 +15,15 @@
 #include "axl.h"
 #include "transport.h"
 
-enum kp_mig { KP_MIG_NONE, KP_MIG_SINGLE, KP_MIG_MIXED };
+/* How partitions (rt->partitions, when enabled on a device) are advertised:
+ * KP_PARTS_NONE the device whole; KP_PARTS_SINGLE every partition under the device's own
+ * resource name (all of one profile); KP_PARTS_MIXED one name per profile
+ * (rt->partition_resource + profile). */
+enum kp_parts { KP_PARTS_NONE, KP_PARTS_SINGLE, KP_PARTS_MIXED };
 
 struct kp_options {
-	enum kp_mig mig;
+	enum kp_parts parts;
+	const char *parts_option; /* the option that chose it, for messages */
 	int shares;          /* 1: whole devices; N > 1: each device N times, held by the limiter */
 	const char *limiter; /* host path of libaxl_limiter.so (needed when shares > 1) */
 	const char *sysroot; /* the node's root ("/" or NULL: this system) */

@@ -523,6 +523,13 @@ def case_bad_input(a, pb):
     rc = p.stop(10)
     check(rc == 0 and time.monotonic() - t0 < 5, "SIGTERM ends it promptly (%.1f s)" % (time.monotonic() - t0))
     check(not [f for f in os.listdir(kdir) if f.startswith("axl-")], "its socket removed: %s" % os.listdir(kdir))
+    # SIGTERM in the middle of a Register call that would wait 10 s: the call is cancelled
+    p = Plugin(a, kdir, sim)
+    check(p.wait_log(r"axl-nvidia\.com_gpu\.sock", 10), "started: %s" % p.stderr()[-300:])
+    time.sleep(1.0)
+    t0 = time.monotonic()
+    rc = p.stop(10)
+    check(rc == 0 and time.monotonic() - t0 < 3, "SIGTERM during Register ends it in %.1f s" % (time.monotonic() - t0))
     mute.close()
     # a stale socket of an earlier run is replaced; a live one is refused
     kdir = os.path.join(a.work, "stale-%d" % time.monotonic_ns())
