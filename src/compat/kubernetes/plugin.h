@@ -3,7 +3,7 @@
  * What `axl device-plugin` advertises and hands out (docs/kubernetes.md), over libaxl's
  * public API: the resources of a node (one per Kubernetes resource name), their devices
  * (IDs, health, NUMA node, NVLink/xGMI island, shares), the preferred allocation, and a
- * container's allocation. No gRPC here (transport.h, grpc.c); what a device needs in a
+ * container's allocation. No gRPC here (transport.h, glue.h); what a device needs in a
  * container comes from the command (the CDI spec axl cdi writes), through kp_edits_fn.
  */
 #ifndef AXL_K8S_PLUGIN_H
