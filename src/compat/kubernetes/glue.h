@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the files of axl's gRPC glue (the module axl-kubernetes.so, transport.h) share:
- * the plugin, its servers and calls. serve.c answers the kubelet's calls on the
- * completion queue every server shares; register.c registers with the kubelet and
- * follows its restarts; grpc.c makes the servers and holds the module's entry points.
+ * the plugin, its servers and calls. glue.c: the log and packing; serve.c: the servers
+ * on their sockets and the kubelet's calls on the completion queue they share;
+ * register.c: registration with the kubelet and its restarts; grpc.c: the module's entry
+ * points. Each uses only the ones before it.
  *
  * Threads: one drives the completion queue (k8s_glue_serve_loop: new calls, received
  * requests, finished sends); one registers with the kubelet and watches its directory for
@@ -125,7 +126,7 @@ void k8s_glue_request_next(struct srv *s);
 void k8s_glue_call_free(struct call *c);
 /* send stream c its resource's list if it changed since the last one (the lock held) */
 void k8s_glue_push(struct call *c);
-/* a server for resource r on its socket (the lock held, or not yet shared; grpc.c) */
+/* a server for resource r on its socket (the lock held, or not yet shared) */
 struct srv *k8s_glue_srv_start(struct plugin *p, size_t r, char *err, size_t cap);
 /* shut s down; the serve loop learns when gRPC is done with it (the lock held) */
 void k8s_glue_srv_retire(struct plugin *p, struct srv *s);

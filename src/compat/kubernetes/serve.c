@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The kubelet's calls on the plugin's servers (glue.h), as the completion queue sees them:
+ * The plugin's servers on their sockets, and the kubelet's calls on them (glue.h), as the
+ * completion queue they share sees them:
  *   request_call -> T_NEW -> {send initial metadata, receive the request} -> T_RECV
  *   unary: {send reply, send status, receive close} -> T_DONE -> freed
  *   ListAndWatch: {receive close} -> T_CLOSE (the kubelet went, or we stop), and a
@@ -10,16 +11,6 @@
 #include "glue.h"
 
 /* ---- messages ------------------------------------------------------------------- */
-
-grpc_byte_buffer *k8s_glue_pack(const ProtobufCMessage *m)
-{
-	size_t n = protobuf_c_message_get_packed_size(m);
-	grpc_slice s = grpc_slice_malloc(n);
-	protobuf_c_message_pack(m, GRPC_SLICE_START_PTR(s));
-	grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(&s, 1);
-	grpc_slice_unref(s);
-	return bb;
-}
 
 static ProtobufCMessage *unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffer *bb)
 {
@@ -550,3 +541,89 @@ void *k8s_glue_serve_loop(void *arg)
 	return NULL;
 }
 
+/* ---- servers -------------------------------------------------------------------- */
+
+/* Is something listening on path? 1 yes, 0 a stale socket (or none), -1 not a socket. */
+static int socket_alive(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return 0;
+	if (!S_ISSOCK(st.st_mode))
+		return -1;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+	int r = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+	close(fd);
+	return r;
+}
+
+/* A server for resource r on its socket (lock held or not yet shared). */
+struct srv *k8s_glue_srv_start(struct plugin *p, size_t r, char *err, size_t cap)
+{
+	const char *path = p->paths[r];
+	struct sockaddr_un sa;
+	if (strlen(path) >= sizeof sa.sun_path) {
+		snprintf(err, cap, "%s: a unix socket's path is at most %zu bytes, this one has %zu (a shorter --kubelet-dir)",
+			 path, sizeof sa.sun_path - 1, strlen(path));
+		return NULL;
+	}
+	int alive = socket_alive(path);
+	if (alive == 1) {
+		snprintf(err, cap, "%s is in use by another process (another device plugin for %s?)", path,
+			 p->cfg.resources[r]);
+		return NULL;
+	}
+	if (alive < 0) {
+		snprintf(err, cap, "%s exists and is not a socket; not removing it", path);
+		return NULL;
+	}
+	struct stat st;
+	if (lstat(path, &st) == 0) {
+		k8s_glue_say(p, 1, "removing the stale socket %s of an earlier run", path);
+		if (unlink(path) != 0) {
+			snprintf(err, cap, "cannot remove the stale socket %s: %s", path, strerror(errno));
+			return NULL;
+		}
+	}
+	struct srv *s = calloc(1, sizeof *s);
+	if (!s) {
+		snprintf(err, cap, "out of memory");
+		return NULL;
+	}
+	s->p = p;
+	s->r = r;
+	s->t_shutdown = (struct tag){T_SHUTDOWN, NULL, s};
+	s->gs = grpc_server_create(NULL, NULL);
+	grpc_server_register_completion_queue(s->gs, p->cq, NULL);
+	char addr[4200];
+	snprintf(addr, sizeof addr, "unix:%s", path);
+	grpc_server_credentials *cr = grpc_insecure_server_credentials_create();
+	int port = grpc_server_add_http2_port(s->gs, addr, cr);
+	grpc_server_credentials_release(cr);
+	if (port == 0 || lstat(path, &st) != 0) {
+		int e = access(p->cfg.dir, W_OK) != 0 ? errno : 0;
+		snprintf(err, cap, "cannot listen on %s%s%s", path, e ? ": " : "", e ? strerror(e) : "");
+		grpc_server_destroy(s->gs);
+		free(s);
+		return NULL;
+	}
+	p->inos[r] = st.st_ino;
+	grpc_server_start(s->gs);
+	s->next_all = p->all;
+	p->all = s;
+	p->live_servers++;
+	k8s_glue_request_next(s);
+	return s;
+}
+
+/* Shut s down; the serve loop frees it when gRPC says it is done (lock held). */
+void k8s_glue_srv_retire(struct plugin *p, struct srv *s)
+{
+	s->shutting = 1;
+	grpc_server_shutdown_and_notify(s->gs, p->cq, &s->t_shutdown);
+	grpc_server_cancel_all_calls(s->gs);
+}
