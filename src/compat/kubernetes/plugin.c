@@ -601,6 +601,12 @@ int kp_preferred(const struct kp_resource *r, const char *const *avail, size_t n
 	struct cost bestc = {1 << 30, 1 << 30, 1 << 30};
 	size_t nbest = 0;
 	for (size_t a = 0; a < na; a++) {
+		/* an anchor is an island and a NUMA node: one already tried gives the same set */
+		bool tried = false;
+		for (size_t b = 0; b < a && !tried; b++)
+			tried = av[b]->island == av[a]->island && av[b]->numa == av[a]->numa;
+		if (tried)
+			continue;
 		struct rank_ctx x = {av[a]->island, av[a]->numa, set, nmust};
 		size_t k = nmust;
 		bool *taken = calloc(na, sizeof *taken);
