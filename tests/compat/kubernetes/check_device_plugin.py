@@ -488,10 +488,22 @@ def raw_call(channel, method, payload, timeout=5):
 def case_bad_input(a, pb):
     sim = ["--sim", os.path.join(SIMS, "h100x8-nvswitch.json")]
     # options
-    for bad in (["--mig-strategy", "both"], ["--shares", "0"], ["--shares", "x"], ["--interval", "0"], ["--bogus"]):
+    for bad in (["--mig-strategy", "both"], ["--shares", "0"], ["--shares", "65"], ["--shares", "x"], ["--interval", "0"],
+                ["--register-timeout", "0"], ["--kubelet-dir"], ["--bogus"], ["extra"]):
         r = subprocess.run([a.axl, *sim, "device-plugin", "--kubelet-dir", a.work, *bad], capture_output=True, text=True,
                            env=base_env(a), timeout=30)
-        check(r.returncode == 2 and "device-plugin" in r.stderr, "%s: exit 2 with a message (%s %r)" % (bad, r.returncode, r.stderr))
+        check(r.returncode == 2 and ("device-plugin" in r.stderr or bad[0] in r.stderr),
+              "%s: exit 2 with a message naming it (%s %r)" % (bad, r.returncode, r.stderr))
+    # a limiter the kubelet could not mount (relative, missing); a "directory" that is a file
+    for lim, msg in (("libaxl_limiter.so", "absolute path"), ("/nonexistent/libaxl_limiter.so", "No such file")):
+        r = subprocess.run([a.axl, *sim, "device-plugin", "--kubelet-dir", a.work, "--shares", "2", "--limiter", lim],
+                           capture_output=True, text=True, env=base_env(a), timeout=30)
+        check(r.returncode == 1 and msg in r.stderr, "--limiter %s: %s %r" % (lim, r.returncode, r.stderr))
+    afile = os.path.join(a.work, "a-file")
+    open(afile, "w").close()
+    r = subprocess.run([a.axl, *sim, "device-plugin", "--kubelet-dir", afile], capture_output=True, text=True,
+                       env=base_env(a), timeout=30)
+    check(r.returncode == 1 and "does not exist" in r.stderr, "a file as the directory: %s %r" % (r.returncode, r.stderr))
     # a directory that does not exist, and one that is not writable (as nobody)
     r = subprocess.run([a.axl, *sim, "device-plugin", "--kubelet-dir", os.path.join(a.work, "none")],
                        capture_output=True, text=True, env=base_env(a), timeout=30)
@@ -548,6 +560,13 @@ def case_bad_input(a, pb):
     c = k.clients.get("nvidia.com/gpu")
     if c:
         ids = sorted(c.devices())
+        good_alloc = pb.AllocateRequest(container_requests=[pb.ContainerAllocateRequest(devices_ids=ids[:2])]) \
+            .SerializeToString()
+        good_pref = pb.PreferredAllocationRequest(container_requests=[pb.ContainerPreferredAllocationRequest(
+            available_deviceIDs=ids, allocation_size=2)]).SerializeToString()
+        # an empty request is a valid message with no container: an answer with none
+        r = pb.AllocateResponse.FromString(raw_call(c.channel, "/v1beta1.DevicePlugin/Allocate", b""))
+        check(len(r.container_responses) == 0, "an empty AllocateRequest: no container answered: %s" % r)
         cases = [
             ("unknown ID", lambda: c.allocate(["GPU-nonexistent"]), grpc.StatusCode.INVALID_ARGUMENT, "GPU-nonexistent"),
             ("more IDs than exist", lambda: c.allocate(ids + ids[:1]), grpc.StatusCode.INVALID_ARGUMENT, "9 device IDs"),
@@ -562,6 +581,11 @@ def case_bad_input(a, pb):
              grpc.StatusCode.INVALID_ARGUMENT, "AllocateRequest"),
             ("unknown method", lambda: raw_call(c.channel, "/v1beta1.DevicePlugin/Frobnicate", b""),
              grpc.StatusCode.UNIMPLEMENTED, "Frobnicate"),
+            ("truncated Allocate", lambda: raw_call(c.channel, "/v1beta1.DevicePlugin/Allocate", good_alloc[:-3]),
+             grpc.StatusCode.INVALID_ARGUMENT, "AllocateRequest"),
+            ("truncated GetPreferredAllocation",
+             lambda: raw_call(c.channel, "/v1beta1.DevicePlugin/GetPreferredAllocation", good_pref[:-2]),
+             grpc.StatusCode.INVALID_ARGUMENT, "PreferredAllocationRequest"),
         ]
         for what, fn, want, needle in cases:
             code, det = grpc_error(fn)
