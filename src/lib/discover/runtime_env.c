@@ -83,6 +83,10 @@ static void scan_dmi_id(struct axl__scan *scan)
 		snprintf(path, sizeof path, DMI_ID "%s", fields[i]);
 		if (!read_small(scan->fs, path, val[i], sizeof val[i]) || placeholder(val[i]))
 			val[i][0] = '\0';
+		/* No sys_vendor: on a machine without DMI (most VMs on ARM, some clouds'
+		 * microVMs) the folder is absent, and one look saves five failed opens. */
+		if (i == 0 && !val[0][0] && !axl__fs_isdir(scan->fs, AXL__FS_ROOT, "sys/class/dmi/id"))
+			return;
 	}
 	if (val[0][0])
 		axl__host_set_str(inv, AXL_HOST_SYSTEM_VENDOR, AXL_SOURCE_SYSFS, val[0]);
