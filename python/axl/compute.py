@@ -430,6 +430,17 @@ class Compute:
             raise
         return Buffer(self, b.value, view)
 
+    def _wrap_address(self, ptr: int, size: int) -> Buffer:
+        """A host buffer over size bytes at address ptr, holding no export of the object
+        behind it: the caller keeps that memory mapped, unmoved, until the buffer is freed
+        (axl.exo's HostBuffer frees it before it unmaps)."""
+        _size("size", size, 1)
+        if not isinstance(ptr, int) or ptr <= 0:
+            raise ValueError("cannot wrap address %r" % (ptr,))
+        b = c_uint64()
+        check(lib().axl_buffer_wrap(self._handle(), ptr, size, ctypes.byref(b)))
+        return Buffer(self, b.value)
+
     def queue(self, device: ComputeDevice | Device | str | int | None = None) -> Queue:
         """A new queue on device (None: the host CPU)."""
         dev = self._dev(device)

@@ -19,8 +19,8 @@ import pytest
 
 import axl
 from axl.exo import (UNKNOWN_FLOAT, UNKNOWN_INT, UNKNOWN_STR, AxlGPUBackend, AxlGPUDevice,
-                     GPUBackend, GPUBackendFactory, GPUDevice, GPUDiscoveryService, MemoryHandle,
-                     cuda_compute_capability, device_telemetry, exo_node_profile)
+                     GPUBackend, GPUBackendFactory, GPUDevice, GPUDiscoveryService, HostBuffer,
+                     MemoryHandle, cuda_compute_capability, device_telemetry, exo_node_profile)
 
 BACKENDS = ["cpu", "opencl", "vulkan"]
 MiB = 1 << 20
@@ -383,6 +383,18 @@ def _release_gates() -> None:
         _GATES.pop().set()
 
 
+def _hold_completion(b: AxlGPUBackend):
+    """Keep the next queued copy pending, as the backend sees it (its wait is queued
+    behind a held job on the waiter thread), until the returned coroutine function is
+    awaited."""
+    gate, held = _hold_waiter(b)
+
+    async def release() -> None:
+        gate.set()
+        await held
+    return release
+
+
 class _OutBuf(bytearray):
     """A bytearray that can be weakly referenced (to see who holds it)."""
 
@@ -418,6 +430,125 @@ def test_copy_from_device_out(name):
                 b.host_buffer(0)
             await b.deallocate(h)
         finally:
+            await b.shutdown()
+    run(body())
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_host_buffer_is_wrapped_once(name):
+    """host_buffer(): wrapped by the backend when made, so a copy into it wraps nothing
+    (the compute context's wrap is made to fail, and the copies still land), while any
+    other out= still needs one; dropping it gives its wrapping back; a copy in flight
+    keeps it open (close() and ``with`` raise BufferError, as an exported mmap does);
+    resize is refused; after shutdown its memory is still the caller's."""
+    async def body():
+        b = await _open(name)
+        try:
+            did = b.list_devices()[0].device_id
+            size = 2 * MiB + 5
+            h = await b.allocate(did, size)
+            data = _pattern(size, 9)
+            await b.copy_to_device(data, h)
+            hb = b.host_buffer(size)
+            assert isinstance(hb, HostBuffer) and isinstance(hb, mmap.mmap)
+            c = b._compute  # noqa: SLF001
+            live = len(c._objects)  # noqa: SLF001
+
+            def no_wrap(*a, **k):
+                raise AssertionError("wrapped at copy time")
+            real_wrap = c.wrap
+            c.wrap = no_wrap
+            try:
+                for _ in range(3):
+                    assert await b.copy_from_device(h, 0, size, out=hb) is hb
+                    assert hb[:] == data
+                assert await b.copy_from_device(h, 100, 4096, out=hb) is hb
+                assert hb[:4096] == data[100:4196]
+                with pytest.raises(AssertionError):
+                    await b.copy_from_device(h, 0, 16, out=bytearray(16))
+            finally:
+                c.wrap = real_wrap
+            assert len(c._objects) == live  # noqa: SLF001 (no event, no wrap left behind)
+
+            # a copy in flight keeps the buffer open
+            release = _hold_completion(b)
+            t = asyncio.ensure_future(b.copy_from_device(h, 0, size, out=hb))
+            await asyncio.sleep(0)
+            with pytest.raises(BufferError):
+                hb.close()
+            with pytest.raises(BufferError):
+                with hb:
+                    pass
+            assert not hb.closed
+            await release()
+            assert await t is hb and hb[:] == data
+            with pytest.raises(BufferError):
+                hb.resize(size * 2)
+
+            # dropped or closed: the wrapping is freed with it
+            live = len(c._objects)  # noqa: SLF001
+            extra = [b.host_buffer(4096) for _ in range(3)]
+            assert len(c._objects) == live + 3  # noqa: SLF001
+            extra[0].close()
+            with extra[1]:
+                pass
+            del extra
+            gc.collect()
+            assert len(c._objects) == live  # noqa: SLF001
+
+            # another backend's buffer is copied into the ordinary way
+            b2 = await _open(name)
+            try:
+                h2 = await b2.allocate(b2.list_devices()[0].device_id, 4096)
+                await b2.copy_to_device(data[:4096], h2)
+                assert await b2.copy_from_device(h2, 0, 4096, out=hb) is hb
+                assert hb[:4096] == data[:4096]
+            finally:
+                await b2.shutdown()
+            await b.deallocate(h)
+        finally:
+            _release_gates()
+            await b.shutdown()
+        # shut down: the memory is still there, and closes
+        assert hb[:4096] == data[:4096]
+        hb.close()
+        with pytest.raises(RuntimeError):
+            b.host_buffer(4096)
+    run(body())
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_cancelled_copy_into_host_buffer(name):
+    """A copy into a host buffer cancelled while queued: the backend holds the buffer
+    (alive, open) until the copy's event completed."""
+    async def body():
+        b = await _open(name)
+        try:
+            did = b.list_devices()[0].device_id
+            size = 4 * MiB
+            h = await b.allocate(did, size)
+            await b.copy_to_device(_pattern(size, 3), h)
+            hb = b.host_buffer(size)
+            ref = weakref.ref(hb)
+            release = _hold_completion(b)
+            t = asyncio.ensure_future(b.copy_from_device(h, 0, size, out=hb))
+            await asyncio.sleep(0)
+            t.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await t
+            with pytest.raises(BufferError):
+                hb.close()
+            del hb
+            gc.collect()
+            assert ref() is not None and b.inflight() == 1
+            await release()
+            await b.synchronize(did)
+            assert b.inflight() == 0
+            gc.collect()
+            assert ref() is None
+            await b.deallocate(h)
+        finally:
+            _release_gates()
             await b.shutdown()
     run(body())
 
@@ -464,7 +595,7 @@ def test_cancelled_copy_owns_its_buffer(name):
             h = await b.allocate(did, size)
             await b.copy_to_device(_pattern(size, 1), h)
             for use_out in (True, False):
-                gate, held = _hold_waiter(b)
+                release = _hold_completion(b)
                 out = _OutBuf(size) if use_out else None
                 ref = weakref.ref(out) if use_out else None
                 t = asyncio.ensure_future(b.copy_from_device(h, 0, size, out=out))
@@ -477,8 +608,7 @@ def test_cancelled_copy_owns_its_buffer(name):
                 assert b.inflight() == 1          # the backend holds the copy's memory
                 if ref is not None:
                     assert ref() is not None
-                gate.set()
-                await held
+                await release()
                 await b.synchronize(did)
                 assert b.inflight() == 0          # released once the copy completed
                 gc.collect()

@@ -17,8 +17,8 @@
 
 from __future__ import annotations
 
-from .backend import (EXO_TO_AXL, AxlGPUBackend, cuda_compute_capability, device_telemetry,
-                      inventory_facts)
+from .backend import (EXO_TO_AXL, AxlGPUBackend, HostBuffer, cuda_compute_capability,
+                      device_telemetry, inventory_facts)
 from .discovery import (GPUDiscoveryService, discover_gpu_devices, get_peak_flops,
                         get_total_gpu_memory, inventory_device, peak_flops_known)
 from .factory import GPUBackendFactory, detect_available_backends, get_gpu_backend_info
@@ -27,7 +27,7 @@ from .interface import (EXO_INTERFACE, UNKNOWN_FLOAT, UNKNOWN_INT, UNKNOWN_STR, 
 from .node import exo_node_profile
 
 __all__ = ["AxlGPUBackend", "AxlGPUDevice", "EXO_INTERFACE", "EXO_TO_AXL", "GPUBackend",
-           "GPUBackendFactory", "GPUDevice", "GPUDiscoveryService", "MemoryHandle",
+           "GPUBackendFactory", "GPUDevice", "GPUDiscoveryService", "HostBuffer", "MemoryHandle",
            "UNKNOWN_FLOAT", "UNKNOWN_INT", "UNKNOWN_STR", "cuda_compute_capability",
            "detect_available_backends", "device_telemetry", "discover_gpu_devices",
            "exo_node_profile", "get_gpu_backend_info", "get_peak_flops",

@@ -175,6 +175,58 @@ def _settle(waiter: _Waiter, fut: "asyncio.Future[Any]", r: Any, e: BaseExceptio
         fut.set_exception(e)
 
 
+class HostBuffer(mmap.mmap):
+    """What AxlGPUBackend.host_buffer() returns: page-aligned anonymous memory (an
+    mmap.mmap in every other respect) that the backend's compute context has wrapped
+    once, so copy_from_device(out=) into it enqueues the copy straight away, as the C
+    path does with its host buffer, instead of wrapping and unwrapping the caller's
+    memory around every copy.
+
+    The wrapping holds no export of the memory, so dropping the buffer frees it; in
+    exchange the buffer guards its mapping itself: close() (and ``with``) while a copy
+    into it is in flight raise BufferError, as an mmap with exports does; a closed
+    buffer first gives its wrapping back; resize() is refused (it could move the
+    memory). Used with another backend, or after its backend shut down, it is copied
+    into the ordinary way."""
+
+    __slots__ = ("_wrap", "_flights")
+
+    def _own(self, wrap: "_compute.Buffer | None") -> None:
+        self._wrap: "_compute.Buffer | None" = wrap
+        self._flights: set[int] = set()  # ids of the transfers writing into it
+
+    def _wrap_for(self, c: "_compute.Compute") -> "_compute.Buffer | None":
+        w = getattr(self, "_wrap", None)
+        if w is None or w._compute is not c or w.closed or self.closed:
+            return None
+        return w
+
+    def _unwrap(self) -> None:
+        w = getattr(self, "_wrap", None)
+        self._wrap = None
+        if w is not None:
+            try:
+                w.free()
+            except AxlError:
+                pass  # the context is gone: it released the wrapping itself
+
+    def close(self) -> None:
+        if getattr(self, "_flights", None):
+            raise BufferError("cannot close a host buffer while a copy into it is in flight")
+        self._unwrap()
+        super().close()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def resize(self, newsize: int) -> None:
+        raise BufferError("a host buffer cannot be resized: allocate another")
+
+    def __del__(self) -> None:
+        # before the base type unmaps: nothing is in flight (a transfer holds the buffer)
+        self._unwrap()
+
+
 def _bytes_like(src: Any) -> memoryview:
     try:
         mv = memoryview(src)
@@ -493,7 +545,7 @@ class AxlGPUBackend(GPUBackend):
                                % (what, size, offset, buf.size))
 
     async def _finish(self, what: str, ev: _compute.Event, *extra: _compute.Buffer,
-                      host: Any = None) -> None:
+                      host: Any = None, guard: HostBuffer | None = None) -> None:
         """Await a queued copy's event. The backend, not the awaiting coroutine, owns what
         the copy touches until the event has completed: the event, the wrapped host
         buffers (extra) and the host object they wrap (host: the result being filled).
@@ -503,13 +555,22 @@ class AxlGPUBackend(GPUBackend):
         if self._state != "open":  # shut down meanwhile: closing the context freed them
             raise RuntimeError("%s backend was shut down during the %s" % (self.name, what))
         self._inflight.add(t)
+        if guard is not None:  # a HostBuffer is not closed under the copy (set ops: atomic)
+            guard._flights.add(id(t))
+
+        def done() -> None:
+            try:
+                if guard is not None:
+                    guard._flights.discard(id(t))
+                t.release()
+            finally:
+                self._inflight.discard(t)
 
         def wait() -> None:
             try:
                 ev.wait()
             finally:
-                t.release()
-                self._inflight.discard(t)
+                done()
         await self._call(what, wait)
 
     def inflight(self) -> int:
@@ -538,22 +599,36 @@ class AxlGPUBackend(GPUBackend):
         assert r.event is not None
         await self._finish("copy to device", r.event, w, host=src)
 
-    def host_buffer(self, size_bytes: int) -> mmap.mmap:
+    def host_buffer(self, size_bytes: int) -> HostBuffer:
         """A buffer for copy_from_device(out=), to allocate once and reuse: size_bytes of
         page-aligned anonymous memory, its pages mapped now (MAP_POPULATE where there is
-        one), writable, a buffer-protocol object (slice it, memoryview it, numpy.frombuffer
-        it). Page alignment is what the runtimes' fast paths need: a bytearray, 16 bytes
-        past a page, copies at about half the speed at 256 MiB and more (docs/exo.md). The
-        caller owns it; it is freed with close() or when no longer referenced."""
+        one), writable, a buffer-protocol object (an mmap.mmap: slice it, memoryview it,
+        numpy.frombuffer it), wrapped once by this backend's compute context so a copy
+        into it is enqueued with nothing to set up (HostBuffer). Page alignment is what
+        the runtimes' fast paths need: a bytearray, 16 bytes past a page, copies at about
+        half the speed at 256 MiB and more (docs/exo.md). The caller owns it; it is freed
+        with close() or when no longer referenced."""
         size = _int_arg("size_bytes", size_bytes)
         if size <= 0:
             raise RuntimeError("host buffer of %d bytes: the size must be positive" % size)
+        c = self._compute
+        if self._state != "open" or c is None:
+            raise RuntimeError("%s backend is not initialized" % self.name)
         flags = mmap.MAP_PRIVATE | getattr(mmap, "MAP_ANONYMOUS", 0x20) | \
             getattr(mmap, "MAP_POPULATE", 0)
         try:
-            return mmap.mmap(-1, size, flags=flags, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+            hb = HostBuffer(-1, size, flags=flags, prot=mmap.PROT_READ | mmap.PROT_WRITE)
         except (OSError, OverflowError, ValueError) as e:
             raise RuntimeError("host buffer of %d bytes: %s" % (size, e)) from e
+        probe = ctypes.c_char.from_buffer(hb)
+        addr = ctypes.addressof(probe)
+        del probe  # the export it held
+        try:
+            w: _compute.Buffer | None = c._wrap_address(addr, size)
+        except (AxlError, ValueError):
+            w = None  # a runtime that cannot wrap it: copies wrap it one at a time
+        hb._own(w)
+        return hb
 
     async def copy_from_device(self, src_handle: MemoryHandle, offset_bytes: int,
                                size_bytes: int, *, out: Any = None) -> Any:
@@ -577,7 +652,21 @@ class AxlGPUBackend(GPUBackend):
                 raise RuntimeError("out must be a writable C-contiguous buffer")
             if mv.nbytes < size:
                 raise RuntimeError("out holds %d bytes, %d are copied" % (mv.nbytes, size))
-            target: Any = mv.cast("B")[:size] if size else None
+            mv.release()
+            c = self._compute
+            assert c is not None
+            pw = out._wrap_for(c) if isinstance(out, HostBuffer) and size else None
+            if pw is not None:
+                # wrapped when it was made: enqueue into it, and hold it (open, mapped)
+                # until the copy is done
+                try:
+                    r = c.copy(pw, buf, size, src_offset=off, queue=d.queue, event=True)
+                except AxlError as e:
+                    raise RuntimeError("%s copy from device failed: %s" % (self.name, e)) from e
+                assert r.event is not None
+                await self._finish("copy from device", r.event, host=out, guard=out)
+                return out
+            target: Any = memoryview(out).cast("B")[:size] if size else None
             result: Any = out
         elif size == 0:
             return b""
