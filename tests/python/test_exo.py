@@ -512,6 +512,18 @@ def test_host_buffer_is_wrapped_once(name):
         # shut down: the memory is still there, and closes
         assert hb[:4096] == data[:4096]
         hb.close()
+        # a closed buffer (ours or any mmap) is a RuntimeError, not a ValueError
+        b3 = await _open(name)
+        try:
+            h3 = await b3.allocate(b3.list_devices()[0].device_id, 4096)
+            for closed in (hb, mmap.mmap(-1, 4096)):
+                closed.close()
+                with pytest.raises(RuntimeError):
+                    await b3.copy_from_device(h3, 0, 16, out=closed)
+                with pytest.raises(RuntimeError):
+                    await b3.copy_to_device(closed, h3)
+        finally:
+            await b3.shutdown()
         with pytest.raises(RuntimeError):
             b.host_buffer(4096)
     run(body())

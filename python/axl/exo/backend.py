@@ -232,6 +232,8 @@ def _bytes_like(src: Any) -> memoryview:
         mv = memoryview(src)
     except TypeError:
         raise RuntimeError("src must be bytes-like, not %s" % type(src).__name__) from None
+    except (ValueError, BufferError) as e:  # a closed mmap, ...
+        raise RuntimeError("src cannot be read: %s" % e) from None
     if not mv.c_contiguous:
         raise RuntimeError("src must be a contiguous buffer")
     return mv.cast("B") if mv.format != "B" or mv.ndim != 1 else mv
@@ -648,6 +650,8 @@ class AxlGPUBackend(GPUBackend):
             except TypeError:
                 raise RuntimeError("out must be a writable buffer, not %s"
                                    % type(out).__name__) from None
+            except (ValueError, BufferError) as e:  # a closed mmap or HostBuffer, ...
+                raise RuntimeError("out cannot be written: %s" % e) from None
             if mv.readonly or not mv.c_contiguous:
                 raise RuntimeError("out must be a writable C-contiguous buffer")
             if mv.nbytes < size:
