@@ -487,6 +487,28 @@ class Compute:
         return CopyResult(dec(lib().axl_copy_path_name(path.value)) or "unknown",
                           Event(self, ev.value) if event else None)
 
+    def _enqueue_copy(self, dst: Buffer, src: Buffer, size: int, dst_offset: int,
+                      src_offset: int, queue: Queue) -> int:
+        """copy(dst, src, size, ..., queue=queue, event=True) for a caller that checked
+        its arguments and keeps dst, src and queue alive (axl.exo's host buffers): the
+        done event as a raw handle for _event_finish, no Python objects made. libaxl
+        still checks every handle and range."""
+        ev = c_uint64()
+        check(lib().axl_copy(self._handle(), queue.handle, dst.handle, dst_offset, src.handle,
+                             src_offset, size, None, ctypes.byref(ev)))
+        return ev.value
+
+    def _event_finish(self, e: int) -> None:
+        """Wait for a raw event of _enqueue_copy, then free it; nothing once the context
+        is closed (closing it waited for its queues and freed its events)."""
+        c = self._c
+        if c is None:
+            return
+        try:
+            check(lib().axl_event_wait(c, e))
+        finally:
+            lib().axl_event_free(c, e)
+
     def copy_from(self, dst: Buffer, data: Any, *, offset: int = 0,
                   queue: Queue | None = None) -> CopyResult:
         """Copy a buffer-protocol object into dst at offset (no Python-side copy); waits."""

@@ -270,13 +270,36 @@ def _free_quietly(buf: _compute.Buffer) -> None:
         pass
 
 
+class _RawEvent:
+    """A done event kept as libaxl's handle (Compute._enqueue_copy): wait() waits for
+    it and frees it, free() is then nothing; free() alone (the wait failed to run)
+    waits and frees too, since libaxl must not keep it."""
+
+    __slots__ = ("_c", "_e")
+
+    def __init__(self, c: _compute.Compute, e: int) -> None:
+        self._c, self._e = c, e
+
+    def wait(self) -> None:
+        e, self._e = self._e, 0
+        if e:
+            self._c._event_finish(e)  # noqa: SLF001
+
+    def free(self) -> None:
+        if self._e:
+            try:
+                self.wait()
+            except AxlError:
+                pass
+
+
 class _Transfer:
     """A queued copy's event, the wrapped host buffers it reads or writes and the host
     object behind them, held together until release() (after the event completed)."""
 
     __slots__ = ("event", "wrapped", "host")
 
-    def __init__(self, event: _compute.Event, wrapped: tuple[_compute.Buffer, ...],
+    def __init__(self, event: "_compute.Event | _RawEvent", wrapped: tuple[_compute.Buffer, ...],
                  host: Any) -> None:
         self.event, self.wrapped, self.host = event, wrapped, host
 
@@ -546,7 +569,7 @@ class AxlGPUBackend(GPUBackend):
             raise RuntimeError("%s: %d bytes at offset %d do not fit in an allocation of %d"
                                % (what, size, offset, buf.size))
 
-    async def _finish(self, what: str, ev: _compute.Event, *extra: _compute.Buffer,
+    async def _finish(self, what: str, ev: "_compute.Event | _RawEvent", *extra: _compute.Buffer,
                       host: Any = None, guard: HostBuffer | None = None) -> None:
         """Await a queued copy's event. The backend, not the awaiting coroutine, owns what
         the copy touches until the event has completed: the event, the wrapped host
@@ -662,13 +685,14 @@ class AxlGPUBackend(GPUBackend):
             pw = out._wrap_for(c) if isinstance(out, HostBuffer) and size else None
             if pw is not None:
                 # wrapped when it was made: enqueue into it, and hold it (open, mapped)
-                # until the copy is done
+                # until the copy is done; the event stays a raw handle (no Python
+                # objects per copy: a quarter of a small copy's await)
                 try:
-                    r = c.copy(pw, buf, size, src_offset=off, queue=d.queue, event=True)
-                except AxlError as e:
-                    raise RuntimeError("%s copy from device failed: %s" % (self.name, e)) from e
-                assert r.event is not None
-                await self._finish("copy from device", r.event, host=out, guard=out)
+                    e = c._enqueue_copy(pw, buf, size, 0, off, d.queue)
+                except AxlError as err:
+                    raise RuntimeError("%s copy from device failed: %s"
+                                       % (self.name, err)) from err
+                await self._finish("copy from device", _RawEvent(c, e), host=out, guard=out)
                 return out
             target: Any = memoryview(out).cast("B")[:size] if size else None
             result: Any = out
