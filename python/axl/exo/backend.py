@@ -224,7 +224,10 @@ class HostBuffer(mmap.mmap):
 
     def __del__(self) -> None:
         # before the base type unmaps: nothing is in flight (a transfer holds the buffer)
-        self._unwrap()
+        try:
+            self._unwrap()
+        except Exception:  # noqa: BLE001 (interpreter shutdown: nothing left to free it)
+            pass
 
 
 def _bytes_like(src: Any) -> memoryview:
