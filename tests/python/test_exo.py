@@ -383,18 +383,6 @@ def _release_gates() -> None:
         _GATES.pop().set()
 
 
-def _hold_completion(b: AxlGPUBackend):
-    """Keep the next queued copy pending, as the backend sees it (its wait is queued
-    behind a held job on the waiter thread), until the returned coroutine function is
-    awaited."""
-    gate, held = _hold_waiter(b)
-
-    async def release() -> None:
-        gate.set()
-        await held
-    return release
-
-
 class _OutBuf(bytearray):
     """A bytearray that can be weakly referenced (to see who holds it)."""
 
@@ -471,7 +459,7 @@ def test_host_buffer_is_wrapped_once(name):
             assert len(c._objects) == live  # noqa: SLF001 (no event, no wrap left behind)
 
             # a copy in flight keeps the buffer open
-            release = _hold_completion(b)
+            gate, held = _hold_waiter(b)
             t = asyncio.ensure_future(b.copy_from_device(h, 0, size, out=hb))
             await asyncio.sleep(0)
             with pytest.raises(BufferError):
@@ -480,7 +468,8 @@ def test_host_buffer_is_wrapped_once(name):
                 with hb:
                     pass
             assert not hb.closed
-            await release()
+            gate.set()
+            await held
             assert await t is hb and hb[:] == data
             with pytest.raises(BufferError):
                 hb.resize(size * 2)
@@ -529,42 +518,6 @@ def test_host_buffer_is_wrapped_once(name):
     run(body())
 
 
-@pytest.mark.parametrize("name", BACKENDS)
-def test_cancelled_copy_into_host_buffer(name):
-    """A copy into a host buffer cancelled while queued: the backend holds the buffer
-    (alive, open) until the copy's event completed."""
-    async def body():
-        b = await _open(name)
-        try:
-            did = b.list_devices()[0].device_id
-            size = 4 * MiB
-            h = await b.allocate(did, size)
-            await b.copy_to_device(_pattern(size, 3), h)
-            hb = b.host_buffer(size)
-            ref = weakref.ref(hb)
-            release = _hold_completion(b)
-            t = asyncio.ensure_future(b.copy_from_device(h, 0, size, out=hb))
-            await asyncio.sleep(0)
-            t.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await t
-            with pytest.raises(BufferError):
-                hb.close()
-            del hb
-            gc.collect()
-            assert ref() is not None and b.inflight() == 1
-            await release()
-            await b.synchronize(did)
-            assert b.inflight() == 0
-            gc.collect()
-            assert ref() is None
-            await b.deallocate(h)
-        finally:
-            _release_gates()
-            await b.shutdown()
-    run(body())
-
-
 @pytest.mark.parametrize("name", ["opencl", "vulkan"])
 def test_cancelled_allocate_is_freed(name):
     """Four 256 MiB allocations cancelled while queued: the runtime's used memory comes
@@ -597,8 +550,8 @@ def test_cancelled_allocate_is_freed(name):
 @pytest.mark.parametrize("name", BACKENDS)
 def test_cancelled_copy_owns_its_buffer(name):
     """A device-to-host copy cancelled while queued: the backend owns the memory the copy
-    writes (the caller's out, or the new bytes) until the copy's event completed, then
-    lets it go."""
+    writes (the caller's out, a host buffer, or the new bytes) until the copy's event
+    completed, then lets it go; a host buffer stays open meanwhile."""
     async def body():
         b = await _open(name)
         try:
@@ -606,21 +559,26 @@ def test_cancelled_copy_owns_its_buffer(name):
             size = 8 * MiB
             h = await b.allocate(did, size)
             await b.copy_to_device(_pattern(size, 1), h)
-            for use_out in (True, False):
-                release = _hold_completion(b)
-                out = _OutBuf(size) if use_out else None
-                ref = weakref.ref(out) if use_out else None
+            for kind in ("bytearray", "host_buffer", None):
+                gate, held = _hold_waiter(b)
+                out = (_OutBuf(size) if kind == "bytearray" else
+                       b.host_buffer(size) if kind == "host_buffer" else None)
+                ref = weakref.ref(out) if out is not None else None
                 t = asyncio.ensure_future(b.copy_from_device(h, 0, size, out=out))
-                del out
                 await asyncio.sleep(0)            # the copy is queued; its wait is held
                 t.cancel()
                 with pytest.raises(asyncio.CancelledError):
                     await t
+                if kind == "host_buffer":
+                    with pytest.raises(BufferError):
+                        out.close()
+                del out
                 gc.collect()
                 assert b.inflight() == 1          # the backend holds the copy's memory
                 if ref is not None:
                     assert ref() is not None
-                await release()
+                gate.set()
+                await held
                 await b.synchronize(did)
                 assert b.inflight() == 0          # released once the copy completed
                 gc.collect()

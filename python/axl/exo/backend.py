@@ -670,22 +670,11 @@ class AxlGPUBackend(GPUBackend):
         off = _int_arg("offset_bytes", offset_bytes)
         size = _int_arg("size_bytes", size_bytes)
         self._range("copy from device", size, off, buf)
+        c = self._compute
+        assert c is not None
         if out is not None:
-            try:
-                mv = memoryview(out)
-            except TypeError:
-                raise RuntimeError("out must be a writable buffer, not %s"
-                                   % type(out).__name__) from None
-            except (ValueError, BufferError) as e:  # a closed mmap or HostBuffer, ...
-                raise RuntimeError("out cannot be written: %s" % e) from None
-            if mv.readonly or not mv.c_contiguous:
-                raise RuntimeError("out must be a writable C-contiguous buffer")
-            if mv.nbytes < size:
-                raise RuntimeError("out holds %d bytes, %d are copied" % (mv.nbytes, size))
-            mv.release()
-            c = self._compute
-            assert c is not None
-            pw = out._wrap_for(c) if isinstance(out, HostBuffer) and size else None
+            pw = (out._wrap_for(c) if isinstance(out, HostBuffer) and not out.closed
+                  and 0 < size <= len(out) else None)
             if pw is not None:
                 # wrapped when it was made: enqueue into it, and hold it (open, mapped)
                 # until the copy is done; the event stays a raw handle (no Python
@@ -697,7 +686,18 @@ class AxlGPUBackend(GPUBackend):
                                        % (self.name, err)) from err
                 await self._finish("copy from device", _RawEvent(c, e), host=out, guard=out)
                 return out
-            target: Any = memoryview(out).cast("B")[:size] if size else None
+            try:
+                mv = memoryview(out)
+            except TypeError:
+                raise RuntimeError("out must be a writable buffer, not %s"
+                                   % type(out).__name__) from None
+            except (ValueError, BufferError) as e:  # a closed mmap or HostBuffer, ...
+                raise RuntimeError("out cannot be written: %s" % e) from None
+            if mv.readonly or not mv.c_contiguous:
+                raise RuntimeError("out must be a writable C-contiguous buffer")
+            if mv.nbytes < size:
+                raise RuntimeError("out holds %d bytes, %d are copied" % (mv.nbytes, size))
+            target: Any = mv.cast("B")[:size] if size else None
             result: Any = out
         elif size == 0:
             return b""
@@ -705,8 +705,6 @@ class AxlGPUBackend(GPUBackend):
             result, target = _new_bytes(size)
         if size == 0:
             return result
-        c = self._compute
-        assert c is not None
         try:
             w = c.wrap(target)
             try:
