@@ -513,7 +513,7 @@ def test_host_buffer_is_wrapped_once(name):
                     await b3.copy_to_device(closed, h3)
         finally:
             await b3.shutdown()
-        with pytest.raises(RuntimeError):
+        with pytest.raises(RuntimeError, match="shut down"):
             b.host_buffer(4096)
     run(body())
 

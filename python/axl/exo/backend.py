@@ -639,9 +639,9 @@ class AxlGPUBackend(GPUBackend):
         size = _int_arg("size_bytes", size_bytes)
         if size <= 0:
             raise RuntimeError("host buffer of %d bytes: the size must be positive" % size)
+        self._open()  # not initialized, or shut down: a RuntimeError saying which
         c = self._compute
-        if self._state != "open" or c is None:
-            raise RuntimeError("%s backend is not initialized" % self.name)
+        assert c is not None
         flags = mmap.MAP_PRIVATE | getattr(mmap, "MAP_ANONYMOUS", 0x20) | \
             getattr(mmap, "MAP_POPULATE", 0)
         try:
