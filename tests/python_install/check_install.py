@@ -76,7 +76,7 @@ def main():
         check(ndev == "2", "devices of the simulated node: %s" % ndev)
     # a virtual environment with nothing but pip (no setuptools from the system, no
     # wheel module, as one made from a pyenv Python): the in-tree build backend
-    # (python/_build/axl_build.py) needs neither; with setuptools < 70.1 as the backend
+    # (python/build_backend/axl_build.py) needs neither; with setuptools < 70.1 as the backend
     # this failed with "invalid command 'bdist_wheel'"
     bare = os.path.join(a.work, "venv-bare")
     r = subprocess.run([sys.executable, "-m", "venv", bare], capture_output=True, text=True)

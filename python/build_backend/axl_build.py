@@ -212,7 +212,7 @@ def build_sdist(sdist_directory, config_settings=None):
     members = [("pyproject.toml", os.path.join(HERE, "pyproject.toml"))]
     if isinstance(proj.get("readme"), str):
         members.append((proj["readme"], os.path.join(HERE, proj["readme"])))
-    members.append(("_build/axl_build.py", os.path.abspath(__file__)))
+    members.append(("build_backend/axl_build.py", os.path.abspath(__file__)))
     members += _package_files(data)
     with tarfile.open(os.path.join(sdist_directory, name), "w:gz", format=tarfile.PAX_FORMAT) as tar:
         for arc, disk in members:
