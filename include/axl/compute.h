@@ -139,6 +139,25 @@ AXL_API int axl_event_record(axl_compute *c, axl_queue q, axl_event *out);
 AXL_API int axl_event_wait(axl_compute *c, axl_event e);
 /** Nanoseconds between two completed events of one device, from its runtime's timers. */
 AXL_API int axl_event_elapsed_ns(axl_compute *c, axl_event start, axl_event end, int64_t *ns);
+/**
+ * Have e's completion written to a file descriptor, for an event loop (epoll, libuv,
+ * asyncio) to wait for it with its other work: once e has completed, or failed, its
+ * handle (8 bytes, host byte order) is written to fd, from a thread of libaxl's that
+ * waits for it and calls the runtime directly, so the loop is woken once. Returns at once.
+ *
+ * fd: a pipe's or a socket's write end, blocking (a full non-blocking pipe drops the
+ * handle), kept open until the handle came or e was freed: nothing is written after
+ * axl_event_free(e) returned. After the handle came, axl_event_wait(e) returns at once
+ * with how e ended. One notification per event (a second one: AXL_EINVAL).
+ *
+ * A runtime that hangs never completes e, and nothing is written: wait for the handle
+ * with a deadline, then call axl_event_wait(e), which has the vendor deadline
+ * ($AXL_VENDOR_TIMEOUT_MS) and says AXL_ETIMEDOUT. axl_event_free(e) (and closing the
+ * context) waits for a pending notification up to that deadline, then returns
+ * AXL_ETIMEDOUT and leaves the runtime's event unfreed.
+ */
+AXL_API int axl_event_notify(axl_compute *c, axl_event e, int fd);
+/** Free an event (an event asked to notify waits for its notification first: axl_event_notify). */
 AXL_API int axl_event_free(axl_compute *c, axl_event e);
 
 /** "host", "device", "peer", "staged"; NULL for an unknown value. */

@@ -183,6 +183,7 @@ _SIGS: dict[str, tuple[Any, list[Any]]] = {
     "axl_event_record": (c_int, [P, c_uint64, POINTER(c_uint64)]),
     "axl_event_wait": (c_int, [P, c_uint64]),
     "axl_event_elapsed_ns": (c_int, [P, c_uint64, c_uint64, POINTER(c_int64)]),
+    "axl_event_notify": (c_int, [P, c_uint64, c_int]),
     "axl_event_free": (c_int, [P, c_uint64]),
     "axl_copy_path_name": (c_char_p, [c_int]),
     "axl_memory_kind_name": (c_char_p, [c_int]),

@@ -284,6 +284,15 @@ class Event(_Handle):
                                          ctypes.byref(ns)))
         return ns.value
 
+    def notify(self, fd: int) -> None:
+        """Have the event's handle (8 bytes, native byte order: ``self.handle``) written to
+        fd, a blocking pipe's write end, once it has completed (axl_event_notify): an
+        event loop reads the pipe's other end, then wait() returns at once. Once per
+        event; fd stays open until the handle came or the event was freed."""
+        if not isinstance(fd, int) or isinstance(fd, bool):
+            raise TypeError("fd must be an int")
+        check(lib().axl_event_notify(self._compute._handle(), self.handle, fd))
+
     def free(self) -> None:
         if self._h is None:
             return
@@ -497,6 +506,10 @@ class Compute:
         check(lib().axl_copy(self._handle(), queue.handle, dst.handle, dst_offset, src.handle,
                              src_offset, size, None, ctypes.byref(ev)))
         return ev.value
+
+    def _event_notify(self, e: int, fd: int) -> None:
+        """Event.notify for a raw event of _enqueue_copy."""
+        check(lib().axl_event_notify(self._handle(), e, fd))
 
     def _event_finish(self, e: int) -> None:
         """Wait for a raw event of _enqueue_copy, then free it; nothing once the context

@@ -14,6 +14,7 @@ import ctypes
 import mmap
 import os
 import queue
+import sys
 import threading
 from typing import Any, Callable, Optional, TypeVar
 
@@ -315,6 +316,157 @@ class _Transfer:
             self.wrapped, self.host = (), None
 
 
+def _vendor_deadline_s() -> float:
+    """libaxl's vendor deadline ($AXL_VENDOR_TIMEOUT_MS, 5000 by default), in seconds."""
+    try:
+        ms = int(os.environ.get("AXL_VENDOR_TIMEOUT_MS", "5000"))
+    except ValueError:
+        ms = 5000
+    return (ms if 0 < ms <= 3600000 else 5000) / 1000.0
+
+
+class _Notes:
+    """Copies' completions as libaxl writes them (axl_event_notify): each event's handle
+    on a pipe whose read end the event loop watches, so an await is woken once, by the
+    thread the runtime woke, and not through the waiter thread as well (a wake fewer:
+    about 0.1 ms on a virtual machine whose idle CPUs halt; docs/exo.md).
+
+    What a transfer holds is released here, on the loop, when its handle comes: the
+    event (its wait returns at once), the guard of a HostBuffer, and the wrapped host
+    buffers (their unwrapping may block: it runs on the waiter thread). A handle that
+    has not come by the vendor deadline is handed to the waiter thread, whose wait has
+    the deadline of libaxl's own and says what hung."""
+
+    def __init__(self, c: _compute.Compute, waiter: _Waiter) -> None:
+        self._c, self._waiter = c, waiter
+        self._r, self._w = os.pipe()
+        os.set_blocking(self._r, False)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        # handle -> [transfer, guard, future, timer, what]
+        self._pending: dict[int, list[Any]] = {}
+        self._deadline = _vendor_deadline_s()
+        self._rest = b""
+        self._empty: asyncio.Future[None] | None = None
+
+    def _attach(self) -> asyncio.AbstractEventLoop:
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            self._detach()
+            loop.add_reader(self._r, self._ready)
+            self._loop = loop
+        return loop
+
+    def _detach(self) -> None:
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.remove_reader(self._r)
+        self._loop = None
+
+    def watch(self, e: int, t: "_Transfer", guard: "HostBuffer | None",
+              what: str) -> "asyncio.Future[None]":
+        """A future that completes when event e does (an AxlError when it cannot be
+        notified: then nothing was registered)."""
+        loop = self._attach()
+        self._c._event_notify(e, self._w)  # noqa: SLF001
+        fut: asyncio.Future[None] = loop.create_future()
+        timer = loop.call_later(self._deadline, self._late, e)
+        self._pending[e] = [t, guard, fut, timer, what]
+        return fut
+
+    def _ready(self) -> None:
+        try:
+            data = self._rest + os.read(self._r, 8 * 512)
+        except BlockingIOError:
+            return
+        n = len(data) - len(data) % 8
+        self._rest = data[n:]
+        for i in range(0, n, 8):
+            self._complete(int.from_bytes(data[i:i + 8], sys.byteorder))
+
+    def _complete(self, e: int) -> None:
+        ent = self._pending.pop(e, None)
+        if ent is None:  # handed to the waiter thread at the deadline
+            return
+        self._popped()
+        t, guard, fut, timer, what = ent
+        timer.cancel()
+        err: AxlError | None = None
+        try:
+            t.event.wait()  # notified: at once, with how the copy ended
+        except AxlError as x:
+            err = x
+        if guard is not None:
+            guard._flights.discard(id(t))  # noqa: SLF001
+
+        def done() -> None:
+            try:
+                t.release()
+            finally:
+                self._inflight_discard(t)
+        if t.wrapped:
+            # unwrapping may block: on the waiter thread, and the await returns after it,
+            # as it does without a notification (the host object is let go by then)
+            self._chain(self._waiter.submit(done), fut, what, err)
+            return
+        done()
+        self._settle(fut, what, err)
+
+    @staticmethod
+    def _settle(fut: "asyncio.Future[None]", what: str, err: BaseException | None) -> None:
+        if fut.done() or fut.get_loop().is_closed():
+            return  # the await was cancelled: what it held is released all the same
+        if err is None:
+            fut.set_result(None)
+        else:
+            fut.set_exception(RuntimeError("%s failed: %s" % (what, err)))
+
+    def _chain(self, w: "asyncio.Future[None]", fut: "asyncio.Future[None]", what: str,
+               err: BaseException | None) -> None:
+        """Settle fut when the waiter's job w is done: with err, else w's error."""
+        w.add_done_callback(lambda w: self._settle(fut, what, err or w.exception()))
+
+    # set by the backend: its in-flight set's discard
+    _inflight_discard: Callable[["_Transfer"], None]
+
+    def _late(self, e: int) -> None:
+        """The deadline passed without the handle: the waiter thread waits (under
+        libaxl's deadline, which marks a hung runtime as such) and settles it."""
+        ent = self._pending.pop(e, None)
+        if ent is None:
+            return
+        self._popped()
+        t, guard, fut, _timer, what = ent
+
+        def wait() -> None:
+            try:
+                t.event.wait()
+            finally:
+                if guard is not None:
+                    guard._flights.discard(id(t))  # noqa: SLF001
+                try:
+                    t.release()
+                finally:
+                    self._inflight_discard(t)
+        self._chain(self._waiter.submit(wait), fut, what, None)
+
+    def _popped(self) -> None:
+        if not self._pending and self._empty is not None and not self._empty.done():
+            self._empty.set_result(None)
+
+    async def drain(self) -> None:
+        """Until every watched event has come (or was handed to the waiter thread)."""
+        if self._pending:
+            self._empty = self._attach().create_future()
+            await self._empty
+
+    def close(self) -> None:
+        self._detach()
+        for fd in (self._r, self._w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
 class _Dev:
     """What the backend keeps of a device: the compute device, its copy queue and, for
     an accelerator, the inventory device."""
@@ -352,6 +504,7 @@ class AxlGPUBackend(GPUBackend):
         self._handles: dict[str, tuple[_compute.Buffer, _Dev, MemoryHandle]] = {}
         self._inflight: set[_Transfer] = set()
         self._waiter: _Waiter | None = None
+        self._notes: _Notes | None = None
         self._state = "new"  # new, open, closed
 
     # -- helpers ---------------------------------------------------------------------
@@ -508,10 +661,24 @@ class AxlGPUBackend(GPUBackend):
             await self._teardown()
             raise RuntimeError("No %s devices detected by axl" % self.name)
         self._devs = devs
+        assert self._compute is not None and self._waiter is not None
+        try:
+            self._notes = _Notes(self._compute, self._waiter)
+        except OSError:  # no pipe (out of file descriptors): the waiter thread waits
+            self._notes = None
+        else:
+            self._notes._inflight_discard = self._inflight.discard
 
     async def _teardown(self) -> None:
         waiter = self._waiter
         self._state = "closed"
+        notes, self._notes = self._notes, None
+        if notes is not None:
+            try:
+                await notes.drain()  # what is in flight completes before the context closes
+            finally:
+                if waiter is None:
+                    notes.close()
 
         def close() -> None:
             self._handles.clear()
@@ -529,6 +696,8 @@ class AxlGPUBackend(GPUBackend):
                 await fut
             finally:
                 waiter.stop()
+                if notes is not None:  # closing the context wrote what it had left
+                    notes.close()
         self._waiter = None
         self._devs = {}
 
@@ -593,6 +762,18 @@ class AxlGPUBackend(GPUBackend):
                 t.release()
             finally:
                 self._inflight.discard(t)
+
+        notes = self._notes
+        if notes is not None:
+            # woken by libaxl's notification (_Notes); the waiter thread when it cannot
+            try:
+                fut = notes.watch(ev._e if isinstance(ev, _RawEvent) else ev.handle, t, guard,
+                                  "%s %s" % (self.name, what))
+            except AxlError:
+                pass
+            else:
+                await fut
+                return
 
         def wait() -> None:
             try:

@@ -37,4 +37,10 @@ void axl__ccall_free(struct axl__ccall *p);
  */
 int axl__ccall_run(struct axl__ccall *p, int (*fn)(void *arg), void *arg, size_t size, const char *what);
 
+/* From now on, calls made on this thread run on it, without a worker or a deadline
+ * (still refused on a wedged library): for a thread nobody waits for, such as one that
+ * waits for an event to notify a file descriptor (notify.h), where a worker would only
+ * add a thread for the runtime to wake. */
+void axl__ccall_direct_here(void);
+
 #endif

@@ -5,6 +5,7 @@
  * backends (compute_impl.h) trust what they are given. Which backend does a copy is
  * decided in route.c; the structs both share are in compute_core.h. */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "compute_core.h"
 #include "compute_impl.h"
+#include "notify.h"
 
 /* the cpu backend, each vendor's, the vendor-neutral ones */
 #define NBE (AXL__BACKENDS_MAX + 4)
@@ -28,12 +30,29 @@ struct axl_compute {
 	size_t ndev;
 	struct cbackend be[NBE]; /* [0]: cpu, then vendors', then neutral ones */
 	size_t nbe;
+	struct axl__notifier *notifier; /* made by the first axl_event_notify */
+	pthread_mutex_t notifier_lock;
 };
 
 struct cevent {
 	const axl_compute_device *dev;
 	void *native;
+	struct axl__notice *notice; /* axl_event_notify's, set once */
 };
+
+/* Free an event no call uses any more: its notice settled first, under the vendor
+ * deadline (a notice that misses it keeps the native event, which its thread uses). */
+static int event_destroy(axl_compute *c, struct cevent *e)
+{
+	int rc = 0;
+	if (e->notice && (rc = axl__notice_settle(e->notice, c->inv->ctx->vendor_timeout_ms)))
+		rc = axl__error(rc, "compute: an event on %s did not complete within %d ms of being freed; "
+				"it is left to the runtime", dev_id(e->dev), c->inv->ctx->vendor_timeout_ms);
+	else
+		e->dev->ops->event_free(e->dev->state, e->native);
+	free(e);
+	return rc;
+}
 
 AXL_API const char *axl_copy_path_name(axl_copy_path p)
 {
@@ -182,6 +201,7 @@ AXL_API int axl_compute_open(axl_compute **out, const axl_inventory *inv, const 
 	if (!c)
 		return axl__error(AXL_ENOMEM, "compute: out of memory");
 	c->inv = inv;
+	c->notifier_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER; /* nothing to undo */
 	int rc = axl__htable_init(&c->h);
 	if (rc) {
 		free(c);
@@ -231,10 +251,8 @@ AXL_API void axl_compute_free(axl_compute *c)
 		return;
 	uint32_t cur = 0;
 	struct cevent *e;
-	while ((e = axl__handle_take_next(&c->h, AXL__H_EVENT, &cur))) {
-		e->dev->ops->event_free(e->dev->state, e->native);
-		free(e);
-	}
+	while ((e = axl__handle_take_next(&c->h, AXL__H_EVENT, &cur)))
+		event_destroy(c, e);
 	cur = 0;
 	struct axl__cqueue *q;
 	while ((q = axl__handle_take_next(&c->h, AXL__H_QUEUE, &cur))) {
@@ -248,6 +266,8 @@ AXL_API void axl_compute_free(axl_compute *c)
 			b->m.ops->free(b->mstate, &b->m);
 		free(b);
 	}
+	axl__notifier_free(c->notifier);
+	pthread_mutex_destroy(&c->notifier_lock);
 	for (size_t i = 0; i < c->nbe; i++)
 		c->be[i].ops->close(c->be[i].state);
 	axl__htable_fini(&c->h);
@@ -643,7 +663,34 @@ AXL_API int axl_event_wait(axl_compute *c, axl_event e)
 	struct cevent *o = axl__handle_get(&c->h, e, AXL__H_EVENT);
 	if (!o)
 		return axl__error(AXL_EINVAL, "axl_event_wait: 0x%" PRIx64 " is not a live event of this context", e);
-	int rc = o->dev->ops->event_wait(o->dev->state, o->native);
+	int rc;
+	/* notified already: how it ended, without asking the runtime again */
+	struct axl__notice *n = __atomic_load_n(&o->notice, __ATOMIC_ACQUIRE);
+	if (!n || !axl__notice_done(n, &rc))
+		rc = o->dev->ops->event_wait(o->dev->state, o->native);
+	axl__handle_put(&c->h, e);
+	return rc;
+}
+
+AXL_API int axl_event_notify(axl_compute *c, axl_event e, int fd)
+{
+	if (!c)
+		return axl__error(AXL_EINVAL, "axl_event_notify: the compute context is NULL");
+	if (fd < 0)
+		return axl__error(AXL_EINVAL, "axl_event_notify: %d is not a file descriptor", fd);
+	struct cevent *o = axl__handle_get(&c->h, e, AXL__H_EVENT);
+	if (!o)
+		return axl__error(AXL_EINVAL, "axl_event_notify: 0x%" PRIx64 " is not a live event of this context", e);
+	int rc = 0;
+	struct axl__notice *n = NULL;
+	pthread_mutex_lock(&c->notifier_lock); /* one notice per event */
+	if (__atomic_load_n(&o->notice, __ATOMIC_ACQUIRE))
+		rc = axl__error(AXL_EINVAL, "axl_event_notify: event 0x%" PRIx64 " is notified already", e);
+	else if (!c->notifier && !(c->notifier = axl__notifier_new()))
+		rc = axl__error(AXL_ENOMEM, "axl_event_notify: out of memory");
+	else if (!(rc = axl__notice_start(c->notifier, o->dev->ops, o->dev->state, o->native, fd, e, &n)))
+		__atomic_store_n(&o->notice, n, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&c->notifier_lock);
 	axl__handle_put(&c->h, e);
 	return rc;
 }
@@ -683,7 +730,5 @@ AXL_API int axl_event_free(axl_compute *c, axl_event e)
 	if (!o)
 		return axl__error(AXL_EINVAL,
 				  "axl_event_free: 0x%" PRIx64 " is not an event of this context (freed already?)", e);
-	o->dev->ops->event_free(o->dev->state, o->native);
-	free(o);
-	return 0;
+	return event_destroy(c, o);
 }

@@ -91,6 +91,11 @@ struct axl__compute_ops {
 	/* Nanoseconds from a to b, both complete (the core waited for them). */
 	int (*event_elapsed)(void *state, void *a, void *b, int64_t *ns);
 	void (*event_free)(void *state, void *ev);
+	/* Optional (axl_event_notify): have done(arg, rc) called once, from any thread, when
+	 * ev completes (rc 0) or fails (an AXL_E code), and return 0; or fail (nothing is
+	 * called) and a thread of notify.c waits with event_wait instead. done may run
+	 * before this returns. */
+	int (*event_notify)(void *state, void *ev, void (*done)(void *arg, int rc), void *arg);
 };
 
 /* The cpu backend (cpu.c): always there, drives the host CPU. */

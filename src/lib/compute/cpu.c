@@ -32,6 +32,8 @@ struct cpu_event {
 	pthread_cond_t cond;
 	bool done;
 	int64_t ns; /* CLOCK_MONOTONIC when the queue reached it */
+	void (*notify)(void *arg, int rc); /* cpu_event_notify's, called once when done */
+	void *notify_arg;
 };
 
 enum { CMD_COPY, CMD_FILL, CMD_EVENT };
@@ -238,7 +240,13 @@ static void complete_event(struct cpu_event *ev)
 	ev->ns = now_ns();
 	ev->done = true;
 	pthread_cond_broadcast(&ev->cond);
+	void (*notify)(void *, int) = ev->notify;
+	void *arg = ev->notify_arg;
 	pthread_mutex_unlock(&ev->lock);
+	/* the event may be freed once notified (its freeing waits for the notice): ev is
+	 * not touched after this */
+	if (notify)
+		notify(arg, 0);
 }
 
 static void *worker(void *arg)
@@ -420,6 +428,22 @@ static int cpu_event_wait(void *state, void *evp)
 	return 0;
 }
 
+static int cpu_event_notify(void *state, void *evp, void (*done)(void *arg, int rc), void *arg)
+{
+	(void)state;
+	struct cpu_event *ev = evp;
+	pthread_mutex_lock(&ev->lock);
+	bool now = ev->done;
+	if (!now) {
+		ev->notify = done;
+		ev->notify_arg = arg;
+	}
+	pthread_mutex_unlock(&ev->lock);
+	if (now)
+		done(arg, 0);
+	return 0;
+}
+
 static int cpu_event_elapsed(void *state, void *a, void *b, int64_t *ns)
 {
 	(void)state;
@@ -452,6 +476,7 @@ const struct axl__compute_ops axl__compute_cpu = {
 	.fill = cpu_fill,
 	.event_record = cpu_event_record,
 	.event_wait = cpu_event_wait,
+	.event_notify = cpu_event_notify,
 	.event_elapsed = cpu_event_elapsed,
 	.event_free = cpu_event_free,
 };

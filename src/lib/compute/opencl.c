@@ -66,6 +66,7 @@ struct ocl_fns {
 	cl_int (*clReleaseCommandQueue)(cl_command_queue);
 	cl_int (*clReleaseContext)(cl_context);
 	cl_int (*clReleaseEvent)(cl_event);
+	cl_int (*clSetEventCallback)(cl_event, cl_int, void(CL_CALLBACK *)(cl_event, cl_int, void *), void *);
 };
 
 #define F(member) offsetof(struct ocl_fns, member), {#member}
@@ -91,6 +92,7 @@ static const struct axl__vsym symbols[] = {
 	{F(clReleaseCommandQueue)},
 	{F(clReleaseContext)},
 	{F(clReleaseEvent)},
+	{F(clSetEventCallback)},
 };
 #undef F
 
@@ -682,6 +684,36 @@ static int ocl_event_wait(void *state, void *evp)
 	return rc;
 }
 
+/* clSetEventCallback's callback: what became of the command, and whose notice it is */
+struct ocl_notice {
+	void (*done)(void *arg, int rc);
+	void *arg;
+};
+
+static void CL_CALLBACK ocl_completed(cl_event e, cl_int status, void *user)
+{
+	(void)e;
+	struct ocl_notice on = *(struct ocl_notice *)user;
+	free(user);
+	/* CL_COMPLETE, or the negative error that ended the command */
+	on.done(on.arg, status == CL_COMPLETE ? 0 : cl_code(status));
+}
+
+static int ocl_event_notify(void *state, void *evp, void (*done)(void *arg, int rc), void *arg)
+{
+	struct ocl_state *st = state;
+	struct ocl_event *ev = evp;
+	struct ocl_notice *on = malloc(sizeof *on);
+	if (!on)
+		return AXL_ENOMEM;
+	*on = (struct ocl_notice){ done, arg };
+	if (st->f->clSetEventCallback(ev->ev, CL_COMPLETE, ocl_completed, on) != CL_SUCCESS) {
+		free(on);
+		return AXL_EBACKEND; /* a thread waits instead */
+	}
+	return 0;
+}
+
 static int ocl_event_elapsed(void *state, void *a, void *b, int64_t *ns)
 {
 	struct ocl_state *st = state;
@@ -719,6 +751,7 @@ const struct axl__compute_ops axl__compute_opencl = {
 	.fill = ocl_fill,
 	.event_record = ocl_event_record,
 	.event_wait = ocl_event_wait,
+	.event_notify = ocl_event_notify,
 	.event_elapsed = ocl_event_elapsed,
 	.event_free = ocl_event_free,
 };
