@@ -19,6 +19,7 @@
 
 #include "axl.h"
 #include "check.h"
+#include "compute/notify_check.h"
 
 #define NGPU 8
 
@@ -453,6 +454,54 @@ static void test_hang(void)
 	CHECK(now_s() - t1 < 2.0);
 }
 
+/* axl_event_notify over the double: a copy's handle comes (a thread of libaxl's calls
+ * cuEventSynchronize directly); then, with cuEventSynchronize hanging
+ * (AXL_CUDA_DOUBLE_HANG), nothing comes, the event's wait and free each say so within
+ * the 300 ms deadline, the runtime is wedged, and a later notification comes at once
+ * with the wedged runtime's error. */
+static void test_hang_event(void)
+{
+	axl_compute *c = open_cuda();
+	const axl_compute_device *d = gpu(c, 0);
+	axl_queue q = 0;
+	axl_buffer h = 0, dv = 0;
+	CHECK_INT(axl_queue_create(c, d, &q), 0);
+	CHECK_INT(axl_buffer_alloc(c, d, AXL_MEMORY_PINNED, 1 << 20, &h), 0);
+	CHECK_INT(axl_buffer_alloc(c, d, AXL_MEMORY_DEVICE, 1 << 20, &dv), 0);
+	notify_check(c, q, h, dv, 1 << 20);
+
+	setenv("AXL_CUDA_DOUBLE_HANG", "cuEventSynchronize", 1); /* read at each call */
+	int p[2];
+	CHECK_INT(pipe(p), 0);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	axl_event e = 0;
+	CHECK_INT(axl_copy(c, q, h, 0, dv, 0, 4096, NULL, &e), 0);
+	CHECK_INT(axl_event_notify(c, e, p[1]), 0);
+	uint64_t got[4];
+	CHECK_INT(notify_read(p[0], got, 4, 400), 0);
+	double t0 = now_s();
+	CHECK_INT(axl_event_wait(c, e), AXL_ETIMEDOUT);
+	CHECK(strstr(axl_error_last(), "cuEventSynchronize") != NULL);
+	CHECK_INT(axl_event_free(c, e), AXL_ETIMEDOUT);
+	CHECK(strstr(axl_error_last(), "left to the runtime") != NULL);
+	double t = now_s() - t0;
+	CHECK(t >= 0.5 && t < 3.0);
+	CHECK_INT(notify_read(p[0], got, 4, 100), 0);
+
+	CHECK_INT(axl_event_record(c, q, &e), 0);
+	CHECK_INT(axl_event_notify(c, e, p[1]), 0);
+	CHECK_INT(notify_read(p[0], got, 1, 2000), 1);
+	CHECK(got[0] == e);
+	CHECK_INT(axl_event_wait(c, e), AXL_ETIMEDOUT);
+	CHECK_INT(axl_event_free(c, e), 0);
+	t0 = now_s();
+	axl_compute_free(c);
+	CHECK(now_s() - t0 < 2.0);
+	close(p[0]);
+	close(p[1]);
+	unsetenv("AXL_CUDA_DOUBLE_HANG");
+}
+
 /* An old driver: no cuMemcpyPeerAsync, cuDeviceGetUuid_v2, cuMemGetInfo_v2 or
  * cuDevicePrimaryCtxRelease_v2; the older calls are used. */
 static void test_old(void)
@@ -505,6 +554,8 @@ int main(int argc, char **argv)
 		test_lost();
 	} else if (strcmp(cs, "hang") == 0) {
 		test_hang();
+	} else if (strcmp(cs, "hang_event") == 0) {
+		test_hang_event();
 	} else if (strcmp(cs, "old") == 0) {
 		test_old();
 	} else {
