@@ -3,6 +3,10 @@ bytes, bytearray, memoryview and numpy round trips."""
 
 from __future__ import annotations
 
+import os
+import select
+import sys
+
 import pytest
 
 import axl
@@ -50,6 +54,31 @@ def _roundtrip(c: axl.compute.Compute, dev) -> None:
     end.wait()
     assert start.elapsed_ns(end) >= 0
     assert b.read() == src
+    # Event.notify (axl_event_notify): the event's handle comes on the pipe once it has
+    # completed, then wait() returns at once; once per event; a bad fd is refused
+    rfd, wfd = os.pipe()
+    try:
+        c.fill(b, 0x5A, queue=q)
+        r2 = c.copy(a, b, queue=q, event=True)
+        assert r2.event is not None
+        r2.event.notify(wfd)
+        ready, _, _ = select.select([rfd], [], [], 10)
+        assert ready and os.read(rfd, 64) == r2.event.handle.to_bytes(8, sys.byteorder)
+        r2.event.wait()
+        assert a.read(4) == b"\x5a" * 4
+        with pytest.raises(axl.AxlError):
+            r2.event.notify(wfd)
+        with pytest.raises(TypeError):
+            r2.event.notify("1")  # type: ignore[arg-type]
+        r3 = c.copy(b, a, queue=q, event=True)
+        assert r3.event is not None
+        with pytest.raises(axl.AxlError):
+            r3.event.notify(-1)
+        r3.event.free()
+        r2.event.free()
+    finally:
+        os.close(rfd)
+        os.close(wfd)
     for x in (start, end, r.event, a, b, q):
         x.free()
 

@@ -365,16 +365,39 @@ def test_telemetry_from_sampler(sim_h100x2):
             "temperature_celsius": None, "power_watts": None, "clock_mhz": None}
 
 
+class _Gate:
+    """What _hold_waiter holds: the waiter thread (a job blocked on a threading.Event)
+    and the reading of libaxl's completion notifications (axl.exo._Notes: its pipe is
+    not read, so completed copies stay unsettled); set() lets both go."""
+
+    def __init__(self, b: AxlGPUBackend) -> None:
+        self._ev = threading.Event()
+        self._notes = b._notes  # noqa: SLF001
+        self._loop = self._notes._loop if self._notes is not None else None  # noqa: SLF001
+        if self._loop is not None:
+            self._loop.remove_reader(self._notes._r)  # noqa: SLF001
+
+    def wait(self) -> None:
+        self._ev.wait()
+
+    def set(self) -> None:
+        self._ev.set()
+        loop, self._loop = self._loop, None
+        if loop is not None and not loop.is_closed():
+            loop.add_reader(self._notes._r, self._notes._ready)  # noqa: SLF001
+
+
 def _hold_waiter(b: AxlGPUBackend):
-    """Hold the backend's waiter thread (test hook: a job that blocks until released), so
-    that what is queued behind it is still pending when a test cancels its caller.
-    Returns (release event, the holding job's future)."""
-    gate = threading.Event()
+    """Hold the backend's waiter thread (test hook: a job that blocks until released) and
+    its notification reader, so that what is queued is still pending when a test cancels
+    its caller. Returns (the gate, whose set() releases both; the holding job's future).
+    The backend must have awaited a copy already (its reader is attached)."""
+    gate = _Gate(b)
     _GATES.append(gate)
     return gate, b._waiter.submit(gate.wait)  # noqa: SLF001
 
 
-_GATES: list[threading.Event] = []
+_GATES: list[_Gate] = []
 
 
 def _release_gates() -> None:
@@ -515,6 +538,61 @@ def test_host_buffer_is_wrapped_once(name):
             await b3.shutdown()
         with pytest.raises(RuntimeError, match="shut down"):
             b.host_buffer(4096)
+    run(body())
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_copies_complete_on_notification(name):
+    """Copies are awaited on libaxl's completion notification (axl_event_notify), not
+    through the waiter thread: with that thread held, a copy into a host buffer and one
+    between two allocations complete (a copy that wrapped the caller's memory still
+    unwraps it on that thread before it returns). A
+    notification that misses the deadline is settled by the waiter thread instead (the
+    result is right, nothing stays in flight, the late handle is ignored). Copies in
+    flight at shutdown complete before the context closes."""
+    async def body():
+        b = await _open(name)
+        gate = threading.Event()
+        _GATES.append(gate)  # type: ignore[arg-type]
+        try:
+            did = b.list_devices()[0].device_id
+            size = 4 * MiB + 3
+            h = await b.allocate(did, size)
+            h2 = await b.allocate(did, size)
+            data = _pattern(size, 3)
+            hb = b.host_buffer(size)
+            await b.copy_to_device(data, h)
+            held = b._waiter.submit(gate.wait)  # noqa: SLF001
+            wait = asyncio.wait_for
+            await wait(b.copy_device_to_device(h, h2, size), 10)
+            assert await wait(b.copy_from_device(h2, 0, size, out=hb), 10) is hb
+            assert hb[:] == data
+            assert not held.done()
+            gate.set()
+            await held
+
+            notes = b._notes  # noqa: SLF001
+            assert notes is not None and not notes._pending  # noqa: SLF001
+            deadline, notes._deadline = notes._deadline, 0.0  # noqa: SLF001
+            try:
+                for i in range(4):
+                    assert await b.copy_from_device(h, 0, size, out=hb) is hb
+                    assert hb[:] == data
+                    assert await b.copy_from_device(h2, i, 4096) == data[i:i + 4096]
+            finally:
+                notes._deadline = deadline  # noqa: SLF001
+            await b.synchronize(did)
+            assert b.inflight() == 0 and not notes._pending  # noqa: SLF001
+
+            tasks = [asyncio.ensure_future(b.copy_from_device(h, 0, size)) for _ in range(6)]
+            await asyncio.sleep(0)
+            assert notes._pending  # noqa: SLF001
+            await b.shutdown()
+            for t in tasks:
+                assert await t == data
+        finally:
+            _release_gates()
+            await b.shutdown()
     run(body())
 
 
