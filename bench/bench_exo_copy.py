@@ -18,8 +18,11 @@ C benchmark on the same device twice: with pinned host memory (its default) and 
 run: ROUNDS > 1 alternates the exo and C measurements and keeps each one's best median.
 "ratio here" takes the noise out: in this process, each of INTERLEAVED rounds (default
 30) makes one C-path copy (axl_copy into pinned memory, timed by the backend's events as
-`axl bench copy` times it) and one exo await (wall clock), in alternating order, and
-divides the two medians.
+`axl bench copy` times it), one more waited for on the calling thread (wall clock: what
+a C caller that waits sees) and one exo await (wall clock), in rotating order; "ratio
+here" divides the exo median by the event-timed one, "vs C wall" by the waited one.
+The first line is this machine's floor for any await: how long an event loop takes to
+wake after 2 ms asleep (wake_probe).
 
 Environment: AXL (default build/axl), AXL_LIBRARY (default build/libaxl.so.0), SIZES
 (MiB, default "16 64 256"), ITERATIONS (default 10), ROUNDS (default 3), INTERLEAVED
@@ -34,7 +37,9 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
+from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
@@ -67,23 +72,27 @@ async def _median_gbps(size: int, op) -> float:
 
 
 async def _interleaved(b: AxlGPUBackend, h, size: int, out) -> dict[str, float]:
-    """exo's d2h out= and the C path's d2h, one after the other (in alternating order) in
-    each of INTERLEAVED rounds (after 2 warm-ups), in this process: the C path is libaxl's axl_copy from the same
-    allocation into pinned host memory on the backend's own queue, timed by the
-    backend's events (an event recorded before, the copy's done event after, as `axl
-    bench copy` times it); exo's is the wall clock around the await. Both see the same
-    machine state, so their ratio carries little of the run-to-run noise."""
+    """exo's d2h out= and the C path's d2h, each once in each of INTERLEAVED rounds (after
+    2 warm-ups), in an order that rotates from round to round, in this process. The C
+    path is libaxl's axl_copy from the same allocation into pinned host memory on the
+    backend's own queue, measured two ways: by the backend's events (an event recorded
+    before, the copy's done event after, as `axl bench copy` times it: the copy alone),
+    and by the wall clock around the copy and axl_event_wait on this thread (what a C
+    caller that waits for the copy sees: the copy and one wake-up). exo's is the wall
+    clock around the await. All three see the same machine state, so their ratios carry
+    little of the run-to-run noise."""
     c = b._compute  # noqa: SLF001 (the bench's view of the backend's own context)
     buf, d = b._buf(h)  # noqa: SLF001
     pinned = c.alloc(d.cdev, size, "pinned")
-    xs: list[float] = []
-    ys: list[float] = []
+    got: dict[str, list[float]] = {"c": [], "wall": [], "exo": []}
+    order = list(got)
     try:
         for i in range(INTERLEAVED + 2):
-            # the order alternates: what one copy leaves behind (on the cpu backend an
-            # await right after a copy into pinned memory ran 30% slower in some runs)
-            # falls on each side alike
-            for which in (("c", "exo") if i % 2 == 0 else ("exo", "c")):
+            # the order rotates: what one copy leaves behind (on the cpu backend an await
+            # right after a copy into pinned memory ran 30% slower in some runs) falls on
+            # each of them alike
+            k = i % len(order)
+            for which in order[k:] + order[:k]:
                 if which == "c":
                     e0 = d.queue.record()
                     cr = c.copy(pinned, buf, size, queue=d.queue, event=True)
@@ -91,17 +100,70 @@ async def _interleaved(b: AxlGPUBackend, h, size: int, out) -> dict[str, float]:
                     ns = e0.elapsed_ns(cr.event)
                     e0.free()
                     cr.event.free()
-                    if i >= 2:
-                        xs.append(size / max(ns, 1))
+                    gbps = size / max(ns, 1)
+                elif which == "wall":
+                    t0 = time.perf_counter()
+                    cr = c.copy(pinned, buf, size, queue=d.queue, event=True)
+                    assert cr.event is not None
+                    cr.event.wait()
+                    dt = time.perf_counter() - t0
+                    cr.event.free()
+                    gbps = size / dt / 1e9
                 else:
                     t0 = time.perf_counter()
                     await b.copy_from_device(h, 0, size, out=out)
-                    dt = time.perf_counter() - t0
-                    if i >= 2:
-                        ys.append(size / dt / 1e9)
+                    gbps = size / (time.perf_counter() - t0) / 1e9
+                if i >= 2:
+                    got[which].append(gbps)
     finally:
         pinned.free()
-    return {"C d2h here": statistics.median(xs), "d2h out= here": statistics.median(ys)}
+    m = statistics.median
+    return {"C d2h here": m(got["c"]), "C wall here": m(got["wall"]),
+            "d2h out= here": m(got["exo"])}
+
+
+def wake_probe(rounds: int = 200, busy_s: float = 0.002) -> tuple[float, float]:
+    """This machine's cost of waking an event loop that has slept while a thread worked
+    busy_s: (median, p90) microseconds from that thread's pipe write to the loop's read
+    callback. Every await of a copy pays at least one; on a virtual machine whose idle
+    CPUs halt it is about 0.1 ms."""
+    async def run() -> list[float]:
+        loop = asyncio.get_running_loop()
+        rfd, wfd = os.pipe()
+        os.set_blocking(rfd, False)
+        box: dict[str, Any] = {}
+
+        def ready() -> None:
+            os.read(rfd, 64)
+            box["t"] = time.perf_counter()
+            box["f"].set_result(None)
+        loop.add_reader(rfd, ready)
+        go, stamp = threading.Event(), {}
+
+        def worker() -> None:
+            for _ in range(rounds):
+                go.wait()
+                go.clear()
+                end = time.perf_counter() + busy_s
+                while time.perf_counter() < end:
+                    pass
+                stamp["w"] = time.perf_counter()
+                os.write(wfd, b"x")
+        threading.Thread(target=worker, daemon=True).start()
+        lat = []
+        try:
+            for _ in range(rounds):
+                box["f"] = loop.create_future()
+                go.set()
+                await box["f"]
+                lat.append((box["t"] - stamp["w"]) * 1e6)
+        finally:
+            loop.remove_reader(rfd)
+            os.close(rfd)
+            os.close(wfd)
+        return lat
+    lat = sorted(asyncio.run(run()))
+    return statistics.median(lat), lat[int(len(lat) * 0.9)]
 
 
 async def exo_figures(name: str, size: int) -> dict[str, float] | str:
@@ -153,9 +215,12 @@ def _best(a: dict[str, float] | str | None, b: dict[str, float] | str) -> dict[s
 def main() -> int:
     print("axl.exo beside axl bench copy: median of %d copies, best of %d rounds, GB/s "
           "(10^9 B/s)" % (ITER, ROUNDS))
-    print("%-7s %9s %8s %10s %10s %11s %11s %9s %9s %10s" % (
+    med, p90 = wake_probe()
+    print("an event loop woken after 2 ms asleep, here: %.0f us median, %.0f us p90 "
+          "(every await pays one)" % (med, p90))
+    print("%-7s %9s %8s %10s %10s %11s %11s %9s %9s %10s %10s" % (
         "backend", "size", "h2d", "d2h out=", "d2h bytes", "C d2h pin", "C d2h page",
-        "ratio pin", "ratio pg", "ratio here"))
+        "ratio pin", "ratio pg", "ratio here", "vs C wall"))
     for name in BACKENDS:
         for size in SIZES:
             exo: dict[str, float] | str | None = None
@@ -179,9 +244,10 @@ def main() -> int:
                     return "-"
                 return "%.2f" % (exo["d2h out="] / x["d2h"])  # type: ignore[index]
             here = exo["d2h out= here"] / exo["C d2h here"]
-            print("%-7s %5d MiB %8.2f %10.2f %10.2f %11s %11s %9s %9s %10.2f" % (
+            wall = exo["d2h out= here"] / exo["C wall here"]
+            print("%-7s %5d MiB %8.2f %10.2f %10.2f %11s %11s %9s %9s %10.2f %10.2f" % (
                 name, size // MiB, exo["h2d"], exo["d2h out="], exo["d2h bytes"], f(pin),
-                f(page), ratio(pin), ratio(page), here))
+                f(page), ratio(pin), ratio(page), here, wall))
             if size >= 16 * MiB:
                 if isinstance(pin, dict) and pin.get("d2h"):
                     r = exo["d2h out="] / pin["d2h"]
@@ -192,6 +258,9 @@ def main() -> int:
                       "%.3f: %s the %.2f target" % (
                           exo["d2h out= here"], exo["C d2h here"], here,
                           "meets" if here >= TARGET else "BELOW", TARGET))
+                print("        d2h out= / C d2h waited for on the calling thread (%.2f; the C "
+                      "path's own wall clock: %.2f of its event time) = %.3f" % (
+                          exo["C wall here"], exo["C wall here"] / exo["C d2h here"], wall))
     return 0
 
 
