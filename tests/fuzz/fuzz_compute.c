@@ -3,8 +3,11 @@
  * operation on a small set of buffers, queues and events, with arguments from the bytes
  * after it; handles may be freed, reused, of the wrong kind or made up. Nothing may
  * crash, every refusal is AXL_EINVAL (or AXL_ENOMEM for a huge allocation), and what
- * the copies and fills leave in host memory must match a model kept beside them. */
-#define _GNU_SOURCE /* mkdtemp */
+ * the copies and fills leave in host memory must match a model kept beside them. Events
+ * asked to notify (axl_event_notify) write their handle to a pipe exactly once: by the
+ * time the context is closed, every one has come, and nothing else has. */
+#define _GNU_SOURCE /* mkdtemp, pipe2 */
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,6 +59,47 @@ static axl_inventory *inventory(void)
 	return inv; /* kept for every input */
 }
 
+/* The notification pipe: [0] read (non-blocking), [1] write; made once. */
+static int note_pipe[2] = { -1, -1 };
+
+#define NN 4096
+struct notes {
+	axl_event asked[NN]; /* notified successfully */
+	size_t nasked;
+	axl_event came[NN];
+	size_t ncame;
+};
+
+static void drain(struct notes *ns)
+{
+	axl_event h[64];
+	ssize_t r;
+	while ((r = read(note_pipe[0], h, sizeof h)) > 0) {
+		if (r % 8)
+			abort(); /* a handle written in part */
+		for (ssize_t k = 0; k < r / 8; k++) {
+			if (ns->ncame == NN)
+				abort();
+			ns->came[ns->ncame++] = h[k];
+		}
+	}
+}
+
+/* Every handle asked for came once, and nothing else. */
+static void notes_check(struct notes *ns)
+{
+	drain(ns);
+	if (ns->ncame != ns->nasked)
+		abort();
+	for (size_t a = 0; a < ns->nasked; a++) {
+		size_t k = 0;
+		for (size_t b = 0; b < ns->ncame; b++)
+			k += ns->came[b] == ns->asked[a];
+		if (k != 1)
+			abort();
+	}
+}
+
 static void ok_or_refused(int rc)
 {
 	if (rc != 0 && rc != AXL_EINVAL)
@@ -83,9 +127,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t len[NB] = { 0 };
 	axl_queue q[NQ] = { 0 };
 	axl_event e[NE] = { 0 };
+	if (note_pipe[0] < 0 && (pipe(note_pipe) || fcntl(note_pipe[0], F_SETFL, O_NONBLOCK)))
+		abort();
+	static struct notes ns;
+	ns.nasked = ns.ncame = 0;
 	struct in in = { data, size };
 	while (in.n) {
-		unsigned op = take(&in) % 12, i = take(&in), j = take(&in);
+		unsigned op = take(&in) % 13, i = take(&in), j = take(&in);
 		/* a handle: mostly a slot's (live or freed), sometimes made up */
 		axl_buffer hb = i < 240 ? b[i % NB] : take16(&in) << 32 | take16(&in);
 		axl_queue hq = j < 240 ? q[j % NQ] : (axl_queue)b[j % NB];
@@ -178,6 +226,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ok_or_refused(axl_queue_sync(c, hq));
 			break;
 		}
+		case 11: { /* notify (a slot's event, live or freed, or a made-up handle) */
+			drain(&ns);
+			axl_event h = j < 240 ? e[i % NE] : (axl_event)hb;
+			int rc = ns.nasked < NN ? axl_event_notify(c, h, note_pipe[1]) : AXL_EINVAL;
+			ok_or_refused(rc);
+			if (rc == 0)
+				ns.asked[ns.nasked++] = h;
+			break;
+		}
 		default: { /* every byte of a host-visible slot matches the model */
 			void *p;
 			if (i < 240 && model[i % NB] && axl_buffer_host_pointer(c, hb, &p) == 0 &&
@@ -189,7 +246,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (unsigned k = 0; k < NB; k++)
 		free(model[k]);
-	/* whatever is left (queued work included) goes with the context */
+	/* whatever is left (queued work included) goes with the context; its notified
+	 * events' handles have all come by then */
 	axl_compute_free(c);
+	notes_check(&ns);
 	return 0;
 }
