@@ -22,7 +22,9 @@ run: ROUNDS > 1 alternates the exo and C measurements and keeps each one's best 
 a C caller that waits sees) and one exo await (wall clock), in rotating order; "ratio
 here" divides the exo median by the event-timed one, "vs C wall" by the waited one.
 The first line is this machine's floor for any await: how long an event loop takes to
-wake after 2 ms asleep (wake_probe).
+wake after 2 ms asleep (wake_probe). The last table times awaits of 4 KiB, 1 MiB and
+16 MiB copies woken by libaxl's notification (axl_event_notify: the backend's way) and
+through the waiter thread (its fallback), AB_ROUNDS (default 100) of each, alternating.
 
 Environment: AXL (default build/axl), AXL_LIBRARY (default build/libaxl.so.0), SIZES
 (MiB, default "16 64 256"), ITERATIONS (default 10), ROUNDS (default 3), INTERLEAVED
@@ -212,6 +214,43 @@ def _best(a: dict[str, float] | str | None, b: dict[str, float] | str) -> dict[s
     return {k: max(a.get(k, 0.0), b.get(k, 0.0)) for k in set(a) | set(b)}
 
 
+async def await_ab(name: str, sizes: list[int], rounds: int) -> list[tuple[int, float, float]] | str:
+    """Median microseconds of a copy_from_device(out=host_buffer) await per size, woken by
+    libaxl's notification (axl_event_notify, the backend's way) and through the waiter
+    thread (the backend's fallback: the wait handed to its thread, which hands it to
+    libaxl's deadline worker), alternating in rotating order in one process."""
+    b = AxlGPUBackend(name)
+    try:
+        await b.initialize()
+    except RuntimeError as e:
+        return str(e)
+    try:
+        did = b.list_devices()[0].device_id
+        notes = b._notes  # noqa: SLF001 (the bench switches the backend's path)
+        if notes is None:
+            return "no notification pipe"
+        rows = []
+        for size in sizes:
+            h = await b.allocate(did, size)
+            out = b.host_buffer(size)
+            got: dict[str, list[float]] = {"notified": [], "waiter": []}
+            for i in range(rounds + 2):
+                for which in (("notified", "waiter") if i % 2 else ("waiter", "notified")):
+                    b._notes = notes if which == "notified" else None  # noqa: SLF001
+                    t0 = time.perf_counter()
+                    await b.copy_from_device(h, 0, size, out=out)
+                    if i >= 2:
+                        got[which].append((time.perf_counter() - t0) * 1e6)
+            b._notes = notes  # noqa: SLF001
+            await b.deallocate(h)
+            out.close()
+            rows.append((size, statistics.median(got["notified"]),
+                         statistics.median(got["waiter"])))
+        return rows
+    finally:
+        await b.shutdown()
+
+
 def main() -> int:
     print("axl.exo beside axl bench copy: median of %d copies, best of %d rounds, GB/s "
           "(10^9 B/s)" % (ITER, ROUNDS))
@@ -261,6 +300,18 @@ def main() -> int:
                 print("        d2h out= / C d2h waited for on the calling thread (%.2f; the C "
                       "path's own wall clock: %.2f of its event time) = %.3f" % (
                           exo["C wall here"], exo["C wall here"] / exo["C d2h here"], wall))
+    ab_rounds = int(os.environ.get("AB_ROUNDS", "100"))
+    print("\nawait of copy_from_device(out=host_buffer): median us of %d, notified "
+          "(axl_event_notify) vs through the waiter thread, alternating" % ab_rounds)
+    print("%-7s %9s %10s %10s %8s" % ("backend", "size", "notified", "waiter", "saved"))
+    for name in BACKENDS:
+        r = asyncio.run(await_ab(name, [4096, MiB, 16 * MiB], ab_rounds))
+        if isinstance(r, str):
+            print("%-7s skipped: %s" % (name, r))
+            continue
+        for size, n, w in r:
+            label = "%d KiB" % (size // 1024) if size < MiB else "%d MiB" % (size // MiB)
+            print("%-7s %9s %10.0f %10.0f %8.0f" % (name, label, n, w, w - n))
     return 0
 
 
