@@ -548,8 +548,9 @@ def test_copies_complete_on_notification(name):
     between two allocations complete (a copy that wrapped the caller's memory still
     unwraps it on that thread before it returns). A
     notification that misses the deadline is settled by the waiter thread instead (the
-    result is right, nothing stays in flight, the late handle is ignored). Copies in
-    flight at shutdown complete before the context closes."""
+    result is right, nothing stays in flight, the late handle is ignored). An error in
+    the completion handler reaches the await instead of hanging it. Copies in flight at
+    shutdown complete before the context closes."""
     async def body():
         b = await _open(name)
         gate = threading.Event()
@@ -582,6 +583,20 @@ def test_copies_complete_on_notification(name):
             finally:
                 notes._deadline = deadline  # noqa: SLF001
             await b.synchronize(did)
+            assert b.inflight() == 0 and not notes._pending  # noqa: SLF001
+
+            # whatever fails in the completion handler reaches the await, never hangs it
+            from axl.exo import backend as exo_backend
+            real_wait = exo_backend._RawEvent.wait  # noqa: SLF001
+
+            def broken(self):
+                raise ValueError("broken handler")
+            exo_backend._RawEvent.wait = broken  # type: ignore[method-assign]  # noqa: SLF001
+            try:
+                with pytest.raises(RuntimeError, match="broken handler"):
+                    await wait(b.copy_from_device(h, 0, 4096, out=hb), 10)
+            finally:
+                exo_backend._RawEvent.wait = real_wait  # type: ignore[method-assign]  # noqa: SLF001
             assert b.inflight() == 0 and not notes._pending  # noqa: SLF001
 
             tasks = [asyncio.ensure_future(b.copy_from_device(h, 0, size)) for _ in range(6)]

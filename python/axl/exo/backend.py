@@ -389,10 +389,12 @@ class _Notes:
         self._popped()
         t, guard, fut, timer, what = ent
         timer.cancel()
-        err: AxlError | None = None
+        err: BaseException | None = None
         try:
             t.event.wait()  # notified: at once, with how the copy ended
         except AxlError as x:
+            err = x
+        except Exception as x:  # noqa: BLE001 (anything else: the await must not hang on it)
             err = x
         if guard is not None:
             guard._flights.discard(id(t))  # noqa: SLF001
@@ -407,7 +409,10 @@ class _Notes:
             # as it does without a notification (the host object is let go by then)
             self._chain(self._waiter.submit(done), fut, what, err)
             return
-        done()
+        try:
+            done()
+        except Exception as x:  # noqa: BLE001
+            err = err or x
         self._settle(fut, what, err)
 
     @staticmethod
