@@ -168,13 +168,21 @@ def wake_probe(rounds: int = 200, busy_s: float = 0.002) -> tuple[float, float]:
     return statistics.median(lat), lat[int(len(lat) * 0.9)]
 
 
-async def exo_figures(name: str, size: int) -> dict[str, float] | str:
-    """Median GB/s of the exo backend's copies of size bytes, or why it could not run."""
+async def _backend(name: str) -> AxlGPUBackend | str:
+    """An initialized exo backend, or why there is none."""
     b = AxlGPUBackend(name)
     try:
         await b.initialize()
     except RuntimeError as e:
         return str(e)
+    return b
+
+
+async def exo_figures(name: str, size: int) -> dict[str, float] | str:
+    """Median GB/s of the exo backend's copies of size bytes, or why it could not run."""
+    b = await _backend(name)
+    if isinstance(b, str):
+        return b
     try:
         did = b.list_devices()[0].device_id
         h = await b.allocate(did, size)
@@ -219,11 +227,9 @@ async def await_ab(name: str, sizes: list[int], rounds: int) -> list[tuple[int, 
     libaxl's notification (axl_event_notify, the backend's way) and through the waiter
     thread (the backend's fallback: the wait handed to its thread, which hands it to
     libaxl's deadline worker), alternating in rotating order in one process."""
-    b = AxlGPUBackend(name)
-    try:
-        await b.initialize()
-    except RuntimeError as e:
-        return str(e)
+    b = await _backend(name)
+    if isinstance(b, str):
+        return b
     try:
         did = b.list_devices()[0].device_id
         notes = b._notes  # noqa: SLF001 (the bench switches the backend's path)

@@ -392,25 +392,15 @@ class _Notes:
         err: BaseException | None = None
         try:
             t.event.wait()  # notified: at once, with how the copy ended
-        except AxlError as x:
+        except Exception as x:  # noqa: BLE001 (an AxlError, or anything: never a hung await)
             err = x
-        except Exception as x:  # noqa: BLE001 (anything else: the await must not hang on it)
-            err = x
-        if guard is not None:
-            guard._flights.discard(id(t))  # noqa: SLF001
-
-        def done() -> None:
-            try:
-                t.release()
-            finally:
-                self._inflight_discard(t)
         if t.wrapped:
             # unwrapping may block: on the waiter thread, and the await returns after it,
             # as it does without a notification (the host object is let go by then)
-            self._chain(self._waiter.submit(done), fut, what, err)
+            self._chain(self._waiter.submit(lambda: self._done(t, guard)), fut, what, err)
             return
         try:
-            done()
+            self._done(t, guard)
         except Exception as x:  # noqa: BLE001
             err = err or x
         self._settle(fut, what, err)
@@ -429,8 +419,8 @@ class _Notes:
         """Settle fut when the waiter's job w is done: with err, else w's error."""
         w.add_done_callback(lambda w: self._settle(fut, what, err or w.exception()))
 
-    # set by the backend: its in-flight set's discard
-    _inflight_discard: Callable[["_Transfer"], None]
+    # set by the backend: AxlGPUBackend._transfer_done
+    _done: Callable[["_Transfer", "HostBuffer | None"], None]
 
     def _late(self, e: int) -> None:
         """The deadline passed without the handle: the waiter thread waits (under
@@ -445,12 +435,7 @@ class _Notes:
             try:
                 t.event.wait()
             finally:
-                if guard is not None:
-                    guard._flights.discard(id(t))  # noqa: SLF001
-                try:
-                    t.release()
-                finally:
-                    self._inflight_discard(t)
+                self._done(t, guard)
         self._chain(self._waiter.submit(wait), fut, what, None)
 
     def _popped(self) -> None:
@@ -672,7 +657,7 @@ class AxlGPUBackend(GPUBackend):
         except OSError:  # no pipe (out of file descriptors): the waiter thread waits
             self._notes = None
         else:
-            self._notes._inflight_discard = self._inflight.discard
+            self._notes._done = self._transfer_done
 
     async def _teardown(self) -> None:
         waiter = self._waiter
@@ -760,14 +745,6 @@ class AxlGPUBackend(GPUBackend):
         if guard is not None:  # a HostBuffer is not closed under the copy (set ops: atomic)
             guard._flights.add(id(t))
 
-        def done() -> None:
-            try:
-                if guard is not None:
-                    guard._flights.discard(id(t))
-                t.release()
-            finally:
-                self._inflight.discard(t)
-
         notes = self._notes
         if notes is not None:
             # woken by libaxl's notification (_Notes); the waiter thread when it cannot
@@ -784,8 +761,19 @@ class AxlGPUBackend(GPUBackend):
             try:
                 ev.wait()
             finally:
-                done()
+                self._transfer_done(t, guard)
         await self._call(what, wait)
+
+    def _transfer_done(self, t: _Transfer, guard: HostBuffer | None) -> None:
+        """After t's event completed (or its wait failed): its HostBuffer may be closed
+        again, what it wrapped is freed and its host object let go, it is no longer in
+        flight. Where the unwrapping may block, on the waiter thread."""
+        try:
+            if guard is not None:
+                guard._flights.discard(id(t))  # noqa: SLF001
+            t.release()
+        finally:
+            self._inflight.discard(t)
 
     def inflight(self) -> int:
         """How many queued copies whose host memory the backend holds (awaited or not)."""

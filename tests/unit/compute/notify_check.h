@@ -109,6 +109,21 @@ static inline void notify_left_pending(axl_compute *c, axl_queue q, axl_buffer d
 	CHECK_INT(axl_event_notify(c, *e, p[1]), 0);
 }
 
+/* notify_check on dev's own queue, device memory copied into memory of host_kind (8 MiB),
+ * then one notified copy left pending for axl_compute_free (notify_left_pending). */
+static inline void notify_on_device(axl_compute *c, const axl_compute_device *dev, axl_memory_kind host_kind,
+				    int pending[2], axl_event *left)
+{
+	axl_queue q = 0;
+	axl_buffer dv = 0, hb = 0;
+	const uint64_t n = 8u << 20;
+	CHECK_INT(axl_queue_create(c, dev, &q), 0);
+	CHECK_INT(axl_buffer_alloc(c, dev, AXL_MEMORY_DEVICE, n, &dv), 0);
+	CHECK_INT(axl_buffer_alloc(c, dev, host_kind, n, &hb), 0);
+	notify_check(c, q, hb, dv, n);
+	notify_left_pending(c, q, hb, dv, n, pending, left);
+}
+
 /* After axl_compute_free: the handle came, once. */
 static inline void notify_came(int p[2], axl_event e)
 {
