@@ -148,7 +148,8 @@ AXL_API int axl_event_elapsed_ns(axl_compute *c, axl_event start, axl_event end,
  * fd: a pipe's or a socket's write end, blocking (a full non-blocking pipe drops the
  * handle), kept open until the handle came or e was freed: nothing is written after
  * axl_event_free(e) returned. After the handle came, axl_event_wait(e) returns at once
- * with how e ended. One notification per event (a second one: AXL_EINVAL).
+ * with how e ended. One notification per event (a second one: AXL_EINVAL; so is an fd
+ * not open for writing).
  *
  * A runtime that hangs never completes e, and nothing is written: wait for the handle
  * with a deadline, then call axl_event_wait(e), which has the vendor deadline

@@ -4,6 +4,7 @@
  * buffers, queues and events as checked handles. Every argument is checked here, so the
  * backends (compute_impl.h) trust what they are given. Which backend does a copy is
  * decided in route.c; the structs both share are in compute_core.h. */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -676,8 +677,9 @@ AXL_API int axl_event_notify(axl_compute *c, axl_event e, int fd)
 {
 	if (!c)
 		return axl__error(AXL_EINVAL, "axl_event_notify: the compute context is NULL");
-	if (fd < 0)
-		return axl__error(AXL_EINVAL, "axl_event_notify: %d is not a file descriptor", fd);
+	int fl = fd < 0 ? -1 : fcntl(fd, F_GETFL);
+	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
+		return axl__error(AXL_EINVAL, "axl_event_notify: %d is not a file descriptor open for writing", fd);
 	struct cevent *o = axl__handle_get(&c->h, e, AXL__H_EVENT);
 	if (!o)
 		return axl__error(AXL_EINVAL, "axl_event_notify: 0x%" PRIx64 " is not a live event of this context", e);

@@ -3,7 +3,8 @@
  * OpenCL, Vulkan): a copy's done event written to a pipe once it completed, after which
  * axl_event_wait returns at once; many events each written once, whatever their order;
  * an event freed before it completed waits for its notification, and nothing is written
- * after the free; one notification per event; bad descriptors and handles refused.
+ * after the free; one notification per event; bad descriptors (negative, a read end, one
+ * not open) and handles refused.
  * notify_left_pending leaves a notified event to axl_compute_free, whose caller then
  * checks (notify_came) that the handle came while the context was closing. */
 #ifndef AXL_TEST_NOTIFY_CHECK_H
@@ -88,6 +89,10 @@ static inline void notify_check(axl_compute *c, axl_queue q, axl_buffer dst, axl
 	/* refused: a bad descriptor, a handle that is no event */
 	CHECK_INT(axl_copy(c, q, dst, 0, src, 0, 4096, NULL, &e), 0);
 	CHECK_INT(axl_event_notify(c, e, -1), AXL_EINVAL);
+	CHECK_INT(axl_event_notify(c, e, p[0]), AXL_EINVAL); /* the read end */
+	int gone = dup(p[1]);
+	close(gone);
+	CHECK_INT(axl_event_notify(c, e, gone), AXL_EINVAL); /* not open */
 	CHECK_INT(axl_event_notify(NULL, e, p[1]), AXL_EINVAL);
 	CHECK_INT(axl_event_notify(c, q, p[1]), AXL_EINVAL);
 	CHECK_INT(axl_event_notify(c, 0, p[1]), AXL_EINVAL);
