@@ -274,6 +274,11 @@ int main(void)
 	struct axl_context_options o = AXL_CONTEXT_OPTIONS_INIT;
 	o.flags = AXL_CONTEXT_NO_ENV;
 	o.sim = AXL_TEST_SIM;
+	/* lavapipe under the sanitizers on a loaded 2-core machine once took more than the
+	 * default 5 s for a queue sync (and every later call failed as hung): a deadline for
+	 * a slow software device, not a hung one */
+	static const char *const env[] = { "AXL_VENDOR_TIMEOUT_MS=60000", NULL };
+	o.env = env;
 	CHECK_INT(axl_context_open(&ctx, &o), 0);
 	CHECK_INT(axl_inventory_open(&inv, ctx, 0), 0);
 	struct axl_compute_options co = AXL_COMPUTE_OPTIONS_INIT;
