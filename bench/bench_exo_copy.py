@@ -20,7 +20,10 @@ run: ROUNDS > 1 alternates the exo and C measurements and keeps each one's best 
 30) makes one C-path copy (axl_copy into pinned memory, timed by the backend's events as
 `axl bench copy` times it), one more waited for on the calling thread (wall clock: what
 a C caller that waits sees) and one exo await (wall clock), in rotating order; "ratio
-here" divides the exo median by the event-timed one, "vs C wall" by the waited one.
+here" is the median over rounds (of all ROUNDS) of each round's exo / event-timed ratio,
+"vs C wall" the same against the waited one: the copies of one round run within a few
+ms, so the machine's drift in memory bandwidth (up to 2x between runs here) falls on
+both sides of a ratio.
 The first line is this machine's floor for any await: how long an event loop takes to
 wake after 2 ms asleep (wake_probe). The last table times awaits of 4 KiB, 1 MiB and
 16 MiB copies woken by libaxl's notification (axl_event_notify: the backend's way) and
@@ -73,7 +76,7 @@ async def _median_gbps(size: int, op) -> float:
     return statistics.median(xs)
 
 
-async def _interleaved(b: AxlGPUBackend, h, size: int, out) -> dict[str, float]:
+async def _interleaved(b: AxlGPUBackend, h, size: int, out) -> dict[str, Any]:
     """exo's d2h out= and the C path's d2h, each once in each of INTERLEAVED rounds (after
     2 warm-ups), in an order that rotates from round to round, in this process. The C
     path is libaxl's axl_copy from the same allocation into pinned host memory on the
@@ -88,6 +91,7 @@ async def _interleaved(b: AxlGPUBackend, h, size: int, out) -> dict[str, float]:
     pinned = c.alloc(d.cdev, size, "pinned")
     got: dict[str, list[float]] = {"c": [], "wall": [], "exo": []}
     order = list(got)
+    round_gbps: dict[str, float] = {}
     try:
         for i in range(INTERLEAVED + 2):
             # the order rotates: what one copy leaves behind (on the cpu backend an await
@@ -115,13 +119,21 @@ async def _interleaved(b: AxlGPUBackend, h, size: int, out) -> dict[str, float]:
                     t0 = time.perf_counter()
                     await b.copy_from_device(h, 0, size, out=out)
                     gbps = size / (time.perf_counter() - t0) / 1e9
+                round_gbps[which] = gbps
                 if i >= 2:
                     got[which].append(gbps)
+            if i >= 2:
+                # this round's ratios: the three copies ran within a few ms of each
+                # other, so a drift in the machine's memory bandwidth (here up to 2x
+                # between runs) falls on both sides of each ratio
+                got.setdefault("pairs here", []).append(round_gbps["exo"] / round_gbps["c"])
+                got.setdefault("pairs wall", []).append(round_gbps["exo"] / round_gbps["wall"])
     finally:
         pinned.free()
     m = statistics.median
     return {"C d2h here": m(got["c"]), "C wall here": m(got["wall"]),
-            "d2h out= here": m(got["exo"])}
+            "d2h out= here": m(got["exo"]), "pairs here": got["pairs here"],
+            "pairs wall": got["pairs wall"]}
 
 
 def wake_probe(rounds: int = 200, busy_s: float = 0.002) -> tuple[float, float]:
@@ -178,8 +190,9 @@ async def _backend(name: str) -> AxlGPUBackend | str:
     return b
 
 
-async def exo_figures(name: str, size: int) -> dict[str, float] | str:
-    """Median GB/s of the exo backend's copies of size bytes, or why it could not run."""
+async def exo_figures(name: str, size: int) -> dict[str, Any] | str:
+    """Median GB/s of the exo backend's copies of size bytes, with the interleaved
+    rounds' ratios, or why it could not run."""
     b = await _backend(name)
     if isinstance(b, str):
         return b
@@ -214,12 +227,19 @@ def c_figures(name: str, size: int, pageable: bool) -> dict[str, float] | str:
             if x["test"] in names and x.get("gbps") is not None}
 
 
-def _best(a: dict[str, float] | str | None, b: dict[str, float] | str) -> dict[str, float] | str:
+def _best(a: dict[str, Any] | str | None, b: dict[str, Any] | str) -> dict[str, Any] | str:
+    """Each figure's best of two rounds; the per-round ratios ("pairs ...") of both."""
     if not isinstance(a, dict):
         return b
     if not isinstance(b, dict):
         return a
-    return {k: max(a.get(k, 0.0), b.get(k, 0.0)) for k in set(a) | set(b)}
+    return {k: (a.get(k, []) + b.get(k, [])) if k.startswith("pairs") else
+            max(a.get(k, 0.0), b.get(k, 0.0)) for k in set(a) | set(b)}
+
+
+def _quartiles(xs: list[float]) -> tuple[float, float, float]:
+    q = statistics.quantiles(xs, n=4) if len(xs) > 1 else [xs[0]] * 3
+    return q[0], q[1], q[2]
 
 
 async def await_ab(name: str, sizes: list[int], rounds: int) -> list[tuple[int, float, float]] | str:
@@ -268,7 +288,7 @@ def main() -> int:
         "ratio pin", "ratio pg", "ratio here", "vs C wall"))
     for name in BACKENDS:
         for size in SIZES:
-            exo: dict[str, float] | str | None = None
+            exo: dict[str, Any] | str | None = None
             pin: dict[str, float] | str | None = None
             page: dict[str, float] | str | None = None
             for _ in range(ROUNDS):
@@ -288,8 +308,9 @@ def main() -> int:
                 if not isinstance(x, dict) or not x.get("d2h"):
                     return "-"
                 return "%.2f" % (exo["d2h out="] / x["d2h"])  # type: ignore[index]
-            here = exo["d2h out= here"] / exo["C d2h here"]
-            wall = exo["d2h out= here"] / exo["C wall here"]
+            # the median of the rounds' own ratios (pooled over ROUNDS)
+            q1, here, q3 = _quartiles(exo["pairs here"])
+            w1, wall, w3 = _quartiles(exo["pairs wall"])
             print("%-7s %5d MiB %8.2f %10.2f %10.2f %11s %11s %9s %9s %10.2f %10.2f" % (
                 name, size // MiB, exo["h2d"], exo["d2h out="], exo["d2h bytes"], f(pin),
                 f(page), ratio(pin), ratio(page), here, wall))
@@ -299,13 +320,15 @@ def main() -> int:
                     print("        d2h out= / axl bench copy d2h (pinned, another process) "
                           "= %.3f: %s the %.2f target" % (r, "meets" if r >= TARGET
                                                           else "BELOW", TARGET))
-                print("        d2h out= / C d2h (pinned, interleaved here: %.2f / %.2f) = "
-                      "%.3f: %s the %.2f target" % (
-                          exo["d2h out= here"], exo["C d2h here"], here,
-                          "meets" if here >= TARGET else "BELOW", TARGET))
-                print("        d2h out= / C d2h waited for on the calling thread (%.2f; the C "
-                      "path's own wall clock: %.2f of its event time) = %.3f" % (
-                          exo["C wall here"], exo["C wall here"] / exo["C d2h here"], wall))
+                print("        d2h out= / C d2h (pinned, interleaved here: %.2f / %.2f GB/s; "
+                      "median of %d rounds' ratios %.3f, quartiles %.3f-%.3f): %s the %.2f "
+                      "target" % (exo["d2h out= here"], exo["C d2h here"],
+                                  len(exo["pairs here"]), here, q1, q3,
+                                  "meets" if here >= TARGET else "BELOW", TARGET))
+                print("        d2h out= / C d2h waited for on the calling thread (%.2f GB/s; "
+                      "the C path's own wall clock: %.2f of its event time): %.3f, quartiles "
+                      "%.3f-%.3f" % (exo["C wall here"], exo["C wall here"] / exo["C d2h here"],
+                                     wall, w1, w3))
     ab_rounds = int(os.environ.get("AB_ROUNDS", "100"))
     print("\nawait of copy_from_device(out=host_buffer): median us of %d, notified "
           "(axl_event_notify) vs through the waiter thread, alternating" % ab_rounds)

@@ -342,8 +342,10 @@ class _Notes:
         self._r, self._w = os.pipe()
         os.set_blocking(self._r, False)
         self._loop: asyncio.AbstractEventLoop | None = None
-        # handle -> [transfer, guard, future, timer, what]
+        # handle -> [transfer, guard, future, due (loop time), what]
         self._pending: dict[int, list[Any]] = {}
+        # one timer for the earliest due: an await costs no timer of its own
+        self._timer: asyncio.TimerHandle | None = None
         self._deadline = _vendor_deadline_s()
         self._rest = b""
         self._empty: asyncio.Future[None] | None = None
@@ -357,6 +359,9 @@ class _Notes:
         return loop
 
     def _detach(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if self._loop is not None and not self._loop.is_closed():
             self._loop.remove_reader(self._r)
         self._loop = None
@@ -368,16 +373,38 @@ class _Notes:
         loop = self._attach()
         self._c._event_notify(e, self._w)  # noqa: SLF001
         fut: asyncio.Future[None] = loop.create_future()
-        timer = loop.call_later(self._deadline, self._late, e)
-        self._pending[e] = [t, guard, fut, timer, what]
+        due = loop.time() + self._deadline
+        self._pending[e] = [t, guard, fut, due, what]
+        if self._timer is None or due < self._timer.when():
+            self._arm(loop, due)
         return fut
+
+    def _arm(self, loop: asyncio.AbstractEventLoop, due: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = loop.call_at(due, self._sweep)
+
+    def _sweep(self) -> None:
+        """The earliest due came: hand every handle past its due to the waiter thread,
+        and wait for the next due."""
+        self._timer = None
+        loop = self._loop
+        if loop is None:
+            return
+        now = loop.time()
+        for e in [e for e, ent in self._pending.items() if ent[3] <= now]:
+            self._late(e)
+        if self._pending:
+            self._arm(loop, min(ent[3] for ent in self._pending.values()))
 
     def _ready(self) -> None:
         try:
-            data = self._rest + os.read(self._r, 8 * 512)
+            data = os.read(self._r, 8 * 512)
         except BlockingIOError:
             return
-        n = len(data) - len(data) % 8
+        if self._rest:
+            data = self._rest + data
+        n = len(data) & ~7
         self._rest = data[n:]
         for i in range(0, n, 8):
             self._complete(int.from_bytes(data[i:i + 8], sys.byteorder))
@@ -387,8 +414,7 @@ class _Notes:
         if ent is None:  # handed to the waiter thread at the deadline
             return
         self._popped()
-        t, guard, fut, timer, what = ent
-        timer.cancel()
+        t, guard, fut, _due, what = ent
         err: BaseException | None = None
         try:
             t.event.wait()  # notified: at once, with how the copy ended
@@ -429,7 +455,7 @@ class _Notes:
         if ent is None:
             return
         self._popped()
-        t, guard, fut, _timer, what = ent
+        t, guard, fut, _due, what = ent
 
         def wait() -> None:
             try:

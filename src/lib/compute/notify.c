@@ -228,7 +228,9 @@ int axl__notice_done(struct axl__notice *n, int *rc)
 {
 	char msg[sizeof n->msg];
 	pthread_mutex_lock(&n->lock);
-	bool done = n->state == N_DONE;
+	/* being written is done: how it ended is known (the reader that was woken asks
+	 * before the writer is back from write(); the runtime need not be asked again) */
+	bool done = n->state == N_WRITING || n->state == N_DONE;
 	if (done) {
 		*rc = n->rc;
 		memcpy(msg, n->msg, sizeof msg);

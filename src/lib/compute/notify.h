@@ -31,9 +31,9 @@ void axl__notifier_free(struct axl__notifier *p);
 int axl__notice_start(struct axl__notifier *p, const struct axl__compute_ops *ops, void *state, void *native,
 		      int fd, uint64_t handle, struct axl__notice **out);
 
-/* Has the event completed (the handle was written)? 1 with *rc its wait's result (and
- * that result's message set again on this thread), 0 when it has not. Never blocks for
- * long: a handle being written is waited for. */
+/* Has the event completed (its handle is being written, or was)? 1 with *rc its wait's
+ * result (and that result's message set again on this thread), 0 when it has not. Never
+ * blocks for long. */
 int axl__notice_done(struct axl__notice *n, int *rc);
 
 /* Before the event is freed: wait for the notice up to timeout_ms and free it. 0 when it

@@ -134,6 +134,7 @@ struct vk_queue {
 	VkCommandPool pool;
 	VkSemaphore sem;
 	uint64_t submitted; /* the last value a submission signals */
+	_Atomic uint64_t reached; /* a value the semaphore is known to have reached */
 	struct vk_slot *slots;
 	size_t nslots;
 	struct vk_buf scratch; /* device memory: a fill's unaligned bytes */

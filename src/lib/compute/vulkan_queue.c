@@ -110,6 +110,29 @@ static int vk_queue_create(void *state, void *dev, void **out)
 	return rc;
 }
 
+/* q's semaphore was seen at value: remember the highest seen. */
+static void note_reached(struct vk_queue *q, uint64_t value)
+{
+	uint64_t was = atomic_load(&q->reached);
+	while (was < value && !atomic_compare_exchange_weak(&q->reached, &was, value))
+		;
+}
+
+/* Has q's semaphore reached value? Known from an earlier wait or query, else asked
+ * (vkGetSemaphoreCounterValue does not wait; the copy path asks it too). An event's wait
+ * and then its free each ask: the second, and a wait after a notification, cost no
+ * deadline worker's hop. */
+static bool has_reached(struct vk_queue *q, uint64_t value)
+{
+	if (atomic_load(&q->reached) >= value)
+		return true;
+	uint64_t v = 0;
+	if (q->d->f.vkGetSemaphoreCounterValue(q->d->dev, q->sem, &v) != VK_SUCCESS || v < value)
+		return false;
+	note_reached(q, v);
+	return true;
+}
+
 /* Wait until q's semaphore reaches value. */
 static int wait_value(struct vk_queue *q, uint64_t value)
 {
@@ -118,7 +141,10 @@ static int wait_value(struct vk_queue *q, uint64_t value)
 				   .pSemaphores = &q->sem,
 				   .pValues = &value };
 	VkResult r = q->d->f.vkWaitSemaphores(q->d->dev, &wi, UINT64_MAX);
-	return r == VK_SUCCESS ? 0 : axl__vk_fail(q->d, r, "vkWaitSemaphores", 0);
+	if (r != VK_SUCCESS)
+		return axl__vk_fail(q->d, r, "vkWaitSemaphores", 0);
+	note_reached(q, value);
+	return 0;
 }
 
 static int sync_call(void *argp)
@@ -129,6 +155,8 @@ static int sync_call(void *argp)
 
 static int queue_wait(struct vk_state *st, struct vk_queue *q, uint64_t value)
 {
+	if (has_reached(q, value))
+		return 0;
 	struct dev_arg a = { .q = q, .a = value };
 	return axl__ccall_run(st->cc, sync_call, &a, sizeof a, "vkWaitSemaphores");
 }
@@ -156,6 +184,7 @@ static int slot_take(struct vk_queue *q, struct vk_slot **out)
 	uint64_t done = 0;
 	if (d->f.vkGetSemaphoreCounterValue(d->dev, q->sem, &done) != VK_SUCCESS)
 		done = 0;
+	note_reached(q, done);
 	for (size_t i = 0; i < q->nslots; i++) {
 		struct vk_slot *s = &q->slots[i];
 		if (s->value && s->value > done)

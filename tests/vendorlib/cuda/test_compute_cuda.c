@@ -6,16 +6,22 @@
  * can match them. One case per process: the double reads its fault variables once.
  *   test_compute_cuda CASE INPUTS DOUBLE.so OLD_DOUBLE.so
  * CASE: basic (devices, choice of backend, copies, fills, events, syncs, memory info,
- * threads, bad input), peer, staged (P2P off), oom, lost, hang, old (an old driver).
+ * threads, bad input), peer, staged (P2P off), oom, lost, hang, hang_event
+ * (notifications), notice_writing, old (an old driver).
  */
 #define _GNU_SOURCE /* setenv, clock_gettime */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "axl.h"
 #include "check.h"
@@ -454,6 +460,17 @@ static void test_hang(void)
 	CHECK(now_s() - t1 < 2.0);
 }
 
+/* A context with a queue, 1 MiB of pinned memory and 1 MiB of device memory on GPU 0. */
+static axl_compute *open_copy_pair(axl_queue *q, axl_buffer *h, axl_buffer *dv)
+{
+	axl_compute *c = open_cuda();
+	const axl_compute_device *d = gpu(c, 0);
+	CHECK_INT(axl_queue_create(c, d, q), 0);
+	CHECK_INT(axl_buffer_alloc(c, d, AXL_MEMORY_PINNED, 1 << 20, h), 0);
+	CHECK_INT(axl_buffer_alloc(c, d, AXL_MEMORY_DEVICE, 1 << 20, dv), 0);
+	return c;
+}
+
 /* axl_event_notify over the double: a copy's handle comes (a thread of libaxl's calls
  * cuEventSynchronize directly); then, with cuEventSynchronize hanging
  * (AXL_CUDA_DOUBLE_HANG), nothing comes, the event's wait and free each say so within
@@ -461,13 +478,9 @@ static void test_hang(void)
  * with the wedged runtime's error. */
 static void test_hang_event(void)
 {
-	axl_compute *c = open_cuda();
-	const axl_compute_device *d = gpu(c, 0);
 	axl_queue q = 0;
 	axl_buffer h = 0, dv = 0;
-	CHECK_INT(axl_queue_create(c, d, &q), 0);
-	CHECK_INT(axl_buffer_alloc(c, d, AXL_MEMORY_PINNED, 1 << 20, &h), 0);
-	CHECK_INT(axl_buffer_alloc(c, d, AXL_MEMORY_DEVICE, 1 << 20, &dv), 0);
+	axl_compute *c = open_copy_pair(&q, &h, &dv);
 	notify_check(c, q, h, dv, 1 << 20);
 
 	setenv("AXL_CUDA_DOUBLE_HANG", "cuEventSynchronize", 1); /* read at each call */
@@ -500,6 +513,99 @@ static void test_hang_event(void)
 	close(p[0]);
 	close(p[1]);
 	unsetenv("AXL_CUDA_DOUBLE_HANG");
+}
+
+/* Is a thread of this process blocked in write(fd, ...)? 1 yes, 0 no, -1 when the kernel
+ * does not say (/proc/PID/task/TID/syscall: the call's number and arguments). */
+static int writing_to(int fd)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return -1;
+	int found = 0, said = 0;
+	struct dirent *de;
+	while (!found && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[64], line[256];
+		snprintf(path, sizeof path, "/proc/self/task/%s/syscall", de->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		long nr = -1;
+		unsigned long a0 = 0;
+		if (fgets(line, sizeof line, f) && sscanf(line, "%ld %lx", &nr, &a0) >= 1)
+			said = 1;
+		fclose(f);
+		found = nr == SYS_write && a0 == (unsigned long)fd;
+	}
+	closedir(d);
+	return found ? 1 : said ? 0 : -1;
+}
+
+/* A handle still being written (the pipe is full: libaxl's thread is in write()) is an
+ * event that has completed: its wait says how it ended without asking the runtime again
+ * (here that would hang: AXL_CUDA_DOUBLE_HANG=cuEventSynchronize under a 300 ms deadline),
+ * and its free waits only for the write, once the reader makes room. */
+static void test_notice_writing(void)
+{
+	axl_queue q = 0;
+	axl_buffer h = 0, dv = 0;
+	axl_compute *c = open_copy_pair(&q, &h, &dv);
+	int p[2];
+	CHECK_INT(pipe(p), 0);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	/* fill the pipe through a second, non-blocking open of its write end */
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", p[1]);
+	int fill = open(path, O_WRONLY | O_NONBLOCK);
+	CHECK(fill >= 0);
+	size_t filled = 0;
+	char zeros[4096] = { 0 };
+	for (size_t chunk = sizeof zeros; chunk; chunk /= 2) {
+		ssize_t w;
+		while ((w = write(fill, zeros, chunk)) > 0)
+			filled += (size_t)w;
+		CHECK(errno == EAGAIN);
+	}
+	close(fill);
+
+	axl_event e = 0;
+	CHECK_INT(axl_copy(c, q, h, 0, dv, 0, 4096, NULL, &e), 0);
+	CHECK_INT(axl_event_notify(c, e, p[1]), 0);
+	int w = 0;
+	for (double t0 = now_s(); (w = writing_to(p[1])) == 0 && now_s() - t0 < 20;)
+		usleep(1000);
+	if (w < 0) {
+		printf("notice_writing: this kernel does not show a thread's system call; not checked\n");
+	} else {
+		CHECK_INT(w, 1);
+		setenv("AXL_CUDA_DOUBLE_HANG", "cuEventSynchronize", 1); /* read at each call */
+		CHECK_INT(axl_event_wait(c, e), 0);
+		unsetenv("AXL_CUDA_DOUBLE_HANG");
+	}
+	/* the reader makes room: the handle comes after the filling */
+	size_t n = 0;
+	uint64_t last = 0;
+	unsigned char buf[8192];
+	for (double t0 = now_s(); n < filled + 8 && now_s() - t0 < 20;) {
+		ssize_t r = read(p[0], buf, sizeof buf);
+		if (r <= 0) {
+			usleep(1000);
+			continue;
+		}
+		for (ssize_t i = 0; i < r; i++, n++)
+			if (n >= filled)
+				((unsigned char *)&last)[n - filled] = buf[i];
+	}
+	CHECK(n == filled + 8);
+	CHECK(last == e);
+	CHECK_INT(axl_event_free(c, e), 0);
+	CHECK_INT(axl_buffer_free(c, h), 0);
+	CHECK_INT(axl_buffer_free(c, dv), 0);
+	axl_compute_free(c);
+	close(p[0]);
+	close(p[1]);
 }
 
 /* An old driver: no cuMemcpyPeerAsync, cuDeviceGetUuid_v2, cuMemGetInfo_v2 or
@@ -556,6 +662,8 @@ int main(int argc, char **argv)
 		test_hang();
 	} else if (strcmp(cs, "hang_event") == 0) {
 		test_hang_event();
+	} else if (strcmp(cs, "notice_writing") == 0) {
+		test_notice_writing();
 	} else if (strcmp(cs, "old") == 0) {
 		test_old();
 	} else {
