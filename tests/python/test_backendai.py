@@ -1,7 +1,9 @@
 """axl.backendai driven the way the Backend.AI agent drives a compute plugin.
 
-The agent's base classes are the stand-in in tests/python/backendai_agent (written from
-the interface notes); the plugins are loaded through the backendai_accelerator_v21 entry
+The agent's classes are the stand-in in tests/python/backendai_agent (each file mirrors
+the upstream file and commit it names), or, with AXL_BACKENDAI_UPSTREAM set, upstream's
+own (tests/compat/backendai/run_upstream.py puts lablup/backend.ai and aiodocker on the
+path); the plugins are loaded through the backendai_accelerator_v21 entry
 points read from python/pyproject.toml. Nodes: tests/sim/*.json, h100x8-mig2.json (8 H100,
 2 in MIG mode) with MIG devices created in a temporary AXL_STATE_DIR.
 """
@@ -22,7 +24,8 @@ import jsonschema
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "backendai_agent"))
+if not os.environ.get("AXL_BACKENDAI_UPSTREAM"):
+    sys.path.insert(0, os.path.join(HERE, "backendai_agent"))
 
 import axl  # noqa: E402
 from conftest import SIMS, TESTS  # noqa: E402
@@ -216,7 +219,7 @@ def test_restore_from_resource_txt(mig_state, tmp_path):
                     "Mounts": [{"Type": "bind", "Source": str(cfg), "Destination": "/home/config"}]}
     dc = DockerContainer(None, **inspect_data)
     assert not hasattr(dc, "get") and not hasattr(dc, "keys")  # not a Mapping, as upstream's
-    container = Container(id="c1", status="running", image="x", backend_obj=dc)
+    container = Container(id="c1", status="running", image="x", labels={}, ports=[], backend_obj=dc)
     run(p.restore_from_container(container, amap))
     assert amap.allocations["cuda.device"]["3"] == 1 and amap.allocations["cuda.device"]["5"] == 1
     assert amap.allocations["cuda.device"]["2"] == 0
@@ -224,18 +227,19 @@ def test_restore_from_resource_txt(mig_state, tmp_path):
     # the docker API's other layout (Mounts with Destination only), and a bare inspect dict
     amap = run(p.create_alloc_map())
     del inspect_data["HostConfig"]
-    run(p.restore_from_container(Container(id="c1", status="running", image="x",
+    run(p.restore_from_container(Container(id="c1", status="running", image="x", labels={}, ports=[],
                                            backend_obj=DockerContainer(None, **inspect_data)), amap))
     assert amap.allocations["cuda.device"]["3"] == 1
     amap = run(p.create_alloc_map())
-    run(p.restore_from_container(Container(id="c1", status="running", image="x", backend_obj=inspect_data), amap))
+    run(p.restore_from_container(Container(id="c1", status="running", image="x", labels={}, ports=[],
+                                           backend_obj=inspect_data), amap))
     assert amap.allocations["cuda.device"]["5"] == 1
     # device ids are matched as written: an id this node does not have is an error
     (cfg / "resource.txt").write_text("CUDA.DEVICE_SHARES=3:1,5:1\n%s_SHARES=%s:1\n" % (mig_slot.upper(), mig_id.upper()))
     with pytest.raises(BackendAIPluginError):
         run(p.restore_from_container(container, amap))
     # a container without a /home/config mount, or without a resource.txt, is skipped
-    run(p.restore_from_container(Container(id="c2", status="running", image="x",
+    run(p.restore_from_container(Container(id="c2", status="running", image="x", labels={}, ports=[],
                                            backend_obj=DockerContainer(None, Id="c2", Mounts=[])), amap))
     # what the agent's reader skips is skipped (a line without "=", an entry without an
     # amount); what it cannot read is an error
@@ -489,11 +493,13 @@ def test_without_the_agent():
 
 def test_generate_mounts_are_the_agents(tmp_path):
     """generate_mounts hands the agent MountInfo(MountTypes.BIND, ...): the agent mounts each
-    read-only of type mode and reads mode.value (process_mounts); the plugin's
-    configuration comes from etcd as strings, so mount_libraries = "false" is false."""
+    read-only of type mode (agent.py's _mount: get_runner_mount of the docker agent's
+    DockerKernelCreationContext) and reads mode.value (its process_mounts); the plugin's configuration comes from etcd as strings,
+    so mount_libraries = "false" is false."""
     import dataclasses
-    from ai.backend.agent.types import MountInfo, process_mount
-    from ai.backend.common.types import MountTypes
+    from ai.backend.agent.docker.agent import DockerKernelCreationContext
+    from ai.backend.agent.types import MountInfo
+    from ai.backend.common.types import MountPermission, MountTypes
     from axl.backendai import BackendAIPluginError
 
     def plugin(**cfg):
@@ -510,9 +516,17 @@ def test_generate_mounts_are_the_agents(tmp_path):
     alloc = run(p.create_alloc_map()).allocate({"cuda.device": Decimal(1)})
     mounts = run(p.generate_mounts(tmp_path, alloc))
     assert mounts, "no library mounted"
+    agent = DockerKernelCreationContext.__new__(DockerKernelCreationContext)  # two methods only
+    agent.container_configs = []
     for m in mounts:
         assert isinstance(m, MountInfo) and m.mode is MountTypes.BIND
-        assert process_mount(m)["Type"] == "bind"
+    # as agent.py's _mount(mount_info.mode, mount_info.src_path, mount_info.dst_path.as_posix())
+    run(agent.process_mounts([agent.get_runner_mount(m.mode, m.src_path, m.dst_path.as_posix(),
+                                                     MountPermission.READ_ONLY) for m in mounts]))
+    made = agent.container_configs[0]["HostConfig"]["Mounts"]
+    assert [x["Type"] for x in made] == ["bind"] * len(mounts)
+    assert all(x["ReadOnly"] for x in made)
+    assert {x["Source"] for x in made} == {str(m.src_path) for m in mounts}
     for off in ("false", "False", "0", "no", "off", False):
         assert run(plugin(mount_libraries=off).generate_mounts(tmp_path, alloc)) == []
     assert run(plugin(mount_libraries=True).generate_mounts(tmp_path, alloc))
@@ -552,7 +566,7 @@ def test_mig_slot_never_gets_a_whole_gpu(mig_state):
     allocations[slot][device] for every cuda device, which (a defaultdict) books whole GPUs
     under the MIG slot. axl's map keeps each device under its own slot, and no whole GPU is
     ever handed out for a MIG slot, whatever an allocation says."""
-    from ai.backend.agent.alloc_map import AffinityHint, AffinityMap, AffinityPolicy
+    from ai.backend.agent.affinity_map import AffinityHint, AffinityMap, AffinityPolicy
     from axl.backendai import BackendAIPluginError
     p = entry_points()["cuda"]({"sim": MIG2, "state_dir": mig_state}, {})
     run(p.init())
@@ -562,12 +576,14 @@ def test_mig_slot_never_gets_a_whole_gpu(mig_state):
     assert migs and wholes
     for policy in (AffinityPolicy.PREFER_SINGLE_NODE, AffinityPolicy.INTERLEAVED):
         amap = run(p.create_alloc_map())
-        hint = AffinityHint(None, AffinityMap(p.devices), policy)
+        hint = AffinityHint(None, AffinityMap.build(p.devices), policy)
         got = amap.allocate({mig_slot: Decimal(1)}, affinity_hint=hint)
         assert set(got[mig_slot]) <= migs, got
         assert not set(amap.allocations[mig_slot]) & wholes, dict(amap.allocations[mig_slot])
-        # and the whole-GPU slot after it, on the same map and hint
-        got2 = amap.allocate({"cuda.device": Decimal(2)}, affinity_hint=hint)
+        # and the whole-GPU slot after it, on the same map (another allocation run: a
+        # hint whose devices are of the same name is upstream's "logic error")
+        got2 = amap.allocate({"cuda.device": Decimal(2)},
+                             affinity_hint=AffinityHint(None, AffinityMap.build(p.devices), policy))
         assert set(got2["cuda.device"]) <= wholes
     # an allocation that names a whole GPU under the MIG slot is refused, never handed out
     whole = sorted(wholes)[-1]
@@ -581,7 +597,21 @@ def test_mig_slot_never_gets_a_whole_gpu(mig_state):
         run(p.generate_docker_args(None, {"cuda.device": {mig: Decimal(1)}}))
 
 
-def test_entry_points_never_collide():
+GROUP = "backendai_accelerator_v21"
+
+
+def installed(where, dists):
+    """Packages installed in where, as pip leaves them: NAME-1.0.dist-info with its
+    entry_points.txt (group GROUP), which importlib.metadata reads."""
+    for dist, eps in dists.items():
+        info = where / ("%s-1.0.dist-info" % dist)
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: %s\nVersion: 1.0\n" % dist)
+        (info / "entry_points.txt").write_text(
+            "[%s]\n" % GROUP + "".join("%s = %s\n" % kv for kv in eps.items()))
+
+
+def test_entry_points_never_collide(tmp_path):
     """With upstream's accelerator plugins installed too and no allowlist, the agent's
     scan_entrypoints (ai.backend.plugin.entrypoint, lablup/backend.ai c0032c47) raises on
     two entry points of one name: axl's names are axl-<key>. Its allow-/block-compute-
@@ -593,18 +623,68 @@ def test_entry_points_never_collide():
     # upstream's, as their BUILD files declare them
     upstream = {"cuda": "ai.backend.accelerator.cuda_open.plugin:CUDAPlugin",
                 "rocm": "ai.backend.accelerator.rocm.plugin:ROCmPlugin",
-                "tpu": "ai.backend.accelerator.tpu.plugin:TPUPlugin",
                 "gaudi2": "ai.backend.accelerator.habana.gaudi2.plugin:Gaudi2Plugin",
                 "gaudi3": "ai.backend.accelerator.habana.gaudi3.plugin:Gaudi3Plugin",
-                "tt-n300": "ai.backend.accelerator.tenstorrent.n300.plugin:TTn300Plugin",
                 "mock": "ai.backend.accelerator.mock.plugin:MockPlugin"}
-    both = list(upstream.items()) + list(ours.items())
-    names = [e.name for e in scan_entrypoints(both)]
-    assert len(names) == len(upstream) + len(ours)
-    with pytest.raises(RuntimeError, match="duplicate plugin entrypoint name 'cuda'"):
-        list(scan_entrypoints(both + [("cuda", "axl.backendai:CUDAPlugin")]))
-    assert {e.name for e in scan_entrypoints(both, allowlist={"axl.backendai"})} == set(ours)
-    assert {e.name for e in scan_entrypoints(both, blocklist={"ai.backend.accelerator"})} == set(ours)
+    group = GROUP
+    site = tmp_path / "site"
+    installed(site, {"backend.ai_accelerator_upstream": upstream, "axl_plugins": ours})
+    sys.path.insert(0, str(site))
+    try:
+        names = [e.name for e in scan_entrypoints(group)]
+        assert len(names) == len(set(names))
+        assert set(upstream) | set(ours) <= set(names)
+        assert {e.name for e in scan_entrypoints(group, allowlist={"axl.backendai"})} == set(ours)
+        assert {e.name for e in scan_entrypoints(group, blocklist={"ai.backend.accelerator"})} == set(ours)
+        # an axl plugin under an upstream name would stop the agent
+        installed(site, {"clash": {"cuda": "axl.backendai:CUDAPlugin"}})
+        with pytest.raises(RuntimeError, match="duplicate plugin entrypoint name 'cuda'"):
+            list(scan_entrypoints(group))
+    finally:
+        sys.path.remove(str(site))
+
+
+def test_plugin_context_makes_every_plugin(tmp_path):
+    """The agent's own loader: ComputePluginContext (ai.backend.agent.resources, over
+    BasePluginContext of ai.backend.common.plugin) with allow-compute-plugins =
+    ["axl.backendai"] finds every axl entry point in the installed package's metadata,
+    makes each with its etcd configuration (config/plugins/accelerator/<entry point
+    name>/) and initialises it, keyed by the entry point's name; upstream's plugins beside
+    them are not loaded."""
+    from ai.backend.agent.resources import AbstractComputePlugin, ComputePluginContext
+    with open(os.path.join(ROOT, "python", "pyproject.toml"), "rb") as f:
+        ours = tomllib.load(f)["project"]["entry-points"][GROUP]
+    site = tmp_path / "site"
+    installed(site, {"axl_plugins": ours,
+                     "backend.ai_accelerator_cuda_open": {
+                         "cuda": "ai.backend.accelerator.cuda_open.plugin:CUDAPlugin"}})
+
+    class Etcd:
+        """What the context asks of etcd: get_prefix, every value a string."""
+
+        def __init__(self):
+            self.asked = []
+
+        async def get_prefix(self, key):
+            self.asked.append(key)
+            return {"sim": MIG2}
+
+    etcd = Etcd()
+    sys.path.insert(0, str(site))
+    try:
+        ctx = ComputePluginContext(etcd, {})
+        run(ctx.init(allowlist={"axl.backendai"}))
+    finally:
+        sys.path.remove(str(site))
+    assert set(ctx.plugins) == set(ours), set(ours) ^ set(ctx.plugins)
+    assert all(isinstance(p, AbstractComputePlugin) for p in ctx.plugins.values())
+    assert sorted(etcd.asked) == sorted("config/plugins/accelerator/%s/" % n for n in ours)
+    # the H100 node's plugin found its GPUs through the configuration etcd gave it
+    direct = entry_points()["cuda"]({"sim": MIG2}, {})
+    run(direct.init())
+    got = ctx.plugins["axl-cuda"].devices
+    assert got and [d.device_id for d in got] == [d.device_id for d in direct.devices]
+    run(ctx.cleanup())
 
 
 def test_upstream_keys_per_model(tree_dir):

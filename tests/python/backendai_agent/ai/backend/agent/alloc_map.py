@@ -1,16 +1,13 @@
-"""Stand-in: the allocation maps of ai.backend.agent.alloc_map, and AffinityHint /
-AffinityMap of ai.backend.agent.affinity_map.
+"""Stand-in: the allocation maps of ai.backend.agent.alloc_map (AffinityHint and
+AffinityPolicy imported from the stand-in's affinity_map, as upstream imports them).
 
 AbstractAllocMap (allocations: a defaultdict of defaultdicts, clear(), get_current_allocations
 with an affinity hint, update_affinity_hint) and DiscretePropertyAllocMap's EVENLY strategy
 (upstream's default) mirror lablup/backend.ai, src/ai/backend/agent/alloc_map.py at commit
-c0032c472e4b40e0eb012bdd1cd3f081854dd891; AffinityMap keeps upstream's queries
-(get_device_clusters_with_lowest_distance, get_distance_ordered_neighbors) over a NUMA
-distance of 10 within a node and 20 across, without networkx. FractionAllocMap keeps the
-rules only (shares filled from the freest device)."""
+c0032c472e4b40e0eb012bdd1cd3f081854dd891. FractionAllocMap keeps the rules only (shares
+filled from the freest device)."""
 from __future__ import annotations
 
-import enum
 import fnmatch
 import itertools
 from collections import defaultdict
@@ -20,6 +17,8 @@ from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
 from ai.backend.common.types import SlotName, SlotTypes
+
+from .affinity_map import AffinityHint, AffinityPolicy
 
 
 class ResourceError(ValueError):
@@ -47,51 +46,6 @@ class DeviceSlotInfo:
     slot_type: SlotTypes
     slot_name: SlotName
     amount: Decimal
-
-
-class AffinityPolicy(enum.Enum):
-    PREFER_SINGLE_NODE = 0
-    INTERLEAVED = 1
-
-
-class AffinityMap:
-    """NUMA distances between every pair of devices of every plugin (upstream: an nx.Graph
-    with a weight per edge)."""
-
-    def __init__(self, devices: Iterable[Any]) -> None:
-        self.nodes = list(devices)
-        self.min_weight = 10
-
-    def weight(self, u: Any, v: Any) -> int:
-        return 10 if u.numa_node == v.numa_node else 20
-
-    def get_device_clusters_with_lowest_distance(self, device_name: str) -> Sequence[Sequence[Any]]:
-        # connected components of the devices of device_name joined by min_weight edges:
-        # one cluster per NUMA node; large components first
-        groups: dict[Any, list[Any]] = {}
-        for u in self.nodes:
-            if u.device_name == device_name:
-                groups.setdefault(u.numa_node, []).append(u)
-        return sorted(groups.values(), key=lambda c: -len(c))
-
-    def get_distance_ordered_neighbors(self, src_devices: Sequence[Any], device_name: str
-                                       ) -> tuple[Sequence[Sequence[Any]], Sequence[Any]]:
-        src_numa_nodes = {d.numa_node for d in src_devices}
-        primary_sets, secondary = [], set()
-        for numa_node in src_numa_nodes:
-            primary = {u for u in self.nodes if u.device_name == device_name and u.numa_node == numa_node}
-            primary_sets.append(primary)
-        for u in self.nodes:
-            if u.device_name == device_name and u.numa_node not in src_numa_nodes:
-                secondary.add(u)
-        return primary_sets, list(secondary)
-
-
-@dataclass
-class AffinityHint:
-    devices: Sequence[Any] | None
-    affinity_map: AffinityMap
-    policy: AffinityPolicy
 
 
 def _interleave_longest(*seqs: Sequence[Any]) -> list[Any]:

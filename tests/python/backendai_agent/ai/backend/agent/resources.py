@@ -1,5 +1,12 @@
-"""Stand-in: AbstractComputeDevice, AbstractComputePlugin, known_slot_types and
-KernelResourceSpec's writer of ai.backend.agent.resources.
+"""Stand-in: AbstractComputeDevice, AbstractComputePlugin, ComputePluginContext,
+known_slot_types, Mount and KernelResourceSpec's writer of ai.backend.agent.resources.
+
+ComputePluginContext mirrors upstream's at the same commit: BasePluginContext (the
+stand-in's ai.backend.common.plugin) over the group backendai_accelerator_v21, with the
+intrinsic plugins ("cpu", "mem") sorted after the accelerators.
+
+Mount mirrors upstream's attrs class at the same commit (type: MountTypes, source, target,
+permission = READ_ONLY, opts): what the docker agent makes of each mount (get_runner_mount).
 
 KernelResourceSpec.write_to_string mirrors lablup/backend.ai, src/ai/backend/agent/
 resources.py at commit c0032c472e4b40e0eb012bdd1cd3f081854dd891: SCRATCH_SIZE (BinarySize,
@@ -8,17 +15,29 @@ amount written with BinarySize's "s" format when known_slot_types says the slot 
 "bytes" ("MEM_SHARES=root:8g"), as a number otherwise."""
 from __future__ import annotations
 
-from abc import ABCMeta, abstractmethod
+from abc import abstractmethod
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import json
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ai.backend.common.types import BinarySize
+from pathlib import Path
+
+from ai.backend.common.plugin import AbstractPlugin, BasePluginContext
+from ai.backend.common.types import BinarySize, MountPermission, MountTypes
 
 from .alloc_map import DeviceSlotInfo, DiscretePropertyAllocMap, FractionAllocMap  # noqa: F401  (re-export "for plugins")
+
+
+@dataclass(slots=True)
+class Mount:
+    type: MountTypes
+    source: Path | None
+    target: Path
+    permission: MountPermission = MountPermission.READ_ONLY
+    opts: Mapping[str, Any] | None = None
 
 
 class AbstractComputeDevice:
@@ -40,24 +59,6 @@ class AbstractComputeDevice:
 
     def __eq__(self, other: object) -> bool:
         return hash(self) == hash(other)
-
-
-class AbstractPlugin(metaclass=ABCMeta):
-    config_watch_enabled: ClassVar[bool] = True
-    require_explicit_allow: ClassVar[bool] = False
-
-    def __init__(self, plugin_config: Mapping[str, Any], local_config: Mapping[str, Any]) -> None:
-        self.plugin_config = plugin_config
-        self.local_config = local_config
-
-    @abstractmethod
-    async def init(self, context: Any = None) -> None: ...
-
-    @abstractmethod
-    async def cleanup(self) -> None: ...
-
-    @abstractmethod
-    async def update_plugin_config(self, plugin_config: Mapping[str, Any]) -> None: ...
 
 
 class AbstractComputePlugin(AbstractPlugin):
@@ -140,3 +141,24 @@ class KernelResourceSpec:
                         pieces.append(f"{dev_id}:{alloc}")
                 out += f"{slot_name.upper()}_SHARES={','.join(pieces)}\n"
         return out
+
+
+class ComputePluginContext(BasePluginContext[AbstractComputePlugin]):
+    plugin_group = "backendai_accelerator_v21"
+
+    @classmethod
+    def discover_plugins(cls, plugin_group: str, allowlist: set[str] | None = None,
+                         blocklist: set[str] | None = None):
+        scanned_plugins = [*super().discover_plugins(plugin_group, allowlist, blocklist)]
+
+        def accel_lt_intrinsic(item) -> int:
+            # push back "intrinsic" plugins (if exists)
+            if item[0] in ("cpu", "mem"):
+                return 0
+            return -1
+
+        scanned_plugins.sort(key=accel_lt_intrinsic)
+        yield from scanned_plugins
+
+    def attach_intrinsic_device(self, plugin: AbstractComputePlugin) -> None:
+        self.plugins[plugin.key] = plugin

@@ -1,4 +1,5 @@
-"""Stand-in: SlotName, SlotTypes, MountTypes, BinarySize of ai.backend.common.types.
+"""Stand-in: SlotName, SlotTypes, MountPermission, MountTypes, BinarySize of
+ai.backend.common.types.
 
 Mirrors lablup/backend.ai, src/ai/backend/common/types.py at commit
 c0032c472e4b40e0eb012bdd1cd3f081854dd891 (MountTypes: a StrEnum; BinarySize's "s" format,
@@ -40,6 +41,12 @@ class SlotName(UserString):
 
     def __hash__(self) -> int:
         return hash(self.data)
+
+
+class MountPermission(enum.StrEnum):
+    READ_ONLY = "ro"
+    READ_WRITE = "rw"
+    RW_DELETE = "wd"
 
 
 class MountTypes(enum.StrEnum):
