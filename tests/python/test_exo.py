@@ -46,6 +46,21 @@ def run(coro):
     return asyncio.run(coro)
 
 
+def test_memory_handle_dumps_as_pydantic():
+    """exo's MemoryHandle is a pydantic model, and the fork's tests serialise it:
+    model_dump() and model_dump_json() give its four fields, the time as pydantic writes
+    a UTC datetime."""
+    import json
+    from datetime import datetime, timezone
+    at = datetime(2026, 11, 29, 12, 0, 1, 250000, tzinfo=timezone.utc)
+    h = MemoryHandle(device_id="cuda:0", size_bytes=1024, allocated_at=at)
+    d = h.model_dump()
+    assert d == {"handle_id": h.handle_id, "device_id": "cuda:0", "size_bytes": 1024, "allocated_at": at}
+    text = h.model_dump_json()
+    assert " " not in text
+    assert json.loads(text) == dict(d, allocated_at="2026-11-29T12:00:01.250000Z")
+
+
 def test_interface_shape():
     assert [f.name for f in dataclasses.fields(GPUDevice)] == [
         "device_id", "name", "vendor", "backend", "compute_capability", "memory_bytes",
@@ -300,8 +315,12 @@ def test_factory(sim_h100x2, monkeypatch):
                 GPUBackendFactory.set_backend_override("cuda")
                 with pytest.raises(RuntimeError, match="override"):
                     await GPUBackendFactory.create_backend(inventory=inv)
+                # any name is taken (the design's factory takes it); making it fails
+                GPUBackendFactory.set_backend_override("directml")
                 with pytest.raises(RuntimeError, match="Unknown backend"):
-                    GPUBackendFactory.set_backend_override("directml")
+                    await GPUBackendFactory.create_backend(inventory=inv)
+                with pytest.raises(RuntimeError, match="Unknown backend"):
+                    GPUBackendFactory.set_backend_override(3)
             finally:
                 GPUBackendFactory.clear_backend_override()
             monkeypatch.setenv("AXL_EXO_BACKEND", "cpu")
@@ -859,8 +878,12 @@ def test_add_a_backend(monkeypatch):
         run(body())
     finally:
         GPUBackendFactory.unregister_backend("toy")
-    with pytest.raises(RuntimeError, match="Unknown backend"):
-        GPUBackendFactory.set_backend_override("toy")
+    GPUBackendFactory.set_backend_override("toy")
+    try:
+        with pytest.raises(RuntimeError, match="Unknown backend"):
+            asyncio.run(GPUBackendFactory.create_backend())
+    finally:
+        GPUBackendFactory.clear_backend_override()
 
 
 @pytest.mark.parametrize("name", BACKENDS)

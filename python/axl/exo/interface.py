@@ -14,9 +14,10 @@ UNKNOWN_STR / UNKNOWN_INT / UNKNOWN_FLOAT ("unknown", -1, -1.0), never a made-up
 from __future__ import annotations
 
 import abc
+import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Optional
+from typing import Any, Optional
 from uuid import uuid4
 
 __all__ = ["MemoryHandle", "GPUDevice", "GPUBackend", "EXO_INTERFACE", "AxlGPUDevice",
@@ -52,6 +53,19 @@ else:
         size_bytes: int
         handle_id: str = field(default_factory=lambda: str(uuid4()))
         allocated_at: datetime = field(default_factory=_now)
+
+        def model_dump(self, mode: str = "python") -> dict[str, Any]:
+            """exo's handle is a pydantic model: its fields as model_dump() gives them
+            (mode="json": the time as pydantic writes it, ISO 8601, UTC as "Z")."""
+            at: Any = self.allocated_at
+            if mode == "json":
+                at = at.isoformat().replace("+00:00", "Z")
+            return {"handle_id": self.handle_id, "device_id": self.device_id,
+                    "size_bytes": self.size_bytes, "allocated_at": at}
+
+        def model_dump_json(self) -> str:
+            """As pydantic's model_dump_json(): compact JSON of model_dump(mode="json")."""
+            return json.dumps(self.model_dump(mode="json"), separators=(",", ":"))
 
     # exo declares handle_id first; a dataclass cannot put defaulted fields before the
     # required ones, so the field order is restored for introspection (fields(), repr)
