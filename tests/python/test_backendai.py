@@ -421,6 +421,22 @@ def test_precision_support_names_fp4(sim, plugin):
     run(p.cleanup())
 
 
+def test_rtx_4090_names_all_eight():
+    """The RTX 4090 (mixed.json): INT4 native from the Ada whitepaper's INT4 Tensor TOPS,
+    so every BEP-1000 format has its row."""
+    p = entry_points()["cuda"]({"sim": os.path.join(TESTS, "sim", "mixed.json")}, {})
+    run(p.init())
+    ada = [d for d in p.devices if "4090" in (d.axl_device.model or "")]
+    assert ada
+    info = ada[0].device_info()
+    sup = {r["format"]: r["support"] for r in info["precision_support"]}
+    assert {f: sup.get(f) for f in ("FP32", "TF32", "BF16", "FP16", "FP8", "INT8", "INT4", "FP4")} == {
+        "FP32": "native", "TF32": "native", "BF16": "native", "FP16": "native",
+        "FP8": "native", "INT8": "native", "INT4": "native", "FP4": "none"}
+    assert set(info["precision_unknown"]) <= {"FP64"}  # not a BEP-1000 format; the documents are silent
+    run(p.cleanup())
+
+
 def test_rocm_device_nodes_and_groups():
     p = entry_points()["rocm"]({"sim": os.path.join(TESTS, "sim", "mi300x8.json"),
                                 "device_injector": "devices"}, {})
