@@ -57,48 +57,32 @@ class AffinityMap:
         return out
 
     def get_device_clusters_with_lowest_distance(self, device_name: str) -> Sequence[Sequence[Any]]:
-        device_cluster_list = [(self.min_weight, c) for c in self._components(device_name, self.min_weight)]
-        # sort by: low distance first, large component first
-        device_cluster_list.sort(key=lambda item: (item[0], -len(item[1])))
-        return [[*device_set] for _distance, device_set in device_cluster_list]
+        comps = self._components(device_name, self.min_weight)
+        comps.sort(key=len, reverse=True)  # one weight only: the largest first (stable)
+        return [list(c) for c in comps]
 
     def get_distance_ordered_neighbors(self, src_devices: Sequence[Any], device_name: str
                                        ) -> tuple[Sequence[Sequence[Any]], Sequence[Any]]:
+        """For each NUMA node of src_devices, the devices named device_name on it; then
+        those on no such node. Upstream raises RuntimeError when src_devices is empty or
+        of device_name itself (a slot allocated twice in one run)."""
         if not src_devices:
-            raise RuntimeError("This method must be called when there are previously allocated "
-                               "devices in a single allocation run.")
+            raise RuntimeError("no devices allocated yet in this allocation run")
         if next(iter(src_devices)).device_name == device_name:
-            raise RuntimeError("This is a logic error trying to allocate the same resource slots "
-                               "twice in a single allocation run.")
-        src_numa_nodes = {d.numa_node for d in src_devices}
-        primary_sets = []
-        secondary_set = set()
-        for numa_node in src_numa_nodes:
-            primary_set = set()
-            for u in self.nodes:
-                if u.device_name == device_name:
-                    if u.numa_node == numa_node:
-                        primary_set.add(u)
-                    else:
-                        secondary_set.add(u)
-            primary_sets.append(primary_set)
-        for primary_set in primary_sets:
-            secondary_set -= primary_set
-        return [*(list(primary_set) for primary_set in primary_sets)], list(secondary_set)
+            raise RuntimeError("%s allocated twice in one allocation run" % device_name)
+        numa_nodes = list(dict.fromkeys(d.numa_node for d in src_devices))
+        named = [u for u in self.nodes if u.device_name == device_name]
+        near = [[u for u in named if u.numa_node == n] for n in numa_nodes]
+        far = [u for u in named if u.numa_node not in numa_nodes]
+        return near, far
 
     @classmethod
     def build(cls, devices: Sequence[Any]) -> AffinityMap:
         g = cls()
-        max_weight = min_weight = 0
-        devices_copy = list(devices)
-        while devices_copy:
-            device1 = devices_copy.pop(0)
-            g.add_edge(device1, device1, weight=0)
-            for device2 in devices_copy:
-                weight = 0 if device1.numa_node == device2.numa_node else 1
-                max_weight = max(max_weight, weight)
-                min_weight = min(min_weight, weight)
-                g.add_edge(device1, device2, weight=weight)
-        g.max_weight = max_weight
-        g.min_weight = min_weight
+        devs = list(devices)
+        for i, a in enumerate(devs):
+            for b in devs[i:]:  # each pair once, each device with itself
+                g.add_edge(a, b, weight=0 if a.numa_node == b.numa_node else 1)
+        weights = set(g._weight.values())
+        g.min_weight, g.max_weight = min(weights, default=0), max(weights, default=0)
         return g

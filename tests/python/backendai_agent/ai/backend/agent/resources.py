@@ -149,16 +149,9 @@ class ComputePluginContext(BasePluginContext[AbstractComputePlugin]):
     @classmethod
     def discover_plugins(cls, plugin_group: str, allowlist: set[str] | None = None,
                          blocklist: set[str] | None = None):
-        scanned_plugins = [*super().discover_plugins(plugin_group, allowlist, blocklist)]
-
-        def accel_lt_intrinsic(item) -> int:
-            # push back "intrinsic" plugins (if exists)
-            if item[0] in ("cpu", "mem"):
-                return 0
-            return -1
-
-        scanned_plugins.sort(key=accel_lt_intrinsic)
-        yield from scanned_plugins
+        found = list(super().discover_plugins(plugin_group, allowlist, blocklist))
+        # the accelerators first, the intrinsic "cpu" and "mem" plugins after them
+        yield from sorted(found, key=lambda item: item[0] in ("cpu", "mem"))
 
     def attach_intrinsic_device(self, plugin: AbstractComputePlugin) -> None:
         self.plugins[plugin.key] = plugin

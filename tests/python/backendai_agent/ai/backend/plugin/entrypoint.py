@@ -17,30 +17,27 @@ from importlib.metadata import EntryPoint, entry_points
 
 def scan_entrypoints(group_name: str, allowlist: set[str] | None = None,
                      blocklist: set[str] | None = None) -> Iterator[EntryPoint]:
-    if blocklist is None:
-        blocklist = set()
-    existing_names: dict[str, EntryPoint] = {}
-    for entrypoint in itertools.chain(scan_entrypoint_from_buildscript(group_name),
-                                      scan_entrypoint_from_package_metadata(group_name)):
-        if allowlist is not None and not match_plugin_list(entrypoint.value, allowlist):
+    seen: dict[str, str] = {}  # name -> value
+    for ep in itertools.chain(scan_entrypoint_from_buildscript(group_name),
+                              scan_entrypoint_from_package_metadata(group_name)):
+        if allowlist is not None and not match_plugin_list(ep.value, allowlist):
             continue
-        if match_plugin_list(entrypoint.value, blocklist):
+        if blocklist and match_plugin_list(ep.value, blocklist):
             continue
-        if existing := existing_names.get(entrypoint.name):
-            if existing.value == entrypoint.value:
-                continue
-            raise RuntimeError(f"Detected a duplicate plugin entrypoint name {entrypoint.name!r} "
-                               f"from {existing.value} and {entrypoint.value}")
-        existing_names[entrypoint.name] = entrypoint
-        yield entrypoint
+        if ep.name in seen:
+            if seen[ep.name] == ep.value:
+                continue  # the same plugin found twice (build script and metadata)
+            # upstream's words: the agent stops on them
+            raise RuntimeError(f"Detected a duplicate plugin entrypoint name {ep.name!r} "
+                               f"from {seen[ep.name]} and {ep.value}")
+        seen[ep.name] = ep.value
+        yield ep
 
 
 def match_plugin_list(entry_path: str, plugin_list: set[str]) -> bool:
-    mod_path = entry_path.partition(":")[0]
-    for block_pattern in plugin_list:
-        if mod_path.startswith(block_pattern + ".") or mod_path == block_pattern:
-            return True
-    return False
+    """Is the entry point's module (value before ":") one of the list's, or inside one?"""
+    module = entry_path.split(":", 1)[0]
+    return any(module == p or module.startswith(p + ".") for p in plugin_list)
 
 
 def scan_entrypoint_from_package_metadata(group_name: str) -> Iterator[EntryPoint]:

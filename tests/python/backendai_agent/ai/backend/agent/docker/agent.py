@@ -26,23 +26,12 @@ class DockerKernelCreationContext:
         return Mount(type, Path(src), Path(target), MountPermission(perm), opts=opts)
 
     async def process_mounts(self, mounts: Sequence[Mount]) -> None:
-        def fix_unsupported_perm(folder_perm: MountPermission) -> MountPermission:
-            if folder_perm == MountPermission.RW_DELETE:
-                return MountPermission.READ_WRITE
-            return folder_perm
-
-        container_config = {
-            "HostConfig": {
-                "Mounts": [
-                    {
-                        "Target": str(mount.target),
-                        "Source": str(mount.source),
-                        "Type": mount.type.value,
-                        "ReadOnly": fix_unsupported_perm(mount.permission) == MountPermission.READ_ONLY,
-                        f"{mount.type.value.capitalize()}Options": mount.opts if mount.opts else {},
-                    }
-                    for mount in mounts
-                ],
-            },
-        }
-        self.container_configs.append(container_config)
+        entries = []
+        for m in mounts:
+            # docker has no "delete" right: a read-write-delete folder is mounted read-write
+            perm = MountPermission.READ_WRITE if m.permission == MountPermission.RW_DELETE else m.permission
+            kind = m.type.value  # an enum's value: a plain string here fails, as upstream
+            entries.append({"Target": str(m.target), "Source": str(m.source), "Type": kind,
+                            "ReadOnly": perm == MountPermission.READ_ONLY,
+                            kind.capitalize() + "Options": dict(m.opts or {})})
+        self.container_configs.append({"HostConfig": {"Mounts": entries}})

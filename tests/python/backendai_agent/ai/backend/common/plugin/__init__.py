@@ -52,67 +52,63 @@ class BasePluginContext(Generic[P]):
     blocklist: ClassVar[set[str] | None] = None
 
     def __init__(self, etcd: Any, local_config: Mapping[str, Any]) -> None:
+        m = re.fullmatch(r"backendai_(\w+)_v(\d+)", self.plugin_group)
+        if m is None:
+            raise TypeError("%s: plugin_group %r is not backendai_<key>_v<n>"
+                            % (type(self).__name__, self.plugin_group))
+        self._group_key = m.group(1)
         self.etcd = etcd
         self.local_config = local_config
         self.plugins: dict[str, P] = {}
         self._config_watchers: set[asyncio.Task[Any]] = set()
-        if m := re.search(r"^backendai_(\w+)_v(\d+)$", self.plugin_group):
-            self._group_key = m.group(1)
-        else:
-            raise TypeError(f"{type(self).__name__} has invalid plugin_group class attribute",
-                            self.plugin_group)
 
     @classmethod
     def discover_plugins(cls, plugin_group: str, allowlist: set[str] | None = None,
                          blocklist: set[str] | None = None) -> Iterator[tuple[str, type[P]]]:
-        cls_allowlist = set() if cls.allowlist is None else cls.allowlist
-        arg_allowlist = set() if allowlist is None else allowlist
-        allowlist_enabled = allowlist is not None or cls.allowlist is not None
-        cls_blocklist = set() if cls.blocklist is None else cls.blocklist
-        arg_blocklist = set() if blocklist is None else blocklist
-        for entrypoint in scan_entrypoints(
-                plugin_group, allowlist=cls_allowlist | arg_allowlist if allowlist_enabled else None,
-                blocklist=cls_blocklist | arg_blocklist):
-            plugin_cls = entrypoint.load()
-            if not (isinstance(plugin_cls, type) and issubclass(plugin_cls, AbstractPlugin)):
-                log.warning("skipping plugin (group:%s): %s (not a valid AbstractPlugin subclass)",
-                            plugin_group, entrypoint.name)
-                continue
-            if not allowlist_enabled and plugin_cls.require_explicit_allow:
-                continue
-            yield entrypoint.name, plugin_cls
+        # an allowlist is in force when either the class or the caller gives one: then
+        # both count; the blocklists always add up
+        allow: set[str] | None = None
+        if cls.allowlist is not None or allowlist is not None:
+            allow = set(cls.allowlist or ()) | set(allowlist or ())
+        block = set(cls.blocklist or ()) | set(blocklist or ())
+        for ep in scan_entrypoints(plugin_group, allowlist=allow, blocklist=block):
+            loaded = ep.load()
+            if not isinstance(loaded, type) or not issubclass(loaded, AbstractPlugin):
+                log.warning("plugin %s of %s is not an AbstractPlugin: skipped", ep.name, plugin_group)
+            elif allow is None and loaded.require_explicit_allow:
+                log.info("plugin %s of %s loads only when allowed by name: skipped", ep.name, plugin_group)
+            else:
+                yield ep.name, loaded
 
     async def init(self, context: Any | None = None, allowlist: set[str] | None = None,
                    blocklist: set[str] | None = None) -> None:
-        if allowlist is not None and blocklist is not None and (union := allowlist & blocklist):
-            raise ValueError(f"allowlist and blocklist has union value '{union}'")
-        for plugin_name, plugin_entry in self.discover_plugins(self.plugin_group, allowlist=allowlist,
-                                                               blocklist=blocklist):
-            plugin_config = await self.etcd.get_prefix(f"config/plugins/{self._group_key}/{plugin_name}/")
+        if allowlist and blocklist and allowlist & blocklist:
+            raise ValueError("plugins both allowed and blocked: %s" % sorted(allowlist & blocklist))
+        for name, plugin_cls in self.discover_plugins(self.plugin_group, allowlist=allowlist,
+                                                      blocklist=blocklist):
+            cfg = await self.etcd.get_prefix("config/plugins/%s/%s/" % (self._group_key, name))
             try:
-                plugin_instance = plugin_entry(plugin_config, self.local_config)
-                await plugin_instance.init(context=context)
-            except Exception:
-                log.exception("error during initialization of plugin: %s", plugin_name)
+                plugin = plugin_cls(cfg, self.local_config)
+                await plugin.init(context=context)
+            except Exception:  # one plugin that cannot start leaves the others
+                log.exception("plugin %s failed to initialise", name)
                 continue
-            else:
-                self.plugins[plugin_name] = plugin_instance
-            if plugin_instance.config_watch_enabled:
-                await self.watch_config_changes(plugin_name)
+            self.plugins[name] = plugin
+            if plugin.config_watch_enabled:
+                await self.watch_config_changes(name)
         await asyncio.sleep(0)
 
     async def cleanup(self) -> None:
-        for t in self._config_watchers:
-            t.cancel()
+        for task in self._config_watchers:
+            task.cancel()
         await asyncio.sleep(0)
-        for plugin_instance in self.plugins.values():
-            await plugin_instance.cleanup()
+        for plugin in self.plugins.values():
+            await plugin.cleanup()
 
-    async def _watcher(self, plugin_name: str) -> None:
-        async for _ in self.etcd.watch_prefix(f"config/plugins/{self._group_key}/{plugin_name}",
-                                              wait_timeout=0.2):
-            new_config = await self.etcd.get_prefix(f"config/plugins/{self._group_key}/{plugin_name}/")
-            await self.plugins[plugin_name].update_plugin_config(new_config)
+    async def _watch(self, name: str) -> None:
+        prefix = "config/plugins/%s/%s" % (self._group_key, name)
+        async for _ in self.etcd.watch_prefix(prefix, wait_timeout=0.2):
+            await self.plugins[name].update_plugin_config(await self.etcd.get_prefix(prefix + "/"))
 
     async def watch_config_changes(self, plugin_name: str) -> None:
-        self._config_watchers.add(asyncio.create_task(self._watcher(plugin_name)))
+        self._config_watchers.add(asyncio.create_task(self._watch(plugin_name)))
