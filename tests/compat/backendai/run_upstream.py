@@ -20,7 +20,8 @@ more_itertools, networkx, pytest and jsonschema are Debian's (pure Python, taken
 this interpreter's dist-packages: python3-attr, python3-more-itertools, python3-networkx,
 python3-pytest, python3-jsonschema); the other third-party modules the agent imports are
 stood in for (upstream_stubs.py, names in STUBBED). Exits 77 (skipped) when a source or
-the interpreter is missing, else with pytest's status."""
+the interpreter is missing, 1 with a message for a source that is not one, else with
+pytest's status."""
 from __future__ import annotations
 
 import argparse
@@ -32,7 +33,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-SKIP = 77
+sys.path.insert(0, os.path.dirname(HERE))
+from upstream_source import checkout, skip  # noqa: E402  (tests/compat)
 
 # imported by ai.backend.* on the way to what the test drives; never run by it
 STUBBED = ("aiohttp aiofiles aiomonitor aiotools async_timeout cachetools callosum coloredlogs "
@@ -44,32 +46,6 @@ REAL = ("attr", "attrs", "more_itertools", "networkx", "_pytest", "pytest", "plu
         "packaging", "py.py", "jsonschema", "pyrsistent")
 BACKENDAI_PATHS = ["src/ai/backend/agent", "src/ai/backend/common", "src/ai/backend/plugin",
                    "src/ai/backend/logging", "src/ai/backend/accelerator", "VERSION"]
-
-
-def skip(why: str) -> None:
-    print("skipped: %s" % why)
-    sys.exit(SKIP)
-
-
-def source(path: str | None, what: str, paths: list[str], into: str) -> str:
-    """A directory with the project's files: path itself (a checkout), or HEAD exported
-    from path (a bare git directory)."""
-    if not path:
-        skip("no %s source given (--%s or $AXL_%s_SRC)" % (what, what, what.upper()))
-    if not os.path.isdir(path):
-        skip("%s is not a directory" % path)
-    if not (os.path.isfile(os.path.join(path, "HEAD")) and os.path.isdir(os.path.join(path, "objects"))):
-        return path
-    os.makedirs(into)
-    arch = subprocess.run(["git", "--git-dir", path, "archive", "HEAD"] + paths,
-                          capture_output=True, check=False)
-    if arch.returncode != 0:
-        sys.exit("git archive of %s failed: %s" % (path, arch.stderr.decode(errors="replace")))
-    subprocess.run(["tar", "-x", "-C", into], input=arch.stdout, check=True)
-    commit = subprocess.run(["git", "--git-dir", path, "rev-parse", "HEAD"], capture_output=True,
-                            text=True, check=False).stdout.strip()
-    print("%s: %s at %s" % (what, path, commit or "?"))
-    return into
 
 
 def interpreter(given: str | None) -> str:
@@ -94,12 +70,14 @@ def main() -> int:
     py = interpreter(args.python)
     work = tempfile.mkdtemp(prefix="axl-upstream-")
     try:
-        bai = source(args.backendai, "backendai", BACKENDAI_PATHS, os.path.join(work, "backendai"))
-        aio = source(args.aiodocker, "aiodocker", ["aiodocker"], os.path.join(work, "aiodocker"))
+        bai = checkout(args.backendai, "backendai", "--backendai or $AXL_BACKENDAI_SRC", BACKENDAI_PATHS,
+                       os.path.join(work, "backendai"))
+        aio = checkout(args.aiodocker, "aiodocker", "--aiodocker or $AXL_AIODOCKER_SRC", ["aiodocker"],
+                       os.path.join(work, "aiodocker"))
         if not os.path.isdir(os.path.join(bai, "src", "ai", "backend", "agent")):
-            skip("%s has no src/ai/backend/agent" % bai)
+            sys.exit("%s has no src/ai/backend/agent: not a backend.ai source" % bai)
         if not os.path.isdir(os.path.join(aio, "aiodocker")):
-            skip("%s has no aiodocker package" % aio)
+            sys.exit("%s has no aiodocker package: not an aiodocker source" % aio)
         site = os.path.join(work, "site")
         os.makedirs(site)
         dist = next((p for p in sys.path if p.endswith("dist-packages") and

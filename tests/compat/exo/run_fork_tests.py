@@ -20,18 +20,21 @@ Deselected, each for a reason that is the fork's test and not the interface:
     factory to make the fork's CPUBackend class: axl's factory makes axl's backend.
 
 Needs Debian's python3-pytest and python3-pytest-asyncio (the tests are asyncio); exits
-77 (skipped) without them or without the source, else with pytest's status."""
+77 (skipped) without them or without the source, 1 with a message for a source that is
+not the fork's, else with pytest's status."""
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-SKIP = 77
+sys.path.insert(0, os.path.dirname(HERE))
+from upstream_source import checkout, skip  # noqa: E402  (tests/compat)
 TESTS = ["test_backend_interface.py", "test_factory.py", "test_discovery.py", "test_all_backends.py"]
 DESELECT = [
     "test_all_backends.py::TestCPUBackendInitialization::test_cpu_backend_init",
@@ -57,34 +60,16 @@ SHIM = {
 }
 
 
-def skip(why: str) -> None:
-    print("skipped: %s" % why)
-    sys.exit(SKIP)
-
-
-def fork_file(src: str, rel: str) -> bytes:
-    if os.path.isfile(os.path.join(src, "HEAD")) and os.path.isdir(os.path.join(src, "objects")):
-        r = subprocess.run(["git", "--git-dir", src, "show", "HEAD:" + rel], capture_output=True, check=False)
-        if r.returncode != 0:
-            skip("%s has no %s" % (src, rel))
-        return r.stdout
-    path = os.path.join(src, rel)
-    if not os.path.isfile(path):
-        skip("%s has no %s" % (src, rel))
-    with open(path, "rb") as f:
-        return f.read()
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--exo", default=os.environ.get("AXL_EXO_FORK_SRC"))
     args, rest = ap.parse_known_args()
-    if not args.exo or not os.path.isdir(args.exo):
-        skip("no source of the exo fork given (--exo or $AXL_EXO_FORK_SRC)")
     for mod, pkg in (("pytest", "python3-pytest"), ("pytest_asyncio", "python3-pytest-asyncio")):
         if subprocess.run([sys.executable, "-c", "import " + mod], capture_output=True).returncode:
             skip("%s is not installed" % pkg)
     with tempfile.TemporaryDirectory(prefix="axl-exo-fork-") as work:
+        rels = ["src/exo/gpu/tests/" + t for t in TESTS]
+        fork = checkout(args.exo, "exo fork", "--exo or $AXL_EXO_FORK_SRC", rels, os.path.join(work, "fork"))
         shim = os.path.join(work, "shim")
         for rel, text in SHIM.items():
             os.makedirs(os.path.dirname(os.path.join(shim, rel)), exist_ok=True)
@@ -92,9 +77,10 @@ def main() -> int:
                 f.write(text)
         tests = os.path.join(work, "tests")
         os.makedirs(tests)
-        for t in TESTS:
-            with open(os.path.join(tests, t), "wb") as f:
-                f.write(fork_file(args.exo, "src/exo/gpu/tests/" + t))
+        for t, rel in zip(TESTS, rels):
+            if not os.path.isfile(os.path.join(fork, rel)):
+                sys.exit("%s has no %s: not the exo fork's source" % (args.exo, rel))
+            shutil.copyfile(os.path.join(fork, rel), os.path.join(tests, t))
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([shim, os.path.join(ROOT, "python")]),
                    PYTHONDONTWRITEBYTECODE="1", HOME=work)  # the discovery registry's default place
         cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning",
