@@ -278,7 +278,6 @@ def case_preferred(a, pb):
     for ln in inv.get("links", []):
         if ln["kind"] == "xgmi":
             isl.setdefault(ln["a"], set()).add(ln["b"])
-    idx = {d["id"]: d["uuid"] for d in devs}
     island_of = {}
     for d in devs:
         peers = isl.get(d["id"], set()) | {x for x, s in isl.items() if d["id"] in s}

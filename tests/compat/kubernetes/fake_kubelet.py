@@ -187,7 +187,7 @@ class Kubelet:
                           "Requested device plugin version %s is not supported. Supported versions are [v1beta1]"
                           % req.version)
         if not is_extended_resource_name(req.resource_name):
-            context.abort(grpc.StatusCode.UNKNOWN, "the ResourceName %q is invalid" % req.resource_name)
+            context.abort(grpc.StatusCode.UNKNOWN, 'the ResourceName "%s" is invalid' % req.resource_name)
         try:
             c = Client(self.pb, req.resource_name, os.path.join(self.dir, req.endpoint))
         except Exception as e:  # dial failed
