@@ -299,7 +299,6 @@ def case_preferred(a, pb):
         # the must-include devices of two islands are both kept
         got = c.preferred(uu, [uu[0], uu[7]], 2)
         check(sorted(got) == sorted([uu[0], uu[7]]), "two must-include kept: %s" % got)
-        del idx
     stop(k, p)
 
 
