@@ -6,7 +6,9 @@
  * duplicated, empty or far too many, their sizes anything. Nothing may crash or leak; a
  * refusal names a gRPC code and a message; an answer keeps its promises: exactly the size
  * asked, only available IDs, no ID twice, every must-include ID; an allocation names one
- * CDI device per physical device and nothing for a device not asked. */
+ * CDI device per physical device and nothing for a device not asked. Once, before the
+ * first input: on two xGMI islands of four MI210s with one GPU in use, a preferred
+ * allocation of 1 and of 3 takes the broken island's, of 4 the whole island. */
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdint.h>
@@ -47,18 +49,28 @@ static int edits(void *ud, const axl_device *d, struct kp_edits *out)
 	return 0;
 }
 
-static struct kp_node *node(void)
+/* two xGMI islands of four MI210s (0-3, 4-7), each across both NUMA nodes */
+static const char islands_spec[] =
+	"{\"schema\":\"axl.sim\",\"schema_version\":1,\"host\":{\"numa_nodes\":2},\"devices\":["
+	"{\"model\":\"AMD Instinct MI210\",\"count\":2,\"numa_node\":0},"
+	"{\"model\":\"AMD Instinct MI210\",\"count\":2,\"numa_node\":1},"
+	"{\"model\":\"AMD Instinct MI210\",\"count\":2,\"numa_node\":0},"
+	"{\"model\":\"AMD Instinct MI210\",\"count\":2,\"numa_node\":1}],\"links\":["
+	"{\"a\":0,\"b\":1,\"kind\":\"xgmi\"},{\"a\":0,\"b\":2,\"kind\":\"xgmi\"},{\"a\":0,\"b\":3,\"kind\":\"xgmi\"},"
+	"{\"a\":4,\"b\":5,\"kind\":\"xgmi\"},{\"a\":4,\"b\":6,\"kind\":\"xgmi\"},{\"a\":4,\"b\":7,\"kind\":\"xgmi\"}]}\n";
+
+/* The resources of the simulated node text describes, with shares N each. */
+static struct kp_node *build(const char *text, int shares)
 {
-	static struct kp_node *n;
-	if (n)
-		return n;
+	struct kp_node *n = NULL;
 	static char dir[] = "/tmp/axl-fuzz-dp-XXXXXX";
 	char path[64];
+	memcpy(dir + sizeof dir - 7, "XXXXXX", 6);
 	if (!mkdtemp(dir))
 		abort();
 	snprintf(path, sizeof path, "%s/node.json", dir);
 	FILE *f = fopen(path, "w");
-	if (!f || fputs(spec, f) < 0 || fclose(f) != 0)
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0)
 		abort();
 	struct axl_context_options o = AXL_CONTEXT_OPTIONS_INIT;
 	o.flags = AXL_CONTEXT_NO_ENV | AXL_CONTEXT_NO_PCI_IDS;
@@ -67,15 +79,68 @@ static struct kp_node *node(void)
 	axl_inventory *inv;
 	if (axl_context_open(&ctx, &o) || axl_inventory_open(&inv, ctx, 0))
 		abort();
-	struct kp_options ko = {.parts = KP_PARTS_NONE, .shares = 3, .limiter = "/opt/fuzz/libaxl_limiter.so",
+	struct kp_options ko = {.parts = KP_PARTS_NONE, .shares = shares, .limiter = "/opt/fuzz/libaxl_limiter.so",
 				.simulated = 1};
 	char err[256];
-	if (kp_build(inv, &ko, edits, NULL, NULL, &n, err, sizeof err) != 0 || n->n != 2)
+	if (kp_build(inv, &ko, edits, NULL, NULL, &n, err, sizeof err) != 0)
 		abort();
 	axl_inventory_free(inv);
 	axl_context_free(ctx);
 	unlink(path);
 	rmdir(dir);
+	return n;
+}
+
+/* Islands kept whole: with GPU gone in use, whichever island it is in and whatever the
+ * order of the available IDs, 1 and 3 GPUs come from its island, 4 are the other one. */
+static void islands_kept(void)
+{
+	struct kp_node *nd = build(islands_spec, 1);
+	if (nd->n != 1 || nd->res[0].n != 8)
+		abort();
+	const struct kp_resource *r = &nd->res[0];
+	for (size_t gone = 0; gone < 8; gone += 5) {
+		for (int rev = 0; rev < 2; rev++) {
+			const char *avail[7];
+			size_t na = 0;
+			for (size_t i = 0; i < 8; i++) {
+				size_t k = rev ? 7 - i : i;
+				if (k != gone)
+					avail[na++] = r->devs[k].id;
+			}
+			for (int size = 1; size <= 4; size++) {
+				const char *const *out;
+				size_t n;
+				void *owner;
+				int code;
+				char err[256];
+				if (kp_preferred(r, avail, na, NULL, 0, size, &out, &n, &owner, &code, err, sizeof err) != 0 ||
+				    n != (size_t)size)
+					abort();
+				for (size_t i = 0; i < n; i++) {
+					size_t k = 0;
+					while (k < 8 && strcmp(r->devs[k].id, out[i]) != 0)
+						k++;
+					bool broken = k < 8 && r->devs[k].island == r->devs[gone].island;
+					if (k == 8 || k == gone || broken != (size != 4))
+						abort();
+				}
+				kp_release(owner);
+			}
+		}
+	}
+	kp_node_free(nd);
+}
+
+static struct kp_node *node(void)
+{
+	static struct kp_node *n;
+	if (n)
+		return n;
+	islands_kept();
+	n = build(spec, 3);
+	if (n->n != 2)
+		abort();
 	return n; /* kept for every input */
 }
 

@@ -12,7 +12,9 @@ sockets, written from kubernetes' device manager), one case per run:
                the CDI spec for exactly the devices asked (no other device's node), the
                visibility variable by UUID
   preferred    GetPreferredAllocation on the 8xH100 NVSwitch sim (one NUMA node) and on a
-               two-island sim (one xGMI island before one NUMA node), must-include kept
+               two-island sim (one xGMI island before one NUMA node), must-include kept;
+               with one device in use, the rest of its island (NUMA node) is taken
+               first and the whole one kept whole, whatever the order of the IDs
   restart      the kubelet restarts (its start removes every socket in the directory):
                the plugin listens again, registers again, lists again
   device_loss  a sysroot node loses a GPU's device node: Unhealthy within a second and
@@ -267,6 +269,21 @@ def case_preferred(a, pb):
         check(set(got) <= set(ids[2:6]) and len(got) == 3, "only available IDs: %s" % got)
         got = c.preferred(ids, [], 8)
         check(sorted(got) == sorted(ids), "size 8: every device")
+        # one GPU of a NUMA node in use: a single GPU from that node, four from the other
+        for gone in (ids[1], ids[6]):
+            rest = [i for i in ids if i != gone]
+            for avail in (rest, rest[::-1]):
+                got = c.preferred(avail, [], 1)
+                check(len(got) == 1 and numa[got[0]] == numa[gone],
+                      "8xH100 without %s: one GPU from its NUMA node: %s" % (gone[:12], [(g[:12], numa[g]) for g in got]))
+                got = c.preferred(avail, [], 3)
+                check(sorted(got) == sorted(i for i in rest if numa[i] == numa[gone]),
+                      "8xH100 without %s: three GPUs are the rest of its NUMA node: %s" % (gone[:12], got))
+                got = c.preferred(avail, [], 4)
+                check(sorted(got) == sorted(i for i in ids if numa[i] != numa[gone]),
+                      "8xH100 without %s: four GPUs are the other NUMA node: %s" % (gone[:12], got))
+                got = c.preferred(avail, [], 7)
+                check(sorted(got) == sorted(rest), "8xH100 without %s: size 7: the rest" % gone[:12])
     stop(k, p)
     # two xGMI islands of four MI210s, each island across both NUMA nodes
     sim = ["--sim", os.path.join(SIMS, "mi210x8-2islands.json")]
@@ -299,6 +316,34 @@ def case_preferred(a, pb):
         # the must-include devices of two islands are both kept
         got = c.preferred(uu, [uu[0], uu[7]], 2)
         check(sorted(got) == sorted([uu[0], uu[7]]), "two must-include kept: %s" % got)
+        # islands kept whole (NVIDIA's plugin issue 1193): one GPU of an island in use,
+        # whichever island and whatever order the kubelet lists the rest in
+        for gone in (uu[0], uu[5]):
+            broken = island_of[gone]
+            left = [u for u in uu if u != gone and island_of[u] == broken]
+            whole = [u for u in uu if island_of[u] != broken]
+            rest = [u for u in uu if u != gone]
+            for avail in (rest, rest[::-1]):
+                what = "without %s (island %s), available %s" % (gone, broken, "reversed" if avail[0] != rest[0] else "in order")
+                got = c.preferred(avail, [], 1)
+                check(len(got) == 1 and island_of[got[0]] == broken,
+                      "%s: one GPU from the broken island: %s" % (what, [island_of[g] for g in got]))
+                got = c.preferred(avail, [], 2)
+                check(len(got) == 2 and {island_of[g] for g in got} == {broken} and len({numa[g] for g in got}) == 1,
+                      "%s: two GPUs from the broken island, one NUMA node: %s" % (what, [(island_of[g], numa[g]) for g in got]))
+                got = c.preferred(avail, [], 3)
+                check(sorted(got) == sorted(left), "%s: three GPUs are the broken island's rest: %s" % (what, got))
+                got = c.preferred(avail, [], 4)
+                check(sorted(got) == sorted(whole), "%s: four GPUs are the whole island: %s" % (what, got))
+                # a must-include device of the whole island: its island, as before
+                got = c.preferred(avail, [whole[1]], 2)
+                check(whole[1] in got and {island_of[g] for g in got} == {island_of[whole[1]]},
+                      "%s: must-include %s keeps its island: %s" % (what, whole[1], got))
+        # one GPU from each island in use: a request of 1 takes from a broken island, not
+        # a third one; two broken islands of three: 3 fits one of them exactly
+        rest = [u for u in uu if u not in (uu[0], uu[5])]
+        got = c.preferred(rest, [], 3)
+        check(len({island_of[g] for g in got}) == 1, "two broken islands: three GPUs from one: %s" % got)
     stop(k, p)
 
 
