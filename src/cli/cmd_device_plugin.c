@@ -10,7 +10,10 @@
  *
  * The command's thread rediscovers every --interval seconds and when device nodes appear
  * or go (watch.c), and swaps the node's resources under a lock; the module's threads
- * answer the kubelet from them.
+ * answer the kubelet from them. A node with nothing to advertise (a CPU node, a driver
+ * not loaded yet) is waited on, not left: the plugin runs on every node of a DaemonSet.
+ * A resource that appears later gets a start of the module of its own (a slice), beside
+ * those already served, which are not disturbed.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -158,20 +161,33 @@ static int edits_of(void *ud, const axl_device *dev, struct kp_edits *out)
 
 /* ---- the plugin's state ------------------------------------------------------------- */
 
+struct dp;
+
+/* One start of the module: the resources it serves, fixed while it runs. */
+struct slice {
+	struct dp *d;
+	char **names;
+	const char **sockets;
+	size_t n;
+	void *server;
+	struct slice *next;
+};
+
 struct dp {
 	const struct opts *o;
 	struct kp_options kopt;
+	const struct k8s_transport *t;
+	const char *dir;    /* the kubelet's */
+	double reg_timeout; /* --register-timeout */
 	pthread_mutex_t lock;
-	struct kp_node *node;      /* now */
-	char **names;              /* the resources served (fixed when the plugin starts) */
-	const char **sockets;
-	size_t nres;
+	struct kp_node *node;  /* now */
+	struct slice *slices; /* the resources served, by the command's thread only */
 };
 
 static void dp_say(void *ud, int level, const char *msg)
 {
-	struct dp *d = ud;
-	if (level >= 2 && !d->o->verbose)
+	struct slice *s = ud;
+	if (level >= 2 && !s->d->o->verbose)
 		return;
 	fprintf(stderr, "axl: device-plugin: %s%s\n", level == 0 ? "error: " : "", msg);
 }
@@ -208,16 +224,18 @@ static struct kp_node *scan(struct dp *d, int quiet)
 	return node;
 }
 
-static struct kp_resource *served(struct dp *d, size_t r)
+/* The devices of resource r of slice s now (d->lock held); NULL when none is left. */
+static struct kp_resource *served(struct slice *s, size_t r)
 {
-	return r < d->nres ? kp_find(d->node, d->names[r]) : NULL;
+	return r < s->n ? kp_find(s->d->node, s->names[r]) : NULL;
 }
 
 static int op_list(void *ud, size_t r, const struct k8s_device **devs, size_t *n, void **owner)
 {
-	struct dp *d = ud;
+	struct slice *s = ud;
+	struct dp *d = s->d;
 	pthread_mutex_lock(&d->lock);
-	struct kp_resource *res = served(d, r);
+	struct kp_resource *res = served(s, r);
 	int rc;
 	if (res) {
 		rc = kp_list(res, devs, n, owner);
@@ -235,9 +253,10 @@ static int op_list(void *ud, size_t r, const struct k8s_device **devs, size_t *n
 static int op_preferred(void *ud, size_t r, const char *const *avail, size_t na, const char *const *must, size_t nm,
 			int size, const char *const **ids, size_t *n, void **owner, int *code, char *err, size_t cap)
 {
-	struct dp *d = ud;
+	struct slice *s = ud;
+	struct dp *d = s->d;
 	pthread_mutex_lock(&d->lock);
-	struct kp_resource *res = served(d, r);
+	struct kp_resource *res = served(s, r);
 	int rc = res ? kp_preferred(res, avail, na, must, nm, size, ids, n, owner, code, err, cap) : -1;
 	if (!res) {
 		*code = K8S_NOT_FOUND;
@@ -250,9 +269,10 @@ static int op_preferred(void *ud, size_t r, const char *const *avail, size_t na,
 static int op_allocate(void *ud, size_t r, const char *const *ids, size_t n, struct k8s_container *out, void **owner,
 		       int *code, char *err, size_t cap)
 {
-	struct dp *d = ud;
+	struct slice *s = ud;
+	struct dp *d = s->d;
 	pthread_mutex_lock(&d->lock);
-	struct kp_resource *res = served(d, r);
+	struct kp_resource *res = served(s, r);
 	int rc = res ? kp_allocate(res, &d->kopt, ids, n, out, owner, code, err, cap) : -1;
 	if (!res) {
 		*code = K8S_NOT_FOUND;
@@ -260,7 +280,7 @@ static int op_allocate(void *ud, size_t r, const char *const *ids, size_t n, str
 	}
 	pthread_mutex_unlock(&d->lock);
 	if (rc == 0 && d->o->verbose)
-		fprintf(stderr, "axl: device-plugin: Allocate %s: %zu device%s\n", d->names[r], n, n == 1 ? "" : "s");
+		fprintf(stderr, "axl: device-plugin: Allocate %s: %zu device%s\n", s->names[r], n, n == 1 ? "" : "s");
 	return rc;
 }
 
@@ -268,6 +288,106 @@ static void op_release(void *ud, void *owner)
 {
 	(void)ud;
 	kp_release(owner);
+}
+
+/* ---- serving: one slice per start of the module ------------------------------------ */
+
+static bool is_served(const struct dp *d, const char *name)
+{
+	for (const struct slice *s = d->slices; s; s = s->next)
+		for (size_t r = 0; r < s->n; r++)
+			if (strcmp(s->names[r], name) == 0)
+				return true;
+	return false;
+}
+
+static void slice_free(struct slice *s)
+{
+	for (size_t r = 0; r < s->n; r++) {
+		free(s->names[r]);
+		free((char *)s->sockets[r]);
+	}
+	free(s->names);
+	free(s->sockets);
+	free(s);
+}
+
+/* Serve and register the resources of d->node not served yet, in a slice of their own.
+ * 0 (also when there is none), or -1 after a message. */
+static int serve_new(struct dp *d, bool later)
+{
+	struct slice *s = calloc(1, sizeof *s);
+	size_t cap = d->node->n;
+	if (!s || !(s->names = calloc(cap ? cap : 1, sizeof *s->names)) ||
+	    !(s->sockets = calloc(cap ? cap : 1, sizeof *s->sockets))) {
+		fprintf(stderr, "axl: device-plugin: out of memory\n");
+		if (s)
+			slice_free(s);
+		return -1;
+	}
+	s->d = d;
+	for (size_t i = 0; i < d->node->n; i++) {
+		const struct kp_resource *res = &d->node->res[i];
+		if (is_served(d, res->name))
+			continue;
+		s->names[s->n] = strdup(res->name);
+		s->sockets[s->n] = strdup(res->socket);
+		if (!s->names[s->n++] || !s->sockets[s->n - 1]) {
+			fprintf(stderr, "axl: device-plugin: out of memory\n");
+			slice_free(s);
+			return -1;
+		}
+		fprintf(stderr, "axl: device-plugin: %s%s: %zu device%s on %s/%s\n", res->name, later ? " appeared" : "",
+			res->n, res->n == 1 ? "" : "s", d->dir, res->socket);
+	}
+	if (s->n == 0) {
+		slice_free(s);
+		return 0;
+	}
+	struct k8s_config cfg = {
+		.dir = d->dir,
+		.resources = (const char *const *)s->names,
+		.sockets = s->sockets,
+		.n = s->n,
+		.preferred = 1,
+		.register_timeout_s = d->reg_timeout,
+		.verbose = d->o->verbose,
+	};
+	struct k8s_ops ops = {
+		.ud = s,
+		.list = op_list,
+		.preferred = op_preferred,
+		.allocate = op_allocate,
+		.release = op_release,
+		.say = dp_say,
+	};
+	char err[512];
+	if (d->t->start(&cfg, &ops, &s->server, err, sizeof err) != 0) {
+		fprintf(stderr, "axl: device-plugin: %s%s\n", err, later ? " (tried again at the next rediscovery)" : "");
+		slice_free(s);
+		return -1;
+	}
+	s->next = d->slices;
+	d->slices = s;
+	return 0;
+}
+
+/* Say the health changes of the served resources' devices from old to now. */
+static void say_health(const struct dp *d, const struct kp_node *old, const struct kp_node *now)
+{
+	for (const struct slice *s = d->slices; s; s = s->next)
+		for (size_t r = 0; r < s->n; r++) {
+			const struct kp_resource *a = kp_find(old, s->names[r]), *b = kp_find(now, s->names[r]);
+			for (size_t k = 0; b && k < b->n; k++) {
+				int was = -1;
+				for (size_t j = 0; a && j < a->n && was < 0; j++)
+					if (strcmp(a->devs[j].id, b->devs[k].id) == 0)
+						was = a->devs[j].healthy;
+				if (was != b->devs[k].healthy && b->devs[k].share <= 0)
+					fprintf(stderr, "axl: device-plugin: %s %s (%s): %s\n", s->names[r], b->devs[k].unit,
+						b->devs[k].axl_id, b->devs[k].healthy ? "healthy" : "unhealthy (lost)");
+			}
+		}
 }
 
 /* ---- where the module and the limiter are ------------------------------------------- */
@@ -438,50 +558,19 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 	if (watch_open(&w, &o)) /* blocks SIGINT and SIGTERM before any thread starts */
 		return 1;
 	pthread_mutex_init(&d.lock, NULL);
+	d.t = t;
+	d.dir = dir;
+	d.reg_timeout = reg_timeout;
 	d.node = scan(&d, 0);
 	int rc = 1;
 	if (!d.node)
 		goto out;
-	d.nres = d.node->n;
-	if (d.nres == 0) {
-		fprintf(stderr, "axl: device-plugin: no accelerator to advertise on this node\n");
+	if (d.node->n == 0)
+		fprintf(stderr, "axl: device-plugin: no accelerator to advertise on this node: waiting for one (rediscovering "
+				"when device nodes come or go, and every %.0f s)\n",
+			w.interval);
+	else if (serve_new(&d, false) != 0)
 		goto out;
-	}
-	d.names = calloc(d.nres, sizeof *d.names);
-	d.sockets = calloc(d.nres, sizeof *d.sockets);
-	if (!d.names || !d.sockets)
-		goto out;
-	for (size_t r = 0; r < d.nres; r++) {
-		d.names[r] = strdup(d.node->res[r].name);
-		d.sockets[r] = strdup(d.node->res[r].socket);
-		if (!d.names[r] || !d.sockets[r])
-			goto out;
-		fprintf(stderr, "axl: device-plugin: %s: %zu device%s on %s/%s\n", d.names[r], d.node->res[r].n,
-			d.node->res[r].n == 1 ? "" : "s", dir, d.sockets[r]);
-	}
-	struct k8s_config cfg = {
-		.dir = dir,
-		.resources = (const char *const *)d.names,
-		.sockets = d.sockets,
-		.n = d.nres,
-		.preferred = 1,
-		.register_timeout_s = reg_timeout,
-		.verbose = o.verbose,
-	};
-	struct k8s_ops ops = {
-		.ud = &d,
-		.list = op_list,
-		.preferred = op_preferred,
-		.allocate = op_allocate,
-		.release = op_release,
-		.say = dp_say,
-	};
-	void *server = NULL;
-	char err[512];
-	if (t->start(&cfg, &ops, &server, err, sizeof err) != 0) {
-		fprintf(stderr, "axl: device-plugin: %s\n", err);
-		goto out;
-	}
 	const char *why = "start";
 	while (watch_wait(&w, -1, &why)) {
 		struct kp_node *now = scan(&d, 1);
@@ -491,45 +580,27 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 			kp_node_free(now);
 			continue;
 		}
-		for (size_t r = 0; r < now->n; r++) {
-			bool known = false;
-			for (size_t k = 0; k < d.nres && !known; k++)
-				known = strcmp(now->res[r].name, d.names[k]) == 0;
-			if (!known && !kp_find(d.node, now->res[r].name))
-				fprintf(stderr, "axl: device-plugin: %s appeared (%zu devices); restart the plugin to serve it\n",
-					now->res[r].name, now->res[r].n);
-		}
 		pthread_mutex_lock(&d.lock);
 		struct kp_node *old = d.node;
 		d.node = now;
 		pthread_mutex_unlock(&d.lock);
-		for (size_t r = 0; r < d.nres; r++) {
-			struct kp_resource *a = kp_find(old, d.names[r]), *b = kp_find(now, d.names[r]);
-			for (size_t k = 0; b && k < b->n; k++) {
-				int was = -1;
-				for (size_t j = 0; a && j < a->n && was < 0; j++)
-					if (strcmp(a->devs[j].id, b->devs[k].id) == 0)
-						was = a->devs[j].healthy;
-				if (was != b->devs[k].healthy && b->devs[k].share <= 0)
-					fprintf(stderr, "axl: device-plugin: %s %s (%s): %s\n", d.names[r], b->devs[k].unit,
-						b->devs[k].axl_id, b->devs[k].healthy ? "healthy" : "unhealthy (lost)");
-			}
-		}
+		say_health(&d, old, now);
 		kp_node_free(old);
 		if (o.verbose)
 			fprintf(stderr, "axl: device-plugin: rediscovered (%s)\n", why);
-		t->changed(server);
+		for (struct slice *s = d.slices; s; s = s->next)
+			d.t->changed(s->server);
+		serve_new(&d, true); /* a driver loaded, a device plugged in: a failure is said */
 	}
-	t->stop(server);
 	rc = 0;
 out:
+	while (d.slices) {
+		struct slice *s = d.slices;
+		d.slices = s->next;
+		t->stop(s->server);
+		slice_free(s);
+	}
 	watch_close(&w);
-	for (size_t r = 0; d.names && r < d.nres; r++)
-		free(d.names[r]);
-	for (size_t r = 0; d.sockets && r < d.nres; r++)
-		free((char *)d.sockets[r]);
-	free(d.names);
-	free(d.sockets);
 	kp_node_free(d.node);
 	pthread_mutex_destroy(&d.lock);
 	return rc;

@@ -19,6 +19,13 @@ sockets, written from kubernetes' device manager), one case per run:
                the plugin listens again, registers again, lists again
   device_loss  a sysroot node loses a GPU's device node: Unhealthy within a second and
                refused by Allocate; it returns: Healthy
+  idle         a node with nothing to advertise (the 8xH100 tree without its GPUs, driver
+               and nodes): the plugin waits (no exit, near-zero CPU, nothing registered)
+               and SIGTERM ends it at once with 0; the GPUs and driver appear in sysfs:
+               served and registered at the next --interval; their /dev nodes appear:
+               Healthy within a second; SIGTERM: 0, the socket removed; on the laptop
+               tree, the NPU's driver loading after the start: served beside the GPUs,
+               whose registrations and streams stay as they were
   mig          --mig-strategy mixed (nvidia.com/mig-<profile> beside nvidia.com/gpu) and
                single (MIG devices as nvidia.com/gpu; refused on a node it cannot serve)
   shares       --shares 4: IDs <uuid>::<k>; Allocate mounts and preloads the limiter with
@@ -209,14 +216,17 @@ def case_register(a, pb):
 
 def case_allocate(a, pb):
     nodes = [
-        ("NVIDIA 8xH100", ["--sim", os.path.join(SIMS, "h100x8-nvswitch.json")], "nvidia.com/gpu", "nvidia.com/gpu",
-         "CUDA_VISIBLE_DEVICES"),
-        ("AMD 8xMI300X", ["--sim", os.path.join(SIMS, "mi300x8.json")], "amd.com/gpu", "amd.com/gpu",
+        # the kubelet resource stays the vendor's name; the CDI kind is axl's own, never the
+        # vendor's (nvidia-ctk and AMD's toolkit write theirs into the same folder)
+        ("NVIDIA 8xH100", ["--sim", os.path.join(SIMS, "h100x8-nvswitch.json")], "nvidia.com/gpu",
+         "axl.dev/nvidia-gpu", "CUDA_VISIBLE_DEVICES"),
+        ("AMD 8xMI300X", ["--sim", os.path.join(SIMS, "mi300x8.json")], "amd.com/gpu", "axl.dev/amd-gpu",
          "ROCR_VISIBLE_DEVICES"),
-        ("Habana gaudi2-8x", ["--sysroot", tree(a, "gaudi2-8x")], "habana.ai/gaudi", "habana.ai/gaudi", None),
-        ("AWS inf2-48xl", ["--sysroot", tree(a, "inf2-48xl")], "aws.amazon.com/neuron", "aws.amazon.com/neuron", None),
-        ("Intel laptop GPU", ["--sysroot", tree(a, "laptop-npu-2gpu")], "gpu.intel.com/i915", "intel.com/gpu", None),
-        ("Intel laptop NPU", ["--sysroot", None], "npu.intel.com/accel", "intel.com/npu", None),
+        ("Habana gaudi2-8x", ["--sysroot", tree(a, "gaudi2-8x")], "habana.ai/gaudi", "axl.dev/habana-gaudi", None),
+        ("AWS inf2-48xl", ["--sysroot", tree(a, "inf2-48xl")], "aws.amazon.com/neuron", "axl.dev/aws-neuron", None),
+        ("Intel laptop GPU", ["--sysroot", tree(a, "laptop-npu-2gpu")], "gpu.intel.com/i915", "axl.dev/intel-gpu",
+         None),
+        ("Intel laptop NPU", ["--sysroot", None], "npu.intel.com/accel", "axl.dev/intel-npu", None),
     ]
     for i, (what, node, res, kind, vis) in enumerate(nodes):
         if node[1] is None:
@@ -233,6 +243,7 @@ def case_allocate(a, pb):
         take = ids[:2]
         resp = c.allocate(take).container_responses[0]
         cdi = [d.name for d in resp.cdi_devices]
+        check(all(n.startswith(kind + "=") for n in cdi), "%s: CDI names %s not of kind %s" % (what, cdi, kind))
         check(len(cdi) == len(take) and set(cdi) <= listed,
               "%s: CDI names %s are among axl cdi list's %s" % (what, cdi, sorted(listed)[:6]))
         names = {n.split("=", 1)[1] for n in cdi}
@@ -401,6 +412,138 @@ def case_device_loss(a, pb):
     c.wait_update(n1 + 1, 5)
     check(c.devices().get(victim["uuid"], ("?",))[0] == "Healthy", "it came back: Healthy")
     stop(k, p)
+
+
+class Hidden:
+    """Paths of a tree moved aside (into the work directory: one file system) and back."""
+
+    def __init__(self, a, t, name):
+        self.t, self.store, self.moved = t, os.path.join(a.work, "hidden-" + name), []
+        os.makedirs(self.store, exist_ok=True)
+
+    def hide(self, rel):
+        dst = os.path.join(self.store, rel.replace("/", "%"))
+        os.rename(os.path.join(self.t, rel), dst)
+        self.moved.append(rel)
+
+    def restore(self, keep=lambda rel: False):
+        for rel in [r for r in self.moved if not keep(r)]:
+            os.rename(os.path.join(self.store, rel.replace("/", "%")), os.path.join(self.t, rel))
+            self.moved.remove(rel)
+
+
+def case_idle(a, pb):
+    t = tree(a, "hgx-8x-h100")
+    node = ["--sysroot", t]
+    inv = axl_json(a, node, "list", "--json")
+    gpus = [d for d in inv["devices"] if d["id"].startswith("nvidia:")]
+    # a node before the NVIDIA driver is there: no GPU on the PCI bus nor under
+    # /proc/driver, no nvidia module, no /dev/nvidia*
+    h = Hidden(a, t, "nvidia")
+    for d in gpus:
+        dev = os.path.join("sys/bus/pci/devices", d["pci"]["address"])
+        h.hide(os.path.relpath(os.path.join(os.path.realpath(os.path.join(t, dev)), "driver"), t))
+        h.hide(dev)
+    for rel in ("proc/driver/nvidia", "sys/bus/pci/drivers/nvidia", "sys/module/nvidia", "sys/module/nvidia_uvm",
+                "sys/module/nvidia_modeset"):
+        h.hide(rel)
+    for name in sorted(os.listdir(os.path.join(t, "dev"))):
+        if name.startswith("nvidia"):
+            h.hide("dev/" + name)
+    check(axl_json(a, node, "list", "--json")["devices"] == [], "the tree has no accelerator left")
+    # waiting, at no cost; SIGTERM ends the wait at once
+    kdir = os.path.join(a.work, "kubelet-idle")
+    k = fk.Kubelet(pb, kdir)
+    k.start()
+    p = Plugin(a, kdir, node)
+    check(p.wait_log(r"no accelerator to advertise on this node: waiting", 10),
+          "nothing to advertise is said once: %s" % p.stderr()[-400:])
+    c0 = p.cpu_seconds()
+    time.sleep(3)
+    used = p.cpu_seconds() - c0
+    check(p.p.poll() is None, "with nothing to advertise it stays up (exit %s): %s" % (p.p.returncode, p.stderr()[-400:]))
+    check(used <= 0.05, "idle: %.2f s CPU in 3 s (target near zero)" % used)
+    check(not k.registrations and not [f for f in os.listdir(kdir) if f.startswith("axl-")],
+          "nothing registered, no socket: %s %s" % (k.registrations, os.listdir(kdir)))
+    check(len(re.findall(r"no accelerator to advertise", p.stderr())) == 1, "said once: %s" % p.stderr()[-400:])
+    t0 = time.monotonic()
+    rc = p.stop(10)
+    dt = time.monotonic() - t0
+    check(rc == 0 and dt < 1.0, "SIGTERM while waiting: exit %s in %.2f s (want 0, well under a second)" % (rc, dt))
+    # waiting again, rediscovering every second; the GPUs and the driver appear in sysfs
+    # and /proc (no /dev change: found by the interval; advertised Unhealthy, their nodes
+    # being absent), then the driver's /dev nodes (found by the watch: Healthy)
+    p = Plugin(a, kdir, node, ["--interval", "1"])
+    check(p.wait_log(r"no accelerator to advertise", 10), "waiting: %s" % p.stderr()[-400:])
+    time.sleep(1.5)
+    check(p.p.poll() is None and not k.registrations, "still waiting, nothing registered: %s" % p.stderr()[-400:])
+    t0 = time.monotonic()
+    h.restore(keep=lambda rel: rel.startswith("dev/"))
+    ok = k.wait_clients(["nvidia.com/gpu"], 5)
+    dt = time.monotonic() - t0
+    check(ok and dt <= 3.0, "the GPUs appeared in sysfs: registered after %.1f s (--interval 1; log: %s)"
+          % (dt, p.stderr()[-600:]))
+    check(p.wait_log(r"nvidia\.com/gpu appeared: 8 devices on ", 2), "the new resource is said: %s" % p.stderr()[-400:])
+    c = k.clients.get("nvidia.com/gpu")
+    if c:
+        check(c.wait_update(1, 5) is not None and set(c.devices()) == {d["uuid"] for d in gpus},
+              "the 8 GPUs listed: %s" % c.devices())
+        check(all(v[0] == "Unhealthy" for v in c.devices().values()), "without their nodes: Unhealthy (%s)" % c.devices())
+        n0 = len(c.updates)
+        t0 = time.monotonic()
+        h.restore()
+        end = time.monotonic() + 3
+        while time.monotonic() < end and not (c.devices() and all(v[0] == "Healthy" for v in c.devices().values())):
+            c.wait_update(len(c.updates) + 1, 0.2)
+        dt = time.monotonic() - t0
+        check(len(c.updates) > n0 and all(v[0] == "Healthy" for v in c.devices().values()),
+              "their /dev nodes appeared: all Healthy (%s)" % c.devices())
+        check(dt <= 1.5, "the nodes were seen in %.2f s (target 1 s; settle 0.2 s)" % dt)
+        r = c.allocate([gpus[0]["uuid"]]).container_responses[0]
+        check(len(r.cdi_devices) == 1, "Allocate of a GPU that appeared: %s" % r)
+    reg = k.registrations[0] if k.registrations else None
+    sock = os.path.join(kdir, reg.endpoint) if reg else None
+    t0 = time.monotonic()
+    rc = p.stop(10)
+    dt = time.monotonic() - t0
+    check(rc == 0 and dt < 1.0, "SIGTERM while serving: exit %s in %.2f s" % (rc, dt))
+    check(sock and not os.path.exists(sock), "SIGTERM removed %s" % sock)
+    k.stop()
+    # beside resources already served: the laptop's NPU driver loads after the start
+    t = tree(a, "laptop-npu-2gpu")
+    node = ["--sysroot", t]
+    npu = [d for d in axl_json(a, node, "list", "--json")["devices"] if d["id"].startswith("intelnpu:")][0]
+    h = Hidden(a, t, "npu")
+    dev = os.path.relpath(os.path.realpath(os.path.join(t, "sys/bus/pci/devices", npu["pci"]["address"])), t)
+    for rel in (dev + "/driver", dev + "/accel", "sys/class/accel", "sys/bus/pci/drivers/intel_vpu",
+                "sys/module/intel_vpu", "dev/accel"):
+        h.hide(rel)
+    first = ["nvidia.com/gpu", "gpu.intel.com/i915"]
+    k, p = start(a, pb, node, first)
+    check("npu.intel.com/accel" not in k.clients, "no NPU resource before its driver: %s" % list(k.clients))
+    before = {r: k.clients.get(r) for r in first}
+    t0 = time.monotonic()
+    h.restore()
+    ok = k.wait_clients(["npu.intel.com/accel"], 5)
+    dt = time.monotonic() - t0
+    check(ok and dt <= 1.5, "the NPU's driver loaded: npu.intel.com/accel registered after %.2f s (log: %s)"
+          % (dt, p.stderr()[-600:]))
+    n = k.clients.get("npu.intel.com/accel")
+    if n:
+        check(n.wait_update(1, 5) is not None and list(n.devices().values()) == [("Healthy", [])],
+              "the NPU listed Healthy: %s" % n.devices())
+        check(len(n.allocate(list(n.devices())).container_responses[0].cdi_devices) == 1, "Allocate of the NPU")
+    regs = [r.resource_name for r in k.registrations]
+    check(all(regs.count(r) == 1 and k.clients.get(r) is before[r] and not before[r].ended for r in first),
+          "the resources served before are undisturbed (one registration each, streams open): %s" % regs)
+    c = k.clients.get("nvidia.com/gpu")
+    check(c is not None and len(c.allocate(list(c.devices())).container_responses) == 1, "Allocate of the GPU still works")
+    t0 = time.monotonic()
+    rc = p.stop(10)
+    dt = time.monotonic() - t0
+    check(rc == 0 and dt < 1.0, "SIGTERM with two starts of the module: exit %s in %.2f s" % (rc, dt))
+    check(not [f for f in os.listdir(k.dir) if f.startswith("axl-")], "every socket removed: %s" % os.listdir(k.dir))
+    k.stop()
 
 
 def make_partitions(a, sim, state, plan):
@@ -641,7 +784,7 @@ def case_bad_input(a, pb):
 
 
 CASES = {f.__name__[5:]: f for f in (case_register, case_allocate, case_preferred, case_restart, case_device_loss,
-                                     case_mig, case_shares, case_bad_input)}
+                                     case_idle, case_mig, case_shares, case_bad_input)}
 
 
 def main():
