@@ -43,7 +43,7 @@ enum {
 
 /** Version 2 added `env`, version 3 `sim`. Callers built with older headers keep
  *  working: the library reads only as much of the struct as their version holds. */
-#define AXL_CONTEXT_OPTIONS_VERSION 3
+#define AXL_CONTEXT_OPTIONS_VERSION 4
 
 struct axl_context_options {
 	/** AXL_CONTEXT_OPTIONS_VERSION of the headers the caller was built with. */
@@ -82,9 +82,19 @@ struct axl_context_options {
 	 *  both are given as options or both come from the environment; otherwise an
 	 *  option wins over the other's variable). */
 	const char *sim;
+	/** (version 4) The root of the vendor's user-space files (driver libraries such as
+	 *  NVML, ROCm SMI, Level Zero): where the host's / is seen from this process ("/host"
+	 *  in a container that mounts it there; the GPU Operator's "/run/nvidia/driver").
+	 *  A vendor library with no AXL_<LIB>_LIBRARY of its own is looked for in the
+	 *  vendor's library folders under it, its symbolic links resolved inside it
+	 *  (an absolute link to /etc/alternatives is the root's /etc/alternatives), and loaded
+	 *  from there. NULL for the system's own loader search (or $AXL_DRIVER_ROOT); "/" is
+	 *  the same as NULL. Independent of sysroot: one names the node's sysfs and /dev,
+	 *  this one its installed software. */
+	const char *driver_root;
 };
 
-#define AXL_CONTEXT_OPTIONS_INIT {AXL_CONTEXT_OPTIONS_VERSION, NULL, NULL, NULL, NULL, AXL_LOG_WARNING, 0u, NULL, NULL, NULL}
+#define AXL_CONTEXT_OPTIONS_INIT {AXL_CONTEXT_OPTIONS_VERSION, NULL, NULL, NULL, NULL, AXL_LOG_WARNING, 0u, NULL, NULL, NULL, NULL}
 
 /** Open a context. opts may be NULL for the defaults. On failure *out is NULL and
  *  axl_error_last() says why (for example a sysroot that is not a directory). */
@@ -93,6 +103,10 @@ AXL_API int axl_context_open(axl_context **out, const struct axl_context_options
 AXL_API void axl_context_free(axl_context *ctx);
 /** The sysroot in use ("/" for the live system); borrowed. */
 AXL_API const char *axl_context_sysroot(const axl_context *ctx);
+/** The driver root in use (axl_context_options.driver_root or $AXL_DRIVER_ROOT; "/"
+ *  when none): where vendor libraries and the files `axl cdi` mounts are looked for.
+ *  Borrowed. */
+AXL_API const char *axl_context_driver_root(const axl_context *ctx);
 /** Non-zero when the context reads another tree than the live system's. */
 AXL_API int axl_context_is_rerooted(const axl_context *ctx);
 /** Non-zero when the context describes a simulated node (axl_context_options.sim): its

@@ -84,7 +84,7 @@ class _ContextOptions(Structure):
     _fields_ = [("version", c_uint), ("sysroot", c_char_p), ("backends", c_char_p),
                 ("log", c_void_p), ("log_userdata", c_void_p), ("log_level", c_int),
                 ("flags", c_uint), ("pci_ids_path", c_char_p),
-                ("env", POINTER(c_char_p)), ("sim", c_char_p)]
+                ("env", POINTER(c_char_p)), ("sim", c_char_p), ("driver_root", c_char_p)]
 
 
 def _hex(v: Any) -> int | None:
@@ -497,7 +497,7 @@ def open(sysroot: str | os.PathLike[str] | None = None, *, sim: str | os.PathLik
          backends: str | Sequence[str] | None = None,
          env: Mapping[str, str] | Sequence[str] | None = None, all: bool = False,
          ignore_environment: bool = False, pci_ids: str | None = None,
-         use_pci_ids: bool = True) -> Inventory:
+         use_pci_ids: bool = True, driver_root: str | os.PathLike[str] | None = None) -> Inventory:
     """Open a node and take its inventory.
 
     sysroot: another node's tree (a directory or a capture .tar.gz); sim: an "axl.sim"
@@ -505,15 +505,18 @@ def open(sysroot: str | os.PathLike[str] | None = None, *, sim: str | os.PathLik
     the environment axl reads in place of the process's (visibility variables,
     AXL_STATE_DIR, ...) as a mapping or "NAME=value" strings; all: also the host CPU as
     a device (``axl list --all``); ignore_environment: ignore the process environment
-    (AXL_SYSROOT, AXL_SIM, CUDA_VISIBLE_DEVICES, ...).
+    (AXL_SYSROOT, AXL_SIM, CUDA_VISIBLE_DEVICES, ...); driver_root: where the vendor's
+    libraries (NVML, ROCm SMI, Level Zero) are looked for, the host's root as this
+    process sees it ("/host" in a container that mounts it there; AXL_DRIVER_ROOT).
     """
     if backends is not None and not isinstance(backends, str):
         if not isinstance(backends, Sequence) or not all_str(backends):
             raise TypeError("backends must be a str or a sequence of str")
         backends = ",".join(backends)
     opts = _ContextOptions()
-    opts.version = 3
+    opts.version = 4
     opts.sysroot = enc(sysroot, "sysroot")
+    opts.driver_root = enc(driver_root, "driver_root")
     opts.sim = enc(sim, "sim")
     opts.backends = enc(backends, "backends")
     opts.log_level = 0

@@ -54,6 +54,11 @@ struct opts {
 	const char *labels_file; /* agent --labels-file PATH */
 	const char *cdi_dir;     /* agent --cdi-dir DIR */
 	const char *cdi_format;  /* agent --cdi-format json|yaml */
+	/* cdi, agent, device-plugin: where the vendor's user-space files are (--driver-root;
+	 * the context's, $AXL_DRIVER_ROOT) and what that folder is on the host
+	 * (--driver-root-host, $AXL_DRIVER_ROOT_HOST; "/" when not given) */
+	const char *driver_root;
+	const char *driver_root_host;
 	int help;           /* -h, --help: the command's help (or axl's) */
 	int version;        /* -V, --version */
 	unsigned char given[128]; /* the shared (not global) options given, by short name */
@@ -232,8 +237,8 @@ int cdi_setup(struct cdi_job *j, const struct opts *o, const char *dir, const ch
  * UUID, that one (by_uuid). */
 struct val;
 typedef void (*cdi_named_fn)(void *ud, const axl_device *dev, const char *kind, const char *name, int by_uuid);
-size_t cdi_build_specs(const axl_inventory *inv, const char *sysroot, int simulated, struct val **specs, size_t cap,
-		       cdi_named_fn fn, void *ud);
+size_t cdi_build_specs(const axl_inventory *inv, const axl_context *ctx, const struct opts *o, struct val **specs,
+		       size_t cap, cdi_named_fn fn, void *ud);
 int cdi_refresh(struct cdi_job *j, int *wrote);
 void cdi_job_free(struct cdi_job *j);
 

@@ -23,6 +23,7 @@
 #include "axl.h"
 #include "cli.h"
 #include "../util/file.h"
+#include "../util/rootpath.h"
 
 /* The oldest CDI version that has what axl emits: device names that start with a
  * digit and deviceNodes[].hostPath both need 0.5.0. Emitting the oldest sufficient
@@ -34,18 +35,37 @@
 
 /* ---- kinds, names, edits ---------------------------------------------------------- */
 
-/* The kind of a device, and its runtime files (NULL: a generic axl/<family> kind).
- * The kind, the files to mount and the shared nodes come from the library
- * (axl_device_runtime: each vendor's folder describes its own). */
-static const struct axl_runtime *vendor_of(const axl_device *d, char *kind, size_t cap)
+/* The vendor of axl's CDI kinds. Never a vendor's own domain: NVIDIA Container Toolkit
+ * (nvidia-ctk >= 1.18 writes /var/run/cdi/nvidia.yaml by itself), AMD's container toolkit
+ * and others write their own specs into the same folders under their resource names
+ * (nvidia.com/gpu=0, =all, =GPU-<uuid>), and CDI drops a name defined twice in one
+ * folder, so that both become unresolvable. NVIDIA's own device plugin steps aside the
+ * same way (k8s.device-plugin.nvidia.com). */
+#define CDI_VENDOR "axl.dev"
+#define MAX_KINDS 32
+
+/* The CDI kind of a device and its runtime files (NULL: a generic kind). From the
+ * vendor's kind "nvidia.com/gpu" (axl_device_runtime: each vendor's folder describes its
+ * own), axl's is "axl.dev/nvidia-gpu": the vendor domain's first label and the class;
+ * "axl.dev/<family>" ("axl.dev/asic") when the vendor has none. legacy gets the kind
+ * axl wrote before (the vendor's own, "axl/<family>"), whose files it removes. */
+static const struct axl_runtime *vendor_of(const axl_device *d, char *kind, size_t cap, char *legacy, size_t lcap)
 {
 	const struct axl_runtime *rt = axl_device_runtime(d);
-	if (rt && rt->kind) {
-		snprintf(kind, cap, "%s", rt->kind);
+	const char *vk = rt && rt->kind ? rt->kind : NULL;
+	const char *slash = vk ? strchr(vk, '/') : NULL;
+	if (slash) {
+		size_t label = strcspn(vk, "./");
+		snprintf(kind, cap, CDI_VENDOR "/%.*s-%s", (int)label, vk, slash + 1);
+		if (legacy)
+			snprintf(legacy, lcap, "%s", vk);
 		return rt;
 	}
-	snprintf(kind, cap, "axl/%s", axl_family_name(axl_device_family(d)));
-	return NULL;
+	const char *fam = axl_family_name(axl_device_family(d));
+	snprintf(kind, cap, CDI_VENDOR "/%s", fam);
+	if (legacy)
+		snprintf(legacy, lcap, "axl/%s", fam);
+	return rt && rt->kind ? rt : NULL;
 }
 
 /* A CDI device name: letters, digits, '_', '-', '.', ':', starting and ending with a
@@ -84,9 +104,14 @@ static bool control_node(const char *p, const struct axl_runtime *rt)
 
 struct gen {
 	const char *sysroot; /* "/" on the live system */
+	/* where the vendor's files are looked for (the driver root, else the sysroot), and
+	 * what that folder is on the host: a mount's hostPath is host + the file's path
+	 * inside root, its containerPath the path the vendor's folders list */
+	const char *root, *host;
 	int simulated;       /* a simulated node: its nodes exist nowhere to stat */
 	unsigned nodes_missing;
 	cdi_named_fn named;  /* axl device-plugin: each device's names as they are made */
+	char legacy[MAX_KINDS][64]; /* build_all: each spec's kind as axl named it before */
 	void *ud;
 };
 
@@ -141,25 +166,45 @@ static int cmp_cstr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Read-only bind mounts of the vendor's user-space files found on the node. */
+/* One read-only bind mount: the file at containerPath, from hostPath on the host. */
+static void add_mount(struct val *edits, const char *host_path, const char *container_path)
+{
+	struct val *arr = vmember(edits, "mounts", V_ARR);
+	for (size_t i = 0; i < arr->n; i++)
+		if (strcmp(vget(arr->kids[i], "containerPath")->s, container_path) == 0)
+			return;
+	struct val *m = vadd(arr, NULL, vnew(V_OBJ));
+	vadd(m, "hostPath", vstr(host_path));
+	vadd(m, "containerPath", vstr(container_path));
+	struct val *o = vadd(m, "options", vnew(V_ARR));
+	vadd(o, NULL, vstr("ro"));
+	vadd(o, NULL, vstr("nosuid"));
+	vadd(o, NULL, vstr("nodev"));
+	vadd(o, NULL, vstr("bind"));
+}
+
+/* Read-only bind mounts of the vendor's user-space files found on the node, under the
+ * driver root: each name in the vendor's folders that matches a pattern and is a
+ * regular file, or a link the root's own system resolves to one (Debian's libcuda.so.1 ->
+ * /etc/alternatives/libcuda.so.1 -> .../nvidia/current/libcuda.so.535.261.03: the file is
+ * mounted at the link's name, from where the link leads on the host, so that the mount
+ * works whatever else the host has mounted where). A folder reached twice (/lib64 and
+ * /usr/lib64) is read once. */
 static void add_mounts(struct gen *g, struct val *edits, const char *const *patterns, const char *const *dirs)
 {
-	dev_t seen_dev[32];
-	ino_t seen_ino[32];
+	char seen[32][1024];
 	size_t nseen = 0;
 	for (size_t di = 0; dirs[di] && patterns[0]; di++) {
-		char hd[4096];
-		host_path(g, dirs[di], hd, sizeof hd);
-		struct stat st;
-		if (stat(hd, &st) != 0 || !S_ISDIR(st.st_mode))
+		char rd[1024], hd[4096];
+		if (axl__root_resolve(g->root, dirs[di], rd, sizeof rd) != 0 ||
+		    axl__root_join(g->root, rd, hd, sizeof hd) != 0)
 			continue;
-		bool dup = false; /* /lib64 -> /usr/lib64 and the like: look once */
-		for (size_t k = 0; k < nseen; k++)
-			dup |= seen_dev[k] == st.st_dev && seen_ino[k] == st.st_ino;
+		bool dup = false;
+		for (size_t k = 0; k < nseen && !dup; k++)
+			dup = strcmp(seen[k], rd) == 0;
 		if (dup || nseen == 32)
 			continue;
-		seen_dev[nseen] = st.st_dev;
-		seen_ino[nseen++] = st.st_ino;
+		snprintf(seen[nseen++], sizeof seen[0], "%s", rd);
 		DIR *d = opendir(hd);
 		if (!d)
 			continue;
@@ -170,29 +215,23 @@ static void add_mounts(struct gen *g, struct val *edits, const char *const *patt
 			bool match = false;
 			for (size_t k = 0; patterns[k] && !match; k++)
 				match = fnmatch(patterns[k], e->d_name, 0) == 0;
-			if (!match)
-				continue;
-			char fp[4600];
-			snprintf(fp, sizeof fp, "%s/%s", hd, e->d_name);
-			/* a regular file, or a link to one (libcuda.so.1 -> libcuda.so.550.54.15:
-			 * the bind mount puts the file itself at the link's name) */
-			if (stat(fp, &st) == 0 && S_ISREG(st.st_mode))
+			if (match)
 				names[nn++] = xstrdup(e->d_name);
 		}
 		closedir(d);
 		qsort(names, nn, sizeof *names, cmp_cstr);
-		struct val *arr = nn ? vmember(edits, "mounts", V_ARR) : NULL;
 		for (size_t i = 0; i < nn; i++) {
-			char p[4600];
-			snprintf(p, sizeof p, "%s/%s", dirs[di], names[i]);
-			struct val *m = vadd(arr, NULL, vnew(V_OBJ));
-			vadd(m, "hostPath", vstr(p));
-			vadd(m, "containerPath", vstr(p));
-			struct val *o = vadd(m, "options", vnew(V_ARR));
-			vadd(o, NULL, vstr("ro"));
-			vadd(o, NULL, vstr("nosuid"));
-			vadd(o, NULL, vstr("nodev"));
-			vadd(o, NULL, vstr("bind"));
+			char p[1400], rf[1024], full[4096], hp[4096];
+			struct stat st;
+			snprintf(p, sizeof p, "%s/%s", rd, names[i]);
+			/* resolved inside the root: a dangling link (its target not installed, or
+			 * outside what the container mounts) is no file */
+			if (axl__root_resolve(g->root, p, rf, sizeof rf) == 0 &&
+			    axl__root_join(g->root, rf, full, sizeof full) == 0 && stat(full, &st) == 0 &&
+			    S_ISREG(st.st_mode) && axl__root_join(g->host, rf, hp, sizeof hp) == 0) {
+				snprintf(p, sizeof p, "%s/%s", dirs[di], names[i]);
+				add_mount(edits, hp, p);
+			}
 			free(names[i]);
 		}
 	}
@@ -356,7 +395,6 @@ static struct val *build_spec(struct gen *g, const char *kind, const struct axl_
 	return spec;
 }
 
-#define MAX_KINDS 32
 #define MAX_DEVS 1024
 
 /* Every kind's spec; returns how many (specs[] filled). */
@@ -370,13 +408,14 @@ static size_t build_all(struct gen *g, const axl_inventory *inv, struct val **sp
 		const axl_device *d = axl_inventory_device(inv, i);
 		if (axl_device_family(d) == AXL_FAMILY_CPU)
 			continue;
-		char kind[64];
-		const struct axl_runtime *v = vendor_of(d, kind, sizeof kind);
+		char kind[64], legacy[64];
+		const struct axl_runtime *v = vendor_of(d, kind, sizeof kind, legacy, sizeof legacy);
 		size_t k = 0;
 		while (k < nk && strcmp(kinds[k], kind) != 0)
 			k++;
 		if (k == nk && nk < MAX_KINDS) {
 			snprintf(kinds[nk], sizeof kinds[nk], "%s", kind);
+			snprintf(g->legacy[nk], sizeof g->legacy[nk], "%s", legacy);
 			vends[nk++] = v;
 		}
 	}
@@ -388,21 +427,45 @@ static size_t build_all(struct gen *g, const axl_inventory *inv, struct val **sp
 			char kind[64];
 			if (axl_device_family(d) == AXL_FAMILY_CPU)
 				continue;
-			vendor_of(d, kind, sizeof kind);
+			vendor_of(d, kind, sizeof kind, NULL, 0);
 			if (strcmp(kind, kinds[k]) == 0)
 				devs[nd++] = d;
 		}
 		struct val *s = build_spec(g, kinds[k], vends[k], devs, nd);
-		if (s)
+		if (s) {
+			if (ns != k)
+				memcpy(g->legacy[ns], g->legacy[k], sizeof g->legacy[ns]);
 			specs[ns++] = s;
+		}
 	}
 	return ns;
 }
 
-size_t cdi_build_specs(const axl_inventory *inv, const char *sysroot, int simulated, struct val **specs, size_t cap,
-		       cdi_named_fn fn, void *ud)
+/* The generator's view of the node: its tree (sysroot), and where the vendor's files are:
+ * the driver root (--driver-root, $AXL_DRIVER_ROOT through the context), else the node's
+ * tree; the host path of that root (--driver-root-host, $AXL_DRIVER_ROOT_HOST), else "/":
+ * the root's own paths are the host's. */
+static void gen_init(struct gen *g, const axl_context *ctx, const struct opts *o)
 {
-	struct gen g = {.sysroot = sysroot ? sysroot : "/", .simulated = simulated, .named = fn, .ud = ud};
+	memset(g, 0, sizeof *g);
+	g->sysroot = axl_context_sysroot(ctx);
+	if (!g->sysroot)
+		g->sysroot = "/";
+	g->simulated = axl_context_is_simulated(ctx);
+	const char *dr = axl_context_driver_root(ctx);
+	g->root = dr && strcmp(dr, "/") != 0 ? dr : g->sysroot;
+	g->host = o && o->driver_root_host ? o->driver_root_host : getenv("AXL_DRIVER_ROOT_HOST");
+	if (!g->host || !*g->host)
+		g->host = "/";
+}
+
+size_t cdi_build_specs(const axl_inventory *inv, const axl_context *ctx, const struct opts *o, struct val **specs,
+		       size_t cap, cdi_named_fn fn, void *ud)
+{
+	struct gen g;
+	gen_init(&g, ctx, o);
+	g.named = fn;
+	g.ud = ud;
 	struct val *all[MAX_KINDS];
 	size_t ns = build_all(&g, inv, all), n = 0;
 	for (size_t i = 0; i < ns; i++) {
@@ -414,15 +477,54 @@ size_t cdi_build_specs(const axl_inventory *inv, const char *sysroot, int simula
 	return n;
 }
 
-/* DIR/axl-VENDOR-CLASS.EXT */
-static void spec_path(const char *dir, const struct val *spec, bool yaml, char *path, size_t cap)
+/* DIR/axl-CLASS.EXT for kind axl.dev/CLASS (axl-nvidia-gpu.json); for another kind (an
+ * earlier axl's nvidia.com/gpu) DIR/axl-VENDOR-CLASS.EXT (axl-nvidia.com-gpu.json) */
+static void kind_path(const char *dir, const char *kind, bool yaml, char *path, size_t cap)
 {
 	char base[128];
-	snprintf(base, sizeof base, "axl-%s", vget(spec, "kind")->s);
+	const char *own = strncmp(kind, CDI_VENDOR "/", sizeof CDI_VENDOR) == 0 ? kind + sizeof CDI_VENDOR : NULL;
+	snprintf(base, sizeof base, "axl-%s", own ? own : kind);
 	for (char *p = base; *p; p++)
 		if (*p == '/')
 			*p = '-';
 	snprintf(path, cap, "%s/%s.%s", dir, base, yaml ? "yaml" : "json");
+}
+
+static void spec_path(const char *dir, const struct val *spec, bool yaml, char *path, size_t cap)
+{
+	kind_path(dir, vget(spec, "kind")->s, yaml, path, cap);
+}
+
+/* The files an earlier axl wrote for this spec's devices under the vendor's own kind
+ * (axl-nvidia.com-gpu.json): their names clash with the vendor's own specs in the same
+ * folder (nvidia-ctk's nvidia.yaml), so they go once axl's new spec is in place. Only a
+ * file of that name that holds that kind is removed. */
+static void remove_legacy(const struct cdi_job *j, const char *legacy)
+{
+	for (int yaml = 0; yaml < 2 && legacy[0]; yaml++) {
+		char path[4096];
+		kind_path(j->dir, legacy, yaml, path, sizeof path);
+		char *text = NULL;
+		size_t len = 0;
+		if (axl__file_read(path, 1 << 24, AXL__FILE_NOFOLLOW, &text, &len) != 0) {
+			free(text);
+			continue;
+		}
+		/* the kind as the spec writer puts it, YAML or JSON (a quoted key) */
+		char want[160];
+		snprintf(want, sizeof want, "kind%s%s", yaml ? ": " : "\": \"", legacy);
+		bool ours = strstr(text, want) != NULL;
+		free(text);
+		if (!ours)
+			continue;
+		if (unlink(path) != 0)
+			fprintf(stderr, "axl: cdi: %s holds axl's earlier kind %s, which clashes with the vendor's own "
+					"specs, and cannot be removed: %s\n", path, legacy, strerror(errno));
+		else if (!j->quiet)
+			printf("removed %s (axl's earlier kind %s clashes with the vendor's own specs)\n", path, legacy);
+		else if (j->o->verbose)
+			fprintf(stderr, "axl: cdi: removed %s (axl's earlier kind %s)\n", path, legacy);
+	}
 }
 
 /* A spec's text, malloc'd. */
@@ -494,7 +596,7 @@ static int print_specs(struct val **specs, size_t ns, bool yaml)
 
 /* Write every spec whose file does not already hold it; forget (remove) the files of
  * kinds this process wrote before that are gone now. */
-static int write_specs(struct cdi_job *j, struct val **specs, size_t ns, int *wrote)
+static int write_specs(struct cdi_job *j, struct val **specs, const char (*legacy)[64], size_t ns, int *wrote)
 {
 	char *now[CDI_MAX_FILES];
 	size_t nnow = 0;
@@ -519,6 +621,7 @@ static int write_specs(struct cdi_job *j, struct val **specs, size_t ns, int *wr
 		}
 		free(text);
 		now[nnow++] = strdup(path);
+		remove_legacy(j, legacy[i]);
 	}
 	for (size_t k = 0; k < j->nfiles; k++) {
 		bool kept = false;
@@ -545,9 +648,8 @@ int cdi_refresh(struct cdi_job *j, int *wrote)
 	axl_inventory *inv;
 	if (open_inventory(j->o, &ctx, &inv))
 		return 1;
-	struct gen g = {.sysroot = axl_context_sysroot(ctx), .simulated = axl_context_is_simulated(ctx)};
-	if (!g.sysroot)
-		g.sysroot = "/";
+	struct gen g;
+	gen_init(&g, ctx, j->o);
 	struct val *specs[MAX_KINDS];
 	size_t ns = build_all(&g, inv, specs);
 	int rc;
@@ -555,7 +657,7 @@ int cdi_refresh(struct cdi_job *j, int *wrote)
 		rc = print_specs(specs, ns, j->yaml);
 		*wrote = !rc;
 	} else {
-		rc = write_specs(j, specs, ns, wrote);
+		rc = write_specs(j, specs, (const char(*)[64])g.legacy, ns, wrote);
 	}
 	if (ns == 0 && !j->quiet)
 		fprintf(stderr, "axl: cdi: no accelerator with device nodes on this node; no spec\n");
@@ -632,9 +734,8 @@ int cmd_cdi(struct opts *o, int argc, char **argv)
 	axl_inventory *inv;
 	if (open_inventory(o, &ctx, &inv))
 		return 1;
-	struct gen g = {.sysroot = axl_context_sysroot(ctx), .simulated = axl_context_is_simulated(ctx)};
-	if (!g.sysroot)
-		g.sysroot = "/";
+	struct gen g;
+	gen_init(&g, ctx, o);
 	struct val *specs[MAX_KINDS];
 	size_t ns = build_all(&g, inv, specs);
 	int rc = 0;

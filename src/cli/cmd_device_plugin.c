@@ -207,8 +207,7 @@ static struct kp_node *scan(struct dp *d, int quiet)
 		return NULL;
 	struct cdi_names c;
 	memset(&c, 0, sizeof c);
-	c.nspecs = cdi_build_specs(inv, axl_context_sysroot(ctx), axl_context_is_simulated(ctx), c.specs, MAX_SPECS,
-				   on_named, &c);
+	c.nspecs = cdi_build_specs(inv, ctx, d->o, c.specs, MAX_SPECS, on_named, &c);
 	struct kp_node *node = NULL;
 	char err[512];
 	struct kp_options ko = d->kopt; /* the answering threads read d->kopt */
@@ -469,7 +468,9 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 		    (m = cli_long_opt(argc, argv, &i, "--shares", &shares_arg)) ||
 		    (m = cli_long_opt(argc, argv, &i, "--limiter", &limiter)) ||
 		    (m = cli_long_opt(argc, argv, &i, "--interval", &interval)) ||
-		    (m = cli_long_opt(argc, argv, &i, "--register-timeout", &timeout_arg))) {
+		    (m = cli_long_opt(argc, argv, &i, "--register-timeout", &timeout_arg)) ||
+		    (m = cli_long_opt(argc, argv, &i, "--driver-root", &o.driver_root)) ||
+		    (m = cli_long_opt(argc, argv, &i, "--driver-root-host", &o.driver_root_host))) {
 			if (m < 0)
 				return EXIT_USAGE;
 		} else {

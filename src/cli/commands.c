@@ -130,6 +130,13 @@ void cli_usage(FILE *f)
 	"  --backends LIST use only these backends (\"nvidia,amdgpu\") or not these (\"-nvidia\")\n"     \
 	"  --env NAME=VALUE  judge visibility as if the environment held only these visibility\n"     \
 	"                  variables (repeatable)\n"
+#define DRIVER_ROOT_OPTS                                                                           \
+	"  --driver-root DIR  where the vendor's user-space files are looked for (the host's\n"      \
+	"                  root mounted at /host in a container; default / or $AXL_DRIVER_ROOT):\n"  \
+	"                  links resolve inside it; NVML, ROCm SMI and Level Zero load from it\n"   \
+	"  --driver-root-host PATH  what DIR is on the host (default /: the paths inside DIR\n"     \
+	"                  are the host's; /run/nvidia/driver for the GPU Operator's driver\n"     \
+	"                  container; $AXL_DRIVER_ROOT_HOST)\n"
 #define JSON_OPTS                                                                                  \
 	"  --json          the JSON document instead of text\n"                                       \
 	"  --compact       JSON on one line (implies --json)\n"
@@ -210,17 +217,19 @@ static const struct cli_command commands[] = {
 	 "  --count N       stop after N frames\n"
 	 "  --no-processes  no process list\n"
 	 "  --batch         plain-text frames of COLUMNS x LINES (also when not on a terminal)\n" NODE_OPTS},
-	{"cdi", cmd_cdi, CLI_G_NODE | CLI_G_JSON, "oFwi",
+	{"cdi", cmd_cdi, CLI_G_NODE | CLI_G_JSON, "oFwiTY",
 	 "usage: axl cdi generate [-o DIR|-] [--format json|yaml] [--watch [--interval SECONDS]]\n"
+	 "                        [--driver-root DIR [--driver-root-host PATH]]\n"
 	 "       axl cdi list [--json]\n"
 	 "\n"
 	 "Container Device Interface specs for this node's accelerators, one per kind\n"
-	 "(nvidia.com/gpu, amd.com/gpu, ...), and the fully qualified device names\n"
-	 "(docs/cdi.md).\n"
+	 "(axl.dev/nvidia-gpu, axl.dev/amd-gpu, ...: never the vendors' own kinds, which\n"
+	 "their toolkits write beside), and the fully qualified device names (docs/cdi.md).\n"
 	 "\n"
-	 "  -o, --output DIR  write one file per kind there, axl-KIND.json (or .yaml), each\n"
+	 "  -o, --output DIR  write one file per kind there, axl-CLASS.json (or .yaml), each\n"
 	 "                  replaced atomically and only when its content changed;\n"
 	 "                  - (or none): standard output\n"
+	 DRIVER_ROOT_OPTS
 	 "  --format F      json (default) or yaml\n"
 	 "  --watch         keep DIR current: rediscover every --interval and when a device\n"
 	 "                  node appears or goes; rewrite only what changed; remove the spec\n"
@@ -243,7 +252,7 @@ static const struct cli_command commands[] = {
 	 "                  node appears or goes; rewrite only when the labels changed;\n"
 	 "                  SIGTERM or SIGINT ends it\n"
 	 "  --interval SECONDS  (--watch) the period (default 60)\n" NODE_OPTS},
-	{"agent", cmd_agent, CLI_G_NODE, "iLDpXRGlzf",
+	{"agent", cmd_agent, CLI_G_NODE, "iLDpXRGlzfTY",
 	 "usage: axl agent [--listen ADDR:PORT] [--labels-file PATH] [--cdi-dir DIR]\n"
 	 "                 [--cdi-format json|yaml] [--interval SECONDS] [--dcgm] [--processes]\n"
 	 "                 [--expiry WHEN] [--prefix DOMAIN] [--gfd]\n"
@@ -265,11 +274,13 @@ static const struct cli_command commands[] = {
 	 "  --expiry WHEN   (labels) a duration, renewed when half of it has passed, or an\n"
 	 "                  RFC 3339 time\n"
 	 "  --prefix DOMAIN (labels) the labels' prefix (default axl.dev)\n"
-	 "  --gfd           (labels) also the nvidia.com/* names of GPU Feature Discovery\n" NODE_OPTS},
+	 "  --gfd           (labels) also the nvidia.com/* names of GPU Feature Discovery\n" DRIVER_ROOT_OPTS
+	 NODE_OPTS},
 	{"device-plugin", cmd_device_plugin, CLI_G_NODE, NULL,
 	 "usage: axl device-plugin [--kubelet-dir DIR] [--mig-strategy none|single|mixed]\n"
 	 "                         [--shares N] [--limiter PATH] [--interval SECONDS]\n"
 	 "                         [--register-timeout SECONDS]\n"
+	 "                         [--driver-root DIR [--driver-root-host PATH]]\n"
 	 "\n"
 	 "The kubelet device plugin (API v1beta1) for every accelerator of the node\n"
 	 "(docs/kubernetes.md): one service per resource name, under the vendors' own names\n"
@@ -289,7 +300,8 @@ static const struct cli_command commands[] = {
 	 "                      to 1/N of the memory and compute by the preloaded limiter\n"
 	 "  --limiter PATH      the limiter to mount (default: beside axl, or the installed one)\n"
 	 "  --interval SECONDS  rediscover this often (default 60), and when device nodes change\n"
-	 "  --register-timeout SECONDS  how long one Register call may take (default 10)\n" NODE_OPTS},
+	 "  --register-timeout SECONDS  how long one Register call may take (default 10)\n" DRIVER_ROOT_OPTS
+	 NODE_OPTS},
 	{"limit", cmd_limit, CLI_G_NODE | CLI_G_JSON, NULL,
 	 "usage: axl limit set ID [--memory SIZE] [--compute PCT]\n"
 	 "       axl limit clear ID\n"

@@ -27,6 +27,7 @@ int open_inventory_ex(const struct opts *o, axl_context **ctx, axl_inventory **i
 	co.sysroot = o->sysroot;
 	co.sim = o->sim;
 	co.backends = o->backends;
+	co.driver_root = o->driver_root;
 	/* --env: an explicit environment, the given variables plus axl's own settings: the
 	 * fixed ones, and every AXL_<LIBRARY>_LIBRARY (which library to load instead of a
 	 * vendor's: each backend reads its own) */
@@ -37,7 +38,7 @@ int open_inventory_ex(const struct opts *o, axl_context **ctx, axl_inventory **i
 		for (int i = 0; i < o->nenv; i++)
 			env[n++] = o->env[i];
 		static const char *const own[] = {"AXL_SYSROOT", "AXL_BACKENDS", "AXL_PCI_IDS", "AXL_VENDOR_TIMEOUT_MS",
-						  "AXL_SIM"};
+						  "AXL_SIM", "AXL_DRIVER_ROOT"};
 		enum { NOWN = sizeof own / sizeof *own };
 		static char keep[NOWN + NLIB][4096];
 		int nk = 0;

@@ -15,7 +15,7 @@
 
 /* The short names of the options that belong to some commands only (the table in
  * commands.c says which); the rest are global. */
-#define SHARED_OPTS "atoinPLDpBFXRGyWMQUHNKwlzf"
+#define SHARED_OPTS "atoinPLDpBFXRGyWMQUHNKwlzfTY"
 
 /* Apply one option; returns 0, or the exit code to leave with (+1). */
 static int apply_opt(struct opts *o, int c)
@@ -84,6 +84,8 @@ static int apply_opt(struct opts *o, int c)
 	case 'l': o->labels_file = optarg; return 0;
 	case 'z': o->cdi_dir = optarg; return 0;
 	case 'f': o->cdi_format = optarg; return 0;
+	case 'T': o->driver_root = optarg; return 0;
+	case 'Y': o->driver_root_host = optarg; return 0;
 	case 'h': o->help = 1; return 0;
 	case 'V': o->version = 1; return 0;
 	default: cli_usage(stderr); return EXIT_USAGE + 1;
@@ -187,6 +189,8 @@ static const struct option longopts[] = {
 	{"labels-file", required_argument, NULL, 'l'},
 	{"cdi-dir", required_argument, NULL, 'z'},
 	{"cdi-format", required_argument, NULL, 'f'},
+	{"driver-root", required_argument, NULL, 'T'},
+	{"driver-root-host", required_argument, NULL, 'Y'},
 	{NULL, 0, NULL, 0},
 };
 

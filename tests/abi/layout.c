@@ -43,7 +43,8 @@ int main(void)
 	L(struct axl_context_options, pci_ids_path, 48);
 	L(struct axl_context_options, env, 56); /* version 2 */
 	L(struct axl_context_options, sim, 64); /* version 3 */
-	S(struct axl_context_options, 72);
+	L(struct axl_context_options, driver_root, 72); /* version 4 */
+	S(struct axl_context_options, 80);
 	L(struct axl_compute_unit, count, 8);
 	L(struct axl_compute_unit, source, 16);
 	S(struct axl_compute_unit, 24);
@@ -127,9 +128,10 @@ int main(void)
 	L(struct axl_device_filter, numa_node, 32);
 	S(struct axl_device_filter, 40);
 	/* version 1 callers pass the struct without env: the library reads that much */
-	if (AXL_CONTEXT_OPTIONS_VERSION != 3 || offsetof(struct axl_context_options, env) != 56 ||
-	    offsetof(struct axl_context_options, sim) != 64) {
-		printf("axl_context_options version 2 adds env at 56 (version 1 ends there), version 3 sim at 64\n");
+	if (AXL_CONTEXT_OPTIONS_VERSION != 4 || offsetof(struct axl_context_options, env) != 56 ||
+	    offsetof(struct axl_context_options, sim) != 64 || offsetof(struct axl_context_options, driver_root) != 72) {
+		printf("axl_context_options version 2 adds env at 56 (version 1 ends there), version 3 sim at 64, "
+		       "version 4 driver_root at 72\n");
 		failed++;
 	} else
 		passed++;

@@ -95,7 +95,7 @@ def case_cdi(axl, work):
         out = run(axl, ["--sysroot", root, "cdi", "generate", "--format", "yaml"], env)
         check([d for d in yaml.safe_load_all(out.decode("utf-8")) if d is not None] == [spec], "YAML is the JSON")
     names = document(run(axl, ["--sysroot", root, "cdi", "list", "--json"], env), "cdi list --json")
-    check(names and all(n.startswith("nvidia.com/gpu=") for n in names), names)
+    check(names and all(n.startswith("axl.dev/nvidia-gpu=") for n in names), names)
 
 
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}

@@ -190,7 +190,7 @@ def run_writer(axl, argv, tmp, unit):
         check(os.path.exists(p) and "axl.dev/count=8" in open(p).read(), "%s: no feature file at %s" % (unit, p))
     else:
         p = tmp + argv[argv.index("-o") + 1]
-        check(os.path.exists(os.path.join(p, "axl-nvidia.com-gpu.json")), "%s: no CDI spec in %s" % (unit, p))
+        check(os.path.exists(os.path.join(p, "axl-nvidia-gpu.json")), "%s: no CDI spec in %s" % (unit, p))
 
 
 def run_device_plugin(axl, argv, tmp, unit):

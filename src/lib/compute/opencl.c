@@ -114,7 +114,8 @@ static bool usable(const void *table, const char *name, char *why, size_t cap)
 
 static const char *const sonames[] = {"libOpenCL.so.1"};
 static const struct axl__vlibrary library = {
-	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct ocl_fns), usable, &cache};
+	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct ocl_fns), usable, &cache,
+	NULL /* the ICD loader is the image's own, never the driver root's */};
 
 /* ---- state -------------------------------------------------------------------------- */
 struct ocl_dev {

@@ -123,6 +123,11 @@ AXL_API const char *axl_context_sysroot(const axl_context *ctx)
 	return ctx && ctx->sysroot ? ctx->sysroot : "/";
 }
 
+AXL_API const char *axl_context_driver_root(const axl_context *ctx)
+{
+	return ctx && ctx->driver_root ? ctx->driver_root : "/";
+}
+
 AXL_API int axl_context_is_rerooted(const axl_context *ctx)
 {
 	return ctx ? ctx->fs.rerooted : 0;

@@ -101,6 +101,9 @@ struct axl_context {
 	char *pci_ids_path;
 	char *pci_library;    /* $AXL_PCI_LIBRARY: load this instead of libpci.so.3 (pciids.c) */
 	char *zlib_library;   /* $AXL_ZLIB_LIBRARY: instead of libz.so.1 (util/zlib_dl.h) */
+	/* the driver root (axl_context_options.driver_root, $AXL_DRIVER_ROOT); NULL: "/", the
+	 * loader's own search (vendorlib/vlib.c looks for libraries under it) */
+	char *driver_root;
 	/* per backend (by table index), what its struct axl__backend declares: the library
 	 * to load instead of the system's (library_env's value), and the value of runtime_env
 	 * in the process environment; NULL when not set */

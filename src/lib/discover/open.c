@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -159,6 +160,8 @@ static int context_open(axl_context **out, const struct axl_context_options *opt
 		memcpy(&o, opts, offsetof(struct axl_context_options, env));
 	else if (opts->version == 2)
 		memcpy(&o, opts, offsetof(struct axl_context_options, sim));
+	else if (opts->version == 3)
+		memcpy(&o, opts, offsetof(struct axl_context_options, driver_root));
 	else if (opts->version == AXL_CONTEXT_OPTIONS_VERSION)
 		o = *opts;
 	else
@@ -221,6 +224,24 @@ static int context_open(axl_context **out, const struct axl_context_options *opt
 	/* libraries: one to load instead of the system's (a test double, or a vendor
 	 * library on a replayed tree; each backend's own variable is read below), and how
 	 * long a backend may take */
+	const char *droot = opts->driver_root;
+	if (!droot)
+		droot = env_get(list, process, "AXL_DRIVER_ROOT");
+	if (droot && *droot && droot[0] != '/') {
+		axl_context_free(ctx);
+		return axl__error(AXL_EINVAL, "driver root '%s': not an absolute path", droot);
+	}
+	if (droot && *droot && strspn(droot, "/") != strlen(droot)) {
+		struct stat dst;
+		if (stat(droot, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
+			axl_context_free(ctx);
+			return axl__error(AXL_ENOENT, "driver root '%s': not a directory", droot);
+		}
+		if (!(ctx->driver_root = strdup(droot))) {
+			axl_context_free(ctx);
+			return axl__error(AXL_ENOMEM, "out of memory");
+		}
+	}
 	const char *pcilib = env_get(list, process, "AXL_PCI_LIBRARY");
 	const char *zlib = env_get(list, process, "AXL_ZLIB_LIBRARY");
 	ctx->vendor_timeout_ms = 5000;
@@ -348,6 +369,7 @@ AXL_API void axl_context_free(axl_context *ctx)
 	free(ctx->pci_ids_path);
 	free(ctx->pci_library);
 	free(ctx->zlib_library);
+	free(ctx->driver_root);
 	free(ctx->compute_backend);
 	for (size_t b = 0; b < AXL__BACKENDS_MAX; b++) {
 		free(ctx->library[b]);

@@ -52,7 +52,10 @@ void axl__vdrv_start(const struct axl__vdrv *d, struct axl__scan *scan, size_t s
 	 * without the driver pays for neither its zeroing nor its pages */
 	struct axl__vrec v;
 	memset(&v, 0, sizeof v);
-	int replay = axl__vlib_replay(scan, d->name, lib, &v);
+	/* a driver root is that node's software, asked for as a library named by path is:
+	 * a re-rooted tree then loads the library from it instead of replaying answers */
+	bool rooted = scan->ctx->driver_root && d->lib->dirs;
+	int replay = axl__vlib_replay(scan, d->name, lib ? lib : rooted ? scan->ctx->driver_root : NULL, &v);
 	if (replay == 0)
 		return;
 	/* no kernel driver: nothing the library could tell (and no dlopen cost) */
@@ -70,7 +73,7 @@ void axl__vdrv_start(const struct axl__vdrv *d, struct axl__scan *scan, size_t s
 	if (replay < 0) {
 		char why[512] = "";
 		bool absent = false;
-		w->q.lib = axl__vlib_open(d->lib, lib, why, sizeof why, &absent);
+		w->q.lib = axl__vlib_open_ctx(d->lib, scan->ctx, lib, why, sizeof why, &absent);
 		if (!w->q.lib) {
 			/* the library is optional: how loud its absence is depends on it */
 			/* a library named by its variable that does not load is said, except on a

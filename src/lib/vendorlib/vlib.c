@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vlib.h"
 #include "capture.h"
+#include "util/rootpath.h"
 
 void axl__vwarn_add(struct axl__vwarn *w, const char *fmt, ...)
 {
@@ -206,6 +208,41 @@ const void *axl__vlib_open(const struct axl__vlibrary *l, const char *path, char
 				      NULL);
 	return axl__vlib_load(l->cache, "", l->sonames, l->nsonames, l->syms, l->nsyms, l->table_size, l->usable, why,
 			      cap, absent);
+}
+
+/* The first of l's SONAMEs in its folders under root, as a path of this process's tree
+ * (root + the file the root's links lead to). 1 found, 0 not. */
+static int find_in_root(const struct axl__vlibrary *l, const char *root, char *out, size_t cap)
+{
+	for (size_t i = 0; i < l->nsonames; i++)
+		for (size_t d = 0; l->dirs[d]; d++) {
+			char p[1024], r[1024];
+			if (snprintf(p, sizeof p, "%s/%s", l->dirs[d], l->sonames[i]) >= (int)sizeof p)
+				continue;
+			if (axl__root_resolve(root, p, r, sizeof r) == 0 && axl__root_join(root, r, out, cap) == 0 &&
+			    access(out, R_OK) == 0)
+				return 1;
+		}
+	return 0;
+}
+
+const void *axl__vlib_open_ctx(const struct axl__vlibrary *l, const axl_context *ctx, const char *path, char *why,
+			       size_t cap, bool *absent)
+{
+	const char *root = ctx ? ctx->driver_root : NULL;
+	if (path || !root || !l->dirs)
+		return axl__vlib_open(l, path, why, cap, absent);
+	char found[1024];
+	if (!find_in_root(l, root, found, sizeof found)) {
+		if (absent)
+			*absent = true;
+		snprintf(why, cap, "%s is not installed under the driver root %s", l->sonames[0], root);
+		return NULL;
+	}
+	if (absent)
+		*absent = false;
+	return axl__vlib_load(l->cache, found, (const char *const[]){found}, 1, l->syms, l->nsyms, l->table_size,
+			      l->usable, why, cap, NULL);
 }
 
 bool axl__vlib_flag(struct axl__vlib_cache *c, const void *table, int which)

@@ -94,9 +94,18 @@ struct axl__vlibrary {
 	size_t table_size;
 	bool (*usable)(const void *table, const char *name, char *why, size_t cap);
 	struct axl__vlib_cache *cache;
+	/* The folders the vendor installs it in, NULL-terminated (its runtime's
+	 * library_dirs): where it is looked for under a driver root. NULL: nowhere (the
+	 * loader's own search only). */
+	const char *const *dirs;
 };
 /* axl__vlib_load of l: the library at path, or (NULL) the first SONAME installed. */
 const void *axl__vlib_open(const struct axl__vlibrary *l, const char *path, char *why, size_t cap, bool *absent);
+/* The same as ctx says: path when given; else, under the context's driver root (when it
+ * has one and l names its folders), the first SONAME found in them, its links resolved
+ * inside the root (*absent when none is there); else the loader's search. */
+const void *axl__vlib_open_ctx(const struct axl__vlibrary *l, const axl_context *ctx, const char *path, char *why,
+			       size_t cap, bool *absent);
 /* Flag `which` (0 or 1) of the slot holding table; false when the table is not cached. */
 bool axl__vlib_flag(struct axl__vlib_cache *c, const void *table, int which);
 void axl__vlib_set_flag(struct axl__vlib_cache *c, const void *table, int which);

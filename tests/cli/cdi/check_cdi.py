@@ -28,19 +28,31 @@ CASES = ["schema", "names", "yaml", "output", "list", "mig", "libraries", "optio
 # CDI name rules (container-device-interface pkg/parser)
 NAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_.:-]*[A-Za-z0-9])?$")
 KIND_RE = re.compile(r"^[A-Za-z]([A-Za-z0-9.-]*[A-Za-z0-9])?/[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?$")
-# (PCI vendor, family or None) -> kind, as docs/cdi.md lists them
-KINDS = [("0x10de", None, "nvidia.com/gpu"), ("0x1002", "npu", "amd.com/npu"), ("0x1022", "npu", "amd.com/npu"),
-         ("0x1002", None, "amd.com/gpu"), ("0x1da3", None, "habana.ai/gaudi"), ("0x8086", "npu", "intel.com/npu"),
-         ("0x8086", "gpu", "intel.com/gpu"), ("0x1d0f", None, "aws.amazon.com/neuron"),
-         ("0x1ae0", None, "google.com/tpu"), ("0x19e5", None, "huawei.com/npu"), ("0x17cb", None, "qualcomm.com/qaic"),
-         ("0x1e52", None, "tenstorrent.com/card"), ("0x1bcf", None, "nec.com/ve")]
+# (PCI vendor, family or None) -> kind, as docs/cdi.md lists them: axl's own CDI vendor,
+# never the vendors' domains (nvidia-ctk and AMD's toolkit write those beside axl's)
+KINDS = [("0x10de", None, "axl.dev/nvidia-gpu"), ("0x1002", "npu", "axl.dev/amd-npu"),
+         ("0x1022", "npu", "axl.dev/amd-npu"), ("0x1002", None, "axl.dev/amd-gpu"),
+         ("0x1da3", None, "axl.dev/habana-gaudi"), ("0x8086", "npu", "axl.dev/intel-npu"),
+         ("0x8086", "gpu", "axl.dev/intel-gpu"), ("0x1d0f", None, "axl.dev/aws-neuron"),
+         ("0x1ae0", None, "axl.dev/google-tpu"), ("0x19e5", None, "axl.dev/huawei-npu"),
+         ("0x17cb", None, "axl.dev/qualcomm-qaic"), ("0x1e52", None, "axl.dev/tenstorrent-card"),
+         ("0x1bcf", None, "axl.dev/nec-ve")]
+# the vendors' own kinds, which axl never writes
+VENDOR_KINDS = {"nvidia.com/gpu", "amd.com/gpu", "amd.com/npu", "habana.ai/gaudi", "intel.com/npu", "intel.com/gpu",
+                "aws.amazon.com/neuron", "google.com/tpu", "huawei.com/npu", "qualcomm.com/qaic",
+                "tenstorrent.com/card", "nec.com/ve"}
 
 
 def kind_of(d):
     for vid, fam, kind in KINDS:
         if d.get("vendor_id") == vid and fam in (None, d.get("family")):
             return kind
-    return "axl/" + d.get("family", "unknown")
+    return "axl.dev/" + d.get("family", "unknown")
+
+
+def spec_file(kind, ext="json"):
+    """axl-CLASS.json for kind axl.dev/CLASS"""
+    return "axl-%s.%s" % (kind.split("/", 1)[1], ext)
 failures = []
 
 
@@ -223,10 +235,10 @@ def case_output(axl, work):
     specs = as_list(json.loads(generate(axl, root).stdout))
     p = generate(axl, root, "--output", out)
     files = sorted(os.listdir(out))
-    want = sorted("axl-%s.json" % s["kind"].replace("/", "-") for s in specs)
+    want = sorted(spec_file(s["kind"]) for s in specs)
     check(files == want, "--output: files %s, want %s" % (files, want))
     for s in specs:
-        f = os.path.join(out, "axl-%s.json" % s["kind"].replace("/", "-"))
+        f = os.path.join(out, spec_file(s["kind"]))
         if os.path.exists(f):
             check(json.load(open(f)) == s, "--output: %s is the spec" % f)
             check(oct(os.stat(f).st_mode & 0o777) == "0o644", "--output: %s mode 0644" % f)
@@ -234,6 +246,27 @@ def case_output(axl, work):
     p = generate(axl, root, "--output", out, "--format", "yaml")
     check(len([f for f in os.listdir(out) if f.endswith(".yaml")]) == len(specs), "--output yaml files")
     check(not [f for f in os.listdir(out) if f.startswith(".")], "--output: no temporary files left")
+    check(not [s for s in specs if s["kind"] in VENDOR_KINDS or not s["kind"].startswith("axl.dev/")],
+          "--output: a vendor's own kind: %r" % [s["kind"] for s in specs])
+    # the files an earlier axl wrote under the vendors' kinds (axl-intel.com-gpu.json) go,
+    # a file of that name that is not axl's stays, and so does every other file
+    for s in specs:
+        vk = [k for k in VENDOR_KINDS if k.split("/")[0].split(".")[0] + "-" + k.split("/")[1] == s["kind"][8:]][0]
+        with open(os.path.join(out, "axl-%s.json" % vk.replace("/", "-")), "w") as f:
+            json.dump({"cdiVersion": "0.5.0", "kind": vk, "devices": []}, f, indent=2)
+        with open(os.path.join(out, "axl-%s.yaml" % vk.replace("/", "-")), "w") as f:
+            f.write("cdiVersion: 0.5.0\nkind: %s\ndevices: []\n" % vk)
+    with open(os.path.join(out, "axl-nvidia.com-gpu.json"), "w") as f:
+        f.write('{"kind": "someone.else/gpu"}')
+    with open(os.path.join(out, "nvidia.yaml"), "w") as f:
+        f.write("cdiVersion: 0.5.0\nkind: nvidia.com/gpu\n")
+    p = generate(axl, root, "--output", out)
+    left = sorted(os.listdir(out))
+    check(left == sorted(want + ["axl-nvidia.com-gpu.json", "nvidia.yaml"] +
+                         [spec_file(s["kind"], "yaml") for s in specs]),
+          "--output: legacy files not removed, or others removed: %s" % left)
+    # every legacy file but the one that is someone else's
+    check(p.stdout.count("removed ") == 2 * len(specs) - 1, "--output: 'removed' lines: %r" % p.stdout)
     p = generate(axl, root, "--output", os.path.join(work, "no-such-dir"), check_rc=False)
     check(p.returncode == 1, "--output to a missing directory fails")
     return 0
@@ -249,12 +282,12 @@ def case_list(axl, work):
         gj = json.loads(run(axl, "cdi", "list", "--json", "--sysroot", root).stdout)
         check(gj == want, spec + ": cdi list --json")
     got = run(axl, "cdi", "list", "--sysroot", tree(work, "hgx-8x-h100.json")).stdout.split()
-    check("nvidia.com/gpu=0" in got and "nvidia.com/gpu=all" in got and
-          "nvidia.com/gpu=GPU-ee7954ec-da95-fd7a-ddfd-c6b32cc2f8aa" in got, "hgx-8x-h100: names")
-    check(run(axl, "cdi", "list", "--sysroot", tree(work, "gaudi2-8x.json")).stdout.startswith("habana.ai/gaudi=0\n"),
-          "gaudi2-8x: habana.ai/gaudi=0")
-    check("aws.amazon.com/neuron=all" in run(axl, "cdi", "list", "--sysroot", tree(work, "inf2-48xl.json")).stdout,
-          "inf2-48xl: aws.amazon.com/neuron")
+    check("axl.dev/nvidia-gpu=0" in got and "axl.dev/nvidia-gpu=all" in got and
+          "axl.dev/nvidia-gpu=GPU-ee7954ec-da95-fd7a-ddfd-c6b32cc2f8aa" in got, "hgx-8x-h100: names")
+    check(run(axl, "cdi", "list", "--sysroot", tree(work, "gaudi2-8x.json")).stdout.startswith(
+        "axl.dev/habana-gaudi=0\n"), "gaudi2-8x: axl.dev/habana-gaudi=0")
+    check("axl.dev/aws-neuron=all" in run(axl, "cdi", "list", "--sysroot", tree(work, "inf2-48xl.json")).stdout,
+          "inf2-48xl: axl.dev/aws-neuron")
     return 0
 
 
@@ -285,6 +318,77 @@ def case_mig(axl, work, double):
     return 0
 
 
+def mkfile(root, path, target=None):
+    """a file (or, with target, a symbolic link to it) at path inside root"""
+    full = root + path
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    if target is None:
+        open(full, "w").close()
+    else:
+        os.symlink(target, full)
+
+
+def mounts_of(s):
+    return [(m["hostPath"], m["containerPath"]) for m in s.get("containerEdits", {}).get("mounts", [])]
+
+
+def driver_layouts(work):
+    """driver roots as users have them, each (name, root, extra args, mounts wanted)"""
+    out = []
+    # Debian 12's non-free packages (libcuda1, libnvidia-ml1, nvidia-smi 535): the names in
+    # the library folder are absolute links through /etc/alternatives (update-alternatives)
+    deb = os.path.join(work, "root-debian")
+    shutil.rmtree(deb, ignore_errors=True)
+    cur = "/usr/lib/x86_64-linux-gnu/nvidia/current"
+    for lib in ["libcuda", "libnvidia-ml", "libnvidia-ptxjitcompiler"]:
+        mkfile(deb, "%s/%s.so.535.261.03" % (cur, lib))
+        mkfile(deb, "%s/%s.so.1" % (cur, lib), "%s.so.535.261.03" % lib)
+        alt = "/etc/alternatives/nvidia--%s.so.1-x86_64-linux-gnu" % lib
+        mkfile(deb, alt, "%s/%s.so.1" % (cur, lib))
+        mkfile(deb, "/usr/lib/x86_64-linux-gnu/%s.so.1" % lib, alt)
+    mkfile(deb, "/usr/lib/x86_64-linux-gnu/libcuda.so", "/etc/alternatives/nvidia--libcuda.so-x86_64-linux-gnu")
+    mkfile(deb, "/usr/lib/nvidia/current/nvidia-smi")
+    mkfile(deb, "/etc/alternatives/nvidia--nvidia-smi", "/usr/lib/nvidia/current/nvidia-smi")
+    mkfile(deb, "/usr/bin/nvidia-smi", "/etc/alternatives/nvidia--nvidia-smi")
+    mkfile(deb, "/lib", "usr/lib")  # merged /usr: read once
+    want = [("%s/%s.so.535.261.03" % (cur, lib), "/usr/lib/x86_64-linux-gnu/%s.so.1" % lib)
+            for lib in ["libcuda", "libnvidia-ml", "libnvidia-ptxjitcompiler"]]
+    want.append(("/usr/lib/nvidia/current/nvidia-smi", "/usr/bin/nvidia-smi"))
+    out.append(("debian", deb, [], want))
+    # the same root seen through --driver-root-host: the paths on the host gain its prefix
+    out.append(("debian at /srv/node", deb, ["--driver-root-host", "/srv/node"],
+                [("/srv/node" + h, c) for h, c in want]))
+    # the GPU Operator's driver container, its root at /run/nvidia/driver on the host
+    # (relative links inside, as the .run installer makes them)
+    gop = os.path.join(work, "root-gpu-operator")
+    shutil.rmtree(gop, ignore_errors=True)
+    for lib in ["libcuda", "libnvidia-ml"]:
+        mkfile(gop, "/usr/lib/x86_64-linux-gnu/%s.so.550.54.15" % lib)
+        mkfile(gop, "/usr/lib/x86_64-linux-gnu/%s.so.1" % lib, "%s.so.550.54.15" % lib)
+    mkfile(gop, "/usr/bin/nvidia-smi")
+    want = []
+    for lib in ["libcuda", "libnvidia-ml"]:
+        f = "/usr/lib/x86_64-linux-gnu/%s.so.550.54.15" % lib
+        want += [("/run/nvidia/driver" + f, "/usr/lib/x86_64-linux-gnu/%s.so.1" % lib), ("/run/nvidia/driver" + f, f)]
+    want = sorted(want, key=lambda m: m[1]) + [("/run/nvidia/driver/usr/bin/nvidia-smi", "/usr/bin/nvidia-smi")]
+    out.append(("gpu-operator", gop, ["--driver-root-host", "/run/nvidia/driver"], want))
+    # RHEL: /usr/lib64, reached as /lib64 too (an absolute link here)
+    rh = os.path.join(work, "root-rhel")
+    shutil.rmtree(rh, ignore_errors=True)
+    mkfile(rh, "/usr/lib64/libcuda.so.550.54.15")
+    mkfile(rh, "/usr/lib64/libcuda.so.1", "libcuda.so.550.54.15")
+    mkfile(rh, "/lib64", "/usr/lib64")
+    out.append(("rhel", rh, [], [("/usr/lib64/libcuda.so.550.54.15", "/usr/lib64/libcuda.so.1"),
+                                 ("/usr/lib64/libcuda.so.550.54.15", "/usr/lib64/libcuda.so.550.54.15")]))
+    # a container that mounts only the host's library folder: /etc/alternatives is not
+    # there, so Debian's links lead nowhere and nothing is mounted
+    only = os.path.join(work, "root-libdir-only")
+    shutil.rmtree(only, ignore_errors=True)
+    shutil.copytree(os.path.join(deb, "usr/lib/x86_64-linux-gnu"), only + "/usr/lib/x86_64-linux-gnu", symlinks=True)
+    out.append(("library folder only", only, [], []))
+    return out
+
+
 def case_libraries(axl, work):
     src = tree(work, "hgx-8x-h100.json")
     root = os.path.join(work, "hgx-libs")
@@ -308,12 +412,31 @@ def case_libraries(axl, work):
              "libnvidia-ptxjitcompiler.so.550.54.15"]] + ["/usr/bin/nvidia-smi"]
     check(got == want, "libraries: mounts %s" % got)
     for m in mounts:
-        check(m["hostPath"] == m["containerPath"], "libraries: hostPath is the node's path")
+        # a link is mounted from the file it leads to on the node
+        want_host = m["containerPath"].replace("libcuda.so.1", "libcuda.so.550.54.15")
+        check(m["hostPath"] == want_host, "libraries: hostPath %s for %s" % (m["hostPath"], m["containerPath"]))
         check(m["options"] == ["ro", "nosuid", "nodev", "bind"], "libraries: read-only bind")
     try:
         validate_spec(validator(), s, "libraries")
     except ImportError:
         pass
+
+    # --driver-root: the node's tree stays the sysroot, the files come from the driver root
+    for name, droot, extra, want in driver_layouts(work):
+        for how in ("option", "variable"):
+            if how == "option":
+                p = generate(axl, src, "--driver-root", droot, *extra)
+            else:
+                env = dict(os.environ, AXL_DRIVER_ROOT=droot)
+                if extra:
+                    env["AXL_DRIVER_ROOT_HOST"] = extra[1]
+                p = generate(axl, src, env=env)
+            got = mounts_of(json.loads(p.stdout))
+            check(got == want, "driver root %s (%s): mounts %s, want %s" % (name, how, got, want))
+    # bad driver roots: a clear error, no spec
+    for bad, msg in [("relative/dir", "not an absolute path"), (os.path.join(work, "nope"), "not a directory")]:
+        p = generate(axl, src, "--driver-root", bad, check_rc=False)
+        check(p.returncode == 1 and msg in p.stderr and p.stdout == "", "--driver-root %s: %r" % (bad, p.stderr))
     return 0
 
 

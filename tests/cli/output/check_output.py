@@ -155,7 +155,7 @@ def case_stdout(axl, work):
     for fmt in ("json", "yaml"):
         p = run(axl, "--sim", s, "cdi", "generate", "--format", fmt, "-o", "-")
         check(p.stdout == run(axl, "--sim", s, "cdi", "generate", "--format", fmt).stdout
-              and "nvidia.com/gpu" in p.stdout and "amd.com/gpu" in p.stdout,
+              and "axl.dev/nvidia-gpu" in p.stdout and "axl.dev/amd-gpu" in p.stdout,
               "cdi generate --format %s -o -: not the specs on standard output" % fmt)
     check(not os.path.exists(os.path.join(d, "-")), "a file named '-' was made")
     # capture -o -: the gzip'd tar on standard output, replayable
@@ -183,7 +183,7 @@ def case_killed(axl, work):
     s = sim(os.path.join(d, "node.json"), [H100])
     for what, args, target in (
             ("labels", ["labels", "-o", os.path.join(d, "features")], os.path.join(d, "features")),
-            ("cdi", ["cdi", "generate", "-o", d], os.path.join(d, "axl-nvidia.com-gpu.json"))):
+            ("cdi", ["cdi", "generate", "-o", d], os.path.join(d, "axl-nvidia-gpu.json"))):
         old = b"old content, complete\n" * 50
         with open(target, "wb") as f:
             f.write(old)
@@ -255,7 +255,7 @@ def case_cdi_watch(axl, work):
     d = fresh(work, "cdi_watch")
     s = sim(os.path.join(work, "cdi_watch.json"), [H100, MI300X])
     p = start(axl, "--sim", s, "cdi", "generate", "--watch", "--interval", "1", "-o", d, "-v")
-    nv, amd = os.path.join(d, "axl-nvidia.com-gpu.json"), os.path.join(d, "axl-amd.com-gpu.json")
+    nv, amd = os.path.join(d, "axl-nvidia-gpu.json"), os.path.join(d, "axl-amd-gpu.json")
     check(wait_for(lambda: read(nv) and read(amd), 10), "cdi --watch: specs not written: %r" % os.listdir(d))
     snv, samd = os.stat(nv), os.stat(amd)
     time.sleep(2.5)
@@ -268,7 +268,7 @@ def case_cdi_watch(axl, work):
     check(wait_for(lambda: not os.path.exists(amd), 6), "cdi --watch: the spec of a kind gone was not removed")
     err = stop(p, "cdi generate --watch")
     check("removed" in err and "rewrote" in err, "cdi --watch -v: %r" % err[-600:])
-    check(os.listdir(d) == ["axl-nvidia.com-gpu.json"], "cdi --watch: left %r" % os.listdir(d))
+    check(os.listdir(d) == ["axl-nvidia-gpu.json"], "cdi --watch: left %r" % os.listdir(d))
     return 0
 
 
@@ -331,7 +331,7 @@ def case_agent(axl, work):
     check(wait_for(lambda: http(base + "/healthz")[0] == 200, 15), "agent: /healthz never 200")
     check(read(feat) is not None and labels_value(read(feat), "axl.dev/nvidia.count") == "2",
           "agent: the feature file")
-    check(sorted(os.listdir(cdi)) == ["axl-amd.com-gpu.json", "axl-nvidia.com-gpu.json"],
+    check(sorted(os.listdir(cdi)) == ["axl-amd-gpu.json", "axl-nvidia-gpu.json"],
           "agent: CDI specs %r" % os.listdir(cdi))
     code, body = http(base + "/metrics")
     check(code == 200 and "axl_" in body, "agent: /metrics %r" % code)
@@ -341,7 +341,7 @@ def case_agent(axl, work):
     sim(s, [dict(H100, count=3)])
     check(wait_for(lambda: labels_value(read(feat) or b"", "axl.dev/nvidia.count") == "3", 15),
           "agent: the feature file did not follow the node")
-    check(wait_for(lambda: os.listdir(cdi) == ["axl-nvidia.com-gpu.json"], 10),
+    check(wait_for(lambda: os.listdir(cdi) == ["axl-nvidia-gpu.json"], 10),
           "agent: the CDI specs did not follow the node: %r" % os.listdir(cdi))
     err = stop(p, "agent")
     check("labels rewritten" in err, "agent -v: %r" % err[-400:])
@@ -367,7 +367,7 @@ def case_sim_nodes(axl, work):
           "a real node's devices marked device_nodes_simulated")
     specs = json.loads(run(axl, "--sim", s, "cdi", "generate").stdout)
     by_kind = {sp["kind"]: sp for sp in specs}
-    check(sorted(by_kind) == ["amd.com/gpu", "habana.ai/gaudi", "nvidia.com/gpu"], "sim: CDI kinds %r" % sorted(by_kind))
+    check(sorted(by_kind) == ["axl.dev/amd-gpu", "axl.dev/habana-gaudi", "axl.dev/nvidia-gpu"], "sim: CDI kinds %r" % sorted(by_kind))
 
     def paths(sp):
         out = set()
@@ -375,9 +375,9 @@ def case_sim_nodes(axl, work):
             for n in dev["containerEdits"].get("deviceNodes", []):
                 out.add(n["path"])
         return out
-    check({"/dev/kfd", "/dev/dri/renderD128"} <= paths(by_kind.get("amd.com/gpu", {"devices": []})),
+    check({"/dev/kfd", "/dev/dri/renderD128"} <= paths(by_kind.get("axl.dev/amd-gpu", {"devices": []})),
           "sim: the AMD spec lacks /dev/kfd or the render node")
-    check({"/dev/accel/accel0", "/dev/accel/accel1"} <= paths(by_kind.get("habana.ai/gaudi", {"devices": []})),
+    check({"/dev/accel/accel0", "/dev/accel/accel1"} <= paths(by_kind.get("axl.dev/habana-gaudi", {"devices": []})),
           "sim: the Gaudi spec lacks its accel nodes")
     labels = run(axl, "--sim", s, "labels").stdout
     check("axl.dev/habana.count=2" in labels and "axl.dev/amdgpu.count=1" in labels, "sim: labels %r" % labels)

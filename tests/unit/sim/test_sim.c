@@ -45,8 +45,27 @@ static void options_versions(void)
 	CHECK_INT(axl_context_is_simulated(ctx), 0);
 	axl_context_free(ctx);
 
+	/* a version 3 caller's struct ends before driver_root: garbage there is not read */
+	v2.o.version = 3;
+	v2.o.sim = NULL;
+	v2.o.driver_root = (const char *)(uintptr_t)1;
+	CHECK_INT(axl_context_open(&ctx, &v2.o), 0);
+	CHECK_STR(axl_context_driver_root(ctx), "/");
+	axl_context_free(ctx);
+	/* version 4: a driver root that is not an absolute folder is refused */
+	struct axl_context_options d4 = AXL_CONTEXT_OPTIONS_INIT;
+	d4.flags = AXL_CONTEXT_NO_ENV;
+	d4.driver_root = "relative";
+	CHECK_INT(axl_context_open(&ctx, &d4), AXL_EINVAL);
+	d4.driver_root = "/nonexistent/driver/root";
+	CHECK_INT(axl_context_open(&ctx, &d4), AXL_ENOENT);
+	d4.driver_root = "/tmp/";
+	CHECK_INT(axl_context_open(&ctx, &d4), 0);
+	CHECK_STR(axl_context_driver_root(ctx), "/tmp/");
+	axl_context_free(ctx);
+
 	struct axl_context_options o = AXL_CONTEXT_OPTIONS_INIT;
-	CHECK_INT(o.version, 3);
+	CHECK_INT(o.version, 4);
 	o.flags = AXL_CONTEXT_NO_ENV;
 	o.sim = spec;
 	CHECK_INT(axl_context_open(&ctx, &o), 0);

@@ -20,6 +20,7 @@
 #include "ccall.h"
 #include "compute_impl.h"
 #include "hip_api.h"
+#include "amd_runtime.h"
 #include "vlib.h"
 
 /* ---- loading ------------------------------------------------------------------------ */
@@ -76,7 +77,8 @@ static bool usable(const void *table, const char *name, char *why, size_t cap)
 /* the development link, then ROCm 6's and ROCm 5's SONAMEs */
 static const char *const sonames[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
 static const struct axl__vlibrary library = {
-	sonames, 3, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__hip_fns), usable, &cache};
+	sonames, 3, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__hip_fns), usable, &cache,
+	axl__amd_gpu_lib_dirs};
 
 /* ---- state -------------------------------------------------------------------------- */
 
@@ -299,7 +301,7 @@ static int hip_open(const axl_context *ctx, const char *lib, void **state, struc
 		    size_t *n)
 {
 	char why[512];
-	const struct axl__hip_fns *f = axl__vlib_open(&library, lib, why, sizeof why, NULL);
+	const struct axl__hip_fns *f = axl__vlib_open_ctx(&library, ctx, lib, why, sizeof why, NULL);
 	if (!f)
 		return axl__error(AXL_ENOTSUP, "compute hip: %s", why);
 	struct hip_state *st = calloc(1, sizeof *st);

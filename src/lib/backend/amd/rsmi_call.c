@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rsmi_call.h"
+#include "amd_runtime.h"
 #include "vlib.h"
 #include "util/json.h"
 
@@ -65,7 +66,7 @@ static bool usable(const void *table, const char *name, char *why, size_t cap)
 
 const struct axl__vlibrary axl__rsmi_library = {
 	sonames, sizeof sonames / sizeof *sonames, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__rsmi_fns),
-	usable, &cache};
+	usable, &cache, axl__amd_gpu_lib_dirs};
 
 const char *axl__rsmi_strerror(rsmi_status_t r)
 {

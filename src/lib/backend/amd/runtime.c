@@ -3,11 +3,13 @@
  * user-space libraries and /dev/kfd, the compute interface every ROCm process opens
  * besides the GPU's render node. An NPU (XDNA): the Xilinx runtime's libraries. */
 #define _GNU_SOURCE
+#include "amd_runtime.h"
 #include "runtime_files.h"
 
 static const char *const gpu_libs[] = {"librocm_smi64.so.*", "libamd_smi.so.*", "libamdhip64.so.*",
 				       "libhsa-runtime64.so.*", "libhsakmt.so.*", NULL};
-static const char *const gpu_lib_dirs[] = {AXL__SYSTEM_LIB_DIRS, "/opt/rocm/lib", AXL__LOCAL_LIB_DIRS, NULL};
+/* also where ROCm SMI and HIP are looked for under a driver root (vlib.h) */
+const char *const axl__amd_gpu_lib_dirs[] = {AXL__SYSTEM_LIB_DIRS, "/opt/rocm/lib", AXL__LOCAL_LIB_DIRS, NULL};
 static const char *const gpu_control[] = {"/dev/kfd", NULL};
 static const char *const npu_libs[] = {"libxrt_core.so.*", "libxrt_coreutil.so.*", NULL};
 
@@ -15,7 +17,7 @@ static const struct axl_runtime gpu = {
 	.kind = "amd.com/gpu",
 	.vendor = "AMD",
 	.libraries = gpu_libs,
-	.library_dirs = gpu_lib_dirs,
+	.library_dirs = axl__amd_gpu_lib_dirs,
 	.binaries = axl__runtime_none,
 	.binary_dirs = axl__runtime_bin_dirs,
 	.control_nodes = gpu_control,

@@ -24,6 +24,7 @@
 
 #include "ccall.h"
 #include "compute_impl.h"
+#include "runtime_files.h"
 #include "vlib.h"
 
 typedef void *zeh; /* every Level Zero handle */
@@ -144,7 +145,7 @@ static bool usable(const void *table, const char *name, char *why, size_t cap)
 static struct axl__vlib_cache cache = AXL__VLIB_CACHE_INIT;
 static const char *const sonames[] = {"libze_loader.so.1"};
 static const struct axl__vlibrary library = {sonames, 1, symbols, sizeof symbols / sizeof *symbols,
-					     sizeof(struct zefns), usable, &cache};
+					     sizeof(struct zefns), usable, &cache, axl__runtime_lib_dirs};
 
 struct zdev {
 	zeh handle, ctx;
@@ -300,7 +301,7 @@ static int ze_open(const axl_context *ctx, const char *lib, void **state, struct
 {
 	char why[512];
 	bool absent = false;
-	const struct zefns *f = axl__vlib_open(&library, lib, why, sizeof why, &absent);
+	const struct zefns *f = axl__vlib_open_ctx(&library, ctx, lib, why, sizeof why, &absent);
 	if (!f)
 		return axl__error(absent ? AXL_ENOTSUP : AXL_EBACKEND, "compute level-zero: %s", why);
 	struct zstate *st = calloc(1, sizeof *st);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ze_call.h"
+#include "runtime_files.h"
 #include "vlib.h"
 #include "util/json.h"
 
@@ -57,7 +58,7 @@ static bool usable(const void *table, const char *name, char *why, size_t cap)
 
 static const char *const sonames[] = {"libze_loader.so.1"};
 const struct axl__vlibrary axl__ze_library = {
-	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__ze_fns), usable, &cache};
+	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__ze_fns), usable, &cache, axl__runtime_lib_dirs};
 
 const char *axl__ze_strerror(ze_result_t r)
 {

@@ -23,6 +23,7 @@
 #include "compute_cuda.h"
 #include "compute_impl.h"
 #include "cuda_api.h"
+#include "nvidia_runtime.h"
 #include "vlib.h"
 
 #define NAME   "cuda"
@@ -87,8 +88,8 @@ static bool usable(const void *table, const char *name, char *why, size_t cap)
 static struct axl__vlib_cache cache = AXL__VLIB_CACHE_INIT;
 static const char *const sonames[] = { "libcuda.so.1" };
 static const struct axl__vlibrary library = {
-	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__cuda_fns), usable, &cache
-};
+	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__cuda_fns), usable, &cache,
+	axl__nvidia_lib_dirs};
 
 /* ---- state ------------------------------------------------------------------------ */
 struct cu_state;
@@ -358,7 +359,7 @@ static int cuda_open(const axl_context *ctx, const char *path, void **state, str
 	*state = NULL;
 	*found = NULL;
 	*n = 0;
-	const struct axl__cuda_fns *f = axl__vlib_open(&library, path, why, sizeof why, NULL);
+	const struct axl__cuda_fns *f = axl__vlib_open_ctx(&library, ctx, path, why, sizeof why, NULL);
 	if (!f)
 		return axl__error(AXL_ENOTSUP, "compute cuda: %s", why);
 	struct cu_state *st = calloc(1, sizeof *st);

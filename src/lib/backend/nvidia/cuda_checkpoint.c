@@ -11,6 +11,7 @@
 
 #include "ccall.h"
 #include "cuda_checkpoint.h"
+#include "nvidia_runtime.h"
 #include "vlib.h"
 
 typedef int CUresult;
@@ -67,7 +68,7 @@ static bool usable(const void *table, const char *name, char *why, size_t cap)
 static struct axl__vlib_cache cache = AXL__VLIB_CACHE_INIT;
 static const char *const sonames[] = {"libcuda.so.1"};
 static const struct axl__vlibrary library = {
-	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct ck_fns), usable, &cache};
+	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct ck_fns), usable, &cache, axl__nvidia_lib_dirs};
 
 static const char *const op_call[] = {"cuCheckpointProcessGetState", "cuCheckpointProcessLock",
 				      "cuCheckpointProcessCheckpoint", "cuCheckpointProcessRestore",

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nvml_call.h"
+#include "nvidia_runtime.h"
 #include "vlib.h"
 #include "util/json.h"
 
@@ -107,7 +108,7 @@ static bool usable(const void *table, const char *name, char *why, size_t cap)
 
 static const char *const sonames[] = {"libnvidia-ml.so.1"};
 const struct axl__vlibrary axl__nvml_library = {
-	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__nvml_fns), usable, &cache};
+	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__nvml_fns), usable, &cache, axl__nvidia_lib_dirs};
 
 const struct axl__nvml_fns *axl__nvml_load(const char *path, char *why, size_t cap)
 {

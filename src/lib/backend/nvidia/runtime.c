@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nvidia_runtime.h"
 #include "runtime_files.h"
 
 /* The driver's libraries as their versioned files and SONAME links (libcuda.so.1,
@@ -17,8 +18,9 @@ static const char *const libs[] = {
 	"libnvidia-ptxjitcompiler.so.*", "libnvidia-nvvm.so.*", "libnvidia-opencl.so.*",
 	"libnvidia-cfg.so.*",     "libnvidia-gpucomp.so.*",   "libnvidia-allocator.so.*",
 	NULL};
-/* the CUDA toolkit's places, then where GKE's driver installer puts the driver */
-static const char *const lib_dirs[] = {
+/* the CUDA toolkit's places, then where GKE's driver installer puts the driver (also where
+ * NVML and CUDA are looked for under a driver root: vlib.h) */
+const char *const axl__nvidia_lib_dirs[] = {
 	AXL__SYSTEM_LIB_DIRS,   "/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib",
 	"/usr/local/cuda/compat", "/usr/local/nvidia/lib64", AXL__LOCAL_LIB_DIRS, NULL};
 static const char *const bins[] = {"nvidia-smi", "nvidia-debugdump", "nvidia-persistenced", NULL};
@@ -37,7 +39,7 @@ static const struct axl_runtime gpu = {
 	.kind = "nvidia.com/gpu",
 	.vendor = "NVIDIA",
 	.libraries = libs,
-	.library_dirs = lib_dirs,
+	.library_dirs = axl__nvidia_lib_dirs,
 	.binaries = bins,
 	.binary_dirs = axl__runtime_bin_dirs,
 	.control_nodes = control,
