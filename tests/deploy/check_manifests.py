@@ -6,23 +6,28 @@ Every manifest parses (python3-yaml) and the Kustomize base names them all; then
    kustomization's images: entry rewrites; command /usr/bin/axl (the image's
    entrypoint) with a sub-command and options that `axl help CMD` lists (`axl agent`'s
    interface from docs/deploy.md where the built axl has no agent yet);
- - the mounts: /sys and /dev from the host read-only at the same paths, the host's
-   library folder read-only and AXL_NVML_LIBRARY inside it, the NFD features.d folder
-   and /var/run/cdi writable and exactly the folders of --labels-file and --cdi-dir;
-   every mount names a volume, every volume is mounted;
+ - the mounts: /sys and /dev from the host read-only at the same paths, the host's root
+   read-only at AXL_DRIVER_ROOT (/host, HostToContainer propagation: the GPU Operator's
+   driver root appears there later), the NFD features.d folder and /var/run/cdi writable
+   and exactly the folders of --labels-file and --cdi-dir; every mount names a volume,
+   every volume is mounted;
  - the port 9400 named in --listen; readiness and liveness probes on /healthz at it;
  - the security context: read-only root, no privilege escalation, every capability
    dropped and none added, not privileged, no host network or IPC, seccomp
-   RuntimeDefault, no service-account token;
+   RuntimeDefault, no service-account token; no container is both privileged and
+   without privilege escalation (the API server refuses that pair);
  - small requests (cpu <= 50m, memory <= 64Mi) and a memory limit;
- - tolerations for the accelerator taints; the node affinity (linux, amd64);
+ - tolerations for the accelerator taints; the node affinity: accelerator nodes by
+   NFD's PCI labels of accelerator classes (or by hand), every term on linux, amd64;
  - the device-plugin container: `axl device-plugin` with options axl knows, the
-   kubelet's socket folder writable and /sys, /dev read-only at the host's paths, the
-   same sandbox and small requests; the limiter init container copies the limiter to a
-   host folder at the same path (where the kubelet mounts it from for shares);
+   kubelet's socket folder writable and /sys, /dev, the host's root read-only at the
+   host's paths (the root at /host, AXL_DRIVER_ROOT), privileged as NVIDIA's and ROCm's
+   own plugins are (the devices NVML and ROCm SMI open), read-only root, small
+   requests; the limiter init container copies the limiter to a host folder at the same
+   path (where the kubelet mounts it from for shares);
  - the Service selects the pods and targets the named port; the ServiceMonitor selects
    the Service by its labels, in its namespace, at that port and /metrics;
- - the accelerator-nodes overlay: a patch of the same DaemonSet whose every term keeps
+ - the all-nodes overlay: a patch of the same DaemonSet whose one term keeps linux and
    the image's architecture.
 
 usage: check_manifests.py --axl BIN
@@ -153,12 +158,18 @@ def main():
     for p in ("/sys", "/dev"):
         hp, m = host(p)
         check(hp == p and m and m.get("readOnly") is True, "%s: host %s, readOnly %r" % (p, hp, m and m.get("readOnly")))
-    lib = [e["value"] for e in c.get("env", []) if e["name"] == "AXL_NVML_LIBRARY"]
-    check(len(lib) == 1, "AXL_NVML_LIBRARY not set")
-    libdir = os.path.dirname(lib[0]) if lib else ""
-    hp, m = host(libdir)
-    check(hp is not None and m and m.get("readOnly") is True and libdir == "/host" + hp,
-          "the vendor library folder %s: host %s, readOnly %r" % (libdir, hp, m and m.get("readOnly")))
+
+    def driver_root(x, xmounts):
+        """AXL_DRIVER_ROOT set to where the host's / is mounted read-only"""
+        env = {e["name"]: e.get("value") for e in x.get("env", [])}
+        check("AXL_NVML_LIBRARY" not in env, "%s: AXL_NVML_LIBRARY names one file (a dead link on Debian)" % x["name"])
+        root = env.get("AXL_DRIVER_ROOT")
+        m = xmounts.get(root) if root else None
+        v = vols.get(m["name"], {}) if m else {}
+        check(root == "/host" and m is not None and v.get("hostPath", {}).get("path") == "/" and
+              m.get("readOnly") is True and m.get("mountPropagation") == "HostToContainer",
+              "%s: AXL_DRIVER_ROOT %r is not the host's root mounted read-only (HostToContainer)" % (x["name"], root))
+    driver_root(c, mounts)
     labels_file = given.get("--labels-file", "")
     check(labels_file.startswith("/etc/kubernetes/node-feature-discovery/features.d/"), "--labels-file %r not in NFD's features.d" % labels_file)
     for opt, path in (("--labels-file", os.path.dirname(labels_file)), ("--cdi-dir", given.get("--cdi-dir"))):
@@ -181,6 +192,10 @@ def main():
     check(sc.get("readOnlyRootFilesystem") is True, "root file system not read-only")
     check(sc.get("allowPrivilegeEscalation") is False, "privilege escalation allowed")
     check(sc.get("privileged") in (None, False), "privileged")
+    for x in every:
+        xs = x.get("securityContext", {})
+        check(not (xs.get("privileged") is True and xs.get("allowPrivilegeEscalation") is False),
+              "%s: privileged with allowPrivilegeEscalation false, which the API server refuses" % x["name"])
     check(sc.get("capabilities", {}).get("drop") == ["ALL"], "capabilities not all dropped")
     check(not sc.get("capabilities", {}).get("add"), "capabilities added: %r" % sc.get("capabilities", {}).get("add"))
     for k in ("hostNetwork", "hostIPC"):
@@ -209,11 +224,12 @@ def main():
             v = vols.get(m["name"], {}) if m else {}
             check(m is not None and v.get("hostPath", {}).get("path") == path and bool(m.get("readOnly")) == ro,
                   "device-plugin: %s from the host at the same path, readOnly %s" % (path, ro))
+        driver_root(dp, dmounts)
         check(kdir == "/var/lib/kubelet/device-plugins", "--kubelet-dir %r is not the kubelet's" % kdir)
         dsc = dp.get("securityContext", {})
-        check(dsc.get("readOnlyRootFilesystem") is True and dsc.get("allowPrivilegeEscalation") is False
-              and dsc.get("capabilities", {}).get("drop") == ["ALL"] and not dsc.get("capabilities", {}).get("add")
-              and dsc.get("privileged") in (None, False), "device-plugin: security context %r" % dsc)
+        check(dsc.get("readOnlyRootFilesystem") is True and dsc.get("privileged") is True
+              and "allowPrivilegeEscalation" not in dsc and dsc.get("runAsUser") == 0,
+              "device-plugin: security context %r (privileged, read-only root, root)" % dsc)
         dreq = dp.get("resources", {}).get("requests", {})
         check(quantity(dreq.get("cpu")) is not None and quantity(dreq["cpu"]) <= 0.05
               and quantity(dreq.get("memory")) is not None and quantity(dreq["memory"]) <= 64 * 2 ** 20
@@ -236,9 +252,20 @@ def main():
     for key in ("nvidia.com/gpu", "amd.com/gpu", "habana.ai/gaudi", "aws.amazon.com/neuron", "google.com/tpu"):
         check(key in tol and tol[key].get("operator") == "Exists", "no toleration of %s" % key)
     terms = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-    exprs = {e["key"]: e for e in terms[0]["matchExpressions"]}
-    check(exprs.get("kubernetes.io/os", {}).get("values") == ["linux"], "not limited to linux nodes")
-    check(exprs.get("kubernetes.io/arch", {}).get("values") == ["amd64"], "not limited to amd64 (the image's)")
+    pci = re.compile(r"feature\.node\.kubernetes\.io/pci-((03[0-9a-f]{2}|12[0-9a-f]{2}|0b40)_)?[0-9a-f]{4}\.present")
+    chosen = set()
+    for t in terms:
+        exprs = {e["key"]: e for e in t["matchExpressions"]}
+        check(exprs.get("kubernetes.io/os", {}).get("values") == ["linux"], "a term not limited to linux: %r" % t)
+        check(exprs.get("kubernetes.io/arch", {}).get("values") == ["amd64"], "a term not limited to amd64: %r" % t)
+        sel = [k for k in exprs if k not in ("kubernetes.io/os", "kubernetes.io/arch")]
+        check(len(sel) == 1 and (pci.fullmatch(sel[0]) or sel[0] == "axl.dev/accelerator")
+              and exprs[sel[0]].get("values") == ["true"], "a term on no accelerator label: %r" % sel)
+        chosen.update(sel)
+    # the vendors axl serves, each chosen by NFD's labels: NVIDIA, AMD, Intel, Habana
+    for vid in ("10de", "1002", "8086", "1da3"):
+        check(any(k.endswith(("-%s.present" % vid, "_%s.present" % vid)) for k in chosen), "no term for PCI vendor %s" % vid)
+    check("axl.dev/accelerator" in chosen, "no term to choose a node by hand (axl.dev/accelerator=true)")
 
     # service and monitor
     svc = docs["Service"]
@@ -255,7 +282,7 @@ def main():
     check(len(ep) == 1 and ep[0]["port"] in sports and ep[0].get("path", "/metrics") == "/metrics", "ServiceMonitor endpoints %r" % ep)
 
     # overlay
-    odir = os.path.join(KDIR, "overlays", "accelerator-nodes")
+    odir = os.path.join(KDIR, "overlays", "all-nodes")
     ok = load(os.path.join(odir, "kustomization.yaml"))[0]
     check(ok["resources"] == ["../.."], "overlay resources %r" % ok["resources"])
     for p in ok["patches"]:
@@ -263,13 +290,11 @@ def main():
         check(patch["kind"] == "DaemonSet" and patch["metadata"]["name"] == ds["metadata"]["name"]
               and patch["metadata"]["namespace"] == ns, "overlay patch %s names another object" % p["path"])
         terms = patch["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-        check(len(terms) >= 5, "overlay: %d terms" % len(terms))
+        check(len(terms) == 1, "overlay: %d terms, one (every node) wanted" % len(terms))
         for t in terms:
-            keys = {e["key"]: e for e in t["matchExpressions"]}
-            check(keys.get("kubernetes.io/arch", {}).get("values") == ["amd64"], "overlay term without the arch: %r" % t)
-            nfd = [k for k in keys if k.startswith("feature.node.kubernetes.io/pci-")]
-            check(len(nfd) == 1 and re.fullmatch(r"feature\.node\.kubernetes\.io/pci-(03[0-9a-f]{2}|12[0-9a-f]{2}|0b40)_[0-9a-f]{4}\.present", nfd[0]) is not None
-                  if nfd else False, "overlay term on no NFD PCI label of an accelerator class: %r" % list(keys))
+            keys = {e["key"]: e.get("values") for e in t["matchExpressions"]}
+            check(keys == {"kubernetes.io/os": ["linux"], "kubernetes.io/arch": ["amd64"]},
+                  "overlay term is not every linux amd64 node: %r" % t)
 
     if failures:
         print("%d failure(s)" % len(failures))

@@ -11,6 +11,9 @@
    from docs/deploy.md until the built axl has it), and the writers' commands, run with
    their folders moved into a temporary directory on a simulated node, write the NFD
    feature file and the CDI specs; axl-serve's command answers /healthz and /metrics;
+ - the units that load vendor libraries or write CDI specs (agent, refresh, device
+   plugin) name the driver root (AXL_DRIVER_ROOT, AXL_DRIVER_ROOT_HOST: the host's own
+   root), and their writers run with that environment;
  - 70-axl.rules: each rule is KEY==/+= pairs udev knows, starts axl-refresh.service
    (a unit that exists) on add/bind through SYSTEMD_WANTS with TAG+="systemd", and on
    remove/unbind through `systemctl --no-block`.
@@ -133,6 +136,12 @@ def main():
     check((units["axl-serve.service"]["Service"].get("DynamicUser") or [""])[-1] == "yes",
           "axl-serve.service does not run as a dynamic user")
 
+    # the driver root: named where vendor files are loaded or mounted (docs/cdi.md)
+    for u in ("axl-agent.service", "axl-refresh.service", "axl-device-plugin.service"):
+        env = dict(e.split("=", 1) for e in units[u]["Service"].get("Environment", []) if "=" in e)
+        check(env.get("AXL_DRIVER_ROOT") == "/" and env.get("AXL_DRIVER_ROOT_HOST") == "/",
+              "%s: AXL_DRIVER_ROOT/AXL_DRIVER_ROOT_HOST not the host's root: %r" % (u, env))
+
     # the commands: options known, writers write, serve serves
     for u, d in units.items():
         tmp = os.path.join(a.work, u)
@@ -160,7 +169,7 @@ def main():
             if "--kubelet-dir" in opts:
                 written.add(opts["--kubelet-dir"])
             if cmd in ("labels", "cdi generate"):
-                run_writer(axl, argv, tmp, u)
+                run_writer(axl, argv, tmp, u, s.get("Environment", []))
             if cmd == "serve":
                 run_serve(axl, argv, u)
             if cmd == "device-plugin":
@@ -175,15 +184,17 @@ def main():
     return 0
 
 
-def run_writer(axl, argv, tmp, unit):
-    """the unit's command with its output folder moved under tmp, on the simulated node"""
+def run_writer(axl, argv, tmp, unit, environment=()):
+    """the unit's command with its output folder moved under tmp, on the simulated node,
+    with the unit's Environment="""
     moved = []
     for x in argv[1:]:
         if x.startswith("/"):
             x = tmp + x
             os.makedirs(x if not x.endswith("/axl") else os.path.dirname(x), exist_ok=True)
         moved.append(x)
-    r = subprocess.run([axl] + moved + ["--sim", SIM], capture_output=True, text=True)
+    env = dict(os.environ, **dict(e.split("=", 1) for e in environment if "=" in e))
+    r = subprocess.run([axl] + moved + ["--sim", SIM], capture_output=True, text=True, env=env)
     check(r.returncode == 0, "%s: %s: exit %d %s" % (unit, " ".join(argv), r.returncode, r.stderr))
     if argv[1] == "labels":
         p = tmp + argv[argv.index("-o") + 1]
