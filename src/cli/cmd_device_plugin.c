@@ -32,6 +32,7 @@
 #include "cli.h"
 #include "../compat/kubernetes/plugin.h"
 #include "../compat/kubernetes/transport.h"
+#include "../util/file.h"
 
 #define DEFAULT_KUBELET_DIR "/var/lib/kubelet/device-plugins"
 #define MODULE_NAME "axl-kubernetes.so"
@@ -111,12 +112,21 @@ static int push_str(char ***arr, size_t *n, const char *s)
 	return 0;
 }
 
-/* deviceNodes[].path and env[] of a containerEdits object into out */
+/* deviceNodes[].path, env[] and mounts[] of a containerEdits object into out */
 static int take_edits(const struct val *edits, struct kp_edits *out)
 {
 	if (!edits)
 		return 0;
-	const struct val *nodes = vget(edits, "deviceNodes"), *env = vget(edits, "env");
+	const struct val *nodes = vget(edits, "deviceNodes"), *env = vget(edits, "env"), *mnt = vget(edits, "mounts");
+	for (size_t i = 0; mnt && i < mnt->n; i++) {
+		const struct val *h = vget(mnt->kids[i], "hostPath"), *c = vget(mnt->kids[i], "containerPath");
+		if (!h || !h->s || !c || !c->s)
+			continue;
+		size_t k = out->n_mounts;
+		if (push_str(&out->mount_host, &out->n_mounts, h->s) != 0 ||
+		    push_str(&out->mount_ctr, &k, c->s) != 0)
+			return -1;
+	}
 	for (size_t i = 0; nodes && i < nodes->n; i++) {
 		const struct val *p = vget(nodes->kids[i], "path");
 		if (p && p->s && push_str(&out->nodes, &out->n_nodes, p->s) != 0)
@@ -460,7 +470,7 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 {
 	struct opts o = *go;
 	const char *dir = DEFAULT_KUBELET_DIR, *parts = "none", *shares_arg = NULL, *limiter = NULL, *interval = NULL,
-		   *timeout_arg = NULL;
+		   *timeout_arg = NULL, *list = "cdi-cri";
 	for (int i = 0; i < argc; i++) {
 		int m;
 		if ((m = cli_long_opt(argc, argv, &i, "--kubelet-dir", &dir)) ||
@@ -469,6 +479,7 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 		    (m = cli_long_opt(argc, argv, &i, "--limiter", &limiter)) ||
 		    (m = cli_long_opt(argc, argv, &i, "--interval", &interval)) ||
 		    (m = cli_long_opt(argc, argv, &i, "--register-timeout", &timeout_arg)) ||
+		    (m = cli_long_opt(argc, argv, &i, "--device-list-strategy", &list)) ||
 		    (m = cli_long_opt(argc, argv, &i, "--driver-root", &o.driver_root)) ||
 		    (m = cli_long_opt(argc, argv, &i, "--driver-root-host", &o.driver_root_host))) {
 			if (m < 0)
@@ -514,6 +525,18 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 		}
 		o.interval_ms = (int)v; /* watch.c reads it as seconds for long-running commands */
 	}
+	/* NVIDIA's plugin's option name: cdi-cri is its CDI mode; mounts is ours, for runtimes
+	 * without CDI */
+	if (strcmp(list, "cdi-cri") == 0 || strcmp(list, "cdi") == 0) {
+		d.kopt.list = KP_LIST_CDI;
+	} else if (strcmp(list, "mounts") == 0) {
+		d.kopt.list = KP_LIST_MOUNTS;
+	} else {
+		fprintf(stderr, "axl: device-plugin: --device-list-strategy takes cdi-cri (CDI names, the default) or mounts "
+				"(no CDI: device nodes, environment and library mounts in the answer), not '%s'\n",
+			list);
+		return EXIT_USAGE;
+	}
 	double reg_timeout = 10;
 	if (timeout_arg) {
 		char *end;
@@ -540,6 +563,20 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 			return 1;
 		}
 		d.kopt.limiter = limpath;
+		/* the preload list beside it (installed with it): mounted at /etc/ld.so.preload,
+		 * the limiter joins the workload's own LD_PRELOAD instead of replacing it */
+		char *slash = strrchr(limpath, '/');
+		static char prepath[PATH_MAX];
+		snprintf(prepath, sizeof prepath, "%.*s/%s", (int)(slash - limpath), limpath, KP_PRELOAD_FILE);
+		char *text = NULL;
+		size_t len = 0;
+		if (axl__file_read(prepath, 4096, 0, &text, &len) == 0 && strcmp(text, KP_LIMITER_PATH "\n") == 0) {
+			d.kopt.preload_file = prepath;
+		} else {
+			fprintf(stderr, "axl: device-plugin: %s %s: shares preload the limiter with LD_PRELOAD, which replaces a "
+					"workload's own\n", prepath, text ? "does not hold " KP_LIMITER_PATH : "is missing");
+		}
+		free(text);
 	}
 	struct stat st;
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {

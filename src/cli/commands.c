@@ -279,7 +279,7 @@ static const struct cli_command commands[] = {
 	{"device-plugin", cmd_device_plugin, CLI_G_NODE, NULL,
 	 "usage: axl device-plugin [--kubelet-dir DIR] [--mig-strategy none|single|mixed]\n"
 	 "                         [--shares N] [--limiter PATH] [--interval SECONDS]\n"
-	 "                         [--register-timeout SECONDS]\n"
+	 "                         [--register-timeout SECONDS] [--device-list-strategy cdi-cri|mounts]\n"
 	 "                         [--driver-root DIR [--driver-root-host PATH]]\n"
 	 "\n"
 	 "The kubelet device plugin (API v1beta1) for every accelerator of the node\n"
@@ -298,7 +298,11 @@ static const struct cli_command commands[] = {
 	 "                      profile as nvidia.com/mig-<profile>\n"
 	 "  --shares N          advertise each device N times (IDs <id>::<k>), each share held\n"
 	 "                      to 1/N of the memory and compute by the preloaded limiter\n"
-	 "  --limiter PATH      the limiter to mount (default: beside axl, or the installed one)\n"
+	 "  --limiter PATH      the limiter to mount (default: beside axl, or the installed one);\n"
+	 "                      the ld.so.preload beside it is mounted at /etc/ld.so.preload\n"
+	 "  --device-list-strategy S  cdi-cri (default): the devices' CDI names; mounts: no CDI\n"
+	 "                      (containerd < 1.7, CRI-O without CDI), the spec's device nodes,\n"
+	 "                      environment and library mounts in the answer itself\n"
 	 "  --interval SECONDS  rediscover this often (default 60), and when device nodes change\n"
 	 "  --register-timeout SECONDS  how long one Register call may take (default 10)\n" DRIVER_ROOT_OPTS
 	 NODE_OPTS},

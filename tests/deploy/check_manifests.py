@@ -238,11 +238,15 @@ def main():
         inits = {x["name"]: x for x in spec.get("initContainers", [])}
         lim = inits.get("limiter")
         if check(lim is not None, "no init container puts the limiter on the host"):
-            dst = lim["command"][-1]
-            lm = {m["mountPath"]: m for m in lim["volumeMounts"]}.get(os.path.dirname(dst))
-            check(lm is not None and vols.get(lm["name"], {}).get("hostPath", {}).get("path") == os.path.dirname(dst)
-                  and dst.endswith("/libaxl_limiter.so") and lim["command"][-2].endswith("/axl/libaxl_limiter.so"),
-                  "the limiter is copied to the host at the same path: %r" % lim["command"])
+            # cp LIMITER PRELOAD-LIST DIR/: both land in a host folder mounted at its own path
+            dst = lim["command"][-1].rstrip("/")
+            srcs = lim["command"][1:-1]
+            lm = {m["mountPath"]: m for m in lim["volumeMounts"]}.get(dst)
+            check(lim["command"][0] == "/bin/cp" and lm is not None
+                  and vols.get(lm["name"], {}).get("hostPath", {}).get("path") == dst
+                  and sorted(os.path.basename(s) for s in srcs) == ["ld.so.preload", "libaxl_limiter.so"]
+                  and all(s.startswith("/usr/lib/x86_64-linux-gnu/axl/") for s in srcs),
+                  "the limiter and its preload list are copied to the host at the same path: %r" % lim["command"])
             lsc = lim.get("securityContext", {})
             check(lsc.get("readOnlyRootFilesystem") is True and lsc.get("capabilities", {}).get("drop") == ["ALL"],
                   "limiter init container: security context %r" % lsc)

@@ -68,6 +68,12 @@ static void edits_free(struct kp_edits *e)
 	for (size_t i = 0; i < e->n_env; i++)
 		free(e->env[i]);
 	free(e->env);
+	for (size_t i = 0; i < e->n_mounts; i++) {
+		free(e->mount_host[i]);
+		free(e->mount_ctr[i]);
+	}
+	free(e->mount_host);
+	free(e->mount_ctr);
 	memset(e, 0, sizeof *e);
 }
 
@@ -77,8 +83,18 @@ static int edits_copy(struct kp_edits *d, const struct kp_edits *s)
 	d->cdi = xdup(s->cdi);
 	d->nodes = calloc(s->n_nodes + 1, sizeof *d->nodes);
 	d->env = calloc(s->n_env + 1, sizeof *d->env);
-	if (!d->nodes || !d->env || (s->cdi && !d->cdi))
+	d->mount_host = calloc(s->n_mounts + 1, sizeof *d->mount_host);
+	d->mount_ctr = calloc(s->n_mounts + 1, sizeof *d->mount_ctr);
+	if (!d->nodes || !d->env || !d->mount_host || !d->mount_ctr || (s->cdi && !d->cdi))
 		return -1;
+	for (; d->n_mounts < s->n_mounts; d->n_mounts++) {
+		d->mount_host[d->n_mounts] = strdup(s->mount_host[d->n_mounts]);
+		d->mount_ctr[d->n_mounts] = strdup(s->mount_ctr[d->n_mounts]);
+		if (!d->mount_host[d->n_mounts] || !d->mount_ctr[d->n_mounts]) {
+			d->n_mounts++;
+			return -1;
+		}
+	}
 	for (; d->n_nodes < s->n_nodes; d->n_nodes++)
 		if (!(d->nodes[d->n_nodes] = strdup(s->nodes[d->n_nodes])))
 			return -1;
@@ -791,22 +807,23 @@ int kp_allocate(const struct kp_resource *r, const struct kp_options *o, const c
 		}
 	}
 	struct pool *p = NULL;
-	size_t cap_nodes = 0, cap_env = 8, ncdi = 0;
+	size_t cap_nodes = 0, cap_env = 8, ncdi = 0, cap_mounts = 2;
 	for (size_t i = 0; i < n; i++) {
 		cap_nodes += d[i]->ed.n_nodes;
 		cap_env += d[i]->ed.n_env;
+		cap_mounts += d[i]->ed.n_mounts;
 	}
 	const char **cdi = pmalloc(&p, n * sizeof *cdi);
 	struct k8s_node *nodes = pmalloc(&p, (cap_nodes + 1) * sizeof *nodes);
 	struct k8s_kv *env = pmalloc(&p, cap_env * sizeof *env);
-	struct k8s_mount *mounts = pmalloc(&p, sizeof *mounts);
+	struct k8s_mount *mounts = pmalloc(&p, cap_mounts * sizeof *mounts);
 	struct k8s_kv *ann = pmalloc(&p, sizeof *ann);
 	if (!cdi || !nodes || !env || !mounts || !ann) {
 		free(d);
 		kp_release(p);
 		return refuse(code, K8S_INTERNAL, err, cap, "out of memory");
 	}
-	size_t nn = 0, ne = 0;
+	size_t nn = 0, ne = 0, nm = 0;
 	/* the physical devices, once each however many of their shares were asked */
 	const struct kp_dev **units = pmalloc(&p, n * sizeof *units);
 	int *count = pmalloc(&p, n * sizeof *count);
@@ -823,8 +840,16 @@ int kp_allocate(const struct kp_resource *r, const struct kp_options *o, const c
 	}
 	for (size_t u = 0; units && u < nu; u++) {
 		const struct kp_dev *x = units[u];
-		if (x->ed.cdi)
+		if (x->ed.cdi && o->list == KP_LIST_CDI)
 			cdi[ncdi++] = x->ed.cdi;
+		/* without CDI, what the spec mounts is mounted by the kubelet itself */
+		for (size_t k = 0; o->list == KP_LIST_MOUNTS && k < x->ed.n_mounts && nm < cap_mounts; k++) {
+			bool dup = false;
+			for (size_t j = 0; j < nm && !dup; j++)
+				dup = strcmp(mounts[j].container_path, x->ed.mount_ctr[k]) == 0;
+			if (!dup)
+				mounts[nm++] = (struct k8s_mount){x->ed.mount_ctr[k], x->ed.mount_host[k], 1};
+		}
 		for (size_t k = 0; k < x->ed.n_nodes; k++) {
 			bool dup = false;
 			for (size_t j = 0; j < nn && !dup; j++)
@@ -879,9 +904,13 @@ int kp_allocate(const struct kp_resource *r, const struct kp_options *o, const c
 	bool shared = false;
 	for (size_t i = 0; i < n; i++)
 		shared |= d[i]->share >= 0;
-	size_t nm = 0, na = 0;
-	if (shared && o->limiter && o->shares > 1 && ne + 5 <= cap_env) {
+	size_t na = 0;
+	if (shared && o->limiter && o->shares > 1 && ne + 5 <= cap_env && nm + 2 <= cap_mounts) {
 		mounts[nm++] = (struct k8s_mount){KP_LIMITER_PATH, o->limiter, 1};
+		/* preloaded into every process beside the workload's own LD_PRELOAD, which an
+		 * LD_PRELOAD of ours would replace (HAMi mounts /etc/ld.so.preload the same way) */
+		if (o->preload_file)
+			mounts[nm++] = (struct k8s_mount){KP_PRELOAD_LIST, o->preload_file, 1};
 		char *devs = NULL, *mem = NULL, *pct = NULL, *anns = NULL;
 		size_t ld = 0, lm = 0, lp = 0, la = 0;
 		FILE *fd = open_memstream(&devs, &ld), *fm = open_memstream(&mem, &lm), *fp = open_memstream(&pct, &lp),
@@ -906,7 +935,8 @@ int kp_allocate(const struct kp_resource *r, const struct kp_options *o, const c
 			fclose(fp);
 		if (fa)
 			fclose(fa);
-		env[ne++] = (struct k8s_kv){"LD_PRELOAD", KP_LIMITER_PATH};
+		if (!o->preload_file)
+			env[ne++] = (struct k8s_kv){"LD_PRELOAD", KP_LIMITER_PATH};
 		env[ne++] = (struct k8s_kv){"AXL_LIMIT_VERSION", "1"};
 		env[ne++] = (struct k8s_kv){"AXL_LIMIT_DEVICES", devs ? pstrdup(&p, devs) : ""};
 		env[ne++] = (struct k8s_kv){"AXL_LIMIT_MEMORY_BYTES", mem ? pstrdup(&p, mem) : ""};

@@ -21,23 +21,39 @@
  * (rt->partition_resource + profile). */
 enum kp_parts { KP_PARTS_NONE, KP_PARTS_SINGLE, KP_PARTS_MIXED };
 
+/* How Allocate hands a container its devices (--device-list-strategy):
+ * KP_LIST_CDI the CDI names (CRI's CDIDevices, which the runtime resolves: containerd
+ * >= 1.7, CRI-O with CDI) with the device nodes and environment besides;
+ * KP_LIST_MOUNTS no CDI name: the spec's edits in the answer itself, device nodes,
+ * environment and the libraries and programs as read-only mounts (containerd < 1.7,
+ * CRI-O without CDI). */
+enum kp_list { KP_LIST_CDI, KP_LIST_MOUNTS };
+
 struct kp_options {
 	enum kp_parts parts;
 	const char *parts_option; /* the option that chose it, for messages */
 	int shares;          /* 1: whole devices; N > 1: each device N times, held by the limiter */
 	const char *limiter; /* host path of libaxl_limiter.so (needed when shares > 1) */
+	/* host path of a file holding KP_LIMITER_PATH, mounted at /etc/ld.so.preload so that
+	 * the limiter is preloaded beside the workload's own LD_PRELOAD (HAMi's way); NULL:
+	 * LD_PRELOAD is set, replacing the workload's */
+	const char *preload_file;
+	enum kp_list list;
 	const char *sysroot; /* the node's root ("/" or NULL: this system) */
 	int simulated;       /* a simulated node: its device nodes exist nowhere */
 };
 
 /* What a device needs in a container, from its CDI spec: the fully qualified CDI name,
- * the device nodes (its own and the kind's shared ones) and the kind's environment. */
+ * the device nodes (its own and the kind's shared ones), the kind's environment and the
+ * files it mounts (libraries, programs: host path and container path). */
 struct kp_edits {
 	char *cdi;
 	char **nodes;
 	size_t n_nodes;
 	char **env; /* NAME=VALUE */
 	size_t n_env;
+	char **mount_host, **mount_ctr;
+	size_t n_mounts;
 };
 /* Fill out for dev (a device or a partition); 0, or -1 when it has no CDI device (no
  * device nodes): it is then not advertised. Strings are malloc'd; kp frees them. */
@@ -92,5 +108,9 @@ void kp_release(void *owner);
 
 /* Where a share's limiter is mounted in the container. */
 #define KP_LIMITER_PATH "/opt/axl/lib/libaxl_limiter.so"
+/* The dynamic loader's list of libraries every process preloads (ld.so(8)). */
+#define KP_PRELOAD_LIST "/etc/ld.so.preload"
+/* The file beside the limiter that holds KP_LIMITER_PATH for KP_PRELOAD_LIST. */
+#define KP_PRELOAD_FILE "ld.so.preload"
 
 #endif

@@ -258,7 +258,64 @@ def case_allocate(a, pb):
         check(not (got_nodes & others), "%s: nodes of devices not asked: %s" % (what, got_nodes & others))
         if vis:
             check(resp.envs.get(vis) == ",".join(take), "%s: %s=%r, want %r" % (what, vis, resp.envs.get(vis), ",".join(take)))
+        # the libraries are the CDI spec's to mount: none in the answer
+        check(not resp.mounts, "%s: mounts beside the CDI names: %s" % (what, list(resp.mounts)))
         stop(k, p)
+    allocate_without_cdi(a, pb)
+
+
+def debian_driver_root(work):
+    """a driver root laid out as Debian 12's NVIDIA packages install the driver's
+    libraries: libcuda.so.1 -> /etc/alternatives/... -> nvidia/current/libcuda.so.1 ->
+    libcuda.so.535.261.03 (update-alternatives' absolute links)"""
+    root = os.path.join(work, "driver-root-debian")
+    shutil.rmtree(root, ignore_errors=True)
+    cur = "/usr/lib/x86_64-linux-gnu/nvidia/current"
+    os.makedirs(root + cur)
+    os.makedirs(root + "/etc/alternatives")
+    os.makedirs(root + "/usr/bin")
+    os.makedirs(root + "/usr/lib/nvidia/current")
+    for lib in ("libcuda", "libnvidia-ml"):
+        open(root + "%s/%s.so.535.261.03" % (cur, lib), "w").close()
+        os.symlink("%s.so.535.261.03" % lib, root + "%s/%s.so.1" % (cur, lib))
+        alt = "/etc/alternatives/nvidia--%s.so.1-x86_64-linux-gnu" % lib
+        os.symlink("%s/%s.so.1" % (cur, lib), root + alt)
+        os.symlink(alt, root + "/usr/lib/x86_64-linux-gnu/%s.so.1" % lib)
+    open(root + "/usr/lib/nvidia/current/nvidia-smi", "w").close()
+    os.symlink("/usr/lib/nvidia/current/nvidia-smi", root + "/usr/bin/nvidia-smi")
+    return root
+
+
+def allocate_without_cdi(a, pb):
+    """--device-list-strategy mounts (containerd < 1.7, CRI-O without CDI): no CDI name,
+    the spec's device nodes, environment and mounts in the answer itself, the mounts'
+    host paths those of the driver root's files on the host (--driver-root-host)"""
+    root = debian_driver_root(a.work)
+    node = ["--sim", os.path.join(SIMS, "h100x8-nvswitch.json")]
+    dr = ["--driver-root", root, "--driver-root-host", "/"]
+    spec = [s for s in cdi_specs(a, node + ["--driver-root", root]) if s["kind"] == "axl.dev/nvidia-gpu"][0]
+    want_mounts = {(m["containerPath"], m["hostPath"]) for m in spec["containerEdits"]["mounts"]}
+    check(("/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib/x86_64-linux-gnu/nvidia/current/libcuda.so.535.261.03")
+          in want_mounts and len(want_mounts) == 3, "the Debian root's spec mounts: %s" % sorted(want_mounts))
+    k, p = start(a, pb, node, ["nvidia.com/gpu"], extra=["--device-list-strategy", "mounts"] + dr)
+    c = k.clients.get("nvidia.com/gpu")
+    if c:
+        take = sorted(c.devices())[:2]
+        resp = c.allocate(take).container_responses[0]
+        check(not resp.cdi_devices, "mounts: CDI names %s" % list(resp.cdi_devices))
+        got = {(m.container_path, m.host_path) for m in resp.mounts}
+        check(got == want_mounts and all(m.read_only for m in resp.mounts),
+              "mounts: %s, the spec mounts %s" % (sorted(got), sorted(want_mounts)))
+        names = {d["name"] for d in spec["devices"] if d["name"] in take}
+        check(names == set(take), "mounts: the spec names the devices by UUID: %s" % sorted(names))
+        check({d.host_path for d in resp.devices} == spec_nodes([spec], spec["kind"], names),
+              "mounts: device nodes %s" % sorted(d.host_path for d in resp.devices))
+        check(resp.envs.get("NVIDIA_VISIBLE_DEVICES") == "void" and resp.envs.get("CUDA_VISIBLE_DEVICES") == ",".join(take),
+              "mounts: environment %s" % dict(resp.envs))
+    stop(k, p)
+    r = subprocess.run([a.axl, *node, "device-plugin", "--device-list-strategy", "volumes"], capture_output=True,
+                       text=True, timeout=20)
+    check(r.returncode == 2 and "--device-list-strategy takes" in r.stderr, "a bad strategy: %d %r" % (r.returncode, r.stderr))
 
 
 def case_preferred(a, pb):
@@ -633,15 +690,21 @@ def case_shares(a, pb):
         for r, k_, what in ((r1, 1, "one share"), (r2, 2, "two shares")):
             what = "%s: %s" % (name, what)
             e = r.envs
-            check(e.get("LD_PRELOAD") == "/opt/axl/lib/libaxl_limiter.so", "%s: LD_PRELOAD %r" % (what, e.get("LD_PRELOAD")))
+            # preloaded through /etc/ld.so.preload (the list installed beside the limiter):
+            # a workload's own LD_PRELOAD is left alone
+            check("LD_PRELOAD" not in e, "%s: LD_PRELOAD %r replaces the workload's own" % (what, e.get("LD_PRELOAD")))
             check(e.get("AXL_LIMIT_VERSION") == "1" and e.get("AXL_LIMIT_DEVICES") == g0["uuid"], "%s: %s" % (what, dict(e)))
             check(e.get("AXL_LIMIT_MEMORY_BYTES") == str(total // 4 * k_), "%s: memory %r, want %d" % (
                 what, e.get("AXL_LIMIT_MEMORY_BYTES"), total // 4 * k_))
             check(e.get("AXL_LIMIT_COMPUTE_PERCENT") == str(25 * k_), "%s: compute %r" % (what, e.get("AXL_LIMIT_COMPUTE_PERCENT")))
             check(r.annotations.get("axl.dev/shares") == "%s=%d/4" % (g0["uuid"], k_), "%s: annotation %s" % (what, dict(r.annotations)))
-            m = list(r.mounts)
-            check(len(m) == 1 and m[0].host_path == a.limiter and m[0].container_path == e.get("LD_PRELOAD") and m[0].read_only,
-                  "%s: the limiter is mounted read-only: %s" % (what, m))
+            m = {x.container_path: x for x in r.mounts}
+            lib, pre = m.get("/opt/axl/lib/libaxl_limiter.so"), m.get("/etc/ld.so.preload")
+            check(len(m) == 2 and lib and lib.host_path == a.limiter and lib.read_only,
+                  "%s: the limiter is mounted read-only: %s" % (what, list(r.mounts)))
+            check(pre and pre.read_only and os.path.dirname(pre.host_path) == os.path.dirname(a.limiter) and
+                  open(pre.host_path).read() == "/opt/axl/lib/libaxl_limiter.so\n",
+                  "%s: /etc/ld.so.preload naming the limiter's container path: %s" % (what, list(r.mounts)))
             check(len(r.cdi_devices) == 1, "%s: one CDI device (the GPU once)" % what)
             if not real:
                 continue
@@ -664,6 +727,22 @@ def case_shares(a, pb):
             check(res.returncode == 0, "%s: the limiter holds the workload to %d bytes: rc %d\n%s%s" % (
                 what, total // 4 * k_, res.returncode, res.stdout[-500:], res.stderr[-800:]))
         stop(k, p)
+    # a limiter without the preload list beside it: LD_PRELOAD, and the plugin says what
+    # that costs
+    bare = os.path.join(a.work, "bare-limiter")
+    os.makedirs(bare, exist_ok=True)
+    lim = os.path.join(bare, os.path.basename(a.limiter))
+    shutil.copy(a.limiter, lim)
+    node = ["--sim", os.path.join(SIMS, "h100x8-nvswitch.json")]
+    k, p = start(a, pb, node, ["nvidia.com/gpu"], extra=["--shares", "2", "--limiter", lim])
+    c = k.clients.get("nvidia.com/gpu")
+    if c:
+        r = c.allocate([sorted(c.devices())[0]]).container_responses[0]
+        check(r.envs.get("LD_PRELOAD") == "/opt/axl/lib/libaxl_limiter.so" and
+              [x.container_path for x in r.mounts] == ["/opt/axl/lib/libaxl_limiter.so"],
+              "no preload list: LD_PRELOAD and the limiter alone: %s %s" % (dict(r.envs), list(r.mounts)))
+        check("replaces a workload's own" in p.stderr(), "no preload list: not said (%s)" % p.stderr()[-300:])
+    stop(k, p)
 
 
 def raw_call(channel, method, payload, timeout=5):
