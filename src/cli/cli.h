@@ -87,6 +87,8 @@ struct cli_command {
 const struct cli_command *cli_command_find(const char *name);
 /* axl device-plugin's option choosing how partitions are advertised (commands.c) */
 extern const char cli_opt_partition_strategy[];
+/* its other spellings, NULL-terminated (commands.c) */
+extern const char *const cli_opt_partition_strategy_aliases[];
 /* "axl capture, axl cdi, axl labels": the commands that take the shared option opt. */
 void cli_commands_taking(int opt, char *out, size_t cap);
 /* `axl help NAME`: the command's usage, what it does and its options. */
@@ -234,11 +236,11 @@ int cdi_setup(struct cdi_job *j, const struct opts *o, const char *dir, const ch
 /* axl device-plugin: the specs axl cdi generate would write for inv (cdi_val.h trees,
  * at most cap, for the caller to vfree), with each device's CDI device names handed to
  * fn as they are made: its index name ("0", "0:1" for a partition) and, when it has a
- * UUID, that one (by_uuid). */
+ * UUID, that one (by_uuid). quiet: devices left out are not said (a rediscovery). */
 struct val;
 typedef void (*cdi_named_fn)(void *ud, const axl_device *dev, const char *kind, const char *name, int by_uuid);
 size_t cdi_build_specs(const axl_inventory *inv, const axl_context *ctx, const struct opts *o, struct val **specs,
-		       size_t cap, cdi_named_fn fn, void *ud);
+		       size_t cap, cdi_named_fn fn, void *ud, int quiet);
 int cdi_refresh(struct cdi_job *j, int *wrote);
 void cdi_job_free(struct cdi_job *j);
 

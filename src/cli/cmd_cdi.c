@@ -110,6 +110,7 @@ struct gen {
 	const char *root, *host;
 	int simulated;       /* a simulated node: its nodes exist nowhere to stat */
 	unsigned nodes_missing;
+	int quiet;           /* devices left out are not said */
 	cdi_named_fn named;  /* axl device-plugin: each device's names as they are made */
 	char legacy[MAX_KINDS][64]; /* build_all: each spec's kind as axl named it before */
 	void *ud;
@@ -315,7 +316,8 @@ static struct val *build_spec(struct gen *g, const char *kind, const struct axl_
 		struct val *edits = vnew(V_OBJ);
 		device_nodes(g, edits, d, shared);
 		if (edits_empty(edits)) {
-			fprintf(stderr, "axl: cdi: %s has no device nodes; left out\n", axl_device_id(d));
+			if (!g->quiet)
+				fprintf(stderr, "axl: cdi: %s has no device nodes; left out\n", axl_device_id(d));
 			vfree(edits);
 			continue;
 		}
@@ -460,10 +462,11 @@ static void gen_init(struct gen *g, const axl_context *ctx, const struct opts *o
 }
 
 size_t cdi_build_specs(const axl_inventory *inv, const axl_context *ctx, const struct opts *o, struct val **specs,
-		       size_t cap, cdi_named_fn fn, void *ud)
+		       size_t cap, cdi_named_fn fn, void *ud, int quiet)
 {
 	struct gen g;
 	gen_init(&g, ctx, o);
+	g.quiet = quiet;
 	g.named = fn;
 	g.ud = ud;
 	struct val *all[MAX_KINDS];

@@ -217,7 +217,7 @@ static struct kp_node *scan(struct dp *d, int quiet)
 		return NULL;
 	struct cdi_names c;
 	memset(&c, 0, sizeof c);
-	c.nspecs = cdi_build_specs(inv, ctx, d->o, c.specs, MAX_SPECS, on_named, &c);
+	c.nspecs = cdi_build_specs(inv, ctx, d->o, c.specs, MAX_SPECS, on_named, &c, quiet);
 	struct kp_node *node = NULL;
 	char err[512];
 	struct kp_options ko = d->kopt; /* the answering threads read d->kopt */
