@@ -17,7 +17,7 @@
  - a node that HAS the vendors' user-space: a Debian 12 root made with mmdebstrap (its
    own sources, contrib and non-free included; the host's apt is not touched) with
    NVIDIA 535 (libcuda1, libnvidia-ml1, nvidia-smi), ROCm 5.2.3 (librocm-smi64-1,
-   libamdhip64-5) and Level Zero (libze1), cached beside --work. Mounted at /host, the
+   libamdhip64-5) and Level Zero (libze1), cached (vendor_root.py). Mounted at /host, the
    image's CDI specs for an H100, an MI300X and an Intel GPU/NPU node equal the host's
    axl's with --driver-root on the same root, and mount the libraries and nvidia-smi at
    their link names (libcuda.so.1 through /etc/alternatives) from the files they lead to;
@@ -47,14 +47,15 @@ import time
 import urllib.parse
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vendor_root as vr  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 SIM = "h100x8-nvswitch.json"
 NFD_DIR = "/etc/kubernetes/node-feature-discovery/features.d"
 CDI_DIR = "/var/run/cdi"
 HOST_LIBS = "/usr/lib/x86_64-linux-gnu"
-# what a node with the vendors' user-space from Debian 12 has installed
-VENDOR_PKGS = ["libcuda1", "libnvidia-ml1", "nvidia-smi", "librocm-smi64-1", "libamdhip64-5", "libze1"]
 NVML_XML = os.path.join(TOP, "tests", "vendorlib", "nvml", "double", "fixtures", "hgx-8x-h100-q2x.xml")
 
 failures = []
@@ -143,30 +144,13 @@ def base_flags(sim_dir, host_root="/"):
 
 
 def vendor_root(cache, env):
-    """a Debian 12 root with VENDOR_PKGS, made once (a stamp names what it holds); None
-    with a message when it cannot be made"""
-    root = os.path.join(cache, "root")
-    stamp = os.path.join(cache, "stamp")
-    want = "bookworm main contrib non-free: " + " ".join(VENDOR_PKGS)
-    if os.path.exists(stamp) and open(stamp).read() == want and os.path.isdir(root):
-        return root
-    if not shutil.which("mmdebstrap"):
-        print("note: mmdebstrap is not installed: no root with the vendors' user-space")
-        return None
-    shutil.rmtree(cache, ignore_errors=True)
-    os.makedirs(cache)
-    mirror = "http://deb.debian.org/debian"
-    t = time.time()
-    r = run(["mmdebstrap", "--quiet", "--variant=minbase", "--mode=root", "--aptopt=Acquire::Languages \"none\"",
-             "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-exclude=/usr/share/man/*",
-             "--dpkgopt=path-exclude=/usr/share/locale/*", "--include=" + ",".join(VENDOR_PKGS),
-             "bookworm", root, "deb %s bookworm main contrib non-free non-free-firmware" % mirror], env, timeout=1200)
-    if not check(r.returncode == 0, "mmdebstrap of the vendors' root: exit %d %s" % (r.returncode, r.stderr[-2000:])):
-        shutil.rmtree(cache, ignore_errors=True)
-        return None
-    with open(stamp, "w") as f:
-        f.write(want)
-    print("vendors' root (%s) made in %.0f s" % (", ".join(VENDOR_PKGS), time.time() - t))
+    """the root with the vendors' user-space (vendor_root.py); None when it cannot be made"""
+    msgs = []
+    root = vr.make(cache, env, say=msgs.append)
+    for m in msgs:
+        print(m)
+    if root is None and shutil.which("mmdebstrap"):
+        check(False, "the vendors' root: " + " ".join(msgs))
     return root
 
 
@@ -372,7 +356,7 @@ def main():
         check(os.path.exists(p) and open(p).read() == open(os.path.join(ref, "cdi", name)).read(), "CDI spec %s differs" % name)
         check(os.path.exists(p) and os.stat(p).st_mode & 0o777 == 0o644, "CDI spec %s not mode 0644" % name)
 
-    vroot = vendor_root(os.path.join(os.path.dirname(os.path.abspath(a.work)), "vendor-root"), env)
+    vroot = vendor_root(vr.default_cache(), env)
     if vroot:
         vendor_node(a, env, a.work, vroot)
     if check(a.nvml_double and os.path.exists(a.nvml_double), "no NVML double (--nvml-double)"):
