@@ -31,7 +31,7 @@ void cli_usage(FILE *f)
 		"                  +/- interval, p pause, h help, q quit\n"
 		"  cdi generate    Container Device Interface specs for this node's accelerators\n"
 		"                  (one per kind: nvidia.com/gpu, amd.com/gpu, ...; docs/cdi.md)\n"
-		"  cdi list        the fully qualified CDI device names (nvidia.com/gpu=0)\n"
+		"  cdi list        the fully qualified CDI device names (axl.dev/nvidia-gpu=0)\n"
 		"  labels          Kubernetes node labels as a Node Feature Discovery feature file\n"
 		"                  (count, product, memory, architecture, precisions, partitioning;\n"
 		"                  docs/labels.md); --watch keeps the file current\n"
