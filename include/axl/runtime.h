@@ -32,6 +32,12 @@ AXL_BEGIN_DECLS
  * TensorFusion's) can hold a device's memory and compute share: the vendor's compute
  * API is the one such limiters intercept. */
 #define AXL_RUNTIME_PRELOAD_LIMITS 0x2u
+/** A device's partitions, when it has any, replace it: the driver shows each as a device
+ * of its own and the device is no longer used whole (AMD's compute partitions: a GPU in
+ * CPX mode is eight GPUs to ROCm), so the vendor's device plugin advertises each
+ * partition whatever its naming strategy. Without it, partitions are advertised only
+ * when a strategy asks for them (NVIDIA's MIG: whole GPUs under --mig-strategy none). */
+#define AXL_RUNTIME_PARTITIONS_REPLACE 0x4u
 
 /** A vendor attribute worth showing next to the generic ones, by the names the
  * consumers use: node labels ("cuda.version", under the caller's prefix and the device
@@ -108,6 +114,15 @@ struct axl_runtime {
 	 * survive the renumbering a container's reduced set of device nodes causes. NULL
 	 * when there is none that takes UUIDs. */
 	const char *visible_env;
+	/** The resource name the vendor's device plugin gives dev (a device of this runtime
+	 * or one of its partitions) when it names resources after partition profiles or
+	 * modes: NVIDIA's mixed MIG strategy ("nvidia.com/mig-1g.10gb.me" for a 1g.10gb+me
+	 * MIG device), ROCm's mixed resource naming strategy ("amd.com/cpx_nps4" for a GPU
+	 * in CPX mode with NPS4 memory, and for each of its partitions). Written into buf
+	 * (cap bytes): 0, or -1 when that plugin gives dev no such name (a whole NVIDIA GPU,
+	 * an AMD GPU without partition modes: it goes under resource). NULL: the name is
+	 * partition_resource followed by a partition's profile. Only reads the device. */
+	int (*partition_resource_name)(const axl_device *dev, char *buf, size_t cap);
 };
 
 /**

@@ -466,15 +466,34 @@ static const struct k8s_transport *load_module(void)
 
 /* ---- the command -------------------------------------------------------------------- */
 
+/* The partition strategy under any of its spellings: *value and the spelling used; -1
+ * when two spellings disagree. */
+static int strategy_opt(int argc, char **argv, int *i, const char **value, const char **spelled)
+{
+	const char *v = NULL, *name = cli_opt_partition_strategy;
+	int m = cli_long_opt(argc, argv, i, name, &v);
+	for (size_t k = 0; m == 0 && cli_opt_partition_strategy_aliases[k]; k++)
+		m = cli_long_opt(argc, argv, i, name = cli_opt_partition_strategy_aliases[k], &v);
+	if (m <= 0)
+		return m;
+	if (*spelled && strcmp(*value, v) != 0) {
+		fprintf(stderr, "axl: device-plugin: %s %s and %s %s disagree\n", *spelled, *value, name, v);
+		return -1;
+	}
+	*value = v;
+	*spelled = name;
+	return 1;
+}
+
 int cmd_device_plugin(struct opts *go, int argc, char **argv)
 {
 	struct opts o = *go;
 	const char *dir = DEFAULT_KUBELET_DIR, *parts = "none", *shares_arg = NULL, *limiter = NULL, *interval = NULL,
-		   *timeout_arg = NULL, *list = "cdi-cri";
+		   *timeout_arg = NULL, *list = "cdi-cri", *parts_opt = NULL;
 	for (int i = 0; i < argc; i++) {
 		int m;
 		if ((m = cli_long_opt(argc, argv, &i, "--kubelet-dir", &dir)) ||
-		    (m = cli_long_opt(argc, argv, &i, cli_opt_partition_strategy, &parts)) ||
+		    (m = strategy_opt(argc, argv, &i, &parts, &parts_opt)) ||
 		    (m = cli_long_opt(argc, argv, &i, "--shares", &shares_arg)) ||
 		    (m = cli_long_opt(argc, argv, &i, "--limiter", &limiter)) ||
 		    (m = cli_long_opt(argc, argv, &i, "--interval", &interval)) ||
@@ -493,7 +512,7 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 	struct dp d;
 	memset(&d, 0, sizeof d);
 	d.o = &o;
-	d.kopt.parts_option = cli_opt_partition_strategy;
+	d.kopt.parts_option = parts_opt ? parts_opt : cli_opt_partition_strategy;
 	if (strcmp(parts, "none") == 0)
 		d.kopt.parts = KP_PARTS_NONE;
 	else if (strcmp(parts, "single") == 0)
@@ -501,7 +520,7 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 	else if (strcmp(parts, "mixed") == 0)
 		d.kopt.parts = KP_PARTS_MIXED;
 	else {
-		fprintf(stderr, "axl: device-plugin: %s takes none, single or mixed, not '%s'\n", cli_opt_partition_strategy,
+		fprintf(stderr, "axl: device-plugin: %s takes none, single or mixed, not '%s'\n", d.kopt.parts_option,
 			parts);
 		return EXIT_USAGE;
 	}

@@ -295,7 +295,12 @@ static const struct cli_command commands[] = {
 	 "                      /var/lib/kubelet/device-plugins)\n"
 	 "  --mig-strategy S    none (default): MIG GPUs as whole GPUs; single: every MIG\n"
 	 "                      device (all of one profile) as nvidia.com/gpu; mixed: each\n"
-	 "                      profile as nvidia.com/mig-<profile>\n"
+	 "                      profile as nvidia.com/mig-<profile> (1g.10gb+me: mig-1g.10gb.me).\n"
+	 "                      AMD GPUs in CPX/DPX/QPX mode: one device per partition, as\n"
+	 "                      amd.com/gpu (none, single: all GPUs in one mode) or under\n"
+	 "                      their modes (mixed: amd.com/cpx_nps4). Also spelt as ROCm's\n"
+	 "                      plugin spells it: --resource-naming-strategy,\n"
+	 "                      -resource_naming_strategy\n"
 	 "  --shares N          advertise each device N times (IDs <id>::<k>), each share held\n"
 	 "                      to 1/N of the memory and compute by the preloaded limiter\n"
 	 "  --limiter PATH      the limiter to mount (default: beside axl, or the installed one);\n"
@@ -392,6 +397,10 @@ static const struct cli_command commands[] = {
 
 /* axl device-plugin's option for partitions, named as NVIDIA's plugin names it */
 const char cli_opt_partition_strategy[] = "--mig-strategy";
+/* the same setting as ROCm's plugin names it (its Go flag: -resource_naming_strategy, with
+ * one dash or two), and in this command's own spelling */
+const char *const cli_opt_partition_strategy_aliases[] = {"--resource-naming-strategy", "--resource_naming_strategy",
+							  "-resource_naming_strategy", NULL};
 
 const struct cli_command *cli_command_find(const char *name)
 {

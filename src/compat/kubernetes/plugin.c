@@ -7,6 +7,7 @@
  * is named here.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -267,6 +268,47 @@ static void islands(const axl_inventory *inv, int *island, size_t n)
 	free(up);
 }
 
+/* A name the kubelet takes for an extended resource: a domain, '/', and at most 63
+ * letters, digits, '-', '_' or '.', a letter or digit at each end (Kubernetes'
+ * IsQualifiedName). */
+static bool resource_name_ok(const char *s)
+{
+	const char *slash = strchr(s, '/');
+	if (!slash || slash == s)
+		return false;
+	for (const char *c = s; c < slash; c++)
+		if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-')
+			return false;
+	const char *n = slash + 1;
+	size_t len = strlen(n);
+	if (len == 0 || len > 63 || !isalnum((unsigned char)n[0]) || !isalnum((unsigned char)n[len - 1]))
+		return false;
+	for (const char *c = n; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_' && *c != '.')
+			return false;
+	return true;
+}
+
+/* The resource name the vendor's plugin gives dev after a partition profile or mode
+ * (rt->partition_resource_name; else rt->partition_resource and a partition's profile),
+ * into buf; false when it gives none, or one the kubelet would refuse (*bad set). */
+static bool profile_resource(const struct axl_runtime *rt, const axl_device *dev, char *buf, size_t cap, bool *bad)
+{
+	*bad = false;
+	buf[0] = '\0';
+	if (rt->partition_resource_name) {
+		if (rt->partition_resource_name(dev, buf, cap) != 0)
+			return false;
+	} else {
+		const char *prof = axl_device_parent(dev) ? str_attr(dev, AXL_ATTR_PARTITION_PROFILE) : NULL;
+		if (!prof || !rt->partition_resource)
+			return false;
+		snprintf(buf, cap, "%s%s", rt->partition_resource, prof);
+	}
+	*bad = !resource_name_ok(buf);
+	return !*bad;
+}
+
 /* One advertised unit (a device or a partition) with its shares, into resource rname. */
 static int advertise(struct kp_node *node, const char *rname, const axl_device *d, const axl_device *parent,
 		     const struct axl_runtime *rt, int island, const struct kp_options *o, kp_edits_fn fn, void *ud,
@@ -285,12 +327,21 @@ static int advertise(struct kp_node *node, const char *rname, const axl_device *
 	const char *uuid = str_attr(d, AXL_ATTR_UUID);
 	const char *pci = str_attr(parent ? parent : d, AXL_ATTR_PCI_ADDRESS);
 	char unit[256];
-	if (uuid)
+	if (uuid) {
 		snprintf(unit, sizeof unit, "%s", uuid);
-	else if (!parent && pci)
+	} else if (!parent && pci) {
 		snprintf(unit, sizeof unit, "%s", pci);
-	else
+	} else if (parent) {
+		/* a partition without a UUID of its own (AMD's): its device's stable ID and the
+		 * partition's name there ("GPU-5ec3b1f3a2b8f8a0/xcp3"), which does not move when
+		 * another device goes and axl's indexes shift */
+		const char *pid = axl_device_id(parent), *cid = axl_device_id(d), *puuid = str_attr(parent, AXL_ATTR_UUID);
+		size_t pl = strlen(pid);
+		const char *part = strncmp(cid, pid, pl) == 0 && cid[pl] == '/' ? cid + pl + 1 : cid;
+		snprintf(unit, sizeof unit, "%s/%s", puuid ? puuid : pci ? pci : pid, part);
+	} else {
 		snprintf(unit, sizeof unit, "%s", axl_device_id(d));
+	}
 	const axl_device *top = parent ? parent : d;
 	int shares = o->shares > 1 && rt && (rt->flags & AXL_RUNTIME_PRELOAD_LIMITS) ? o->shares : 1;
 	if (o->shares > 1 && shares == 1) {
@@ -318,7 +369,10 @@ static int advertise(struct kp_node *node, const char *rname, const axl_device *
 		dv.share = shares > 1 ? k : -1;
 		dv.healthy = !fatal_state(d) && !fatal_state(top) && !node_gone(o, d) && (d == top || !node_gone(o, top));
 		dv.numa = int_attr(top, AXL_ATTR_NUMA_NODE, -1);
-		dv.island = parent ? -1 : island; /* a partition does not use its GPU's links */
+		/* a MIG device does not use its GPU's links; partitions that replace their device
+		 * (AMD's) come in the island kp_build gives: their device, so that a request is
+		 * served from one GPU's partitions first, as ROCm's best-effort policy does */
+		dv.island = parent && !(rt && (rt->flags & AXL_RUNTIME_PARTITIONS_REPLACE)) ? -1 : island;
 		dv.axl_id = strdup(axl_device_id(d));
 		dv.uuid = xdup(uuid);
 		dv.memory_bytes = int_attr(d, AXL_ATTR_MEMORY_TOTAL, -1);
@@ -332,6 +386,66 @@ static int advertise(struct kp_node *node, const char *rname, const axl_device *
 		}
 	}
 	edits_free(&ed);
+	return 0;
+}
+
+/* The partition modes of the node's devices whose partitions replace them: the first
+ * mode's resource name, its device and runtime, and whether a second mode was said. */
+struct modes {
+	const struct axl_runtime *rt;
+	const char *dev;
+	char first[128];
+	bool said;
+};
+
+/* A device whose partitions replace it (AXL_RUNTIME_PARTITIONS_REPLACE: AMD's compute
+ * partitions): each partition it has, else the device, under the resource named after
+ * its mode when the strategy is mixed and the vendor names one, else under rname. The
+ * partitions of one device are an island: the device's index, idx. Under single and
+ * none the node's devices are in one mode, as ROCm's plugin asks under its single
+ * strategy (cmd/k8s-device-plugin/main.go, getResourceList): single refuses a node of
+ * several modes as it does; none serves it, every partition under rname, and says so. */
+static int advertise_replaced(struct kp_node *node, const char *rname, const axl_device *d, int island, int idx,
+			      const struct axl_runtime *rt, const struct kp_options *o, struct modes *m, kp_edits_fn fn,
+			      void *ud, void (*note)(void *, const char *), char *err, size_t cap)
+{
+	const char *opt = o->parts_option ? o->parts_option : "the partition strategy";
+	char mode[128], msg[768];
+	bool bad;
+	bool named = profile_resource(rt, d, mode, sizeof mode, &bad);
+	if (bad && note) {
+		snprintf(msg, sizeof msg, "%s: the vendor's name for its partition mode, '%s', is not one the kubelet takes: advertised as %s",
+			 axl_device_id(d), mode, rname);
+		note(ud, msg);
+	}
+	if (named && o->parts != KP_PARTS_MIXED && (!m->rt || m->rt == rt)) {
+		if (!m->rt) {
+			m->rt = rt;
+			m->dev = axl_device_id(d);
+			snprintf(m->first, sizeof m->first, "%s", mode);
+		} else if (strcmp(m->first, mode) != 0) {
+			snprintf(msg, sizeof msg, "%s and %s are in different partition modes (%s, %s)", m->dev, axl_device_id(d),
+				 m->first, mode);
+			if (o->parts == KP_PARTS_SINGLE) {
+				snprintf(err, cap, "%s single: %s; use %s mixed", opt, msg, opt);
+				return -1;
+			}
+			if (!m->said && note) {
+				size_t l = strlen(msg);
+				snprintf(msg + l, sizeof msg - l, ": every partition is advertised as %s alike (%s mixed names them apart)",
+					 rname, opt);
+				note(ud, msg);
+			}
+			m->said = true;
+		}
+	}
+	const char *name = o->parts == KP_PARTS_MIXED && named ? mode : rname;
+	size_t nc = axl_device_child_count(d);
+	if (nc == 0)
+		return advertise(node, name, d, NULL, rt, island, o, fn, ud, note, err, cap);
+	for (size_t c = 0; c < nc; c++)
+		if (advertise(node, name, axl_device_child(d, c), d, rt, idx, o, fn, ud, note, err, cap) != 0)
+			return -1;
 	return 0;
 }
 
@@ -359,6 +473,8 @@ int kp_build(const axl_inventory *inv, const struct kp_options *o, kp_edits_fn f
 	const char *opt = o->parts_option ? o->parts_option : "the partition strategy";
 	const char *single_profile = NULL;
 	const char *single_whole = NULL, *single_part = NULL;
+	struct modes modes;
+	memset(&modes, 0, sizeof modes);
 	int rc = 0;
 	for (size_t i = 0; i < nd && rc == 0; i++) {
 		const axl_device *d = axl_inventory_device(inv, i);
@@ -372,6 +488,10 @@ int kp_build(const axl_inventory *inv, const struct kp_options *o, kp_edits_fn f
 				 axl_device_id(d), model ? model : "unknown model");
 			if (note)
 				note(ud, msg);
+			continue;
+		}
+		if (rt->flags & AXL_RUNTIME_PARTITIONS_REPLACE) {
+			rc = advertise_replaced(node, rname, d, isl[i], (int)i, rt, o, &modes, fn, ud, note, err, cap);
 			continue;
 		}
 		if (o->parts != KP_PARTS_NONE && partitions_enabled(d, rt)) {
@@ -409,14 +529,19 @@ int kp_build(const axl_inventory *inv, const struct kp_options *o, kp_edits_fn f
 					single_part = axl_device_id(ch);
 					snprintf(name, sizeof name, "%s", rname);
 				} else {
-					if (!prof || !rt->partition_resource) {
-						snprintf(msg, sizeof msg, "%s: %s: not advertised", axl_device_id(ch),
-							 !prof ? "its profile is not known" : "the vendor names no resource per profile");
+					bool bad;
+					if (!profile_resource(rt, ch, name, sizeof name, &bad)) {
+						if (bad)
+							snprintf(msg, sizeof msg, "%s: the vendor's resource name for profile %s, '%s', is not one the kubelet takes: not advertised",
+								 axl_device_id(ch), prof ? prof : "?", name);
+						else
+							snprintf(msg, sizeof msg, "%s: %s: not advertised", axl_device_id(ch),
+								 !prof ? "its profile is not known"
+								       : "the vendor names no resource for its profile");
 						if (note)
 							note(ud, msg);
 						continue;
 					}
-					snprintf(name, sizeof name, "%s%s", rt->partition_resource, prof);
 				}
 				rc = advertise(node, name, ch, d, rt, -1, o, fn, ud, note, err, cap);
 			}

@@ -26,8 +26,16 @@ sockets, written from kubernetes' device manager), one case per run:
                Healthy within a second; SIGTERM: 0, the socket removed; on the laptop
                tree, the NPU's driver loading after the start: served beside the GPUs,
                whose registrations and streams stay as they were
-  mig          --mig-strategy mixed (nvidia.com/mig-<profile> beside nvidia.com/gpu) and
-               single (MIG devices as nvidia.com/gpu; refused on a node it cannot serve)
+  mig          --mig-strategy mixed (nvidia.com/mig-<profile> beside nvidia.com/gpu; through
+               the NVML double, a 1g.10gb+me device as nvidia.com/mig-1g.10gb.me beside the
+               1g.10gb ones) and single (MIG devices as nvidia.com/gpu; refused on a node it
+               cannot serve)
+  amd_partitions  2 MI300X in CPX mode, NPS4: 16 devices, one per partition, under none,
+               single (amd.com/gpu) and mixed (amd.com/cpx_nps4), ROCm's option spelling
+               too; Allocate of a partition: its render node, /dev/kfd, its CDI name;
+               preferred: one GPU's partitions first; GPUs in two modes: single refused,
+               none served and said, mixed one resource per mode; SPX GPUs under mixed:
+               amd.com/spx_nps1; GPUs without modes: amd.com/gpu
   shares       --shares 4: IDs <uuid>::<k>; Allocate mounts and preloads the limiter with
                AXL_LIMIT_* of 1/4 (2/4 for two shares of one GPU), and the limiter really
                holds a CUDA workload (the CUDA double) to it
@@ -663,6 +671,133 @@ def case_mig(a, pb):
     check(c is not None and set(c.devices()) == {"stub-device-0", "stub-device-1"},
           "none: whole GPUs: %s" % (c.devices() if c else None))
     stop(k, p)
+    # +me through NVML (its double, MIG on, beside the build's axl; the simulated GPUs offer
+    # the device database's profiles, without +me): a 1g.10gb+me instance has the slices and
+    # memory of a 1g.10gb one, and NVML's engine counts tell them apart; under mixed it is a
+    # resource of its own, its '+' a '.' as NVIDIA's plugin names it
+    nvml = os.path.join(os.path.dirname(os.path.abspath(a.axl)), "tests", "vendorlib", "nvml", "double",
+                        "libnvidia-ml.so.1")
+    if check(os.path.exists(nvml), "the NVML double at %s" % nvml):
+        envn = dict(base_env(a), AXL_STATE_DIR=os.path.join(a.work, "state-nvml"), AXL_NVML_LIBRARY=nvml,
+                    AXL_NVML_DOUBLE_XML=os.path.join(TESTS, "vendorlib", "nvml", "double", "fixtures",
+                                                     "hgx-8x-h100-q2x.xml"),
+                    AXL_NVML_DOUBLE_MIG="1", AXL_NVML_DOUBLE_STATE=os.path.join(a.work, "nvml-double.json"))
+        os.makedirs(envn["AXL_STATE_DIR"], exist_ok=True)
+        made = {"nvidia.com/mig-1g.10gb": set(), "nvidia.com/mig-1g.10gb.me": set()}
+        for prof in ("1g.10gb+me", "1g.10gb", "1g.10gb"):
+            r = subprocess.run([a.axl, "partition", "create", "nvidia:0", prof, "--json"], capture_output=True,
+                               text=True, env=envn, timeout=60)
+            if check(r.returncode == 0, "NVML: partition create nvidia:0 %s: %s" % (prof, r.stderr)):
+                made["nvidia.com/mig-" + prof.replace("+", ".")].add(json.loads(r.stdout)["id"])
+        k, p = start(a, pb, [], list(made), extra=["--mig-strategy", "mixed"], env=envn)
+        got = {r: set(k.clients[r].devices()) for r in made if r in k.clients}
+        check(got == made, "NVML, mixed: %s, want %s" % (got, made))
+        stop(k, p)
+
+
+def mode_file(t, address, name):
+    """The sysfs attribute name of the PCI function at address, in tree t."""
+    for root, _dirs, files in os.walk(os.path.join(t, "sys", "devices")):
+        if name in files and os.path.basename(root) == address:
+            return os.path.join(root, name)
+    return None
+
+
+def case_amd_partitions(a, pb):
+    # 2 MI300X in CPX mode with NPS4 memory: 16 partitions, each its own device, as ROCm's
+    # plugin advertises them (amd.com/gpu under its default single strategy and under axl's
+    # none, amd.com/cpx_nps4 under mixed), each with its own render node
+    t = tree(a, "mi300x-2x-cpx-nps4")
+    node = ["--sysroot", t]
+    inv = axl_json(a, node, "list", "--json")
+    parts = {}  # plugin ID -> (CDI name, render node, GPU)
+    for g in inv["devices"]:
+        for ch in g.get("children", []):
+            render = [n for n in ch["device_nodes"] if "/renderD" in n]
+            parts["%s/%s" % (g["uuid"], ch["id"].split("/", 1)[1])] = (
+                "axl.dev/amd-gpu=%d:%d" % (g["index"], ch["index"]), render[0] if render else None, g["uuid"])
+    check(len(parts) == 16 and len({r for _, r, _ in parts.values()}) == 16,
+          "the CPX tree: 16 partitions, each its own render node: %s" % parts)
+    listed = cdi_list(a, node)
+    specs = cdi_specs(a, node)
+    strategies = [("none", [], "amd.com/gpu"), ("single", ["--resource_naming_strategy=single"], "amd.com/gpu"),
+                  ("mixed", ["--mig-strategy", "mixed"], "amd.com/cpx_nps4"),
+                  ("mixed, ROCm's spelling", ["-resource_naming_strategy", "mixed"], "amd.com/cpx_nps4")]
+    for what, extra, res in strategies:
+        k, p = start(a, pb, node, [res], extra=extra)
+        c = k.clients.get(res)
+        devs = c.devices() if c else {}
+        check(set(devs) == set(parts), "%s: %s lists the 16 partitions: %s" % (what, res, sorted(devs)))
+        check(all(h == "Healthy" and numa == [0] for h, numa in devs.values()), "%s: Healthy, NUMA 0: %s" % (what, devs))
+        time.sleep(0.3)
+        regs = {r.resource_name for r in k.registrations}
+        check(regs == {res}, "%s: only %s registered, not the whole GPUs: %s" % (what, res, sorted(regs)))
+        if c and what == "none":
+            # one partition: its own render node, /dev/kfd and its CDI name; nothing of another
+            pid = sorted(parts)[11]
+            resp = c.allocate([pid]).container_responses[0]
+            cdi = [d.name for d in resp.cdi_devices]
+            check(cdi == [parts[pid][0]] and cdi[0] in listed, "the CDI name of %s: %s, want %s (axl cdi list)" %
+                  (pid, cdi, parts[pid][0]))
+            got = {d.host_path for d in resp.devices}
+            check(got == {parts[pid][1], "/dev/kfd"}, "the device nodes of %s: %s, want %s and /dev/kfd" %
+                  (pid, sorted(got), parts[pid][1]))
+            check(got == spec_nodes(specs, "axl.dev/amd-gpu", {cdi[0].split("=", 1)[1]}) if cdi else False,
+                  "the device nodes of %s are its CDI spec's" % pid)
+            # one partition of each GPU
+            two = [sorted(parts)[0], sorted(parts)[15]]
+            resp = c.allocate(two).container_responses[0]
+            check({d.name for d in resp.cdi_devices} == {parts[x][0] for x in two}, "two partitions' CDI names")
+            check({d.host_path for d in resp.devices} == {parts[x][1] for x in two} | {"/dev/kfd"},
+                  "two partitions' nodes: %s" % sorted(d.host_path for d in resp.devices))
+            # preferred: partitions of one GPU first; one GPU's partition in use: the rest of it
+            four = c.preferred(sorted(parts), [], 4)
+            check(len(four) == 4 and len({parts[x][2] for x in four if x in parts}) == 1,
+                  "4 partitions from one GPU: %s" % four)
+            used = sorted(x for x in parts if parts[x][2] == inv["devices"][1]["uuid"])[0]
+            one = c.preferred([x for x in sorted(parts) if x != used], [], 1)
+            check(len(one) == 1 and one[0] in parts and parts[one[0]][2] == parts[used][2],
+                  "with %s in use, 1 more comes from its GPU: %s" % (used, one))
+        stop(k, p)
+    # the two spellings of the option disagree: refused at the start
+    r = subprocess.run([a.axl, *node, "device-plugin", "--kubelet-dir", a.work, "--mig-strategy", "mixed",
+                        "--resource-naming-strategy", "single"], capture_output=True, text=True, env=base_env(a),
+                       timeout=30)
+    check(r.returncode != 0 and "disagree" in r.stderr, "two strategies: rc %d %s" % (r.returncode, r.stderr))
+    # GPU 1 in NPS1: two modes on the node. single refuses (as ROCm's plugin does), none
+    # serves all 16 as amd.com/gpu and says so, mixed names each GPU's mode
+    f = mode_file(t, inv["devices"][1]["pci"]["address"], "current_memory_partition")
+    if check(f is not None, "GPU 1's current_memory_partition in the tree"):
+        with open(f, "w") as fh:
+            fh.write("NPS1\n")
+    os.makedirs(os.path.join(a.work, "kdir-hetero"), exist_ok=True)
+    p = Plugin(a, os.path.join(a.work, "kdir-hetero"), node, ["-resource_naming_strategy", "single"])
+    rc = p.p.wait(30)
+    err = p.stderr()
+    check(rc == 1 and "different partition modes" in err and "-resource_naming_strategy mixed" in err,
+          "two modes under single: refused (rc %s): %s" % (rc, err[-300:]))
+    k, p = start(a, pb, node, ["amd.com/gpu"])
+    c = k.clients.get("amd.com/gpu")
+    check(c is not None and set(c.devices()) == set(parts), "two modes under none: the 16 partitions as amd.com/gpu")
+    check("different partition modes" in p.stderr(), "two modes under none: said: %s" % p.stderr()[-300:])
+    stop(k, p)
+    k, p = start(a, pb, node, ["amd.com/cpx_nps4", "amd.com/cpx_nps1"], extra=["--mig-strategy", "mixed"])
+    sizes = {r: len(c.devices()) for r, c in k.clients.items()}
+    check(sizes == {"amd.com/cpx_nps4": 8, "amd.com/cpx_nps1": 8}, "two modes under mixed: %s" % sizes)
+    stop(k, p)
+    # MI300X GPUs in SPX mode, NPS1: whole GPUs, amd.com/spx_nps1 under mixed (ROCm names a
+    # GPU that could be partitioned after its modes); a GPU that shows no modes (the
+    # simulated MI300X): amd.com/gpu under mixed too
+    spx = ["--sysroot", tree(a, "mi300x-8x")]
+    uuids = {d["uuid"] for d in axl_json(a, spx, "list", "--json")["devices"]}
+    k, p = start(a, pb, spx, ["amd.com/spx_nps1"], extra=["--mig-strategy", "mixed"])
+    c = k.clients.get("amd.com/spx_nps1")
+    check(c is not None and set(c.devices()) == uuids and len(uuids) == 8, "SPX under mixed: 8 whole GPUs")
+    stop(k, p)
+    k, p = start(a, pb, ["--sim", os.path.join(SIMS, "mi300x8.json")], ["amd.com/gpu"], extra=["--mig-strategy", "mixed"])
+    c = k.clients.get("amd.com/gpu")
+    check(c is not None and len(c.devices()) == 8, "no modes under mixed: amd.com/gpu")
+    stop(k, p)
 
 
 def case_shares(a, pb):
@@ -863,7 +998,7 @@ def case_bad_input(a, pb):
 
 
 CASES = {f.__name__[5:]: f for f in (case_register, case_allocate, case_preferred, case_restart, case_device_loss,
-                                     case_idle, case_mig, case_shares, case_bad_input)}
+                                     case_idle, case_mig, case_amd_partitions, case_shares, case_bad_input)}
 
 
 def main():

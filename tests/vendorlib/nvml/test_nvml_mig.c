@@ -47,6 +47,27 @@ static int children(axl_context *ctx, const char *uuid, int *found)
 	return n;
 }
 
+/* the profile the next inventory names GPU 0's child with UUID uuid by (NULL: none) */
+static const char *child_profile(axl_context *ctx, const char *uuid, char *buf, size_t cap)
+{
+	axl_inventory *inv = NULL;
+	if (axl_inventory_open(&inv, ctx, 0) != 0)
+		return NULL;
+	const axl_device *g = axl_inventory_device(inv, 0);
+	const char *out = NULL;
+	for (size_t i = 0; i < axl_device_child_count(g) && !out; i++) {
+		const char *u = NULL, *p = NULL;
+		const axl_device *c = axl_device_child(g, i);
+		axl_device_get_str(c, AXL_ATTR_UUID, &u);
+		if (u && strcmp(u, uuid) == 0 && axl_device_get_str(c, AXL_ATTR_PARTITION_PROFILE, &p) == 0 && p) {
+			snprintf(buf, cap, "%s", p);
+			out = buf;
+		}
+	}
+	axl_inventory_free(inv);
+	return out;
+}
+
 static void test_minors(void)
 {
 	const char *t = "config 1\nmonitor 2\ngpu0/gi1/access 12\ngpu0/gi1/ci0/access 13\ngpu0/gi2/access 21\n"
@@ -139,6 +160,12 @@ int main(int argc, char **argv)
 		CHECK_STR(m.nodes[0], want);
 		CHECK_INT(children(ctx, m.id, &found), 1);
 		CHECK(found);
+		/* discovered by its engines too: 1g.10gb+me has 1g.10gb's slices and memory */
+		char prof[64];
+		const char *seen = child_profile(ctx, m.id, prof, sizeof prof);
+		CHECK(seen != NULL);
+		if (seen)
+			CHECK_STR(seen, profs[i].name);
 		size_t removed = 9;
 		CHECK_INT(axl__nvml_mig_destroy(ctx, gpu, m.id, &removed), 0);
 		CHECK(removed == 1);

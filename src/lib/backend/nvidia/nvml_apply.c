@@ -218,12 +218,21 @@ static void apply_mig(struct axl__scan *scan, unsigned i, const struct nv_gpu *g
 		if (m->has_attr) {
 			if (m->attr.multiprocessorCount > 0 && m->attr.multiprocessorCount < 1024)
 				axl__add_cu(inv, c, "SM", m->attr.multiprocessorCount, N);
-			/* which profile: the one with this many slices and this memory */
+			/* which profile: the one with this many slices and this memory; where two
+			 * have both (1g.10gb and 1g.10gb+me, whose GPU instance also holds the
+			 * media engines), the one whose engines the instance has */
 			const char *prof = NULL;
-			for (unsigned p = 0; p < g->nprofs && !prof; p++)
-				if (g->profs[p].info.sliceCount == m->attr.gpuInstanceSliceCount &&
-				    g->profs[p].info.memorySizeMB == m->attr.memorySizeMB)
+			bool engines = false;
+			for (unsigned p = 0; p < g->nprofs && !engines; p++) {
+				const nvmlGpuInstanceProfileInfo_v2_t *pi = &g->profs[p].info;
+				if (pi->sliceCount != m->attr.gpuInstanceSliceCount || pi->memorySizeMB != m->attr.memorySizeMB)
+					continue;
+				engines = pi->decoderCount == m->attr.sharedDecoderCount &&
+					  pi->encoderCount == m->attr.sharedEncoderCount &&
+					  pi->jpegCount == m->attr.sharedJpegCount && pi->ofaCount == m->attr.sharedOfaCount;
+				if (!prof || engines)
 					prof = names[p];
+			}
 			char full[AXL_NVML_STR + 16];
 			if (prof && m->attr.computeInstanceSliceCount &&
 			    m->attr.computeInstanceSliceCount < m->attr.gpuInstanceSliceCount) {

@@ -34,6 +34,7 @@ static const struct axl_runtime_attr attrs[] = {
 };
 
 static void labels(const struct axl_runtime_group *g, axl_runtime_label_fn add, void *ud);
+static int mig_resource(const axl_device *dev, char *buf, size_t cap);
 
 static const struct axl_runtime gpu = {
 	.kind = "nvidia.com/gpu",
@@ -55,6 +56,7 @@ static const struct axl_runtime gpu = {
 	/* CUDA takes GPU-... and MIG-... UUIDs (CUDA C Programming Guide, CUDA Environment
 	 * Variables) */
 	.visible_env = "CUDA_VISIBLE_DEVICES",
+	.partition_resource_name = mig_resource,
 };
 
 /* the backend's operation (axl__backend.runtime) */
@@ -69,6 +71,32 @@ static const char *str(const axl_device *d, axl_attr a)
 {
 	const char *s = NULL;
 	return axl_device_get_str(d, a, &s) == 0 ? s : NULL;
+}
+
+/* NVIDIA's plugin under --mig-strategy=mixed: "mig-" and the MIG device's profile with
+ * each '+' as '.', since a resource name takes no '+' (internal/rm/rm.go,
+ * AddDefaultResourcesToConfig: strings.ReplaceAll("mig-"+p.String(), "+", ".")): 1g.10gb+me
+ * is nvidia.com/mig-1g.10gb.me, 1g.24gb+gfx nvidia.com/mig-1g.24gb.gfx, 1g.24gb+me.all
+ * nvidia.com/mig-1g.24gb.me.all, 1g.24gb-me keeps its '-'. It names only profiles whose
+ * compute instance is its whole GPU instance (info.C == info.G there): a 1c.3g.40gb MIG
+ * device has no resource, nor has a whole GPU. */
+static int mig_resource(const axl_device *dev, char *buf, size_t cap)
+{
+	const char *prof = axl_device_parent(dev) ? str(dev, AXL_ATTR_PARTITION_PROFILE) : NULL;
+	if (!prof || !isdigit((unsigned char)prof[0]))
+		return -1;
+	size_t k = 0;
+	while (isdigit((unsigned char)prof[k]))
+		k++;
+	if (prof[k] == 'c')
+		return -1; /* "1c.3g.40gb": a compute instance smaller than its GPU instance */
+	int n = snprintf(buf, cap, "nvidia.com/mig-%s", prof);
+	if (n < 0 || (size_t)n >= cap)
+		return -1;
+	for (char *p = buf; *p; p++)
+		if (*p == '+')
+			*p = '.';
+	return 0;
 }
 
 /* GFD's family from a compute capability (its getArchFamily table). */
