@@ -674,6 +674,7 @@ static int build_migs(struct nvmlDevice_st *g, unsigned gi_index, char *err, siz
 
 static void gis_from_file(struct nvmlDevice_st *g);
 static int state_load(char *err, size_t errlen);
+static void events_unload(void);
 
 static void unload(void)
 {
@@ -684,6 +685,7 @@ static void unload(void)
   memset(g_gpu, 0, sizeof(g_gpu));
   memset(g_mig, 0, sizeof(g_mig));
   memset(g_gis, 0, sizeof(g_gis));
+  events_unload();
   g_ngpu = 0;
 }
 
@@ -2534,4 +2536,5 @@ nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsi
 #endif /* NVML_DOUBLE_OLD */
 
 #include "mig_ctl.inc"
+#include "events.inc"
 

@@ -348,6 +348,35 @@ typedef struct nvmlFieldValue_st {
   nvmlValue_t value;
 } nvmlFieldValue_t;
 
+/* Events (events.inc). Checked against nvml.h 13.3.29 (NVIDIA/go-nvml v0.13.3-1's copy,
+ * the "Event Handling Methods" of the NVML API reference): the type bits, and
+ * nvmlEventData_t with the instance ids that NVML 11 (R450) added together with
+ * nvmlEventSetWait_v2; the base nvmlEventSetWait of older drivers fills the first three
+ * members only (nvmlEventData_v1_t here, a name of the double's). */
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+#define nvmlEventTypeSingleBitEccError 0x0000000000000001LL
+#define nvmlEventTypeDoubleBitEccError 0x0000000000000002LL
+#define nvmlEventTypePState 0x0000000000000004LL
+#define nvmlEventTypeXidCriticalError 0x0000000000000008LL
+#define nvmlEventTypeClock 0x0000000000000010LL
+#define nvmlEventTypePowerSourceChange 0x0000000000000080LL
+#define nvmlEventMigConfigChange 0x0000000000000100LL
+#define nvmlEventTypeAll                                                                                         \
+  (nvmlEventTypeSingleBitEccError | nvmlEventTypeDoubleBitEccError | nvmlEventTypePState | nvmlEventTypeClock | \
+   nvmlEventTypeXidCriticalError | nvmlEventTypePowerSourceChange | nvmlEventMigConfigChange)
+typedef struct nvmlEventData_st {
+  nvmlDevice_t device;
+  unsigned long long eventType;
+  unsigned long long eventData;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+} nvmlEventData_t;
+typedef struct {
+  nvmlDevice_t device;
+  unsigned long long eventType;
+  unsigned long long eventData;
+} nvmlEventData_v1_t;
+
 /* MIG control (nvmlDeviceCreateGpuInstance and friends) */
 typedef struct nvmlGpuInstance_st *nvmlGpuInstance_t;
 typedef struct nvmlComputeInstance_st *nvmlComputeInstance_t;
@@ -433,6 +462,11 @@ _Static_assert(offsetof(nvmlGpuInstanceProfileInfo_v2_t, id) == 4, "GpuInstanceP
 _Static_assert(offsetof(nvmlGpuInstanceProfileInfo_v2_t, memorySizeMB) == 48, "GpuInstanceProfileInfo_v2.memorySizeMB");
 _Static_assert(offsetof(nvmlGpuInstanceProfileInfo_v2_t, name) == 56, "GpuInstanceProfileInfo_v2.name");
 _Static_assert(nvmlGpuInstanceProfileInfo_v2 == 0x02000098u, "nvmlGpuInstanceProfileInfo_v2 version word");
+_Static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t size");
+_Static_assert(offsetof(nvmlEventData_t, eventData) == 16, "nvmlEventData_t.eventData");
+_Static_assert(offsetof(nvmlEventData_t, gpuInstanceId) == 24, "nvmlEventData_t.gpuInstanceId");
+_Static_assert(offsetof(nvmlEventData_t, computeInstanceId) == 28, "nvmlEventData_t.computeInstanceId");
+_Static_assert(sizeof(nvmlEventData_v1_t) == 24, "nvmlEventData_v1_t size");
 _Static_assert(sizeof(nvmlValue_t) == 8, "nvmlValue_t size");
 _Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t size");
 _Static_assert(offsetof(nvmlFieldValue_t, timestamp) == 8, "nvmlFieldValue_t.timestamp");
@@ -517,10 +551,17 @@ NVMLD_API nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t
                                               nvmlGpuTopologyLevel_t *pathInfo);
 NVMLD_API nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex,
                                  nvmlGpuP2PStatus_t *p2pStatus);
+/* events (events.inc) */
+NVMLD_API nvmlEventSetCreate(nvmlEventSet_t *set);
+NVMLD_API nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes);
+NVMLD_API nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set);
+NVMLD_API nvmlEventSetWait(nvmlEventSet_t set, nvmlEventData_v1_t *data, unsigned int timeoutms);
+NVMLD_API nvmlEventSetFree(nvmlEventSet_t set);
 
 #ifndef NVML_DOUBLE_OLD
 /* only in current drivers: every versioned symbol, MIG, and later additions */
 NVMLD_API nvmlInit_v2(void);
+NVMLD_API nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);
 NVMLD_API nvmlInitWithFlags(unsigned int flags);
 NVMLD_API nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion);
 NVMLD_API nvmlDeviceGetCount_v2(unsigned int *deviceCount);

@@ -48,7 +48,9 @@
   X(nvmlDeviceGetDeviceHandleFromMigDeviceHandle) X(nvmlDeviceGetAttributes) X(nvmlDeviceGetAttributes_v2)   \
   X(nvmlDeviceGetGpuInstanceProfileInfo) X(nvmlDeviceGetGpuInstanceProfileInfoV)                              \
   X(nvmlDeviceGetGpuInstanceRemainingCapacity) X(nvmlDeviceGetEncoderUtilization)                          \
-  X(nvmlDeviceGetDecoderUtilization) X(nvmlDeviceGetTotalEccErrors) X(nvmlDeviceGetProcessUtilization)
+  X(nvmlDeviceGetDecoderUtilization) X(nvmlDeviceGetTotalEccErrors) X(nvmlDeviceGetProcessUtilization)       \
+  X(nvmlEventSetCreate) X(nvmlDeviceGetSupportedEventTypes) X(nvmlDeviceRegisterEvents) X(nvmlEventSetWait)  \
+  X(nvmlEventSetWait_v2) X(nvmlEventSetFree)
 
 #define DECLARE(f) static __typeof__(f) *p_##f;
 FUNCS(DECLARE)
@@ -87,6 +89,7 @@ static void reset_env(void)
   unsetenv("AXL_NVML_DOUBLE_HANG");
   unsetenv("AXL_NVML_DOUBLE_NONSENSE");
   unsetenv("AXL_NVML_DOUBLE_LOG");
+  unsetenv("AXL_NVML_DOUBLE_EVENTS");
 }
 
 static nvmlDevice_t gpu(unsigned i)
@@ -1484,6 +1487,158 @@ static void suite_hang(void)
   /* the thread sleeps on; the process exits past it */
 }
 
+/* ==== events (events.inc) ==================================================================== */
+static void append(const char *path, const char *text)
+{
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+    perror(path);
+    exit(2);
+  }
+  close(fd);
+}
+
+static double now_s(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static const char *late_path;
+static void *append_later(void *arg)
+{
+  struct timespec ts = {0, 150 * 1000 * 1000};
+  nanosleep(&ts, NULL);
+  append(late_path, (const char *)arg);
+  return NULL;
+}
+
+static void suite_events(void)
+{
+  use_xml("telegraf-a100-sxm4-v12.xml"); /* one A100, ECC on, four MIG devices */
+  const char *gpu0 = "GPU-513536b6-7d19-9063-b049-1e69664bb298";
+  char events[64];
+  snprintf(events, sizeof(events), "%s", temp_file("# before anything: never delivered\n"));
+  append(events, "GPU-513536b6-7d19-9063-b049-1e69664bb298 xid 79\n");
+  setenv("AXL_NVML_DOUBLE_EVENTS", events, 1);
+  RC(p_nvmlInit_v2(), NVML_SUCCESS);
+  nvmlDevice_t d = gpu(0), m = NULL;
+  RC(p_nvmlDeviceGetMigDeviceHandleByIndex(d, 1, &m), NVML_SUCCESS);
+  unsigned gi = 0, ci = 0;
+  RC(p_nvmlDeviceGetGpuInstanceId(m, &gi), NVML_SUCCESS);
+  RC(p_nvmlDeviceGetComputeInstanceId(m, &ci), NVML_SUCCESS);
+  char mig_uuid[96];
+  str_of(p_nvmlDeviceGetUUID, m, mig_uuid, sizeof(mig_uuid));
+
+  nvmlEventSet_t set = NULL;
+  RC(p_nvmlEventSetCreate(NULL), NVML_ERROR_INVALID_ARGUMENT);
+  RC(p_nvmlEventSetCreate(&set), NVML_SUCCESS);
+  unsigned long long types = 0;
+  RC(p_nvmlDeviceGetSupportedEventTypes(d, &types), NVML_SUCCESS);
+  EQ(types, nvmlEventTypeXidCriticalError | nvmlEventTypePState | nvmlEventTypeSingleBitEccError |
+                nvmlEventTypeDoubleBitEccError);
+  RC(p_nvmlDeviceGetSupportedEventTypes(m, &types), NVML_ERROR_NOT_SUPPORTED);
+  RC(p_nvmlDeviceRegisterEvents(m, nvmlEventTypeXidCriticalError, set), NVML_ERROR_NOT_SUPPORTED);
+  RC(p_nvmlDeviceRegisterEvents(d, 1ull << 40, set), NVML_ERROR_INVALID_ARGUMENT);
+  RC(p_nvmlDeviceRegisterEvents(d, nvmlEventTypeClock, set), NVML_ERROR_NOT_SUPPORTED);
+  RC(p_nvmlDeviceRegisterEvents(d, nvmlEventTypeXidCriticalError, NULL), NVML_ERROR_INVALID_ARGUMENT);
+  /* the Xid written before the registration is not delivered */
+  nvmlEventData_t e;
+  RC(p_nvmlEventSetWait_v2(set, &e, 0), NVML_ERROR_TIMEOUT);
+  RC(p_nvmlDeviceRegisterEvents(d, nvmlEventTypeXidCriticalError | nvmlEventTypeDoubleBitEccError, set),
+     NVML_SUCCESS);
+  RC(p_nvmlEventSetWait_v2(set, &e, 0), NVML_ERROR_TIMEOUT);
+  double t0 = now_s();
+  RC(p_nvmlEventSetWait_v2(set, &e, 60), NVML_ERROR_TIMEOUT);
+  CHECK(now_s() - t0 >= 0.055 && now_s() - t0 < 2);
+  RC(p_nvmlEventSetWait_v2(set, NULL, 0), NVML_ERROR_INVALID_ARGUMENT);
+
+  char line[160];
+  snprintf(line, sizeof(line), "%s xid 79\n", gpu0);
+  append(events, line);
+  memset(&e, 0, sizeof(e));
+  RC(p_nvmlEventSetWait_v2(set, &e, 0), NVML_SUCCESS);
+  CHECK(e.device == d);
+  EQ(e.eventType, nvmlEventTypeXidCriticalError);
+  EQ(e.eventData, 79);
+  EQ(e.gpuInstanceId, 0xFFFFFFFFu);
+  EQ(e.computeInstanceId, 0xFFFFFFFFu);
+  RC(p_nvmlEventSetWait_v2(set, &e, 0), NVML_ERROR_TIMEOUT); /* delivered once */
+  /* a MIG device's Xid comes on its GPU with the instance ids; its DBE without */
+  snprintf(line, sizeof(line), "%s xid 31 # a comment\n\n%s dbe\n", mig_uuid, mig_uuid);
+  append(events, line);
+  RC(p_nvmlEventSetWait_v2(set, &e, 0), NVML_SUCCESS);
+  CHECK(e.device == d);
+  EQ(e.eventData, 31);
+  EQ(e.gpuInstanceId, gi);
+  EQ(e.computeInstanceId, ci);
+  RC(p_nvmlEventSetWait_v2(set, &e, 0), NVML_SUCCESS);
+  EQ(e.eventType, nvmlEventTypeDoubleBitEccError);
+  EQ(e.eventData, 0);
+  EQ(e.gpuInstanceId, 0xFFFFFFFFu);
+  /* a type not registered, an unknown device: nothing */
+  snprintf(line, sizeof(line), "%s sbe\nGPU-00000000-0000-0000-0000-000000000000 xid 48\n", gpu0);
+  append(events, line);
+  RC(p_nvmlEventSetWait_v2(set, &e, 0), NVML_ERROR_TIMEOUT);
+  /* half a line is not read until it is whole */
+  snprintf(line, sizeof(line), "%s xi", gpu0);
+  append(events, line);
+  RC(p_nvmlEventSetWait_v2(set, &e, 0), NVML_ERROR_TIMEOUT);
+  append(events, "d 999\n");
+  RC(p_nvmlEventSetWait_v2(set, &e, 0), NVML_SUCCESS);
+  EQ(e.eventData, 999);
+  /* a waiting call returns as soon as an event arrives */
+  snprintf(line, sizeof(line), "%s xid 48\n", gpu0);
+  late_path = events;
+  pthread_t t;
+  pthread_create(&t, NULL, append_later, line);
+  t0 = now_s();
+  RC(p_nvmlEventSetWait_v2(set, &e, 5000), NVML_SUCCESS);
+  CHECK(now_s() - t0 < 2);
+  EQ(e.eventData, 48);
+  pthread_join(t, NULL);
+  /* a malformed line: UNKNOWN (and a message), then the next line */
+  snprintf(line, sizeof(line), "%s xid\n%s xid 94\n", gpu0, gpu0);
+  append(events, line);
+  RC(p_nvmlEventSetWait_v2(set, &e, 0), NVML_ERROR_UNKNOWN);
+  RC(p_nvmlEventSetWait_v2(set, &e, 0), NVML_SUCCESS);
+  EQ(e.eventData, 94);
+  /* the base symbol fills the 24-byte struct of drivers before R450 */
+  unsigned char raw[32];
+  memset(raw, 0xab, sizeof(raw));
+  snprintf(line, sizeof(line), "%s xid 95\n", gpu0);
+  append(events, line);
+  RC(p_nvmlEventSetWait(set, (nvmlEventData_v1_t *)(void *)raw, 0), NVML_SUCCESS);
+  nvmlEventData_v1_t v1;
+  memcpy(&v1, raw, sizeof(v1));
+  EQ(v1.eventData, 95);
+  CHECK(raw[24] == 0xab && raw[31] == 0xab);
+  /* a second set sees only what came after its registration */
+  nvmlEventSet_t set2 = NULL;
+  RC(p_nvmlEventSetCreate(&set2), NVML_SUCCESS);
+  RC(p_nvmlDeviceRegisterEvents(d, nvmlEventTypeXidCriticalError, set2), NVML_SUCCESS);
+  RC(p_nvmlEventSetWait_v2(set2, &e, 0), NVML_ERROR_TIMEOUT);
+  snprintf(line, sizeof(line), "%s xid 74\n", gpu0);
+  append(events, line);
+  RC(p_nvmlEventSetWait_v2(set2, &e, 0), NVML_SUCCESS);
+  RC(p_nvmlEventSetWait_v2(set, &e, 0), NVML_SUCCESS);
+  EQ(e.eventData, 74);
+  RC(p_nvmlEventSetFree(set2), NVML_SUCCESS);
+  RC(p_nvmlEventSetWait_v2(set2, &e, 0), NVML_ERROR_INVALID_ARGUMENT);
+  RC(p_nvmlEventSetFree(set2), NVML_ERROR_INVALID_ARGUMENT);
+  RC(p_nvmlEventSetFree(set), NVML_SUCCESS);
+  /* AXL_NVML_DOUBLE_FAIL reaches the wait too */
+  RC(p_nvmlShutdown(), NVML_SUCCESS);
+  RC(p_nvmlEventSetCreate(&set), NVML_ERROR_UNINITIALIZED);
+  setenv("AXL_NVML_DOUBLE_FAIL", "nvmlEventSetWait_v2=GPU_IS_LOST", 1);
+  RC(p_nvmlInit_v2(), NVML_SUCCESS);
+  RC(p_nvmlEventSetCreate(&set), NVML_SUCCESS);
+  RC(p_nvmlEventSetWait_v2(set, &e, 0), NVML_ERROR_GPU_IS_LOST);
+  RC(p_nvmlShutdown(), NVML_SUCCESS);
+  unlink(events);
+}
+
 /* ==== the 2017-era build ============================================================================ */
 static void suite_old_variant(void)
 {
@@ -1498,7 +1653,8 @@ static void suite_old_variant(void)
       "nvmlDeviceIsMigDeviceHandle", "nvmlDeviceGetGpuInstanceId", "nvmlDeviceGetComputeInstanceId",
       "nvmlDeviceGetDeviceHandleFromMigDeviceHandle", "nvmlDeviceGetAttributes",
       "nvmlDeviceGetGpuInstanceProfileInfo", "nvmlDeviceGetGpuInstanceRemainingCapacity", "nvmlDeviceGetNumGpuCores",
-      "nvmlDeviceGetArchitecture", "nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetNvLinkRemoteDeviceType"};
+      "nvmlDeviceGetArchitecture", "nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetNvLinkRemoteDeviceType",
+      "nvmlEventSetWait_v2"};
   for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++)
     if (dlsym(lib, absent[i]) != NULL) {
       fprintf(stderr, "old variant has %s\n", absent[i]);
@@ -1564,6 +1720,7 @@ int main(int argc, char **argv)
       {"log", suite_log, 1},
       {"threads", suite_threads, 1},
       {"hang", suite_hang, 1},
+      {"events", suite_events, 1},
       {"old_variant", suite_old_variant, 0},
   };
   int ran = 0;
