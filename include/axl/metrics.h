@@ -108,7 +108,19 @@ typedef struct axl_sample axl_sample;
 enum {
 	/** Also list the processes that use each device (vendor libraries' process lists
 	 *  and the kernel's DRM client statistics in /proc/<pid>/fdinfo). */
-	AXL_SAMPLER_PROCESSES = 1u << 0
+	AXL_SAMPLER_PROCESSES = 1u << 0,
+	/** Also watch each device's health: the errors its vendor reports as they happen
+	 *  (NVML's Xid and double-bit ECC events; amdgpu's RAS counts of uncorrectable
+	 *  errors), each sample holding those seen since the sampler's previous sample
+	 *  (axl_sample_health_event()). What happened before the sampler was opened is not
+	 *  reported. */
+	AXL_SAMPLER_HEALTH = 1u << 1,
+	/** Read no metric values, processes or limited workloads: a sample holds the
+	 *  devices' states and, with AXL_SAMPLER_HEALTH, their health events. For a watcher
+	 *  of health alone (a device plugin), whose samples then cost a few calls per device.
+	 *  Backends that watch no health are not asked at all (their devices: AXL_SAMPLE_NONE,
+	 *  or AXL_SAMPLE_LOST when their PCI function left the bus). */
+	AXL_SAMPLER_NO_METRICS = 1u << 2
 };
 
 /** A sampler for the devices of inv (and their partitions that exist now). Opens what
@@ -191,6 +203,36 @@ AXL_API const struct axl_workload *axl_sample_workload(const axl_sample *smp, si
  *  message each; the sample holds them. */
 AXL_API size_t axl_sample_warning_count(const axl_sample *smp);
 AXL_API const char *axl_sample_warning(const axl_sample *smp, size_t i);
+
+/** What a health event is (struct axl_health_event). Append only. */
+typedef enum {
+	/** The driver reported an error by number: NVIDIA's Xid (code: the Xid). */
+	AXL_HEALTH_DRIVER_ERROR = 1,
+	/** Uncorrectable hardware errors: NVML's double-bit ECC event (code 0), an amdgpu
+	 *  RAS block's count of uncorrectable errors that grew (code: by how much). */
+	AXL_HEALTH_UNCORRECTABLE = 2,
+	/** The vendor's watch itself failed, so health is not known (NVML's event
+	 *  registration or wait answered an error; code: its return code). */
+	AXL_HEALTH_WATCH_FAILED = 3
+} axl_health_kind;
+
+/** An error a device's vendor reported between the sampler's previous sample and this
+ *  one (AXL_SAMPLER_HEALTH). An error of a whole GPU names the GPU, not its partitions;
+ *  one the vendor attributes to a partition (a MIG device) names the partition. */
+struct axl_health_event {
+	size_t device;        /**< the device's index in the sample (axl_sample_device()) */
+	axl_health_kind kind;
+	/** Non-zero when the vendor's own tools take the device out of service for it
+	 *  (NVIDIA's device plugin: every Xid but those an application causes, 13, 31, 43,
+	 *  45, 68 and 109; a double-bit ECC error; uncorrectable RAS errors; a failed watch). */
+	int critical;
+	int64_t code;         /**< see the kind; 0 when it has none */
+	const char *message;  /**< "Xid 79 (GPU has fallen off the bus)"; held by the sample */
+	axl_source source;
+};
+/** Health events, in the order they were seen. Empty without AXL_SAMPLER_HEALTH. */
+AXL_API size_t axl_sample_health_count(const axl_sample *smp);
+AXL_API const struct axl_health_event *axl_sample_health_event(const axl_sample *smp, size_t i);
 
 /** Flags of axl_sample_json() and axl_sample_prometheus(). */
 enum {

@@ -154,11 +154,20 @@ int main(void)
 	if (AXL_METRIC_UTILIZATION != 0 || AXL_METRIC_MEMORY_USED != 4 || AXL_METRIC_ENERGY != 8 ||
 	    AXL_METRIC_SM_CLOCK != 12 || AXL_METRIC_ECC_CORRECTED != 16 || AXL_METRIC_FAN != 19 ||
 	    AXL_METRIC__COUNT != 20 || AXL_THROTTLE_CURRENT != 512 || AXL_SAMPLE_LOST != 1 ||
-	    AXL_SAMPLER_PROCESSES != 1 || AXL_METRICS_DCGM != 2) {
+	    AXL_SAMPLER_PROCESSES != 1 || AXL_METRICS_DCGM != 2 || AXL_SAMPLER_HEALTH != 2 ||
+	    AXL_SAMPLER_NO_METRICS != 4 || AXL_HEALTH_DRIVER_ERROR != 1 || AXL_HEALTH_UNCORRECTABLE != 2 ||
+	    AXL_HEALTH_WATCH_FAILED != 3) {
 		printf("a metrics enum value moved\n");
 		failed++;
 	} else
 		passed++;
+	L(struct axl_health_event, device, 0);
+	L(struct axl_health_event, kind, 8);
+	L(struct axl_health_event, critical, 12);
+	L(struct axl_health_event, code, 16);
+	L(struct axl_health_event, message, 24);
+	L(struct axl_health_event, source, 32);
+	S(struct axl_health_event, 40);
 	L(struct axl_limit, device, 0);
 	L(struct axl_limit, uuid, 8);
 	L(struct axl_limit, memory_bytes, 16);

@@ -457,6 +457,10 @@ struct axl__backend {
 	void (*sample_open)(struct axl_sampler *s, size_t self);
 	void (*sample)(struct axl_sampler *s, size_t self, struct axl_sample *out);
 	void (*sample_close)(struct axl_sampler *s, size_t self);
+	/* Its sample hook watches health (AXL_SAMPLER_HEALTH: axl__shealth) and honours
+	 * AXL_SAMPLER_NO_METRICS (reads no values then); a backend without it is not
+	 * sampled at all under AXL_SAMPLER_NO_METRICS. */
+	bool sample_health;
 
 	/* ---- runtime files (core/runtime.c: axl_device_runtime, include/axl/runtime.h) ---- */
 	/* What a container needs to use dev, a top-level device this backend owns: a static

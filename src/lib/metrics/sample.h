@@ -38,6 +38,7 @@ struct axl_sample {
 	AXL__VEC(struct axl_process) procs;
 	AXL__VEC(struct axl_workload) workloads;
 	AXL__VEC(const char *) warnings; /* strings in the arena */
+	AXL__VEC(struct axl_health_event) health; /* messages in the arena */
 	struct axl__arena arena; /* process strings */
 };
 
@@ -70,6 +71,10 @@ struct axl_process *axl__sproc_add(struct axl_sample *out, int pid, const char *
 				   const char *type, axl_source src);
 /* Copy a string into the sample (process fields). */
 const char *axl__sstr(struct axl_sample *out, const char *s);
+/* A health event of device i (AXL_SAMPLER_HEALTH), its message formatted into the
+ * sample; dropped on allocation failure. */
+void axl__shealth(struct axl_sample *out, size_t i, axl_health_kind kind, bool critical, int64_t code,
+		  axl_source src, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
 /* Processes from the kernel's DRM client statistics (sample_proc.c). */
 void axl__sample_processes(struct axl_sampler *s, struct axl_sample *out);

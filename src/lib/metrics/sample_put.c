@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Writing a sample (sample.h): a device's values and lost state, strings kept with the
- * sample, processes and warnings. The sampler (sampler.c) and every collector (the
+ * sample, processes, warnings and health events. The sampler (sampler.c) and every collector (the
  * processes, the workloads, each backend's sample call) write through these; none of
  * them needs the sampler itself for it.
  */
@@ -86,4 +86,28 @@ void axl__swarn(struct axl_sample *out, const char *fmt, ...)
 	*slot = axl__arena_strdup(&out->arena, buf);
 	if (!*slot)
 		out->warnings.n--;
+}
+
+/* ---- health events ------------------------------------------------------------------- */
+
+void axl__shealth(struct axl_sample *out, size_t i, axl_health_kind kind, bool critical, int64_t code,
+		  axl_source src, const char *fmt, ...)
+{
+	if (i >= out->n)
+		return;
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	const char *msg = axl__arena_strdup(&out->arena, buf);
+	struct axl_health_event *e = msg ? AXL__VEC_PUSH(out->health) : NULL;
+	if (!e)
+		return;
+	e->device = i;
+	e->kind = kind;
+	e->critical = critical;
+	e->code = code;
+	e->message = msg;
+	e->source = src;
 }

@@ -213,18 +213,22 @@ int axl_sampler_sample(axl_sampler *s, axl_sample **out)
 		smp->d[i].state = AXL_SAMPLE_NONE;
 	}
 	check_alive(s, smp);
+	/* with AXL_SAMPLER_NO_METRICS only the backends that watch health are asked */
+	bool metrics = !(s->flags & AXL_SAMPLER_NO_METRICS);
 	for (size_t b = 0; b < axl__backend_total; b++)
-		if (axl__backends[b]->sample && s->bstate[b])
+		if (axl__backends[b]->sample && s->bstate[b] && (metrics || axl__backends[b]->sample_health))
 			axl__backends[b]->sample(s, b, smp);
-	if (s->sim_state)
+	if (s->sim_state && metrics)
 		s->ctx->sim_backend->sample(s, 0, smp);
 	/* a simulated node has no processes: no /proc sweep */
-	if ((s->flags & AXL_SAMPLER_PROCESSES) && !s->ctx->sim)
+	if (metrics && (s->flags & AXL_SAMPLER_PROCESSES) && !s->ctx->sim)
 		axl__sample_processes(s, smp);
-	fill_static(s, smp);
+	if (metrics)
+		fill_static(s, smp);
 	if (smp->procs.n > 1)
 		qsort(smp->procs.v, smp->procs.n, sizeof *smp->procs.v, cmp_proc);
-	axl__sample_workloads(s, smp);
+	if (metrics)
+		axl__sample_workloads(s, smp);
 	s->prev_ms = t0;
 	s->count++;
 	smp->cost_us = (mono_ms() - t0) * 1e3;
@@ -240,6 +244,7 @@ void axl_sample_free(axl_sample *smp)
 	AXL__VEC_FREE(smp->procs);
 	AXL__VEC_FREE(smp->workloads);
 	AXL__VEC_FREE(smp->warnings);
+	AXL__VEC_FREE(smp->health);
 	axl__arena_free(&smp->arena);
 	free(smp);
 }
@@ -316,4 +321,14 @@ size_t axl_sample_warning_count(const axl_sample *smp)
 const char *axl_sample_warning(const axl_sample *smp, size_t i)
 {
 	return smp && i < smp->warnings.n ? smp->warnings.v[i] : NULL;
+}
+
+size_t axl_sample_health_count(const axl_sample *smp)
+{
+	return smp ? smp->health.n : 0;
+}
+
+const struct axl_health_event *axl_sample_health_event(const axl_sample *smp, size_t i)
+{
+	return smp && i < smp->health.n ? &smp->health.v[i] : NULL;
 }

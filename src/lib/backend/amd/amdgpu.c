@@ -443,6 +443,7 @@ const struct axl__backend axl__backend_amdgpu = {
 	.sample_open = axl__amdgpu_sample_open,
 	.sample = axl__amdgpu_sample,
 	.sample_close = axl__amdgpu_sample_close,
+	.sample_health = true,
 	.runtime = axl__amd_runtime,
 	.parts = &axl__amdgpu_parts,
 	.sim = &axl__amdgpu_sim,

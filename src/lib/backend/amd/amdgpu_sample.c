@@ -13,6 +13,14 @@
  *                                        reasons exist only there)
  * A read that fails with ENODEV (the GPU was unplugged or is being reset) marks the
  * GPU lost in that sample.
+ *
+ * Health (AXL_SAMPLER_HEALTH): each ras/<block>_err_count is the driver's count of that
+ * block's errors since it loaded (amdgpu_ras.c, amdgpu_ras_sysfs_read: "ue: N\nce: N",
+ * "de: N" too on newer kernels' UMC; "Query currently inaccessible" while the RAS
+ * context is not ready, as during a reset). The first read is the baseline; a later "ue"
+ * above the last one seen is a critical AXL_HEALTH_UNCORRECTABLE event naming the block
+ * and the increase. A count that went down (the driver reloaded) is a new baseline.
+ * amdgpu publishes no reset counter in sysfs to watch besides these.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -34,6 +42,9 @@ struct agpu {
 	size_t index; /* in the sampler */
 	int busy, mem_busy, vram_used, vram_total, sclk, mclk, metrics;
 	int ras[MAX_RAS];
+	char ras_block[MAX_RAS][24]; /* "umc" of umc_err_count */
+	uint64_t ras_ue[MAX_RAS];    /* health: the last "ue" count read */
+	bool ras_seen[MAX_RAS];
 	int nras;
 	struct axl__shwmon hw;
 };
@@ -55,12 +66,35 @@ static void open_ras(struct axl_sampler *s, int dfd, struct agpu *g)
 		if (l < 10 || strcmp(e->d_name + l - 10, "_err_count") != 0)
 			continue;
 		int fd = axl__sfile_open(s->fs, rfd, e->d_name);
-		if (fd >= 0)
-			g->ras[g->nras++] = fd;
+		if (fd < 0)
+			continue;
+		snprintf(g->ras_block[g->nras], sizeof g->ras_block[g->nras], "%.*s", (int)(l - 10), e->d_name);
+		g->ras[g->nras++] = fd;
 	}
 	axl__fs_closedir(dh);
 	if (rfd >= 0)
 		axl__sfile_close(&rfd);
+}
+
+/* The "ue:" count of a RAS file: 1, 0 when it says none now (not ready), or the read's
+ * -errno. */
+static int ras_ue(int fd, uint64_t *ue)
+{
+	char buf[128];
+	long n = axl__sfile_read(fd, buf, sizeof buf);
+	if (n < 0)
+		return (int)n;
+	for (char *line = buf; line && *line;) {
+		unsigned long long v;
+		if (sscanf(line, "ue: %llu", &v) == 1) {
+			*ue = v;
+			return 1;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return 0;
 }
 
 void axl__amdgpu_sample_open(struct axl_sampler *s, size_t self)
@@ -91,6 +125,9 @@ void axl__amdgpu_sample_open(struct axl_sampler *s, size_t self)
 		g->metrics = axl__sfile_open(s->fs, dfd, "gpu_metrics");
 		open_ras(s, dfd, g);
 		axl__sfile_close(&dfd);
+		if (s->flags & AXL_SAMPLER_HEALTH)
+			for (int r = 0; r < g->nras; r++) /* the baselines */
+				g->ras_seen[r] = ras_ue(g->ras[r], &g->ras_ue[r]) > 0;
 		axl__shwmon_open(s, d, "amdgpu", &g->hw);
 	}
 	if (!st->n) {
@@ -163,14 +200,46 @@ static void put_metrics(struct axl_sample *out, size_t i, int fd)
 			axl__sput(out, i, (axl_metric)m, gm.v[m], AXL_SOURCE_SYSFS);
 }
 
+/* Health: the RAS counts of uncorrectable errors that grew since the last sample. False
+ * when the GPU went away. */
+static bool ras_health(struct axl_sample *out, struct agpu *g)
+{
+	for (int r = 0; r < g->nras; r++) {
+		uint64_t ue;
+		int rc = ras_ue(g->ras[r], &ue);
+		if (rc < 0 && axl__sfile_gone(rc))
+			return false;
+		if (rc <= 0)
+			continue; /* not now: the count stands */
+		if (g->ras_seen[r] && ue > g->ras_ue[r])
+			axl__shealth(out, g->index, AXL_HEALTH_UNCORRECTABLE, true, (int64_t)(ue - g->ras_ue[r]),
+				     AXL_SOURCE_SYSFS, "RAS: %llu new uncorrectable error%s in %s (%llu since the driver loaded)",
+				     (unsigned long long)(ue - g->ras_ue[r]), ue - g->ras_ue[r] == 1 ? "" : "s",
+				     g->ras_block[r], (unsigned long long)ue);
+		g->ras_ue[r] = ue;
+		g->ras_seen[r] = true;
+	}
+	return true;
+}
+
 void axl__amdgpu_sample(struct axl_sampler *s, size_t self, struct axl_sample *out)
 {
 	struct astate *st = s->bstate[self];
+	bool health = s->flags & AXL_SAMPLER_HEALTH;
 	for (size_t k = 0; k < st->n; k++) {
 		struct agpu *g = &st->g[k];
 		size_t i = g->index;
 		if (out->d[i].state == AXL_SAMPLE_LOST)
 			continue;
+		if (health && !ras_health(out, g)) {
+			axl__slost(out, i);
+			continue;
+		}
+		if (s->flags & AXL_SAMPLER_NO_METRICS) {
+			if (health && g->nras)
+				out->d[i].state = AXL_SAMPLE_OK; /* its RAS files were read */
+			continue;
+		}
 		if (!put_u64(out, i, g->busy, AXL_METRIC_UTILIZATION, 1, 100) ||
 		    !put_u64(out, i, g->vram_used, AXL_METRIC_MEMORY_USED, 1, 1e18)) {
 			axl__slost(out, i);

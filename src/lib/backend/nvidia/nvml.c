@@ -401,4 +401,5 @@ const struct axl__backend axl__backend_nvml = {
 	.sample_open = axl__nvml_sample_open,
 	.sample = axl__nvml_sample,
 	.sample_close = axl__nvml_sample_close,
+	.sample_health = true,
 };

@@ -205,6 +205,25 @@ enum { AXL_NVML_GI_PROFILE_ENUMS = 10 };  /* NVML_GPU_INSTANCE_PROFILE_COUNT (R5
 enum { AXL_NVML_CI_PROFILE_ENUMS = 8 };   /* NVML_COMPUTE_INSTANCE_PROFILE_COUNT */
 enum { NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED = 0 };
 
+/* Health events (nvml_sample.c, AXL_SAMPLER_HEALTH), as nvml.h declares them (checked
+ * against nvml.h 13.3.29 as go-nvml v0.13.3-1 vendors it, and NVML's API reference,
+ * "Event Handling Methods"). nvmlEventSetWait_v2 fills the whole struct; the base
+ * symbol (before R450) only its first three members. */
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+#define AXL_NVML_EVENT_SBE 0x1ull /* nvmlEventTypeSingleBitEccError */
+#define AXL_NVML_EVENT_DBE 0x2ull /* nvmlEventTypeDoubleBitEccError */
+#define AXL_NVML_EVENT_XID 0x8ull /* nvmlEventTypeXidCriticalError */
+#define AXL_NVML_NO_INSTANCE 0xFFFFFFFFu /* gpuInstanceId / computeInstanceId: none */
+typedef struct {
+	nvmlDevice_t device;          /* the GPU it happened on */
+	unsigned long long eventType; /* one nvmlEventType bit */
+	unsigned long long eventData; /* the Xid of an Xid event (999: an unknown one), else 0 */
+	unsigned int gpuInstanceId;   /* MIG: the GPU instance it is attributable to, else 0xFFFFFFFF */
+	unsigned int computeInstanceId;
+} nvmlEventData_t;
+static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t");
+static_assert(offsetof(nvmlEventData_t, gpuInstanceId) == 24, "nvmlEventData_t.gpuInstanceId");
+
 /* The functions, each resolved newest version first. NULL: the library lacks it. */
 struct axl__nvml_fns {
 	nvmlReturn_t (*Init)(void);
@@ -289,6 +308,12 @@ struct axl__nvml_fns {
 	nvmlReturn_t (*ComputeInstanceGetInfo)(nvmlComputeInstance_t, nvmlComputeInstanceInfo_t *);
 	nvmlReturn_t (*ComputeInstanceDestroy)(nvmlComputeInstance_t);
 	nvmlReturn_t (*GpuInstanceDestroy)(nvmlGpuInstance_t);
+	/* health events (nvml_sample.c): the base nvmlEventSetWait writes 24 bytes of the struct */
+	nvmlReturn_t (*EventSetCreate)(nvmlEventSet_t *);
+	nvmlReturn_t (*DeviceGetSupportedEventTypes)(nvmlDevice_t, unsigned long long *);
+	nvmlReturn_t (*DeviceRegisterEvents)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
+	nvmlReturn_t (*EventSetWait)(nvmlEventSet_t, nvmlEventData_t *, unsigned);
+	nvmlReturn_t (*EventSetFree)(nvmlEventSet_t);
 };
 
 #endif

@@ -92,6 +92,11 @@ static const struct axl__vsym symbols[] = {
 	{F(ComputeInstanceGetInfo), {"nvmlComputeInstanceGetInfo_v2", "nvmlComputeInstanceGetInfo"}},
 	{F(ComputeInstanceDestroy), {"nvmlComputeInstanceDestroy"}},
 	{F(GpuInstanceDestroy), {"nvmlGpuInstanceDestroy"}},
+	{F(EventSetCreate), {"nvmlEventSetCreate"}},
+	{F(DeviceGetSupportedEventTypes), {"nvmlDeviceGetSupportedEventTypes"}},
+	{F(DeviceRegisterEvents), {"nvmlDeviceRegisterEvents"}},
+	{F(EventSetWait), {"nvmlEventSetWait_v2", "nvmlEventSetWait"}},
+	{F(EventSetFree), {"nvmlEventSetFree"}},
 };
 #undef F
 
@@ -584,4 +589,52 @@ nvmlReturn_t axl__nvq_proc_util(struct axl__vq *q, nvmlDevice_t d, unsigned long
 	struct rows x = {buf, cnt};
 	r = ANSWER("nvmlDeviceGetProcessUtilization", HID(d), NULL, NULL, 0, &vo_putil, &x, r);
 	return rows_out(r, &x, (void **)out, n);
+}
+
+/* ---- health events: live only (nvml_call.h) ------------------------------------------------ */
+
+/* A live call of the table's member (NOT_SUPPORTED replaying, FUNCTION_NOT_FOUND when the
+ * library lacks it); counted, never recorded. */
+#define EVENT_CALL(member, ...)                                                                            \
+	(q->calls++, axl__vq_replaying(q) || !q->lib ? NVML_ERROR_NOT_SUPPORTED                           \
+		     : FN(member)                    ? FN(member)(__VA_ARGS__)                             \
+						     : NVML_ERROR_FUNCTION_NOT_FOUND)
+
+nvmlReturn_t axl__nvq_event_set(struct axl__vq *q, nvmlEventSet_t *out)
+{
+	*out = NULL;
+	nvmlReturn_t r = EVENT_CALL(EventSetCreate, out);
+	if (r != NVML_SUCCESS)
+		*out = NULL;
+	return r;
+}
+
+nvmlReturn_t axl__nvq_event_register(struct axl__vq *q, nvmlEventSet_t set, nvmlDevice_t d,
+				     unsigned long long types, unsigned long long *registered)
+{
+	*registered = 0;
+	unsigned long long supported = 0;
+	nvmlReturn_t r = EVENT_CALL(DeviceGetSupportedEventTypes, d, &supported);
+	if (r != NVML_SUCCESS)
+		return r;
+	if (!(types & supported))
+		return NVML_ERROR_NOT_SUPPORTED;
+	r = EVENT_CALL(DeviceRegisterEvents, d, types & supported, set);
+	if (r == NVML_SUCCESS)
+		*registered = types & supported;
+	return r;
+}
+
+nvmlReturn_t axl__nvq_event_wait(struct axl__vq *q, nvmlEventSet_t set, nvmlEventData_t *out, unsigned timeout_ms)
+{
+	memset(out, 0, sizeof *out);
+	/* the base symbol leaves the instance ids alone: none */
+	out->gpuInstanceId = out->computeInstanceId = AXL_NVML_NO_INSTANCE;
+	return EVENT_CALL(EventSetWait, set, out, timeout_ms);
+}
+
+void axl__nvq_event_free(struct axl__vq *q, nvmlEventSet_t set)
+{
+	if (set)
+		(void)EVENT_CALL(EventSetFree, set);
 }

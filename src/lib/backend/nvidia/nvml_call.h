@@ -87,4 +87,17 @@ nvmlReturn_t axl__nvq_procs(struct axl__vq *q, nvmlDevice_t d, bool graphics, nv
 nvmlReturn_t axl__nvq_proc_util(struct axl__vq *q, nvmlDevice_t d, unsigned long long since,
 				nvmlProcessUtilizationSample_t **out, unsigned *n);
 
+/* ---- health events (nvml_sample.c) ----
+ * Live only: an event is not an answer a capture can hold, so these are never recorded,
+ * and replaying they answer NOT_SUPPORTED (no event is watched). */
+nvmlReturn_t axl__nvq_event_set(struct axl__vq *q, nvmlEventSet_t *out);
+/* Register the events of `types` that d supports (nvmlDeviceGetSupportedEventTypes, then
+ * nvmlDeviceRegisterEvents), *registered the mask that was; NOT_SUPPORTED when d supports
+ * none of them. */
+nvmlReturn_t axl__nvq_event_register(struct axl__vq *q, nvmlEventSet_t set, nvmlDevice_t d,
+				     unsigned long long types, unsigned long long *registered);
+/* nvmlEventSetWait_v2 (or the base symbol, its instance ids then AXL_NVML_NO_INSTANCE). */
+nvmlReturn_t axl__nvq_event_wait(struct axl__vq *q, nvmlEventSet_t set, nvmlEventData_t *out, unsigned timeout_ms);
+void axl__nvq_event_free(struct axl__vq *q, nvmlEventSet_t set);
+
 #endif

@@ -21,6 +21,18 @@
  * nvmlDeviceGetProcessUtilization. A call that fails costs its value only;
  * GPU_IS_LOST / RESET_REQUIRED (or three UNKNOWN answers and no success in one sample)
  * make the device lost in that sample.
+ *
+ * Health (AXL_SAMPLER_HEALTH), as NVIDIA's k8s-device-plugin watches it (internal/rm/
+ * health.go): one event set per sampler (nvmlEventSetCreate), each GPU registered for Xid
+ * and double-bit ECC events that it supports (nvmlDeviceGetSupportedEventTypes,
+ * nvmlDeviceRegisterEvents; a GPU that supports none is not watched, as that plugin leaves
+ * a GPU "too old to support healthchecking"), and every sample drains what arrived
+ * since the previous one (nvmlEventSetWait_v2 with a timeout of 0, until TIMEOUT), in the
+ * worker under the same deadline. An Xid is critical unless it is one an application
+ * causes (that plugin's list: 13, 31, 43, 45, 68, 109). An event with GPU- and
+ * compute-instance ids names the MIG device they belong to, else the GPU. A failed
+ * registration, or a wait that fails otherwise than TIMEOUT, is a failed watch (retried
+ * next sample): that plugin marks the devices unhealthy for it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,6 +61,11 @@ struct nvs_target {
 	nvmlDevice_t h;
 	bool mig;
 	size_t parent; /* MIG: the target index of its GPU */
+	unsigned gi, ci; /* MIG: its GPU and compute instance (has_ids) */
+	bool has_ids;
+	/* health: the events registered (GPU), or none it supports */
+	unsigned long long watched;
+	bool unwatchable;
 	/* worker state kept between samples */
 	unsigned long long last_ts; /* newest process-utilisation time stamp seen (µs) */
 	/* results of the last sample */
@@ -62,6 +79,18 @@ struct nvs_target {
 	bool procs_known;
 };
 
+/* A health event the worker saw (translated by the caller). */
+enum { EV_XID, EV_DBE, EV_WATCH };
+struct nvs_event {
+	size_t target;
+	int what;
+	unsigned long long data; /* EV_XID: the Xid */
+	nvmlReturn_t rc;         /* EV_WATCH: the failed answer */
+	const char *call;        /* EV_WATCH: which call */
+	unsigned gi, ci;         /* AXL_NVML_NO_INSTANCE: none */
+};
+#define MAX_EVENTS 64 /* per sample; more stay queued in NVML for the next */
+
 /* What the caller and the worker share; freed by whichever lets go last. */
 struct nvs_shared {
 	pthread_mutex_t lock;
@@ -70,6 +99,13 @@ struct nvs_shared {
 	bool quit;
 	uint64_t asked, answered;
 	bool processes;
+	bool metrics; /* not AXL_SAMPLER_NO_METRICS */
+	/* health (AXL_SAMPLER_HEALTH) */
+	bool health, no_events; /* no_events: the library has no event sets */
+	bool opening;           /* the round of axl__nvml_sample_open */
+	nvmlEventSet_t set;
+	struct nvs_event ev[MAX_EVENTS];
+	unsigned nev;
 	struct axl__vq q; /* the sampler's own: its handles are discovery's */
 	struct nvs_target *t;
 	size_t n;
@@ -316,9 +352,94 @@ static void read_procs(struct axl__vq *q, struct nvs_target *t, struct tally *c)
 	free(s);
 }
 
+/* ---- health: the event set --------------------------------------------------------- */
+
+static void add_event(struct nvs_shared *sh, size_t k, int what, unsigned long long data, nvmlReturn_t rc,
+		      const char *call, unsigned gi, unsigned ci)
+{
+	if (sh->nev < MAX_EVENTS)
+		sh->ev[sh->nev++] = (struct nvs_event){k, what, data, rc, call, gi, ci};
+}
+
+/* A watch that failed (rc from call) on every GPU watched or to be watched. */
+static void watch_failed(struct nvs_shared *sh, nvmlReturn_t rc, const char *call)
+{
+	for (size_t k = 0; k < sh->n; k++)
+		if (!sh->t[k].mig && !sh->t[k].unwatchable)
+			add_event(sh, k, EV_WATCH, 0, rc, call, AXL_NVML_NO_INSTANCE, AXL_NVML_NO_INSTANCE);
+}
+
+/* An event NVML delivered: the MIG device of its instance ids, else its GPU. */
+static void take_event(struct nvs_shared *sh, const nvmlEventData_t *e)
+{
+	int what = e->eventType & AXL_NVML_EVENT_XID ? EV_XID : e->eventType & AXL_NVML_EVENT_DBE ? EV_DBE : -1;
+	if (what < 0)
+		return; /* not one we asked for */
+	size_t gpu = SIZE_MAX, at;
+	for (size_t k = 0; k < sh->n && gpu == SIZE_MAX; k++)
+		if (!sh->t[k].mig && sh->t[k].h == e->device)
+			gpu = k;
+	if (gpu == SIZE_MAX)
+		return; /* a GPU this sampler does not watch */
+	at = gpu;
+	if (e->gpuInstanceId != AXL_NVML_NO_INSTANCE && e->computeInstanceId != AXL_NVML_NO_INSTANCE)
+		for (size_t k = gpu + 1; k < sh->n && sh->t[k].mig && sh->t[k].parent == gpu; k++)
+			if (sh->t[k].has_ids && sh->t[k].gi == e->gpuInstanceId && sh->t[k].ci == e->computeInstanceId)
+				at = k;
+	add_event(sh, at, what, e->eventData, NVML_SUCCESS, NULL, e->gpuInstanceId, e->computeInstanceId);
+}
+
+/* The set made and every GPU registered (what failed is retried at the next sample);
+ * then, unless only opening, what arrived since the last time. */
+static void watch(struct nvs_shared *sh, bool opening)
+{
+	sh->nev = 0;
+	if (sh->no_events)
+		return;
+	nvmlReturn_t r;
+	if (!sh->set) {
+		r = axl__nvq_event_set(&sh->q, &sh->set);
+		if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND) {
+			sh->no_events = true; /* a library without events (or a replay): nothing to watch */
+			return;
+		}
+		if (r != NVML_SUCCESS) {
+			watch_failed(sh, r, "nvmlEventSetCreate");
+			return;
+		}
+	}
+	for (size_t k = 0; k < sh->n; k++) {
+		struct nvs_target *t = &sh->t[k];
+		if (t->mig || t->watched || t->unwatchable)
+			continue;
+		r = axl__nvq_event_register(&sh->q, sh->set, t->h, AXL_NVML_EVENT_XID | AXL_NVML_EVENT_DBE, &t->watched);
+		if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND)
+			t->unwatchable = true;
+		else if (r != NVML_SUCCESS)
+			add_event(sh, k, EV_WATCH, 0, r, "nvmlDeviceRegisterEvents", AXL_NVML_NO_INSTANCE,
+				  AXL_NVML_NO_INSTANCE);
+	}
+	while (!opening && sh->nev < MAX_EVENTS) {
+		nvmlEventData_t e;
+		r = axl__nvq_event_wait(&sh->q, sh->set, &e, 0);
+		if (r == NVML_ERROR_TIMEOUT)
+			break;
+		if (r != NVML_SUCCESS) {
+			watch_failed(sh, r, "nvmlEventSetWait");
+			break;
+		}
+		take_event(sh, &e);
+	}
+}
+
 static void work(struct nvs_shared *sh)
 {
-	for (size_t k = 0; k < sh->n; k++) {
+	if (sh->opening) { /* the sampler's first round: only the event registrations */
+		if (sh->health)
+			watch(sh, true);
+		return;
+	}
+	for (size_t k = 0; k < sh->n && sh->metrics; k++) {
 		struct nvs_target *t = &sh->t[k];
 		t->lost = false;
 		t->has_energy = false;
@@ -338,6 +459,8 @@ static void work(struct nvs_shared *sh)
 			read_procs(&sh->q, t, &c);
 		t->lost = c.lost;
 	}
+	if (sh->health)
+		watch(sh, false);
 }
 
 static void shared_unref(struct nvs_shared *sh)
@@ -375,23 +498,25 @@ static void *worker(void *arg)
 		pthread_cond_signal(&sh->done);
 	}
 	pthread_mutex_unlock(&sh->lock);
+	axl__nvq_event_free(&sh->q, sh->set); /* here: NVML is called from this thread only */
 	shared_unref(sh);
 	return NULL;
 }
 
 /* ---- the hooks ------------------------------------------------------------------------- */
 
-static void add_target(struct nvs_shared *sh, size_t *index, struct axl_sampler *s, nvmlDevice_t h,
-		       const struct axl_device *dev, bool mig, size_t parent)
+static struct nvs_target *add_target(struct nvs_shared *sh, size_t *index, struct axl_sampler *s, nvmlDevice_t h,
+				     const struct axl_device *dev, bool mig, size_t parent)
 {
 	size_t i = dev ? axl__sindex(s, dev) : SIZE_MAX;
 	if (!h || i == SIZE_MAX)
-		return;
+		return NULL;
 	struct nvs_target *t = &sh->t[sh->n];
 	t->h = h;
 	t->mig = mig;
 	t->parent = parent;
 	index[sh->n++] = i;
+	return t;
 }
 
 static void state_free(struct nvs_state *st)
@@ -399,6 +524,20 @@ static void state_free(struct nvs_state *st)
 	free(st->index);
 	free(st->energy);
 	free(st);
+}
+
+static bool run(struct nvs_state *st, int timeout_ms);
+
+/* The worker missed its deadline: abandoned (it frees the shared state when, if ever, it
+ * comes back), and NVML is not asked again by this process. */
+static void abandon(struct nvs_state *st)
+{
+	struct nvs_shared *sh = st->sh;
+	st->dead = true;
+	st->sh = NULL;
+	st->threaded = false;
+	axl__vlib_wedge(SRC);
+	shared_unref(sh);
 }
 
 void axl__nvml_sample_open(struct axl_sampler *s, size_t self)
@@ -431,8 +570,15 @@ void axl__nvml_sample_open(struct axl_sampler *s, size_t self)
 		add_target(sh, st->index, s, gpu->h, devs[g], false, 0);
 		if (sh->n == before)
 			continue;
-		for (unsigned m = 0; m < gpu->nmigs; m++)
-			add_target(sh, st->index, s, gpu->migs[m].h, gpu->migs[m].dev, true, before);
+		for (unsigned m = 0; m < gpu->nmigs; m++) {
+			const struct nv_mig *mg = &gpu->migs[m];
+			struct nvs_target *t = add_target(sh, st->index, s, mg->h, mg->dev, true, before);
+			if (t && mg->has_gi && mg->has_ci) {
+				t->gi = mg->gi;
+				t->ci = mg->ci;
+				t->has_ids = true;
+			}
+		}
 	}
 	if (!sh->n) {
 		free(sh->t);
@@ -453,7 +599,9 @@ void axl__nvml_sample_open(struct axl_sampler *s, size_t self)
 		sh->q.v.mode = AXL__VREC_LIVE;
 	}
 	sh->q.calls = 0;
-	sh->processes = (s->flags & AXL_SAMPLER_PROCESSES) != 0;
+	sh->metrics = !(s->flags & AXL_SAMPLER_NO_METRICS);
+	sh->processes = sh->metrics && (s->flags & AXL_SAMPLER_PROCESSES);
+	sh->health = (s->flags & AXL_SAMPLER_HEALTH) != 0;
 	sh->refs = 1;
 	pthread_mutex_init(&sh->lock, NULL);
 	pthread_condattr_t ca;
@@ -477,6 +625,16 @@ void axl__nvml_sample_open(struct axl_sampler *s, size_t self)
 		pthread_attr_destroy(&pa);
 	}
 	s->bstate[self] = st;
+	if (sh->health) {
+		/* events are recorded from the registration on: register now, not at the
+		 * first sample */
+		sh->opening = true;
+		bool ok = run(st, s->ctx->vendor_timeout_ms);
+		if (ok)
+			sh->opening = false;
+		else
+			abandon(st);
+	}
 }
 
 /* Run one round of calls; false when the worker missed its deadline. */
@@ -584,6 +742,56 @@ static void add_procs(struct axl_sampler *s, struct axl_sample *out, struct nvs_
 	}
 }
 
+/* Xids an application causes: the GPU stays usable (NVIDIA's k8s-device-plugin,
+ * internal/rm/health.go, and its names for them); and a few others' names from NVIDIA's
+ * Xid catalogue (docs.nvidia.com/deploy/xid-errors), for the messages. */
+static const struct {
+	unsigned xid;
+	bool app;
+	const char *what;
+} xids[] = {
+	{13, true, "Graphics Engine Exception"},
+	{31, true, "GPU memory page fault"},
+	{43, true, "GPU stopped processing"},
+	{45, true, "Preemptive cleanup, due to previous errors"},
+	{48, false, "Double Bit ECC Error"},
+	{63, false, "ECC page retirement or row remapping recording event"},
+	{64, false, "ECC page retirement or row remapper recording failure"},
+	{68, true, "Video processor exception"},
+	{74, false, "NVLink Error"},
+	{79, false, "GPU has fallen off the bus"},
+	{92, false, "High single-bit ECC error rate"},
+	{94, false, "Contained ECC error"},
+	{95, false, "Uncontained ECC error"},
+	{109, true, "Context Switch Timeout Error"},
+};
+
+static void put_event(struct axl_sample *out, size_t i, const struct nvs_event *e)
+{
+	char where[64] = "";
+	if (e->gi != AXL_NVML_NO_INSTANCE && e->ci != AXL_NVML_NO_INSTANCE)
+		snprintf(where, sizeof where, " (GPU instance %u, compute instance %u)", e->gi, e->ci);
+	if (e->what == EV_DBE) {
+		axl__shealth(out, i, AXL_HEALTH_UNCORRECTABLE, true, 0, NV, "double-bit ECC error%s", where);
+	} else if (e->what == EV_WATCH) {
+		axl__shealth(out, i, AXL_HEALTH_WATCH_FAILED, true, e->rc, NV, "NVML's event watch failed: %s: %s", e->call,
+			     axl__nvml_strerror(e->rc));
+	} else {
+		const char *what = e->data == 999 ? "unknown Xid" : NULL;
+		bool app = false;
+		for (size_t x = 0; x < sizeof xids / sizeof *xids && !what; x++)
+			if (xids[x].xid == e->data) {
+				what = xids[x].what;
+				app = xids[x].app;
+			}
+		char text[160] = "";
+		if (what || app)
+			snprintf(text, sizeof text, " (%s%s)", what, app ? ": an application's error" : "");
+		axl__shealth(out, i, AXL_HEALTH_DRIVER_ERROR, !app, (int64_t)(e->data > INT64_MAX ? INT64_MAX : e->data),
+			     NV, "Xid %llu%s%s", e->data, text, where);
+	}
+}
+
 void axl__nvml_sample(struct axl_sampler *s, size_t self, struct axl_sample *out)
 {
 	struct nvs_state *st = s->bstate[self];
@@ -591,12 +799,7 @@ void axl__nvml_sample(struct axl_sampler *s, size_t self, struct axl_sample *out
 	if (st->dead || axl__vlib_wedged(SRC))
 		return;
 	if (!run(st, s->ctx->vendor_timeout_ms)) {
-		/* abandoned: it frees the shared state when (if) it comes back */
-		st->dead = true;
-		st->sh = NULL;
-		st->threaded = false;
-		axl__vlib_wedge(SRC);
-		shared_unref(sh);
+		abandon(st);
 		return;
 	}
 	/* recording (axl capture): the answers join discovery's in the capture */
@@ -628,17 +831,21 @@ void axl__nvml_sample(struct axl_sampler *s, size_t self, struct axl_sample *out
 		if (sh->processes && t->procs_known)
 			add_procs(s, out, sh, k, i);
 	}
+	for (unsigned e = 0; e < sh->nev; e++)
+		put_event(out, st->index[sh->ev[e].target], &sh->ev[e]);
 }
 
 void axl__nvml_sample_close(struct axl_sampler *s, size_t self)
 {
 	struct nvs_state *st = s->bstate[self];
 	if (st->sh) {
-		if (st->threaded) {
+		if (st->threaded) { /* it frees the event set as it leaves */
 			pthread_mutex_lock(&st->sh->lock);
 			st->sh->quit = true;
 			pthread_cond_signal(&st->sh->wake);
 			pthread_mutex_unlock(&st->sh->lock);
+		} else {
+			axl__nvq_event_free(&st->sh->q, st->sh->set);
 		}
 		shared_unref(st->sh);
 	}
