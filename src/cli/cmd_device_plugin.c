@@ -30,6 +30,7 @@
 
 #include "cdi_val.h"
 #include "cli.h"
+#include "../compat/kubernetes/health.h"
 #include "../compat/kubernetes/plugin.h"
 #include "../compat/kubernetes/transport.h"
 #include "../util/file.h"
@@ -192,6 +193,13 @@ struct dp {
 	pthread_mutex_t lock;
 	struct kp_node *node;  /* now */
 	struct slice *slices; /* the resources served, by the command's thread only */
+	/* health (health.h), by the command's thread only: NULL when the checks are off */
+	struct kp_health *health;
+	axl_context *hctx;   /* the node the health sampler watches, kept until its devices change */
+	axl_inventory *hinv;
+	axl_sampler *hs;
+	char *hsig;          /* its devices (signature()) */
+	double next_health;  /* monotonic time of the next health sample */
 };
 
 static void dp_say(void *ud, int level, const char *msg)
@@ -206,6 +214,85 @@ static void dp_note(void *ud, const char *msg)
 {
 	(void)ud;
 	fprintf(stderr, "axl: device-plugin: %s\n", msg);
+}
+
+/* ---- health: the vendors' errors, sampled between rediscoveries (health.h) ----------- */
+
+/* how often the health sampler is asked (or every --interval when that is shorter) */
+#define HEALTH_PERIOD_S 5.0
+
+static void health_say(void *ud, bool counted, const char *msg)
+{
+	const struct dp *d = ud;
+	if (counted || d->o->verbose)
+		fprintf(stderr, "axl: device-plugin: %s\n", msg);
+}
+
+/* The devices of inv and their partitions, by id and UUID: what a health sampler watches. */
+static char *signature(const axl_inventory *inv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < axl_inventory_device_count(inv); i++) {
+		const axl_device *dev = axl_inventory_device(inv, i);
+		for (size_t c = 0; c <= axl_device_child_count(dev); c++) {
+			const axl_device *x = c ? axl_device_child(dev, c - 1) : dev;
+			const char *uuid = NULL;
+			axl_device_get_str(x, AXL_ATTR_UUID, &uuid);
+			fprintf(f, "%s|%s;", axl_device_id(x), uuid ? uuid : "");
+		}
+	}
+	return fclose(f) == 0 ? buf : (free(buf), NULL);
+}
+
+/* One health sample: true when a device became Unhealthy. */
+static bool health_poll(struct dp *d)
+{
+	axl_sample *smp = NULL;
+	if (!d->hs || axl_sampler_sample(d->hs, &smp) != 0)
+		return false;
+	bool became = kp_health_take(d->health, smp, watch_now(), health_say, d);
+	axl_sample_free(smp);
+	return became;
+}
+
+static void health_close(struct dp *d)
+{
+	axl_sampler_free(d->hs);
+	axl_inventory_free(d->hinv);
+	axl_context_free(d->hctx);
+	free(d->hsig);
+	d->hs = NULL;
+	d->hinv = NULL;
+	d->hctx = NULL;
+	d->hsig = NULL;
+}
+
+/* A rediscovery's inventory: watched from now on when its devices are not those watched
+ * (the last events of the old node taken first). True when ctx and inv are kept. */
+static bool health_watch(struct dp *d, axl_context *ctx, axl_inventory *inv)
+{
+	char *sig = signature(inv);
+	if (!sig || (d->hs && strcmp(sig, d->hsig) == 0) || (!d->hs && !*sig)) {
+		free(sig); /* the same devices; or none at all (an idle node is not sampled) */
+		return false;
+	}
+	axl_sampler *s = NULL;
+	if (axl_sampler_open(&s, inv, AXL_SAMPLER_HEALTH | AXL_SAMPLER_NO_METRICS) != 0) {
+		fprintf(stderr, "axl: device-plugin: the devices' errors cannot be watched: %s\n", axl_error_last());
+		free(sig);
+		return false;
+	}
+	health_poll(d);
+	health_close(d);
+	d->hctx = ctx;
+	d->hinv = inv;
+	d->hs = s;
+	d->hsig = sig;
+	return true;
 }
 
 /* The node's resources now; NULL after a message. */
@@ -228,8 +315,16 @@ static struct kp_node *scan(struct dp *d, int quiet)
 	names_free(&c);
 	if (!quiet)
 		print_warnings(inv);
-	axl_inventory_free(inv);
-	axl_context_free(ctx);
+	bool kept = false;
+	if (d->health) { /* the devices with a recent critical error stay Unhealthy */
+		kept = health_watch(d, ctx, inv);
+		kp_health_expire(d->health, watch_now(), health_say, d);
+		kp_health_apply(d->health, node, inv);
+	}
+	if (!kept) {
+		axl_inventory_free(inv);
+		axl_context_free(ctx);
+	}
 	return node;
 }
 
@@ -392,9 +487,11 @@ static void say_health(const struct dp *d, const struct kp_node *old, const stru
 				for (size_t j = 0; a && j < a->n && was < 0; j++)
 					if (strcmp(a->devs[j].id, b->devs[k].id) == 0)
 						was = a->devs[j].healthy;
+				const char *err = kp_health_why(d->health, b->devs[k].axl_id);
 				if (was != b->devs[k].healthy && b->devs[k].share <= 0)
-					fprintf(stderr, "axl: device-plugin: %s %s (%s): %s\n", s->names[r], b->devs[k].unit,
-						b->devs[k].axl_id, b->devs[k].healthy ? "healthy" : "unhealthy (lost)");
+					fprintf(stderr, "axl: device-plugin: %s %s (%s): %s%s%s\n", s->names[r], b->devs[k].unit,
+						b->devs[k].axl_id, b->devs[k].healthy ? "healthy" : "unhealthy (",
+						b->devs[k].healthy ? "" : err ? err : "lost", b->devs[k].healthy ? "" : ")");
 			}
 		}
 }
@@ -489,7 +586,7 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 {
 	struct opts o = *go;
 	const char *dir = DEFAULT_KUBELET_DIR, *parts = "none", *shares_arg = NULL, *limiter = NULL, *interval = NULL,
-		   *timeout_arg = NULL, *list = "cdi-cri", *parts_opt = NULL;
+		   *timeout_arg = NULL, *list = "cdi-cri", *parts_opt = NULL, *checks = NULL, *recovery = NULL;
 	for (int i = 0; i < argc; i++) {
 		int m;
 		if ((m = cli_long_opt(argc, argv, &i, "--kubelet-dir", &dir)) ||
@@ -499,6 +596,8 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 		    (m = cli_long_opt(argc, argv, &i, "--interval", &interval)) ||
 		    (m = cli_long_opt(argc, argv, &i, "--register-timeout", &timeout_arg)) ||
 		    (m = cli_long_opt(argc, argv, &i, "--device-list-strategy", &list)) ||
+		    (m = cli_long_opt(argc, argv, &i, "--health-checks", &checks)) ||
+		    (m = cli_long_opt(argc, argv, &i, "--health-recovery", &recovery)) ||
 		    (m = cli_long_opt(argc, argv, &i, "--driver-root", &o.driver_root)) ||
 		    (m = cli_long_opt(argc, argv, &i, "--driver-root-host", &o.driver_root_host))) {
 			if (m < 0)
@@ -566,6 +665,14 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	/* health: the option, and NVIDIA's plugin's variables as it reads them */
+	struct kp_health_policy pol;
+	char note[512], perr[256];
+	if (kp_health_policy(&pol, checks, recovery, getenv("DP_DISABLE_HEALTHCHECKS"), getenv("DP_ENABLE_HEALTHCHECKS"),
+			     note, sizeof note, perr, sizeof perr) != 0) {
+		fprintf(stderr, "axl: device-plugin: %s\n", perr);
+		return EXIT_USAGE;
+	}
 	char limpath[PATH_MAX];
 	if (d.kopt.shares > 1) {
 		if (limiter) {
@@ -618,6 +725,15 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 	d.t = t;
 	d.dir = dir;
 	d.reg_timeout = reg_timeout;
+	if (*note)
+		fprintf(stderr, "axl: device-plugin: %s\n", note);
+	char said[1024];
+	kp_health_describe(&pol, said, sizeof said);
+	fprintf(stderr, "axl: device-plugin: %s\n", said);
+	if (!pol.none && (!pol.off || pol.errors_all || pol.nkeep))
+		d.health = kp_health_new(&pol);
+	double period = w.interval < HEALTH_PERIOD_S ? w.interval : HEALTH_PERIOD_S;
+	d.next_health = watch_now() + period;
 	d.node = scan(&d, 0);
 	int rc = 1;
 	if (!d.node)
@@ -629,7 +745,30 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 	else if (serve_new(&d, false) != 0)
 		goto out;
 	const char *why = "start";
-	while (watch_wait(&w, -1, &why)) {
+	double next_scan = watch_now() + w.interval;
+	for (;;) {
+		/* asleep until the next rediscovery, health sample or recovery, whichever is first */
+		double wake = next_scan;
+		if (d.hs) {
+			double back = kp_health_next(d.health);
+			wake = d.next_health < wake ? d.next_health : wake;
+			wake = back >= 0 && back < wake ? back : wake;
+		}
+		double left = wake - watch_now();
+		if (!watch_wait(&w, left > 0.001 ? left : 0.001, &why))
+			break;
+		double tnow = watch_now();
+		bool rescan = strcmp(why, "interval") != 0 || tnow >= next_scan - 0.001;
+		if (d.hs && tnow >= d.next_health - 0.001) {
+			d.next_health = tnow + period;
+			if (health_poll(&d))
+				rescan = true, why = "a device's error";
+		}
+		if (d.health && kp_health_expire(d.health, tnow + 0.001, health_say, &d))
+			rescan = true, why = "a device's recovery";
+		if (!rescan)
+			continue;
+		next_scan = tnow + w.interval;
 		struct kp_node *now = scan(&d, 1);
 		if (!now)
 			continue; /* said; the last good list stands */
@@ -659,6 +798,8 @@ out:
 	}
 	watch_close(&w);
 	kp_node_free(d.node);
+	health_close(&d);
+	kp_health_free(d.health);
 	pthread_mutex_destroy(&d.lock);
 	return rc;
 }

@@ -280,6 +280,7 @@ static const struct cli_command commands[] = {
 	 "usage: axl device-plugin [--kubelet-dir DIR] [--mig-strategy none|single|mixed]\n"
 	 "                         [--shares N] [--limiter PATH] [--interval SECONDS]\n"
 	 "                         [--register-timeout SECONDS] [--device-list-strategy cdi-cri|mounts]\n"
+	 "                         [--health-checks all|none] [--health-recovery SECONDS]\n"
 	 "                         [--driver-root DIR [--driver-root-host PATH]]\n"
 	 "\n"
 	 "The kubelet device plugin (API v1beta1) for every accelerator of the node\n"
@@ -309,7 +310,14 @@ static const struct cli_command commands[] = {
 	 "                      (containerd < 1.7, CRI-O without CDI), the spec's device nodes,\n"
 	 "                      environment and library mounts in the answer itself\n"
 	 "  --interval SECONDS  rediscover this often (default 60), and when device nodes change\n"
-	 "  --register-timeout SECONDS  how long one Register call may take (default 10)\n" DRIVER_ROOT_OPTS
+	 "  --register-timeout SECONDS  how long one Register call may take (default 10)\n"
+	 "  --health-checks C   all (default): a device with a critical error its vendor reports\n"
+	 "                      (NVML's Xids but an application's, double-bit ECC; amdgpu's RAS\n"
+	 "                      uncorrectable errors) is Unhealthy; none: only a device that is\n"
+	 "                      gone. DP_DISABLE_HEALTHCHECKS and DP_ENABLE_HEALTHCHECKS are read\n"
+	 "                      as NVIDIA's plugin reads them\n"
+	 "  --health-recovery SECONDS  Healthy again this long after its last error (default\n"
+	 "                      300; 0: not until the plugin restarts)\n" DRIVER_ROOT_OPTS
 	 NODE_OPTS},
 	{"limit", cmd_limit, CLI_G_NODE | CLI_G_JSON, NULL,
 	 "usage: axl limit set ID [--memory SIZE] [--compute PCT]\n"

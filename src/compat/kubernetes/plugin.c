@@ -921,7 +921,7 @@ int kp_allocate(const struct kp_resource *r, const struct kp_options *o, const c
 			rc = refuse(code, K8S_INVALID_ARGUMENT, err, cap, "unknown device ID '%s' for %s", ids[i] ? ids[i] : "",
 				    r->name);
 		else if (!d[i]->healthy)
-			rc = refuse(code, K8S_FAILED_PRECONDITION, err, cap, "device ID '%s' of %s is unhealthy (lost)", ids[i],
+			rc = refuse(code, K8S_FAILED_PRECONDITION, err, cap, "device ID '%s' of %s is unhealthy", ids[i],
 				    r->name);
 		for (size_t j = 0; j < i && rc == 0; j++)
 			if (d[j] == d[i])
