@@ -2,7 +2,8 @@
 /*
  * axl device-plugin: the kubelet device plugin (API v1beta1) for every accelerator axl
  * knows (docs/kubernetes.md). What is advertised and handed out is
- * src/compat/kubernetes/plugin.c's; the gRPC glue is the module axl-kubernetes.so
+ * src/compat/kubernetes/'s (plugin.h: plugin.c builds the resources, answer.c,
+ * preferred.c and allocate.c answer, health.c judges health); the gRPC glue is the module axl-kubernetes.so
  * (src/compat/kubernetes/glue.h and its files), loaded here only, so no other
  * command loads gRPC.
  * A device's container edits are its CDI spec's, built as axl cdi generate builds them,

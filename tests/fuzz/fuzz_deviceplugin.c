@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The device plugin's answers (src/compat/kubernetes/plugin.c) to whatever a kubelet, or
+/* The device plugin's answers (src/compat/kubernetes/: preferred.c, allocate.c) to whatever a kubelet, or
  * anything else on its socket, may ask: each input is a sequence of GetPreferredAllocation
  * and Allocate requests on the resources of a simulated node (four H100s on an NVSwitch,
  * two MI210s in an xGMI hive, three shares each), their IDs real ones, made-up ones,
