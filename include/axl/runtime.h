@@ -69,9 +69,10 @@ typedef void (*axl_runtime_label_fn)(const char *key, const char *value, void *u
  * appended to this struct; the library owns it and it lives as long as the process.
  */
 struct axl_runtime {
-	/** CDI kind and Kubernetes extended resource name ("nvidia.com/gpu"); NULL when the
-	 * vendor has none for this device (callers then use a generic one, as axl cdi's
-	 * "axl/<family>"). */
+	/** The vendor's kind, the Kubernetes extended resource name ("nvidia.com/gpu"), and
+	 * the CDI kind of the vendor's own container toolkit; axl's CDI kind is derived from
+	 * it (axl_device_cdi_kind: "axl.dev/nvidia-gpu"). NULL when the vendor has none for
+	 * this device (axl_device_cdi_kind then gives "axl.dev/<family>"). */
 	const char *kind;
 	/** The vendor's display name ("NVIDIA"); NULL: use the device's AXL_ATTR_VENDOR. */
 	const char *vendor;
@@ -131,6 +132,21 @@ struct axl_runtime {
  * CPU) or dev is NULL. The pointer is static: it outlives the inventory.
  */
 AXL_API const struct axl_runtime *axl_device_runtime(const axl_device *dev);
+
+/** The CDI vendor of axl's own kinds. */
+#define AXL_CDI_VENDOR "axl.dev"
+
+/**
+ * axl's CDI kind for dev (a partition: its parent's), as `axl cdi generate` writes its
+ * specs: "axl.dev/" followed by the first label of the vendor's kind's domain and its
+ * class ("nvidia.com/gpu" -> "axl.dev/nvidia-gpu", "aws.amazon.com/neuron" ->
+ * "axl.dev/aws-neuron"), "axl.dev/<family>" when the vendor has none ("axl.dev/asic").
+ * Never the vendor's own kind: its container toolkit writes that one into the same CDI
+ * folders, and a name defined twice there resolves to nothing (docs/cdi.md). The kind
+ * is written NUL-terminated into buf; returns its length, AXL_EINVAL (dev or buf NULL),
+ * or AXL_ERANGE when cap is too small (64 bytes always suffice).
+ */
+AXL_API int axl_device_cdi_kind(const axl_device *dev, char *buf, size_t cap);
 
 AXL_END_DECLS
 

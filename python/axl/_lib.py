@@ -114,6 +114,7 @@ _SIGS: dict[str, tuple[Any, list[Any]]] = {
     "axl_inventory_total_memory": (c_int, [P, P, POINTER(c_int64), POINTER(c_size_t)]),
     "axl_device_rank_value": (c_int, [P, c_int, POINTER(ctypes.c_double)]),
     "axl_device_runtime": (P, [P]),
+    "axl_device_cdi_kind": (c_int, [P, c_char_p, c_size_t]),
     "axl_metric_name": (c_char_p, [c_int]),
     "axl_metric_unit": (c_char_p, [c_int]),
     "axl_metric_is_counter": (c_int, [c_int]),

@@ -12,7 +12,7 @@ import ctypes
 from ctypes import POINTER, Structure, c_char_p, c_uint, c_void_p
 from dataclasses import dataclass
 
-from ._lib import dec, lib
+from ._lib import check, dec, lib
 from .inventory import Inventory
 
 #: A partition needs its parent's own device nodes too (NVIDIA MIG).
@@ -89,3 +89,19 @@ def device_runtime(inventory: Inventory, device: str) -> Runtime | None:
                    library_dirs=_strv(r.library_dirs), binaries=_strv(r.binaries),
                    binary_dirs=_strv(r.binary_dirs), control_nodes=_strv(r.control_nodes),
                    env=_strv(r.env), flags=int(r.flags), partitions=dec(r.partitions))
+
+
+def cdi_kind(inventory: Inventory, device: str) -> str:
+    """axl's CDI kind for a device (id, UUID or PCI address; a partition: its parent's), as
+    `axl cdi generate` writes its specs: "axl.dev/nvidia-gpu" for the vendor's
+    "nvidia.com/gpu", "axl.dev/<family>" when the vendor has none
+    (axl_device_cdi_kind). NotFoundError for a device not in the inventory."""
+    if not isinstance(inventory, Inventory):
+        raise TypeError("inventory must be an axl.Inventory")
+    if not isinstance(device, str):
+        raise TypeError("device must be a str, not %s" % type(device).__name__)
+    dev = inventory._device_ptr(device)
+    buf = ctypes.create_string_buffer(128)
+    n = lib().axl_device_cdi_kind(dev, buf, len(buf))
+    check(n if n < 0 else 0)
+    return buf.value.decode()

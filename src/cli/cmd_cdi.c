@@ -35,36 +35,28 @@
 
 /* ---- kinds, names, edits ---------------------------------------------------------- */
 
-/* The vendor of axl's CDI kinds. Never a vendor's own domain: NVIDIA Container Toolkit
- * (nvidia-ctk >= 1.18 writes /var/run/cdi/nvidia.yaml by itself), AMD's container toolkit
- * and others write their own specs into the same folders under their resource names
- * (nvidia.com/gpu=0, =all, =GPU-<uuid>), and CDI drops a name defined twice in one
- * folder, so that both become unresolvable. NVIDIA's own device plugin steps aside the
- * same way (k8s.device-plugin.nvidia.com). */
-#define CDI_VENDOR "axl.dev"
+/* The vendor of axl's CDI kinds (axl_device_cdi_kind). Never a vendor's own domain:
+ * NVIDIA Container Toolkit (nvidia-ctk >= 1.18 writes /var/run/cdi/nvidia.yaml by itself),
+ * AMD's container toolkit and others write their own specs into the same folders under
+ * their resource names (nvidia.com/gpu=0, =all, =GPU-<uuid>), and CDI drops a name
+ * defined twice in one folder, so that both become unresolvable. NVIDIA's own device
+ * plugin steps aside the same way (k8s.device-plugin.nvidia.com). */
+#define CDI_VENDOR AXL_CDI_VENDOR
 #define MAX_KINDS 32
 
-/* The CDI kind of a device and its runtime files (NULL: a generic kind). From the
- * vendor's kind "nvidia.com/gpu" (axl_device_runtime: each vendor's folder describes its
- * own), axl's is "axl.dev/nvidia-gpu": the vendor domain's first label and the class;
- * "axl.dev/<family>" ("axl.dev/asic") when the vendor has none. legacy gets the kind
- * axl wrote before (the vendor's own, "axl/<family>"), whose files it removes. */
+/* The CDI kind of a device (axl_device_cdi_kind: "axl.dev/nvidia-gpu" from the vendor's
+ * "nvidia.com/gpu", which axl_device_runtime gives from each vendor's folder) and its
+ * runtime files (NULL: a generic kind). legacy gets the kind axl wrote before (the
+ * vendor's own, "axl/<family>"), whose files it removes. */
 static const struct axl_runtime *vendor_of(const axl_device *d, char *kind, size_t cap, char *legacy, size_t lcap)
 {
 	const struct axl_runtime *rt = axl_device_runtime(d);
-	const char *vk = rt && rt->kind ? rt->kind : NULL;
-	const char *slash = vk ? strchr(vk, '/') : NULL;
-	if (slash) {
-		size_t label = strcspn(vk, "./");
-		snprintf(kind, cap, CDI_VENDOR "/%.*s-%s", (int)label, vk, slash + 1);
-		if (legacy)
-			snprintf(legacy, lcap, "%s", vk);
-		return rt;
-	}
-	const char *fam = axl_family_name(axl_device_family(d));
-	snprintf(kind, cap, CDI_VENDOR "/%s", fam);
-	if (legacy)
-		snprintf(legacy, lcap, "axl/%s", fam);
+	if (axl_device_cdi_kind(d, kind, cap) < 0)
+		snprintf(kind, cap, CDI_VENDOR "/unknown");
+	if (legacy && rt && rt->kind)
+		snprintf(legacy, lcap, "%s", rt->kind);
+	else if (legacy)
+		snprintf(legacy, lcap, "axl/%s", axl_family_name(axl_device_family(d)));
 	return rt && rt->kind ? rt : NULL;
 }
 

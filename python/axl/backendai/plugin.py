@@ -16,7 +16,7 @@ from typing import Any
 from .. import inventory as _inventory
 from .._lib import LibraryNotFoundError
 from ..metrics import Sample, Sampler
-from ..runtime import Runtime, device_runtime
+from ..runtime import Runtime, cdi_kind, device_runtime
 from . import _agent
 from ._agent import (ContainerMeasurement, DeviceSlotInfo, DiscretePropertyAllocMap,
                      FractionAllocMap, Measurement, MetricTypes, MountInfo, MountTypes,
@@ -519,8 +519,9 @@ class AxlComputePlugin(_PluginBase):
         if mode == "cdi":
             names = []
             for d in devs:
-                kind = (d.runtime.kind if d.runtime and d.runtime.kind
-                        else "axl/%s" % d.axl_device.family)
+                # axl's kind (axl.dev/nvidia-gpu), not the vendor's: nvidia-ctk's own spec
+                # of nvidia.com/gpu may sit in the same folder (docs/cdi.md)
+                kind = cdi_kind(self.inventory, d.axl_device.id)
                 ident = d.uuid or (str(d.axl_device.index) if d.axl_device.index is not None else None)
                 if ident is None:
                     raise BackendAIPluginError("device %s has neither UUID nor index for a CDI name" % d.device_id)

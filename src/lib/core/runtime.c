@@ -3,6 +3,7 @@
  * the backend that owns it. The descriptions live in the vendors' folders
  * (backend/<vendor>/runtime.c); this file only finds the owner. */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -22,4 +23,26 @@ AXL_API const struct axl_runtime *axl_device_runtime(const axl_device *dev)
 			return be->runtime ? be->runtime(dev) : NULL;
 	}
 	return axl__backends[0]->runtime ? axl__backends[0]->runtime(dev) : NULL;
+}
+
+AXL_API int axl_device_cdi_kind(const axl_device *dev, char *buf, size_t cap)
+{
+	if (!dev || !buf)
+		return AXL_EINVAL;
+	const struct axl_runtime *rt = axl_device_runtime(dev);
+	const char *vk = rt ? rt->kind : NULL;
+	const char *slash = vk ? strchr(vk, '/') : NULL;
+	while (dev->parent)
+		dev = dev->parent;
+	int n;
+	if (slash)
+		n = snprintf(buf, cap, AXL_CDI_VENDOR "/%.*s-%s", (int)strcspn(vk, "./"), vk, slash + 1);
+	else
+		n = snprintf(buf, cap, AXL_CDI_VENDOR "/%s", axl_family_name(axl_device_family(dev)));
+	if (n < 0 || (size_t)n >= cap) {
+		if (cap)
+			buf[0] = '\0';
+		return AXL_ERANGE;
+	}
+	return n;
 }

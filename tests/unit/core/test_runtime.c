@@ -49,6 +49,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	CHECK(axl_device_runtime(NULL) == NULL);
+	char kind[64];
+	CHECK(axl_device_cdi_kind(NULL, kind, sizeof kind) == AXL_EINVAL);
 	struct axl_context_options o = AXL_CONTEXT_OPTIONS_INIT;
 	o.sim = argv[1];
 	axl_context *ctx = NULL;
@@ -59,8 +61,19 @@ int main(int argc, char **argv)
 	for (size_t i = 0; inv && i < axl_inventory_device_count(inv); i++) {
 		const axl_device *d = axl_inventory_device(inv, i);
 		const struct axl_runtime *rt = axl_device_runtime(d);
+		/* axl's CDI kind: never the vendor's; a partition's is its parent's */
+		int kn = axl_device_cdi_kind(d, kind, sizeof kind);
+		CHECK(kn > 0 && (size_t)kn == strlen(kind) && strncmp(kind, AXL_CDI_VENDOR "/", 8) == 0);
+		CHECK(!rt || !rt->kind || strcmp(kind, rt->kind) != 0);
+		for (size_t c = 0; c < axl_device_child_count(d); c++) {
+			char ck[64];
+			CHECK(axl_device_cdi_kind(axl_device_child(d, c), ck, sizeof ck) == kn && strcmp(ck, kind) == 0);
+		}
+		char tiny[8] = "x";
+		CHECK(axl_device_cdi_kind(d, tiny, sizeof tiny) == AXL_ERANGE && tiny[0] == '\0');
 		if (axl_device_family(d) == AXL_FAMILY_CPU) {
 			CHECK(rt == NULL);
+			CHECK_STR(kind, "axl.dev/cpu");
 			continue;
 		}
 		CHECK(rt != NULL);
@@ -76,6 +89,7 @@ int main(int argc, char **argv)
 			CHECK(axl_device_runtime(axl_device_child(d, c)) == rt);
 		if (rt->kind && strcmp(rt->kind, "nvidia.com/gpu") == 0) {
 			kinds |= 1;
+			CHECK_STR(kind, "axl.dev/nvidia-gpu");
 			CHECK_STR(rt->vendor, "NVIDIA");
 			CHECK(has(rt->libraries, "libcuda.so.*"));
 			CHECK(has(rt->libraries, "libnvidia-ml.so.*"));
@@ -88,6 +102,7 @@ int main(int argc, char **argv)
 			CHECK(rt->attrs[0].label && rt->attrs[0].attr == AXL_ATTR_CUDA_DRIVER_VERSION);
 		} else if (rt->kind && strcmp(rt->kind, "amd.com/gpu") == 0) {
 			kinds |= 2;
+			CHECK_STR(kind, "axl.dev/amd-gpu");
 			CHECK_STR(rt->vendor, "AMD");
 			CHECK(has(rt->libraries, "libamdhip64.so.*"));
 			CHECK(has(rt->library_dirs, "/opt/rocm/lib"));
