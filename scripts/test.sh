@@ -25,7 +25,10 @@ ctest --test-dir build -j"$jobs" --output-on-failure
 echo "== build with ASan+UBSan and test"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DAXL_WERROR=ON -DAXL_SANITIZE=address,undefined >/dev/null
 cmake --build build-asan -j"$jobs"
+# the vendors' closed libraries a real node has (tests/lsan-vendor-libs.supp): their own
+# leaks are theirs
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan-vendor-libs.supp \
 	ctest --test-dir build-asan -j"$jobs" --output-on-failure
 
 # fuzz DIR TARGET BOUND: one libFuzzer job per core, in DIR/run-TARGET (each job's

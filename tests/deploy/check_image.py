@@ -201,7 +201,13 @@ def vendor_node(a, env, work, vroot):
 
 def nvml_through_root(a, env, work, double):
     """NVML loaded from the driver root in the image: the double installed as Debian
-    installs libnvidia-ml.so.1 (absolute links through /etc/alternatives)"""
+    installs libnvidia-ml.so.1 (absolute links through /etc/alternatives). A double built
+    with a sanitizer needs its runtime, which the image lacks: the normal build runs it."""
+    needed = subprocess.run(["readelf", "-d", double], capture_output=True, text=True).stdout
+    if "libasan" in needed or "libubsan" in needed:
+        print("note: the NVML double is built with a sanitizer, whose runtime the image lacks: "
+              "NVML through the driver root is checked in the normal build")
+        return
     root = os.path.join(work, "nvml-root")
     cur = "/usr/lib/x86_64-linux-gnu/nvidia/current"
     alt = "/etc/alternatives/nvidia--libnvidia-ml.so.1-x86_64-linux-gnu"

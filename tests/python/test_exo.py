@@ -692,6 +692,13 @@ def test_cancelled_copy_owns_its_buffer(name):
                 gate.set()
                 await held
                 await b.synchronize(did)
+                # released once the copy's completion is noticed: its notification reaches
+                # the loop's reader on its own schedule, which a loaded machine (the ASan
+                # stage, two test processes per core) can put after synchronize returns
+                for _ in range(500):
+                    if b.inflight() == 0:
+                        break
+                    await asyncio.sleep(0.01)
                 assert b.inflight() == 0          # released once the copy completed
                 gc.collect()
                 if ref is not None:
