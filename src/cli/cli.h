@@ -233,6 +233,9 @@ struct cdi_job {
 	size_t nfiles;
 };
 int cdi_setup(struct cdi_job *j, const struct opts *o, const char *dir, const char *format);
+/* --driver-root-host (or $AXL_DRIVER_ROOT_HOST) is an absolute path: 0, or EXIT_USAGE
+ * after a message (cdi_setup checks it too). */
+int cdi_check_host(const struct opts *o);
 /* axl device-plugin: the specs axl cdi generate would write for inv (cdi_val.h trees,
  * at most cap, for the caller to vfree), with each device's CDI device names handed to
  * fn as they are made: its index name ("0", "0:1" for a partition) and, when it has a

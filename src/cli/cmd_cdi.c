@@ -539,11 +539,25 @@ static char *spec_text(const struct val *spec, bool yaml, size_t *len)
 	return buf;
 }
 
+int cdi_check_host(const struct opts *o)
+{
+	const char *h = o->driver_root_host ? o->driver_root_host : getenv("AXL_DRIVER_ROOT_HOST");
+	if (h && *h && h[0] != '/') {
+		fprintf(stderr, "axl: %s '%s': the driver root's path on the host must be absolute (/run/nvidia/driver)\n",
+			o->driver_root_host ? "--driver-root-host" : "AXL_DRIVER_ROOT_HOST", h);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 int cdi_setup(struct cdi_job *j, const struct opts *o, const char *dir, const char *format)
 {
 	memset(j, 0, sizeof *j);
 	j->o = o;
 	j->dir = dir;
+	int hrc = cdi_check_host(o);
+	if (hrc)
+		return hrc;
 	if (format && strcmp(format, "yaml") == 0)
 		j->yaml = 1;
 	else if (format && strcmp(format, "json") != 0) {
@@ -725,6 +739,9 @@ int cmd_cdi(struct opts *o, int argc, char **argv)
 		cdi_job_free(&j);
 		return rc;
 	}
+	int hrc = cdi_check_host(o);
+	if (hrc)
+		return hrc;
 	axl_context *ctx;
 	axl_inventory *inv;
 	if (open_inventory(o, &ctx, &inv))

@@ -609,6 +609,8 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if (cdi_check_host(&o))
+		return EXIT_USAGE;
 	struct dp d;
 	memset(&d, 0, sizeof d);
 	d.o = &o;

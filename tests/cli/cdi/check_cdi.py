@@ -437,6 +437,15 @@ def case_libraries(axl, work):
     for bad, msg in [("relative/dir", "not an absolute path"), (os.path.join(work, "nope"), "not a directory")]:
         p = generate(axl, src, "--driver-root", bad, check_rc=False)
         check(p.returncode == 1 and msg in p.stderr and p.stdout == "", "--driver-root %s: %r" % (bad, p.stderr))
+    # a host path that is not absolute: a usage error naming the option or the variable
+    p = generate(axl, src, "--driver-root", "/", "--driver-root-host", "run/nvidia/driver", check_rc=False)
+    check(p.returncode == 2 and "--driver-root-host 'run/nvidia/driver'" in p.stderr and p.stdout == "",
+          "--driver-root-host relative: %d %r" % (p.returncode, p.stderr))
+    p = run(axl, "cdi", "list", "--sysroot", src, env=dict(os.environ, AXL_DRIVER_ROOT_HOST="x"), check_rc=False)
+    check(p.returncode == 2 and "AXL_DRIVER_ROOT_HOST 'x'" in p.stderr, "AXL_DRIVER_ROOT_HOST relative: %r" % p.stderr)
+    p = subprocess.run([axl, "device-plugin", "--driver-root-host", "x", "--kubelet-dir", work], capture_output=True,
+                       text=True, timeout=20)
+    check(p.returncode == 2 and "--driver-root-host 'x'" in p.stderr, "device-plugin --driver-root-host x: %r" % p.stderr)
     return 0
 
 
