@@ -185,7 +185,7 @@ def main():
             kdir = os.path.join(work, "kubelet-" + strategy)
             k = fk.Kubelet(pb, kdir)
             k.start()
-            log = open(os.path.join(work, "plugin-%s.log" % strategy), "w+")
+            log = open(os.path.join(work, "plugin-%s.log" % strategy), "a+")
             p = node.popen([axl, "device-plugin", "--kubelet-dir", kdir, "--device-list-strategy", strategy,
                             "--sim", os.path.join(SIMS, "h100x8-nvswitch.json")], log)
             try:
@@ -223,7 +223,7 @@ def main():
         kdir = os.path.join(work, "kubelet-cpu")
         k = fk.Kubelet(pb, kdir)
         k.start()
-        log = open(os.path.join(work, "plugin-cpu.log"), "w+")
+        log = open(os.path.join(work, "plugin-cpu.log"), "a+")
         p = node.popen([axl, "device-plugin", "--kubelet-dir", kdir, "--interval", "1"], log)
         try:
             time.sleep(1.5)

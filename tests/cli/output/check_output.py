@@ -118,7 +118,11 @@ def start(axl, *args, env=None):
     e.pop("AXL_SIM", None)
     if env:
         e.update(env)
-    errf = open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "axl-output-%d.err" % os.getpid()), "w+")
+    # appended to (O_APPEND): the child shares the file offset, and a write of its while
+    # stderr_of() has seeked to the start would overwrite the first lines
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "axl-output-%d.err" % os.getpid())
+    open(path, "w").close()
+    errf = open(path, "a+")
     p = subprocess.Popen([axl] + list(args), stdout=subprocess.DEVNULL, stderr=errf, env=e)
     p.errf = errf
     return p

@@ -84,7 +84,9 @@ class Plugin:
     """axl device-plugin as a child process, its standard error collected."""
 
     def __init__(self, a, kdir, node_args, extra=(), env=None, user=None):
-        self.log = open(os.path.join(a.work, "plugin-%d.log" % time.monotonic_ns()), "w+")
+        # appended to (O_APPEND): the child shares the file offset, and a write of its
+        # while stderr() has seeked to the start would overwrite the log's first lines
+        self.log = open(os.path.join(a.work, "plugin-%d.log" % time.monotonic_ns()), "a+")
         cmd = [a.axl, *node_args, "device-plugin", "--kubelet-dir", kdir, "-v", *extra]
         if user is not None:
             cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups", *cmd]
