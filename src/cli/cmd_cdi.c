@@ -543,7 +543,9 @@ int cdi_check_host(const struct opts *o)
 {
 	const char *h = o->driver_root_host ? o->driver_root_host : getenv("AXL_DRIVER_ROOT_HOST");
 	if (h && *h && h[0] != '/') {
-		fprintf(stderr, "axl: %s '%s': the driver root's path on the host must be absolute (/run/nvidia/driver)\n",
+		fprintf(stderr,
+			"axl: %s '%s': the driver root's path on the host must be absolute (where the driver "
+			"container's root lies)\n",
 			o->driver_root_host ? "--driver-root-host" : "AXL_DRIVER_ROOT_HOST", h);
 		return EXIT_USAGE;
 	}
