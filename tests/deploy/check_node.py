@@ -45,20 +45,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(TOP, "tests", "compat", "kubernetes"))
 
 import vendor_root as vr  # noqa: E402
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what)
-    return cond
-
-
-def skip(why):
-    print("SKIP: " + why)
-    sys.exit(77)
+from check_image import check, failures, skip  # noqa: E402  (the deploy tests' helpers)
 
 
 class Node:
