@@ -12,7 +12,8 @@
             built on the public API (plan/) may use any exported axl_ symbol and no
             internal one but util's;
   vendors   no vendor's name appears in code (comments aside) outside the vendor folders
-            src/lib/backend/<vendor>/: not in a subsystem, backend/common, the command or
+            src/lib/backend/<vendor>/, src/limiter/<vendor>/ and src/abi/<vendor>/ (a
+            vendor's foreign ABI, which only its own folders include): not in a subsystem, backend/common, the command or
             the TensorFusion provider. (A vendor's folder may name what its runtimes read,
             as HIP reads CUDA_VISIBLE_DEVICES.) The registry (backend/registry.c), one
             row per backend, is the one file that names them all.
@@ -142,6 +143,13 @@ def check_includes(layers, src):
                     continue
                 if p.startswith("util/") and os.path.isfile(os.path.join(src, p)):
                     continue
+                # a vendor's foreign ABI (src/abi/<vendor>/): its own backend folder only
+                if p.startswith("abi/") and os.path.isfile(os.path.join(src, p)):
+                    vendor = p.split("/")[1] if p.count("/") == 2 else None
+                    if vendor is None or l["dir"] == "backend/" + vendor:
+                        continue
+                    bad.append("src/lib/%s/%s: includes \"%s\", the ABI of a vendor not its own" % (l["dir"], f, p))
+                    continue
                 if "/" in p:
                     bad.append("src/lib/%s/%s: includes \"%s\" by a path" % (l["dir"], f, p))
                     continue
@@ -227,7 +235,8 @@ def check_vendors(src):
             text = CONTRACT_WORDS.sub('""', text)
             text = ident.sub(lambda m: "" if m.group(1) in public else m.group(1), text)
             lines = text.split("\n")
-            if any(rel.startswith("lib/backend/%s/" % v) or rel.startswith("limiter/%s/" % v) for v in VENDORS):
+            if any(rel.startswith("lib/backend/%s/" % v) or rel.startswith("limiter/%s/" % v) or
+                   rel.startswith("abi/%s/" % v) for v in VENDORS):
                 continue  # a vendor's own folder (which may name what its runtimes read)
             for v, r in rx.items():
                 for i, line in enumerate(lines):

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "core.h"
-#include "cuda_abi.h"
+#include "abi/nvidia/cuda.h"
 
 /* Every entry point the limiter replaces: its own function of the same name (exported),
  * and a slot for the driver's. Versioned and per-thread-stream variants are entries of

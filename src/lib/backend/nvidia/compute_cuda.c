@@ -407,7 +407,7 @@ static int cuda_open(const axl_context *ctx, const char *path, void **state, str
 		snprintf(o->name, sizeof o->name, "%s", d.name);
 		static const unsigned char zero[16];
 		if (d.has_uuid && memcmp(d.uuid.bytes, zero, 16) != 0) {
-			const unsigned char *u = d.uuid.bytes;
+			const unsigned char *u = (const unsigned char *)d.uuid.bytes;
 			snprintf(o->uuid, sizeof o->uuid,
 				 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
 				 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],

@@ -1,14 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The part of NVIDIA's CUDA driver API (libcuda.so.1) the cuda compute backend calls,
- * declared from the public CUDA Driver API reference: the handle types, the result codes
- * it tells apart, the flags it passes and the table of entry points it resolves with
- * dlsym. CUDA's own cuda.h is not needed to build axl. LP64 only.
- *
- * The plain names of versioned entry points (cuMemAlloc, cuStreamDestroy, ...) are macros
- * in cuda.h for the _v2 symbols; the table keeps the _v2 signatures, and where an old
- * driver lacks a _v2 symbol the older one it falls back to has the same signature, except
- * cuMemGetInfo (the CUDA 3.1 one, unsigned int counts), which has its own slot.
+ * The table of NVIDIA's CUDA driver API (libcuda.so.1) entry points the cuda compute
+ * backend resolves with dlsym. The types and prototypes are CUDA's own, declared once in
+ * src/abi/nvidia/cuda.h (compared with cuda.h by tests/vendorabi); each slot has the type
+ * of the first symbol it is resolved from, and an older symbol it falls back to must have
+ * the same type (static_assert below), except cuMemGetInfo (the CUDA 3.1 one, unsigned int
+ * counts), which has its own slot.
  */
 #ifndef AXL_CUDA_API_H
 #define AXL_CUDA_API_H
@@ -16,71 +13,51 @@
 #include <assert.h>
 #include <stddef.h>
 
-typedef int CUresult; /* an enum in cuda.h: int-sized */
-typedef int CUdevice; /* an ordinal */
-typedef unsigned long long CUdeviceptr;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUstream_st *CUstream;
-typedef struct CUevent_st *CUevent;
-typedef struct {
-	unsigned char bytes[16];
-} CUuuid;
-static_assert(sizeof(CUdeviceptr) == 8, "CUdeviceptr is 64 bits");
-static_assert(sizeof(CUuuid) == 16, "CUuuid is 16 bytes");
+#include "abi/nvidia/cuda.h"
 
-enum {
-	CUDA_SUCCESS = 0,
-	CUDA_ERROR_OUT_OF_MEMORY = 2,
-	CUDA_ERROR_DEINITIALIZED = 4,
-	CUDA_ERROR_DEVICE_UNAVAILABLE = 46,
-	CUDA_ERROR_NO_DEVICE = 100,
-	CUDA_ERROR_ECC_UNCORRECTABLE = 214,
-	CUDA_ERROR_PEER_ACCESS_UNSUPPORTED = 217,
-	CUDA_ERROR_ILLEGAL_ADDRESS = 700,
-	CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
-	CUDA_ERROR_LAUNCH_FAILED = 719,
-	CUDA_ERROR_SYSTEM_NOT_READY = 802,
-};
-
-#define CU_MEMHOSTALLOC_PORTABLE 0x01u /* pinned memory usable by every context */
-#define CU_STREAM_NON_BLOCKING   0x1u  /* no implicit order with the legacy default stream */
-#define CU_EVENT_DEFAULT         0x0u  /* timed */
+#define AXL_CUDA_FN(sym) __typeof__(&sym)
 
 struct axl__cuda_fns {
-	CUresult (*Init)(unsigned int flags);
-	CUresult (*DriverGetVersion)(int *version);
-	CUresult (*GetErrorName)(CUresult error, const char **str);
-	CUresult (*DeviceGetCount)(int *count);
-	CUresult (*DeviceGet)(CUdevice *device, int ordinal);
-	CUresult (*DeviceGetName)(char *name, int len, CUdevice dev);
-	CUresult (*DeviceGetPCIBusId)(char *bus_id, int len, CUdevice dev);
-	CUresult (*DeviceGetUuid)(CUuuid *uuid, CUdevice dev); /* _v2, else the first */
-	CUresult (*DeviceCanAccessPeer)(int *can, CUdevice dev, CUdevice peer);
-	CUresult (*DevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice dev);
-	CUresult (*DevicePrimaryCtxRelease)(CUdevice dev); /* _v2, else the first */
-	CUresult (*CtxGetCurrent)(CUcontext *ctx);
-	CUresult (*CtxSetCurrent)(CUcontext ctx);
-	CUresult (*CtxEnablePeerAccess)(CUcontext peer, unsigned int flags);
-	CUresult (*MemAlloc)(CUdeviceptr *dptr, size_t bytes);
-	CUresult (*MemFree)(CUdeviceptr dptr);
-	CUresult (*MemHostAlloc)(void **p, size_t bytes, unsigned int flags);
-	CUresult (*MemFreeHost)(void *p);
-	CUresult (*MemGetInfo)(size_t *free, size_t *total);                /* _v2 */
-	CUresult (*MemGetInfoOld)(unsigned int *free, unsigned int *total); /* CUDA 3.1 */
-	CUresult (*MemcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t n, CUstream s);
-	CUresult (*MemcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t n, CUstream s);
-	CUresult (*MemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s);
-	CUresult (*MemcpyPeerAsync)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t n,
-				    CUstream s);
-	CUresult (*MemsetD8Async)(CUdeviceptr dst, unsigned char value, size_t n, CUstream s);
-	CUresult (*StreamCreate)(CUstream *s, unsigned int flags);
-	CUresult (*StreamSynchronize)(CUstream s);
-	CUresult (*StreamDestroy)(CUstream s);
-	CUresult (*EventCreate)(CUevent *e, unsigned int flags);
-	CUresult (*EventRecord)(CUevent e, CUstream s);
-	CUresult (*EventSynchronize)(CUevent e);
-	CUresult (*EventElapsedTime)(float *ms, CUevent start, CUevent end);
-	CUresult (*EventDestroy)(CUevent e);
+	AXL_CUDA_FN(cuInit) Init;
+	AXL_CUDA_FN(cuDriverGetVersion) DriverGetVersion;
+	AXL_CUDA_FN(cuGetErrorName) GetErrorName;
+	AXL_CUDA_FN(cuDeviceGetCount) DeviceGetCount;
+	AXL_CUDA_FN(cuDeviceGet) DeviceGet;
+	AXL_CUDA_FN(cuDeviceGetName) DeviceGetName;
+	AXL_CUDA_FN(cuDeviceGetPCIBusId) DeviceGetPCIBusId;
+	AXL_CUDA_FN(cuDeviceGetUuid_v2) DeviceGetUuid; /* _v2, else the first */
+	AXL_CUDA_FN(cuDeviceCanAccessPeer) DeviceCanAccessPeer;
+	AXL_CUDA_FN(cuDevicePrimaryCtxRetain) DevicePrimaryCtxRetain;
+	AXL_CUDA_FN(cuDevicePrimaryCtxRelease_v2) DevicePrimaryCtxRelease; /* _v2, else the first */
+	AXL_CUDA_FN(cuCtxGetCurrent) CtxGetCurrent;
+	AXL_CUDA_FN(cuCtxSetCurrent) CtxSetCurrent;
+	AXL_CUDA_FN(cuCtxEnablePeerAccess) CtxEnablePeerAccess;
+	AXL_CUDA_FN(cuMemAlloc_v2) MemAlloc;
+	AXL_CUDA_FN(cuMemFree_v2) MemFree;
+	AXL_CUDA_FN(cuMemHostAlloc) MemHostAlloc;
+	AXL_CUDA_FN(cuMemFreeHost) MemFreeHost;
+	AXL_CUDA_FN(cuMemGetInfo_v2) MemGetInfo;
+	AXL_CUDA_FN(cuMemGetInfo) MemGetInfoOld; /* CUDA 3.1 */
+	AXL_CUDA_FN(cuMemcpyHtoDAsync_v2) MemcpyHtoDAsync;
+	AXL_CUDA_FN(cuMemcpyDtoHAsync_v2) MemcpyDtoHAsync;
+	AXL_CUDA_FN(cuMemcpyDtoDAsync_v2) MemcpyDtoDAsync;
+	AXL_CUDA_FN(cuMemcpyPeerAsync) MemcpyPeerAsync;
+	AXL_CUDA_FN(cuMemsetD8Async) MemsetD8Async;
+	AXL_CUDA_FN(cuStreamCreate) StreamCreate;
+	AXL_CUDA_FN(cuStreamSynchronize) StreamSynchronize;
+	AXL_CUDA_FN(cuStreamDestroy_v2) StreamDestroy;
+	AXL_CUDA_FN(cuEventCreate) EventCreate;
+	AXL_CUDA_FN(cuEventRecord) EventRecord;
+	AXL_CUDA_FN(cuEventSynchronize) EventSynchronize;
+	AXL_CUDA_FN(cuEventElapsedTime) EventElapsedTime;
+	AXL_CUDA_FN(cuEventDestroy_v2) EventDestroy;
 };
+
+/* the fallbacks resolve into the same slot: the same type */
+static_assert(__builtin_types_compatible_p(__typeof__(cuDeviceGetUuid), __typeof__(cuDeviceGetUuid_v2)),
+	      "cuDeviceGetUuid");
+static_assert(__builtin_types_compatible_p(__typeof__(cuDevicePrimaryCtxRelease),
+					   __typeof__(cuDevicePrimaryCtxRelease_v2)),
+	      "cuDevicePrimaryCtxRelease");
 
 #endif

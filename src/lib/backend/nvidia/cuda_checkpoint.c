@@ -3,38 +3,26 @@
  * Process checkpoints through the CUDA driver's cuCheckpointProcess* calls (CUDA 12.8
  * drivers and later): libcuda.so.1 (or the library AXL_CUDA_LIBRARY names) loaded with
  * dlopen, the calls made on a worker under the vendor deadline (compute/ccall.h), since
- * a lock waits for the process's running work and a checkpoint copies its memory.
+ * a lock waits for the process's running work and a checkpoint copies its memory. The
+ * calls and their argument structs are cuda.h 12.8's (src/abi/nvidia/cuda.h).
  */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "abi/nvidia/cuda.h"
 #include "ccall.h"
 #include "cuda_checkpoint.h"
 #include "nvidia_runtime.h"
 #include "vlib.h"
 
-typedef int CUresult;
-enum { CK_SUCCESS = 0, CK_INVALID_VALUE = 1, CK_NOT_INITIALIZED = 3, CK_NO_DEVICE = 100,
-       CK_ILLEGAL_STATE = 401, CK_NOT_FOUND = 500, CK_NOT_SUPPORTED = 801 };
-
-/* The argument structs of cuda.h (12.8): a lock's timeout, the rest reserved. */
-struct ck_lock_args {
-	unsigned int timeoutMs;
-	unsigned int reserved0;
-	unsigned long long reserved1[7];
-};
-struct ck_args {
-	unsigned long long reserved[8];
-};
-
 struct ck_fns {
-	CUresult (*Init)(unsigned int flags);
-	CUresult (*GetState)(int pid, int *state);
-	CUresult (*Lock)(int pid, struct ck_lock_args *args);
-	CUresult (*Checkpoint)(int pid, struct ck_args *args);
-	CUresult (*Restore)(int pid, struct ck_args *args);
-	CUresult (*Unlock)(int pid, struct ck_args *args);
+	__typeof__(&cuInit) Init;
+	__typeof__(&cuCheckpointProcessGetState) GetState;
+	__typeof__(&cuCheckpointProcessLock) Lock;
+	__typeof__(&cuCheckpointProcessCheckpoint) Checkpoint;
+	__typeof__(&cuCheckpointProcessRestore) Restore;
+	__typeof__(&cuCheckpointProcessUnlock) Unlock;
 };
 
 #define SYM(field, name) {offsetof(struct ck_fns, field), {name}}
@@ -90,26 +78,30 @@ static int work(void *arg)
 	const struct ck_fns *f = j->f;
 	j->state = -1;
 	j->init_rc = f->Init(0);
-	if (j->init_rc != CK_SUCCESS)
+	if (j->init_rc != CUDA_SUCCESS)
 		return 0;
-	struct ck_lock_args la;
-	struct ck_args a;
+	CUcheckpointLockArgs la;
+	CUcheckpointCheckpointArgs ca;
+	CUcheckpointRestoreArgs ra;
+	CUcheckpointUnlockArgs ua;
 	memset(&la, 0, sizeof la);
-	memset(&a, 0, sizeof a);
+	memset(&ca, 0, sizeof ca);
+	memset(&ra, 0, sizeof ra);
+	memset(&ua, 0, sizeof ua);
 	la.timeoutMs = j->timeout_ms > 0 ? (unsigned)j->timeout_ms : 0;
 	switch (j->op) {
 	case 1: j->rc = f->Lock(j->pid, &la); break;
-	case 2: j->rc = f->Checkpoint(j->pid, &a); break;
-	case 3: j->rc = f->Restore(j->pid, &a); break;
-	case 4: j->rc = f->Unlock(j->pid, &a); break;
-	default: j->rc = CK_SUCCESS; break;
+	case 2: j->rc = f->Checkpoint(j->pid, &ca); break;
+	case 3: j->rc = f->Restore(j->pid, &ra); break;
+	case 4: j->rc = f->Unlock(j->pid, &ua); break;
+	default: j->rc = CUDA_SUCCESS; break;
 	}
-	int st = -1;
-	if (j->rc == CK_SUCCESS || j->rc == CK_ILLEGAL_STATE) {
+	CUprocessState st = CU_PROCESS_STATE_RUNNING;
+	if (j->rc == CUDA_SUCCESS || j->rc == CUDA_ERROR_ILLEGAL_STATE) {
 		CUresult g = f->GetState(j->pid, &st);
 		if (j->op == 0)
 			j->rc = g;
-		j->state = g == CK_SUCCESS ? st : -1;
+		j->state = g == CUDA_SUCCESS ? (int)st : -1;
 	}
 	return 0;
 }
@@ -136,20 +128,20 @@ int axl__cuda_checkpoint(const axl_context *ctx, size_t self, int pid, int op, i
 	axl__ccall_free(cc);
 	if (rc)
 		return rc;
-	if (j.init_rc == CK_NO_DEVICE)
+	if (j.init_rc == CUDA_ERROR_NO_DEVICE)
 		return axl__error(AXL_ENOTSUP, "process checkpoints: cuInit: no CUDA device");
-	if (j.init_rc != CK_SUCCESS)
+	if (j.init_rc != CUDA_SUCCESS)
 		return axl__error(AXL_EBACKEND, "process checkpoints: cuInit returned %d", j.init_rc);
 	const char *now = j.state >= 0 && j.state <= 3 ? state_name[j.state] : "in an unknown state";
 	switch (j.rc) {
-	case CK_SUCCESS:
+	case CUDA_SUCCESS:
 		break;
-	case CK_INVALID_VALUE:
-	case CK_NOT_FOUND:
+	case CUDA_ERROR_INVALID_VALUE:
+	case CUDA_ERROR_NOT_FOUND:
 		return axl__error(AXL_EINVAL, "%s: the driver knows no CUDA process %d", what, pid);
-	case CK_ILLEGAL_STATE:
+	case CUDA_ERROR_ILLEGAL_STATE:
 		return axl__error(AXL_EINVAL, "%s: process %d is %s; the call needs it %s", what, pid, now, op_needs[op]);
-	case CK_NOT_SUPPORTED:
+	case CUDA_ERROR_NOT_SUPPORTED:
 		return axl__error(AXL_ENOTSUP, "%s: the driver does not support it (CUDA_ERROR_NOT_SUPPORTED)", what);
 	default:
 		return axl__error(AXL_EBACKEND, "%s returned CUDA error %d", what, j.rc);
