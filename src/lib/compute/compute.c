@@ -225,17 +225,25 @@ AXL_API int axl_compute_open(axl_compute **out, const axl_inventory *inv, const 
 		return rc;
 	}
 	/* then the vendors' own in the table's order, then the vendor-neutral ones; "cpu"
-	 * asked for drives no accelerator */
-	for (size_t b = 0; b < axl__backend_total && c->nbe < NBE; b++) {
-		const struct axl__compute_ops *ops = axl__backends[b]->compute;
-		if (ops && (want ? strcmp(ops->name, want) == 0 : wanted(c, axl__backends[b])))
-			open_backend(c, ops, c->inv->ctx->compute_library[b], want != NULL);
-	}
-	/* The vendor-neutral runtimes list this machine's devices, which can be the
-	 * inventory's only on the live system: on a simulated or re-rooted node (another
-	 * machine's, or a test's) they are loaded only when named. */
+	 * asked for drives no accelerator. A vendor's runtime drives this machine's
+	 * devices: on a simulated or re-rooted node (another machine's, or a test's) it is
+	 * loaded only from a library named for it (the backend row's compute_library_env:
+	 * a test double), as checkpoints are (control/checkpoint.c), never the system's.
+	 * The system's would find none of the node's devices and may act on this machine:
+	 * a vendor's driver library initialised as root without a device may make its
+	 * device nodes (issue 33). */
 	const axl_context *ctx = inv->ctx;
 	bool live = !ctx->sim && !ctx->fs.rerooted;
+	for (size_t b = 0; b < axl__backend_total && c->nbe < NBE; b++) {
+		const struct axl__compute_ops *ops = axl__backends[b]->compute;
+		if (!ops || (!live && !ctx->compute_library[b]))
+			continue;
+		if (want ? strcmp(ops->name, want) == 0 : wanted(c, axl__backends[b]))
+			open_backend(c, ops, ctx->compute_library[b], want != NULL);
+	}
+	/* The vendor-neutral runtimes list this machine's devices, which can be the
+	 * inventory's only on the live system: on a simulated or re-rooted node they are
+	 * loaded only when named (for the devices they emulate on the CPU). */
 	for (size_t g = 0; axl__compute_generic[g] && c->nbe < NBE; g++) {
 		const struct axl__compute_ops *ops = axl__compute_generic[g];
 		if (want ? strcmp(ops->name, want) == 0 : live && wanted(c, NULL))
