@@ -8,10 +8,12 @@
  *
  * Threads: one drives the completion queue (k8s_glue_serve_loop: new calls, received
  * requests, finished sends); one registers with the kubelet and watches its directory for
- * a new kubelet.sock (k8s_glue_reg_loop). The command's thread calls changed() and
- * stop(). A ListAndWatch stream is sent to from whichever thread learns of a change
- * (grpc_call_start_batch is thread-safe), one message in flight at a time; the plugin's
- * lock guards the streams' state and the servers.
+ * a new kubelet.sock (k8s_glue_reg_loop). The command calls start(), changed() and
+ * stop(), each of which does its work on a thread of its own, joined before it returns
+ * (grpc.c: the command's thread runs no gRPC code). A ListAndWatch stream is sent to
+ * from whichever thread learns of a change (grpc_call_start_batch is thread-safe), one
+ * message in flight at a time; the plugin's lock guards the streams' state and the
+ * servers.
  */
 #ifndef AXL_K8S_GLUE_H
 #define AXL_K8S_GLUE_H

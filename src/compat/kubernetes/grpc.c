@@ -4,6 +4,20 @@
  * libgrpc-dev) with protobuf-c messages (deviceplugin.proto): the module
  * axl-kubernetes.so (transport.h), whose files share glue.h. Here: the log, the servers
  * on their sockets, and the module's entry points (start, changed, stop).
+ *
+ * The command's thread runs no gRPC code: each entry point does its work on a thread of
+ * the module's own and joins it before it returns (apart()). gRPC and Abseil keep
+ * thread-local state in libraries loaded with dlopen (gRPC's ExecCtx, the Cord sampling
+ * counter an error status touches: grpc_server_add_http2_port makes one when a unix
+ * socket refuses SO_ZEROCOPY), so whichever thread calls them gets dynamic TLS blocks.
+ * A thread of the module's is joined before the command exits; the command's thread
+ * lives until the exit, where LeakSanitizer scans the dynamic TLS of every thread still
+ * there; the sanitizer runtime of GCC 12 (Debian 12's) reads a malloc'd block that
+ * starts 16 bytes into a page as one with a glibc 2.19 header, takes the allocator's
+ * chunk header for its bounds and faults in its scan (google/sanitizers#1322): `axl
+ * device-plugin` ended in "Tracer caught signal 11" one run in four under ASan. The
+ * serving and registration threads are joined by stop(), and gRPC is shut down
+ * blocking (grpc_shutdown_blocking: its threads are gone when stop() returns).
  */
 #define _GNU_SOURCE
 #include "glue.h"
@@ -39,9 +53,66 @@ static void plugin_free(struct plugin *p)
 	free(p);
 }
 
-static void k8s_stop(void *server);
+/* ---- the module's own threads for the command's calls --------------------------------- */
 
-static int k8s_start(const struct k8s_config *cfg, const struct k8s_ops *ops, void **server, char *err, size_t cap)
+struct apart {
+	void (*fn)(void *);
+	void *arg;
+};
+
+static void *apart_main(void *arg)
+{
+	const struct apart *a = arg;
+	a->fn(a->arg);
+	return NULL;
+}
+
+/* fn(arg) on a thread of the module's own, joined: 0, or pthread_create's error when no
+ * thread could start (fn not run). The thread inherits the caller's signal mask (the
+ * command blocks SIGINT and SIGTERM before it starts the module). */
+static int apart(void (*fn)(void *), void *arg)
+{
+	struct apart a = {fn, arg};
+	pthread_t th;
+	int e = pthread_create(&th, NULL, apart_main, &a);
+	if (e == 0)
+		pthread_join(th, NULL);
+	return e;
+}
+
+/* Shut down the first n servers of p before its serve loop ever ran: their shutdown
+ * notifications and the calls they had pending drained here, then the queue; gRPC shut
+ * down, p freed. */
+static void abandon(struct plugin *p, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		grpc_server_shutdown_and_notify(p->srv[k]->gs, p->cq, &p->srv[k]->t_shutdown);
+		grpc_server_cancel_all_calls(p->srv[k]->gs);
+	}
+	size_t left = n;
+	while (left) {
+		grpc_event ev = grpc_completion_queue_next(p->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
+		struct tag *t = ev.tag;
+		if (ev.type != GRPC_OP_COMPLETE)
+			break;
+		if (t->kind == T_SHUTDOWN) {
+			grpc_server_destroy(t->s->gs);
+			t->s->gs = NULL;
+			unlink(p->paths[t->s->r]);
+			left--;
+		} else if (t->kind == T_NEW) {
+			k8s_glue_call_free(t->c);
+		}
+	}
+	grpc_completion_queue_shutdown(p->cq);
+	while (grpc_completion_queue_next(p->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type != GRPC_QUEUE_SHUTDOWN)
+		;
+	grpc_completion_queue_destroy(p->cq);
+	grpc_shutdown_blocking();
+	plugin_free(p);
+}
+
+static int start_here(const struct k8s_config *cfg, const struct k8s_ops *ops, void **server, char *err, size_t cap)
 {
 	*server = NULL;
 	struct plugin *p = calloc(1, sizeof *p);
@@ -102,39 +173,13 @@ static int k8s_start(const struct k8s_config *cfg, const struct k8s_ops *ops, vo
 	for (size_t r = 0; r < cfg->n; r++) {
 		p->srv[r] = k8s_glue_srv_start(p, r, err, cap);
 		if (!p->srv[r]) {
-			for (size_t k = 0; k < r; k++) {
-				grpc_server_shutdown_and_notify(p->srv[k]->gs, p->cq, &p->srv[k]->t_shutdown);
-				grpc_server_cancel_all_calls(p->srv[k]->gs);
-			}
-			/* drain: the servers' notifications and their pending calls */
-			size_t left = r;
-			while (left) {
-				grpc_event ev = grpc_completion_queue_next(p->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
-				struct tag *t = ev.tag;
-				if (ev.type != GRPC_OP_COMPLETE)
-					break;
-				if (t->kind == T_SHUTDOWN) {
-					grpc_server_destroy(t->s->gs);
-					t->s->gs = NULL;
-					unlink(p->paths[t->s->r]);
-					left--;
-				} else if (t->kind == T_NEW) {
-					k8s_glue_call_free(t->c);
-				}
-			}
-			grpc_completion_queue_shutdown(p->cq);
-			while (grpc_completion_queue_next(p->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type !=
-			       GRPC_QUEUE_SHUTDOWN)
-				;
-			grpc_completion_queue_destroy(p->cq);
-			grpc_shutdown();
-			plugin_free(p);
+			abandon(p, r);
 			return -1;
 		}
 	}
 	if (pthread_create(&p->serve_thread, NULL, k8s_glue_serve_loop, p) != 0) {
-		snprintf(err, cap, "cannot start a thread");
-		p->stopping = 1; /* never reached by the serve loop: leak the servers rather than hang */
+		snprintf(err, cap, "cannot start the thread that serves the kubelet's calls");
+		abandon(p, cfg->n);
 		return -1;
 	}
 	if (pthread_create(&p->reg_thread, NULL, k8s_glue_reg_loop, p) == 0)
@@ -145,22 +190,53 @@ static int k8s_start(const struct k8s_config *cfg, const struct k8s_ops *ops, vo
 	return 0;
 }
 
-static void k8s_changed(void *server)
+struct start_call {
+	const struct k8s_config *cfg;
+	const struct k8s_ops *ops;
+	void **server;
+	char *err;
+	size_t cap;
+	int rc;
+};
+
+static void start_apart(void *arg)
+{
+	struct start_call *a = arg;
+	a->rc = start_here(a->cfg, a->ops, a->server, a->err, a->cap);
+}
+
+static int k8s_start(const struct k8s_config *cfg, const struct k8s_ops *ops, void **server, char *err, size_t cap)
+{
+	struct start_call a = {cfg, ops, server, err, cap, -1};
+	*server = NULL;
+	int e = apart(start_apart, &a);
+	if (e != 0) {
+		snprintf(err, cap, "cannot start a thread: %s", strerror(e));
+		return -1;
+	}
+	return a.rc;
+}
+
+static void changed_here(void *server)
 {
 	struct plugin *p = server;
-	if (!p)
-		return;
 	pthread_mutex_lock(&p->lock);
 	for (struct call *c = p->streams; c; c = c->next)
 		k8s_glue_push(c);
 	pthread_mutex_unlock(&p->lock);
 }
 
-static void k8s_stop(void *server)
+static void k8s_changed(void *server)
+{
+	if (!server)
+		return;
+	if (apart(changed_here, server) != 0) /* no thread to spare: the streams still learn of it */
+		changed_here(server);
+}
+
+static void stop_here(void *server)
 {
 	struct plugin *p = server;
-	if (!p)
-		return;
 	uint64_t one = 1;
 	pthread_mutex_lock(&p->lock);
 	p->stopping = 1;
@@ -185,8 +261,16 @@ static void k8s_stop(void *server)
 		if (lstat(p->paths[r], &st) == 0 && st.st_ino == p->inos[r])
 			unlink(p->paths[r]);
 	}
-	grpc_shutdown();
+	grpc_shutdown_blocking(); /* gRPC's threads are gone when it returns */
 	plugin_free(p);
+}
+
+static void k8s_stop(void *server)
+{
+	if (!server)
+		return;
+	if (apart(stop_here, server) != 0) /* no thread to spare: stopped all the same */
+		stop_here(server);
 }
 
 static const struct k8s_transport transport = {
