@@ -178,19 +178,25 @@ HOST = {"hostname": "rsmi-test", "osrelease": "6.1.0", "memory_kb": 16000000, "n
                 "flags": "fpu sse2 avx2"}}
 
 
-def tree_for(cap, work, asleep=()):
+def tree_for(cap, work, asleep=(), no_hwmon=()):
     """A sysfs tree holding the capture's GPUs as PCI functions bound to amdgpu (built by
     tests/trees/mktree.py): ids, the VBIOS version and the driver version in sysfs, the
-    rest for ROCm SMI to tell. asleep: addresses whose runtime PM status is suspended."""
+    rest for ROCm SMI to tell: each GPU's hwmon directory holds only its name (as amdgpu
+    leaves it when every attribute is hidden, hwmon_attributes_visible), so the power caps
+    ROCm SMI reads there come from the capture. asleep: addresses whose runtime PM status
+    is suspended; no_hwmon: addresses without a hwmon directory (amdgpu with DPM off)."""
     devices = []
     for i, c in cap.gpus():
         addr = address(c["PCI Bus"])
         did = int(first(c, "Device ID", "GPU ID"), 16)
-        dev = {"bdf": addr, "id": "1002:%04x" % did, "class": "0x030000", "driver": "amdgpu", "attrs": {}}
+        dev = {"bdf": addr, "id": "1002:%04x" % did, "class": "0x030000", "driver": "amdgpu", "attrs": {},
+               "classdev": [{"class": "hwmon", "name": "hwmon%d" % (len(devices) + 1), "attrs": {"name": "amdgpu"}}]}
         if present(c.get("VBIOS version")):
             dev["attrs"]["vbios_version"] = c["VBIOS version"]
         if addr in asleep:
             dev["attrs"]["power"] = {"dir": {"runtime_status": "suspended", "control": "auto"}}
+        if addr in no_hwmon:
+            del dev["classdev"]
         devices.append(dev)
     roots = {}
     for d in devices:
@@ -198,7 +204,7 @@ def tree_for(cap, work, asleep=()):
     spec = {"name": "rsmi", "provenance": "generated from " + cap.name, "host": HOST,
             "pci": [{"root": dom + ":00", "numa": 0, "devices": devs} for dom, devs in sorted(roots.items())],
             "drivers": {"amdgpu": {"module": "amdgpu", "version": cap.system.get("Driver version", "1.0")}}}
-    out = os.path.join(work, "tree-" + cap.name + ("-asleep" if asleep else ""))
+    out = os.path.join(work, "tree-" + cap.name + ("-asleep" if asleep else "") + ("-nohwmon" if no_hwmon else ""))
     with open(out + ".json", "w") as f:
         json.dump(spec, f)
     subprocess.run([sys.executable, os.path.join(TREES, "mktree.py"), out + ".json", out], check=True)
@@ -532,6 +538,27 @@ def fault(args, kind):
             eq((d[asleep].get("clocks"), d[asleep].get("power", {}).get("limit_watts")), (None, None),
                "asleep: GPU 0 without clocks and power")
             eq(d[asleep].get("memory", {}).get("total_bytes"), 34342961152, "asleep: GPU 0 keeps its memory")
+    elif kind == "no-hwmon":
+        # a GPU without a hwmon directory (amdgpu registers none while DPM is off:
+        # amdgpu_pm_sysfs_init) is not asked for its power caps: ROCm SMI reads them from
+        # hwmon, and ROCm SMI 5 asserts there is one (rocm_smi.cc get_dev_mon_value,
+        # rocm-5.2.3), which aborts the process (tests/vendorlib/rocm_smi/real shows it)
+        bare = address(cap.cards[0]["PCI Bus"])
+        log = os.path.join(args.work, "no-hwmon.log")
+        if os.path.exists(log):
+            os.unlink(log)
+        p, doc, _ = run(args, double_env(args, mi100, AXL_RSMI_DOUBLE_LOG=log),
+                        root=tree_for(cap, args.work, no_hwmon=(bare,)))
+        eq(p.returncode, 0, "no-hwmon: exit code")
+        lines = open(log).read().splitlines() if os.path.exists(log) else []
+        eq([l for l in lines if re.match(r"^rsmi_dev_power_cap\w*_get\(0,", l)], [], "no-hwmon: no power call for GPU 0")
+        ok(any(re.match(r"^rsmi_dev_power_cap_get\(1,", l) for l in lines), "no-hwmon: GPU 1 asked")
+        ok(any(re.match(r"^rsmi_dev_gpu_clk_freq_get\(0,", l) for l in lines), "no-hwmon: GPU 0's clocks asked")
+        if doc:
+            d = {x["pci"]["address"]: x for x in doc["devices"]}
+            eq(d[bare].get("power", {}).get("limit_watts"), None, "no-hwmon: GPU 0 without a power cap")
+            eq(d[bare].get("memory", {}).get("total_bytes"), 34342961152, "no-hwmon: GPU 0 keeps its memory")
+            eq(warnings(doc), [], "no-hwmon: no warning")
     elif kind == "calls-once":
         log = os.path.join(args.work, "calls.log")
         if os.path.exists(log):
@@ -577,7 +604,7 @@ def capture(args, name):
 # ---- main -------------------------------------------------------------------------------------------
 
 FAULTS = ["missing-library", "no-capture", "init", "permission", "no-address", "hang", "nonsense", "old-library",
-          "version-1", "lying-version", "asleep", "calls-once"]
+          "version-1", "lying-version", "asleep", "no-hwmon", "calls-once"]
 
 
 def all_cases():

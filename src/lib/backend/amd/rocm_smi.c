@@ -38,6 +38,7 @@ static void job_fini(void *arg)
 {
 	struct rs_job *j = arg;
 	free(j->asleep);
+	free(j->no_hwmon);
 	free(j->devs);
 	free(j->pairs);
 }
@@ -71,15 +72,16 @@ static void check(struct rs_job *j, unsigned i, const char *f, rsmi_status_t r)
 
 /* ---- the worker: every ROCm SMI call ------------------------------------------------------ */
 
-static bool is_asleep(const struct rs_job *j, uint64_t bdf)
+/* Is ROCm SMI's BDF id one of these PCI addresses? */
+static bool listed(char (*list)[16], size_t n, uint64_t bdf)
 {
-	if (!j->nasleep)
+	if (!n)
 		return false;
 	char addr[32];
 	snprintf(addr, sizeof addr, "%04x:%02x:%02x.%u", (unsigned)(bdf >> 32), (unsigned)(bdf >> 8) & 0xff,
 		 (unsigned)(bdf >> 3) & 0x1f, (unsigned)bdf & 7);
-	for (size_t i = 0; i < j->nasleep; i++)
-		if (strcmp(j->asleep[i], addr) == 0)
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(list[i], addr) == 0)
 			return true;
 	return false;
 }
@@ -132,18 +134,26 @@ static void collect_dev(struct rs_job *j, unsigned i)
 
 	/* power and clocks go through the power-management firmware: never on a GPU that
 	 * runtime PM has put to sleep (as the amdgpu backend, amdgpu.c) */
-	d->asleep = is_asleep(j, d->bdf);
+	d->asleep = listed(j->asleep, j->nasleep, d->bdf);
 	if (d->asleep)
 		return;
-	r = axl__rsq_u64a(q, RSQ_POWER_CAP, i, 0, &d->cap);
-	d->has_cap = r == RSMI_STATUS_SUCCESS;
-	check(j, i, "rsmi_dev_power_cap_get", r);
-	r = axl__rsq_u64(q, RSQ_POWER_CAP_DEFAULT, i, &d->cap_default);
-	d->has_cap_default = r == RSMI_STATUS_SUCCESS;
-	check(j, i, "rsmi_dev_power_cap_default_get", r);
-	r = axl__rsq_power_range(q, i, &d->cap_max, &d->cap_min);
-	d->has_cap_range = r == RSMI_STATUS_SUCCESS;
-	check(j, i, "rsmi_dev_power_cap_range_get", r);
+	/* the power caps are hwmon files (power1_cap*), which ROCm SMI reads through the
+	 * hwmon directory it found at rsmi_init. A GPU without one (amdgpu registers no hwmon
+	 * while DPM is off: amdgpu_pm_sysfs_init) has none, and ROCm SMI 5 asks anyway:
+	 * get_dev_mon_value() asserts dev->monitor() != nullptr (rocm_smi.cc, rocm-5.2.3),
+	 * which aborts this process. Not asked there: nothing is lost, there is no cap. */
+	d->no_hwmon = listed(j->no_hwmon, j->nno_hwmon, d->bdf);
+	if (!d->no_hwmon) {
+		r = axl__rsq_u64a(q, RSQ_POWER_CAP, i, 0, &d->cap);
+		d->has_cap = r == RSMI_STATUS_SUCCESS;
+		check(j, i, "rsmi_dev_power_cap_get", r);
+		r = axl__rsq_u64(q, RSQ_POWER_CAP_DEFAULT, i, &d->cap_default);
+		d->has_cap_default = r == RSMI_STATUS_SUCCESS;
+		check(j, i, "rsmi_dev_power_cap_default_get", r);
+		r = axl__rsq_power_range(q, i, &d->cap_max, &d->cap_min);
+		d->has_cap_range = r == RSMI_STATUS_SUCCESS;
+		check(j, i, "rsmi_dev_power_cap_range_get", r);
+	}
 	static const unsigned clk[RS_CLK__N] = {RSMI_CLK_TYPE_SYS, RSMI_CLK_TYPE_MEM};
 	for (int c = 0; c < RS_CLK__N; c++) {
 		r = axl__rsq_freq(q, i, clk[c], &d->clk[c]);
@@ -227,7 +237,47 @@ out:;
 
 /* ---- the backend hooks ------------------------------------------------------------------ */
 
-/* PCI functions bound to amdgpu whose runtime PM state is "suspended" (live only). */
+/* Append a PCI address to a list of them; false when out of memory. */
+static bool add_addr(char (**list)[16], size_t *n, unsigned dom, unsigned bus, unsigned dev, unsigned fn)
+{
+	char(*grown)[16] = realloc(*list, (*n + 1) * sizeof **list);
+	if (!grown)
+		return false;
+	*list = grown;
+	snprintf((*list)[(*n)++], sizeof **list, "%04x:%02x:%02x.%u", dom & 0xffff, bus & 0xff, dev & 0x1f, fn & 7);
+	return true;
+}
+
+/* Has this amdgpu function a hwmon directory ROCm SMI takes for its own? As ROCm SMI
+ * looks for it (rocm_smi_main.cc, FindMonitor): a <dev>/hwmon/<entry> whose name's first
+ * word is amdgpu or radeon. */
+static bool has_hwmon(const struct axl__fs *fs, const char *bdf)
+{
+	char path[128];
+	snprintf(path, sizeof path, "/sys/bus/pci/drivers/amdgpu/%s/hwmon", bdf);
+	axl__dir *d = axl__fs_opendir(fs, AXL__FS_ROOT, path);
+	if (!d)
+		return false;
+	bool found = false;
+	struct dirent *e;
+	while (!found && (e = axl__fs_readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' || strlen(e->d_name) > 32)
+			continue;
+		char name[192], buf[32];
+		snprintf(name, sizeof name, "%s/%s/name", path, e->d_name);
+		long n = axl__fs_read(fs, AXL__FS_ROOT, name, buf, sizeof buf - 1);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		size_t w = strcspn(buf, " \t\n");
+		found = (w == 6 && strncmp(buf, "amdgpu", 6) == 0) || (w == 6 && strncmp(buf, "radeon", 6) == 0);
+	}
+	axl__fs_closedir(d);
+	return found;
+}
+
+/* PCI functions bound to amdgpu whose runtime PM state is "suspended", and those without
+ * an amdgpu hwmon directory (live only). */
 static void find_asleep(struct axl__scan *scan, size_t self, void *arg)
 {
 	struct rs_job *j = arg;
@@ -246,14 +296,10 @@ static void find_asleep(struct axl__scan *scan, size_t self, void *arg)
 		char path[96], buf[32];
 		snprintf(path, sizeof path, "/sys/bus/pci/drivers/amdgpu/%s/power/runtime_status", e->d_name);
 		long n = axl__fs_read(scan->fs, AXL__FS_ROOT, path, buf, sizeof buf);
-		if (n <= 0 || strncmp(buf, "suspended", 9) != 0)
-			continue;
-		char(*grown)[16] = realloc(j->asleep, (j->nasleep + 1) * sizeof *j->asleep);
-		if (!grown)
+		if (n > 0 && strncmp(buf, "suspended", 9) == 0 && !add_addr(&j->asleep, &j->nasleep, dom, bus, dev, fn))
 			break;
-		j->asleep = grown;
-		snprintf(j->asleep[j->nasleep++], sizeof *j->asleep, "%04x:%02x:%02x.%u", dom & 0xffff, bus & 0xff,
-			 dev & 0x1f, fn & 7);
+		if (!has_hwmon(scan->fs, e->d_name) && !add_addr(&j->no_hwmon, &j->nno_hwmon, dom, bus, dev, fn))
+			break;
 	}
 	axl__fs_closedir(d);
 }

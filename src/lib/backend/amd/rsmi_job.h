@@ -19,6 +19,7 @@ struct rs_dev {
 	uint64_t bdf;   /* domain << 32 | partition << 28 | bus << 8 | device << 3 | function */
 	bool partition; /* a partition of a GPU (bits 28..31 set): only ids are asked */
 	bool asleep;    /* runtime-suspended: clocks and power are not asked (they wake it) */
+	bool no_hwmon;  /* no amdgpu hwmon directory: power is not asked (see rocm_smi.c) */
 	unsigned u16[RSQ_U16__N];
 	bool has_u16[RSQ_U16__N];
 	char str[RSQ_STR__N][AXL_RSMI_STR];
@@ -47,6 +48,8 @@ struct rs_job {
 	/* inputs */
 	char (*asleep)[16]; /* PCI addresses of runtime-suspended amdgpu functions */
 	size_t nasleep;
+	char (*no_hwmon)[16]; /* PCI addresses of amdgpu functions without an amdgpu hwmon */
+	size_t nno_hwmon;
 	/* outputs */
 	rsmi_status_t init_rc;
 	unsigned major, minor, patch;
