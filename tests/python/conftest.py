@@ -20,6 +20,8 @@ SIMS = sorted(glob.glob(os.path.join(TESTS, "sim", "*.json")))
 TREES = sorted(p for p in glob.glob(os.path.join(TESTS, "trees", "nodes", "*.json"))
                if not p.endswith(".expect.json"))
 MKTREE = os.path.join(TESTS, "trees", "mktree.py")
+sys.path.insert(0, os.path.join(TESTS, "reallibs"))
+import icds  # noqa: E402  (which OpenCL ICDs a run loaded)
 
 
 def axl_cli() -> str:
@@ -60,3 +62,10 @@ def tree_dir(tmp_path_factory):
 @pytest.fixture
 def sim_h100x2() -> str:
     return os.path.join(TESTS, "sim", "h100x2.json")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The OpenCL ICDs this run loaded (issue 33: the tests say which they ran on), when
+    it used OpenCL at all."""
+    if any(os.path.basename(p).startswith("libOpenCL.so") for p in icds.mapped()):
+        terminalreporter.write_line(icds.describe("self"))

@@ -208,7 +208,18 @@ def runtime_case(axl, backend, icd_glob):
 
 
 def case_opencl(axl):
-    return runtime_case(axl, "opencl", "/etc/OpenCL/vendors/*.icd")
+    rc = runtime_case(axl, "opencl", "/etc/OpenCL/vendors/*.icd")
+    if rc is None:
+        # which ICDs the command ran on (issue 33): the ones the loader was given, and
+        # whether each library was loaded, from the dynamic loader's own log
+        sys.path.insert(0, os.path.join(SRC, "tests", "reallibs"))
+        import icds
+        e = {k: v for k, v in os.environ.items() if not k.startswith("AXL_")}
+        lrc, maps = icds.loaded_by([axl, "bench", "copy", "host/opencl", "--backend", "opencl", "--size", "4K",
+                                    "--iterations", "1"], e)
+        check(lrc == 0, "opencl: the run under LD_DEBUG=files: exit %d" % lrc)
+        print(icds.describe(env=e, maps=maps))
+    return rc
 
 
 def case_vulkan(axl):

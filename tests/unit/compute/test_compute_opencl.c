@@ -9,11 +9,15 @@
  * Without PoCL the test is skipped (exit 77). scripts/deps.sh --test installs PoCL, so a
  * skip in CI is a failed install; and where PoCL's ICD file is there but the backend
  * finds no device, the test fails. */
+#define _GNU_SOURCE
+#include <dirent.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "axl.h"
@@ -27,6 +31,81 @@ static axl_context *ctx;
 static axl_inventory *inv;
 static axl_compute *c;
 static const axl_compute_device *host, *ocl;
+
+/* Is the library an ICD file names (a path, or a name the dynamic loader searches for)
+ * mapped in this process? */
+static bool icd_loaded(const char *lib)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return false;
+	char line[4096], real[4096];
+	const char *want = strchr(lib, '/') && realpath(lib, real) ? real : lib;
+	size_t n = strlen(want);
+	bool hit = false;
+	while (!hit && fgets(line, sizeof line, f)) {
+		char *p = strchr(line, '/');
+		if (!p)
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		const char *base = strrchr(p, '/') + 1;
+		hit = strchr(want, '/') ? strcmp(p, want) == 0 || strcmp(p, lib) == 0
+					: strncmp(base, want, n) == 0 && (base[n] == 0 || base[n] == '.');
+	}
+	fclose(f);
+	return hit;
+}
+
+/* One ICD file: its library, whether it is loaded, and for Intel's whether its
+ * DisableDeepBind key is set (the sanitized suite sets it: tests/CMakeLists.txt,
+ * AXL_SAN_ICD_ENV). */
+static void print_icd(const char *path, int *count)
+{
+	char lib[4096] = "";
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (!fgets(lib, sizeof lib, f))
+			lib[0] = 0;
+		fclose(f);
+	}
+	lib[strcspn(lib, "\r\n")] = 0;
+	const char *dk = getenv("DisableDeepBind"), *rk = getenv("NEOReadDebugKeys");
+	bool nodeep = strstr(lib, "igdrcl") && dk && rk && strcmp(dk, "1") == 0 && strcmp(rk, "1") == 0;
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	printf("%s %s -> %s (%s%s)", (*count)++ ? ";" : "", name, lib, icd_loaded(lib) ? "loaded" : "not loaded",
+	       nodeep ? ", without RTLD_DEEPBIND: its DisableDeepBind key" : "");
+}
+
+/* Which ICDs this run was given and loaded (issue 33: the tests say which they ran on):
+ * the .icd files of $OCL_ICD_VENDORS (a folder or one file) or /etc/OpenCL/vendors, as
+ * ocl-icd reads them (libOpenCL(7)). */
+static void print_icds(void)
+{
+	const char *v = getenv("OCL_ICD_VENDORS"), *dir = "/etc/OpenCL/vendors";
+	struct stat st;
+	int count = 0;
+	if (v && *v && !(stat(v, &st) == 0 && S_ISDIR(st.st_mode))) {
+		printf("OpenCL ICDs (%s):", v);
+		print_icd(v, &count);
+	} else {
+		if (v && *v)
+			dir = v;
+		printf("OpenCL ICDs (%s):", dir);
+		struct dirent **names = NULL;
+		int n = scandir(dir, &names, NULL, alphasort);
+		for (int i = 0; i < n; i++) {
+			size_t len = strlen(names[i]->d_name);
+			if (len > 4 && strcmp(names[i]->d_name + len - 4, ".icd") == 0) {
+				char path[4096];
+				snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
+				print_icd(path, &count);
+			}
+			free(names[i]);
+		}
+		free(names);
+	}
+	printf("%s\n", count ? "" : " none");
+}
 
 static uint8_t pat(uint64_t i, unsigned seed)
 {
@@ -249,6 +328,7 @@ int main(void)
 	struct axl_compute_options co = AXL_COMPUTE_OPTIONS_INIT;
 	co.backend = "opencl";
 	CHECK_INT(axl_compute_open(&c, inv, &co), 0);
+	print_icds();
 	host = axl_compute_device_at(c, 0);
 	for (size_t i = 1; i < axl_compute_device_count(c); i++) {
 		const axl_compute_device *d = axl_compute_device_at(c, i);
