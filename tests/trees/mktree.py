@@ -1044,6 +1044,11 @@ def build_kfd(tree, spec, state):
             tree.write(nd + "/mem_banks/0/used_memory", "%d\n" % mb.get("used_memory", 0))
         for li, props in enumerate(links):
             tree.write("%s/io_links/%d/properties" % (nd, li), kfd_props_text(props))
+        # every node has these directories, empty when it has none of the kind
+        # (kfd_topology.c kfd_build_sysfs_node_entry); ROCm SMI 5.2.3 asserts p2p_links is
+        # there (rocm_smi_io_link.cc DiscoverLinksPerNode)
+        for sub in ("mem_banks", "caches", "io_links", "p2p_links", "perf"):
+            tree.mkdir("%s/%s" % (nd, sub))
 
 
 def build_virtual(pb, spec):
