@@ -270,8 +270,10 @@ class Parser:
                 d["array"] = True
             else:
                 d["params"] = (self.i, self.skip_balanced("(", ")"))
-                if not d["pointer"]:
-                    d["isfunc"] = True
+                # a name followed by parameters is a function, whatever it returns (a
+                # pointer to a function is the "(*name)(...)" form above)
+                d["isfunc"] = True
+                d["pointer"] = False
         return d
 
     def declaration(self):
@@ -356,7 +358,17 @@ def header_version(args):
     out = run_c(args, src, "version", run=False, keep_asm=True)
     if out is None:
         sys.exit("cannot read %s from the vendor header" % args.version_macro)
-    return out
+    m = re.match(r"^\(*\s*([0-9]+)[uUlL]*\s*\)*$", out)
+    if m:
+        return m.group(1)
+    # an expression (HIP_VERSION: major * 10000000 + ...) or an enumerator
+    # (ZE_API_VERSION_CURRENT): its value, from a program that prints it
+    src = "\n".join(vendor_prelude(args, "0")[:-2]) + \
+        '\nint main(void) { printf("%%lld\\n", (long long)(%s)); return 0; }\n' % args.version_macro
+    r = run_c(args, src, "version")
+    if r[0] != "run" or r[2] != 0 or not re.match(r"^[0-9]+$", r[1].strip()):
+        sys.exit("cannot read %s from the vendor header" % args.version_macro)
+    return r[1].strip()
 
 
 def run_c(args, src, what, run=True, keep_asm=False):
@@ -370,8 +382,8 @@ def run_c(args, src, what, run=True, keep_asm=False):
             text = subprocess.run(cmd, capture_output=True, text=True)
             if text.returncode:
                 return None
-            m = re.search(r"axl_v\s*=\s*\(?\s*([0-9]+)", text.stdout)
-            return m.group(1) if m else None
+            m = re.search(r"axl_v\s*=\s*([^;]*);", text.stdout)
+            return m.group(1).strip() if m else None
         exe = os.path.join(tmp, what)
         cmd = [args.cc, "-std=gnu11", "-w", "-o", exe, c] + ["-I" + d for d in args.include_dir]
         r = subprocess.run(cmd, capture_output=True, text=True)
