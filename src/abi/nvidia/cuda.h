@@ -75,8 +75,42 @@ typedef enum CUarray_format_enum {
 	CU_AD_FORMAT_SIGNED_INT16 = 0x09,
 	CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
 	CU_AD_FORMAT_HALF = 0x10,
-	CU_AD_FORMAT_FLOAT = 0x20
+	CU_AD_FORMAT_FLOAT = 0x20,
+	CU_AD_FORMAT_NV12 = 0xb0,
+	CU_AD_FORMAT_UNORM_INT8X1 = 0xc0,
+	CU_AD_FORMAT_UNORM_INT8X2 = 0xc1,
+	CU_AD_FORMAT_UNORM_INT8X4 = 0xc2,
+	CU_AD_FORMAT_UNORM_INT16X1 = 0xc3,
+	CU_AD_FORMAT_UNORM_INT16X2 = 0xc4,
+	CU_AD_FORMAT_UNORM_INT16X4 = 0xc5,
+	CU_AD_FORMAT_SNORM_INT8X1 = 0xc6,
+	CU_AD_FORMAT_SNORM_INT8X2 = 0xc7,
+	CU_AD_FORMAT_SNORM_INT8X4 = 0xc8,
+	CU_AD_FORMAT_SNORM_INT16X1 = 0xc9,
+	CU_AD_FORMAT_SNORM_INT16X2 = 0xca,
+	CU_AD_FORMAT_SNORM_INT16X4 = 0xcb,
+	CU_AD_FORMAT_BC1_UNORM = 0x91,
+	CU_AD_FORMAT_BC1_UNORM_SRGB = 0x92,
+	CU_AD_FORMAT_BC2_UNORM = 0x93,
+	CU_AD_FORMAT_BC2_UNORM_SRGB = 0x94,
+	CU_AD_FORMAT_BC3_UNORM = 0x95,
+	CU_AD_FORMAT_BC3_UNORM_SRGB = 0x96,
+	CU_AD_FORMAT_BC4_UNORM = 0x97,
+	CU_AD_FORMAT_BC4_SNORM = 0x98,
+	CU_AD_FORMAT_BC5_UNORM = 0x99,
+	CU_AD_FORMAT_BC5_SNORM = 0x9a,
+	CU_AD_FORMAT_BC6H_UF16 = 0x9b,
+	CU_AD_FORMAT_BC6H_SF16 = 0x9c,
+	CU_AD_FORMAT_BC7_UNORM = 0x9d,
+	CU_AD_FORMAT_BC7_UNORM_SRGB = 0x9e
 } CUarray_format;
+/* cuArray3DCreate's flags: macros in cuda.h */
+enum {
+	CUDA_ARRAY3D_LAYERED = 0x01,
+	CUDA_ARRAY3D_CUBEMAP = 0x04,
+	CUDA_ARRAY3D_SPARSE = 0x40,
+	CUDA_ARRAY3D_DEFERRED_MAPPING = 0x80
+};
 typedef enum CUmemLocationType_enum {
 	CU_MEM_LOCATION_TYPE_INVALID = 0x0,
 	CU_MEM_LOCATION_TYPE_DEVICE = 0x1,
@@ -91,11 +125,25 @@ typedef enum CUmemAllocationHandleType_enum {
 	CU_MEM_HANDLE_TYPE_NONE = 0x0,
 	CU_MEM_HANDLE_TYPE_MAX = 0x7FFFFFFF
 } CUmemAllocationHandleType;
+typedef enum CUmemAccess_flags_enum {
+	CU_MEM_ACCESS_FLAGS_PROT_NONE = 0x0,
+	CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 0x3,
+	CU_MEM_ACCESS_FLAGS_PROT_MAX = 0x7FFFFFFF
+} CUmemAccess_flags;
 typedef enum CUmemPool_attribute_enum {
 	CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT = 5,
 	CU_MEMPOOL_ATTR_USED_MEM_CURRENT = 7
 } CUmemPool_attribute;
-typedef enum CUgraphNodeType_enum { CU_GRAPH_NODE_TYPE_KERNEL = 0, CU_GRAPH_NODE_TYPE_GRAPH = 4 } CUgraphNodeType;
+typedef enum CUgraphNodeType_enum {
+	CU_GRAPH_NODE_TYPE_KERNEL = 0,
+	CU_GRAPH_NODE_TYPE_GRAPH = 4,
+	CU_GRAPH_NODE_TYPE_MEM_ALLOC = 10,
+	CU_GRAPH_NODE_TYPE_MEM_FREE = 11
+} CUgraphNodeType;
+typedef enum CUgraphMem_attribute_enum {
+	CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT = 0,
+	CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT = 2
+} CUgraphMem_attribute;
 typedef enum CUstreamCaptureStatus_enum {
 	CU_STREAM_CAPTURE_STATUS_NONE = 0,
 	CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
@@ -156,6 +204,90 @@ typedef struct CUDA_ARRAY3D_DESCRIPTOR_st {
 	unsigned int Flags;
 } CUDA_ARRAY3D_DESCRIPTOR;
 
+/* the legacy (CUDA 3.1) descriptors: 32-bit sizes */
+typedef struct CUDA_ARRAY_DESCRIPTOR_v1_st {
+	unsigned int Width;
+	unsigned int Height;
+	CUarray_format Format;
+	unsigned int NumChannels;
+} CUDA_ARRAY_DESCRIPTOR_v1;
+
+typedef struct CUDA_ARRAY3D_DESCRIPTOR_v1_st {
+	unsigned int Width;
+	unsigned int Height;
+	unsigned int Depth;
+	CUarray_format Format;
+	unsigned int NumChannels;
+	unsigned int Flags;
+} CUDA_ARRAY3D_DESCRIPTOR_v1;
+
+typedef struct CUmemAccessDesc_st {
+	CUmemLocation location;
+	CUmemAccess_flags flags;
+} CUmemAccessDesc;
+
+/* CUDA 11.8's layout (12.x names members of the reserved bytes: maxSize, usage) */
+typedef struct CUmemPoolProps_st {
+	CUmemAllocationType allocType;
+	CUmemAllocationHandleType handleTypes;
+	CUmemLocation location;
+	void *win32SecurityAttributes;
+	unsigned char reserved[64];
+} CUmemPoolProps;
+
+typedef struct CUDA_MEM_ALLOC_NODE_PARAMS_st {
+	CUmemPoolProps poolProps;
+	const CUmemAccessDesc *accessDescs;
+	size_t accessDescCount;
+	size_t bytesize;
+	CUdeviceptr dptr;
+} CUDA_MEM_ALLOC_NODE_PARAMS;
+
+typedef struct CUDA_LAUNCH_PARAMS_st {
+	CUfunction function;
+	unsigned int gridDimX;
+	unsigned int gridDimY;
+	unsigned int gridDimZ;
+	unsigned int blockDimX;
+	unsigned int blockDimY;
+	unsigned int blockDimZ;
+	unsigned int sharedMemBytes;
+	CUstream hStream;
+	void **kernelParams;
+} CUDA_LAUNCH_PARAMS;
+
+/* CUDA 11.8's kernel node (12.0 made CUDA_KERNEL_NODE_PARAMS the _v2 below) */
+typedef struct CUDA_KERNEL_NODE_PARAMS_st {
+	CUfunction func;
+	unsigned int gridDimX;
+	unsigned int gridDimY;
+	unsigned int gridDimZ;
+	unsigned int blockDimX;
+	unsigned int blockDimY;
+	unsigned int blockDimZ;
+	unsigned int sharedMemBytes;
+	void **kernelParams;
+	void **extra;
+} CUDA_KERNEL_NODE_PARAMS;
+#if AXL_ABI_HAVE(12000)
+/* cuda.h 12.0 */
+typedef struct CUkern_st *CUkernel;
+typedef struct CUDA_KERNEL_NODE_PARAMS_v2_st {
+	CUfunction func;
+	unsigned int gridDimX;
+	unsigned int gridDimY;
+	unsigned int gridDimZ;
+	unsigned int blockDimX;
+	unsigned int blockDimY;
+	unsigned int blockDimZ;
+	unsigned int sharedMemBytes;
+	void **kernelParams;
+	void **extra;
+	CUkernel kern;
+	CUcontext ctx;
+} CUDA_KERNEL_NODE_PARAMS_v2;
+#endif
+
 /* ---- initialisation, devices, contexts ---- */
 CUresult cuInit(unsigned int Flags);
 CUresult cuDriverGetVersion(int *driverVersion);
@@ -166,6 +298,7 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
 CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev);
 CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
 CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev);
+CUresult cuDeviceTotalMem(unsigned int *bytes, CUdevice dev); /* legacy: CUDA 3.1 counts */
 CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev);
 CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev);
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
@@ -173,6 +306,9 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice dev);
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 CUresult cuCtxGetCurrent(CUcontext *pctx);
 CUresult cuCtxSetCurrent(CUcontext ctx);
+CUresult cuCtxGetDevice(CUdevice *device);
+CUresult cuCtxPushCurrent_v2(CUcontext ctx);
+CUresult cuCtxPopCurrent_v2(CUcontext *pctx);
 CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags);
 CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
 #if AXL_ABI_HAVE(12000)
@@ -184,7 +320,10 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cu
 /* ---- memory ---- */
 CUresult cuMemGetInfo(unsigned int *free, unsigned int *total); /* legacy: CUDA 3.1 counts */
 CUresult cuMemGetInfo_v2(size_t *free, size_t *total);
+CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize); /* legacy: a 32-bit device pointer */
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
+CUresult cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch, unsigned int WidthInBytes, unsigned int Height,
+			 unsigned int ElementSizeBytes); /* legacy */
 CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height,
 			    unsigned int ElementSizeBytes);
 CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
@@ -192,6 +331,7 @@ CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
 CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
 CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream);
 CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream);
+CUresult cuMemFree(CUdeviceptr_v1 dptr); /* legacy */
 CUresult cuMemFree_v2(CUdeviceptr dptr);
 CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
 CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream);
@@ -203,7 +343,12 @@ CUresult cuMemRelease(CUmemGenericAllocationHandle handle);
 CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep);
 CUresult cuMemPoolDestroy(CUmemoryPool pool);
 CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value);
+CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev);
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev);
+CUresult cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 *pAllocateArray); /* legacy */
 CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray);
+CUresult cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 *pAllocateArray); /* legacy */
+CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray);
 CUresult cuArrayDestroy(CUarray hArray);
 CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc,
 				unsigned int numMipmapLevels);
@@ -217,6 +362,10 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdevice
 			   CUcontext srcContext, size_t ByteCount, CUstream hStream);
 CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream);
 CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags);
+CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx);
+CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx);
+CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus);
+CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus);
 CUresult cuStreamSynchronize(CUstream hStream);
 CUresult cuStreamDestroy_v2(CUstream hStream);
 CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags);
@@ -242,8 +391,31 @@ CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, uns
 					unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
 					unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
 					void **kernelParams);
+CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices,
+					      unsigned int flags); /* deprecated in 11.3 */
+/* the CUDA 1.x-3.x launches (deprecated): the grid, block and parameters set beforehand */
+CUresult cuLaunch(CUfunction f);
+CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height);
+CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream);
 CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
 CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
+CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type);
+CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph);
+CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams);
+#if AXL_ABI_HAVE(12000)
+/* cuda.h 12.0: the kernel node with its CUkernel and context */
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams);
+#endif
+/* graph memory nodes: the memory is the device's graph pool's, mapped when the graph is
+ * uploaded or launched */
+CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams);
+CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out);
+CUresult cuDeviceGraphMemTrim(CUdevice device);
+CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value);
 CUresult cuStreamBeginCapture(CUstream hStream); /* legacy: no mode */
 CUresult cuStreamBeginCapture_ptsz(CUstream hStream);
 CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode);
@@ -258,7 +430,14 @@ CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, u
 CUresult cuGraphExecDestroy(CUgraphExec hGraphExec);
 #if AXL_ABI_HAVE(12000)
 /* cuda.h 12.0 */
-typedef struct CUDA_GRAPH_INSTANTIATE_PARAMS_st CUDA_GRAPH_INSTANTIATE_PARAMS;
+enum { CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD = 2 }; /* a member of CUgraphInstantiate_flags */
+typedef enum CUgraphInstantiateResult_enum { CUDA_GRAPH_INSTANTIATE_SUCCESS = 0 } CUgraphInstantiateResult;
+typedef struct CUDA_GRAPH_INSTANTIATE_PARAMS_st {
+	cuuint64_t flags;
+	CUstream hUploadStream;
+	CUgraphNode hErrNode_out;
+	CUgraphInstantiateResult result_out;
+} CUDA_GRAPH_INSTANTIATE_PARAMS;
 CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
 				      CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams);
 CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph,
