@@ -49,7 +49,7 @@ static void job_fini(void *arg)
  * have is silent (ROCm SMI answers FILE_ERROR for a sysfs file the kernel lacks). */
 static bool notable(rsmi_status_t r)
 {
-	switch (r) {
+	switch ((unsigned)r) { /* axl's AXL_RSMI_NO_FUNCTION is no ROCm SMI status */
 	case RSMI_STATUS_SUCCESS:
 	case RSMI_STATUS_NOT_SUPPORTED:
 	case RSMI_STATUS_NOT_YET_IMPLEMENTED:

@@ -79,11 +79,11 @@ const char *axl__rsmi_strerror(rsmi_status_t r)
 		"RSMI_STATUS_UNEXPECTED_DATA", "RSMI_STATUS_BUSY",               "RSMI_STATUS_REFCOUNT_OVERFLOW",
 		"RSMI_STATUS_SETTING_UNAVAILABLE", "RSMI_STATUS_AMDGPU_RESTART_ERR", "RSMI_STATUS_DRM_ERROR",
 		"RSMI_STATUS_FAIL_LOAD_MODULE", "RSMI_STATUS_FAIL_LOAD_SYMBOL"};
-	if (r >= 0 && (size_t)r < sizeof names / sizeof *names)
+	if ((size_t)r < sizeof names / sizeof *names)
 		return names[r];
 	if (r == RSMI_STATUS_UNKNOWN_ERROR)
 		return "RSMI_STATUS_UNKNOWN_ERROR";
-	if (r == AXL_RSMI_NO_FUNCTION)
+	if ((unsigned)r == AXL_RSMI_NO_FUNCTION)
 		return "not in this library";
 	return "unknown status";
 }
@@ -253,8 +253,8 @@ rsmi_status_t axl__rsq_u64a(struct axl__rsq *q, enum axl__rsq_u64a k, unsigned d
 	*out = 0;
 	rsmi_status_t r = 0;
 	switch (k) {
-	case RSQ_MEMORY_TOTAL: r = LIVE(FN(dev_memory_total_get), dv, (int)arg, out); break;
-	case RSQ_MEMORY_USAGE: r = LIVE(FN(dev_memory_usage_get), dv, (int)arg, out); break;
+	case RSQ_MEMORY_TOTAL: r = LIVE(FN(dev_memory_total_get), dv, (rsmi_memory_type_t)arg, out); break;
+	case RSQ_MEMORY_USAGE: r = LIVE(FN(dev_memory_usage_get), dv, (rsmi_memory_type_t)arg, out); break;
 	case RSQ_POWER_CAP: r = LIVE(FN(dev_power_cap_get), dv, arg, out); break;
 	default: r = AXL_RSMI_NO_FUNCTION; break;
 	}
@@ -323,7 +323,7 @@ rsmi_status_t axl__rsq_freq(struct axl__rsq *q, unsigned dv, unsigned clk, struc
 	memset(out, 0, sizeof *out);
 	axl_rsmi_freq_buf buf;
 	memset(&buf, 0, sizeof buf);
-	rsmi_status_t r = LIVE(FN(dev_gpu_clk_freq_get), dv, (int)clk, &buf);
+	rsmi_status_t r = LIVE(FN(dev_gpu_clk_freq_get), dv, (rsmi_clk_type_t)clk, &buf.lib);
 	/* replaying: an empty table, answered below */
 	if (q->freq_v6) {
 		out->num = buf.v6.num_supported;
@@ -331,7 +331,7 @@ rsmi_status_t axl__rsq_freq(struct axl__rsq *q, unsigned dv, unsigned clk, struc
 		/* a byte, not a bool: a library of the other layout (or a buggy one) leaves
 		 * anything there, and loading that as a bool is undefined */
 		unsigned char ds;
-		memcpy(&ds, (const unsigned char *)&buf + offsetof(rsmi_frequencies_v6_t, has_deep_sleep), 1);
+		memcpy(&ds, (const unsigned char *)&buf + offsetof(axl_rsmi_frequencies_v6, has_deep_sleep), 1);
 		out->deep_sleep = ds;
 		for (size_t i = 0; i < AXL_RSMI_FREQ_V6 && i < out->num; i++)
 			out->hz[out->nhz++] = buf.v6.frequency[i];
@@ -347,7 +347,7 @@ rsmi_status_t axl__rsq_freq(struct axl__rsq *q, unsigned dv, unsigned clk, struc
 rsmi_status_t axl__rsq_link_type(struct axl__rsq *q, unsigned a, unsigned b, uint64_t *hops, unsigned *type)
 {
 	char da[16], db[16];
-	int t = 0;
+	RSMI_IO_LINK_TYPE t = RSMI_IOLINK_TYPE_UNDEFINED;
 	uint64_t v[2] = {0, 0};
 	rsmi_status_t r = LIVE(FN(topo_get_link_type), a, b, &v[0], &t);
 	v[1] = (unsigned)t;

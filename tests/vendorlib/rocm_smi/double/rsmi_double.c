@@ -21,65 +21,12 @@
 #include <unistd.h>
 
 #include "jsonr.h"
+#include "rsmi_types.h"
 
 #define API __attribute__((visibility("default")))
 #define MAX_GPUS 64
 #define MAX_LEVELS 40
 #define HANG_SECONDS 3600
-
-/* ---- ROCm SMI's types (rocm_smi.h), as the real library has them ------------------------- */
-typedef int rsmi_status_t;
-enum {
-  RSMI_STATUS_SUCCESS = 0,
-  RSMI_STATUS_INVALID_ARGS = 1,
-  RSMI_STATUS_NOT_SUPPORTED = 2,
-  RSMI_STATUS_FILE_ERROR = 3,
-  RSMI_STATUS_PERMISSION = 4,
-  RSMI_STATUS_OUT_OF_RESOURCES = 5,
-  RSMI_STATUS_INTERNAL_EXCEPTION = 6,
-  RSMI_STATUS_INPUT_OUT_OF_BOUNDS = 7,
-  RSMI_STATUS_INIT_ERROR = 8,
-  RSMI_STATUS_NOT_YET_IMPLEMENTED = 9,
-  RSMI_STATUS_NOT_FOUND = 10,
-  RSMI_STATUS_INSUFFICIENT_SIZE = 11,
-  RSMI_STATUS_INTERRUPT = 12,
-  RSMI_STATUS_UNEXPECTED_SIZE = 13,
-  RSMI_STATUS_NO_DATA = 14,
-  RSMI_STATUS_UNEXPECTED_DATA = 15,
-  RSMI_STATUS_BUSY = 16,
-  RSMI_STATUS_REFCOUNT_OVERFLOW = 17,
-  RSMI_STATUS_SETTING_UNAVAILABLE = 18,
-  RSMI_STATUS_AMDGPU_RESTART_ERR = 19,
-  RSMI_STATUS_DRM_ERROR = 20,
-  RSMI_STATUS_FAIL_LOAD_MODULE = 21,
-  RSMI_STATUS_FAIL_LOAD_SYMBOL = 22,
-  RSMI_STATUS_UNKNOWN_ERROR = -1
-};
-enum { RSMI_IOLINK_TYPE_UNDEFINED = 0, RSMI_IOLINK_TYPE_PCIEXPRESS = 1, RSMI_IOLINK_TYPE_XGMI = 2 };
-
-typedef struct {
-  uint32_t major, minor, patch;
-  const char *build;
-} rsmi_version_t;
-
-#ifdef RSMI_DOUBLE_OLD
-#define NUM_FREQ 32
-typedef struct {
-  uint32_t num_supported;
-  uint32_t current;
-  uint64_t frequency[NUM_FREQ];
-} rsmi_frequencies_t;
-_Static_assert(sizeof(rsmi_frequencies_t) == 264, "ROCm 5 rsmi_frequencies_t");
-#else
-#define NUM_FREQ 33
-typedef struct {
-  bool has_deep_sleep;
-  uint32_t num_supported;
-  uint32_t current;
-  uint64_t frequency[NUM_FREQ];
-} rsmi_frequencies_t;
-_Static_assert(sizeof(rsmi_frequencies_t) == 280, "ROCm 6 rsmi_frequencies_t");
-#endif
 
 /* ---- the model ----------------------------------------------------------------------------- */
 struct clock {
@@ -156,9 +103,11 @@ static const struct {
     {RSMI_STATUS_REFCOUNT_OVERFLOW, "REFCOUNT_OVERFLOW", "RSMI_STATUS_REFCOUNT_OVERFLOW: An internal reference counter exceeded INT32_MAX"},
     {RSMI_STATUS_SETTING_UNAVAILABLE, "SETTING_UNAVAILABLE", "RSMI_STATUS_SETTING_UNAVAILABLE: Requested setting is unavailable for the current device"},
     {RSMI_STATUS_AMDGPU_RESTART_ERR, "AMDGPU_RESTART_ERR", "RSMI_STATUS_AMDGPU_RESTART_ERR: Could not successfully restart the amdgpu driver"},
+#if AXL_ABI_HAVE(60400)
     {RSMI_STATUS_DRM_ERROR, "DRM_ERROR", "RSMI_STATUS_DRM_ERROR: Error when calling libdrm"},
     {RSMI_STATUS_FAIL_LOAD_MODULE, "FAIL_LOAD_MODULE", "RSMI_STATUS_FAIL_LOAD_MODULE: Fail to load lib"},
     {RSMI_STATUS_FAIL_LOAD_SYMBOL, "FAIL_LOAD_SYMBOL", "RSMI_STATUS_FAIL_LOAD_SYMBOL: Fail to load symbol"},
+#endif
     {RSMI_STATUS_UNKNOWN_ERROR, "UNKNOWN_ERROR", "RSMI_STATUS_UNKNOWN_ERROR: An unknown error occurred"},
 };
 
@@ -843,11 +792,11 @@ API rsmi_status_t rsmi_version_get(rsmi_version_t *v)
   return leave(RSMI_STATUS_SUCCESS);
 }
 
-API rsmi_status_t rsmi_version_str_get(int component, char *buf, uint32_t len)
+API rsmi_status_t rsmi_version_str_get(rsmi_sw_component_t component, char *buf, uint32_t len)
 {
-  log_call(__func__, "component=%d, len=%u", component, len);
+  log_call(__func__, "component=%d, len=%u", (int)component, len);
   ENTER(NODEV);
-  if (component != 0)
+  if (component != RSMI_SW_COMP_DRIVER)
     return leave(RSMI_STATUS_INVALID_ARGS);
   return leave(put_str(buf, len, VAL(g_system, "Driver version")));
 }
@@ -1009,18 +958,18 @@ static rsmi_status_t memory(uint32_t dv, int type, int used, uint64_t *out)
   return RSMI_STATUS_NOT_SUPPORTED;
 }
 
-API rsmi_status_t rsmi_dev_memory_total_get(uint32_t dv, int type, uint64_t *total)
+API rsmi_status_t rsmi_dev_memory_total_get(uint32_t dv, rsmi_memory_type_t type, uint64_t *total)
 {
-  log_call(__func__, "%u, type=%d", dv, type);
+  log_call(__func__, "%u, type=%d", dv, (int)type);
   ENTER(dv);
-  return leave(memory(dv, type, 0, total));
+  return leave(memory(dv, (int)type, 0, total));
 }
 
-API rsmi_status_t rsmi_dev_memory_usage_get(uint32_t dv, int type, uint64_t *used)
+API rsmi_status_t rsmi_dev_memory_usage_get(uint32_t dv, rsmi_memory_type_t type, uint64_t *used)
 {
-  log_call(__func__, "%u, type=%d", dv, type);
+  log_call(__func__, "%u, type=%d", dv, (int)type);
   ENTER(dv);
-  return leave(memory(dv, type, 1, used));
+  return leave(memory(dv, (int)type, 1, used));
 }
 
 API rsmi_status_t rsmi_dev_power_cap_get(uint32_t dv, uint32_t sensor, uint64_t *cap)
@@ -1073,8 +1022,9 @@ API rsmi_status_t rsmi_dev_power_cap_range_get(uint32_t dv, uint32_t sensor, uin
 
 /* The frequency table of a clock: the extra file's levels, else the one level the
  * capture shows ("sclk clock speed:" "(500Mhz)", "sclk clock level:" "1"). */
-API rsmi_status_t rsmi_dev_gpu_clk_freq_get(uint32_t dv, int type, rsmi_frequencies_t *f)
+API rsmi_status_t rsmi_dev_gpu_clk_freq_get(uint32_t dv, rsmi_clk_type_t clk_type, rsmi_frequencies_t *f)
 {
+  int type = (int)clk_type; /* a caller's out-of-range value stays out of range */
   log_call(__func__, "%u, type=%d", dv, type);
   ENTER(dv);
   static const char *const names[] = {"sclk", "fclk", "dcefclk", "socclk", "mclk"};
@@ -1086,7 +1036,7 @@ API rsmi_status_t rsmi_dev_gpu_clk_freq_get(uint32_t dv, int type, rsmi_frequenc
     memset(f, 0, sizeof(*f));
     f->num_supported = 99;
     f->current = 77;
-    for (unsigned i = 0; i < NUM_FREQ; i++)
+    for (unsigned i = 0; i < RSMI_MAX_NUM_FREQUENCIES; i++)
       f->frequency[i] = 4000000000000ull; /* 4 THz */
     return leave(RSMI_STATUS_SUCCESS);
   }
@@ -1101,13 +1051,13 @@ API rsmi_status_t rsmi_dev_gpu_clk_freq_get(uint32_t dv, int type, rsmi_frequenc
   memset(f, 0, sizeof(*f));
   const struct clock *c = &g->clk[type];
   if (c->has) {
-    if (c->n > NUM_FREQ)
+    if (c->n > RSMI_MAX_NUM_FREQUENCIES)
       return leave(RSMI_STATUS_UNEXPECTED_SIZE);
     f->num_supported = c->n;
     for (unsigned i = 0; i < c->n; i++)
       f->frequency[i] = c->mhz[i] * 1000000;
     f->current = c->has_current ? c->current : has_level ? (uint32_t)level : 0;
-#ifndef RSMI_DOUBLE_OLD
+#if AXL_ABI_HAVE(60000)
     f->has_deep_sleep = c->deep_sleep;
 #endif
     return leave(RSMI_STATUS_SUCCESS);
@@ -1137,7 +1087,11 @@ API rsmi_status_t rsmi_topo_get_numa_node_number(uint32_t dv, uint32_t *node)
   return leave(RSMI_STATUS_SUCCESS);
 }
 
+#if AXL_ABI_HAVE(60000)
 API rsmi_status_t rsmi_topo_numa_affinity_get(uint32_t dv, int32_t *node)
+#else
+API rsmi_status_t rsmi_topo_numa_affinity_get(uint32_t dv, uint32_t *node)
+#endif
 {
   log_call(__func__, "%u", dv);
   ENTER(dv);
@@ -1146,7 +1100,7 @@ API rsmi_status_t rsmi_topo_numa_affinity_get(uint32_t dv, int32_t *node)
   const char *s = VAL(g_gpu[dv].card, "(Topology) Numa Affinity");
   if (absent(s))
     return leave(RSMI_STATUS_NOT_SUPPORTED);
-  *node = (int32_t)strtoll(s, NULL, 10);
+  *node = (__typeof__(*node))strtoll(s, NULL, 10);
   return leave(RSMI_STATUS_SUCCESS);
 }
 
@@ -1181,7 +1135,7 @@ static rsmi_status_t pair_enter(const char *fn, uint32_t a, uint32_t b)
       return e_;                                        \
   } while (0)
 
-API rsmi_status_t rsmi_topo_get_link_type(uint32_t a, uint32_t b, uint64_t *hops, int *type)
+API rsmi_status_t rsmi_topo_get_link_type(uint32_t a, uint32_t b, uint64_t *hops, RSMI_IO_LINK_TYPE *type)
 {
   log_call(__func__, "%u, %u", a, b);
   PAIR_ENTER(a, b);
@@ -1189,14 +1143,14 @@ API rsmi_status_t rsmi_topo_get_link_type(uint32_t a, uint32_t b, uint64_t *hops
     return leave(RSMI_STATUS_INVALID_ARGS);
   if (g_nonsense) {
     *hops = 1;
-    *type = 7;
+    *type = (RSMI_IO_LINK_TYPE)7;
     return leave(RSMI_STATUS_SUCCESS);
   }
   const struct link *l = pair(a, b);
   if (!l->has_type || !l->has_hops)
     return leave(RSMI_STATUS_NOT_SUPPORTED);
   *hops = l->hops;
-  *type = (int)l->type;
+  *type = (RSMI_IO_LINK_TYPE)l->type;
   return leave(RSMI_STATUS_SUCCESS);
 }
 
@@ -1268,9 +1222,10 @@ API rsmi_status_t rsmi_dev_memory_partition_get(uint32_t dv, char *buf, uint32_t
 
 /* ROCm 6 and later only: its presence tells the two layouts of rsmi_frequencies_t
  * apart when the version says 1.x. The double has no activity counters. */
-API rsmi_status_t rsmi_dev_activity_metric_get(uint32_t dv, int metric, void *counter)
+API rsmi_status_t rsmi_dev_activity_metric_get(uint32_t dv, rsmi_activity_metric_t metric,
+                                               rsmi_activity_metric_counter_t *counter)
 {
-  log_call(__func__, "%u, metric=%d", dv, metric);
+  log_call(__func__, "%u, metric=%d", dv, (int)metric);
   ENTER(dv);
   (void)counter;
   return leave(RSMI_STATUS_NOT_SUPPORTED);
