@@ -2,10 +2,13 @@
 /*
  * The compute limit in the interposer (docs/limits.md, "Compute limit"): every launch
  * path (cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel and their _ptsz
- * variants: 1 unit; cuGraphLaunch: the graph's kernel nodes) waits in
- * axl__climit_before_launch() (../climit.h) before the driver sees it. The driver API
- * cannot tell the graph behind a CUgraphExec, so the instantiation calls are intercepted
- * too and remember each executable graph's kernel count (child graphs included).
+ * variants, and CUDA 1.x-3.x's cuLaunch, cuLaunchGrid, cuLaunchGridAsync: 1 unit;
+ * cuLaunchCooperativeKernelMultiDevice: 1 on each of its streams' devices; cuGraphLaunch:
+ * the graph's kernel nodes) waits in axl__climit_before_launch() (../climit.h) before the
+ * driver sees it. The driver API cannot tell the graph behind a CUgraphExec, so the
+ * instantiation calls are intercepted too and remember each executable graph's kernel
+ * count (child graphs included) and, for the memory limit, its allocation nodes
+ * (graphmem.c), which a launch maps.
  *
  * The climit is created on the first launch on a device with a compute limit, on the
  * workload's shared region (one bucket for all its processes). Its utilisation source:
@@ -22,7 +25,7 @@
 #include "climit_nvml.h"
 #include "limiter.h"
 
-#define REAL(n, type) ((type)axl__lim_real[AXL__SYM_##n])
+#define REAL(n) AXL__LIM_REAL(n)
 
 /* 0 not decided, 1 some device limited (g_cl set), 2 nothing to do */
 static int g_cstate;
@@ -135,7 +138,8 @@ static void create_climit(void)
 	g_cl = c;
 }
 
-static void admit_slow(uint64_t cost)
+/* admit cost on device ordinal ord (-1: the current context's) */
+static void admit_on(uint64_t cost, int ord)
 {
 	int st = __atomic_load_n(&g_cstate, __ATOMIC_ACQUIRE);
 	if (st == 0) {
@@ -153,7 +157,8 @@ static void admit_slow(uint64_t cost)
 	}
 	if (st != 1)
 		return;
-	int ord = axl__lim_current_ordinal();
+	if (ord < 0)
+		ord = axl__lim_current_ordinal();
 	if (ord < 0 || ord >= AXL__REGION_MAX_DEVICES || g_dev_of_ord[ord] < 0)
 		return;
 	axl__climit_before_launch(g_cl, g_dev_of_ord[ord], cost);
@@ -169,11 +174,21 @@ static int capturing(CUstream s, int ptsz)
 {
 	if (!__atomic_load_n(&g_captures, __ATOMIC_RELAXED))
 		return 0;
-	CUresult (*q)(CUstream, int *) = ptsz && axl__lim_drv.stream_is_capturing_ptsz
-						 ? axl__lim_drv.stream_is_capturing_ptsz
-						 : axl__lim_drv.stream_is_capturing;
-	int st = CU_STREAM_CAPTURE_STATUS_NONE;
+	__typeof__(axl__lim_drv.stream_is_capturing) q = ptsz && axl__lim_drv.stream_is_capturing_ptsz
+								 ? axl__lim_drv.stream_is_capturing_ptsz
+								 : axl__lim_drv.stream_is_capturing;
+	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
 	return q && q(s, &st) == CUDA_SUCCESS && st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+int axl__lim_capturing(CUstream s, int ptsz)
+{
+	return capturing(s, ptsz);
+}
+
+static void admit_slow(uint64_t cost)
+{
+	admit_on(cost, -1);
 }
 
 static inline void admit(uint64_t cost, CUstream s, int ptsz)
@@ -183,6 +198,20 @@ static inline void admit(uint64_t cost, CUstream s, int ptsz)
 	if (capturing(s, ptsz))
 		return;
 	admit_slow(cost);
+}
+
+/* the device of stream s's context, -1 when the driver cannot tell */
+static int stream_ordinal(CUstream s)
+{
+	CUcontext c = NULL, popped = NULL;
+	CUdevice d;
+	if (!axl__lim_drv.stream_get_ctx || !axl__lim_drv.ctx_push || !axl__lim_drv.ctx_pop ||
+	    !axl__lim_drv.ctx_get_device || axl__lim_drv.stream_get_ctx(s, &c) != CUDA_SUCCESS || !c ||
+	    axl__lim_drv.ctx_push(c) != CUDA_SUCCESS)
+		return -1;
+	int ord = axl__lim_drv.ctx_get_device(&d) == CUDA_SUCCESS ? d : -1;
+	axl__lim_drv.ctx_pop(&popped);
+	return ord;
 }
 
 void axl__lim_forget_compute(void)
@@ -226,7 +255,7 @@ static uint64_t count_kernels(CUgraph g, int depth)
 		return n;
 	}
 	for (size_t i = 0; i < n && nodes[i]; i++) {
-		int type = -1;
+		CUgraphNodeType type = CU_GRAPH_NODE_TYPE_KERNEL;
 		if (axl__lim_drv.node_get_type && axl__lim_drv.node_get_type(nodes[i], &type) == CUDA_SUCCESS) {
 			if (type == CU_GRAPH_NODE_TYPE_KERNEL) {
 				k++;
@@ -235,10 +264,16 @@ static uint64_t count_kernels(CUgraph g, int depth)
 				if (axl__lim_drv.child_graph(nodes[i], &child) == CUDA_SUCCESS)
 					k += count_kernels(child, depth + 1);
 			}
-		} else if (axl__lim_drv.kernel_node_get_params) {
+		} else if (axl__lim_drv.kernel_node_get_params_v2 || axl__lim_drv.kernel_node_get_params) {
 			/* no node types: a kernel node is one the kernel query accepts */
-			_Alignas(16) unsigned char params[512];
-			if (axl__lim_drv.kernel_node_get_params(nodes[i], params) == CUDA_SUCCESS)
+			union {
+				CUDA_KERNEL_NODE_PARAMS_v2 v2;
+				CUDA_KERNEL_NODE_PARAMS v1;
+			} params;
+			CUresult q = axl__lim_drv.kernel_node_get_params_v2
+					     ? axl__lim_drv.kernel_node_get_params_v2(nodes[i], &params.v2)
+					     : axl__lim_drv.kernel_node_get_params(nodes[i], &params.v1);
+			if (q == CUDA_SUCCESS)
 				k++;
 		} else {
 			k++;
@@ -250,7 +285,10 @@ static uint64_t count_kernels(CUgraph g, int depth)
 
 static void remember(CUresult rc, CUgraphExec *pe, CUgraph g)
 {
-	if (rc != CUDA_SUCCESS || !pe || !*pe || __atomic_load_n(&g_cstate, __ATOMIC_RELAXED) == 2)
+	if (rc != CUDA_SUCCESS || !pe || !*pe)
+		return;
+	axl__lim_graphmem_instantiated(*pe, g);
+	if (__atomic_load_n(&g_cstate, __ATOMIC_RELAXED) == 2)
 		return;
 	struct gexec *x = malloc(sizeof *x);
 	if (!x)
@@ -296,17 +334,6 @@ static void forget_graph(CUgraphExec e)
 
 /* ---- the entry points --------------------------------------------------------------------- */
 
-typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-			      CUstream, void **, void **);
-typedef CUresult (*launchex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
-typedef CUresult (*coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-			    CUstream, void **);
-typedef CUresult (*glaunch_fn)(CUgraphExec, CUstream);
-typedef CUresult (*inst_fn)(CUgraphExec *, CUgraph, CUgraphNode *, char *, size_t);
-typedef CUresult (*instf_fn)(CUgraphExec *, CUgraph, unsigned long long);
-typedef CUresult (*instp_fn)(CUgraphExec *, CUgraph, CUDA_GRAPH_INSTANTIATE_PARAMS *);
-typedef CUresult (*gdestroy_fn)(CUgraphExec);
-
 #define NOT_THERE(n)                                 \
 	do {                                         \
 		axl__lim_init();                     \
@@ -319,7 +346,7 @@ AXL__LIM_API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int
 {
 	NOT_THERE(cuLaunchKernel);
 	admit(1, s, 0);
-	return REAL(cuLaunchKernel, launch_fn)(f, gx, gy, gz, bx, by, bz, sh, s, kp, ex);
+	return REAL(cuLaunchKernel)(f, gx, gy, gz, bx, by, bz, sh, s, kp, ex);
 }
 
 AXL__LIM_API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
@@ -328,21 +355,21 @@ AXL__LIM_API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigne
 {
 	NOT_THERE(cuLaunchKernel_ptsz);
 	admit(1, s, 1);
-	return REAL(cuLaunchKernel_ptsz, launch_fn)(f, gx, gy, gz, bx, by, bz, sh, s, kp, ex);
+	return REAL(cuLaunchKernel_ptsz)(f, gx, gy, gz, bx, by, bz, sh, s, kp, ex);
 }
 
 AXL__LIM_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kp, void **ex)
 {
 	NOT_THERE(cuLaunchKernelEx);
 	admit(1, config ? config->hStream : NULL, 0);
-	return REAL(cuLaunchKernelEx, launchex_fn)(config, f, kp, ex);
+	return REAL(cuLaunchKernelEx)(config, f, kp, ex);
 }
 
 AXL__LIM_API CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **kp, void **ex)
 {
 	NOT_THERE(cuLaunchKernelEx_ptsz);
 	admit(1, config ? config->hStream : NULL, 1);
-	return REAL(cuLaunchKernelEx_ptsz, launchex_fn)(config, f, kp, ex);
+	return REAL(cuLaunchKernelEx_ptsz)(config, f, kp, ex);
 }
 
 AXL__LIM_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
@@ -351,7 +378,7 @@ AXL__LIM_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, u
 {
 	NOT_THERE(cuLaunchCooperativeKernel);
 	admit(1, s, 0);
-	return REAL(cuLaunchCooperativeKernel, coop_fn)(f, gx, gy, gz, bx, by, bz, sh, s, kp);
+	return REAL(cuLaunchCooperativeKernel)(f, gx, gy, gz, bx, by, bz, sh, s, kp);
 }
 
 AXL__LIM_API CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
@@ -360,29 +387,78 @@ AXL__LIM_API CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int 
 {
 	NOT_THERE(cuLaunchCooperativeKernel_ptsz);
 	admit(1, s, 1);
-	return REAL(cuLaunchCooperativeKernel_ptsz, coop_fn)(f, gx, gy, gz, bx, by, bz, sh, s, kp);
+	return REAL(cuLaunchCooperativeKernel_ptsz)(f, gx, gy, gz, bx, by, bz, sh, s, kp);
 }
 
+/* one kernel on each listed stream's device (CUDA 9-11.x; deprecated since 11.3) */
+AXL__LIM_API CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *list, unsigned int n, unsigned int flags)
+{
+	NOT_THERE(cuLaunchCooperativeKernelMultiDevice);
+	if (list && __atomic_load_n(&g_cstate, __ATOMIC_RELAXED) != 2)
+		for (unsigned int i = 0; i < n; i++)
+			if (!capturing(list[i].hStream, 0))
+				admit_on(1, stream_ordinal(list[i].hStream));
+	return REAL(cuLaunchCooperativeKernelMultiDevice)(list, n, flags);
+}
+
+/* CUDA 1.x-3.x's launches: the grid, block and parameters set beforehand (cuFuncSetBlockShape,
+ * cuParamSet*); cuLaunch and cuLaunchGrid run on the legacy default stream */
+AXL__LIM_API CUresult cuLaunch(CUfunction f)
+{
+	NOT_THERE(cuLaunch);
+	admit(1, NULL, 0);
+	return REAL(cuLaunch)(f);
+}
+
+AXL__LIM_API CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
+{
+	NOT_THERE(cuLaunchGrid);
+	admit(1, NULL, 0);
+	return REAL(cuLaunchGrid)(f, grid_width, grid_height);
+}
+
+AXL__LIM_API CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream s)
+{
+	NOT_THERE(cuLaunchGridAsync);
+	admit(1, s, 0);
+	return REAL(cuLaunchGridAsync)(f, grid_width, grid_height, s);
+}
+
+/* A graph's launch: its allocation nodes admitted against the memory limit first (a
+ * refusal returns CUDA_ERROR_OUT_OF_MEMORY before any compute is spent), then its kernels
+ * against the compute limit. */
 AXL__LIM_API CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
 {
 	NOT_THERE(cuGraphLaunch);
+	struct axl__lim_gm_admit a;
+	CUresult rc = axl__lim_graphmem_admit(e, NULL, "cuGraphLaunch", &a);
+	if (rc != CUDA_SUCCESS)
+		return rc;
 	if (__atomic_load_n(&g_cstate, __ATOMIC_RELAXED) != 2 && !capturing(s, 0))
 		admit_slow(graph_cost(e));
-	return REAL(cuGraphLaunch, glaunch_fn)(e, s);
+	rc = REAL(cuGraphLaunch)(e, s);
+	axl__lim_graphmem_done(&a);
+	return rc;
 }
 
 AXL__LIM_API CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream s)
 {
 	NOT_THERE(cuGraphLaunch_ptsz);
+	struct axl__lim_gm_admit a;
+	CUresult rc = axl__lim_graphmem_admit(e, NULL, "cuGraphLaunch_ptsz", &a);
+	if (rc != CUDA_SUCCESS)
+		return rc;
 	if (__atomic_load_n(&g_cstate, __ATOMIC_RELAXED) != 2 && !capturing(s, 1))
 		admit_slow(graph_cost(e));
-	return REAL(cuGraphLaunch_ptsz, glaunch_fn)(e, s);
+	rc = REAL(cuGraphLaunch_ptsz)(e, s);
+	axl__lim_graphmem_done(&a);
+	return rc;
 }
 
 AXL__LIM_API CUresult cuGraphInstantiate(CUgraphExec *pe, CUgraph g, CUgraphNode *err, char *log, size_t cap)
 {
 	NOT_THERE(cuGraphInstantiate);
-	CUresult rc = REAL(cuGraphInstantiate, inst_fn)(pe, g, err, log, cap);
+	CUresult rc = REAL(cuGraphInstantiate)(pe, g, err, log, cap);
 	remember(rc, pe, g);
 	return rc;
 }
@@ -390,7 +466,7 @@ AXL__LIM_API CUresult cuGraphInstantiate(CUgraphExec *pe, CUgraph g, CUgraphNode
 AXL__LIM_API CUresult cuGraphInstantiate_v2(CUgraphExec *pe, CUgraph g, CUgraphNode *err, char *log, size_t cap)
 {
 	NOT_THERE(cuGraphInstantiate_v2);
-	CUresult rc = REAL(cuGraphInstantiate_v2, inst_fn)(pe, g, err, log, cap);
+	CUresult rc = REAL(cuGraphInstantiate_v2)(pe, g, err, log, cap);
 	remember(rc, pe, g);
 	return rc;
 }
@@ -398,7 +474,26 @@ AXL__LIM_API CUresult cuGraphInstantiate_v2(CUgraphExec *pe, CUgraph g, CUgraphN
 AXL__LIM_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *pe, CUgraph g, unsigned long long flags)
 {
 	NOT_THERE(cuGraphInstantiateWithFlags);
-	CUresult rc = REAL(cuGraphInstantiateWithFlags, instf_fn)(pe, g, flags);
+	CUresult rc = REAL(cuGraphInstantiateWithFlags)(pe, g, flags);
+	remember(rc, pe, g);
+	return rc;
+}
+
+/* with CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD the instantiation uploads the graph (its
+ * allocations mapped): admitted as cuGraphUpload is */
+static CUresult instantiate_params(__typeof__(&cuGraphInstantiateWithParams) real, const char *fn, CUgraphExec *pe,
+				   CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+	struct axl__lim_gm_admit a = {0};
+	int upload = p && (p->flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD);
+	if (upload) {
+		CUresult rc = axl__lim_graphmem_admit(NULL, g, fn, &a);
+		if (rc != CUDA_SUCCESS)
+			return rc;
+	}
+	CUresult rc = real(pe, g, p);
+	if (upload)
+		axl__lim_graphmem_done(&a);
 	remember(rc, pe, g);
 	return rc;
 }
@@ -406,33 +501,25 @@ AXL__LIM_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *pe, CUgraph g, un
 AXL__LIM_API CUresult cuGraphInstantiateWithParams(CUgraphExec *pe, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
 {
 	NOT_THERE(cuGraphInstantiateWithParams);
-	CUresult rc = REAL(cuGraphInstantiateWithParams, instp_fn)(pe, g, p);
-	remember(rc, pe, g);
-	return rc;
+	return instantiate_params(REAL(cuGraphInstantiateWithParams), "cuGraphInstantiateWithParams", pe, g, p);
 }
 
 AXL__LIM_API CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *pe, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
 {
 	NOT_THERE(cuGraphInstantiateWithParams_ptsz);
-	CUresult rc = REAL(cuGraphInstantiateWithParams_ptsz, instp_fn)(pe, g, p);
-	remember(rc, pe, g);
-	return rc;
+	return instantiate_params(REAL(cuGraphInstantiateWithParams_ptsz), "cuGraphInstantiateWithParams_ptsz", pe, g,
+				  p);
 }
 
 AXL__LIM_API CUresult cuGraphExecDestroy(CUgraphExec e)
 {
 	NOT_THERE(cuGraphExecDestroy);
 	forget_graph(e);
-	return REAL(cuGraphExecDestroy, gdestroy_fn)(e);
+	axl__lim_graphmem_forget(e);
+	return REAL(cuGraphExecDestroy)(e);
 }
 
 /* ---- capture begins and ends: only counted ------------------------------------------------ */
-
-typedef CUresult (*begin1_fn)(CUstream);
-typedef CUresult (*begin2_fn)(CUstream, CUstreamCaptureMode);
-typedef CUresult (*begin_tg_fn)(CUstream, CUgraph, const CUgraphNode *, const CUgraphEdgeData *, size_t,
-				CUstreamCaptureMode);
-typedef CUresult (*end_fn)(CUstream, CUgraph *);
 
 static CUresult begun(CUresult rc)
 {
@@ -444,43 +531,43 @@ static CUresult begun(CUresult rc)
 AXL__LIM_API CUresult cuStreamBeginCapture(CUstream s)
 {
 	NOT_THERE(cuStreamBeginCapture);
-	return begun(REAL(cuStreamBeginCapture, begin1_fn)(s));
+	return begun(REAL(cuStreamBeginCapture)(s));
 }
 
 AXL__LIM_API CUresult cuStreamBeginCapture_ptsz(CUstream s)
 {
 	NOT_THERE(cuStreamBeginCapture_ptsz);
-	return begun(REAL(cuStreamBeginCapture_ptsz, begin1_fn)(s));
+	return begun(REAL(cuStreamBeginCapture_ptsz)(s));
 }
 
 AXL__LIM_API CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
 {
 	NOT_THERE(cuStreamBeginCapture_v2);
-	return begun(REAL(cuStreamBeginCapture_v2, begin2_fn)(s, mode));
+	return begun(REAL(cuStreamBeginCapture_v2)(s, mode));
 }
 
 AXL__LIM_API CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode)
 {
 	NOT_THERE(cuStreamBeginCapture_v2_ptsz);
-	return begun(REAL(cuStreamBeginCapture_v2_ptsz, begin2_fn)(s, mode));
+	return begun(REAL(cuStreamBeginCapture_v2_ptsz)(s, mode));
 }
 
 AXL__LIM_API CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph g, const CUgraphNode *deps,
 						  const CUgraphEdgeData *data, size_t n, CUstreamCaptureMode mode)
 {
 	NOT_THERE(cuStreamBeginCaptureToGraph);
-	return begun(REAL(cuStreamBeginCaptureToGraph, begin_tg_fn)(s, g, deps, data, n, mode));
+	return begun(REAL(cuStreamBeginCaptureToGraph)(s, g, deps, data, n, mode));
 }
 
 AXL__LIM_API CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph g, const CUgraphNode *deps,
 						       const CUgraphEdgeData *data, size_t n, CUstreamCaptureMode mode)
 {
 	NOT_THERE(cuStreamBeginCaptureToGraph_ptsz);
-	return begun(REAL(cuStreamBeginCaptureToGraph_ptsz, begin_tg_fn)(s, g, deps, data, n, mode));
+	return begun(REAL(cuStreamBeginCaptureToGraph_ptsz)(s, g, deps, data, n, mode));
 }
 
 /* a capture ends with the call whatever it returns, unless it came from the wrong thread */
-static CUresult end_capture(end_fn real, CUstream s, CUgraph *g, int ptsz)
+static CUresult end_capture(__typeof__(&cuStreamEndCapture) real, CUstream s, CUgraph *g, int ptsz)
 {
 	int was = capturing(s, ptsz);
 	CUresult rc = real(s, g);
@@ -493,11 +580,11 @@ static CUresult end_capture(end_fn real, CUstream s, CUgraph *g, int ptsz)
 AXL__LIM_API CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
 {
 	NOT_THERE(cuStreamEndCapture);
-	return end_capture(REAL(cuStreamEndCapture, end_fn), s, g, 0);
+	return end_capture(REAL(cuStreamEndCapture), s, g, 0);
 }
 
 AXL__LIM_API CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g)
 {
 	NOT_THERE(cuStreamEndCapture_ptsz);
-	return end_capture(REAL(cuStreamEndCapture_ptsz, end_fn), s, g, 1);
+	return end_capture(REAL(cuStreamEndCapture_ptsz), s, g, 1);
 }

@@ -52,27 +52,28 @@ static void init_once(void)
 	}
 	for (int i = 0; i < AXL__SYM_N; i++)
 		axl__lim_real[i] = ds(g_driver, g_table[i].name);
-	axl__lim_drv.ctx_get_device = (CUresult(*)(CUdevice *))ds(g_driver, "cuCtxGetDevice");
-	axl__lim_drv.device_get_count = (CUresult(*)(int *))ds(g_driver, "cuDeviceGetCount");
-	axl__lim_drv.device_get = (CUresult(*)(CUdevice *, int))ds(g_driver, "cuDeviceGet");
-	void *u = ds(g_driver, "cuDeviceGetUuid_v2");
-	if (!u)
-		u = ds(g_driver, "cuDeviceGetUuid");
-	axl__lim_drv.device_get_uuid = (CUresult(*)(CUuuid *, CUdevice))u;
-	axl__lim_drv.graph_get_nodes = (CUresult(*)(CUgraph, CUgraphNode *, size_t *))ds(g_driver, "cuGraphGetNodes");
-	axl__lim_drv.node_get_type = (CUresult(*)(CUgraphNode, int *))ds(g_driver, "cuGraphNodeGetType");
-	void *kp = ds(g_driver, "cuGraphKernelNodeGetParams_v2");
-	if (!kp)
-		kp = ds(g_driver, "cuGraphKernelNodeGetParams");
-	axl__lim_drv.kernel_node_get_params = (CUresult(*)(CUgraphNode, void *))kp;
-	axl__lim_drv.child_graph = (CUresult(*)(CUgraphNode, CUgraph *))ds(g_driver, "cuGraphChildGraphNodeGetGraph");
-	axl__lim_drv.pool_get_attribute =
-		(CUresult(*)(CUmemoryPool, int, void *))ds(g_driver, "cuMemPoolGetAttribute");
-	axl__lim_drv.device_get_mem_pool = (CUresult(*)(CUmemoryPool *, CUdevice))ds(g_driver, "cuDeviceGetMemPool");
-	axl__lim_drv.stream_is_capturing = (CUresult(*)(CUstream, int *))ds(g_driver, "cuStreamIsCapturing");
-	axl__lim_drv.stream_is_capturing_ptsz = (CUresult(*)(CUstream, int *))ds(g_driver, "cuStreamIsCapturing_ptsz");
-	axl__lim_drv.device_get_default_mem_pool =
-		(CUresult(*)(CUmemoryPool *, CUdevice))ds(g_driver, "cuDeviceGetDefaultMemPool");
+#define RESOLVE(field, name) (axl__lim_drv.field = (__typeof__(axl__lim_drv.field))ds(g_driver, name))
+	RESOLVE(ctx_get_device, "cuCtxGetDevice");
+	RESOLVE(device_get_count, "cuDeviceGetCount");
+	RESOLVE(device_get, "cuDeviceGet");
+	if (!RESOLVE(device_get_uuid, "cuDeviceGetUuid_v2"))
+		RESOLVE(device_get_uuid, "cuDeviceGetUuid");
+	RESOLVE(graph_get_nodes, "cuGraphGetNodes");
+	RESOLVE(node_get_type, "cuGraphNodeGetType");
+	RESOLVE(kernel_node_get_params_v2, "cuGraphKernelNodeGetParams_v2");
+	RESOLVE(kernel_node_get_params, "cuGraphKernelNodeGetParams");
+	RESOLVE(child_graph, "cuGraphChildGraphNodeGetGraph");
+	RESOLVE(mem_alloc_node_get_params, "cuGraphMemAllocNodeGetParams");
+	RESOLVE(graph_mem_attribute, "cuDeviceGetGraphMemAttribute");
+	RESOLVE(pool_get_attribute, "cuMemPoolGetAttribute");
+	RESOLVE(device_get_mem_pool, "cuDeviceGetMemPool");
+	RESOLVE(device_get_default_mem_pool, "cuDeviceGetDefaultMemPool");
+	RESOLVE(stream_is_capturing, "cuStreamIsCapturing");
+	RESOLVE(stream_is_capturing_ptsz, "cuStreamIsCapturing_ptsz");
+	RESOLVE(stream_get_ctx, "cuStreamGetCtx");
+	RESOLVE(ctx_push, "cuCtxPushCurrent_v2");
+	RESOLVE(ctx_pop, "cuCtxPopCurrent_v2");
+#undef RESOLVE
 	axl__lim_log(AXL__LOG_DEBUG, "driver %s loaded", lib);
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
@@ -126,13 +127,10 @@ static void *cuda_dlsym(dlsym_fn ds, void *handle, const char *name)
 
 const struct axl__lim_side axl__lim_cuda_side = {"CUDA", {"cu", "nv", NULL}, cuda_dlsym};
 
-typedef CUresult (*gpa_fn)(const char *, void **, int, cuuint64_t);
-typedef CUresult (*gpa2_fn)(const char *, void **, int, cuuint64_t, int *);
-
 AXL__LIM_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
 	axl__lim_init();
-	gpa_fn real = (gpa_fn)axl__lim_real[AXL__SYM_cuGetProcAddress];
+	__typeof__(&cuGetProcAddress) real = AXL__LIM_REAL(cuGetProcAddress);
 	if (!real)
 		return CUDA_ERROR_NOT_SUPPORTED;
 	CUresult rc = real(symbol, pfn, cudaVersion, flags);
@@ -145,7 +143,7 @@ AXL__LIM_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cu
 					  int *symbolStatus)
 {
 	axl__lim_init();
-	gpa2_fn real = (gpa2_fn)axl__lim_real[AXL__SYM_cuGetProcAddress_v2];
+	__typeof__(&cuGetProcAddress_v2) real = AXL__LIM_REAL(cuGetProcAddress_v2);
 	if (!real)
 		return CUDA_ERROR_NOT_SUPPORTED;
 	CUresult rc = real(symbol, pfn, cudaVersion, flags, symbolStatus);
@@ -284,6 +282,7 @@ static void after_fork_child(void)
 	g_dev_state = 0;
 	axl__lim_forget_allocations();
 	axl__lim_forget_pools();
+	axl__lim_forget_graphmem();
 	axl__lim_forget_compute();
 }
 
@@ -293,6 +292,13 @@ int axl__lim_compute_count(void)
 	(void)axl__lim_device(0, &r);
 	int st = __atomic_load_n(&g_dev_state, __ATOMIC_ACQUIRE);
 	return st == 0 ? -1 : st == 2 ? 0 : g_ncompute;
+}
+
+int axl__lim_any_limited(void)
+{
+	axl__region *r;
+	(void)axl__lim_device(0, &r);
+	return __atomic_load_n(&g_dev_state, __ATOMIC_ACQUIRE) == 1;
 }
 
 int axl__lim_current_ordinal(void)

@@ -4,7 +4,10 @@
  * bytes in the shared region before the driver sees it, gives them back when the driver
  * fails, and on the matching free; each live allocation's size and device is remembered
  * (a hash map keyed by pointer or handle). Memory info and the device's total report the
- * limit.
+ * limit. The legacy entry points (CUDA 3.1's cuMemAlloc, cuMemAllocPitch, cuMemFree,
+ * cuArrayCreate, cuArray3DCreate, cuMemGetInfo, cuDeviceTotalMem: 32-bit sizes and device
+ * pointers) are accounted like their _v2 successors, in the same map: a pointer from one
+ * may be freed by the other.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -13,7 +16,7 @@
 
 #include "limiter.h"
 
-#define REAL(n, type) ((type)axl__lim_real[AXL__SYM_##n])
+#define REAL(n) AXL__LIM_REAL(n)
 
 /* ---- the allocations (kind, key) -> (device, bytes) ------------------------------------ */
 
@@ -60,6 +63,24 @@ struct charge {
 };
 
 /* Reserve bytes on the device with this ordinal for fn; CUDA_ERROR_OUT_OF_MEMORY refuses. */
+static CUresult charge(int ordinal, uint64_t bytes, const char *fn, struct charge *c);
+
+CUresult axl__lim_charge(int ordinal, uint64_t bytes, const char *fn, int *rdev)
+{
+	struct charge c;
+	CUresult rc = charge(ordinal, bytes, fn, &c);
+	*rdev = c.rdev;
+	return rc;
+}
+
+void axl__lim_uncharge(int rdev, uint64_t bytes)
+{
+	axl__region *r = NULL;
+	axl__lim_device(0, &r);
+	if (r && rdev >= 0)
+		axl__region_release(r, rdev, bytes);
+}
+
 static CUresult charge(int ordinal, uint64_t bytes, const char *fn, struct charge *c)
 {
 	c->r = NULL;
@@ -78,8 +99,9 @@ static CUresult charge(int ordinal, uint64_t bytes, const char *fn, struct charg
 	uint64_t left = 0;
 	int refused = axl__region_reserve(r, d->rdev, bytes, &left) != 0;
 	if (refused) {
-		/* what pools keep may have gone back at a synchronisation: weigh it again */
+		/* what pools keep may have gone back at a synchronisation or a trim: weigh it again */
 		axl__lim_pools_refresh(d->rdev);
+		axl__lim_graphmem_refresh(d->rdev);
 		refused = axl__region_reserve(r, d->rdev, bytes, &left) != 0;
 	}
 	if (refused) {
@@ -134,10 +156,14 @@ static void released(int rdev, uint64_t bytes)
 	} while (0)
 
 /* the same from a pool (pool_expr, evaluated for limited devices only): what the pool
- * keeps is lent to the admission first, since the allocation may reuse it */
-#define ALLOC_POOL(n, dptr, bytes, pool_expr, call)                                 \
+ * keeps is lent to the admission first, since the allocation may reuse it. Into a stream
+ * being captured the call allocates nothing: it adds an allocation node to the graph,
+ * whose memory is charged when the graph is uploaded or launched (graphmem.c). */
+#define ALLOC_POOL(n, dptr, bytes, pool_expr, call, s, ptsz)                        \
 	do {                                                                        \
 		NOREAL(n);                                                          \
+		if (axl__lim_capturing((s), (ptsz)))                                \
+			return call;                                                \
 		int ord_ = current_ordinal();                                       \
 		axl__region *r_ = NULL;                                             \
 		struct axl__lim_dev *d_ = axl__lim_device(ord_, &r_);               \
@@ -158,50 +184,87 @@ static void released(int rdev, uint64_t bytes)
 		return rc;                                                          \
 	} while (0)
 
-typedef CUresult (*alloc_fn)(CUdeviceptr *, size_t);
-typedef CUresult (*pitch_fn)(CUdeviceptr *, size_t *, size_t, size_t, unsigned);
-typedef CUresult (*managed_fn)(CUdeviceptr *, size_t, unsigned);
-typedef CUresult (*async_fn)(CUdeviceptr *, size_t, CUstream);
-typedef CUresult (*pool_fn)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
-typedef CUresult (*free_fn)(CUdeviceptr);
-typedef CUresult (*freeasync_fn)(CUdeviceptr, CUstream);
-
 AXL__LIM_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
-	ALLOC_PTR(cuMemAlloc_v2, dptr, bytesize, REAL(cuMemAlloc_v2, alloc_fn)(dptr, bytesize));
+	ALLOC_PTR(cuMemAlloc_v2, dptr, bytesize, REAL(cuMemAlloc_v2)(dptr, bytesize));
+}
+
+/* CUDA 3.1's: a 32-bit device pointer and size */
+AXL__LIM_API CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+{
+	ALLOC_PTR(cuMemAlloc, dptr, bytesize, REAL(cuMemAlloc)(dptr, bytesize));
 }
 
 AXL__LIM_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
-	ALLOC_PTR(cuMemAllocManaged, dptr, bytesize, REAL(cuMemAllocManaged, managed_fn)(dptr, bytesize, flags));
+	ALLOC_PTR(cuMemAllocManaged, dptr, bytesize, REAL(cuMemAllocManaged)(dptr, bytesize, flags));
 }
 
 AXL__LIM_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream s)
 {
 	ALLOC_POOL(cuMemAllocAsync, dptr, bytesize, axl__lim_pool_of_device(ord_),
-		   REAL(cuMemAllocAsync, async_fn)(dptr, bytesize, s));
+		   REAL(cuMemAllocAsync)(dptr, bytesize, s), s, 0);
 }
 
 AXL__LIM_API CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream s)
 {
 	ALLOC_POOL(cuMemAllocAsync_ptsz, dptr, bytesize, axl__lim_pool_of_device(ord_),
-		   REAL(cuMemAllocAsync_ptsz, async_fn)(dptr, bytesize, s));
+		   REAL(cuMemAllocAsync_ptsz)(dptr, bytesize, s), s, 1);
 }
 
 AXL__LIM_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream s)
 {
-	ALLOC_POOL(cuMemAllocFromPoolAsync, dptr, bytesize, pool,
-		   REAL(cuMemAllocFromPoolAsync, pool_fn)(dptr, bytesize, pool, s));
+	ALLOC_POOL(cuMemAllocFromPoolAsync, dptr, bytesize, pool, REAL(cuMemAllocFromPoolAsync)(dptr, bytesize, pool, s),
+		   s, 0);
 }
 
 AXL__LIM_API CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
 						   CUstream s)
 {
 	ALLOC_POOL(cuMemAllocFromPoolAsync_ptsz, dptr, bytesize, pool,
-		   REAL(cuMemAllocFromPoolAsync_ptsz, pool_fn)(dptr, bytesize, pool, s));
+		   REAL(cuMemAllocFromPoolAsync_ptsz)(dptr, bytesize, pool, s), s, 1);
 }
 
-/* pitched: width x height reserved first; the pitch's padding after, or the call undone */
+/* Pitched: width x height reserved first (pitched_begin); after the driver's answer
+ * (pitched_end) the pitch's padding too, or the allocation undone with undo(ptr). */
+static CUresult pitched_begin(int ord, uint64_t bytes, const char *fn, struct charge *c)
+{
+	return charge(ord, bytes, fn, c);
+}
+
+static CUresult pitched_end(CUresult rc, int ord, struct charge *c, uint64_t bytes, const uint64_t *ptr,
+			    const uint64_t *pitch, uint64_t height, const char *fn, CUresult (*undo)(uint64_t))
+{
+	if (rc != CUDA_SUCCESS) {
+		uncharge(c, bytes);
+		return rc;
+	}
+	if (c->rdev < 0 || !ptr || !pitch)
+		return rc;
+	uint64_t full = *pitch * height;
+	if (full > bytes) {
+		struct charge extra;
+		if (charge(ord, full - bytes, fn, &extra) != CUDA_SUCCESS) {
+			undo(*ptr);
+			uncharge(c, bytes);
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		}
+		bytes = full;
+	}
+	map_put(*ptr, K_PTR, c->rdev, bytes);
+	return rc;
+}
+
+static CUresult undo_v2(uint64_t p)
+{
+	return REAL(cuMemFree_v2) ? REAL(cuMemFree_v2)((CUdeviceptr)p) : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+static CUresult undo_v1(uint64_t p)
+{
+	return REAL(cuMemFree) ? REAL(cuMemFree)((CUdeviceptr_v1)p) : CUDA_ERROR_NOT_SUPPORTED;
+}
+
 AXL__LIM_API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height,
 					 unsigned int ElementSizeBytes)
 {
@@ -209,44 +272,62 @@ AXL__LIM_API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size
 	int ord = current_ordinal();
 	uint64_t bytes = (uint64_t)WidthInBytes * Height;
 	struct charge c;
-	CUresult rc = charge(ord, bytes, "cuMemAllocPitch_v2", &c);
+	CUresult rc = pitched_begin(ord, bytes, "cuMemAllocPitch_v2", &c);
 	if (rc != CUDA_SUCCESS)
 		return rc;
-	rc = REAL(cuMemAllocPitch_v2, pitch_fn)(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-	if (rc != CUDA_SUCCESS) {
-		uncharge(&c, bytes);
-		return rc;
-	}
-	if (c.rdev < 0 || !dptr || !pPitch)
-		return rc;
-	uint64_t full = (uint64_t)*pPitch * Height;
-	if (full > bytes) {
-		struct charge extra;
-		if (charge(ord, full - bytes, "cuMemAllocPitch_v2 (pitch)", &extra) != CUDA_SUCCESS) {
-			REAL(cuMemFree_v2, free_fn)(*dptr);
-			uncharge(&c, bytes);
-			*dptr = 0;
-			return CUDA_ERROR_OUT_OF_MEMORY;
-		}
-		bytes = full;
-	}
-	map_put(*dptr, K_PTR, c.rdev, bytes);
+	rc = REAL(cuMemAllocPitch_v2)(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+	uint64_t p = dptr ? *dptr : 0, pitch = pPitch ? *pPitch : 0;
+	rc = pitched_end(rc, ord, &c, bytes, dptr ? &p : NULL, pPitch ? &pitch : NULL, Height,
+			 "cuMemAllocPitch_v2 (pitch)", undo_v2);
+	if (rc == CUDA_ERROR_OUT_OF_MEMORY && dptr)
+		*dptr = 0;
 	return rc;
 }
 
-static CUresult free_ptr(CUdeviceptr p, CUresult (*call)(CUdeviceptr, CUstream), free_fn plain, CUstream s)
+/* CUDA 3.1's: 32-bit sizes, pitch and device pointer */
+AXL__LIM_API CUresult cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch, unsigned int WidthInBytes,
+				      unsigned int Height, unsigned int ElementSizeBytes)
 {
-	int rdev;
+	NOREAL(cuMemAllocPitch);
+	int ord = current_ordinal();
+	uint64_t bytes = (uint64_t)WidthInBytes * Height;
+	struct charge c;
+	CUresult rc = pitched_begin(ord, bytes, "cuMemAllocPitch", &c);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	rc = REAL(cuMemAllocPitch)(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+	uint64_t p = dptr ? *dptr : 0, pitch = pPitch ? *pPitch : 0;
+	rc = pitched_end(rc, ord, &c, bytes, dptr ? &p : NULL, pPitch ? &pitch : NULL, Height,
+			 "cuMemAllocPitch (pitch)", undo_v1);
+	if (rc == CUDA_ERROR_OUT_OF_MEMORY && dptr)
+		*dptr = 0;
+	return rc;
+}
+
+/* A free: the entry taken out before the call (free_begin), so that an allocation the
+ * driver hands the same address meanwhile keeps its own; given back on success, put back
+ * when the driver refused (free_end). */
+struct taken {
+	int had, rdev;
 	uint64_t bytes;
-	int had = map_take(p, K_PTR, &rdev, &bytes);
-	CUresult rc = plain ? plain(p) : call(p, s);
-	if (!had)
+};
+
+static struct taken free_begin(uint64_t p)
+{
+	struct taken t;
+	t.had = map_take(p, K_PTR, &t.rdev, &t.bytes);
+	return t;
+}
+
+static CUresult free_end(CUresult rc, uint64_t p, const struct taken *t)
+{
+	if (!t->had)
 		return rc;
 	if (rc == CUDA_SUCCESS) {
-		released(rdev, bytes);
-		axl__lim_pools_refresh(rdev); /* a pool may keep it */
+		released(t->rdev, t->bytes);
+		axl__lim_pools_refresh(t->rdev); /* a pool may keep it */
 	} else {
-		map_back(p, K_PTR, rdev, bytes);
+		map_back(p, K_PTR, t->rdev, t->bytes);
 	}
 	return rc;
 }
@@ -254,26 +335,32 @@ static CUresult free_ptr(CUdeviceptr p, CUresult (*call)(CUdeviceptr, CUstream),
 AXL__LIM_API CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
 	NOREAL(cuMemFree_v2);
-	return free_ptr(dptr, NULL, REAL(cuMemFree_v2, free_fn), NULL);
+	struct taken t = free_begin(dptr);
+	return free_end(REAL(cuMemFree_v2)(dptr), dptr, &t);
+}
+
+AXL__LIM_API CUresult cuMemFree(CUdeviceptr_v1 dptr)
+{
+	NOREAL(cuMemFree);
+	struct taken t = free_begin(dptr);
+	return free_end(REAL(cuMemFree)(dptr), dptr, &t);
 }
 
 AXL__LIM_API CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream s)
 {
 	NOREAL(cuMemFreeAsync);
-	return free_ptr(dptr, REAL(cuMemFreeAsync, freeasync_fn), NULL, s);
+	struct taken t = free_begin(dptr);
+	return free_end(REAL(cuMemFreeAsync)(dptr, s), dptr, &t);
 }
 
 AXL__LIM_API CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream s)
 {
 	NOREAL(cuMemFreeAsync_ptsz);
-	return free_ptr(dptr, REAL(cuMemFreeAsync_ptsz, freeasync_fn), NULL, s);
+	struct taken t = free_begin(dptr);
+	return free_end(REAL(cuMemFreeAsync_ptsz)(dptr, s), dptr, &t);
 }
 
 /* ---- virtual memory management: charged at create on a device location -------------- */
-
-typedef CUresult (*create_fn)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
-			      unsigned long long);
-typedef CUresult (*release_fn)(CUmemGenericAllocationHandle);
 
 AXL__LIM_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
 				  unsigned long long flags)
@@ -285,7 +372,7 @@ AXL__LIM_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t s
 		if (rc != CUDA_SUCCESS)
 			return rc;
 	}
-	CUresult rc = REAL(cuMemCreate, create_fn)(handle, size, prop, flags);
+	CUresult rc = REAL(cuMemCreate)(handle, size, prop, flags);
 	if (rc != CUDA_SUCCESS)
 		uncharge(&c, size);
 	else if (c.rdev >= 0 && handle)
@@ -299,7 +386,7 @@ AXL__LIM_API CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 	int rdev;
 	uint64_t bytes;
 	int had = map_take(handle, K_VMM, &rdev, &bytes);
-	CUresult rc = REAL(cuMemRelease, release_fn)(handle);
+	CUresult rc = REAL(cuMemRelease)(handle);
 	if (had) {
 		if (rc == CUDA_SUCCESS)
 			released(rdev, bytes);
@@ -309,43 +396,158 @@ AXL__LIM_API CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 	return rc;
 }
 
-/* ---- arrays: the size from the descriptor --------------------------------------------- */
+/* ---- arrays: the size from the descriptor ---------------------------------------------
+ *
+ * An estimate of the data's size, as HAMi-core makes it: width x height x depth (0 counts
+ * as 1) x channels x the format's bytes a channel, summed over a mipmapped array's levels
+ * (each level halves width, height and depth, to 1; a layered or cubemap array keeps its
+ * layers). Block-compressed formats take 8 (BC1, BC4) or 16 bytes a 4x4 block, NV12 1.5
+ * bytes a pixel; a format this file does not know, 4 bytes a channel. The driver's own
+ * alignment and tiling come on top and are not counted: the charge is at most what the
+ * array holds. A sparse or deferred-mapping array holds no memory of its own (what is
+ * mapped into it comes from cuMemCreate, charged there): 0. */
 
-static uint64_t format_size(int f)
+static uint64_t sat_mul(uint64_t a, uint64_t b)
 {
+	uint64_t r;
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* one level: w x h x d elements (h, d at least 1) */
+static uint64_t level_bytes(uint64_t w, uint64_t h, uint64_t d, CUarray_format f, unsigned ch)
+{
+	uint64_t c = ch ? ch : 1, per = 4; /* bytes a channel */
 	switch (f) {
-	case 0x01: case 0x08: return 1; /* int8 */
-	case 0x02: case 0x09: case 0x10: return 2; /* int16, half */
-	case 0x03: case 0x0a: case 0x20: return 4; /* int32, float */
-	default: return 4; /* a later format: at least a word a channel */
+	case CU_AD_FORMAT_UNSIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT8:
+	case CU_AD_FORMAT_UNORM_INT8X1: case CU_AD_FORMAT_UNORM_INT8X2: case CU_AD_FORMAT_UNORM_INT8X4:
+	case CU_AD_FORMAT_SNORM_INT8X1: case CU_AD_FORMAT_SNORM_INT8X2: case CU_AD_FORMAT_SNORM_INT8X4:
+		per = 1;
+		break;
+	case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_HALF:
+	case CU_AD_FORMAT_UNORM_INT16X1: case CU_AD_FORMAT_UNORM_INT16X2: case CU_AD_FORMAT_UNORM_INT16X4:
+	case CU_AD_FORMAT_SNORM_INT16X1: case CU_AD_FORMAT_SNORM_INT16X2: case CU_AD_FORMAT_SNORM_INT16X4:
+		per = 2;
+		break;
+	case CU_AD_FORMAT_UNSIGNED_INT32: case CU_AD_FORMAT_SIGNED_INT32: case CU_AD_FORMAT_FLOAT:
+		per = 4;
+		break;
+	case CU_AD_FORMAT_NV12: /* 4:2:0: a luma byte a pixel, a chroma pair a 2x2 block */
+		return sat_mul(sat_mul(w, h), d) / 2 * 3 + (sat_mul(sat_mul(w, h), d) & 1);
+	case CU_AD_FORMAT_BC1_UNORM: case CU_AD_FORMAT_BC1_UNORM_SRGB:
+	case CU_AD_FORMAT_BC4_UNORM: case CU_AD_FORMAT_BC4_SNORM:
+		return sat_mul(sat_mul(sat_mul((w + 3) / 4, (h + 3) / 4), d), 8);
+	case CU_AD_FORMAT_BC2_UNORM: case CU_AD_FORMAT_BC2_UNORM_SRGB:
+	case CU_AD_FORMAT_BC3_UNORM: case CU_AD_FORMAT_BC3_UNORM_SRGB:
+	case CU_AD_FORMAT_BC5_UNORM: case CU_AD_FORMAT_BC5_SNORM:
+	case CU_AD_FORMAT_BC6H_UF16: case CU_AD_FORMAT_BC6H_SF16:
+	case CU_AD_FORMAT_BC7_UNORM: case CU_AD_FORMAT_BC7_UNORM_SRGB:
+		return sat_mul(sat_mul(sat_mul((w + 3) / 4, (h + 3) / 4), d), 16);
+	default:
+		break; /* a later format: 4 bytes a channel */
 	}
+	return sat_mul(sat_mul(sat_mul(sat_mul(w, h), d), c), per);
 }
 
-static uint64_t array_bytes(size_t w, size_t h, size_t d, int format, unsigned ch)
+/* the estimate for an array of levels levels (1: not mipmapped; 0 or more than 32: none) */
+static uint64_t array_bytes(uint64_t w, uint64_t h, uint64_t d, CUarray_format f, unsigned ch, unsigned flags,
+			    unsigned levels)
 {
-	return (uint64_t)w * (h ? h : 1) * (d ? d : 1) * (ch ? ch : 1) * format_size(format);
+	if (flags & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING))
+		return 0;
+	int layers = (flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)) != 0;
+	uint64_t sum = 0;
+	for (unsigned l = 0; l < levels && l < 32; l++) {
+		uint64_t lw = w >> l, lh = h >> l, ld = layers ? d : d >> l;
+		sum = sat_add(sum, level_bytes(lw ? lw : 1, lh ? lh : 1, ld ? ld : 1, f, ch));
+	}
+	return sum;
 }
 
-typedef CUresult (*arr_fn)(CUarray *, const CUDA_ARRAY_DESCRIPTOR *);
-typedef CUresult (*arrd_fn)(CUarray);
-typedef CUresult (*mip_fn)(CUmipmappedArray *, const CUDA_ARRAY3D_DESCRIPTOR *, unsigned);
-typedef CUresult (*mipd_fn)(CUmipmappedArray);
+/* An array's creation: its estimate reserved (array_begin), then (array_end) given back
+ * when the driver fails, or remembered by handle. */
+static CUresult array_begin(uint64_t bytes, const char *fn, struct charge *c)
+{
+	c->r = NULL;
+	c->rdev = -1;
+	return bytes ? charge(current_ordinal(), bytes, fn, c) : CUDA_SUCCESS;
+}
+
+static CUresult array_end(CUresult rc, const struct charge *c, uint64_t bytes, const void *handle_out, uint64_t handle,
+			  int kind)
+{
+	if (rc != CUDA_SUCCESS)
+		uncharge(c, bytes);
+	else if (c->rdev >= 0 && handle_out)
+		map_put(handle, kind, c->rdev, bytes);
+	return rc;
+}
 
 AXL__LIM_API CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *desc)
 {
 	NOREAL(cuArrayCreate_v2);
-	uint64_t bytes = desc ? array_bytes(desc->Width, desc->Height, 1, desc->Format, desc->NumChannels) : 0;
-	struct charge c = {NULL, -1};
-	if (bytes) {
-		CUresult rc = charge(current_ordinal(), bytes, "cuArrayCreate_v2", &c);
-		if (rc != CUDA_SUCCESS)
-			return rc;
-	}
-	CUresult rc = REAL(cuArrayCreate_v2, arr_fn)(pHandle, desc);
+	uint64_t bytes = desc ? array_bytes(desc->Width, desc->Height, 1, desc->Format, desc->NumChannels, 0, 1) : 0;
+	struct charge c;
+	CUresult rc = array_begin(bytes, "cuArrayCreate_v2", &c);
 	if (rc != CUDA_SUCCESS)
-		uncharge(&c, bytes);
-	else if (c.rdev >= 0 && pHandle)
-		map_put((uint64_t)(uintptr_t)*pHandle, K_ARRAY, c.rdev, bytes);
+		return rc;
+	rc = REAL(cuArrayCreate_v2)(pHandle, desc);
+	return array_end(rc, &c, bytes, pHandle, pHandle ? (uint64_t)(uintptr_t)*pHandle : 0, K_ARRAY);
+}
+
+/* CUDA 3.1's: 32-bit sizes in the descriptor */
+AXL__LIM_API CUresult cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 *desc)
+{
+	NOREAL(cuArrayCreate);
+	uint64_t bytes = desc ? array_bytes(desc->Width, desc->Height, 1, desc->Format, desc->NumChannels, 0, 1) : 0;
+	struct charge c;
+	CUresult rc = array_begin(bytes, "cuArrayCreate", &c);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	rc = REAL(cuArrayCreate)(pHandle, desc);
+	return array_end(rc, &c, bytes, pHandle, pHandle ? (uint64_t)(uintptr_t)*pHandle : 0, K_ARRAY);
+}
+
+AXL__LIM_API CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+	NOREAL(cuArray3DCreate_v2);
+	uint64_t bytes =
+		desc ? array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format, desc->NumChannels, desc->Flags, 1)
+		     : 0;
+	struct charge c;
+	CUresult rc = array_begin(bytes, "cuArray3DCreate_v2", &c);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	rc = REAL(cuArray3DCreate_v2)(pHandle, desc);
+	return array_end(rc, &c, bytes, pHandle, pHandle ? (uint64_t)(uintptr_t)*pHandle : 0, K_ARRAY);
+}
+
+AXL__LIM_API CUresult cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 *desc)
+{
+	NOREAL(cuArray3DCreate);
+	uint64_t bytes =
+		desc ? array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format, desc->NumChannels, desc->Flags, 1)
+		     : 0;
+	struct charge c;
+	CUresult rc = array_begin(bytes, "cuArray3DCreate", &c);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	rc = REAL(cuArray3DCreate)(pHandle, desc);
+	return array_end(rc, &c, bytes, pHandle, pHandle ? (uint64_t)(uintptr_t)*pHandle : 0, K_ARRAY);
+}
+
+static CUresult destroyed(CUresult rc, uint64_t key, int kind, int had, int rdev, uint64_t bytes)
+{
+	if (had) {
+		if (rc == CUDA_SUCCESS)
+			released(rdev, bytes);
+		else
+			map_back(key, kind, rdev, bytes);
+	}
 	return rc;
 }
 
@@ -355,42 +557,22 @@ AXL__LIM_API CUresult cuArrayDestroy(CUarray h)
 	int rdev;
 	uint64_t bytes;
 	int had = map_take((uint64_t)(uintptr_t)h, K_ARRAY, &rdev, &bytes);
-	CUresult rc = REAL(cuArrayDestroy, arrd_fn)(h);
-	if (had) {
-		if (rc == CUDA_SUCCESS)
-			released(rdev, bytes);
-		else
-			map_back((uint64_t)(uintptr_t)h, K_ARRAY, rdev, bytes);
-	}
-	return rc;
+	return destroyed(REAL(cuArrayDestroy)(h), (uint64_t)(uintptr_t)h, K_ARRAY, had, rdev, bytes);
 }
 
 AXL__LIM_API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *desc,
 					     unsigned int levels)
 {
 	NOREAL(cuMipmappedArrayCreate);
-	uint64_t bytes = 0;
-	if (desc && levels <= 32) {
-		size_t w = desc->Width, h = desc->Height, d = desc->Depth;
-		for (unsigned l = 0; l < levels; l++) {
-			bytes += array_bytes(w, h, d, desc->Format, desc->NumChannels);
-			w = w > 1 ? w / 2 : 1;
-			h = h > 1 ? h / 2 : h;
-			d = d > 1 ? d / 2 : d;
-		}
-	}
-	struct charge c = {NULL, -1};
-	if (bytes) {
-		CUresult rc = charge(current_ordinal(), bytes, "cuMipmappedArrayCreate", &c);
-		if (rc != CUDA_SUCCESS)
-			return rc;
-	}
-	CUresult rc = REAL(cuMipmappedArrayCreate, mip_fn)(pHandle, desc, levels);
+	uint64_t bytes = desc && levels <= 32 ? array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format,
+							    desc->NumChannels, desc->Flags, levels)
+					      : 0;
+	struct charge c;
+	CUresult rc = array_begin(bytes, "cuMipmappedArrayCreate", &c);
 	if (rc != CUDA_SUCCESS)
-		uncharge(&c, bytes);
-	else if (c.rdev >= 0 && pHandle)
-		map_put((uint64_t)(uintptr_t)*pHandle, K_MIPMAP, c.rdev, bytes);
-	return rc;
+		return rc;
+	rc = REAL(cuMipmappedArrayCreate)(pHandle, desc, levels);
+	return array_end(rc, &c, bytes, pHandle, pHandle ? (uint64_t)(uintptr_t)*pHandle : 0, K_MIPMAP);
 }
 
 AXL__LIM_API CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
@@ -399,14 +581,7 @@ AXL__LIM_API CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
 	int rdev;
 	uint64_t bytes;
 	int had = map_take((uint64_t)(uintptr_t)h, K_MIPMAP, &rdev, &bytes);
-	CUresult rc = REAL(cuMipmappedArrayDestroy, mipd_fn)(h);
-	if (had) {
-		if (rc == CUDA_SUCCESS)
-			released(rdev, bytes);
-		else
-			map_back((uint64_t)(uintptr_t)h, K_MIPMAP, rdev, bytes);
-	}
-	return rc;
+	return destroyed(REAL(cuMipmappedArrayDestroy)(h), (uint64_t)(uintptr_t)h, K_MIPMAP, had, rdev, bytes);
 }
 
 /* ---- what the program is told --------------------------------------------------------- */
@@ -427,6 +602,7 @@ static int limited_info(int ordinal, uint64_t drv_free, uint64_t drv_total, uint
 	if (drv_total && limit > drv_total)
 		limit = drv_total; /* a limit larger than the device: the device */
 	axl__lim_pools_refresh(d->rdev); /* what pools keep, as of now */
+	axl__lim_graphmem_refresh(d->rdev);
 	uint64_t used = 0;
 	axl__region_usage(r, d->rdev, &used, NULL);
 	uint64_t fr = used < limit ? limit - used : 0;
@@ -437,15 +613,11 @@ static int limited_info(int ordinal, uint64_t drv_free, uint64_t drv_total, uint
 	return 1;
 }
 
-typedef CUresult (*info_fn)(size_t *, size_t *);
-typedef CUresult (*info1_fn)(unsigned int *, unsigned int *);
-typedef CUresult (*total_fn)(size_t *, CUdevice);
-
 AXL__LIM_API CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
 {
 	NOREAL(cuMemGetInfo_v2);
 	size_t f = 0, t = 0;
-	CUresult rc = REAL(cuMemGetInfo_v2, info_fn)(&f, &t);
+	CUresult rc = REAL(cuMemGetInfo_v2)(&f, &t);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	uint64_t lf, lt;
@@ -464,7 +636,7 @@ AXL__LIM_API CUresult cuMemGetInfo(unsigned int *free, unsigned int *total)
 {
 	NOREAL(cuMemGetInfo);
 	unsigned int f = 0, t = 0;
-	CUresult rc = REAL(cuMemGetInfo, info1_fn)(&f, &t);
+	CUresult rc = REAL(cuMemGetInfo)(&f, &t);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	uint64_t lf, lt;
@@ -484,12 +656,28 @@ AXL__LIM_API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
 	NOREAL(cuDeviceTotalMem_v2);
 	size_t t = 0;
-	CUresult rc = REAL(cuDeviceTotalMem_v2, total_fn)(&t, dev);
+	CUresult rc = REAL(cuDeviceTotalMem_v2)(&t, dev);
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	uint64_t lf, lt;
 	if (limited_info(dev, UINT64_MAX, t, &lf, &lt))
 		t = (size_t)lt;
+	if (bytes)
+		*bytes = t;
+	return rc;
+}
+
+/* CUDA 3.1's: a 32-bit count (the driver's own saturates at 4 GiB - 1) */
+AXL__LIM_API CUresult cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
+{
+	NOREAL(cuDeviceTotalMem);
+	unsigned int t = 0;
+	CUresult rc = REAL(cuDeviceTotalMem)(&t, dev);
+	if (rc != CUDA_SUCCESS)
+		return rc;
+	uint64_t lf, lt;
+	if (limited_info(dev, UINT64_MAX, t == 0xffffffffu ? UINT64_MAX : t, &lf, &lt))
+		t = lt > 0xffffffffu ? 0xffffffffu : (unsigned)lt;
 	if (bytes)
 		*bytes = t;
 	return rc;

@@ -146,13 +146,10 @@ void axl__lim_forget_pools(void)
 
 /* ---- the entry points --------------------------------------------------------------------- */
 
-typedef CUresult (*trim_fn)(CUmemoryPool, size_t);
-typedef CUresult (*pdestroy_fn)(CUmemoryPool);
-
 AXL__LIM_API CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 {
 	axl__lim_init();
-	trim_fn real = (trim_fn)axl__lim_real[AXL__SYM_cuMemPoolTrimTo];
+	__typeof__(&cuMemPoolTrimTo) real = AXL__LIM_REAL(cuMemPoolTrimTo);
 	if (!real)
 		return CUDA_ERROR_NOT_SUPPORTED;
 	CUresult rc = real(pool, minBytesToKeep);
@@ -163,7 +160,7 @@ AXL__LIM_API CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 AXL__LIM_API CUresult cuMemPoolDestroy(CUmemoryPool pool)
 {
 	axl__lim_init();
-	pdestroy_fn real = (pdestroy_fn)axl__lim_real[AXL__SYM_cuMemPoolDestroy];
+	__typeof__(&cuMemPoolDestroy) real = AXL__LIM_REAL(cuMemPoolDestroy);
 	if (!real)
 		return CUDA_ERROR_NOT_SUPPORTED;
 	CUresult rc = real(pool);
