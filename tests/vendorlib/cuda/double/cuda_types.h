@@ -1,11 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /* The few CUDA driver API types, constants and entry points the CUDA double implements.
  * Written from the public CUDA Driver API reference (the CUresult, CUdevice_attribute and
- * flag values it documents); not NVIDIA's cuda.h. LP64 only. */
+ * flag values it documents); not NVIDIA's cuda.h. LP64 only.
+ *
+ * A second witness of the ABI beside src/abi/nvidia/cuda.h (which this double does not
+ * include): tests/vendorabi compares this file with cuda.h of CUDA 11.8 as Debian ships it
+ * (ctest vendorabi.double.cuda), the double's own axl_* functions left out. Declarations
+ * newer than 11.8 sit under AXL_ABI_HAVE(<CUDA_VERSION that added them>), defined here as
+ * src/abi/abi.h does: the comparison defines AXL_ABI_HEADER_VERSION to cuda.h's version and
+ * leaves them out; a build sees everything. */
 #ifndef CUDA_DOUBLE_TYPES_H
 #define CUDA_DOUBLE_TYPES_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#ifdef AXL_ABI_HEADER_VERSION
+#define AXL_ABI_HAVE(version) (AXL_ABI_HEADER_VERSION >= (version))
+#else
+#define AXL_ABI_HAVE(version) 1
+#endif
 
 typedef int CUdevice;                   /* an ordinal */
 typedef unsigned long long CUdeviceptr; /* 64 bits on every 64-bit platform */
@@ -81,7 +95,7 @@ typedef enum CUdevice_attribute_enum {
 
 
 /* ---- allocation paths, pools, virtual memory, arrays ---- */
-typedef unsigned long long cuuint64_t;
+typedef uint64_t cuuint64_t;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
 typedef unsigned long long CUmemGenericAllocationHandle;
 typedef struct CUarray_st *CUarray;
@@ -92,14 +106,17 @@ typedef struct CUmipmappedArray_st *CUmipmappedArray;
 
 typedef enum CUmemLocationType_enum {
 	CU_MEM_LOCATION_TYPE_INVALID = 0,
-	CU_MEM_LOCATION_TYPE_DEVICE = 1,
-	CU_MEM_LOCATION_TYPE_HOST = 2
+	CU_MEM_LOCATION_TYPE_DEVICE = 1
 } CUmemLocationType;
 typedef enum CUmemAllocationType_enum {
 	CU_MEM_ALLOCATION_TYPE_INVALID = 0,
 	CU_MEM_ALLOCATION_TYPE_PINNED = 1
 } CUmemAllocationType;
-typedef int CUmemAllocationHandleType; /* a bit set: none 0, POSIX fd 1, ... */
+typedef enum CUmemAllocationHandleType_enum { /* a bit set */
+	CU_MEM_HANDLE_TYPE_NONE = 0x0,
+	CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 0x1,
+	CU_MEM_HANDLE_TYPE_MAX = 0x7FFFFFFF
+} CUmemAllocationHandleType;
 typedef struct CUmemLocation_st {
 	CUmemLocationType type;
 	int id;
@@ -129,14 +146,13 @@ typedef struct CUmemAccessDesc_st {
 	CUmemLocation location;
 	CUmemAccess_flags flags;
 } CUmemAccessDesc;
+/* CUDA 11.8's layout (later releases name some of the reserved bytes: maxSize, usage) */
 typedef struct CUmemPoolProps_st {
 	CUmemAllocationType allocType;
 	CUmemAllocationHandleType handleTypes;
 	CUmemLocation location;
 	void *win32SecurityAttributes;
-	size_t maxSize;
-	unsigned short usage;
-	unsigned char reserved[54];
+	unsigned char reserved[64];
 } CUmemPoolProps;
 typedef enum CUmemPool_attribute_enum {
 	CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES = 1,
@@ -176,7 +192,9 @@ typedef struct CUDA_ARRAY3D_DESCRIPTOR_st {
 /* ---- modules, kernels, graphs ---- */
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
-typedef struct CUkern_st *CUkernel;
+#if AXL_ABI_HAVE(12000)
+typedef struct CUkern_st *CUkernel; /* CUDA 12.0 */
+#endif
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphNode_st *CUgraphNode;
 typedef struct CUgraphExec_st *CUgraphExec;
@@ -185,11 +203,7 @@ typedef enum CUstreamCaptureMode_enum {
 	CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
 	CU_STREAM_CAPTURE_MODE_RELAXED = 2
 } CUstreamCaptureMode;
-typedef struct CUlaunchAttribute_st {
-	int id;
-	char pad[4];
-	char value[64];
-} CUlaunchAttribute;
+typedef struct CUlaunchAttribute_st CUlaunchAttribute; /* not looked into */
 typedef struct CUlaunchConfig_st {
 	unsigned int gridDimX, gridDimY, gridDimZ;
 	unsigned int blockDimX, blockDimY, blockDimZ;
@@ -198,8 +212,18 @@ typedef struct CUlaunchConfig_st {
 	CUlaunchAttribute *attrs;
 	unsigned int numAttrs;
 } CUlaunchConfig;
-/* CUDA_KERNEL_NODE_PARAMS_v2 (CUDA 12): v1 without kern and ctx */
+/* a kernel node: CUDA 11's (v1); CUDA 12.0 added kern and ctx (v2) and made
+ * CUDA_KERNEL_NODE_PARAMS the v2, which the double's _v2 calls take */
 typedef struct CUDA_KERNEL_NODE_PARAMS_st {
+	CUfunction func;
+	unsigned int gridDimX, gridDimY, gridDimZ;
+	unsigned int blockDimX, blockDimY, blockDimZ;
+	unsigned int sharedMemBytes;
+	void **kernelParams;
+	void **extra;
+} CUDA_KERNEL_NODE_PARAMS_v1;
+#if AXL_ABI_HAVE(12000)
+typedef struct CUDA_KERNEL_NODE_PARAMS_v2_st {
 	CUfunction func;
 	unsigned int gridDimX, gridDimY, gridDimZ;
 	unsigned int blockDimX, blockDimY, blockDimZ;
@@ -208,19 +232,26 @@ typedef struct CUDA_KERNEL_NODE_PARAMS_st {
 	void **extra;
 	CUkernel kern;
 	CUcontext ctx;
-} CUDA_KERNEL_NODE_PARAMS;
+} CUDA_KERNEL_NODE_PARAMS_v2;
+typedef CUDA_KERNEL_NODE_PARAMS_v2 CUDA_KERNEL_NODE_PARAMS;
+#else
+typedef CUDA_KERNEL_NODE_PARAMS_v1 CUDA_KERNEL_NODE_PARAMS;
+#endif
 
 /* ---- cuGetProcAddress ---- */
 #define CU_GET_PROC_ADDRESS_DEFAULT                    0x0ull
 #define CU_GET_PROC_ADDRESS_LEGACY_STREAM              0x1ull
 #define CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM 0x2ull
-typedef enum CUdriverProcAddressQueryResult_enum {
+#if AXL_ABI_HAVE(12000)
+typedef enum CUdriverProcAddressQueryResult_enum { /* CUDA 12.0 */
 	CU_GET_PROC_ADDRESS_SUCCESS = 0,
 	CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
 	CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
 } CUdriverProcAddressQueryResult;
+#endif
 
 /* ---- process checkpoints (CUDA 12.8) ---- */
+#if AXL_ABI_HAVE(12080)
 typedef enum CUprocessState_enum {
 	CU_PROCESS_STATE_RUNNING = 0,
 	CU_PROCESS_STATE_LOCKED = 1,
@@ -241,6 +272,7 @@ typedef struct CUcheckpointRestoreArgs_st {
 typedef struct CUcheckpointUnlockArgs_st {
 	cuuint64_t reserved[8];
 } CUcheckpointUnlockArgs;
+#endif
 
 /* The entry points, in the double's signatures (the driver's). Exported symbol names carry
  * the _v2 suffixes the CUDA headers map the plain names to. */
@@ -337,10 +369,14 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned
 CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode);
 CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
 CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags);
+#if AXL_ABI_HAVE(12000)
 CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
 				 size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams);
+#endif
 CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
+#if AXL_ABI_HAVE(12000)
 CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams);
+#endif
 CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags);
 CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
 			       char *logBuffer, size_t bufferSize); /* the CUDA 11 signature */
@@ -348,13 +384,17 @@ CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
 CUresult cuGraphExecDestroy(CUgraphExec hGraphExec);
 CUresult cuGraphDestroy(CUgraph hGraph);
 CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+#if AXL_ABI_HAVE(12000)
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
 			     CUdriverProcAddressQueryResult *symbolStatus);
+#endif
+#if AXL_ABI_HAVE(12080)
 CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state);
 CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args);
 CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args);
 CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args);
 CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args);
+#endif
 /* the double's own (not CUDA's): the busy share of a device since the previous call (at most
  * the last second), in percent; a CUresult */
 int axl_cuda_double_utilization(int ordinal, unsigned int *percent);
