@@ -98,7 +98,7 @@ static void collect_mig(struct nv_job *j, unsigned i)
 			return;
 		g->nprofs++;
 	}
-	if (g->mig != NVML_FEATURE_ENABLED || !g->has_mig_max)
+	if (g->mig != NVML_DEVICE_MIG_ENABLE || !g->has_mig_max)
 		return;
 	unsigned max = g->mig_max;
 	if (max > MAX_MIG) {

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The part of NVIDIA's NVML C API (libnvidia-ml.so.1) that axl uses, declared from
- * NVML's public API reference: only the types and functions we call, with their sizes
- * pinned. NVML's own header is not needed to build axl.
- *
- * Versioned structs carry a version word: sizeof(struct) | (version << 24).
+ * The table of NVIDIA's NVML (libnvidia-ml.so.1) entry points the nvidia backend resolves
+ * with dlsym (nvml_call.c: each slot from its names, newest first), and axl's own NVML
+ * constants. The types, constants and prototypes are NVML's own, declared once in
+ * src/abi/nvidia/nvml.h (compared with nvml.h by tests/vendorabi); each slot has the type
+ * of the first symbol it is resolved from, and an older symbol it falls back to must have
+ * the same type (static_assert below). The process lists are the exception: each version
+ * takes its own struct, so each has its own slot.
  */
 #ifndef AXL_NVML_API_H
 #define AXL_NVML_API_H
@@ -12,308 +14,148 @@
 #include <assert.h>
 #include <stddef.h>
 
-typedef int nvmlReturn_t; /* an enum in NVML: int-sized */
-typedef struct nvmlDevice_st *nvmlDevice_t;
+#include "abi/nvidia/nvml.h"
 
-enum {
-	NVML_SUCCESS = 0,
-	NVML_ERROR_UNINITIALIZED = 1,
-	NVML_ERROR_INVALID_ARGUMENT = 2,
-	NVML_ERROR_NOT_SUPPORTED = 3,
-	NVML_ERROR_NO_PERMISSION = 4,
-	NVML_ERROR_NOT_FOUND = 6,
-	NVML_ERROR_INSUFFICIENT_SIZE = 7,
-	NVML_ERROR_DRIVER_NOT_LOADED = 9,
-	NVML_ERROR_TIMEOUT = 10,
-	NVML_ERROR_FUNCTION_NOT_FOUND = 13,
-	NVML_ERROR_GPU_IS_LOST = 15,
-	NVML_ERROR_IN_USE = 19,
-	NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
-	NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
-	NVML_ERROR_UNKNOWN = 999
-};
+#define AXL_NVML_NVLINK_MAX_LINKS NVML_NVLINK_MAX_LINKS /* links probed: 0 .. 17 (nvml.h 11.8 on) */
+#define AXL_NVML_GI_PROFILE_MAX 16 /* GPU-instance profile ids probed: 0 .. 15 */
+#define AXL_NVML_STR 128           /* above every NVML_*_BUFFER_SIZE we use */
+enum { AXL_NVML_GI_PROFILE_ENUMS = 10 }; /* NVML_GPU_INSTANCE_PROFILE_COUNT of nvml.h 12.0 (1_SLICE_REV2 = 9) */
+enum { AXL_NVML_CI_PROFILE_ENUMS = 8 };  /* NVML_COMPUTE_INSTANCE_PROFILE_COUNT of nvml.h 12.0 */
 
-enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
-enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 };
-enum {
-	NVML_COMPUTEMODE_DEFAULT = 0,
-	NVML_COMPUTEMODE_EXCLUSIVE_THREAD = 1,
-	NVML_COMPUTEMODE_PROHIBITED = 2,
-	NVML_COMPUTEMODE_EXCLUSIVE_PROCESS = 3
-};
-enum { NVML_NVLINK_DEVICE_TYPE_GPU = 0, NVML_NVLINK_DEVICE_TYPE_IBMNPU = 1, NVML_NVLINK_DEVICE_TYPE_SWITCH = 2 };
-enum {
-	NVML_TOPOLOGY_INTERNAL = 0,
-	NVML_TOPOLOGY_SINGLE = 10,
-	NVML_TOPOLOGY_MULTIPLE = 20,
-	NVML_TOPOLOGY_HOSTBRIDGE = 30,
-	NVML_TOPOLOGY_NODE = 40,
-	NVML_TOPOLOGY_SYSTEM = 50
-};
-enum { NVML_P2P_CAPS_INDEX_READ = 0, NVML_P2P_CAPS_INDEX_WRITE = 1, NVML_P2P_CAPS_INDEX_NVLINK = 2, NVML_P2P_CAPS_INDEX_ATOMICS = 3 };
-enum { NVML_P2P_STATUS_OK = 0 };
+/* NVML_VALUE_NOT_AVAILABLE in an unsigned long long (a process's usedGpuMemory) */
+#define AXL_NVML_VALUE_NOT_AVAILABLE ((unsigned long long)NVML_VALUE_NOT_AVAILABLE)
+/* the health events axl watches, as unsigned masks */
+#define AXL_NVML_EVENT_SBE ((unsigned long long)nvmlEventTypeSingleBitEccError)
+#define AXL_NVML_EVENT_DBE ((unsigned long long)nvmlEventTypeDoubleBitEccError)
+#define AXL_NVML_EVENT_XID ((unsigned long long)nvmlEventTypeXidCriticalError)
+/* a process's or an event's gpuInstanceId / computeInstanceId: none (not MIG) */
+#define AXL_NVML_NO_INSTANCE 0xFFFFFFFFu
 
-#define AXL_NVML_NVLINK_MAX_LINKS 18 /* NVML_NVLINK_MAX_LINKS since R535 */
-#define AXL_NVML_GI_PROFILE_MAX 16  /* GPU-instance profile ids probed: 0 .. 15 */
-#define AXL_NVML_STR 128            /* above every NVML_*_BUFFER_SIZE we use */
+/* The helpers of nvml_call.h read enumerations NVML writes through an unsigned int: the
+ * enumerations are unsigned-int sized and compatible (all their values are non-negative). */
+static_assert(__builtin_types_compatible_p(nvmlEnableState_t, unsigned int), "nvmlEnableState_t");
+static_assert(__builtin_types_compatible_p(nvmlComputeMode_t, unsigned int), "nvmlComputeMode_t");
+static_assert(__builtin_types_compatible_p(nvmlIntNvLinkDeviceType_t, unsigned int), "nvmlIntNvLinkDeviceType_t");
+static_assert(__builtin_types_compatible_p(nvmlGpuTopologyLevel_t, unsigned int), "nvmlGpuTopologyLevel_t");
+static_assert(__builtin_types_compatible_p(nvmlGpuP2PStatus_t, unsigned int), "nvmlGpuP2PStatus_t");
+/* the _v3 and _v2 process lists' rows are two structs of one layout: axl reads both as
+ * nvmlProcessInfo_v2_t */
+static_assert(sizeof(nvmlProcessInfo_t) == sizeof(nvmlProcessInfo_v2_t) &&
+		      offsetof(nvmlProcessInfo_t, usedGpuMemory) == offsetof(nvmlProcessInfo_v2_t, usedGpuMemory) &&
+		      offsetof(nvmlProcessInfo_t, gpuInstanceId) == offsetof(nvmlProcessInfo_v2_t, gpuInstanceId) &&
+		      offsetof(nvmlProcessInfo_t, computeInstanceId) ==
+			      offsetof(nvmlProcessInfo_v2_t, computeInstanceId),
+	      "nvmlProcessInfo_t and nvmlProcessInfo_v2_t");
 
-/* nvmlPciInfo_t. The base symbol writes the 2012 layout (busId[16], the five ids,
- * four reserved words); _v2 and _v3 this one. The first 36 bytes agree in all. */
-typedef struct {
-	char busIdLegacy[16];
-	unsigned int domain;
-	unsigned int bus;
-	unsigned int device;
-	unsigned int pciDeviceId;    /* device id << 16 | vendor id */
-	unsigned int pciSubSystemId; /* subsystem device << 16 | subsystem vendor */
-	char busId[32];
-} nvmlPciInfo_t;
-static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t");
-static_assert(offsetof(nvmlPciInfo_t, busId) == 36, "nvmlPciInfo_t.busId");
-
-typedef struct {
-	unsigned long long total, free, used;
-} nvmlMemory_t;
-static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t");
-
-typedef struct {
-	unsigned int version;
-	unsigned long long total, reserved, free, used;
-} nvmlMemory_v2_t;
-static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t");
-#define AXL_NVML_MEMORY_V2 ((unsigned)sizeof(nvmlMemory_v2_t) | (2u << 24))
-
-typedef struct {
-	unsigned long long bar1Total, bar1Free, bar1Used;
-} nvmlBAR1Memory_t;
-static_assert(sizeof(nvmlBAR1Memory_t) == 24, "nvmlBAR1Memory_t");
-
-typedef struct {
-	unsigned int multiprocessorCount;
-	unsigned int sharedCopyEngineCount;
-	unsigned int sharedDecoderCount;
-	unsigned int sharedEncoderCount;
-	unsigned int sharedJpegCount;
-	unsigned int sharedOfaCount;
-	unsigned int gpuInstanceSliceCount;
-	unsigned int computeInstanceSliceCount;
-	unsigned long long memorySizeMB;
-} nvmlDeviceAttributes_t;
-static_assert(sizeof(nvmlDeviceAttributes_t) == 40, "nvmlDeviceAttributes_t");
-
-typedef struct {
-	unsigned int id;
-	unsigned int isP2pSupported;
-	unsigned int sliceCount;
-	unsigned int instanceCount;
-	unsigned int multiprocessorCount;
-	unsigned int copyEngineCount;
-	unsigned int decoderCount;
-	unsigned int encoderCount;
-	unsigned int jpegCount;
-	unsigned int ofaCount;
-	unsigned long long memorySizeMB;
-} nvmlGpuInstanceProfileInfo_t;
-static_assert(sizeof(nvmlGpuInstanceProfileInfo_t) == 48, "nvmlGpuInstanceProfileInfo_t");
-
-typedef struct {
-	unsigned int version;
-	unsigned int id;
-	unsigned int isP2pSupported;
-	unsigned int sliceCount;
-	unsigned int instanceCount;
-	unsigned int multiprocessorCount;
-	unsigned int copyEngineCount;
-	unsigned int decoderCount;
-	unsigned int encoderCount;
-	unsigned int jpegCount;
-	unsigned int ofaCount;
-	unsigned long long memorySizeMB;
-	char name[96];
-} nvmlGpuInstanceProfileInfo_v2_t;
-static_assert(sizeof(nvmlGpuInstanceProfileInfo_v2_t) == 152, "nvmlGpuInstanceProfileInfo_v2_t");
-static_assert(offsetof(nvmlGpuInstanceProfileInfo_v2_t, memorySizeMB) == 48, "memorySizeMB");
-#define AXL_NVML_GI_PROFILE_INFO_V2 ((unsigned)sizeof(nvmlGpuInstanceProfileInfo_v2_t) | (2u << 24))
-
-/* Live metrics (nvml_sample.c). */
-enum { NVML_TEMPERATURE_GPU = 0 };
-enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
-enum { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1 };
-enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 };
-enum { NVML_ERROR_RESET_REQUIRED = 16 };
-#define AXL_NVML_VALUE_NOT_AVAILABLE (~0ull) /* NVML_VALUE_NOT_AVAILABLE */
-
-typedef struct {
-	unsigned int gpu, memory;
-} nvmlUtilization_t;
-static_assert(sizeof(nvmlUtilization_t) == 8, "nvmlUtilization_t");
-
-/* The _v1 process list struct (base symbols). */
-typedef struct {
-	unsigned int pid;
-	unsigned long long usedGpuMemory;
-} nvmlProcessInfo_v1_t;
-static_assert(sizeof(nvmlProcessInfo_v1_t) == 16, "nvmlProcessInfo_v1_t");
-
-/* The _v2 and _v3 symbols' struct (nvmlProcessInfo_v2_t = nvmlProcessInfo_t). */
-typedef struct {
-	unsigned int pid;
-	unsigned long long usedGpuMemory;
-	unsigned int gpuInstanceId;     /* 0xFFFFFFFF without MIG */
-	unsigned int computeInstanceId;
-} nvmlProcessInfo_v2_t;
-static_assert(sizeof(nvmlProcessInfo_v2_t) == 24, "nvmlProcessInfo_v2_t");
-static_assert(offsetof(nvmlProcessInfo_v2_t, gpuInstanceId) == 16, "nvmlProcessInfo_v2_t.gpuInstanceId");
-
-typedef struct {
-	unsigned int pid;
-	unsigned long long timeStamp; /* microseconds */
-	unsigned int smUtil, memUtil, encUtil, decUtil;
-} nvmlProcessUtilizationSample_t;
-static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizationSample_t");
-static_assert(offsetof(nvmlProcessUtilizationSample_t, smUtil) == 16, "smUtil");
-
-/* MIG control (nvml_mig.c). */
-typedef struct nvmlGpuInstance_st *nvmlGpuInstance_t;
-typedef struct nvmlComputeInstance_st *nvmlComputeInstance_t;
-typedef struct {
-	unsigned int start, size;
-} nvmlGpuInstancePlacement_t;
-typedef struct {
-	nvmlDevice_t device;
-	unsigned int id;
-	unsigned int profileId;
-	nvmlGpuInstancePlacement_t placement;
-} nvmlGpuInstanceInfo_t;
-static_assert(sizeof(nvmlGpuInstanceInfo_t) == 24, "nvmlGpuInstanceInfo_t");
-static_assert(offsetof(nvmlGpuInstanceInfo_t, placement) == 16, "nvmlGpuInstanceInfo_t.placement");
-typedef struct {
-	unsigned int id, sliceCount, instanceCount, multiprocessorCount, sharedCopyEngineCount,
-		sharedDecoderCount, sharedEncoderCount, sharedJpegCount, sharedOfaCount;
-} nvmlComputeInstanceProfileInfo_t;
-static_assert(sizeof(nvmlComputeInstanceProfileInfo_t) == 36, "nvmlComputeInstanceProfileInfo_t");
-typedef struct {
-	nvmlDevice_t device;
-	nvmlGpuInstance_t gpuInstance;
-	unsigned int id;
-	unsigned int profileId;
-	unsigned int placementStart, placementSize; /* nvmlComputeInstancePlacement_t */
-} nvmlComputeInstanceInfo_t;
-static_assert(sizeof(nvmlComputeInstanceInfo_t) == 32, "nvmlComputeInstanceInfo_t");
-static_assert(offsetof(nvmlComputeInstanceInfo_t, id) == 16, "nvmlComputeInstanceInfo_t.id");
-enum { AXL_NVML_GI_PROFILE_ENUMS = 10 };  /* NVML_GPU_INSTANCE_PROFILE_COUNT (R535: 1_SLICE_REV2 = 9) */
-enum { AXL_NVML_CI_PROFILE_ENUMS = 8 };   /* NVML_COMPUTE_INSTANCE_PROFILE_COUNT */
-enum { NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED = 0 };
-
-/* Health events (nvml_sample.c, AXL_SAMPLER_HEALTH), as nvml.h declares them (checked
- * against nvml.h 13.3.29 as go-nvml v0.13.3-1 vendors it, and NVML's API reference,
- * "Event Handling Methods"). nvmlEventSetWait_v2 fills the whole struct; the base
- * symbol (before R450) only its first three members. */
-typedef struct nvmlEventSet_st *nvmlEventSet_t;
-#define AXL_NVML_EVENT_SBE 0x1ull /* nvmlEventTypeSingleBitEccError */
-#define AXL_NVML_EVENT_DBE 0x2ull /* nvmlEventTypeDoubleBitEccError */
-#define AXL_NVML_EVENT_XID 0x8ull /* nvmlEventTypeXidCriticalError */
-#define AXL_NVML_NO_INSTANCE 0xFFFFFFFFu /* gpuInstanceId / computeInstanceId: none */
-typedef struct {
-	nvmlDevice_t device;          /* the GPU it happened on */
-	unsigned long long eventType; /* one nvmlEventType bit */
-	unsigned long long eventData; /* the Xid of an Xid event (999: an unknown one), else 0 */
-	unsigned int gpuInstanceId;   /* MIG: the GPU instance it is attributable to, else 0xFFFFFFFF */
-	unsigned int computeInstanceId;
-} nvmlEventData_t;
-static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t");
-static_assert(offsetof(nvmlEventData_t, gpuInstanceId) == 24, "nvmlEventData_t.gpuInstanceId");
+#define AXL_NVML_FN(sym) __typeof__(&sym)
 
 /* The functions, each resolved newest version first. NULL: the library lacks it. */
 struct axl__nvml_fns {
-	nvmlReturn_t (*Init)(void);
-	nvmlReturn_t (*SystemGetDriverVersion)(char *, unsigned);
-	nvmlReturn_t (*SystemGetNVMLVersion)(char *, unsigned);
-	nvmlReturn_t (*SystemGetCudaDriverVersion)(int *);
-	nvmlReturn_t (*DeviceGetCount)(unsigned *);
-	nvmlReturn_t (*DeviceGetHandleByIndex)(unsigned, nvmlDevice_t *);
-	nvmlReturn_t (*DeviceGetPciInfo)(nvmlDevice_t, nvmlPciInfo_t *);
-	nvmlReturn_t (*DeviceGetName)(nvmlDevice_t, char *, unsigned);
-	nvmlReturn_t (*DeviceGetUUID)(nvmlDevice_t, char *, unsigned);
-	nvmlReturn_t (*DeviceGetSerial)(nvmlDevice_t, char *, unsigned);
-	nvmlReturn_t (*DeviceGetBoardPartNumber)(nvmlDevice_t, char *, unsigned);
-	nvmlReturn_t (*DeviceGetVbiosVersion)(nvmlDevice_t, char *, unsigned);
-	nvmlReturn_t (*DeviceGetInforomImageVersion)(nvmlDevice_t, char *, unsigned);
-	nvmlReturn_t (*DeviceGetMinorNumber)(nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetArchitecture)(nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetCudaComputeCapability)(nvmlDevice_t, int *, int *);
-	nvmlReturn_t (*DeviceGetNumGpuCores)(nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetMemoryInfo_v2)(nvmlDevice_t, nvmlMemory_v2_t *);
-	nvmlReturn_t (*DeviceGetMemoryInfo)(nvmlDevice_t, nvmlMemory_t *);
-	nvmlReturn_t (*DeviceGetBAR1MemoryInfo)(nvmlDevice_t, nvmlBAR1Memory_t *);
-	nvmlReturn_t (*DeviceGetClockInfo)(nvmlDevice_t, unsigned, unsigned *);
-	nvmlReturn_t (*DeviceGetMaxClockInfo)(nvmlDevice_t, unsigned, unsigned *);
-	nvmlReturn_t (*DeviceGetPowerManagementLimit)(nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetPowerManagementDefaultLimit)(nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetPowerManagementLimitConstraints)(nvmlDevice_t, unsigned *, unsigned *);
-	nvmlReturn_t (*DeviceGetEccMode)(nvmlDevice_t, unsigned *, unsigned *);
-	nvmlReturn_t (*DeviceGetPersistenceMode)(nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetComputeMode)(nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetCurrPcieLinkGeneration)(nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetMaxPcieLinkGeneration)(nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetCurrPcieLinkWidth)(nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetMaxPcieLinkWidth)(nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetMigMode)(nvmlDevice_t, unsigned *, unsigned *);
-	nvmlReturn_t (*DeviceGetMaxMigDeviceCount)(nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetMigDeviceHandleByIndex)(nvmlDevice_t, unsigned, nvmlDevice_t *);
-	nvmlReturn_t (*DeviceGetGpuInstanceId)(nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetComputeInstanceId)(nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetAttributes)(nvmlDevice_t, nvmlDeviceAttributes_t *);
-	nvmlReturn_t (*DeviceGetGpuInstanceProfileInfoV)(nvmlDevice_t, unsigned, nvmlGpuInstanceProfileInfo_v2_t *);
-	nvmlReturn_t (*DeviceGetGpuInstanceProfileInfo)(nvmlDevice_t, unsigned, nvmlGpuInstanceProfileInfo_t *);
-	nvmlReturn_t (*DeviceGetGpuInstanceRemainingCapacity)(nvmlDevice_t, unsigned, unsigned *);
-	nvmlReturn_t (*DeviceGetNvLinkState)(nvmlDevice_t, unsigned, unsigned *);
-	nvmlReturn_t (*DeviceGetNvLinkVersion)(nvmlDevice_t, unsigned, unsigned *);
-	nvmlReturn_t (*DeviceGetNvLinkRemotePciInfo)(nvmlDevice_t, unsigned, nvmlPciInfo_t *);
-	nvmlReturn_t (*DeviceGetNvLinkRemoteDeviceType)(nvmlDevice_t, unsigned, unsigned *);
-	nvmlReturn_t (*DeviceGetTopologyCommonAncestor)(nvmlDevice_t, nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetP2PStatus)(nvmlDevice_t, nvmlDevice_t, unsigned, unsigned *);
+	AXL_NVML_FN(nvmlInit_v2) Init; /* _v2, else the first */
+	AXL_NVML_FN(nvmlSystemGetDriverVersion) SystemGetDriverVersion;
+	AXL_NVML_FN(nvmlSystemGetNVMLVersion) SystemGetNVMLVersion;
+	AXL_NVML_FN(nvmlSystemGetCudaDriverVersion_v2) SystemGetCudaDriverVersion; /* _v2, else the first */
+	AXL_NVML_FN(nvmlDeviceGetCount_v2) DeviceGetCount;                       /* _v2, else the first */
+	AXL_NVML_FN(nvmlDeviceGetHandleByIndex_v2) DeviceGetHandleByIndex;       /* _v2, else the first */
+	/* _v3, _v2, else the first (which fills the 2012 layout: busId[16], the five ids, four
+	 * reserved words; the first 36 bytes agree in all) */
+	AXL_NVML_FN(nvmlDeviceGetPciInfo_v3) DeviceGetPciInfo;
+	AXL_NVML_FN(nvmlDeviceGetName) DeviceGetName;
+	AXL_NVML_FN(nvmlDeviceGetUUID) DeviceGetUUID;
+	AXL_NVML_FN(nvmlDeviceGetSerial) DeviceGetSerial;
+	AXL_NVML_FN(nvmlDeviceGetBoardPartNumber) DeviceGetBoardPartNumber;
+	AXL_NVML_FN(nvmlDeviceGetVbiosVersion) DeviceGetVbiosVersion;
+	AXL_NVML_FN(nvmlDeviceGetInforomImageVersion) DeviceGetInforomImageVersion;
+	AXL_NVML_FN(nvmlDeviceGetMinorNumber) DeviceGetMinorNumber;
+	AXL_NVML_FN(nvmlDeviceGetArchitecture) DeviceGetArchitecture;
+	AXL_NVML_FN(nvmlDeviceGetCudaComputeCapability) DeviceGetCudaComputeCapability;
+	AXL_NVML_FN(nvmlDeviceGetNumGpuCores) DeviceGetNumGpuCores;
+	AXL_NVML_FN(nvmlDeviceGetMemoryInfo_v2) DeviceGetMemoryInfo_v2;
+	AXL_NVML_FN(nvmlDeviceGetMemoryInfo) DeviceGetMemoryInfo;
+	AXL_NVML_FN(nvmlDeviceGetBAR1MemoryInfo) DeviceGetBAR1MemoryInfo;
+	AXL_NVML_FN(nvmlDeviceGetClockInfo) DeviceGetClockInfo;
+	AXL_NVML_FN(nvmlDeviceGetMaxClockInfo) DeviceGetMaxClockInfo;
+	AXL_NVML_FN(nvmlDeviceGetPowerManagementLimit) DeviceGetPowerManagementLimit;
+	AXL_NVML_FN(nvmlDeviceGetPowerManagementDefaultLimit) DeviceGetPowerManagementDefaultLimit;
+	AXL_NVML_FN(nvmlDeviceGetPowerManagementLimitConstraints) DeviceGetPowerManagementLimitConstraints;
+	AXL_NVML_FN(nvmlDeviceGetEccMode) DeviceGetEccMode;
+	AXL_NVML_FN(nvmlDeviceGetPersistenceMode) DeviceGetPersistenceMode;
+	AXL_NVML_FN(nvmlDeviceGetComputeMode) DeviceGetComputeMode;
+	AXL_NVML_FN(nvmlDeviceGetCurrPcieLinkGeneration) DeviceGetCurrPcieLinkGeneration;
+	AXL_NVML_FN(nvmlDeviceGetMaxPcieLinkGeneration) DeviceGetMaxPcieLinkGeneration;
+	AXL_NVML_FN(nvmlDeviceGetCurrPcieLinkWidth) DeviceGetCurrPcieLinkWidth;
+	AXL_NVML_FN(nvmlDeviceGetMaxPcieLinkWidth) DeviceGetMaxPcieLinkWidth;
+	AXL_NVML_FN(nvmlDeviceGetMigMode) DeviceGetMigMode;
+	AXL_NVML_FN(nvmlDeviceGetMaxMigDeviceCount) DeviceGetMaxMigDeviceCount;
+	AXL_NVML_FN(nvmlDeviceGetMigDeviceHandleByIndex) DeviceGetMigDeviceHandleByIndex;
+	AXL_NVML_FN(nvmlDeviceGetGpuInstanceId) DeviceGetGpuInstanceId;
+	AXL_NVML_FN(nvmlDeviceGetComputeInstanceId) DeviceGetComputeInstanceId;
+	AXL_NVML_FN(nvmlDeviceGetAttributes_v2) DeviceGetAttributes; /* _v2, else the first */
+	AXL_NVML_FN(nvmlDeviceGetGpuInstanceProfileInfoV) DeviceGetGpuInstanceProfileInfoV;
+	AXL_NVML_FN(nvmlDeviceGetGpuInstanceProfileInfo) DeviceGetGpuInstanceProfileInfo;
+	AXL_NVML_FN(nvmlDeviceGetGpuInstanceRemainingCapacity) DeviceGetGpuInstanceRemainingCapacity;
+	AXL_NVML_FN(nvmlDeviceGetNvLinkState) DeviceGetNvLinkState;
+	AXL_NVML_FN(nvmlDeviceGetNvLinkVersion) DeviceGetNvLinkVersion;
+	AXL_NVML_FN(nvmlDeviceGetNvLinkRemotePciInfo_v2) DeviceGetNvLinkRemotePciInfo; /* _v2, else the first */
+	AXL_NVML_FN(nvmlDeviceGetNvLinkRemoteDeviceType) DeviceGetNvLinkRemoteDeviceType;
+	AXL_NVML_FN(nvmlDeviceGetTopologyCommonAncestor) DeviceGetTopologyCommonAncestor;
+	AXL_NVML_FN(nvmlDeviceGetP2PStatus) DeviceGetP2PStatus;
 	/* live metrics */
-	nvmlReturn_t (*DeviceGetUtilizationRates)(nvmlDevice_t, nvmlUtilization_t *);
-	nvmlReturn_t (*DeviceGetEncoderUtilization)(nvmlDevice_t, unsigned *, unsigned *);
-	nvmlReturn_t (*DeviceGetDecoderUtilization)(nvmlDevice_t, unsigned *, unsigned *);
-	nvmlReturn_t (*DeviceGetPowerUsage)(nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetEnforcedPowerLimit)(nvmlDevice_t, unsigned *);
-	nvmlReturn_t (*DeviceGetTotalEnergyConsumption)(nvmlDevice_t, unsigned long long *);
-	nvmlReturn_t (*DeviceGetTemperature)(nvmlDevice_t, unsigned, unsigned *);
-	nvmlReturn_t (*DeviceGetPcieThroughput)(nvmlDevice_t, unsigned, unsigned *);
-	nvmlReturn_t (*DeviceGetTotalEccErrors)(nvmlDevice_t, unsigned, unsigned, unsigned long long *);
-	nvmlReturn_t (*DeviceGetCurrentClocksEventReasons)(nvmlDevice_t, unsigned long long *);
-	nvmlReturn_t (*DeviceGetFanSpeed)(nvmlDevice_t, unsigned *);
+	AXL_NVML_FN(nvmlDeviceGetUtilizationRates) DeviceGetUtilizationRates;
+	AXL_NVML_FN(nvmlDeviceGetEncoderUtilization) DeviceGetEncoderUtilization;
+	AXL_NVML_FN(nvmlDeviceGetDecoderUtilization) DeviceGetDecoderUtilization;
+	AXL_NVML_FN(nvmlDeviceGetPowerUsage) DeviceGetPowerUsage;
+	AXL_NVML_FN(nvmlDeviceGetEnforcedPowerLimit) DeviceGetEnforcedPowerLimit;
+	AXL_NVML_FN(nvmlDeviceGetTotalEnergyConsumption) DeviceGetTotalEnergyConsumption;
+	AXL_NVML_FN(nvmlDeviceGetTemperature) DeviceGetTemperature;
+	AXL_NVML_FN(nvmlDeviceGetPcieThroughput) DeviceGetPcieThroughput;
+	AXL_NVML_FN(nvmlDeviceGetTotalEccErrors) DeviceGetTotalEccErrors;
+	/* R535's name, else the one it renamed */
+	AXL_NVML_FN(nvmlDeviceGetCurrentClocksEventReasons) DeviceGetCurrentClocksEventReasons;
+	AXL_NVML_FN(nvmlDeviceGetFanSpeed) DeviceGetFanSpeed;
 	/* the process lists: each version separately (the struct differs) */
-	nvmlReturn_t (*DeviceGetComputeRunningProcesses_v3)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v2_t *);
-	nvmlReturn_t (*DeviceGetComputeRunningProcesses_v2)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v2_t *);
-	nvmlReturn_t (*DeviceGetComputeRunningProcesses)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v1_t *);
-	nvmlReturn_t (*DeviceGetGraphicsRunningProcesses_v3)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v2_t *);
-	nvmlReturn_t (*DeviceGetGraphicsRunningProcesses_v2)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v2_t *);
-	nvmlReturn_t (*DeviceGetGraphicsRunningProcesses)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v1_t *);
-	nvmlReturn_t (*DeviceGetProcessUtilization)(nvmlDevice_t, nvmlProcessUtilizationSample_t *, unsigned *,
-						    unsigned long long);
+	AXL_NVML_FN(nvmlDeviceGetComputeRunningProcesses_v3) DeviceGetComputeRunningProcesses_v3;
+	AXL_NVML_FN(nvmlDeviceGetComputeRunningProcesses_v2) DeviceGetComputeRunningProcesses_v2;
+	AXL_NVML_FN(nvmlDeviceGetComputeRunningProcesses) DeviceGetComputeRunningProcesses;
+	AXL_NVML_FN(nvmlDeviceGetGraphicsRunningProcesses_v3) DeviceGetGraphicsRunningProcesses_v3;
+	AXL_NVML_FN(nvmlDeviceGetGraphicsRunningProcesses_v2) DeviceGetGraphicsRunningProcesses_v2;
+	AXL_NVML_FN(nvmlDeviceGetGraphicsRunningProcesses) DeviceGetGraphicsRunningProcesses;
+	AXL_NVML_FN(nvmlDeviceGetProcessUtilization) DeviceGetProcessUtilization;
 	/* MIG control (nvml_mig.c) */
-	nvmlReturn_t (*DeviceGetHandleByUUID)(const char *, nvmlDevice_t *);
-	nvmlReturn_t (*DeviceGetHandleByPciBusId)(const char *, nvmlDevice_t *);
-	nvmlReturn_t (*DeviceCreateGpuInstance)(nvmlDevice_t, unsigned, nvmlGpuInstance_t *);
-	nvmlReturn_t (*DeviceGetGpuInstances)(nvmlDevice_t, unsigned, nvmlGpuInstance_t *, unsigned *);
-	nvmlReturn_t (*GpuInstanceGetInfo)(nvmlGpuInstance_t, nvmlGpuInstanceInfo_t *);
-	nvmlReturn_t (*GpuInstanceGetComputeInstanceProfileInfo)(nvmlGpuInstance_t, unsigned, unsigned,
-								 nvmlComputeInstanceProfileInfo_t *);
-	nvmlReturn_t (*GpuInstanceCreateComputeInstance)(nvmlGpuInstance_t, unsigned, nvmlComputeInstance_t *);
-	nvmlReturn_t (*GpuInstanceGetComputeInstances)(nvmlGpuInstance_t, unsigned, nvmlComputeInstance_t *,
-						       unsigned *);
-	nvmlReturn_t (*ComputeInstanceGetInfo)(nvmlComputeInstance_t, nvmlComputeInstanceInfo_t *);
-	nvmlReturn_t (*ComputeInstanceDestroy)(nvmlComputeInstance_t);
-	nvmlReturn_t (*GpuInstanceDestroy)(nvmlGpuInstance_t);
-	/* health events (nvml_sample.c): the base nvmlEventSetWait writes 24 bytes of the struct */
-	nvmlReturn_t (*EventSetCreate)(nvmlEventSet_t *);
-	nvmlReturn_t (*DeviceGetSupportedEventTypes)(nvmlDevice_t, unsigned long long *);
-	nvmlReturn_t (*DeviceRegisterEvents)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
-	nvmlReturn_t (*EventSetWait)(nvmlEventSet_t, nvmlEventData_t *, unsigned);
-	nvmlReturn_t (*EventSetFree)(nvmlEventSet_t);
+	AXL_NVML_FN(nvmlDeviceGetHandleByUUID) DeviceGetHandleByUUID;
+	AXL_NVML_FN(nvmlDeviceGetHandleByPciBusId_v2) DeviceGetHandleByPciBusId; /* _v2, else the first */
+	AXL_NVML_FN(nvmlDeviceCreateGpuInstance) DeviceCreateGpuInstance;
+	AXL_NVML_FN(nvmlDeviceGetGpuInstances) DeviceGetGpuInstances;
+	AXL_NVML_FN(nvmlGpuInstanceGetInfo) GpuInstanceGetInfo;
+	AXL_NVML_FN(nvmlGpuInstanceGetComputeInstanceProfileInfo) GpuInstanceGetComputeInstanceProfileInfo;
+	AXL_NVML_FN(nvmlGpuInstanceCreateComputeInstance) GpuInstanceCreateComputeInstance;
+	AXL_NVML_FN(nvmlGpuInstanceGetComputeInstances) GpuInstanceGetComputeInstances;
+	AXL_NVML_FN(nvmlComputeInstanceGetInfo_v2) ComputeInstanceGetInfo; /* _v2, else the first */
+	AXL_NVML_FN(nvmlComputeInstanceDestroy) ComputeInstanceDestroy;
+	AXL_NVML_FN(nvmlGpuInstanceDestroy) GpuInstanceDestroy;
+	/* health events (nvml_sample.c); the base nvmlEventSetWait fills the first 24 bytes of
+	 * the struct, _v2 all of it */
+	AXL_NVML_FN(nvmlEventSetCreate) EventSetCreate;
+	AXL_NVML_FN(nvmlDeviceGetSupportedEventTypes) DeviceGetSupportedEventTypes;
+	AXL_NVML_FN(nvmlDeviceRegisterEvents) DeviceRegisterEvents;
+	AXL_NVML_FN(nvmlEventSetWait_v2) EventSetWait; /* _v2, else the first */
+	AXL_NVML_FN(nvmlEventSetFree) EventSetFree;
 };
+
+/* the fallbacks resolve into the same slot: the same type */
+#define AXL_NVML_SAME(a, b) static_assert(__builtin_types_compatible_p(__typeof__(a), __typeof__(b)), #a)
+AXL_NVML_SAME(nvmlInit, nvmlInit_v2);
+AXL_NVML_SAME(nvmlSystemGetCudaDriverVersion, nvmlSystemGetCudaDriverVersion_v2);
+AXL_NVML_SAME(nvmlDeviceGetCount, nvmlDeviceGetCount_v2);
+AXL_NVML_SAME(nvmlDeviceGetHandleByIndex, nvmlDeviceGetHandleByIndex_v2);
+AXL_NVML_SAME(nvmlDeviceGetPciInfo_v2, nvmlDeviceGetPciInfo_v3);
+AXL_NVML_SAME(nvmlDeviceGetPciInfo, nvmlDeviceGetPciInfo_v3);
+AXL_NVML_SAME(nvmlDeviceGetAttributes, nvmlDeviceGetAttributes_v2);
+AXL_NVML_SAME(nvmlDeviceGetNvLinkRemotePciInfo, nvmlDeviceGetNvLinkRemotePciInfo_v2);
+AXL_NVML_SAME(nvmlDeviceGetCurrentClocksThrottleReasons, nvmlDeviceGetCurrentClocksEventReasons);
+AXL_NVML_SAME(nvmlDeviceGetHandleByPciBusId, nvmlDeviceGetHandleByPciBusId_v2);
+AXL_NVML_SAME(nvmlComputeInstanceGetInfo, nvmlComputeInstanceGetInfo_v2);
+AXL_NVML_SAME(nvmlEventSetWait, nvmlEventSetWait_v2);
+#undef AXL_NVML_SAME
 
 #endif

@@ -52,10 +52,14 @@ static const char *text(struct axl_inventory *inv, unsigned i, const char *what,
 	return s[0] ? s : NULL;
 }
 
-static const char *arch_name(unsigned a)
+static const char *arch_name(nvmlDeviceArchitecture_t a)
 {
-	static const char *const names[] = {NULL,     NULL,     "Kepler", "Maxwell", "Pascal", "Volta",
-					    "Turing", "Ampere", "Ada Lovelace", "Hopper", "Blackwell"};
+	static const char *const names[] = {
+		[NVML_DEVICE_ARCH_KEPLER] = "Kepler", [NVML_DEVICE_ARCH_MAXWELL] = "Maxwell",
+		[NVML_DEVICE_ARCH_PASCAL] = "Pascal", [NVML_DEVICE_ARCH_VOLTA] = "Volta",
+		[NVML_DEVICE_ARCH_TURING] = "Turing", [NVML_DEVICE_ARCH_AMPERE] = "Ampere",
+		[NVML_DEVICE_ARCH_ADA] = "Ada Lovelace", [NVML_DEVICE_ARCH_HOPPER] = "Hopper",
+		[NVML_DEVICE_ARCH_BLACKWELL] = "Blackwell"};
 	return a < sizeof names / sizeof *names ? names[a] : NULL;
 }
 
@@ -153,8 +157,8 @@ static void apply_mig(struct axl__scan *scan, unsigned i, const struct nv_gpu *g
 	if (!part)
 		return;
 	part->pub.source = N;
-	part->pub.mode = g->mig == NVML_FEATURE_ENABLED ? "enabled" : "disabled";
-	part->pub.pending_mode = g->mig_pend == NVML_FEATURE_ENABLED ? "enabled" : "disabled";
+	part->pub.mode = g->mig == NVML_DEVICE_MIG_ENABLE ? "enabled" : "disabled";
+	part->pub.pending_mode = g->mig_pend == NVML_DEVICE_MIG_ENABLE ? "enabled" : "disabled";
 	if (g->has_mig_max) {
 		if (g->mig_max <= 7)
 			part->pub.max_partitions = g->mig_max;

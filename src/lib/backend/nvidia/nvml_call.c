@@ -322,7 +322,7 @@ nvmlReturn_t axl__nvq_memory(struct axl__vq *q, nvmlDevice_t d, nvmlMemory_v2_t 
 	static const struct axl__vout vo2 = VO_FIELDS(mem_fields, nvmlMemory_v2_t),
 				      vo1 = VO_FIELDS(mem1_fields, nvmlMemory_t);
 	memset(out, 0, sizeof *out);
-	out->version = AXL_NVML_MEMORY_V2;
+	out->version = nvmlMemory_v2;
 	*v2 = true;
 	nvmlReturn_t r = ANSWER("nvmlDeviceGetMemoryInfo_v2", HID(d), NULL, NULL, 0, &vo2, out,
 				LIVE(FN(DeviceGetMemoryInfo_v2), d, out));
@@ -361,7 +361,7 @@ nvmlReturn_t axl__nvq_gi_profile(struct axl__vq *q, nvmlDevice_t d, unsigned pro
 	static const struct axl__vout vo2 = VO_FIELDS(gi_fields, nvmlGpuInstanceProfileInfo_v2_t),
 				      vo1 = VO_FIELDS(gi1_fields, nvmlGpuInstanceProfileInfo_t);
 	memset(out, 0, sizeof *out);
-	out->version = AXL_NVML_GI_PROFILE_INFO_V2;
+	out->version = nvmlGpuInstanceProfileInfo_v2;
 	nvmlReturn_t r = ANSWER("nvmlDeviceGetGpuInstanceProfileInfoV", HID(d), NULL, &profile, 1, &vo2, out,
 				LIVE(FN(DeviceGetGpuInstanceProfileInfoV), d, profile, out));
 	if (r != NVML_ERROR_FUNCTION_NOT_FOUND && r != NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
@@ -528,14 +528,16 @@ nvmlReturn_t axl__nvq_procs(struct axl__vq *q, nvmlDevice_t d, bool graphics, nv
 	unsigned cnt = 0;
 	const struct axl__nvml_fns *fn = q->lib; /* NULL replaying */
 	if (fn) {
-		nvmlReturn_t (*v2)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v2_t *) =
-			graphics ? (fn->DeviceGetGraphicsRunningProcesses_v3 ? fn->DeviceGetGraphicsRunningProcesses_v3
-									   : fn->DeviceGetGraphicsRunningProcesses_v2)
-				 : (fn->DeviceGetComputeRunningProcesses_v3 ? fn->DeviceGetComputeRunningProcesses_v3
-									  : fn->DeviceGetComputeRunningProcesses_v2);
-		nvmlReturn_t (*v1)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v1_t *) =
+		/* _v3's rows (nvmlProcessInfo_t) and _v2's are one layout (nvml_api.h) */
+		AXL_NVML_FN(nvmlDeviceGetComputeRunningProcesses_v3) v3 =
+			graphics ? fn->DeviceGetGraphicsRunningProcesses_v3 : fn->DeviceGetComputeRunningProcesses_v3;
+		AXL_NVML_FN(nvmlDeviceGetComputeRunningProcesses_v2) v2 =
+			graphics ? fn->DeviceGetGraphicsRunningProcesses_v2 : fn->DeviceGetComputeRunningProcesses_v2;
+		AXL_NVML_FN(nvmlDeviceGetComputeRunningProcesses) v1 =
 			graphics ? fn->DeviceGetGraphicsRunningProcesses : fn->DeviceGetComputeRunningProcesses;
-		if (v2) {
+		if (v3) {
+			LIST_CALL(r, v3, d, buf, sizeof(nvmlProcessInfo_t), cnt, v3(d, &cnt, (nvmlProcessInfo_t *)buf));
+		} else if (v2) {
 			LIST_CALL(r, v2, d, buf, sizeof(nvmlProcessInfo_v2_t), cnt, v2(d, &cnt, (nvmlProcessInfo_v2_t *)buf));
 		} else if (v1) {
 			LIST_CALL(r, v1, d, buf, sizeof(nvmlProcessInfo_v1_t), cnt, v1(d, &cnt, (nvmlProcessInfo_v1_t *)buf));

@@ -163,7 +163,7 @@ static int find_gi_profile(struct mig_job *j, nvmlDevice_t gpu, unsigned *slices
 	for (unsigned e = 0; e < AXL_NVML_GI_PROFILE_ENUMS; e++) {
 		nvmlGpuInstanceProfileInfo_v2_t v2;
 		memset(&v2, 0, sizeof v2);
-		v2.version = AXL_NVML_GI_PROFILE_INFO_V2;
+		v2.version = nvmlGpuInstanceProfileInfo_v2;
 		nvmlReturn_t r = CALL(f->DeviceGetGpuInstanceProfileInfoV, gpu, e, &v2);
 		if (r != NVML_SUCCESS) {
 			nvmlGpuInstanceProfileInfo_t v1;
@@ -203,7 +203,7 @@ static int do_create(struct mig_job *j, nvmlDevice_t gpu)
 	}
 	if (r != NVML_SUCCESS)
 		return fail(j, "nvmlDeviceGetMigMode", r);
-	if (cur != 1) {
+	if (cur != NVML_DEVICE_MIG_ENABLE) {
 		snprintf(j->msg, sizeof j->msg,
 			 "MIG is disabled on %s: enable it with nvidia-smi -i %s -mig 1 (axl never changes it)",
 			 j->gpu_name, j->gpu_bus[0] ? j->gpu_bus : j->gpu_uuid);
@@ -310,7 +310,7 @@ static int do_destroy(struct mig_job *j, nvmlDevice_t gpu)
 	unsigned gid = 0, cid = 0;
 	char u[AXL_NVML_STR];
 	unsigned cur = 0, pend = 0;
-	if (CALL(f->DeviceGetMigMode, gpu, &cur, &pend) != NVML_SUCCESS || cur != 1)
+	if (CALL(f->DeviceGetMigMode, gpu, &cur, &pend) != NVML_SUCCESS || cur != NVML_DEVICE_MIG_ENABLE)
 		return 0; /* no MIG: nothing of it is left */
 	int found = find_mig(j, gpu, &gid, &cid, j->id, u, sizeof u);
 	if (found)
