@@ -6,24 +6,25 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
+#include "abi/nvidia/nvml.h"
 #include "axl/error.h"
 #include "climit_nvml.h"
 #include "util/region_format.h"
 
 #define NVML_MAX_DEV AXL__REGION_MAX_DEVICES
 
-/* NVML, from its public reference: nvmlReturn_t is an int (0 success), nvmlDevice_t a
- * pointer, nvmlUtilization_t { unsigned int gpu, memory; } */
-typedef struct {
-	unsigned int gpu, memory;
-} cl_nvml_util;
+/* nvmlInit_v2 and nvmlDeviceGetHandleByIndex_v2, else the base symbols: the same types */
+_Static_assert(__builtin_types_compatible_p(__typeof__(nvmlInit), __typeof__(nvmlInit_v2)), "nvmlInit");
+_Static_assert(__builtin_types_compatible_p(__typeof__(nvmlDeviceGetHandleByIndex),
+					    __typeof__(nvmlDeviceGetHandleByIndex_v2)),
+	       "nvmlDeviceGetHandleByIndex");
 
 struct nvml_src {
 	void *lib;
-	int (*get_handle)(unsigned, void **);
-	int (*get_util)(void *, cl_nvml_util *);
-	int (*shutdown)(void);
-	void *handles[NVML_MAX_DEV];
+	__typeof__(&nvmlDeviceGetHandleByIndex_v2) get_handle;
+	__typeof__(&nvmlDeviceGetUtilizationRates) get_util;
+	__typeof__(&nvmlShutdown) shutdown;
+	nvmlDevice_t handles[NVML_MAX_DEV];
 };
 
 static int nvml_read(void *ctx, int dev, unsigned *percent)
@@ -31,12 +32,12 @@ static int nvml_read(void *ctx, int dev, unsigned *percent)
 	struct nvml_src *s = ctx;
 	if (dev < 0 || dev >= NVML_MAX_DEV)
 		return -1;
-	if (!s->handles[dev] && s->get_handle((unsigned)dev, &s->handles[dev]) != 0) {
+	if (!s->handles[dev] && s->get_handle((unsigned)dev, &s->handles[dev]) != NVML_SUCCESS) {
 		s->handles[dev] = NULL;
 		return -1;
 	}
-	cl_nvml_util u;
-	if (s->get_util(s->handles[dev], &u) != 0)
+	nvmlUtilization_t u;
+	if (s->get_util(s->handles[dev], &u) != NVML_SUCCESS)
 		return -1;
 	*percent = u.gpu;
 	return 0;
@@ -63,15 +64,15 @@ int axl__climit_source_nvml(struct axl__climit_source *out, const char *lib)
 		free(s);
 		return AXL_ENOENT;
 	}
-	int (*init)(void) = (int (*)(void))dlsym(s->lib, "nvmlInit_v2");
+	__typeof__(&nvmlInit_v2) init = (__typeof__(&nvmlInit_v2))dlsym(s->lib, "nvmlInit_v2");
 	if (!init)
-		init = (int (*)(void))dlsym(s->lib, "nvmlInit");
+		init = (__typeof__(&nvmlInit))dlsym(s->lib, "nvmlInit");
 	*(void **)&s->get_handle = dlsym(s->lib, "nvmlDeviceGetHandleByIndex_v2");
 	if (!s->get_handle)
 		*(void **)&s->get_handle = dlsym(s->lib, "nvmlDeviceGetHandleByIndex");
 	*(void **)&s->get_util = dlsym(s->lib, "nvmlDeviceGetUtilizationRates");
 	*(void **)&s->shutdown = dlsym(s->lib, "nvmlShutdown");
-	if (!init || !s->get_handle || !s->get_util || init() != 0) {
+	if (!init || !s->get_handle || !s->get_util || init() != NVML_SUCCESS) {
 		dlclose(s->lib);
 		free(s);
 		return AXL_ENOTSUP;

@@ -16,21 +16,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "abi/nvidia/nvml.h"
 #include "limiter.h"
-#include "nvml_abi.h"
-
-#define NVML_ERROR_FUNCTION_NOT_FOUND 13
-
-typedef nvmlReturn_t (*mem_fn)(nvmlDevice_t, nvmlMemory_t *);
-typedef nvmlReturn_t (*mem2_fn)(nvmlDevice_t, nvmlMemory_v2_t *);
-typedef nvmlReturn_t (*uuid_fn)(nvmlDevice_t, char *, unsigned int);
 
 /* the real NVML's entries: from the handle a program's dlsym named, else RTLD_NEXT */
 static void *g_mem, *g_mem2, *g_uuid;
 static int g_next_done;
-
-AXL__LIM_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory);
-AXL__LIM_API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory);
 
 static void *not_ours(void *p)
 {
@@ -96,7 +87,7 @@ void *axl__lim_nvml_dlsym(dlsym_fn ds, void *handle, const char *name)
 static int limited(nvmlDevice_t device, unsigned long long drv_total, unsigned long long *limit_out,
 		   unsigned long long *used_out)
 {
-	uuid_fn gu = (uuid_fn)real(&g_uuid);
+	__typeof__(&nvmlDeviceGetUUID) gu = (__typeof__(&nvmlDeviceGetUUID))real(&g_uuid);
 	char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
 	if (!gu || gu(device, uuid, sizeof uuid) != NVML_SUCCESS)
 		return 0;
@@ -120,7 +111,7 @@ static int limited(nvmlDevice_t device, unsigned long long drv_total, unsigned l
 
 AXL__LIM_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
-	mem_fn f = (mem_fn)real(&g_mem);
+	__typeof__(&nvmlDeviceGetMemoryInfo) f = (__typeof__(&nvmlDeviceGetMemoryInfo))real(&g_mem);
 	if (!f)
 		return NVML_ERROR_FUNCTION_NOT_FOUND;
 	nvmlReturn_t rc = f(device, memory);
@@ -136,7 +127,7 @@ AXL__LIM_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemor
 
 AXL__LIM_API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
 {
-	mem2_fn f = (mem2_fn)real(&g_mem2);
+	__typeof__(&nvmlDeviceGetMemoryInfo_v2) f = (__typeof__(&nvmlDeviceGetMemoryInfo_v2))real(&g_mem2);
 	if (!f)
 		return NVML_ERROR_FUNCTION_NOT_FOUND;
 	nvmlReturn_t rc = f(device, memory);
