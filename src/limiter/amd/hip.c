@@ -20,7 +20,7 @@
 
 #include "core.h"
 /* HIP's ABI, declared once for axl (libaxl's hip compute backend uses the same header) */
-#include "lib/backend/amd/hip_api.h"
+#include "abi/amd/hip.h"
 
 /* the kinds of this side's allocation map */
 enum { K_PTR = 1 };
@@ -37,20 +37,13 @@ enum {
 	H_N
 };
 
-typedef hipError_t (*malloc_fn)(void **, size_t);
-typedef hipError_t (*mallocf_fn)(void **, size_t, unsigned);
-typedef hipError_t (*malloca_fn)(void **, size_t, hipStream_t);
-typedef hipError_t (*free_fn)(void *);
-typedef hipError_t (*freea_fn)(void *, hipStream_t);
-typedef hipError_t (*info_fn)(size_t *, size_t *);
+/* the runtime's function of a name: the prototype's type (abi/amd/hip.h) */
+#define REAL(n) ((__typeof__(&n))g_real[H_##n])
 
-AXL__LIM_API hipError_t hipMalloc(void **ptr, size_t size);
-AXL__LIM_API hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags);
-AXL__LIM_API hipError_t hipExtMallocWithFlags(void **ptr, size_t size, unsigned int flags);
-AXL__LIM_API hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream);
-AXL__LIM_API hipError_t hipFree(void *ptr);
-AXL__LIM_API hipError_t hipFreeAsync(void *ptr, hipStream_t stream);
-AXL__LIM_API hipError_t hipMemGetInfo(size_t *free, size_t *total);
+/* the limiter's own entry points, exported, with the prototypes' types */
+#define AXL__HIP_EXPORT(n) AXL__LIM_API __typeof__(n) n;
+AXL__HIP_SYMS(AXL__HIP_EXPORT)
+#undef AXL__HIP_EXPORT
 
 static const struct {
 	const char *name;
@@ -64,11 +57,11 @@ static const struct {
 static void *g_real[H_N];
 static void *g_rt; /* the runtime's handle */
 static struct {
-	hipError_t (*get_device)(int *);
-	hipError_t (*get_count)(int *);
-	hipError_t (*get_uuid)(hipUUID *, int);
-	hipError_t (*bus_id)(char *, int, int);
-	hipError_t (*stream_device)(hipStream_t, int *);
+	__typeof__(&hipGetDevice) get_device;
+	__typeof__(&hipGetDeviceCount) get_count;
+	__typeof__(&hipDeviceGetUuid) get_uuid;
+	__typeof__(&hipDeviceGetPCIBusId) bus_id;
+	__typeof__(&hipStreamGetDevice) stream_device; /* ROCm 5.6 */
 } g_rtf;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
@@ -96,11 +89,11 @@ static void init_once(void)
 	}
 	for (int i = 0; i < H_N; i++)
 		g_real[i] = ds(g_rt, g_table[i].name);
-	g_rtf.get_device = (hipError_t(*)(int *))ds(g_rt, "hipGetDevice");
-	g_rtf.get_count = (hipError_t(*)(int *))ds(g_rt, "hipGetDeviceCount");
-	g_rtf.get_uuid = (hipError_t(*)(hipUUID *, int))ds(g_rt, "hipDeviceGetUuid");
-	g_rtf.bus_id = (hipError_t(*)(char *, int, int))ds(g_rt, "hipDeviceGetPCIBusId");
-	g_rtf.stream_device = (hipError_t(*)(hipStream_t, int *))ds(g_rt, "hipStreamGetDevice");
+	g_rtf.get_device = (__typeof__(g_rtf.get_device))ds(g_rt, "hipGetDevice");
+	g_rtf.get_count = (__typeof__(g_rtf.get_count))ds(g_rt, "hipGetDeviceCount");
+	g_rtf.get_uuid = (__typeof__(g_rtf.get_uuid))ds(g_rt, "hipDeviceGetUuid");
+	g_rtf.bus_id = (__typeof__(g_rtf.bus_id))ds(g_rt, "hipDeviceGetPCIBusId");
+	g_rtf.stream_device = (__typeof__(g_rtf.stream_device))ds(g_rt, "hipStreamGetDevice");
 	axl__lim_log(AXL__LOG_DEBUG, "HIP runtime %s loaded", lib);
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
@@ -286,19 +279,19 @@ static hipError_t charge(int ordinal, uint64_t bytes, const char *fn, axl__regio
 
 AXL__LIM_API hipError_t hipMalloc(void **ptr, size_t size)
 {
-	ALLOC(hipMalloc, current_ordinal(), ptr, size, ((malloc_fn)g_real[H_hipMalloc])(ptr, size));
+	ALLOC(hipMalloc, current_ordinal(), ptr, size, REAL(hipMalloc)(ptr, size));
 }
 
 AXL__LIM_API hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags)
 {
 	ALLOC(hipMallocManaged, current_ordinal(), ptr, size,
-	      ((mallocf_fn)g_real[H_hipMallocManaged])(ptr, size, flags));
+	      REAL(hipMallocManaged)(ptr, size, flags));
 }
 
 AXL__LIM_API hipError_t hipExtMallocWithFlags(void **ptr, size_t size, unsigned int flags)
 {
 	ALLOC(hipExtMallocWithFlags, current_ordinal(), ptr, size,
-	      ((mallocf_fn)g_real[H_hipExtMallocWithFlags])(ptr, size, flags));
+	      REAL(hipExtMallocWithFlags)(ptr, size, flags));
 }
 
 /* the stream's device (hipStreamGetDevice when the runtime has it), else the current one */
@@ -314,10 +307,10 @@ AXL__LIM_API hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stre
 {
 	hip_init();
 	ALLOC(hipMallocAsync, stream_ordinal(stream), ptr, size,
-	      ((malloca_fn)g_real[H_hipMallocAsync])(ptr, size, stream));
+	      REAL(hipMallocAsync)(ptr, size, stream));
 }
 
-static hipError_t free_ptr(void *p, freea_fn async, free_fn plain, hipStream_t s)
+static hipError_t free_ptr(void *p, __typeof__(&hipFreeAsync) async, __typeof__(&hipFree) plain, hipStream_t s)
 {
 	int rdev;
 	uint64_t bytes;
@@ -327,7 +320,7 @@ static hipError_t free_ptr(void *p, freea_fn async, free_fn plain, hipStream_t s
 		return rc;
 	/* HIP's hipFree of a lost device's memory releases it and returns the error: the
 	 * bytes are given back unless the runtime refused the pointer itself */
-	if (rc != 1 /* hipErrorInvalidValue */ && rc != 400 /* hipErrorInvalidHandle */) {
+	if (rc != hipErrorInvalidValue && rc != hipErrorInvalidHandle) {
 		axl__region *r = NULL;
 		(void)device(0, &r);
 		if (r && rdev >= 0)
@@ -343,7 +336,7 @@ AXL__LIM_API hipError_t hipFree(void *ptr)
 	hip_init();
 	if (!g_real[H_hipFree])
 		return hipErrorNotSupported;
-	return free_ptr(ptr, NULL, (free_fn)g_real[H_hipFree], NULL);
+	return free_ptr(ptr, NULL, REAL(hipFree), NULL);
 }
 
 AXL__LIM_API hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
@@ -351,7 +344,7 @@ AXL__LIM_API hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
 	hip_init();
 	if (!g_real[H_hipFreeAsync])
 		return hipErrorNotSupported;
-	return free_ptr(ptr, (freea_fn)g_real[H_hipFreeAsync], NULL, stream);
+	return free_ptr(ptr, REAL(hipFreeAsync), NULL, stream);
 }
 
 /* the limit as total, limit - the workload's usage as free (at most the runtime's free) */
@@ -360,7 +353,7 @@ AXL__LIM_API hipError_t hipMemGetInfo(size_t *free, size_t *total)
 	hip_init();
 	if (!g_real[H_hipMemGetInfo])
 		return hipErrorNotSupported;
-	hipError_t rc = ((info_fn)g_real[H_hipMemGetInfo])(free, total);
+	hipError_t rc = REAL(hipMemGetInfo)(free, total);
 	if (rc != hipSuccess || !free || !total)
 		return rc;
 	axl__region *r = NULL;

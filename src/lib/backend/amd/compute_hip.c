@@ -116,7 +116,8 @@ static const char *ename(const struct hip_state *st, hipError_t rc)
 
 /* HIP has no "device lost" code: these are the ones a device that stopped answering
  * leaves behind (the sticky errors of a faulted queue, and no device at all after
- * start-up), after which nothing on it works again. */
+ * start-up), after which nothing on it works again. (CUDA's hardware exceptions, 714-718,
+ * have no HIP codes: hip_runtime_api.h has none of them, 5.2 to 6.2.) */
 static bool lost(hipError_t rc)
 {
 	switch (rc) {
@@ -124,11 +125,6 @@ static bool lost(hipError_t rc)
 	case hipErrorECCNotCorrectable:
 	case hipErrorIllegalAddress:
 	case hipErrorAssert:
-	case hipErrorHardwareStackError:
-	case hipErrorIllegalInstruction:
-	case hipErrorMisalignedAddress:
-	case hipErrorInvalidAddressSpace:
-	case hipErrorInvalidPc:
 	case hipErrorLaunchFailure: return true;
 	default: return false;
 	}
@@ -480,7 +476,7 @@ static int hip_copy(void *state, void *q, const struct axl__cmem *dst, uint64_t 
 	struct hip_queue *hq = q;
 	/* host memory (of any backend) is plain host memory to HIP; device memory is the
 	 * queue's device's */
-	int kind = dst->host ? (src->host ? hipMemcpyHostToHost : hipMemcpyDeviceToHost)
+	hipMemcpyKind kind = dst->host ? (src->host ? hipMemcpyHostToHost : hipMemcpyDeviceToHost)
 			     : (src->host ? hipMemcpyHostToDevice : hipMemcpyDeviceToDevice);
 	hipError_t rc = st->f->MemcpyAsync(at(dst, dst_offset), at(src, src_offset), (size_t)size, kind, hq->s);
 	if (rc != hipSuccess) {

@@ -10,6 +10,18 @@
 
 #include <stddef.h>
 
+/* Declarations newer than HIP 5.2 (Debian's libamdhip64-dev 5.2.3, which tests/vendorabi
+ * compares this file with: vendorabi.double.hip) sit under AXL_ABI_HAVE(<HIP_VERSION>);
+ * the comparison defines AXL_ABI_HEADER_VERSION to the header's HIP_VERSION. The builds
+ * are ROCm 6.2's runtime and (HIP_DOUBLE_OLD) ROCm 5.7's. */
+#ifdef AXL_ABI_HEADER_VERSION
+#define AXL_ABI_HAVE(version) (AXL_ABI_HEADER_VERSION >= (version))
+#elif defined(HIP_DOUBLE_OLD)
+#define AXL_ABI_HAVE(version) (50731921 >= (version))
+#else
+#define AXL_ABI_HAVE(version) 1
+#endif
+
 typedef enum hipError_t {
   hipSuccess = 0,
   hipErrorInvalidValue = 1,
@@ -77,7 +89,10 @@ hipError_t hipMallocManaged(void **ptr, size_t size, unsigned int flags);
 hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags);
 hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream);
 hipError_t hipFreeAsync(void *ptr, hipStream_t stream);
+#if AXL_ABI_HAVE(50600000)
+/* ROCm 5.6 */
 hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device);
+#endif
 hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags);
 hipError_t hipHostFree(void *ptr);
 hipError_t hipMemGetInfo(size_t *free, size_t *total);
