@@ -5,7 +5,9 @@
             axl_subsystem()) form no cycle, and every layer folder exists;
   includes  every #include "..." of a file under src/lib resolves to its own folder, a
             folder of a layer below it, util/ or the public headers: the same rule the
-            build's include paths enforce, read from the sources;
+            build's include paths enforce, read from the sources; a vendor's foreign ABI
+            (src/abi/<vendor>/) is included only from that vendor's backend folder, its
+            limiter folder (src/limiter/<vendor>/) or src/abi/<vendor>/ itself;
   symbols   every axl_/axl__ symbol an object of a layer uses is defined in that layer
             or in one below it (nm), but for the registry's table, which the core
             declares and the backend layer defines (the one plug-in point); a layer
@@ -158,6 +160,25 @@ def check_includes(layers, src):
                     where = [d for d in by_dir if os.path.isfile(os.path.join(lib, d, p))]
                     bad.append("src/lib/%s/%s: includes \"%s\" from %s, not a layer below %s" %
                                (l["dir"], f, p, ", ".join(where) or "nowhere", name))
+    # outside src/lib (the limiter, compat, the command, src/abi itself): a vendor's
+    # foreign ABI only from that vendor's limiter folder or its own src/abi folder
+    for dp, _, fs in os.walk(src):
+        rel_dir = os.path.relpath(dp, src)
+        if rel_dir == "lib" or rel_dir.startswith("lib/"):
+            continue
+        for f in sorted(fs):
+            if not f.endswith((".c", ".h")):
+                continue
+            rel = os.path.normpath(os.path.join(rel_dir, f))
+            text = open(os.path.join(dp, f), errors="replace").read()
+            for m in inc.finditer(text):
+                p = m.group(1)
+                if not p.startswith("abi/") or p.count("/") != 2:
+                    continue
+                vendor = p.split("/")[1]
+                if rel.startswith("limiter/%s/" % vendor) or rel.startswith("abi/%s/" % vendor):
+                    continue
+                bad.append("src/%s: includes \"%s\", the ABI of a vendor not its own" % (rel, p))
     return bad
 
 
