@@ -43,7 +43,10 @@ for f in cuInit cuDriverGetVersion cuDeviceGetCount cuDeviceGet cuDeviceGetName 
          cuLaunchKernel cuLaunchKernelEx cuLaunchCooperativeKernel cuStreamBeginCapture_v2 cuStreamIsCapturing cuStreamEndCapture \
          cuGraphCreate cuGraphAddKernelNode_v2 cuGraphGetNodes cuGraphKernelNodeGetParams_v2 \
          cuGraphInstantiateWithFlags cuGraphInstantiate_v2 cuGraphLaunch cuGraphExecDestroy cuGraphDestroy \
-         cuGetProcAddress cuGetProcAddress_v2 axl_cuda_double_utilization; do
+         cuGetProcAddress cuGetProcAddress_v2 axl_cuda_double_utilization \
+         cuMemAlloc cuMemAllocPitch cuMemFree cuDeviceTotalMem cuArrayCreate cuArray3DCreate cuArray3DCreate_v2 \
+         cuGraphNodeGetType cuGraphAddMemAllocNode cuGraphAddMemFreeNode cuGraphMemAllocNodeGetParams \
+         cuGraphUpload cuDeviceGraphMemTrim cuDeviceGetGraphMemAttribute; do
   for lib in "$cur" "$old"; do
     syms "$lib" | grep -qx "$f" || { echo "$lib lacks $f"; fail=1; }
   done

@@ -60,7 +60,12 @@ struct device {
 	uint64_t last_query;   /* axl_cuda_double_utilization */
 	size_t ckpt_used;      /* used memory while checkpointed */
 	unsigned default_pool; /* object id, 0 until asked for */
+	/* the graph memory pool: what graph launches and uploads mapped (in used), and of it
+	 * what live graph allocations hold; the high-water marks */
+	size_t gp_reserved, gp_used, gp_reserved_high, gp_used_high;
 };
+
+#define GRAPH_POOL 0xffffffffu /* struct alloc's pool: a graph allocation (the graph pool's) */
 
 struct alloc {
 	uint64_t va;
@@ -622,6 +627,17 @@ API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 	LEAVE;
 }
 
+/* CUDA 3.1's: saturates at 4 GiB - 1 */
+API CUresult cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
+{
+	ENTER("cuDeviceTotalMem");
+	if (!bytes)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	DEVICE_OK(dev);
+	*bytes = g_dev[dev].total > UINT_MAX ? UINT_MAX : (unsigned)g_dev[dev].total;
+	LEAVE;
+}
+
 API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
 	ENTER("cuDeviceGetAttribute");
@@ -694,12 +710,15 @@ static CUresult primary_release(const char *fn, CUdevice dev)
 		if (g_allocs[i].dev == dev) {
 			if (!g_allocs[i].mapped)
 				free(g_allocs[i].host);
-			d->used -= g_allocs[i].charged;
+			if (g_allocs[i].pool != GRAPH_POOL) /* the graph pool goes whole, below */
+				d->used -= g_allocs[i].charged;
 			pool_uncharge(g_allocs[i].pool, g_allocs[i].charged);
 		} else
 			g_allocs[j++] = g_allocs[i];
 	}
 	g_nallocs = j;
+	d->used -= d->gp_reserved;
+	d->gp_reserved = d->gp_used = 0;
 	for (size_t i = 0; i < g_nstreams; i++)
 		if (g_streams[i].dev == dev)
 			g_streams[i].live = 0;
@@ -825,8 +844,23 @@ static int oom_fault(size_t size)
 	return g_oom_at >= 0 && (unsigned long long)size >= (unsigned long long)g_oom_at;
 }
 
+/* legacy (CUDA 3.1) allocations' addresses fit 32 bits: their own window, below every
+ * device's (is_device_address does not know them: they are allocated, counted and freed,
+ * not copied to) */
+#define VA32_FIRST 0x10000000ull
+#define VA32_END   0x100000000ull
+static uint64_t g_next_va32 = VA32_FIRST;
+
+static CUresult alloc_in(int dev, CUdeviceptr *dptr, size_t bytesize, unsigned pool, uint64_t *cursor, uint64_t end);
+
 /* one allocation of device memory on dev, charged to it (and to a pool); lock held */
 static CUresult alloc_on(int dev, CUdeviceptr *dptr, size_t bytesize, unsigned pool)
+{
+	return alloc_in(dev, dptr, bytesize, pool, &g_dev[dev].next_va, UINT64_MAX);
+}
+
+/* the same at addresses from *cursor, below end */
+static CUresult alloc_in(int dev, CUdeviceptr *dptr, size_t bytesize, unsigned pool, uint64_t *cursor, uint64_t end)
 {
 	CUresult rc = CUDA_SUCCESS;
 	if (!dptr || bytesize == 0)
@@ -837,7 +871,7 @@ static CUresult alloc_on(int dev, CUdeviceptr *dptr, size_t bytesize, unsigned p
 	if (bytesize > SIZE_MAX - ALLOC_ALIGN)
 		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
 	size_t charged = (bytesize + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN;
-	if (oom_fault(bytesize) || charged > d->total - d->used)
+	if (oom_fault(bytesize) || charged > d->total - d->used || *cursor > end || end - *cursor < charged + ALLOC_ALIGN)
 		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
 	if (grow((void **)&g_allocs, &g_capallocs, g_nallocs + 1, sizeof(*g_allocs)) != 0)
 		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
@@ -845,14 +879,14 @@ static CUresult alloc_on(int dev, CUdeviceptr *dptr, size_t bytesize, unsigned p
 	if (!host)
 		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
 	struct alloc *a = &g_allocs[g_nallocs++];
-	a->va = d->next_va;
+	a->va = *cursor;
 	a->size = bytesize;
 	a->charged = charged;
 	a->host = host;
 	a->dev = dev;
 	a->mapped = 0;
 	a->pool = pool;
-	d->next_va += charged + ALLOC_ALIGN; /* a gap: one past the end is nobody's */
+	*cursor += charged + ALLOC_ALIGN; /* a gap: one past the end is nobody's */
 	d->used += charged;
 	*dptr = a->va;
 done:
@@ -869,6 +903,22 @@ API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 	LEAVE;
 }
 
+/* CUDA 3.1's: a 32-bit pointer, from the low window */
+API CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+{
+	ENTER("cuMemAlloc");
+	int dev = current_device(&rc);
+	if (dev < 0)
+		goto done;
+	if (!dptr)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	CUdeviceptr p = 0;
+	rc = alloc_in(dev, &p, bytesize, 0, &g_next_va32, VA32_END);
+	if (rc == CUDA_SUCCESS)
+		*dptr = (CUdeviceptr_v1)p;
+	LEAVE;
+}
+
 /* frees what alloc_on gave; lock held */
 static CUresult free_va(CUdeviceptr dptr)
 {
@@ -882,7 +932,9 @@ static CUresult free_va(CUdeviceptr dptr)
 	NOT_LOST(g_allocs[i].dev);
 	NOT_CHECKPOINTED();
 	free(g_allocs[i].host);
-	if (!pool_keep(g_allocs[i].pool, g_allocs[i].charged)) /* a pool keeps it reserved */
+	if (g_allocs[i].pool == GRAPH_POOL) /* back to the graph pool, which keeps it mapped */
+		g_dev[g_allocs[i].dev].gp_used -= g_allocs[i].charged;
+	else if (!pool_keep(g_allocs[i].pool, g_allocs[i].charged)) /* a pool keeps it reserved */
 		g_dev[g_allocs[i].dev].used -= g_allocs[i].charged;
 	pool_uncharge(g_allocs[i].pool, g_allocs[i].charged);
 	g_allocs[i] = g_allocs[--g_nallocs];
@@ -893,6 +945,13 @@ done:
 API CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
 	ENTER("cuMemFree_v2");
+	rc = free_va(dptr);
+	LEAVE;
+}
+
+API CUresult cuMemFree(CUdeviceptr_v1 dptr)
+{
+	ENTER("cuMemFree");
 	rc = free_va(dptr);
 	LEAVE;
 }
@@ -1260,11 +1319,19 @@ enum { OBJ_POOL = 1, OBJ_VMM, OBJ_ARRAY, OBJ_MIPMAP, OBJ_MODULE, OBJ_FUNCTION, O
 
 #define MAX_KERNELS 32
 struct node {
+	CUgraphNodeType type;   /* kernel, memory allocation or free */
 	CUfunction func;
 	unsigned grid[3], block[3], shmem;
 	unsigned long long dur; /* microseconds */
 	void *params[1];        /* -> dur: what cuGraphKernelNodeGetParams_v2 hands out */
+	int dev;                /* memory nodes: the device, bytes, the address */
+	size_t bytes;
+	uint64_t va;
 };
+
+static CUresult graph_add_mem(unsigned graph, CUgraphNodeType type, int dev, size_t bytes, uint64_t va,
+			      CUgraphNode *out);
+static uint64_t graph_va(int dev, size_t bytes);
 
 struct obj {
 	int kind, live, dev;
@@ -1408,6 +1475,29 @@ API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthI
 	LEAVE;
 }
 
+/* CUDA 3.1's: 32-bit pointer and pitch, from the low window */
+API CUresult cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch, unsigned int WidthInBytes, unsigned int Height,
+			     unsigned int ElementSizeBytes)
+{
+	ENTER("cuMemAllocPitch");
+	int dev = current_device(&rc);
+	if (dev < 0)
+		goto done;
+	if (!dptr || !pPitch || WidthInBytes == 0 || Height == 0 ||
+	    (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	size_t pitch = ((size_t)WidthInBytes + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN;
+	if (pitch > UINT_MAX)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	CUdeviceptr p = 0;
+	rc = alloc_in(dev, &p, pitch * Height, 0, &g_next_va32, VA32_END);
+	if (rc == CUDA_SUCCESS) {
+		*dptr = (CUdeviceptr_v1)p;
+		*pPitch = (unsigned)pitch;
+	}
+	LEAVE;
+}
+
 API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
 	ENTER("cuMemAllocManaged");
@@ -1455,11 +1545,31 @@ static CUresult pool_alloc(unsigned pool, CUdeviceptr *dptr, size_t bytesize)
 	return rc;
 }
 
+/* into a stream being captured, a stream-ordered allocation adds an allocation node to the
+ * graph (its address now, its memory when the graph runs) and a free a free node */
+static int captured_alloc(CUstream s, int dev, CUdeviceptr *dptr, size_t bytesize, CUresult *rc)
+{
+	struct stream *st = stream_of(s);
+	if (!st || !st->capture)
+		return 0;
+	if (!dptr || bytesize == 0 || bytesize > SIZE_MAX / 2) {
+		*rc = CUDA_ERROR_INVALID_VALUE;
+		return 1;
+	}
+	uint64_t va = graph_va(dev, bytesize);
+	*rc = graph_add_mem(st->capture, CU_GRAPH_NODE_TYPE_MEM_ALLOC, dev, bytesize, va, NULL);
+	if (*rc == CUDA_SUCCESS)
+		*dptr = va;
+	return 1;
+}
+
 API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
 	ENTER("cuMemAllocAsync");
 	int dev = stream_device(hStream, &rc);
 	if (dev < 0)
+		goto done;
+	if (captured_alloc(hStream, dev, dptr, bytesize, &rc))
 		goto done;
 	unsigned pool = default_pool(dev);
 	if (!pool)
@@ -1474,6 +1584,11 @@ API CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 	int dev = stream_device(hStream, &rc);
 	if (dev < 0)
 		goto done;
+	struct stream *st = stream_of(hStream);
+	if (st && st->capture) {
+		rc = graph_add_mem(st->capture, CU_GRAPH_NODE_TYPE_MEM_FREE, dev, 0, dptr, NULL);
+		goto done;
+	}
 	rc = free_va(dptr); /* released at once, not when the stream gets there */
 	LEAVE;
 }
@@ -1533,6 +1648,8 @@ API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemor
 	unsigned id = obj_id((uint64_t)(uintptr_t)pool, OBJ_POOL);
 	if (!id)
 		FAIL(CUDA_ERROR_INVALID_VALUE);
+	if (captured_alloc(hStream, OBJ(id)->dev, dptr, bytesize, &rc))
+		goto done;
 	rc = pool_alloc(id, dptr, bytesize);
 	LEAVE;
 }
@@ -1833,6 +1950,75 @@ API CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAl
 	LEAVE;
 }
 
+/* CUDA 3.1's: 32-bit sizes */
+API CUresult cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 *pAllocateArray)
+{
+	ENTER("cuArrayCreate");
+	if (!pHandle || !pAllocateArray)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	const CUDA_ARRAY_DESCRIPTOR_v1 *a = pAllocateArray;
+	size_t bytes = array_bytes(a->Width, a->Height, 0, a->Format, a->NumChannels);
+	if (!bytes)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	uint64_t h = 0;
+	rc = array_new(OBJ_ARRAY, &h, bytes);
+	if (rc == CUDA_SUCCESS)
+		*pHandle = (CUarray)(uintptr_t)h;
+	LEAVE;
+}
+
+/* flags cuArray3DCreate takes: layered, surface load/store, cubemap, texture gather,
+ * sparse, deferred mapping */
+#define ARRAY3D_FLAGS (CUDA_ARRAY3D_LAYERED | 0x02u | CUDA_ARRAY3D_CUBEMAP | 0x08u | CUDA_ARRAY3D_SPARSE | \
+		       CUDA_ARRAY3D_DEFERRED_MAPPING)
+
+/* a 3D (layered, cubemap) array; a sparse or deferred-mapping one holds no memory of its
+ * own (what is mapped into it comes from cuMemCreate's handles); lock held */
+static CUresult array3d_new(uint64_t *h, size_t w, size_t ht, size_t d, CUarray_format f, unsigned ch, unsigned flags)
+{
+	CUresult rc = CUDA_SUCCESS;
+	if (flags & ~ARRAY3D_FLAGS)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	if ((flags & CUDA_ARRAY3D_CUBEMAP) &&
+	    (w != ht || ((flags & CUDA_ARRAY3D_LAYERED) ? d == 0 || d % 6 : d != 6)))
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	size_t bytes = array_bytes(w, ht, d, f, ch);
+	if (!bytes)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	if (flags & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING))
+		bytes = 0;
+	rc = array_new(OBJ_ARRAY, h, bytes);
+done:
+	return rc;
+}
+
+API CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
+{
+	ENTER("cuArray3DCreate_v2");
+	if (!pHandle || !pAllocateArray)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	const CUDA_ARRAY3D_DESCRIPTOR *a = pAllocateArray;
+	uint64_t h = 0;
+	rc = array3d_new(&h, a->Width, a->Height, a->Depth, a->Format, a->NumChannels, a->Flags);
+	if (rc == CUDA_SUCCESS)
+		*pHandle = (CUarray)(uintptr_t)h;
+	LEAVE;
+}
+
+/* CUDA 3.1's: 32-bit sizes */
+API CUresult cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 *pAllocateArray)
+{
+	ENTER("cuArray3DCreate");
+	if (!pHandle || !pAllocateArray)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	const CUDA_ARRAY3D_DESCRIPTOR_v1 *a = pAllocateArray;
+	uint64_t h = 0;
+	rc = array3d_new(&h, a->Width, a->Height, a->Depth, a->Format, a->NumChannels, a->Flags);
+	if (rc == CUDA_SUCCESS)
+		*pHandle = (CUarray)(uintptr_t)h;
+	LEAVE;
+}
+
 API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc,
 				    unsigned int numMipmapLevels)
 {
@@ -1840,15 +2026,21 @@ API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3
 	if (!pHandle || !pMipmappedArrayDesc || numMipmapLevels == 0 || numMipmapLevels > 32)
 		FAIL(CUDA_ERROR_INVALID_VALUE);
 	const CUDA_ARRAY3D_DESCRIPTOR *a = pMipmappedArrayDesc;
+	if (a->Flags & ~ARRAY3D_FLAGS)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	/* a layered or cubemap array's layers are not levels: every level keeps them */
+	int layers = (a->Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)) != 0;
 	size_t bytes = 0;
 	for (unsigned l = 0; l < numMipmapLevels; l++) {
-		size_t w = a->Width >> l, h = a->Height >> l, d = a->Depth >> l;
+		size_t w = a->Width >> l, h = a->Height >> l, d = layers ? a->Depth : a->Depth >> l;
 		size_t b = array_bytes(w ? w : 1, a->Height ? (h ? h : 1) : 0, a->Depth ? (d ? d : 1) : 0, a->Format,
 				       a->NumChannels);
 		if (!b || a->Width == 0)
 			FAIL(CUDA_ERROR_INVALID_VALUE);
 		bytes += b;
 	}
+	if (a->Flags & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING))
+		bytes = 0;
 	uint64_t h = 0;
 	rc = array_new(OBJ_MIPMAP, &h, bytes);
 	if (rc == CUDA_SUCCESS)
@@ -2022,6 +2214,118 @@ static CUresult graph_add(unsigned graph, CUfunction f, const unsigned grid[3], 
 	if (out)
 		*out = (CUgraphNode)(uintptr_t)((TAG_NODE << 48) | ((uint64_t)graph << 24) | g->nnodes);
 	return CUDA_SUCCESS;
+}
+
+/* a graph memory node: an allocation (its address given when it is made, fixed for the
+ * node's life; its memory mapped when the graph is uploaded or launched) or a free; lock held */
+static CUresult graph_add_mem(unsigned graph, CUgraphNodeType type, int dev, size_t bytes, uint64_t va,
+			      CUgraphNode *out)
+{
+	struct obj *g = OBJ(graph);
+	if (grow((void **)&g->nodes, &g->capnodes, g->nnodes + 1, sizeof(*g->nodes)) != 0)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	struct node *n = calloc(1, sizeof(*n));
+	if (!n)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	n->type = type;
+	n->dev = dev;
+	n->bytes = bytes;
+	n->va = va;
+	n->params[0] = &n->dur;
+	g->nodes[g->nnodes++] = n;
+	if (out)
+		*out = (CUgraphNode)(uintptr_t)((TAG_NODE << 48) | ((uint64_t)graph << 24) | g->nnodes);
+	return CUDA_SUCCESS;
+}
+
+/* an allocation node's address: from the device's address space, not charged */
+static uint64_t graph_va(int dev, size_t bytes)
+{
+	size_t charged = (bytes + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN;
+	uint64_t va = g_dev[dev].next_va;
+	g_dev[dev].next_va += charged + ALLOC_ALIGN;
+	return va;
+}
+
+/* the live allocation at va, or NULL */
+static struct alloc *live_at(uint64_t va)
+{
+	for (size_t i = 0; i < g_nallocs; i++)
+		if (g_allocs[i].va == va && !g_allocs[i].mapped)
+			return &g_allocs[i];
+	return NULL;
+}
+
+/* An executable graph's memory nodes on their devices' graph pools. Each pool first grows
+ * by what the graph's allocations need beyond what it holds unused, all or nothing
+ * (CUDA_ERROR_OUT_OF_MEMORY changes nothing); a launch then makes each allocation live and
+ * frees what each free node names, in order; an upload only maps. Lock held. */
+static CUresult graph_mem(unsigned x, int launch)
+{
+	CUresult rc = CUDA_SUCCESS;
+	struct obj *o = OBJ(x);
+	size_t need[MAX_DEVICES] = {0};
+	for (size_t i = 0; i < o->nnodes; i++) {
+		struct node *n = o->nodes[i];
+		if (n->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC) {
+			if (launch && live_at(n->va))
+				FAIL(CUDA_ERROR_INVALID_VALUE); /* an earlier launch's allocation is still live */
+			need[n->dev] += (n->bytes + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN;
+		} else if (n->type == CU_GRAPH_NODE_TYPE_MEM_FREE && launch && !live_at(n->va)) {
+			int earlier = 0; /* allocated by this graph before the free */
+			for (size_t k = 0; k < i && !earlier; k++)
+				earlier = o->nodes[k]->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC && o->nodes[k]->va == n->va;
+			if (!earlier)
+				FAIL(CUDA_ERROR_INVALID_VALUE);
+		}
+	}
+	for (int d = 0; d < g_ndev; d++) {
+		struct device *dv = &g_dev[d];
+		size_t unused = dv->gp_reserved - dv->gp_used;
+		if (need[d] > unused && need[d] - unused > dv->total - dv->used)
+			FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	}
+	for (int d = 0; d < g_ndev; d++) {
+		struct device *dv = &g_dev[d];
+		size_t unused = dv->gp_reserved - dv->gp_used;
+		if (need[d] > unused) {
+			dv->used += need[d] - unused;
+			dv->gp_reserved += need[d] - unused;
+		}
+		if (dv->gp_reserved > dv->gp_reserved_high)
+			dv->gp_reserved_high = dv->gp_reserved;
+	}
+	if (!launch)
+		goto done;
+	for (size_t i = 0; i < o->nnodes; i++) {
+		struct node *n = o->nodes[i];
+		if (n->type == CU_GRAPH_NODE_TYPE_MEM_FREE) {
+			rc = free_va(n->va);
+			if (rc != CUDA_SUCCESS)
+				goto done;
+			continue;
+		}
+		if (n->type != CU_GRAPH_NODE_TYPE_MEM_ALLOC)
+			continue;
+		unsigned char *host = malloc(n->bytes);
+		if (!host || grow((void **)&g_allocs, &g_capallocs, g_nallocs + 1, sizeof(*g_allocs)) != 0) {
+			free(host);
+			FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+		}
+		struct alloc *a = &g_allocs[g_nallocs++];
+		memset(a, 0, sizeof(*a));
+		a->va = n->va;
+		a->size = n->bytes;
+		a->charged = (n->bytes + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN;
+		a->host = host;
+		a->dev = n->dev;
+		a->pool = GRAPH_POOL;
+		g_dev[n->dev].gp_used += a->charged;
+		if (g_dev[n->dev].gp_used > g_dev[n->dev].gp_used_high)
+			g_dev[n->dev].gp_used_high = g_dev[n->dev].gp_used;
+	}
+done:
+	return rc;
 }
 
 /* a launch: runs the kernel on the stream's device, or records it in the graph being captured */
@@ -2202,7 +2506,7 @@ API CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_P
 	struct node *n = node_of(hNode);
 	if (!n)
 		FAIL(CUDA_ERROR_INVALID_HANDLE);
-	if (!nodeParams)
+	if (!nodeParams || n->type != CU_GRAPH_NODE_TYPE_KERNEL)
 		FAIL(CUDA_ERROR_INVALID_VALUE);
 	memset(nodeParams, 0, sizeof(*nodeParams));
 	nodeParams->func = n->func;
@@ -2231,7 +2535,10 @@ static CUresult instantiate(const char *fn, CUgraphExec *phGraphExec, CUgraph hG
 	struct obj *g = OBJ(id);
 	for (size_t i = 0; i < g->nnodes; i++) {
 		struct node *n = g->nodes[i];
-		rc = graph_add(x, n->func, n->grid, n->block, n->shmem, n->dur, NULL);
+		if (n->type == CU_GRAPH_NODE_TYPE_KERNEL)
+			rc = graph_add(x, n->func, n->grid, n->block, n->shmem, n->dur, NULL);
+		else
+			rc = graph_add_mem(x, n->type, n->dev, n->bytes, n->va, NULL);
 		g = OBJ(id);
 		if (rc != CUDA_SUCCESS) {
 			free_nodes(OBJ(x));
@@ -2273,8 +2580,133 @@ API CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 	struct stream *st = stream_of(hStream);
 	if (st && st->capture)
 		FAIL(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+	rc = graph_mem(id, 1);
+	if (rc != CUDA_SUCCESS)
+		goto done;
 	for (size_t i = 0; i < OBJ(id)->nnodes; i++)
-		run_kernel(dev, hStream, OBJ(id)->nodes[i]->dur);
+		if (OBJ(id)->nodes[i]->type == CU_GRAPH_NODE_TYPE_KERNEL)
+			run_kernel(dev, hStream, OBJ(id)->nodes[i]->dur);
+	LEAVE;
+}
+
+/* the graph's allocations mapped ahead of its launch (the graph pool grows), not made live */
+API CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)
+{
+	ENTER("cuGraphUpload");
+	unsigned id = obj_id((uint64_t)(uintptr_t)hGraphExec, OBJ_EXEC);
+	if (!id)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	int dev = stream_device(hStream, &rc);
+	if (dev < 0)
+		goto done;
+	NOT_LOST(dev);
+	NOT_CHECKPOINTED();
+	rc = graph_mem(id, 0);
+	LEAVE;
+}
+
+API CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
+{
+	ENTER("cuGraphNodeGetType");
+	struct node *n = node_of(hNode);
+	if (!n)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	if (!type)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	*type = n->type;
+	LEAVE;
+}
+
+API CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				    size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+{
+	ENTER("cuGraphAddMemAllocNode");
+	unsigned id = obj_id((uint64_t)(uintptr_t)hGraph, OBJ_GRAPH);
+	if (!id)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	if (!phGraphNode || !nodeParams || (numDependencies && !dependencies))
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	for (size_t i = 0; i < numDependencies; i++)
+		if (!node_of(dependencies[i]))
+			FAIL(CUDA_ERROR_INVALID_VALUE);
+	const CUmemPoolProps *pp = &nodeParams->poolProps;
+	if (pp->allocType != CU_MEM_ALLOCATION_TYPE_PINNED || pp->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+	    nodeParams->bytesize == 0 || nodeParams->bytesize > SIZE_MAX / 2)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	int dev = pp->location.id;
+	DEVICE_OK(dev);
+	if (nodeParams->bytesize > g_dev[dev].total)
+		FAIL(CUDA_ERROR_OUT_OF_MEMORY); /* no launch could map it */
+	uint64_t va = graph_va(dev, nodeParams->bytesize);
+	rc = graph_add_mem(id, CU_GRAPH_NODE_TYPE_MEM_ALLOC, dev, nodeParams->bytesize, va, phGraphNode);
+	if (rc == CUDA_SUCCESS)
+		nodeParams->dptr = va;
+	LEAVE;
+}
+
+API CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				   size_t numDependencies, CUdeviceptr dptr)
+{
+	ENTER("cuGraphAddMemFreeNode");
+	unsigned id = obj_id((uint64_t)(uintptr_t)hGraph, OBJ_GRAPH);
+	if (!id)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	if (!phGraphNode || (numDependencies && !dependencies) || !is_device_address((void *)(uintptr_t)dptr))
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	for (size_t i = 0; i < numDependencies; i++)
+		if (!node_of(dependencies[i]))
+			FAIL(CUDA_ERROR_INVALID_VALUE);
+	int dev = (int)((dptr >> VA_SHIFT) - 1);
+	if (dev < 0 || dev >= g_ndev)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	rc = graph_add_mem(id, CU_GRAPH_NODE_TYPE_MEM_FREE, dev, 0, dptr, phGraphNode);
+	LEAVE;
+}
+
+API CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
+{
+	ENTER("cuGraphMemAllocNodeGetParams");
+	struct node *n = node_of(hNode);
+	if (!n)
+		FAIL(CUDA_ERROR_INVALID_HANDLE);
+	if (!params_out || n->type != CU_GRAPH_NODE_TYPE_MEM_ALLOC)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	memset(params_out, 0, sizeof(*params_out));
+	params_out->poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	params_out->poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	params_out->poolProps.location.id = n->dev;
+	params_out->bytesize = n->bytes;
+	params_out->dptr = n->va;
+	LEAVE;
+}
+
+/* what the graph pool holds that no live graph allocation uses goes back */
+API CUresult cuDeviceGraphMemTrim(CUdevice device)
+{
+	ENTER("cuDeviceGraphMemTrim");
+	DEVICE_OK(device);
+	struct device *d = &g_dev[device];
+	d->used -= d->gp_reserved - d->gp_used;
+	d->gp_reserved = d->gp_used;
+	LEAVE;
+}
+
+API CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
+{
+	ENTER("cuDeviceGetGraphMemAttribute");
+	DEVICE_OK(device);
+	if (!value)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	const struct device *d = &g_dev[device];
+	cuuint64_t v;
+	switch (attr) {
+	case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT: v = d->gp_used; break;
+	case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH: v = d->gp_used_high; break;
+	case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT: v = d->gp_reserved; break;
+	case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH: v = d->gp_reserved_high; break;
+	default: FAIL(CUDA_ERROR_INVALID_VALUE);
+	}
+	memcpy(value, &v, sizeof(v));
 	LEAVE;
 }
 
@@ -2494,7 +2926,10 @@ API CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
 	X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel) X(cuStreamBeginCapture_v2) X(cuStreamIsCapturing) X(cuStreamEndCapture)           \
 	X(cuGraphCreate) X(cuGraphAddKernelNode_v2) X(cuGraphGetNodes) X(cuGraphKernelNodeGetParams_v2)             \
 	X(cuGraphInstantiateWithFlags) X(cuGraphInstantiate_v2) X(cuGraphLaunch) X(cuGraphExecDestroy)              \
-	X(cuGraphDestroy) X(cuGetProcAddress) X(cuGetProcAddress_v2)
+	X(cuGraphDestroy) X(cuGetProcAddress) X(cuGetProcAddress_v2) X(cuMemAlloc) X(cuMemAllocPitch) X(cuMemFree)  \
+	X(cuDeviceTotalMem) X(cuArrayCreate) X(cuArray3DCreate) X(cuArray3DCreate_v2) X(cuGraphNodeGetType)         \
+	X(cuGraphAddMemAllocNode) X(cuGraphAddMemFreeNode) X(cuGraphMemAllocNodeGetParams) X(cuGraphUpload)         \
+	X(cuDeviceGraphMemTrim) X(cuDeviceGetGraphMemAttribute)
 #ifndef CUDA_DOUBLE_OLD
 #define PROC_NEW(X)                                                                                        \
 	X(cuDeviceGetUuid_v2) X(cuDevicePrimaryCtxRelease_v2) X(cuMemGetInfo_v2) X(cuMemcpyPeerAsync)      \
@@ -2526,6 +2961,7 @@ static const struct {
 	{ "cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2", 3020 },
 	{ "cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync_v2", 3020 },
 	{ "cuArrayCreate", "cuArrayCreate_v2", 3020 },
+	{ "cuArray3DCreate", "cuArray3DCreate_v2", 3020 },
 	{ "cuStreamDestroy", "cuStreamDestroy_v2", 4000 },
 	{ "cuEventDestroy", "cuEventDestroy_v2", 4000 },
 	{ "cuStreamBeginCapture", "cuStreamBeginCapture_v2", 10010 },
@@ -2546,7 +2982,7 @@ static const char *const per_thread[] = {
 	"cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2", "cuMemcpyPeerAsync",
 	"cuMemsetD8Async", "cuStreamSynchronize", "cuStreamQuery", "cuEventRecord", "cuLaunchKernel",
 	"cuLaunchKernelEx", "cuLaunchCooperativeKernel", "cuMemAllocAsync", "cuMemFreeAsync",
-	"cuMemAllocFromPoolAsync", "cuStreamBeginCapture_v2", "cuStreamEndCapture", "cuGraphLaunch",
+	"cuMemAllocFromPoolAsync", "cuStreamBeginCapture_v2", "cuStreamEndCapture", "cuGraphLaunch", "cuGraphUpload",
 };
 
 static void *proc_exact(const char *name)

@@ -23,6 +23,7 @@
 
 typedef int CUdevice;                   /* an ordinal */
 typedef unsigned long long CUdeviceptr; /* 64 bits on every 64-bit platform */
+typedef unsigned int CUdeviceptr_v1;    /* the CUDA 3.1 entry points' (cuMemAlloc, ...): 32 bits */
 typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
@@ -188,6 +189,26 @@ typedef struct CUDA_ARRAY3D_DESCRIPTOR_st {
 	unsigned int NumChannels;
 	unsigned int Flags;
 } CUDA_ARRAY3D_DESCRIPTOR;
+/* the CUDA 3.1 descriptors (cuArrayCreate, cuArray3DCreate): 32-bit sizes */
+typedef struct CUDA_ARRAY_DESCRIPTOR_v1_st {
+	unsigned int Width;
+	unsigned int Height;
+	CUarray_format Format;
+	unsigned int NumChannels;
+} CUDA_ARRAY_DESCRIPTOR_v1;
+typedef struct CUDA_ARRAY3D_DESCRIPTOR_v1_st {
+	unsigned int Width;
+	unsigned int Height;
+	unsigned int Depth;
+	CUarray_format Format;
+	unsigned int NumChannels;
+	unsigned int Flags;
+} CUDA_ARRAY3D_DESCRIPTOR_v1;
+/* cuArray3DCreate flags */
+#define CUDA_ARRAY3D_LAYERED          0x01
+#define CUDA_ARRAY3D_CUBEMAP          0x04
+#define CUDA_ARRAY3D_SPARSE           0x40
+#define CUDA_ARRAY3D_DEFERRED_MAPPING 0x80
 
 /* ---- modules, kernels, graphs ---- */
 typedef struct CUmod_st *CUmodule;
@@ -198,6 +219,25 @@ typedef struct CUkern_st *CUkernel; /* CUDA 12.0 */
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphNode_st *CUgraphNode;
 typedef struct CUgraphExec_st *CUgraphExec;
+typedef enum CUgraphNodeType_enum {
+	CU_GRAPH_NODE_TYPE_KERNEL = 0,
+	CU_GRAPH_NODE_TYPE_MEM_ALLOC = 10,
+	CU_GRAPH_NODE_TYPE_MEM_FREE = 11
+} CUgraphNodeType;
+/* graph memory: the device's graph pool */
+typedef struct CUDA_MEM_ALLOC_NODE_PARAMS_st {
+	CUmemPoolProps poolProps;
+	const CUmemAccessDesc *accessDescs;
+	size_t accessDescCount;
+	size_t bytesize;
+	CUdeviceptr dptr; /* out */
+} CUDA_MEM_ALLOC_NODE_PARAMS;
+typedef enum CUgraphMem_attribute_enum {
+	CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT = 0,
+	CU_GRAPH_MEM_ATTR_USED_MEM_HIGH = 1,
+	CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT = 2,
+	CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH = 3
+} CUgraphMem_attribute;
 typedef enum CUstreamCaptureMode_enum {
 	CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
 	CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
@@ -383,6 +423,24 @@ CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraph
 CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
 CUresult cuGraphExecDestroy(CUgraphExec hGraphExec);
 CUresult cuGraphDestroy(CUgraph hGraph);
+CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type);
+CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams);
+CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+			       size_t numDependencies, CUdeviceptr dptr);
+CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out);
+CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuDeviceGraphMemTrim(CUdevice device);
+CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value);
+CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray);
+/* the CUDA 3.1 entry points (the driver still exports them): 32-bit sizes and pointers */
+CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize);
+CUresult cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch, unsigned int WidthInBytes, unsigned int Height,
+			 unsigned int ElementSizeBytes);
+CUresult cuMemFree(CUdeviceptr_v1 dptr);
+CUresult cuDeviceTotalMem(unsigned int *bytes, CUdevice dev);
+CUresult cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 *pAllocateArray);
+CUresult cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 *pAllocateArray);
 CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
 #if AXL_ABI_HAVE(12000)
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,

@@ -30,7 +30,10 @@
 	X(cuGraphKernelNodeGetParams_v2) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy)    \
 	X(cuGraphDestroy) X(cuGetProcAddress) X(cuGetProcAddress_v2) X(cuCheckpointProcessGetState)               \
 	X(cuCheckpointProcessLock) X(cuCheckpointProcessCheckpoint) X(cuCheckpointProcessRestore)                 \
-	X(cuCheckpointProcessUnlock) X(axl_cuda_double_utilization)
+	X(cuCheckpointProcessUnlock) X(axl_cuda_double_utilization) X(cuMemAlloc) X(cuMemAllocPitch) X(cuMemFree)   \
+	X(cuDeviceTotalMem) X(cuArrayCreate) X(cuArray3DCreate) X(cuArray3DCreate_v2) X(cuGraphNodeGetType)         \
+	X(cuGraphAddMemAllocNode) X(cuGraphAddMemFreeNode) X(cuGraphMemAllocNodeGetParams) X(cuGraphUpload)         \
+	X(cuDeviceGraphMemTrim) X(cuDeviceGetGraphMemAttribute)
 
 #define DECLARE(f) static __typeof__(f) *p_##f;
 FUNCS(DECLARE)
@@ -447,7 +450,13 @@ static void suite_procaddr(void)
 	EQ(st, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
 	RC(p_cuGetProcAddress("cuMemAlloc_v9", &fn, 12000, 0), CUDA_ERROR_NOT_FOUND);
 	RC(p_cuGetProcAddress_v2("cuInit_ptsz", &fn, 12000, 0, &st), CUDA_ERROR_NOT_FOUND);
-	RC(p_cuGetProcAddress_v2("cuMemAlloc", &fn, 3000, 0, &st), CUDA_ERROR_NOT_FOUND);
+	/* before CUDA 3.2 the 32-bit entry points, as NVIDIA's driver answers */
+	RC(p_cuGetProcAddress_v2("cuMemAlloc", &fn, 3000, 0, &st), CUDA_SUCCESS);
+	CHECK(fn == dlsym(g_lib, "cuMemAlloc") && fn != dlsym(g_lib, "cuMemAlloc_v2"));
+	RC(p_cuGetProcAddress_v2("cuArray3DCreate", &fn, 3020, 0, &st), CUDA_SUCCESS);
+	CHECK(fn == dlsym(g_lib, "cuArray3DCreate_v2"));
+	/* the double has no cuGraphInstantiate before its _v2 (CUDA 11.0) */
+	RC(p_cuGetProcAddress_v2("cuGraphInstantiate", &fn, 10000, 0, &st), CUDA_ERROR_NOT_FOUND);
 	EQ(st, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
 	/* the old build has no checkpoint calls to give */
 	void *old = open_double(CUDAD_OLD_LIB);
@@ -512,12 +521,167 @@ static void suite_checkpoint(void)
 	EQ(used(), base);
 }
 
+/* ---- the CUDA 3.1 entry points (32-bit pointers and sizes) and 3D arrays ---- */
+static void suite_legacy(void)
+{
+	setup();
+	size_t base = used();
+	CUdeviceptr_v1 p = 0, q = 0;
+	RC(p_cuMemAlloc(&p, 1000), CUDA_SUCCESS);
+	CHECK(p != 0);
+	EQ(used(), base + 1024); /* rounded to 512 */
+	RC(p_cuMemAlloc(&q, 0), CUDA_ERROR_INVALID_VALUE);
+	RC(p_cuMemFree(p), CUDA_SUCCESS);
+	RC(p_cuMemFree(p), CUDA_ERROR_INVALID_VALUE);
+	EQ(used(), base);
+	/* a 32-bit pointer is the same allocation to cuMemFree_v2 */
+	RC(p_cuMemAlloc(&p, 4096), CUDA_SUCCESS);
+	RC(p_cuMemFree_v2(p), CUDA_SUCCESS);
+	EQ(used(), base);
+	unsigned pitch = 0;
+	RC(p_cuMemAllocPitch(&p, &pitch, 1000, 10, 4), CUDA_SUCCESS);
+	EQ(pitch, 1024);
+	EQ(used(), base + 10240);
+	RC(p_cuMemFree(p), CUDA_SUCCESS);
+	unsigned t32 = 0;
+	size_t t = 0;
+	RC(p_cuDeviceTotalMem(&t32, 0), CUDA_SUCCESS);
+	RC(p_cuDeviceTotalMem_v2(&t, 0), CUDA_SUCCESS);
+	EQ(t32, t > 0xffffffffu ? 0xffffffffu : t); /* an H100's 80 GB: saturated */
+
+	/* arrays: width x height x depth x channels x element size, rounded to 512 */
+	CUarray a;
+	CUDA_ARRAY_DESCRIPTOR_v1 d1 = { 256, 4, CU_AD_FORMAT_FLOAT, 2 };
+	RC(p_cuArrayCreate(&a, &d1), CUDA_SUCCESS);
+	EQ(used(), base + 256 * 4 * 2 * 4);
+	RC(p_cuArrayDestroy(a), CUDA_SUCCESS);
+	CUDA_ARRAY3D_DESCRIPTOR d3 = { 64, 32, 8, CU_AD_FORMAT_HALF, 4, 0 };
+	RC(p_cuArray3DCreate_v2(&a, &d3), CUDA_SUCCESS);
+	EQ(used(), base + 64 * 32 * 8 * 4 * 2);
+	RC(p_cuArrayDestroy(a), CUDA_SUCCESS);
+	CUDA_ARRAY3D_DESCRIPTOR_v1 d3v1 = { 64, 64, 6, CU_AD_FORMAT_UNSIGNED_INT8, 1, CUDA_ARRAY3D_CUBEMAP };
+	RC(p_cuArray3DCreate(&a, &d3v1), CUDA_SUCCESS);
+	EQ(used(), base + 64 * 64 * 6);
+	RC(p_cuArrayDestroy(a), CUDA_SUCCESS);
+	d3v1.Depth = 5; /* a cubemap has 6 faces */
+	RC(p_cuArray3DCreate(&a, &d3v1), CUDA_ERROR_INVALID_VALUE);
+	/* sparse: no memory of its own */
+	CUDA_ARRAY3D_DESCRIPTOR sp = { 1024, 1024, 0, CU_AD_FORMAT_FLOAT, 4, CUDA_ARRAY3D_SPARSE };
+	RC(p_cuArray3DCreate_v2(&a, &sp), CUDA_SUCCESS);
+	EQ(used(), base);
+	RC(p_cuArrayDestroy(a), CUDA_SUCCESS);
+	/* a layered mipmapped array keeps its layers at every level */
+	CUmipmappedArray m;
+	CUDA_ARRAY3D_DESCRIPTOR ml = { 64, 64, 3, CU_AD_FORMAT_UNSIGNED_INT8, 1, CUDA_ARRAY3D_LAYERED };
+	RC(p_cuMipmappedArrayCreate(&m, &ml, 2), CUDA_SUCCESS);
+	EQ(used(), base + 64 * 64 * 3 + 32 * 32 * 3); /* both multiples of 512 */
+	RC(p_cuMipmappedArrayDestroy(m), CUDA_SUCCESS);
+	EQ(used(), base);
+}
+
+/* ---- graph memory nodes: the graph pool grows at upload and launch, shrinks at a trim ---- */
+static cuuint64_t gmem(CUgraphMem_attribute attr)
+{
+	cuuint64_t v = 0;
+	RC(p_cuDeviceGetGraphMemAttribute(0, attr, &v), CUDA_SUCCESS);
+	return v;
+}
+
+static void suite_graphmem(void)
+{
+	setup();
+	size_t base = used();
+	CUgraph g;
+	RC(p_cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	CUDA_MEM_ALLOC_NODE_PARAMS ap;
+	memset(&ap, 0, sizeof(ap));
+	ap.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	ap.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	ap.poolProps.location.id = 0;
+	ap.bytesize = MIB(6);
+	CUgraphNode an, fn;
+	RC(p_cuGraphAddMemAllocNode(&an, g, NULL, 0, &ap), CUDA_SUCCESS);
+	CHECK(ap.dptr != 0);
+	EQ(used(), base); /* an address, no memory yet */
+	CUgraphNodeType t;
+	RC(p_cuGraphNodeGetType(an, &t), CUDA_SUCCESS);
+	EQ(t, CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+	CUDA_MEM_ALLOC_NODE_PARAMS got;
+	RC(p_cuGraphMemAllocNodeGetParams(an, &got), CUDA_SUCCESS);
+	EQ(got.bytesize, MIB(6));
+	CHECK(got.dptr == ap.dptr && got.poolProps.location.id == 0);
+	CUDA_KERNEL_NODE_PARAMS kp;
+	RC(p_cuGraphKernelNodeGetParams_v2(an, &kp), CUDA_ERROR_INVALID_VALUE);
+	ap.bytesize = (size_t)1 << 50; /* more than the device */
+	RC(p_cuGraphAddMemAllocNode(&fn, g, NULL, 0, &ap), CUDA_ERROR_OUT_OF_MEMORY);
+	CUgraphExec e;
+	RC(p_cuGraphInstantiateWithFlags(&e, g, 0), CUDA_SUCCESS);
+	CUstream s;
+	RC(p_cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	/* an upload maps the memory (the pool reserves it); nothing is live */
+	RC(p_cuGraphUpload(e, s), CUDA_SUCCESS);
+	EQ(used(), base + MIB(6));
+	EQ(gmem(CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT), MIB(6));
+	EQ(gmem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), 0);
+	/* a launch makes the allocation live, from what the pool holds */
+	RC(p_cuGraphLaunch(e, s), CUDA_SUCCESS);
+	EQ(used(), base + MIB(6));
+	EQ(gmem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), MIB(6));
+	unsigned char in[16] = "graph memory...", out[16] = { 0 };
+	RC(p_cuMemcpyHtoDAsync_v2(got.dptr, in, 16, s), CUDA_SUCCESS);
+	RC(p_cuMemcpyDtoHAsync_v2(out, got.dptr, 16, s), CUDA_SUCCESS);
+	CHECK(memcmp(in, out, 16) == 0);
+	RC(p_cuGraphLaunch(e, s), CUDA_ERROR_INVALID_VALUE); /* still live */
+	/* freed outside the graph: back to the pool, which keeps it */
+	RC(p_cuMemFree_v2(got.dptr), CUDA_SUCCESS);
+	EQ(gmem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), 0);
+	EQ(used(), base + MIB(6));
+	RC(p_cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
+	EQ(used(), base);
+	EQ(gmem(CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT), 0);
+	EQ(gmem(CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH), MIB(6));
+	/* a graph that frees its own allocation: live only during the launch */
+	RC(p_cuGraphAddMemFreeNode(&fn, g, &an, 1, got.dptr), CUDA_SUCCESS);
+	RC(p_cuGraphNodeGetType(fn, &t), CUDA_SUCCESS);
+	EQ(t, CU_GRAPH_NODE_TYPE_MEM_FREE);
+	CUgraphExec e2;
+	RC(p_cuGraphInstantiateWithFlags(&e2, g, 0), CUDA_SUCCESS);
+	RC(p_cuGraphLaunch(e2, s), CUDA_SUCCESS);
+	RC(p_cuGraphLaunch(e2, s), CUDA_SUCCESS);
+	EQ(gmem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), 0);
+	EQ(used(), base + MIB(6));
+	RC(p_cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
+	EQ(used(), base);
+	RC(p_cuGraphExecDestroy(e2), CUDA_SUCCESS);
+	RC(p_cuGraphExecDestroy(e), CUDA_SUCCESS);
+	RC(p_cuGraphDestroy(g), CUDA_SUCCESS);
+	/* stream-ordered allocations into a stream being captured become nodes */
+	RC(p_cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+	CUdeviceptr c;
+	RC(p_cuMemAllocAsync(&c, MIB(2), s), CUDA_SUCCESS);
+	EQ(used(), base); /* not allocated */
+	RC(p_cuMemFreeAsync(c, s), CUDA_SUCCESS);
+	RC(p_cuStreamEndCapture(s, &g), CUDA_SUCCESS);
+	size_t n = 0;
+	RC(p_cuGraphGetNodes(g, NULL, &n), CUDA_SUCCESS);
+	EQ(n, 2);
+	RC(p_cuGraphInstantiateWithFlags(&e, g, 0), CUDA_SUCCESS);
+	RC(p_cuGraphLaunch(e, s), CUDA_SUCCESS);
+	EQ(used(), base + MIB(2));
+	EQ(gmem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), 0);
+	RC(p_cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
+	EQ(used(), base);
+	RC(p_cuGraphExecDestroy(e), CUDA_SUCCESS);
+	RC(p_cuGraphDestroy(g), CUDA_SUCCESS);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
 } suites[] = {
 	{ "alloc_paths", suite_alloc_paths }, { "kernels", suite_kernels },   { "graphs", suite_graphs },
 	{ "utilization", suite_utilization }, { "procaddr", suite_procaddr }, { "checkpoint", suite_checkpoint },
+	{ "legacy", suite_legacy },           { "graphmem", suite_graphmem },
 };
 
 int main(int argc, char **argv)
