@@ -1263,7 +1263,7 @@ static void pci_of(const struct nvmlDevice_st *g, struct pci *p)
   }
 }
 
-static void put_pci_v1(const struct pci *p, nvmlPciInfo_v1_t *out)
+static void put_pci_v1(const struct pci *p, nvmld_pci_info_v1_t *out)
 {
   memset(out, 0, sizeof(*out));
   snprintf(out->busId, sizeof(out->busId), "%04X:%02X:%02X.0", p->domain, p->bus, p->device);
@@ -1311,7 +1311,8 @@ static nvmlReturn_t pci_info(const char *fn, nvmlDevice_t device, void *out, int
   return leave(NVML_SUCCESS);
 }
 
-nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfo_v1_t *pci)
+/* the base symbol and _v2 fill the 2012 layout (nvmld_pci_info_v1_t) of the caller's struct */
+nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfo_t *pci)
 {
   return pci_info(__func__, device, pci, 0);
 }
@@ -1983,7 +1984,7 @@ static nvmlReturn_t link_remote(const struct nvlink_rec *r, struct pci *p)
   return NVML_SUCCESS;
 }
 
-nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo(nvmlDevice_t device, unsigned int link, nvmlPciInfo_v1_t *pci)
+nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)
 {
   struct nvmlDevice_st *d;
   const struct nvlink_rec *r;
@@ -1995,7 +1996,7 @@ nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo(nvmlDevice_t device, unsigned int 
   struct pci p;
   nvmlReturn_t rc = link_remote(r, &p);
   if (rc == NVML_SUCCESS)
-    put_pci_v1(&p, pci);
+    put_pci_v1(&p, (nvmld_pci_info_v1_t *)(void *)pci); /* the 2012 layout, as the base symbol */
   return leave(rc);
 }
 
@@ -2155,7 +2156,7 @@ nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCore
   return leave(NVML_SUCCESS);
 }
 
-nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlPciInfo_v1_t *pci)
+nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlPciInfo_t *pci)
 {
   return pci_info(__func__, device, pci, 0);
 }
@@ -2195,8 +2196,9 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsign
   return processes(__func__, device, 0, infoCount, infos, 1);
 }
 
+/* _v3's rows are nvmlProcessInfo_t, of _v2's layout (nvml_types.h) */
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
-                                                     nvmlProcessInfo_v2_t *infos)
+                                                     nvmlProcessInfo_t *infos)
 {
   return processes(__func__, device, 0, infoCount, infos, 1);
 }
@@ -2208,7 +2210,7 @@ nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v2(nvmlDevice_t device, unsig
 }
 
 nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
-                                                      nvmlProcessInfo_v2_t *infos)
+                                                      nvmlProcessInfo_t *infos)
 {
   return processes(__func__, device, 1, infoCount, infos, 1);
 }

@@ -4,11 +4,27 @@
  * (docs.nvidia.com/deploy/nvml-api) and the layouts of the public nvml.h
  * (CUDA 12.2 NVML 12.2.140 was the version compared against). Only what the
  * double answers is declared; every struct has its size and key offsets pinned
- * below, so a slip here fails the build instead of a test. */
+ * below, so a slip here fails the build instead of a test.
+ *
+ * It is libaxl's second witness of NVML's ABI (it never includes src/abi):
+ * tests/vendorabi compares it with Debian's nvml.h (CUDA 11.8) as compiled with
+ * NVML_NO_UNVERSIONED_FUNC_DEFS (vendorabi.double.nvml), so every name that is
+ * not its own (NVMLD_*, nvmld_*) is nvml.h's, with nvml.h's value, layout and
+ * prototype. What later nvml.h releases added sits under AXL_ABI_HAVE(<version>),
+ * the version being that of the CUDA toolkit that shipped the nvml.h (11080 is
+ * CUDA 11.8, 12020 CUDA 12.2, driver branch R535), as in src/abi/nvidia/nvml.h:
+ * the comparison defines AXL_ABI_HEADER_VERSION and leaves them out; the double's
+ * build sees everything. */
 #ifndef NVML_DOUBLE_TYPES_H
 #define NVML_DOUBLE_TYPES_H
 
 #include <stddef.h>
+
+#ifdef AXL_ABI_HEADER_VERSION
+#define AXL_ABI_HAVE(version) (AXL_ABI_HEADER_VERSION >= (version))
+#else
+#define AXL_ABI_HAVE(version) 1
+#endif
 
 #define NVMLD_EXPORT __attribute__((visibility("default")))
 
@@ -40,8 +56,12 @@ typedef enum nvmlReturn_enum {
   NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
   NVML_ERROR_FREQ_NOT_SUPPORTED = 24,
   NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
-  NVML_ERROR_DEPRECATED = 26,
-  NVML_ERROR_NOT_READY = 27,
+#if AXL_ABI_HAVE(12000)
+  NVML_ERROR_DEPRECATED = 26, /* nvml.h 12.0 */
+#endif
+#if AXL_ABI_HAVE(12020)
+  NVML_ERROR_NOT_READY = 27, /* nvml.h 12.2 */
+#endif
   NVML_ERROR_UNKNOWN = 999
 } nvmlReturn_t;
 
@@ -140,7 +160,10 @@ typedef enum nvmlGpuLevel_enum {
 
 typedef enum nvmlGpuP2PStatus_enum {
   NVML_P2P_STATUS_OK = 0,
-  NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = 1,
+  NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED = 1, /* sic */
+#if AXL_ABI_HAVE(12010)
+  NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED, /* nvml.h 12.1 */
+#endif
   NVML_P2P_STATUS_GPU_NOT_SUPPORTED = 2,
   NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED = 3,
   NVML_P2P_STATUS_DISABLED_BY_REGKEY = 4,
@@ -163,7 +186,9 @@ typedef enum nvmlValueType_enum {
   NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
   NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
   NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
-  NVML_VALUE_TYPE_SIGNED_INT = 5
+#if AXL_ABI_HAVE(12020)
+  NVML_VALUE_TYPE_SIGNED_INT = 5 /* nvml.h 12.2 */
+#endif
 } nvmlValueType_t;
 
 /* architecture: a plain unsigned int with #defined values in nvml.h */
@@ -176,19 +201,24 @@ typedef unsigned int nvmlDeviceArchitecture_t;
 #define NVML_DEVICE_ARCH_AMPERE 7
 #define NVML_DEVICE_ARCH_ADA 8
 #define NVML_DEVICE_ARCH_HOPPER 9
-#define NVML_DEVICE_ARCH_BLACKWELL 10
+#if AXL_ABI_HAVE(12060)
+#define NVML_DEVICE_ARCH_BLACKWELL 10 /* nvml.h 12.6 */
+#endif
 #define NVML_DEVICE_ARCH_UNKNOWN 0xffffffffu
 
-/* clocks event (formerly throttle) reasons, a 64-bit mask */
+/* clocks event (formerly throttle) reasons, a 64-bit mask: the Hw* ones keep the
+ * throttle name; the others were renamed in nvml.h 12.2 */
+#if AXL_ABI_HAVE(12020)
 #define nvmlClocksEventReasonGpuIdle 0x0000000000000001ULL
 #define nvmlClocksEventReasonApplicationsClocksSetting 0x0000000000000002ULL
 #define nvmlClocksEventReasonSwPowerCap 0x0000000000000004ULL
-#define nvmlClocksThrottleReasonHwSlowdown 0x0000000000000008ULL
 #define nvmlClocksEventReasonSyncBoost 0x0000000000000010ULL
 #define nvmlClocksEventReasonSwThermalSlowdown 0x0000000000000020ULL
+#define nvmlClocksEventReasonDisplayClockSetting 0x0000000000000100ULL
+#endif
+#define nvmlClocksThrottleReasonHwSlowdown 0x0000000000000008ULL
 #define nvmlClocksThrottleReasonHwThermalSlowdown 0x0000000000000040ULL
 #define nvmlClocksThrottleReasonHwPowerBrakeSlowdown 0x0000000000000080ULL
-#define nvmlClocksEventReasonDisplayClockSetting 0x0000000000000100ULL
 
 /* MIG */
 #define NVML_DEVICE_MIG_DISABLE 0u
@@ -201,9 +231,14 @@ typedef unsigned int nvmlDeviceArchitecture_t;
 #define NVML_GPU_INSTANCE_PROFILE_8_SLICE 0x5u
 #define NVML_GPU_INSTANCE_PROFILE_6_SLICE 0x6u
 #define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1 0x7u
+#if AXL_ABI_HAVE(12000)
+/* nvml.h 12.0 */
 #define NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1 0x8u
 #define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 0x9u
 #define NVML_GPU_INSTANCE_PROFILE_COUNT 0xAu
+#else
+#define NVML_GPU_INSTANCE_PROFILE_COUNT 0x8u
+#endif
 
 /* field ids (nvmlDeviceGetFieldValues) */
 #define NVML_FI_DEV_NVLINK_SPEED_MBPS_L0 84
@@ -212,8 +247,10 @@ typedef unsigned int nvmlDeviceArchitecture_t;
 #define NVML_FI_DEV_NVLINK_LINK_COUNT 91
 
 /* ---- structs ---------------------------------------------------------------------------- */
-/* what nvmlDeviceGetPciInfo (v1) and _v2 write: the pre-NVML-9 layout */
-typedef struct nvmlPciInfo_v1_st {
+/* what nvmlDeviceGetPciInfo (v1), _v2 and nvmlDeviceGetNvLinkRemotePciInfo (v1) write
+ * into the caller's nvmlPciInfo_t: the pre-NVML-9 layout (the double's name; nvml.h
+ * declares them with nvmlPciInfo_t, whose first 36 bytes agree) */
+typedef struct nvmld_pci_info_v1 {
   char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE]; /* "%04X:%02X:%02X.0" */
   unsigned int domain;
   unsigned int bus;
@@ -221,7 +258,7 @@ typedef struct nvmlPciInfo_v1_st {
   unsigned int pciDeviceId;   /* device id << 16 | vendor id */
   unsigned int pciSubSystemId;
   unsigned int reserved0, reserved1, reserved2, reserved3;
-} nvmlPciInfo_v1_t;
+} nvmld_pci_info_v1_t;
 
 /* what nvmlDeviceGetPciInfo_v3 and nvmlDeviceGetNvLinkRemotePciInfo_v2 write */
 typedef struct nvmlPciInfo_st {
@@ -271,8 +308,11 @@ typedef struct nvmlProcessUtilizationSample_st {
 _Static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizationSample_t");
 _Static_assert(offsetof(nvmlProcessUtilizationSample_t, smUtil) == 16, "smUtil");
 
-typedef enum { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1 } nvmlMemoryErrorType_t;
-typedef enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 } nvmlEccCounterType_t;
+typedef enum nvmlMemoryErrorType_enum {
+  NVML_MEMORY_ERROR_TYPE_CORRECTED = 0,
+  NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1
+} nvmlMemoryErrorType_t;
+typedef enum nvmlEccCounterType_enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 } nvmlEccCounterType_t;
 
 typedef struct nvmlProcessInfo_v1_st {
   unsigned int pid;
@@ -285,6 +325,14 @@ typedef struct nvmlProcessInfo_v2_st {
   unsigned int gpuInstanceId;     /* 0xFFFFFFFF without MIG */
   unsigned int computeInstanceId; /* 0xFFFFFFFF without MIG */
 } nvmlProcessInfo_v2_t;
+
+/* the _v3 symbols' rows: another struct, of the same layout */
+typedef struct nvmlProcessInfo_st {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+} nvmlProcessInfo_t;
 
 typedef struct nvmlDeviceAttributes_st {
   unsigned int multiprocessorCount;
@@ -331,7 +379,9 @@ typedef struct nvmlGpuInstanceProfileInfo_v2_st {
 
 typedef union nvmlValue_st {
   double dVal;
-  int siVal;
+#if AXL_ABI_HAVE(12020)
+  int siVal; /* nvml.h 12.2 */
+#endif
   unsigned int uiVal;
   unsigned long ulVal;
   unsigned long long ullVal;
@@ -352,7 +402,8 @@ typedef struct nvmlFieldValue_st {
  * the "Event Handling Methods" of the NVML API reference): the type bits, and
  * nvmlEventData_t with the instance ids that NVML 11 (R450) added together with
  * nvmlEventSetWait_v2; the base nvmlEventSetWait of older drivers fills the first three
- * members only (nvmlEventData_v1_t here, a name of the double's). */
+ * members only (nvmld_event_data_v1_t here, a name of the double's; nvml.h declares the
+ * base symbol with nvmlEventData_t). */
 typedef struct nvmlEventSet_st *nvmlEventSet_t;
 #define nvmlEventTypeSingleBitEccError 0x0000000000000001LL
 #define nvmlEventTypeDoubleBitEccError 0x0000000000000002LL
@@ -371,36 +422,39 @@ typedef struct nvmlEventData_st {
   unsigned int gpuInstanceId;
   unsigned int computeInstanceId;
 } nvmlEventData_t;
-typedef struct {
+typedef struct nvmld_event_data_v1 {
   nvmlDevice_t device;
   unsigned long long eventType;
   unsigned long long eventData;
-} nvmlEventData_v1_t;
+} nvmld_event_data_v1_t;
 
 /* MIG control (nvmlDeviceCreateGpuInstance and friends) */
 typedef struct nvmlGpuInstance_st *nvmlGpuInstance_t;
 typedef struct nvmlComputeInstance_st *nvmlComputeInstance_t;
-typedef struct {
+typedef struct nvmlGpuInstancePlacement_st {
   unsigned int start, size;
-} nvmlGpuInstancePlacement_t, nvmlComputeInstancePlacement_t;
-typedef struct {
+} nvmlGpuInstancePlacement_t;
+typedef struct nvmlComputeInstancePlacement_st {
+  unsigned int start, size;
+} nvmlComputeInstancePlacement_t;
+typedef struct nvmlGpuInstanceInfo_st {
   nvmlDevice_t device;
   unsigned int id;
   unsigned int profileId;
   nvmlGpuInstancePlacement_t placement;
 } nvmlGpuInstanceInfo_t;
-typedef struct {
+typedef struct nvmlComputeInstanceProfileInfo_st {
   unsigned int id, sliceCount, instanceCount, multiprocessorCount, sharedCopyEngineCount, sharedDecoderCount,
       sharedEncoderCount, sharedJpegCount, sharedOfaCount;
 } nvmlComputeInstanceProfileInfo_t;
-typedef struct {
+typedef struct nvmlComputeInstanceProfileInfo_v2_st {
   unsigned int version;
   unsigned int id, sliceCount, instanceCount, multiprocessorCount, sharedCopyEngineCount, sharedDecoderCount,
       sharedEncoderCount, sharedJpegCount, sharedOfaCount;
   char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
 } nvmlComputeInstanceProfileInfo_v2_t;
 #define nvmlComputeInstanceProfileInfo_v2 NVML_STRUCT_VERSION(ComputeInstanceProfileInfo, 2)
-typedef struct {
+typedef struct nvmlComputeInstanceInfo_st {
   nvmlDevice_t device;
   nvmlGpuInstance_t gpuInstance;
   unsigned int id;
@@ -414,8 +468,13 @@ typedef struct {
 #define NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE 0x4u
 #define NVML_COMPUTE_INSTANCE_PROFILE_8_SLICE 0x5u
 #define NVML_COMPUTE_INSTANCE_PROFILE_6_SLICE 0x6u
+#if AXL_ABI_HAVE(12000)
+/* nvml.h 12.0 */
 #define NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE_REV1 0x7u
 #define NVML_COMPUTE_INSTANCE_PROFILE_COUNT 0x8u
+#else
+#define NVML_COMPUTE_INSTANCE_PROFILE_COUNT 0x7u
+#endif
 #define NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED 0x0u
 
 /* ---- the layouts, pinned (x86-64 and aarch64 LP64) ------------------------------------ */
@@ -425,9 +484,9 @@ _Static_assert(sizeof(nvmlComputeInstanceProfileInfo_t) == 36, "nvmlComputeInsta
 _Static_assert(sizeof(nvmlComputeInstanceProfileInfo_v2_t) == 136, "nvmlComputeInstanceProfileInfo_v2_t");
 _Static_assert(nvmlComputeInstanceProfileInfo_v2 == 0x02000088u, "nvmlComputeInstanceProfileInfo_v2 version word");
 _Static_assert(sizeof(nvmlReturn_t) == 4, "nvmlReturn_t is an int-sized enum");
-_Static_assert(sizeof(nvmlPciInfo_v1_t) == 52, "nvmlPciInfo_v1_t size");
-_Static_assert(offsetof(nvmlPciInfo_v1_t, domain) == 16, "nvmlPciInfo_v1_t.domain");
-_Static_assert(offsetof(nvmlPciInfo_v1_t, pciSubSystemId) == 32, "nvmlPciInfo_v1_t.pciSubSystemId");
+_Static_assert(sizeof(nvmld_pci_info_v1_t) == 52, "nvmld_pci_info_v1_t size");
+_Static_assert(offsetof(nvmld_pci_info_v1_t, domain) == 16, "nvmld_pci_info_v1_t.domain");
+_Static_assert(offsetof(nvmld_pci_info_v1_t, pciSubSystemId) == 32, "nvmld_pci_info_v1_t.pciSubSystemId");
 _Static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t (v3) size");
 _Static_assert(offsetof(nvmlPciInfo_t, domain) == 16, "nvmlPciInfo_t.domain");
 _Static_assert(offsetof(nvmlPciInfo_t, bus) == 20, "nvmlPciInfo_t.bus");
@@ -451,6 +510,9 @@ _Static_assert(offsetof(nvmlProcessInfo_v1_t, usedGpuMemory) == 8, "nvmlProcessI
 _Static_assert(sizeof(nvmlProcessInfo_v2_t) == 24, "nvmlProcessInfo_v2_t size");
 _Static_assert(offsetof(nvmlProcessInfo_v2_t, gpuInstanceId) == 16, "nvmlProcessInfo_v2_t.gpuInstanceId");
 _Static_assert(offsetof(nvmlProcessInfo_v2_t, computeInstanceId) == 20, "nvmlProcessInfo_v2_t.computeInstanceId");
+_Static_assert(sizeof(nvmlProcessInfo_t) == 24, "nvmlProcessInfo_t size");
+_Static_assert(offsetof(nvmlProcessInfo_t, gpuInstanceId) == 16, "nvmlProcessInfo_t.gpuInstanceId");
+_Static_assert(offsetof(nvmlProcessInfo_t, computeInstanceId) == 20, "nvmlProcessInfo_t.computeInstanceId");
 _Static_assert(sizeof(nvmlDeviceAttributes_t) == 40, "nvmlDeviceAttributes_t size");
 _Static_assert(offsetof(nvmlDeviceAttributes_t, gpuInstanceSliceCount) == 24, "nvmlDeviceAttributes_t.gpuInstanceSliceCount");
 _Static_assert(offsetof(nvmlDeviceAttributes_t, memorySizeMB) == 32, "nvmlDeviceAttributes_t.memorySizeMB");
@@ -466,7 +528,7 @@ _Static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t size");
 _Static_assert(offsetof(nvmlEventData_t, eventData) == 16, "nvmlEventData_t.eventData");
 _Static_assert(offsetof(nvmlEventData_t, gpuInstanceId) == 24, "nvmlEventData_t.gpuInstanceId");
 _Static_assert(offsetof(nvmlEventData_t, computeInstanceId) == 28, "nvmlEventData_t.computeInstanceId");
-_Static_assert(sizeof(nvmlEventData_v1_t) == 24, "nvmlEventData_v1_t size");
+_Static_assert(sizeof(nvmld_event_data_v1_t) == 24, "nvmld_event_data_v1_t size");
 _Static_assert(sizeof(nvmlValue_t) == 8, "nvmlValue_t size");
 _Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t size");
 _Static_assert(offsetof(nvmlFieldValue_t, timestamp) == 8, "nvmlFieldValue_t.timestamp");
@@ -501,7 +563,7 @@ NVMLD_API nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumbe
 NVMLD_API nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index);
 NVMLD_API nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type);
 NVMLD_API nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor);
-NVMLD_API nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfo_v1_t *pci);
+NVMLD_API nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfo_t *pci); /* nvmld_pci_info_v1_t */
 NVMLD_API nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen);
 NVMLD_API nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen);
 NVMLD_API nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth);
@@ -545,7 +607,8 @@ NVMLD_API nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlE
 NVMLD_API nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version);
 NVMLD_API nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability,
                                         unsigned int *capResult);
-NVMLD_API nvmlDeviceGetNvLinkRemotePciInfo(nvmlDevice_t device, unsigned int link, nvmlPciInfo_v1_t *pci);
+NVMLD_API nvmlDeviceGetNvLinkRemotePciInfo(nvmlDevice_t device, unsigned int link,
+                                           nvmlPciInfo_t *pci); /* nvmld_pci_info_v1_t */
 NVMLD_API nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values);
 NVMLD_API nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2,
                                               nvmlGpuTopologyLevel_t *pathInfo);
@@ -555,7 +618,7 @@ NVMLD_API nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvm
 NVMLD_API nvmlEventSetCreate(nvmlEventSet_t *set);
 NVMLD_API nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes);
 NVMLD_API nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set);
-NVMLD_API nvmlEventSetWait(nvmlEventSet_t set, nvmlEventData_v1_t *data, unsigned int timeoutms);
+NVMLD_API nvmlEventSetWait(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms); /* the first 24 bytes */
 NVMLD_API nvmlEventSetFree(nvmlEventSet_t set);
 
 #ifndef NVML_DOUBLE_OLD
@@ -569,18 +632,20 @@ NVMLD_API nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device
 NVMLD_API nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device);
 NVMLD_API nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch);
 NVMLD_API nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores);
-NVMLD_API nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlPciInfo_v1_t *pci);
+NVMLD_API nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlPciInfo_t *pci); /* nvmld_pci_info_v1_t */
 NVMLD_API nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci);
 NVMLD_API nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory);
-NVMLD_API nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons);
+#if AXL_ABI_HAVE(12020)
+NVMLD_API nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons); /* nvml.h 12.2 */
+#endif
 NVMLD_API nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount,
                                                   nvmlProcessInfo_v2_t *infos);
 NVMLD_API nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
-                                                  nvmlProcessInfo_v2_t *infos);
+                                                  nvmlProcessInfo_t *infos);
 NVMLD_API nvmlDeviceGetGraphicsRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount,
                                                    nvmlProcessInfo_v2_t *infos);
 NVMLD_API nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
-                                                   nvmlProcessInfo_v2_t *infos);
+                                                   nvmlProcessInfo_t *infos);
 NVMLD_API nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci);
 NVMLD_API nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link,
                                               nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType);
