@@ -114,6 +114,34 @@ static int push_str(char ***arr, size_t *n, const char *s)
 	return 0;
 }
 
+/* A mount is its pair of paths: one file may be mounted at two (a library at its SONAME
+ * link and at its own name, as the CDI spec mounts ROCm's), and a pair already there
+ * (the spec's edits after the device's) is not added again. */
+static int push_mount(struct kp_edits *out, const char *host, const char *ctr)
+{
+	for (size_t i = 0; i < out->n_mounts; i++)
+		if (strcmp(out->mount_host[i], host) == 0 && strcmp(out->mount_ctr[i], ctr) == 0)
+			return 0;
+	char **h = realloc(out->mount_host, (out->n_mounts + 1) * sizeof *h);
+	if (!h)
+		return -1;
+	out->mount_host = h;
+	char **c = realloc(out->mount_ctr, (out->n_mounts + 1) * sizeof *c);
+	if (!c)
+		return -1;
+	out->mount_ctr = c;
+	char *hs = strdup(host), *cs = strdup(ctr);
+	if (!hs || !cs) {
+		free(hs);
+		free(cs);
+		return -1;
+	}
+	h[out->n_mounts] = hs;
+	c[out->n_mounts] = cs;
+	out->n_mounts++;
+	return 0;
+}
+
 /* deviceNodes[].path, env[] and mounts[] of a containerEdits object into out */
 static int take_edits(const struct val *edits, struct kp_edits *out)
 {
@@ -124,9 +152,7 @@ static int take_edits(const struct val *edits, struct kp_edits *out)
 		const struct val *h = vget(mnt->kids[i], "hostPath"), *c = vget(mnt->kids[i], "containerPath");
 		if (!h || !h->s || !c || !c->s)
 			continue;
-		size_t k = out->n_mounts;
-		if (push_str(&out->mount_host, &out->n_mounts, h->s) != 0 ||
-		    push_str(&out->mount_ctr, &k, c->s) != 0)
+		if (push_mount(out, h->s, c->s) != 0)
 			return -1;
 	}
 	for (size_t i = 0; nodes && i < nodes->n; i++) {
