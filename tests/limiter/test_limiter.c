@@ -280,6 +280,216 @@ static void case_paths(void)
 #undef USED
 }
 
+/* the CUDA 3.1 entry points (32-bit pointers and sizes): counted like their successors,
+ * in the same account */
+static void case_legacy(void)
+{
+	region("legacy");
+	start();
+	axl_limit("1048576");
+	size_t before = double_used();
+	CUdeviceptr_v1 p = 0, q = 0;
+	RC(cuMemAlloc(&p, MIB), CUDA_SUCCESS);
+	CHECK(p != 0 && double_used() >= before + MIB);
+	RC(cuMemAlloc(&q, 1), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK(q == 0);
+	CUdeviceptr p2 = 0;
+	RC(cuMemAlloc_v2(&p2, 1), CUDA_ERROR_OUT_OF_MEMORY); /* one account for both */
+	RC(cuMemFree(p), CUDA_SUCCESS);
+	CHECK(double_used() == before);
+	/* a 32-bit allocation freed by cuMemFree_v2 gives its charge back too */
+	RC(cuMemAlloc(&p, MIB), CUDA_SUCCESS);
+	RC(cuMemFree_v2(p), CUDA_SUCCESS);
+	RC(cuMemAlloc(&p, MIB), CUDA_SUCCESS);
+	RC(cuMemFree(p + 512), CUDA_ERROR_INVALID_VALUE); /* a failed free keeps the charge */
+	RC(cuMemAlloc(&q, 1), CUDA_ERROR_OUT_OF_MEMORY);
+	RC(cuMemFree(p), CUDA_SUCCESS);
+	unsigned int pitch = 0, f = 0, t = 0;
+	RC(cuMemAllocPitch(&p, &pitch, 1000, 100, 4), CUDA_SUCCESS);
+	RC(cuMemGetInfo(&f, &t), CUDA_SUCCESS);
+	CHECK(pitch >= 1000 && t == MIB && f == MIB - pitch * 100);
+	RC(cuMemFree(p), CUDA_SUCCESS);
+	RC(cuMemAllocPitch(&p, &pitch, 1024, 1025, 4), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK(double_used() == before);
+	unsigned int tm = 0;
+	RC(cuDeviceTotalMem(&tm, 0), CUDA_SUCCESS);
+	CHECK(tm == MIB);
+	size_t real = 0;
+	d_total(&real, 1);
+	RC(cuDeviceTotalMem(&tm, 1), CUDA_SUCCESS); /* not limited: the driver's, saturated */
+	CHECK(tm == (real > 0xffffffffu ? 0xffffffffu : real));
+	/* the 32-bit array descriptors */
+	CUarray a, b;
+	CUDA_ARRAY_DESCRIPTOR_v1 d2 = {256, 256, CU_AD_FORMAT_UNSIGNED_INT8, 4};
+	RC(cuArrayCreate(&a, &d2), CUDA_SUCCESS);
+	RC(cuMemGetInfo(&f, &t), CUDA_SUCCESS);
+	CHECK(f == MIB - 256 * 256 * 4);
+	RC(cuArrayDestroy(a), CUDA_SUCCESS);
+	CUDA_ARRAY3D_DESCRIPTOR_v1 d3 = {64, 64, 64, CU_AD_FORMAT_UNSIGNED_INT8, 4, 0};
+	RC(cuArray3DCreate(&a, &d3), CUDA_SUCCESS); /* exactly the limit */
+	CUDA_ARRAY3D_DESCRIPTOR_v1 one = {1, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0};
+	RC(cuArray3DCreate(&b, &one), CUDA_ERROR_OUT_OF_MEMORY);
+	RC(cuArrayDestroy(a), CUDA_SUCCESS);
+	RC(cuArray3DCreate(&b, &one), CUDA_SUCCESS);
+	RC(cuArrayDestroy(b), CUDA_SUCCESS);
+	d3.Depth = 65;
+	RC(cuArray3DCreate(&a, &d3), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK(double_used() == before);
+}
+
+/* arrays by their descriptor: 3D, layered and cubemap, mipmapped levels, sparse (nothing),
+ * and the formats the double does not know, estimated by the limiter: a request within
+ * the limit reaches the double (which refuses the format, and the charge comes back), one
+ * byte over it does not */
+static void case_arrays(void)
+{
+	region("arrays");
+	start();
+	axl_limit("16777216");
+	const size_t L = 16 * MIB;
+	size_t f, before = double_used();
+#define USED() (cuMemGetInfo_v2(&f, NULL), L - f)
+	CUarray a;
+	CUDA_ARRAY3D_DESCRIPTOR d = {128, 128, 64, CU_AD_FORMAT_HALF, 4, 0};
+	RC(cuArray3DCreate_v2(&a, &d), CUDA_SUCCESS);
+	CHECK(USED() == (size_t)128 * 128 * 64 * 4 * 2);
+	RC(cuArrayDestroy(a), CUDA_SUCCESS);
+	CHECK(USED() == 0);
+	d.Depth = 129; /* 16 MiB + 128 KiB */
+	RC(cuArray3DCreate_v2(&a, &d), CUDA_ERROR_OUT_OF_MEMORY);
+	CUDA_ARRAY3D_DESCRIPTOR cube = {512, 512, 6, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP};
+	RC(cuArray3DCreate_v2(&a, &cube), CUDA_SUCCESS);
+	CHECK(USED() == (size_t)512 * 512 * 6 * 4);
+	RC(cuArrayDestroy(a), CUDA_SUCCESS);
+	/* sparse: no memory of its own, nothing charged; what is mapped in is cuMemCreate's */
+	CUDA_ARRAY3D_DESCRIPTOR sparse = {8192, 8192, 0, CU_AD_FORMAT_FLOAT, 4, CUDA_ARRAY3D_SPARSE};
+	RC(cuArray3DCreate_v2(&a, &sparse), CUDA_SUCCESS);
+	CHECK(USED() == 0);
+	RC(cuArrayDestroy(a), CUDA_SUCCESS);
+	/* layered mipmaps keep their layers: 3 x (256^2 + 128^2 + 64^2) */
+	CUmipmappedArray m;
+	CUDA_ARRAY3D_DESCRIPTOR ml = {256, 256, 3, CU_AD_FORMAT_UNSIGNED_INT8, 1, CUDA_ARRAY3D_LAYERED};
+	RC(cuMipmappedArrayCreate(&m, &ml, 3), CUDA_SUCCESS);
+	CHECK(USED() == (size_t)3 * (256 * 256 + 128 * 128 + 64 * 64));
+	RC(cuMipmappedArrayDestroy(m), CUDA_SUCCESS);
+	CHECK(USED() == 0);
+	/* formats the double does not declare, by cuda.h's numbers: BC1, 8 bytes a 4x4 block; BC7, 16 */
+	CUDA_ARRAY3D_DESCRIPTOR bc = {8192, 8192, 0, (CUarray_format)0x91 /* BC1_UNORM */, 4, 0}; /* 32 MiB */
+	RC(cuArray3DCreate_v2(&a, &bc), CUDA_ERROR_OUT_OF_MEMORY);
+	bc.Height = 4096; /* 16 MiB: admitted, the double does not know the format */
+	RC(cuArray3DCreate_v2(&a, &bc), CUDA_ERROR_INVALID_VALUE);
+	CHECK(USED() == 0);
+	bc.Height = 4097; /* one more row of blocks */
+	RC(cuArray3DCreate_v2(&a, &bc), CUDA_ERROR_OUT_OF_MEMORY);
+	bc.Format = (CUarray_format)0x9d; /* BC7_UNORM */
+	bc.Width = 4096;
+	bc.Height = 4096; /* 16 MiB */
+	RC(cuArray3DCreate_v2(&a, &bc), CUDA_ERROR_INVALID_VALUE);
+	bc.Height = 4100;
+	RC(cuArray3DCreate_v2(&a, &bc), CUDA_ERROR_OUT_OF_MEMORY);
+	/* NV12: 1.5 bytes a pixel */
+	CUDA_ARRAY3D_DESCRIPTOR nv = {4096, 2730, 0, (CUarray_format)0xb0 /* NV12 */, 3, 0};
+	RC(cuArray3DCreate_v2(&a, &nv), CUDA_ERROR_INVALID_VALUE); /* 15.996 MiB */
+	nv.Height = 2731;
+	RC(cuArray3DCreate_v2(&a, &nv), CUDA_ERROR_OUT_OF_MEMORY);
+	/* a format this limiter does not know: 4 bytes a channel */
+	CUDA_ARRAY_DESCRIPTOR later = {1024, 1024, (CUarray_format)0x50, 4}; /* 16 MiB */
+	RC(cuArrayCreate_v2(&a, &later), CUDA_ERROR_INVALID_VALUE);
+	later.Height = 1025;
+	RC(cuArrayCreate_v2(&a, &later), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK(USED() == 0);
+	CHECK(double_used() == before);
+#undef USED
+}
+
+static CUgraphNode alloc_node(CUgraph g, size_t bytes, CUdeviceptr *dptr, CUresult want)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS ap;
+	memset(&ap, 0, sizeof ap);
+	ap.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	ap.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	ap.poolProps.location.id = 0;
+	ap.bytesize = bytes;
+	CUgraphNode n = NULL;
+	RC(cuGraphAddMemAllocNode(&n, g, NULL, 0, &ap), want);
+	if (dptr)
+		*dptr = ap.dptr;
+	return n;
+}
+
+/* graph memory: allocation nodes allocate nothing until the graph is uploaded or launched;
+ * then the device is charged what its graph pool holds, until cuDeviceGraphMemTrim; an
+ * upload or launch the limit cannot hold is refused before the driver maps anything */
+static void case_graphmem(void)
+{
+	region("graphmem");
+	start();
+	axl_limit("16777216");
+	const size_t L = 16 * MIB;
+	size_t f, before = double_used();
+#define USED() (cuMemGetInfo_v2(&f, NULL), L - f)
+	CUstream s;
+	RC(cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	CUgraph g;
+	RC(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	CUdeviceptr gp = 0, p = 0;
+	alloc_node(g, 10 * MIB, &gp, CUDA_SUCCESS);
+	CHECK(gp != 0 && USED() == 0 && double_used() == before);
+	alloc_node(g, L + 1, NULL, CUDA_ERROR_OUT_OF_MEMORY); /* no launch could hold it */
+	CUgraphExec e;
+	RC(cuGraphInstantiateWithFlags(&e, g, 0), CUDA_SUCCESS);
+	RC(cuGraphUpload(e, s), CUDA_SUCCESS); /* mapped: the graph pool holds 10 MiB */
+	CHECK(USED() == 10 * MIB && double_used() == before + 10 * MIB);
+	RC(cuGraphLaunch(e, s), CUDA_SUCCESS); /* reuses what the upload mapped */
+	CHECK(USED() == 10 * MIB && double_used() == before + 10 * MIB);
+	RC(cuMemAlloc_v2(&p, 8 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
+	RC(cuMemFree_v2(gp), CUDA_SUCCESS); /* back to the graph pool, which keeps it */
+	CHECK(USED() == 10 * MIB);
+	RC(cuMemAlloc_v2(&p, 8 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
+	RC(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
+	CHECK(USED() == 0 && double_used() == before);
+	RC(cuMemAlloc_v2(&p, 8 * MIB), CUDA_SUCCESS);
+	size_t held = double_used();
+	RC(cuGraphLaunch(e, s), CUDA_ERROR_OUT_OF_MEMORY); /* 8 + 10 > 16: nothing mapped */
+	RC(cuGraphUpload(e, s), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK(double_used() == held && USED() == 8 * MIB);
+	RC(cuMemFree_v2(p), CUDA_SUCCESS);
+	RC(cuGraphLaunch(e, s), CUDA_SUCCESS);
+	CHECK(USED() == 10 * MIB);
+	/* a launch reuses what the graph pool holds unused: no new charge */
+	RC(cuMemFree_v2(gp), CUDA_SUCCESS);
+	RC(cuMemAlloc_v2(&p, 4 * MIB), CUDA_SUCCESS);
+	CHECK(USED() == 14 * MIB);
+	RC(cuGraphLaunch(e, s), CUDA_SUCCESS);
+	CHECK(USED() == 14 * MIB && double_used() - before <= L);
+	RC(cuMemFree_v2(gp), CUDA_SUCCESS);
+	RC(cuMemFree_v2(p), CUDA_SUCCESS);
+	RC(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
+	CHECK(USED() == 0);
+	RC(cuGraphExecDestroy(e), CUDA_SUCCESS);
+	RC(cuGraphDestroy(g), CUDA_SUCCESS);
+	/* a stream-ordered allocation into a stream being captured allocates nothing: the
+	 * graph made of it is charged when it runs */
+	RC(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+	CUdeviceptr c = 0;
+	RC(cuMemAllocAsync(&c, 12 * MIB, s), CUDA_SUCCESS);
+	CHECK(USED() == 0 && double_used() == before);
+	RC(cuMemFreeAsync(c, s), CUDA_SUCCESS);
+	RC(cuStreamEndCapture(s, &g), CUDA_SUCCESS);
+	RC(cuGraphInstantiateWithFlags(&e, g, 0), CUDA_SUCCESS);
+	RC(cuMemAlloc_v2(&p, 5 * MIB), CUDA_SUCCESS);
+	RC(cuGraphLaunch(e, s), CUDA_ERROR_OUT_OF_MEMORY); /* 5 + 12 > 16 */
+	RC(cuMemFree_v2(p), CUDA_SUCCESS);
+	RC(cuGraphLaunch(e, s), CUDA_SUCCESS);
+	CHECK(USED() == 12 * MIB); /* freed in the graph, kept by its pool */
+	RC(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
+	CHECK(USED() == 0 && double_used() == before);
+	RC(cuGraphExecDestroy(e), CUDA_SUCCESS);
+	RC(cuGraphDestroy(g), CUDA_SUCCESS);
+	RC(cuStreamDestroy_v2(s), CUDA_SUCCESS);
+#undef USED
+}
+
 /* pools' growth: what a pool keeps after frees counts, an allocation may reuse it, a
  * synchronisation or cuMemPoolTrimTo gives it back; the double's real usage never passes
  * the limit */
@@ -583,6 +793,7 @@ int main(int argc, char **argv)
 		{"direct", case_direct}, {"dlsym", case_dlsym},         {"procaddr", case_procaddr},
 		{"paths", case_paths},   {"pools", case_pools},         {"concurrent", case_concurrent},
 		{"kill9", case_kill9},   {"hami", case_hami},           {"malformed", case_malformed},
-		{"unlimited", case_unlimited}, {"state", case_state}, {"state_bad", case_state_bad}};
+		{"unlimited", case_unlimited}, {"state", case_state}, {"state_bad", case_state_bad},
+		{"legacy", case_legacy}, {"arrays", case_arrays}, {"graphmem", case_graphmem}};
 	return lt_main(argc, argv, "limiter", cases, sizeof cases / sizeof cases[0]);
 }
