@@ -19,6 +19,12 @@
    cuGetProcAddress_v2 at every CUDA version 1.0 .. 13.9 and all three flags), and every
    other export from the driver. No device is needed: the program makes lookups only.
 
+3. Cross-checks HAMi-core's hook list (HAMI_HOOKS, recorded from its src/cuda/hook.c at
+   HAMI_COMMIT): every hook that does more than pass the call on (HAMI_ACTS) must be
+   limited here or documented, and the hooks limited here and the limited exports
+   HAMi-core does not hook are listed. docs/limits.md says why HAMi-core's host-memory
+   refusals are not copied.
+
 Prints the counts (exports read, classified, limited, routes checked). Exit 0 when all
 hold, 1 on a failure, 77 (skipped) when libcuda.so.1 is not installed.
 """
@@ -155,6 +161,78 @@ ATTENTION = [re.compile(p) for p in (
     r"^cuStream(Begin|End)Capture", r"^cuGetProcAddress",
 )]
 
+# HAMi-core's CUDA hooks, the cross-check: the names of cuda_library_entry[] in src/cuda/hook.c
+# of github.com/Project-HAMi/HAMi-core at commit HAMI_COMMIT (212 names)
+HAMI_COMMIT = "8f3a89c67b037d8fdfe6c4cd4d8c4f0cd6504811"
+HAMI_HOOKS = """
+    cuInit cuDeviceGetAttribute cuDeviceGet cuDeviceGetCount cuDeviceGetName cuDeviceCanAccessPeer
+    cuDeviceGetP2PAttribute cuDeviceGetByPCIBusId cuDeviceGetPCIBusId cuDeviceGetUuid
+    cuDeviceGetUuid_v2 cuDeviceGetDefaultMemPool cuDeviceGetLuid cuDeviceGetMemPool
+    cuDeviceTotalMem_v2 cuDriverGetVersion cuDeviceGetTexture1DLinearMaxWidth cuDeviceSetMemPool
+    cuFlushGPUDirectRDMAWrites cuDevicePrimaryCtxGetState cuDevicePrimaryCtxRetain
+    cuDevicePrimaryCtxSetFlags_v2 cuDevicePrimaryCtxRelease_v2 cuCtxGetDevice cuCtxCreate_v2
+    cuCtxCreate_v3 cuCtxCreate_v4 cuCtxDestroy_v2 cuCtxGetApiVersion cuCtxGetCacheConfig
+    cuCtxGetCurrent cuCtxGetFlags cuCtxGetLimit cuCtxGetSharedMemConfig cuCtxGetStreamPriorityRange
+    cuCtxPopCurrent_v2 cuCtxPushCurrent_v2 cuCtxSetCacheConfig cuCtxSetCurrent cuCtxSetLimit
+    cuCtxSetSharedMemConfig cuCtxSynchronize cuCtxEnablePeerAccess cuGetExportTable cuStreamCreate
+    cuStreamDestroy_v2 cuStreamSynchronize cuArray3DCreate_v2 cuArrayCreate_v2 cuArrayDestroy
+    cuMemAlloc_v2 cuMemAllocHost_v2 cuMemAllocManaged cuMemAllocPitch_v2 cuMemFree_v2 cuMemFreeHost
+    cuMemHostAlloc cuMemHostRegister_v2 cuMemHostUnregister cuMemcpyDtoH_v2 cuMemcpyHtoD_v2
+    cuMipmappedArrayCreate cuMipmappedArrayDestroy cuMemGetInfo_v2 cuMemcpy cuPointerGetAttribute
+    cuPointerGetAttributes cuPointerSetAttribute cuIpcCloseMemHandle cuIpcGetMemHandle
+    cuIpcOpenMemHandle_v2 cuMemGetAddressRange_v2 cuMemcpyAsync cuMemcpyAtoD_v2 cuMemcpyDtoA_v2
+    cuMemcpyDtoD_v2 cuMemcpyDtoDAsync_v2 cuMemcpyDtoHAsync_v2 cuMemcpyHtoDAsync_v2 cuMemcpyPeer
+    cuMemcpyPeerAsync cuMemsetD16_v2 cuMemsetD16Async cuMemsetD2D16_v2 cuMemsetD2D16Async
+    cuMemsetD2D32_v2 cuMemsetD2D32Async cuMemsetD2D8_v2 cuMemsetD2D8Async cuMemsetD32_v2
+    cuMemsetD32Async cuMemsetD8_v2 cuMemsetD8Async cuMemAdvise cuMemAdvise_v2 cuFuncSetCacheConfig
+    cuFuncSetSharedMemConfig cuFuncGetAttribute cuFuncSetAttribute cuLaunchKernel cuLaunchKernelEx
+    cuLaunchCooperativeKernel cuEventCreate cuEventDestroy_v2 cuModuleLoad cuModuleLoadData
+    cuModuleLoadDataEx cuModuleLoadFatBinary cuModuleGetFunction cuModuleUnload
+    cuModuleGetGlobal_v2 cuModuleGetTexRef cuModuleGetSurfRef cuLinkAddData_v2 cuLinkCreate_v2
+    cuLinkAddFile_v2 cuLinkComplete cuLinkDestroy cuMemAddressReserve cuMemCreate cuMemRelease
+    cuMemMap cuMemImportFromShareableHandle cuMemAllocAsync cuMemFreeAsync
+    cuMemHostGetDevicePointer_v2 cuMemHostGetFlags cuMemPoolTrimTo cuMemPoolSetAttribute
+    cuMemPoolGetAttribute cuMemPoolSetAccess cuMemPoolGetAccess cuMemPoolCreate cuMemPoolDestroy
+    cuMemAllocFromPoolAsync cuMemPoolExportToShareableHandle cuMemPoolImportFromShareableHandle
+    cuMemPoolExportPointer cuMemPoolImportPointer cuMemcpy2D_v2 cuMemcpy2DUnaligned_v2
+    cuMemcpy2DAsync_v2 cuMemcpy3D_v2 cuMemcpy3DAsync_v2 cuMemcpy3DPeer cuMemcpy3DPeerAsync
+    cuMemPrefetchAsync cuMemPrefetchAsync_v2 cuMemRangeGetAttribute cuMemRangeGetAttributes
+    cuImportExternalMemory cuExternalMemoryGetMappedBuffer cuExternalMemoryGetMappedMipmappedArray
+    cuDestroyExternalMemory cuImportExternalSemaphore cuSignalExternalSemaphoresAsync
+    cuWaitExternalSemaphoresAsync cuDestroyExternalSemaphore cuGraphCreate cuGraphAddKernelNode_v2
+    cuGraphKernelNodeGetParams_v2 cuGraphKernelNodeSetParams_v2 cuGraphAddMemcpyNode
+    cuGraphMemcpyNodeGetParams cuGraphMemcpyNodeSetParams cuGraphAddMemsetNode
+    cuGraphMemsetNodeGetParams cuGraphMemsetNodeSetParams cuGraphAddHostNode
+    cuGraphHostNodeGetParams cuGraphHostNodeSetParams cuGraphAddChildGraphNode
+    cuGraphChildGraphNodeGetGraph cuGraphAddEmptyNode cuGraphAddEventRecordNode
+    cuGraphEventRecordNodeGetEvent cuGraphEventRecordNodeSetEvent cuGraphAddEventWaitNode
+    cuGraphEventWaitNodeGetEvent cuGraphEventWaitNodeSetEvent
+    cuGraphAddExternalSemaphoresSignalNode cuGraphExternalSemaphoresSignalNodeGetParams
+    cuGraphExternalSemaphoresSignalNodeSetParams cuGraphAddExternalSemaphoresWaitNode
+    cuGraphExternalSemaphoresWaitNodeGetParams cuGraphExternalSemaphoresWaitNodeSetParams
+    cuGraphExecExternalSemaphoresSignalNodeSetParams cuGraphExecExternalSemaphoresWaitNodeSetParams
+    cuGraphClone cuGraphNodeFindInClone cuGraphNodeGetType cuGraphGetNodes cuGraphGetRootNodes
+    cuGraphGetEdges cuGraphGetEdges_v2 cuGraphNodeGetDependencies cuGraphNodeGetDependencies_v2
+    cuGraphNodeGetDependentNodes cuGraphNodeGetDependentNodes_v2 cuGraphAddDependencies
+    cuGraphAddDependencies_v2 cuGraphRemoveDependencies cuGraphRemoveDependencies_v2
+    cuGraphDestroyNode cuGraphInstantiate cuGraphInstantiateWithFlags cuGraphUpload cuGraphLaunch
+    cuGraphExecDestroy cuGraphDestroy cuGetProcAddress cuGetProcAddress_v2
+"""
+# the hooks of that list that do more than pass the call to the driver (src/cuda/memory.c,
+# device.c, hook.c at HAMI_COMMIT); each must be limited here or documented above
+HAMI_ACTS = {
+    "cuMemAlloc_v2": "counts (allocate_raw)", "cuMemAllocManaged": "counts", "cuMemAllocPitch_v2": "counts a guessed pitch",
+    "cuMemAllocAsync": "counts", "cuMemFree_v2": "uncounts", "cuMemFreeAsync": "uncounts", "cuMemCreate": "counts",
+    "cuMemRelease": "uncounts", "cuMipmappedArrayCreate": "refuses when the device is already over its limit",
+    "cuMemAllocHost_v2": "refuses when the device is already over its limit (after allocating host memory)",
+    "cuMemHostAlloc": "refuses when the device is already over its limit (after allocating host memory)",
+    "cuMemHostRegister_v2": "refuses when the device is already over its limit (after registering)",
+    "cuMemGetInfo_v2": "reports the limit", "cuDeviceTotalMem_v2": "reports the limit",
+    "cuLaunchKernel": "rate-limits", "cuLaunchKernelEx": "rate-limits",
+    "cuGetProcAddress": "its own hooks by name (the driver's version and flags not asked)",
+    "cuGetProcAddress_v2": "its own hooks by name (the driver's version and flags not asked)",
+}
+
 # every CUDA release's version number is among these (1.0 .. 13.9)
 VERSIONS = [major * 1000 + minor * 10 for major in range(1, 14) for minor in range(10)]
 
@@ -237,6 +315,21 @@ def main():
         for c, (why, block) in table.items():
             here = [n for n in names_of(block) if n in names]
             print("  %-22s %3d exported (%d listed)" % (c, len(here), len(names_of(block))))
+    hami = HAMI_HOOKS.split()
+    hami_here = [n for n in hami if n in names]
+    hami_limited = [n for n in hami_here if n in limited]
+    print("HAMi-core %s: %d hooks, %d exported by this driver, %d of them limited here; %d do more than pass "
+          "the call on:" % (HAMI_COMMIT[:12], len(hami), len(hami_here), len(hami_limited), len(HAMI_ACTS)))
+    for n, what in sorted(HAMI_ACTS.items()):
+        if n not in hami:
+            failures.append("HAMI_ACTS names %s, which is not in HAMI_HOOKS" % n)
+        elif n in cls:
+            kind, c = cls[n]
+            print("  %-22s HAMi %s; here: %s (%s)" % (n, what, "limited" if kind == "limited" else "not limited", c))
+        else:
+            failures.append("HAMi-core acts on %s (%s); classify it" % (n, what))
+    extra = [n for n in limited if n not in hami]
+    print("limited here, not hooked by HAMi-core (%d): %s" % (len(extra), " ".join(extra)))
     absent = sorted(n for n in cls if n not in names)
     if absent:
         print("classified, not exported by this driver (newer or older releases): %s" % " ".join(absent))
