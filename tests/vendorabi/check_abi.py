@@ -25,7 +25,9 @@ Declarations newer than the vendor's header sit in our header under
 `#if AXL_ABI_HAVE(version)`; the checker defines AXL_ABI_HEADER_VERSION from the vendor
 header's version macro (or --header-version), so they are left out of the comparison and
 listed as such ("checked where the header has them"). A name of ours the vendor's header
-does not declare is a difference. Prints each difference and a summary line; exit 1 on
+does not declare is a difference. A header of src/abi may include another (abi/intel/zes.h
+includes abi/intel/ze.h): the names it takes from there are renamed with its own, so that
+they do not clash with the vendor's, and are compared by that header's own test. Prints each difference and a summary line; exit 1 on
 any difference, 77 (skipped) when the vendor header is not installed.
 """
 import argparse
@@ -98,11 +100,42 @@ def preprocess(cc, header, incdirs, defines):
     return keep
 
 
+def dependencies(cc, header, incdirs, defines):
+    """The declarations of the other src/abi headers ours includes (abi/intel/zes.h includes
+    abi/intel/ze.h): the layout program renames their names with ours, so that they do not
+    clash with the vendor's, and the parser knows their types; their own test compares
+    them. A header outside an abi/ folder (a test double's) has none."""
+    mine = os.path.realpath(header)
+    root = os.path.dirname(mine)
+    while os.path.basename(root) != "abi":
+        if os.path.dirname(root) == root:
+            return Decls()
+        root = os.path.dirname(root)
+    cmd = [cc, "-E", "-dD", "-std=c11"] + ["-I" + d for d in incdirs] + ["-D" + d for d in defines] + [header]
+    text = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    keep = []
+    current = None
+    for line in text.splitlines():
+        m = re.match(r'# \d+ "([^"]*)"', line)
+        if m:
+            current = os.path.realpath(m.group(1)) if not m.group(1).startswith("<") else None
+            continue
+        if current and current != mine and current.startswith(root + os.sep):
+            keep.append(line)
+    return parse(keep)
+
+
 class Parser:
-    def __init__(self, toks, decls):
+    def __init__(self, toks, decls, base=None):
         self.t = toks
         self.i = 0
         self.d = decls
+        self.base = base  # the declarations of the src/abi headers ours includes
+
+    def typedef(self, name):
+        if name in self.d.typedefs:
+            return self.d.typedefs[name]
+        return self.base.typedefs.get(name) if self.base else None
 
     def peek(self, k=0):
         return self.t[self.i + k] if self.i + k < len(self.t) else None
@@ -174,7 +207,7 @@ class Parser:
                     and spec["kind"] is None and self.is_type_name(tok):
                 spec["words"].append(self.take())
                 spec["typedef"] = tok
-                info = self.d.typedefs.get(tok)
+                info = self.typedef(tok)
                 if tok in INTEGER_TYPEDEFS or (info and info.get("integer")):
                     spec["integer"] = True
                 if info and info.get("enum"):
@@ -190,7 +223,7 @@ class Parser:
     def is_type_name(self, tok):
         # a declared typedef of ours, a standard one, or (in a prototype) an identifier
         # followed by a declarator: a type the vendor header declares (never ours alone)
-        if tok in self.d.typedefs or tok in INTEGER_TYPEDEFS:
+        if self.typedef(tok) is not None or tok in INTEGER_TYPEDEFS:
             return True
         nxt = self.peek(1)
         return nxt is not None and (re.match(r"[A-Za-z_*(]", nxt) is not None)
@@ -294,7 +327,7 @@ class Parser:
                         "fields": spec.get("fields") if not d["pointer"] and not d["array"] else None,
                         "complete": True}
                 if spec.get("fields_of") and not d["pointer"] and not d["array"]:
-                    info["fields"] = self.d.typedefs[spec["fields_of"]]["fields"]
+                    info["fields"] = self.typedef(spec["fields_of"])["fields"]
                 if spec["tag"] and spec["kind"] != "enum" and not d["pointer"] and not d["array"] \
                         and spec["tag"] not in self.d.tags and spec.get("fields") is None:
                     info["complete"] = False    # a typedef of an incomplete struct
@@ -320,7 +353,7 @@ class Parser:
         self.take(";")
 
 
-def parse(lines):
+def parse(lines, base=None):
     decls = Decls()
     code = []
     for line in lines:
@@ -335,7 +368,7 @@ def parse(lines):
                 decls.macros.remove(m.group(1))
             continue
         code.append(line)
-    Parser(tokenize("\n".join(code)), decls).statements()
+    Parser(tokenize("\n".join(code)), decls, base).statements()
     return decls
 
 
@@ -405,9 +438,9 @@ def renamed(decls):
     return names
 
 
-def layout_program(args, ours, decls, version):
+def layout_program(args, ours, decls, version, deps):
     src = vendor_prelude(args, version)
-    ren = renamed(decls)
+    ren = renamed(decls) + [n for n in renamed(deps) if n not in renamed(decls)]
     for n in ren:
         src += ['#pragma push_macro("%s")' % n, "#undef %s" % n, "#define %s ours_%s" % (n, n)]
     for m in decls.macros:
@@ -527,8 +560,10 @@ def main():
         return SKIP
 
     version = header_version(args)
-    full = parse(preprocess(args.cc, args.ours, args.include_dir, []))
-    decls = parse(preprocess(args.cc, args.ours, args.include_dir, ["AXL_ABI_HEADER_VERSION=" + version]))
+    deps = dependencies(args.cc, args.ours, args.include_dir, ["AXL_ABI_HEADER_VERSION=" + version])
+    full = parse(preprocess(args.cc, args.ours, args.include_dir, []),
+                 dependencies(args.cc, args.ours, args.include_dir, []))
+    decls = parse(preprocess(args.cc, args.ours, args.include_dir, ["AXL_ABI_HEADER_VERSION=" + version]), deps)
     own = [name for kind, name in decls.order if any(name.split()[-1].startswith(p) for p in args.own_prefix)]
     for kind, name in list(decls.order):
         if name in own:
@@ -551,7 +586,7 @@ def main():
 
     failures = 0
     total = 0
-    for what, (src, items) in (("layouts", layout_program(args, args.ours, decls, version)),
+    for what, (src, items) in (("layouts", layout_program(args, args.ours, decls, version, deps)),
                                ("prototypes", prototype_program(args, decls, version))):
         r = run_c(args, src, what)
         if r[0] == "compile":
