@@ -486,6 +486,28 @@ static void case_graphmem(void)
 	CHECK(USED() == 0 && double_used() == before);
 	RC(cuGraphExecDestroy(e), CUDA_SUCCESS);
 	RC(cuGraphDestroy(g), CUDA_SUCCESS);
+	/* an instantiation that uploads (CUDA 12.0) is admitted as an upload */
+	RC(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	alloc_node(g, 10 * MIB, NULL, CUDA_SUCCESS);
+	CUDA_GRAPH_INSTANTIATE_PARAMS ip;
+	memset(&ip, 0, sizeof ip);
+	ip.flags = CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD;
+	ip.hUploadStream = s;
+	RC(cuMemAlloc_v2(&p, 8 * MIB), CUDA_SUCCESS);
+	held = double_used();
+	e = NULL;
+	RC(cuGraphInstantiateWithParams(&e, g, &ip), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK(e == NULL && double_used() == held);
+	RC(cuMemFree_v2(p), CUDA_SUCCESS);
+	RC(cuGraphInstantiateWithParams(&e, g, &ip), CUDA_SUCCESS);
+	CHECK(USED() == 10 * MIB && double_used() == before + 10 * MIB);
+	RC(cuGraphLaunch(e, s), CUDA_SUCCESS); /* what the upload mapped */
+	CHECK(USED() == 10 * MIB && double_used() == before + 10 * MIB);
+	RC(cuGraphExecDestroy(e), CUDA_SUCCESS);
+	RC(cuGraphDestroy(g), CUDA_SUCCESS);
+	CHECK(USED() == 10 * MIB); /* the graph allocation outlives its graph until freed */
+	RC(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
+	CHECK(USED() == 10 * MIB);
 	RC(cuStreamDestroy_v2(s), CUDA_SUCCESS);
 #undef USED
 }

@@ -2589,10 +2589,35 @@ API CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 	LEAVE;
 }
 
-/* the graph's allocations mapped ahead of its launch (the graph pool grows), not made live */
-API CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)
+static CUresult graph_upload(const char *fn, CUgraphExec hGraphExec, CUstream hStream);
+static CUresult graph_destroy(const char *fn, uint64_t h, int kind);
+
+/* CUDA 12.0's: with CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD the graph is uploaded into
+ * hUploadStream at once (cuGraphUpload); a failed upload leaves no executable graph */
+API CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
+					  CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
-	ENTER("cuGraphUpload");
+	if (!instantiateParams)
+		return g_init ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+	instantiateParams->hErrNode_out = NULL;
+	CUresult rc = instantiate("cuGraphInstantiateWithParams", phGraphExec, hGraph);
+	if (rc == CUDA_SUCCESS && (instantiateParams->flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD)) {
+		/* the double's own functions, not the exported names (which a preloaded
+		 * library may interpose) */
+		rc = graph_upload("cuGraphInstantiateWithParams", *phGraphExec, instantiateParams->hUploadStream);
+		if (rc != CUDA_SUCCESS) {
+			graph_destroy("cuGraphInstantiateWithParams", (uint64_t)(uintptr_t)*phGraphExec, OBJ_EXEC);
+			*phGraphExec = NULL;
+		}
+	}
+	instantiateParams->result_out = rc == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : CUDA_GRAPH_INSTANTIATE_ERROR;
+	return rc;
+}
+
+/* the graph's allocations mapped ahead of its launch (the graph pool grows), not made live */
+static CUresult graph_upload(const char *fn, CUgraphExec hGraphExec, CUstream hStream)
+{
+	ENTER(fn);
 	unsigned id = obj_id((uint64_t)(uintptr_t)hGraphExec, OBJ_EXEC);
 	if (!id)
 		FAIL(CUDA_ERROR_INVALID_HANDLE);
@@ -2603,6 +2628,11 @@ API CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)
 	NOT_CHECKPOINTED();
 	rc = graph_mem(id, 0);
 	LEAVE;
+}
+
+API CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)
+{
+	return graph_upload("cuGraphUpload", hGraphExec, hStream);
 }
 
 API CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
@@ -2929,7 +2959,7 @@ API CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
 	X(cuGraphDestroy) X(cuGetProcAddress) X(cuGetProcAddress_v2) X(cuMemAlloc) X(cuMemAllocPitch) X(cuMemFree)  \
 	X(cuDeviceTotalMem) X(cuArrayCreate) X(cuArray3DCreate) X(cuArray3DCreate_v2) X(cuGraphNodeGetType)         \
 	X(cuGraphAddMemAllocNode) X(cuGraphAddMemFreeNode) X(cuGraphMemAllocNodeGetParams) X(cuGraphUpload)         \
-	X(cuDeviceGraphMemTrim) X(cuDeviceGetGraphMemAttribute)
+	X(cuDeviceGraphMemTrim) X(cuDeviceGetGraphMemAttribute) X(cuGraphInstantiateWithParams)
 #ifndef CUDA_DOUBLE_OLD
 #define PROC_NEW(X)                                                                                        \
 	X(cuDeviceGetUuid_v2) X(cuDevicePrimaryCtxRelease_v2) X(cuMemGetInfo_v2) X(cuMemcpyPeerAsync)      \

@@ -423,6 +423,22 @@ CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraph
 CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
 CUresult cuGraphExecDestroy(CUgraphExec hGraphExec);
 CUresult cuGraphDestroy(CUgraph hGraph);
+#if AXL_ABI_HAVE(12000)
+/* CUDA 12.0: instantiation parameters; CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD uploads at once */
+typedef enum CUgraphInstantiateResult_enum {
+	CUDA_GRAPH_INSTANTIATE_SUCCESS = 0,
+	CUDA_GRAPH_INSTANTIATE_ERROR = 1
+} CUgraphInstantiateResult;
+typedef struct CUDA_GRAPH_INSTANTIATE_PARAMS_st {
+	cuuint64_t flags;
+	CUstream hUploadStream;
+	CUgraphNode hErrNode_out;
+	CUgraphInstantiateResult result_out;
+} CUDA_GRAPH_INSTANTIATE_PARAMS;
+#define CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD 2
+CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
+				      CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams);
+#endif
 CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type);
 CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
 				size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams);

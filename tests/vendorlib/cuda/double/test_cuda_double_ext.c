@@ -33,7 +33,7 @@
 	X(cuCheckpointProcessUnlock) X(axl_cuda_double_utilization) X(cuMemAlloc) X(cuMemAllocPitch) X(cuMemFree)   \
 	X(cuDeviceTotalMem) X(cuArrayCreate) X(cuArray3DCreate) X(cuArray3DCreate_v2) X(cuGraphNodeGetType)         \
 	X(cuGraphAddMemAllocNode) X(cuGraphAddMemFreeNode) X(cuGraphMemAllocNodeGetParams) X(cuGraphUpload)         \
-	X(cuDeviceGraphMemTrim) X(cuDeviceGetGraphMemAttribute)
+	X(cuDeviceGraphMemTrim) X(cuDeviceGetGraphMemAttribute) X(cuGraphInstantiateWithParams)
 
 #define DECLARE(f) static __typeof__(f) *p_##f;
 FUNCS(DECLARE)
@@ -671,6 +671,20 @@ static void suite_graphmem(void)
 	EQ(gmem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), 0);
 	RC(p_cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
 	EQ(used(), base);
+	RC(p_cuGraphExecDestroy(e), CUDA_SUCCESS);
+	RC(p_cuGraphDestroy(g), CUDA_SUCCESS);
+	/* an instantiation with CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD uploads at once */
+	RC(p_cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ap.bytesize = MIB(3);
+	RC(p_cuGraphAddMemAllocNode(&an, g, NULL, 0, &ap), CUDA_SUCCESS);
+	CUDA_GRAPH_INSTANTIATE_PARAMS ip = { CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD, s, NULL, CUDA_GRAPH_INSTANTIATE_ERROR };
+	RC(p_cuGraphInstantiateWithParams(&e, g, &ip), CUDA_SUCCESS);
+	EQ(ip.result_out, CUDA_GRAPH_INSTANTIATE_SUCCESS);
+	EQ(used(), base + MIB(3));
+	EQ(gmem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), 0);
+	RC(p_cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
+	EQ(used(), base);
+	RC(p_cuGraphInstantiateWithParams(&e, g, NULL), CUDA_ERROR_INVALID_VALUE);
 	RC(p_cuGraphExecDestroy(e), CUDA_SUCCESS);
 	RC(p_cuGraphDestroy(g), CUDA_SUCCESS);
 }
