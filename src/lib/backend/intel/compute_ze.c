@@ -26,94 +26,38 @@
 #include "compute_impl.h"
 #include "runtime_files.h"
 #include "vlib.h"
+#include "abi/intel/ze.h"
 
-typedef void *zeh; /* every Level Zero handle */
-typedef int32_t zer;
-
-enum {
-	ZR_SUCCESS = 0,
-	ZR_DEVICE_LOST = 0x70000001,
-	ZR_OOM_HOST = 0x70000002,
-	ZR_OOM_DEVICE = 0x70000003,
-	ZR_NO_FUNCTION = -1, /* not Level Zero's: the loader lacks the call */
-};
-
-/* The structs passed, from the specification's ze_api.h (v1.12); LP64 layouts. */
-struct ze_dev_props {
-	uint32_t stype; /* ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES 0x3: timerResolution in ns */
-	void *pNext;
-	uint32_t type, vendorId, deviceId, flags, subdeviceId, coreClockRate;
-	uint64_t maxMemAllocSize;
-	uint32_t maxHardwareContexts, maxCommandQueuePriority, numThreadsPerEU, physicalEUSimdWidth,
-	    numEUsPerSubslice, numSubslicesPerSlice, numSlices;
-	uint64_t timerResolution;
-	uint32_t timestampValidBits, kernelTimestampValidBits;
-	uint8_t uuid[16];
-	char name[256];
-};
-struct ze_pci_ext {
-	uint32_t stype; /* ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES 0x10008 */
-	void *pNext;
-	uint32_t domain, bus, device, function;
-	int32_t gen, width;
-	int64_t bandwidth;
-};
-struct ze_mem_props {
-	uint32_t stype; /* ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES 0x5 */
-	void *pNext;
-	uint32_t flags, maxClockRate, maxBusWidth;
-	uint64_t totalSize;
-	char name[256];
-};
-struct ze_desc { /* context, host and device allocation descriptors (flags; ordinal) */
-	uint32_t stype;
-	const void *pNext;
-	uint32_t flags, ordinal;
-};
-struct ze_queue_desc {
-	uint32_t stype; /* 0xe */
-	const void *pNext;
-	uint32_t ordinal, index, flags, mode, priority;
-};
-struct ze_pool_desc {
-	uint32_t stype; /* 0x11 */
-	const void *pNext;
-	uint32_t flags, count;
-};
-struct ze_event_desc {
-	uint32_t stype; /* 0x12 */
-	const void *pNext;
-	uint32_t index, signal, wait;
-};
-_Static_assert(sizeof(struct ze_dev_props) == 368, "ze_device_properties_t");
-_Static_assert(sizeof(struct ze_pci_ext) == 48, "ze_pci_ext_properties_t");
-_Static_assert(sizeof(struct ze_mem_props) == 296, "ze_device_memory_properties_t");
-
+/* The types and prototypes are the specification's, declared once in src/abi/intel/ze.h
+ * (compared with Debian's ze_api.h by tests/vendorabi); the table takes each slot's type
+ * from its prototype. No result here is axl's own: the optional calls are tested before
+ * they are made. */
+#define ZE_FN(sym) __typeof__(&sym)
 struct zefns {
-	zer (*zeInit)(uint32_t);
-	zer (*zeDriverGet)(uint32_t *, zeh *);
-	zer (*zeDeviceGet)(zeh, uint32_t *, zeh *);
-	zer (*zeDeviceGetProperties)(zeh, struct ze_dev_props *);
-	zer (*zeDevicePciGetPropertiesExt)(zeh, struct ze_pci_ext *);
-	zer (*zeDeviceGetMemoryProperties)(zeh, uint32_t *, struct ze_mem_props *);
-	zer (*zeDeviceCanAccessPeer)(zeh, zeh, uint8_t *);
-	zer (*zeContextCreate)(zeh, const struct ze_desc *, zeh *);
-	zer (*zeContextDestroy)(zeh);
-	zer (*zeMemAllocDevice)(zeh, const struct ze_desc *, size_t, size_t, zeh, void **);
-	zer (*zeMemAllocHost)(zeh, const struct ze_desc *, size_t, size_t, void **);
-	zer (*zeMemFree)(zeh, void *);
-	zer (*zeCommandListCreateImmediate)(zeh, zeh, const struct ze_queue_desc *, zeh *);
-	zer (*zeCommandListDestroy)(zeh);
-	zer (*zeCommandListAppendMemoryCopy)(zeh, void *, const void *, size_t, zeh, uint32_t, zeh *);
-	zer (*zeCommandListAppendMemoryFill)(zeh, void *, const void *, size_t, size_t, zeh, uint32_t, zeh *);
-	zer (*zeCommandListAppendBarrier)(zeh, zeh, uint32_t, zeh *);
-	zer (*zeCommandListAppendWriteGlobalTimestamp)(zeh, uint64_t *, zeh, uint32_t, zeh *);
-	zer (*zeCommandListHostSynchronize)(zeh, uint64_t); /* 1.6+; else a barrier and its event */
-	zer (*zeEventPoolCreate)(zeh, const struct ze_pool_desc *, uint32_t, zeh *, zeh *);
-	zer (*zeEventPoolDestroy)(zeh);
-	zer (*zeEventCreate)(zeh, const struct ze_event_desc *, zeh *);
-	zer (*zeEventDestroy)(zeh);
-	zer (*zeEventHostSynchronize)(zeh, uint64_t);
+	ZE_FN(zeInit) zeInit;
+	ZE_FN(zeDriverGet) zeDriverGet;
+	ZE_FN(zeDeviceGet) zeDeviceGet;
+	ZE_FN(zeDeviceGetProperties) zeDeviceGetProperties;
+	ZE_FN(zeDevicePciGetPropertiesExt) zeDevicePciGetPropertiesExt;
+	ZE_FN(zeDeviceGetMemoryProperties) zeDeviceGetMemoryProperties;
+	ZE_FN(zeDeviceCanAccessPeer) zeDeviceCanAccessPeer;
+	ZE_FN(zeContextCreate) zeContextCreate;
+	ZE_FN(zeContextDestroy) zeContextDestroy;
+	ZE_FN(zeMemAllocDevice) zeMemAllocDevice;
+	ZE_FN(zeMemAllocHost) zeMemAllocHost;
+	ZE_FN(zeMemFree) zeMemFree;
+	ZE_FN(zeCommandListCreateImmediate) zeCommandListCreateImmediate;
+	ZE_FN(zeCommandListDestroy) zeCommandListDestroy;
+	ZE_FN(zeCommandListAppendMemoryCopy) zeCommandListAppendMemoryCopy;
+	ZE_FN(zeCommandListAppendMemoryFill) zeCommandListAppendMemoryFill;
+	ZE_FN(zeCommandListAppendBarrier) zeCommandListAppendBarrier;
+	ZE_FN(zeCommandListAppendWriteGlobalTimestamp) zeCommandListAppendWriteGlobalTimestamp;
+	ZE_FN(zeCommandListHostSynchronize) zeCommandListHostSynchronize; /* 1.6+; else a barrier and its event */
+	ZE_FN(zeEventPoolCreate) zeEventPoolCreate;
+	ZE_FN(zeEventPoolDestroy) zeEventPoolDestroy;
+	ZE_FN(zeEventCreate) zeEventCreate;
+	ZE_FN(zeEventDestroy) zeEventDestroy;
+	ZE_FN(zeEventHostSynchronize) zeEventHostSynchronize;
 };
 
 #define F(m) {offsetof(struct zefns, m), {#m}}
@@ -148,7 +92,8 @@ static const struct axl__vlibrary library = {sonames, 1, symbols, sizeof symbols
 					     sizeof(struct zefns), usable, &cache, axl__runtime_lib_dirs};
 
 struct zdev {
-	zeh handle, ctx;
+	ze_device_handle_t handle;
+	ze_context_handle_t ctx;
 	unsigned index;
 	char label[160]; /* "level-zero device 1 (0000:03:00.0)" for messages */
 	uint64_t total;
@@ -160,7 +105,7 @@ struct zdev {
 struct zstate {
 	const struct zefns *f;
 	struct axl__ccall *calls;
-	zeh ctxs[8];
+	ze_context_handle_t ctxs[8];
 	unsigned nctx;
 	struct zdev *dev;
 	unsigned ndev;
@@ -168,32 +113,32 @@ struct zstate {
 
 struct zqueue {
 	struct zdev *d;
-	zeh list;
+	ze_command_list_handle_t list;
 	pthread_mutex_t lock; /* an immediate list is not to be appended to from two threads */
 };
 
 struct zevent {
 	struct zdev *d;
-	zeh pool, ev;
+	ze_event_pool_handle_t pool;
+	ze_event_handle_t ev;
 	uint64_t *ts; /* USM host memory the list writes the timestamp to */
 };
 
-static int fail(const struct zdev *d, const char *call, zer r, const char *fmt, ...)
+static int fail(const struct zdev *d, const char *call, ze_result_t r, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* An AXL_E* for what call said, with the device, the call and the sizes (fmt). */
-static int fail(const struct zdev *d, const char *call, zer r, const char *fmt, ...)
+static int fail(const struct zdev *d, const char *call, ze_result_t r, const char *fmt, ...)
 {
 	char what[200];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	int code = r == ZR_DEVICE_LOST				? AXL_EDEVLOST
-		   : r == ZR_OOM_DEVICE || r == ZR_OOM_HOST	? AXL_ENOMEM
-		   : r == ZR_NO_FUNCTION			? AXL_ENOTSUP
-								: AXL_EBACKEND;
+	int code = r == ZE_RESULT_ERROR_DEVICE_LOST ? AXL_EDEVLOST
+		   : r == ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY || r == ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY ? AXL_ENOMEM
+											       : AXL_EBACKEND;
 	return axl__error(code, "compute level-zero: %s on %s%s%s: result 0x%x%s", call, d ? d->label : "the driver",
-			  *what ? ", " : "", what, (unsigned)r, r == ZR_DEVICE_LOST ? " (device lost)" : "");
+			  *what ? ", " : "", what, (unsigned)r, r == ZE_RESULT_ERROR_DEVICE_LOST ? " (device lost)" : "");
 }
 
 /* ---- opening: zeInit, drivers, their GPUs, a context per driver (on a worker) ---- */
@@ -203,16 +148,18 @@ struct open_job {
 	size_t *n;
 };
 
-static void found_of(struct zstate *st, struct zdev *d, struct axl__compute_found *fd, const struct ze_dev_props *p)
+static void found_of(struct zstate *st, struct zdev *d, struct axl__compute_found *fd, const ze_device_properties_t *p)
 {
 	memset(fd, 0, sizeof *fd);
-	struct ze_pci_ext pci = {.stype = 0x10008};
-	if (st->f->zeDevicePciGetPropertiesExt && st->f->zeDevicePciGetPropertiesExt(d->handle, &pci) == ZR_SUCCESS)
-		snprintf(fd->pci, sizeof fd->pci, "%04x:%02x:%02x.%x", pci.domain, pci.bus, pci.device, pci.function);
+	ze_pci_ext_properties_t pci = {.stype = ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES};
+	if (st->f->zeDevicePciGetPropertiesExt &&
+	    st->f->zeDevicePciGetPropertiesExt(d->handle, &pci) == ZE_RESULT_SUCCESS)
+		snprintf(fd->pci, sizeof fd->pci, "%04x:%02x:%02x.%x", pci.address.domain, pci.address.bus,
+			 pci.address.device, pci.address.function);
 	bool zero = true;
 	for (int k = 0; k < 16; k++)
-		zero = zero && p->uuid[k] == 0;
-	const uint8_t *b = p->uuid;
+		zero = zero && p->uuid.id[k] == 0;
+	const uint8_t *b = p->uuid.id;
 	if (!zero) /* as sysman discovery spells it (ze_apply.c) */
 		snprintf(fd->uuid, sizeof fd->uuid, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 			 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
@@ -227,10 +174,10 @@ static int open_run(void *arg)
 	struct open_job *j = arg;
 	struct zstate *st = j->st;
 	const struct zefns *f = st->f;
-	zer r = f->zeInit(1); /* ZE_INIT_FLAG_GPU_ONLY */
+	ze_result_t r = f->zeInit(ZE_INIT_FLAG_GPU_ONLY);
 	if (r)
 		return fail(NULL, "zeInit", r, "%s", "");
-	zeh drv[8];
+	ze_driver_handle_t drv[8];
 	uint32_t nd = 8;
 	if ((r = f->zeDriverGet(&nd, drv)))
 		return fail(NULL, "zeDriverGet", r, "%s", "");
@@ -238,7 +185,7 @@ static int open_run(void *arg)
 		uint32_t cnt = 0;
 		if ((r = f->zeDeviceGet(drv[i], &cnt, NULL)))
 			return fail(NULL, "zeDeviceGet", r, "%s", "");
-		zeh *hs = calloc(cnt ? cnt : 1, sizeof *hs);
+		ze_device_handle_t *hs = calloc(cnt ? cnt : 1, sizeof *hs);
 		struct zdev *more = realloc(st->dev, (st->ndev + cnt + 1) * sizeof *more);
 		if (!hs || !more) {
 			free(hs);
@@ -251,8 +198,8 @@ static int open_run(void *arg)
 			free(hs);
 			return fail(NULL, "zeDeviceGet", r, "%s", "");
 		}
-		zeh ctx = NULL;
-		struct ze_desc cd = {.stype = 0xd};
+		ze_context_handle_t ctx = NULL;
+		ze_context_desc_t cd = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
 		if (cnt && (r = f->zeContextCreate(drv[i], &cd, &ctx))) {
 			free(hs);
 			return fail(NULL, "zeContextCreate", r, "%s", "");
@@ -260,8 +207,8 @@ static int open_run(void *arg)
 		if (ctx)
 			st->ctxs[st->nctx++] = ctx;
 		for (uint32_t k = 0; k < cnt; k++) {
-			struct ze_dev_props p = {.stype = 0x3};
-			if (f->zeDeviceGetProperties(hs[k], &p) || p.type != 1 /* GPU */)
+			ze_device_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+			if (f->zeDeviceGetProperties(hs[k], &p) || p.type != ZE_DEVICE_TYPE_GPU)
 				continue;
 			struct zdev *d = &st->dev[st->ndev];
 			memset(d, 0, sizeof *d);
@@ -271,12 +218,12 @@ static int open_run(void *arg)
 			d->tick_ns = p.timerResolution ? p.timerResolution : 1;
 			d->ts_mask = p.timestampValidBits >= 64 || !p.timestampValidBits ? UINT64_MAX
 							   : ((uint64_t)1 << p.timestampValidBits) - 1;
-			struct ze_mem_props mp[4];
+			ze_device_memory_properties_t mp[4];
 			uint32_t nm = 4;
 			memset(mp, 0, sizeof mp);
 			for (int m = 0; m < 4; m++)
-				mp[m].stype = 0x5;
-			if (f->zeDeviceGetMemoryProperties(hs[k], &nm, mp) == ZR_SUCCESS)
+				mp[m].stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES;
+			if (f->zeDeviceGetMemoryProperties(hs[k], &nm, mp) == ZE_RESULT_SUCCESS)
 				for (uint32_t m = 0; m < nm && m < 4; m++)
 					d->total += mp[m].totalSize;
 			st->ndev++;
@@ -322,7 +269,7 @@ static int ze_open(const axl_context *ctx, const char *lib, void **state, struct
 		return rc;
 	}
 	for (unsigned i = 0; i < st->ndev; i++) {
-		struct ze_dev_props p = {.stype = 0x3};
+		ze_device_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
 		f->zeDeviceGetProperties(st->dev[i].handle, &p);
 		found_of(st, &st->dev[i], &fd[i], &p);
 	}
@@ -354,10 +301,11 @@ struct alloc_job {
 static int alloc_run(void *arg)
 {
 	struct alloc_job *j = arg;
-	struct ze_desc desc = {.stype = j->kind == AXL_MEMORY_DEVICE ? 0x15u : 0x16u};
-	zer r = j->kind == AXL_MEMORY_DEVICE
-		    ? j->f->zeMemAllocDevice(j->d->ctx, &desc, (size_t)j->size, 64, j->d->handle, &j->p)
-		    : j->f->zeMemAllocHost(j->d->ctx, &desc, (size_t)j->size, 4096, &j->p);
+	ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+	ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+	ze_result_t r = j->kind == AXL_MEMORY_DEVICE
+				? j->f->zeMemAllocDevice(j->d->ctx, &dd, (size_t)j->size, 64, j->d->handle, &j->p)
+				: j->f->zeMemAllocHost(j->d->ctx, &hd, (size_t)j->size, 4096, &j->p);
 	if (r) {
 		uint64_t fr = 0, tot = 0;
 		ze_mem_info(NULL, j->d, &fr, &tot);
@@ -387,7 +335,7 @@ static int ze_alloc(void *state, void *dev, struct axl__cmem *m)
 
 struct free_job {
 	const struct zefns *f;
-	zeh ctx;
+	ze_context_handle_t ctx;
 	void *p;
 };
 
@@ -418,8 +366,9 @@ static int ze_queue_create(void *state, void *dev, void **out)
 	if (!q)
 		return axl__error(AXL_ENOMEM, "compute level-zero: out of memory for a queue");
 	/* ordinal 0 (the compute engine group, which copies too), in order, asynchronous */
-	struct ze_queue_desc qd = {.stype = 0xe, .mode = 2 /* ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS */};
-	zer r = st->f->zeCommandListCreateImmediate(d->ctx, d->handle, &qd, &q->list);
+	ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+				      .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS};
+	ze_result_t r = st->f->zeCommandListCreateImmediate(d->ctx, d->handle, &qd, &q->list);
 	if (r) {
 		free(q);
 		return fail(d, "zeCommandListCreateImmediate", r, "%s", "");
@@ -433,17 +382,18 @@ static int ze_queue_create(void *state, void *dev, void **out)
 /* A host-visible event, and USM host memory for a timestamp when ts is asked for. */
 static int event_new(struct zstate *st, struct zdev *d, struct zevent *e, bool ts)
 {
-	struct ze_pool_desc pd = {.stype = 0x11, .flags = 1 /* HOST_VISIBLE */, .count = 1};
-	zer r = st->f->zeEventPoolCreate(d->ctx, &pd, 1, &d->handle, &e->pool);
+	ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
+				   .count = 1};
+	ze_result_t r = st->f->zeEventPoolCreate(d->ctx, &pd, 1, &d->handle, &e->pool);
 	if (r)
 		return fail(d, "zeEventPoolCreate", r, "%s", "");
-	struct ze_event_desc ed = {.stype = 0x12, .signal = 4 /* ZE_EVENT_SCOPE_FLAG_HOST */,
-				   .wait = 4};
+	ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .signal = ZE_EVENT_SCOPE_FLAG_HOST,
+			      .wait = ZE_EVENT_SCOPE_FLAG_HOST};
 	if ((r = st->f->zeEventCreate(e->pool, &ed, &e->ev))) {
 		st->f->zeEventPoolDestroy(e->pool);
 		return fail(d, "zeEventCreate", r, "%s", "");
 	}
-	struct ze_desc hd = {.stype = 0x16};
+	ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
 	if (ts && (r = st->f->zeMemAllocHost(d->ctx, &hd, sizeof(uint64_t), 8, (void **)&e->ts))) {
 		st->f->zeEventDestroy(e->ev);
 		st->f->zeEventPoolDestroy(e->pool);
@@ -464,13 +414,14 @@ static void event_del(struct zstate *st, struct zevent *e)
 struct sync_job {
 	const struct zefns *f;
 	struct zdev *d;
-	zeh list, ev; /* ev: the fallback's barrier event */
+	ze_command_list_handle_t list;
+	ze_event_handle_t ev; /* the fallback's barrier event */
 };
 
 static int sync_run(void *arg)
 {
 	struct sync_job *j = arg;
-	zer r = j->ev ? j->f->zeEventHostSynchronize(j->ev, UINT64_MAX)
+	ze_result_t r = j->ev ? j->f->zeEventHostSynchronize(j->ev, UINT64_MAX)
 		      : j->f->zeCommandListHostSynchronize(j->list, UINT64_MAX);
 	return r ? fail(j->d, j->ev ? "zeEventHostSynchronize" : "zeCommandListHostSynchronize", r, "%s", "") : 0;
 }
@@ -488,7 +439,7 @@ static int ze_queue_sync(void *state, void *qp)
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&q->lock);
-	zer r = st->f->zeCommandListAppendBarrier(q->list, e.ev, 0, NULL);
+	ze_result_t r = st->f->zeCommandListAppendBarrier(q->list, e.ev, 0, NULL);
 	pthread_mutex_unlock(&q->lock);
 	if (r)
 		rc = fail(q->d, "zeCommandListAppendBarrier", r, "%s", "");
@@ -521,7 +472,7 @@ static int append_copy(struct zstate *st, struct zqueue *q, void *dst, const voi
 		       const char *kind)
 {
 	pthread_mutex_lock(&q->lock);
-	zer r = st->f->zeCommandListAppendMemoryCopy(q->list, dst, src, (size_t)size, NULL, 0, NULL);
+	ze_result_t r = st->f->zeCommandListAppendMemoryCopy(q->list, dst, src, (size_t)size, NULL, 0, NULL);
 	pthread_mutex_unlock(&q->lock);
 	return r ? fail(q->d, "zeCommandListAppendMemoryCopy", r, "%s copy of %" PRIu64 " bytes", kind, size) : 0;
 }
@@ -543,8 +494,8 @@ static int ze_peer_copy(void *state, void *qp, const struct axl__cmem *dst, uint
 	struct zstate *st = state;
 	struct zqueue *q = qp;
 	struct zdev *other = dst->dev == q->d ? src->dev : dst->dev;
-	uint8_t can = 0;
-	zer r = st->f->zeDeviceCanAccessPeer(q->d->handle, other->handle, &can);
+	ze_bool_t can = 0;
+	ze_result_t r = st->f->zeDeviceCanAccessPeer(q->d->handle, other->handle, &can);
 	if (r)
 		return fail(q->d, "zeDeviceCanAccessPeer", r, "with %s", other->label);
 	if (!can)
@@ -557,7 +508,7 @@ static int ze_fill(void *state, void *qp, const struct axl__cmem *dst, uint64_t 
 	struct zstate *st = state;
 	struct zqueue *q = qp;
 	pthread_mutex_lock(&q->lock);
-	zer r = st->f->zeCommandListAppendMemoryFill(q->list, addr(dst, offset), &value, 1, (size_t)size, NULL, 0, NULL);
+	ze_result_t r = st->f->zeCommandListAppendMemoryFill(q->list, addr(dst, offset), &value, 1, (size_t)size, NULL, 0, NULL);
 	pthread_mutex_unlock(&q->lock);
 	return r ? fail(q->d, "zeCommandListAppendMemoryFill", r, "%" PRIu64 " bytes", size) : 0;
 }
@@ -576,7 +527,7 @@ static int ze_event_record(void *state, void *qp, void **out)
 		return rc;
 	}
 	pthread_mutex_lock(&q->lock);
-	zer r = st->f->zeCommandListAppendWriteGlobalTimestamp(q->list, e->ts, e->ev, 0, NULL);
+	ze_result_t r = st->f->zeCommandListAppendWriteGlobalTimestamp(q->list, e->ts, e->ev, 0, NULL);
 	pthread_mutex_unlock(&q->lock);
 	if (r) {
 		event_del(st, e);

@@ -81,10 +81,9 @@ static void collect_memory(struct ze_job *j, unsigned i)
 {
 	struct axl__zeq *q = &j->q;
 	struct ze_dev *d = &j->devs[i];
-	zes_handle_t h[ZE_MAX_COMP];
+	zes_mem_handle_t h[ZE_MAX_COMP];
 	uint32_t n = ZE_MAX_COMP;
-	ze_result_t r = axl__zeq_enum(q, "zesDeviceEnumMemoryModules", AXL_ZEF(q) ? AXL_ZEF(q)->zesDeviceEnumMemoryModules : NULL,
-				      d->h, "mem", h, &n);
+	ze_result_t r = axl__zeq_memory_modules(q, d->h, h, &n);
 	if (check(j, i, "zesDeviceEnumMemoryModules", r))
 		return;
 	for (uint32_t k = 0; k < n; k++) {
@@ -104,10 +103,9 @@ static void collect_frequency(struct ze_job *j, unsigned i)
 {
 	struct axl__zeq *q = &j->q;
 	struct ze_dev *d = &j->devs[i];
-	zes_handle_t h[ZE_MAX_COMP];
+	zes_freq_handle_t h[ZE_MAX_COMP];
 	uint32_t n = ZE_MAX_COMP;
-	ze_result_t r = axl__zeq_enum(q, "zesDeviceEnumFrequencyDomains",
-				      AXL_ZEF(q) ? AXL_ZEF(q)->zesDeviceEnumFrequencyDomains : NULL, d->h, "freq", h, &n);
+	ze_result_t r = axl__zeq_frequency_domains(q, d->h, h, &n);
 	if (check(j, i, "zesDeviceEnumFrequencyDomains", r))
 		return;
 	for (uint32_t k = 0; k < n; k++) {
@@ -123,10 +121,9 @@ static void collect_power(struct ze_job *j, unsigned i)
 {
 	struct axl__zeq *q = &j->q;
 	struct ze_dev *d = &j->devs[i];
-	zes_handle_t h[ZE_MAX_COMP];
+	zes_pwr_handle_t h[ZE_MAX_COMP];
 	uint32_t n = ZE_MAX_COMP;
-	ze_result_t r = axl__zeq_enum(q, "zesDeviceEnumPowerDomains", AXL_ZEF(q) ? AXL_ZEF(q)->zesDeviceEnumPowerDomains : NULL,
-				      d->h, "pwr", h, &n);
+	ze_result_t r = axl__zeq_power_domains(q, d->h, h, &n);
 	if (check(j, i, "zesDeviceEnumPowerDomains", r))
 		return;
 	for (uint32_t k = 0; k < n; k++) {
@@ -156,12 +153,11 @@ static void collect_engines(struct ze_job *j, unsigned i)
 {
 	struct axl__zeq *q = &j->q;
 	struct ze_dev *d = &j->devs[i];
-	zes_handle_t *h = calloc(ZE_MAX_ENGINES, sizeof *h);
+	zes_engine_handle_t *h = calloc(ZE_MAX_ENGINES, sizeof *h);
 	if (!h)
 		return;
 	uint32_t n = ZE_MAX_ENGINES;
-	ze_result_t r = axl__zeq_enum(q, "zesDeviceEnumEngineGroups", AXL_ZEF(q) ? AXL_ZEF(q)->zesDeviceEnumEngineGroups : NULL,
-				      d->h, "eng", h, &n);
+	ze_result_t r = axl__zeq_engine_groups(q, d->h, h, &n);
 	if (check(j, i, "zesDeviceEnumEngineGroups", r))
 		goto out;
 	d->has_engines = r == ZE_RESULT_SUCCESS;
@@ -189,10 +185,9 @@ static void collect_ports(struct ze_job *j, unsigned i)
 {
 	struct axl__zeq *q = &j->q;
 	struct ze_dev *d = &j->devs[i];
-	zes_handle_t h[ZE_MAX_PORTS];
+	zes_fabric_port_handle_t h[ZE_MAX_PORTS];
 	uint32_t n = ZE_MAX_PORTS;
-	ze_result_t r = axl__zeq_enum(q, "zesDeviceEnumFabricPorts", AXL_ZEF(q) ? AXL_ZEF(q)->zesDeviceEnumFabricPorts : NULL,
-				      d->h, "port", h, &n);
+	ze_result_t r = axl__zeq_fabric_ports(q, d->h, h, &n);
 	if (check(j, i, "zesDeviceEnumFabricPorts", r))
 		return;
 	for (uint32_t k = 0; k < n; k++) {

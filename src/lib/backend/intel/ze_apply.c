@@ -108,14 +108,14 @@ static void apply_identity(struct axl__scan *scan, unsigned i, const struct ze_d
 	}
 	bool zero = true, ones = true;
 	for (int k = 0; k < ZE_MAX_DEVICE_UUID_SIZE; k++) {
-		zero = zero && p->core.uuid[k] == 0;
-		ones = ones && p->core.uuid[k] == 0xff;
+		zero = zero && p->core.uuid.id[k] == 0;
+		ones = ones && p->core.uuid.id[k] == 0xff;
 	}
 	if (ones)
 		axl__warn(inv, SRC, NULL, "device %u: a UUID of all ones? ignored", i);
 	else if (!zero) {
 		char u[40];
-		const uint8_t *b = p->core.uuid;
+		const uint8_t *b = p->core.uuid.id;
 		snprintf(u, sizeof u, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
 			 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 		axl__fill_str(inv, dev, AXL_ATTR_UUID, Z, u);

@@ -62,7 +62,7 @@ const struct axl__vlibrary axl__ze_library = {
 
 const char *axl__ze_strerror(ze_result_t r)
 {
-	switch (r) {
+	switch ((uint32_t)r) { /* axl's own results are no ze_result_t */
 	case ZE_RESULT_SUCCESS: return "ZE_RESULT_SUCCESS";
 	case ZE_RESULT_NOT_READY: return "ZE_RESULT_NOT_READY";
 	case ZE_RESULT_ERROR_DEVICE_LOST: return "ZE_RESULT_ERROR_DEVICE_LOST";
@@ -250,7 +250,7 @@ static ze_result_t count_answer(struct axl__zeq *q, const char *f, const char *d
 ze_result_t axl__zeq_drivers(struct axl__zeq *q, ze_driver_handle_t *out, uint32_t *n)
 {
 	const char *f = q->legacy ? "zeDriverGet" : "zesDriverGet";
-	ze_result_t (*fn)(uint32_t *, ze_driver_handle_t *) = q->legacy ? FN(zeDriverGet) : FN(zesDriverGet);
+	__typeof__(&zeDriverGet) fn = q->legacy ? FN(zeDriverGet) : FN(zesDriverGet);
 	ze_result_t r = ZE_RESULT_SUCCESS;
 	if (!axl__vq_replaying(VQ))
 		TWO_CALLS(LIVE(fn, &cnt, NULL), LIVE(fn, &cnt, out));
@@ -271,8 +271,7 @@ ze_result_t axl__zeq_devices(struct axl__zeq *q, ze_driver_handle_t drv, unsigne
 			     uint32_t *n)
 {
 	const char *f = q->legacy ? "zeDeviceGet" : "zesDeviceGet";
-	ze_result_t (*fn)(ze_driver_handle_t, uint32_t *, ze_device_handle_t *) =
-		q->legacy ? FN(zeDeviceGet) : FN(zesDeviceGet);
+	__typeof__(&zeDeviceGet) fn = q->legacy ? FN(zeDeviceGet) : FN(zesDeviceGet);
 	ze_result_t r = ZE_RESULT_SUCCESS;
 	if (!axl__vq_replaying(VQ))
 		TWO_CALLS(LIVE(fn, drv, &cnt, NULL), LIVE(fn, drv, &cnt, out));
@@ -289,24 +288,52 @@ ze_result_t axl__zeq_devices(struct axl__zeq *q, ze_driver_handle_t drv, unsigne
 	return r;
 }
 
-ze_result_t axl__zeq_enum(struct axl__zeq *q, const char *f, axl_ze_enum_fn fn, ze_device_handle_t dev,
-			  const char *kind, zes_handle_t *out, uint32_t *n)
+/* A device's components of one kind: the two calls, then each handle named
+ * "<device>/<kind><i>" (live) or made up from that name (replaying). */
+#define ENUMERATE(member, kind)                                                              \
+	do {                                                                                 \
+		ze_result_t r = ZE_RESULT_SUCCESS;                                           \
+		if (!axl__vq_replaying(VQ))                                                  \
+			TWO_CALLS(LIVE(FN(member), dev, &cnt, NULL), LIVE(FN(member), dev, &cnt, out)); \
+		const char *d = HID(dev);                                                    \
+		r = count_answer(q, #member, d, r, n);                                       \
+		for (uint32_t i = 0; i < *n; i++) {                                          \
+			char id[24];                                                         \
+			snprintf(id, sizeof id, "%.12s/%.6s%u", d, kind, i);                 \
+			out[i] = axl__vq_handle(VQ, axl__vq_replaying(VQ) ? NULL : out[i], id); \
+			if (!out[i]) {                                                       \
+				*n = i;                                                      \
+				break;                                                       \
+			}                                                                    \
+		}                                                                            \
+		return r;                                                                    \
+	} while (0)
+
+ze_result_t axl__zeq_memory_modules(struct axl__zeq *q, ze_device_handle_t dev, zes_mem_handle_t *out, uint32_t *n)
 {
-	ze_result_t r = ZE_RESULT_SUCCESS;
-	if (!axl__vq_replaying(VQ))
-		TWO_CALLS(LIVE(fn, dev, &cnt, NULL), LIVE(fn, dev, &cnt, out));
-	const char *d = HID(dev);
-	r = count_answer(q, f, d, r, n);
-	for (uint32_t i = 0; i < *n; i++) {
-		char id[24];
-		snprintf(id, sizeof id, "%.12s/%.6s%u", d, kind, i);
-		out[i] = axl__vq_handle(VQ, axl__vq_replaying(VQ) ? NULL : out[i], id);
-		if (!out[i]) {
-			*n = i;
-			break;
-		}
-	}
-	return r;
+	ENUMERATE(zesDeviceEnumMemoryModules, "mem");
+}
+
+ze_result_t axl__zeq_frequency_domains(struct axl__zeq *q, ze_device_handle_t dev, zes_freq_handle_t *out,
+				       uint32_t *n)
+{
+	ENUMERATE(zesDeviceEnumFrequencyDomains, "freq");
+}
+
+ze_result_t axl__zeq_power_domains(struct axl__zeq *q, ze_device_handle_t dev, zes_pwr_handle_t *out, uint32_t *n)
+{
+	ENUMERATE(zesDeviceEnumPowerDomains, "pwr");
+}
+
+ze_result_t axl__zeq_engine_groups(struct axl__zeq *q, ze_device_handle_t dev, zes_engine_handle_t *out, uint32_t *n)
+{
+	ENUMERATE(zesDeviceEnumEngineGroups, "eng");
+}
+
+ze_result_t axl__zeq_fabric_ports(struct axl__zeq *q, ze_device_handle_t dev, zes_fabric_port_handle_t *out,
+				  uint32_t *n)
+{
+	ENUMERATE(zesDeviceEnumFabricPorts, "port");
 }
 
 /* One struct answer: replayed into out, or recorded after the live call. */
@@ -336,21 +363,21 @@ ze_result_t axl__zeq_pci_state(struct axl__zeq *q, ze_device_handle_t d, zes_pci
 	return STRUCT("zesDevicePciGetState", d, NULL, 0, pci_state_fields, out, LIVE(FN(zesDevicePciGetState), d, out));
 }
 
-ze_result_t axl__zeq_mem_props(struct axl__zeq *q, zes_handle_t h, zes_mem_properties_t *out)
+ze_result_t axl__zeq_mem_props(struct axl__zeq *q, zes_mem_handle_t h, zes_mem_properties_t *out)
 {
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_MEM_PROPERTIES;
 	return STRUCT("zesMemoryGetProperties", h, NULL, 0, mem_fields, out, LIVE(FN(zesMemoryGetProperties), h, out));
 }
 
-ze_result_t axl__zeq_mem_state(struct axl__zeq *q, zes_handle_t h, zes_mem_state_t *out)
+ze_result_t axl__zeq_mem_state(struct axl__zeq *q, zes_mem_handle_t h, zes_mem_state_t *out)
 {
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_MEM_STATE;
 	return STRUCT("zesMemoryGetState", h, NULL, 0, mem_state_fields, out, LIVE(FN(zesMemoryGetState), h, out));
 }
 
-ze_result_t axl__zeq_freq_props(struct axl__zeq *q, zes_handle_t h, zes_freq_properties_t *out)
+ze_result_t axl__zeq_freq_props(struct axl__zeq *q, zes_freq_handle_t h, zes_freq_properties_t *out)
 {
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_FREQ_PROPERTIES;
@@ -373,7 +400,7 @@ static void pwr_prepare(struct pwr_rec *x, bool ext)
 	x->d.limit = -1;
 }
 
-ze_result_t axl__zeq_power_props(struct axl__zeq *q, zes_handle_t h, zes_power_properties_t *p,
+ze_result_t axl__zeq_power_props(struct axl__zeq *q, zes_pwr_handle_t h, zes_power_properties_t *p,
 				 zes_power_ext_properties_t *e, zes_power_limit_ext_desc_t *def, bool *ext)
 {
 	static const char f[] = "zesPowerGetProperties";
@@ -424,7 +451,7 @@ static void limits_get(const struct axl__jv *o, void *out)
 			axl__vrec_get_fields(&o->items[i], limit_fields, &x->d[x->n++]);
 }
 
-ze_result_t axl__zeq_power_limits_ext(struct axl__zeq *q, zes_handle_t h, zes_power_limit_ext_desc_t *out,
+ze_result_t axl__zeq_power_limits_ext(struct axl__zeq *q, zes_pwr_handle_t h, zes_power_limit_ext_desc_t *out,
 				      unsigned *n)
 {
 	static const struct axl__vout vo = {AXL__VO_CUSTOM, 0, NULL, limits_put, limits_get};
@@ -444,27 +471,27 @@ ze_result_t axl__zeq_power_limits_ext(struct axl__zeq *q, zes_handle_t h, zes_po
 	return r;
 }
 
-ze_result_t axl__zeq_power_limits(struct axl__zeq *q, zes_handle_t h, zes_power_sustained_limit_t *out)
+ze_result_t axl__zeq_power_limits(struct axl__zeq *q, zes_pwr_handle_t h, zes_power_sustained_limit_t *out)
 {
 	memset(out, 0, sizeof *out);
 	return STRUCT("zesPowerGetLimits", h, NULL, 0, sustained_fields, out, LIVE(FN(zesPowerGetLimits), h, out, NULL, NULL));
 }
 
-ze_result_t axl__zeq_engine_props(struct axl__zeq *q, zes_handle_t h, zes_engine_properties_t *out)
+ze_result_t axl__zeq_engine_props(struct axl__zeq *q, zes_engine_handle_t h, zes_engine_properties_t *out)
 {
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_ENGINE_PROPERTIES;
 	return STRUCT("zesEngineGetProperties", h, NULL, 0, engine_fields, out, LIVE(FN(zesEngineGetProperties), h, out));
 }
 
-ze_result_t axl__zeq_port_props(struct axl__zeq *q, zes_handle_t h, zes_fabric_port_properties_t *out)
+ze_result_t axl__zeq_port_props(struct axl__zeq *q, zes_fabric_port_handle_t h, zes_fabric_port_properties_t *out)
 {
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_FABRIC_PORT_PROPERTIES;
 	return STRUCT("zesFabricPortGetProperties", h, NULL, 0, port_fields, out, LIVE(FN(zesFabricPortGetProperties), h, out));
 }
 
-ze_result_t axl__zeq_port_state(struct axl__zeq *q, zes_handle_t h, zes_fabric_port_state_t *out)
+ze_result_t axl__zeq_port_state(struct axl__zeq *q, zes_fabric_port_handle_t h, zes_fabric_port_state_t *out)
 {
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_FABRIC_PORT_STATE;

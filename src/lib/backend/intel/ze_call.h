@@ -53,26 +53,32 @@ ze_result_t axl__zeq_init(struct axl__zeq *q);
 ze_result_t axl__zeq_drivers(struct axl__zeq *q, ze_driver_handle_t *out, uint32_t *n);
 ze_result_t axl__zeq_devices(struct axl__zeq *q, ze_driver_handle_t drv, unsigned first, ze_device_handle_t *out,
 			     uint32_t *n);
-/* A device's components of one kind ("mem", "freq", "pwr", "eng", "port"). */
-ze_result_t axl__zeq_enum(struct axl__zeq *q, const char *f, axl_ze_enum_fn fn, ze_device_handle_t dev,
-			  const char *kind, zes_handle_t *out, uint32_t *n);
+/* A device's components of one kind, named "mem", "freq", "pwr", "eng" and "port" in
+ * records. *n in: room, out: how many were written. */
+ze_result_t axl__zeq_memory_modules(struct axl__zeq *q, ze_device_handle_t dev, zes_mem_handle_t *out, uint32_t *n);
+ze_result_t axl__zeq_frequency_domains(struct axl__zeq *q, ze_device_handle_t dev, zes_freq_handle_t *out,
+				       uint32_t *n);
+ze_result_t axl__zeq_power_domains(struct axl__zeq *q, ze_device_handle_t dev, zes_pwr_handle_t *out, uint32_t *n);
+ze_result_t axl__zeq_engine_groups(struct axl__zeq *q, ze_device_handle_t dev, zes_engine_handle_t *out, uint32_t *n);
+ze_result_t axl__zeq_fabric_ports(struct axl__zeq *q, ze_device_handle_t dev, zes_fabric_port_handle_t *out,
+				  uint32_t *n);
 
 ze_result_t axl__zeq_device_props(struct axl__zeq *q, ze_device_handle_t d, zes_device_properties_t *out);
 ze_result_t axl__zeq_pci_props(struct axl__zeq *q, ze_device_handle_t d, zes_pci_properties_t *out);
 ze_result_t axl__zeq_pci_state(struct axl__zeq *q, ze_device_handle_t d, zes_pci_state_t *out);
-ze_result_t axl__zeq_mem_props(struct axl__zeq *q, zes_handle_t h, zes_mem_properties_t *out);
-ze_result_t axl__zeq_mem_state(struct axl__zeq *q, zes_handle_t h, zes_mem_state_t *out);
-ze_result_t axl__zeq_freq_props(struct axl__zeq *q, zes_handle_t h, zes_freq_properties_t *out);
+ze_result_t axl__zeq_mem_props(struct axl__zeq *q, zes_mem_handle_t h, zes_mem_properties_t *out);
+ze_result_t axl__zeq_mem_state(struct axl__zeq *q, zes_mem_handle_t h, zes_mem_state_t *out);
+ze_result_t axl__zeq_freq_props(struct axl__zeq *q, zes_freq_handle_t h, zes_freq_properties_t *out);
 /* Power domain properties with the extension (domain, factory default limit) chained;
  * *ext false when the library filled only the base struct. */
-ze_result_t axl__zeq_power_props(struct axl__zeq *q, zes_handle_t h, zes_power_properties_t *p,
+ze_result_t axl__zeq_power_props(struct axl__zeq *q, zes_pwr_handle_t h, zes_power_properties_t *p,
 				 zes_power_ext_properties_t *e, zes_power_limit_ext_desc_t *def, bool *ext);
 /* Up to AXL_ZE_MAX_LIMITS limit descriptors; *n how many. */
-ze_result_t axl__zeq_power_limits_ext(struct axl__zeq *q, zes_handle_t h, zes_power_limit_ext_desc_t *out,
+ze_result_t axl__zeq_power_limits_ext(struct axl__zeq *q, zes_pwr_handle_t h, zes_power_limit_ext_desc_t *out,
 				      unsigned *n);
-ze_result_t axl__zeq_power_limits(struct axl__zeq *q, zes_handle_t h, zes_power_sustained_limit_t *out);
-ze_result_t axl__zeq_engine_props(struct axl__zeq *q, zes_handle_t h, zes_engine_properties_t *out);
-ze_result_t axl__zeq_port_props(struct axl__zeq *q, zes_handle_t h, zes_fabric_port_properties_t *out);
-ze_result_t axl__zeq_port_state(struct axl__zeq *q, zes_handle_t h, zes_fabric_port_state_t *out);
+ze_result_t axl__zeq_power_limits(struct axl__zeq *q, zes_pwr_handle_t h, zes_power_sustained_limit_t *out);
+ze_result_t axl__zeq_engine_props(struct axl__zeq *q, zes_engine_handle_t h, zes_engine_properties_t *out);
+ze_result_t axl__zeq_port_props(struct axl__zeq *q, zes_fabric_port_handle_t h, zes_fabric_port_properties_t *out);
+ze_result_t axl__zeq_port_state(struct axl__zeq *q, zes_fabric_port_handle_t h, zes_fabric_port_state_t *out);
 
 #endif

@@ -1,12 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /* The Level Zero types the double implements, written from the specification's headers
  * (oneapi-src/level-zero include/ze_api.h, include/zes_api.h): the real names, so that the
- * double reads like the API. Independent of axl's src/lib/backend/ze_api.h on purpose. */
+ * double reads like the API, and the prototypes of every entry point it exports.
+ * Independent of axl's src/abi/intel/ze.h and zes.h on purpose: tests/vendorabi compares
+ * both with the real headers (vendorabi.double.ze, vendorabi.ze, vendorabi.zes), two
+ * witnesses.
+ *
+ * Declarations newer than the specification 1.4 (Debian's libze-dev 1.8.12) sit under
+ * AXL_ABI_HAVE(ZE_MAKE_VERSION(major, minor), written out: 0x10005 is 1.5); the comparison
+ * defines AXL_ABI_HEADER_VERSION to the header's ZE_API_VERSION_CURRENT. The old build
+ * (ZE_DOUBLE_OLD) is an older loader, before zesInit (1.5). */
 #ifndef ZE_DOUBLE_TYPES_H
 #define ZE_DOUBLE_TYPES_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef AXL_ABI_HEADER_VERSION
+#define AXL_ABI_HAVE(version) (AXL_ABI_HEADER_VERSION >= (version))
+#elif defined(ZE_DOUBLE_OLD)
+#define AXL_ABI_HAVE(version) (0x10004 >= (version))
+#else
+#define AXL_ABI_HAVE(version) 1
+#endif
 
 typedef enum _ze_result_t {
 	ZE_RESULT_SUCCESS = 0,
@@ -43,7 +59,9 @@ typedef struct _zes_pwr_handle_t *zes_pwr_handle_t;
 typedef struct _zes_engine_handle_t *zes_engine_handle_t;
 typedef struct _zes_fabric_port_handle_t *zes_fabric_port_handle_t;
 typedef uint32_t ze_init_flags_t;
+#if AXL_ABI_HAVE(0x10005)
 typedef uint32_t zes_init_flags_t;
+#endif
 
 #define ZE_DEVICE_TYPE_GPU 1
 #define ZE_DEVICE_TYPE_VPU 5
@@ -239,7 +257,7 @@ typedef struct _ze_pci_ext_properties_t {
 	} maxSpeed;
 } ze_pci_ext_properties_t;
 typedef struct _ze_device_memory_properties_t {
-	uint32_t stype; /* 0x5 */
+	uint32_t stype; /* ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES 0x7 */
 	void *pNext;
 	uint32_t flags;
 	uint32_t maxClockRate;
@@ -278,5 +296,69 @@ typedef struct _ze_event_desc_t {
 	const void *pNext;
 	uint32_t index, signal, wait;
 } ze_event_desc_t;
+
+/* ---- the entry points the double exports ---- */
+#if AXL_ABI_HAVE(0x10005)
+ze_result_t zesInit(zes_init_flags_t flags);
+ze_result_t zesDriverGet(uint32_t *pCount, zes_driver_handle_t *phDrivers);
+ze_result_t zesDeviceGet(zes_driver_handle_t hDriver, uint32_t *pCount, zes_device_handle_t *phDevices);
+#endif
+ze_result_t zeInit(ze_init_flags_t flags);
+ze_result_t zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers);
+ze_result_t zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices);
+ze_result_t zesDeviceGetProperties(zes_device_handle_t hDevice, zes_device_properties_t *pProperties);
+ze_result_t zesDevicePciGetProperties(zes_device_handle_t hDevice, zes_pci_properties_t *pProperties);
+ze_result_t zesDevicePciGetState(zes_device_handle_t hDevice, zes_pci_state_t *pState);
+ze_result_t zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, uint32_t *pCount, zes_mem_handle_t *phMemory);
+ze_result_t zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice, uint32_t *pCount,
+					  zes_freq_handle_t *phFrequency);
+ze_result_t zesDeviceEnumPowerDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_pwr_handle_t *phPower);
+ze_result_t zesDeviceEnumEngineGroups(zes_device_handle_t hDevice, uint32_t *pCount, zes_engine_handle_t *phEngine);
+ze_result_t zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount, zes_fabric_port_handle_t *phPort);
+ze_result_t zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_properties_t *pProperties);
+ze_result_t zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_t *pState);
+ze_result_t zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq_properties_t *pProperties);
+ze_result_t zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_properties_t *pProperties);
+ze_result_t zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained);
+ze_result_t zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_sustained_limit_t *pSustained,
+			      zes_power_burst_limit_t *pBurst, zes_power_peak_limit_t *pPeak);
+ze_result_t zesEngineGetProperties(zes_engine_handle_t hEngine, zes_engine_properties_t *pProperties);
+ze_result_t zesFabricPortGetProperties(zes_fabric_port_handle_t hPort, zes_fabric_port_properties_t *pProperties);
+ze_result_t zesFabricPortGetState(zes_fabric_port_handle_t hPort, zes_fabric_port_state_t *pState);
+ze_result_t zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t *pDeviceProperties);
+ze_result_t zeDevicePciGetPropertiesExt(ze_device_handle_t hDevice, ze_pci_ext_properties_t *pPciProperties);
+ze_result_t zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t *pCount,
+					ze_device_memory_properties_t *pMemProperties);
+ze_result_t zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_bool_t *value);
+ze_result_t zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, ze_context_handle_t *phContext);
+ze_result_t zeContextDestroy(ze_context_handle_t hContext);
+ze_result_t zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, size_t size,
+			     size_t alignment, ze_device_handle_t hDevice, void **pptr);
+ze_result_t zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *host_desc, size_t size,
+			   size_t alignment, void **pptr);
+ze_result_t zeMemFree(ze_context_handle_t hContext, void *ptr);
+ze_result_t zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+					 const ze_command_queue_desc_t *altdesc, ze_command_list_handle_t *phCommandList);
+ze_result_t zeCommandListDestroy(ze_command_list_handle_t hCommandList);
+ze_result_t zeCommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void *dstptr, const void *srcptr,
+					  size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
+					  ze_event_handle_t *phWaitEvents);
+ze_result_t zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandList, void *ptr, const void *pattern,
+					  size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent,
+					  uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
+ze_result_t zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent,
+				       uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents);
+ze_result_t zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t hCommandList, uint64_t *dstptr,
+						    ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
+						    ze_event_handle_t *phWaitEvents);
+#if AXL_ABI_HAVE(0x10006)
+ze_result_t zeCommandListHostSynchronize(ze_command_list_handle_t hCommandList, uint64_t timeout);
+#endif
+ze_result_t zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices,
+			      ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool);
+ze_result_t zeEventPoolDestroy(ze_event_pool_handle_t hEventPool);
+ze_result_t zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc, ze_event_handle_t *phEvent);
+ze_result_t zeEventDestroy(ze_event_handle_t hEvent);
+ze_result_t zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout);
 
 #endif
