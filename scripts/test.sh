@@ -9,10 +9,24 @@
 #     inputs in all instead (10^6: about 28 and 8 core-minutes; docs/testing.md);
 #  4. the whole-tree targets again, built with UBSan only, to AXL_FUZZ_DEPTH_RUNS inputs
 #     each (default 10^6: about 8 and 2 core-minutes; 0 skips it).
+# It installs from Debian's main component only (scripts/deps.sh --test, the vendors' user-
+# space main has included) and never changes apt sources; at the end (and when a stage
+# fails) it says which checks of the vendors' real libraries ran and which were skipped,
+# and why (tests/reallibs/report.py): NVIDIA's are in non-free, installed by CI only
+# (.ci/run, scripts/vendor-userspace.sh).
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh --test
 jobs=$(nproc)
+top=$(pwd)
+# report: the real-library checks of the stages run so far (their JUnit files)
+report() {
+	set -- --build "$top/build"
+	[ -f "$top/build/junit.xml" ] && set -- "$@" --junit "normal=$top/build/junit.xml"
+	[ -f "$top/build-asan/junit.xml" ] && set -- "$@" --build "$top/build-asan" --junit "asan=$top/build-asan/junit.xml"
+	python3 tests/reallibs/report.py "$@" || true
+}
+rm -f build/junit.xml build-asan/junit.xml
 fuzz_seconds=${AXL_FUZZ_SECONDS:-30}
 fuzz_runs=${AXL_FUZZ_RUNS:-0}
 depth_runs=${AXL_FUZZ_DEPTH_RUNS:-1000000}
@@ -20,7 +34,10 @@ depth_runs=${AXL_FUZZ_DEPTH_RUNS:-1000000}
 echo "== build (warnings are errors) and test"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAXL_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
-ctest --test-dir build -j"$jobs" --output-on-failure
+ctest --test-dir build -j"$jobs" --output-on-failure --output-junit "$top/build/junit.xml" || {
+	report
+	exit 1
+}
 
 echo "== build with ASan+UBSan and test"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DAXL_WERROR=ON -DAXL_SANITIZE=address,undefined >/dev/null
@@ -29,7 +46,10 @@ cmake --build build-asan -j"$jobs"
 # leaks are theirs
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan-vendor-libs.supp \
-	ctest --test-dir build-asan -j"$jobs" --output-on-failure
+	ctest --test-dir build-asan -j"$jobs" --output-on-failure --output-junit "$top/build-asan/junit.xml" || {
+	report
+	exit 1
+}
 
 # fuzz DIR TARGET BOUND: one libFuzzer job per core, in DIR/run-TARGET (each job's
 # fuzz-<job>.log and any crash-* input land there), on DIR/corpus-TARGET seeded from
@@ -86,4 +106,5 @@ if command -v clang >/dev/null 2>&1 && [ "$fuzz_seconds" -gt 0 ]; then
 		done
 	fi
 fi
+report
 echo "all test stages passed"
