@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* An allocation map (core.h): each side's live allocations, (key, kind) -> (region device,
- * bytes), a hash map under one lock. */
+ * bytes, references), a hash map under one lock. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -12,6 +12,7 @@ struct axl__lim_alloc {
 	int kind;
 	int rdev;
 	uint64_t bytes;
+	uint64_t refs; /* references to it (a handle retained again), at least 1 */
 };
 
 #define NBUCKET (sizeof ((struct axl__lim_map *)0)->bucket / sizeof ((struct axl__lim_map *)0)->bucket[0])
@@ -34,6 +35,7 @@ void axl__lim_map_put(struct axl__lim_map *m, uint64_t key, int kind, int rdev, 
 	a->kind = kind;
 	a->rdev = rdev;
 	a->bytes = bytes;
+	a->refs = 1;
 	unsigned b = bucket(key, kind);
 	pthread_mutex_lock(&m->lock);
 	a->next = m->bucket[b];
@@ -59,6 +61,46 @@ int axl__lim_map_take(struct axl__lim_map *m, uint64_t key, int kind, int *rdev,
 	}
 	pthread_mutex_unlock(&m->lock);
 	return found;
+}
+
+int axl__lim_map_ref(struct axl__lim_map *m, uint64_t key, int kind)
+{
+	unsigned b = bucket(key, kind);
+	int found = 0;
+	pthread_mutex_lock(&m->lock);
+	for (struct axl__lim_alloc *a = m->bucket[b]; a; a = a->next)
+		if (a->key == key && a->kind == kind) {
+			a->refs++;
+			found = 1;
+			break;
+		}
+	pthread_mutex_unlock(&m->lock);
+	return found;
+}
+
+int axl__lim_map_unref(struct axl__lim_map *m, uint64_t key, int kind, int *rdev, uint64_t *bytes)
+{
+	unsigned b = bucket(key, kind);
+	int r = AXL__LIM_UNREF_NONE;
+	pthread_mutex_lock(&m->lock);
+	for (struct axl__lim_alloc **pp = &m->bucket[b]; *pp; pp = &(*pp)->next) {
+		struct axl__lim_alloc *a = *pp;
+		if (a->key == key && a->kind == kind) {
+			*rdev = a->rdev;
+			*bytes = a->bytes;
+			if (a->refs > 1) {
+				a->refs--;
+				r = AXL__LIM_UNREF_HELD;
+			} else {
+				*pp = a->next;
+				free(a);
+				r = AXL__LIM_UNREF_LAST;
+			}
+			break;
+		}
+	}
+	pthread_mutex_unlock(&m->lock);
+	return r;
 }
 
 void axl__lim_map_forget(struct axl__lim_map *m)

@@ -11,7 +11,8 @@
  *   log.c       the log (AXL_LIMITER_LOG)
  *   limits.c    a device's limits (AXL_LIMIT_*, the state directory's records) and
  *               attaching the shared region
- *   allocmap.c  an allocation map: (key, kind) -> (region device, bytes), one per side
+ *   allocmap.c  an allocation map: (key, kind) -> (region device, bytes, references), one
+ *               per side
  *   region.c, state.c, climit.c   the shared region, the state file, the compute limit
  *
  * A side includes this header and never another side's; the core includes no side's.
@@ -94,17 +95,27 @@ void axl__lim_region_attach(axl__region **out, struct axl__lim_dev *devs, const 
 			    int n, const char *side);
 
 /* ---- allocmap.c ------------------------------------------------------------------------- */
-/* The live allocations of one side: (key, kind) -> (region device, bytes). A side's kinds
- * are its own small integers (pointer, VMM handle, array ...). */
+/* The live allocations of one side: (key, kind) -> (region device, bytes, references). A
+ * side's kinds are its own small integers (pointer, VMM handle, array ...). Every operation
+ * takes the map's lock. */
 struct axl__lim_alloc;
 struct axl__lim_map {
 	pthread_mutex_t lock;
 	struct axl__lim_alloc *bucket[4096];
 };
 #define AXL__LIM_MAP_INIT {PTHREAD_MUTEX_INITIALIZER, {0}}
+/* a new entry, with one reference */
 void axl__lim_map_put(struct axl__lim_map *m, uint64_t key, int kind, int rdev, uint64_t bytes);
-/* take the entry out: 1, or 0 when there is none */
+/* take the entry out, whatever its references: 1, or 0 when there is none */
 int axl__lim_map_take(struct axl__lim_map *m, uint64_t key, int kind, int *rdev, uint64_t *bytes);
+/* one more reference to the entry (a handle the runtime handed out again): 1, or 0 when there
+ * is none */
+int axl__lim_map_ref(struct axl__lim_map *m, uint64_t key, int kind);
+/* drop one reference (*rdev, *bytes set when there is an entry): AXL__LIM_UNREF_LAST when it
+ * was the last (the entry taken out), AXL__LIM_UNREF_HELD when others still hold it (the
+ * entry stays), AXL__LIM_UNREF_NONE when there is no entry */
+enum { AXL__LIM_UNREF_NONE, AXL__LIM_UNREF_LAST, AXL__LIM_UNREF_HELD };
+int axl__lim_map_unref(struct axl__lim_map *m, uint64_t key, int kind, int *rdev, uint64_t *bytes);
 /* drop every entry (a child of fork: they are the parent's) */
 void axl__lim_map_forget(struct axl__lim_map *m);
 
