@@ -340,6 +340,7 @@ CUresult cuMemFreeHost(void *p);
 CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
 		     unsigned long long flags);
 CUresult cuMemRelease(CUmemGenericAllocationHandle handle);
+CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr);
 CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep);
 CUresult cuMemPoolDestroy(CUmemoryPool pool);
 CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value);
@@ -414,6 +415,32 @@ CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAM
 CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
 				size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams);
 CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out);
+#if AXL_ABI_HAVE(12020)
+/* cuda.h 12.2: a node of any type, its parameters one tagged union (type, then the member of
+ * that type); the union's members axl reads, its padding keeping the layout */
+typedef struct CUDA_MEM_ALLOC_NODE_PARAMS_v2_st {
+	CUmemPoolProps poolProps;
+	const CUmemAccessDesc *accessDescs;
+	size_t accessDescCount;
+	size_t bytesize;
+	CUdeviceptr dptr;
+} CUDA_MEM_ALLOC_NODE_PARAMS_v2;
+typedef struct CUgraphNodeParams_st {
+	CUgraphNodeType type;
+	int reserved0[3];
+	union {
+		long long reserved1[29];
+		CUDA_MEM_ALLOC_NODE_PARAMS_v2 alloc;
+	};
+	long long reserved2;
+} CUgraphNodeParams;
+_Static_assert(sizeof(CUDA_MEM_ALLOC_NODE_PARAMS_v2) == 120, "CUDA_MEM_ALLOC_NODE_PARAMS_v2 is 120 bytes");
+_Static_assert(sizeof(CUgraphNodeParams) == 256, "CUgraphNodeParams is 256 bytes");
+_Static_assert(offsetof(CUgraphNodeParams, alloc) == 16, "CUgraphNodeParams' union at 16");
+_Static_assert(offsetof(CUgraphNodeParams, reserved2) == 248, "CUgraphNodeParams' reserved2 at 248");
+CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+			size_t numDependencies, CUgraphNodeParams *nodeParams);
+#endif
 CUresult cuDeviceGraphMemTrim(CUdevice device);
 CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value);
 CUresult cuStreamBeginCapture(CUstream hStream); /* legacy: no mode */
@@ -452,6 +479,10 @@ CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUg
 CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
 					  const CUgraphEdgeData *dependencyData, size_t numDependencies,
 					  CUstreamCaptureMode mode);
+/* cuGraphAddNode with the dependencies' edge data (13.0's cuda.h makes cuGraphAddNode this) */
+CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+			   const CUgraphEdgeData *dependencyData, size_t numDependencies,
+			   CUgraphNodeParams *nodeParams);
 #endif
 
 /* ---- process checkpoints: cuda.h 12.8 ---- */
