@@ -46,7 +46,8 @@ for f in cuInit cuDriverGetVersion cuDeviceGetCount cuDeviceGet cuDeviceGetName 
          cuGetProcAddress cuGetProcAddress_v2 axl_cuda_double_utilization \
          cuMemAlloc cuMemAllocPitch cuMemFree cuDeviceTotalMem cuArrayCreate cuArray3DCreate cuArray3DCreate_v2 \
          cuGraphNodeGetType cuGraphAddMemAllocNode cuGraphAddMemFreeNode cuGraphMemAllocNodeGetParams \
-         cuGraphUpload cuDeviceGraphMemTrim cuDeviceGetGraphMemAttribute cuGraphInstantiateWithParams; do
+         cuGraphUpload cuDeviceGraphMemTrim cuDeviceGetGraphMemAttribute cuGraphInstantiateWithParams \
+         cuMemRetainAllocationHandle cuGraphAddNode cuGraphAddNode_v2; do
   for lib in "$cur" "$old"; do
     syms "$lib" | grep -qx "$f" || { echo "$lib lacks $f"; fail=1; }
   done

@@ -1339,6 +1339,7 @@ struct obj {
 	unsigned char *host;     /* VMM handles' memory */
 	size_t size;
 	unsigned maps;           /* VMM handles: live cuMemMap views */
+	unsigned refs;           /* VMM handles: cuMemCreate's and each cuMemRetainAllocationHandle's */
 	size_t pool_used, pool_high, pool_res_high; /* pools */
 	size_t pool_kept;        /* pools: freed memory still reserved (until a sync trims it) */
 	size_t pool_threshold;   /* pools: CU_MEMPOOL_ATTR_RELEASE_THRESHOLD */
@@ -1752,6 +1753,7 @@ API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, cons
 	}
 	OBJ(id)->host = host;
 	OBJ(id)->size = size;
+	OBJ(id)->refs = 1;
 	charge_obj(id, dev, size);
 	*handle = obj_handle(id);
 	LEAVE;
@@ -1775,8 +1777,32 @@ API CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 	if (!id)
 		FAIL(CUDA_ERROR_INVALID_VALUE);
 	NOT_CHECKPOINTED();
-	OBJ(id)->live = 0; /* the memory goes with the last mapping */
-	vmm_maybe_free(id);
+	if (--OBJ(id)->refs == 0) {
+		OBJ(id)->live = 0; /* the memory goes with the last mapping */
+		vmm_maybe_free(id);
+	}
+	LEAVE;
+}
+
+/* The handle of the allocation mapped at addr (any address of a cuMemMap'ed range), the same
+ * value cuMemCreate handed out, with one more reference for cuMemRelease to drop: also after
+ * the handle's own release while the mapping lives (the memory is not freed yet). */
+API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
+{
+	ENTER("cuMemRetainAllocationHandle");
+	if (!handle)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	uint64_t a = (uint64_t)(uintptr_t)addr;
+	size_t k;
+	for (k = 0; k < g_nallocs; k++)
+		if (g_allocs[k].mapped && a >= g_allocs[k].va && a - g_allocs[k].va < g_allocs[k].size)
+			break;
+	if (k == g_nallocs)
+		FAIL(CUDA_ERROR_INVALID_VALUE); /* not mapped */
+	unsigned id = (unsigned)g_allocs[k].mapped;
+	OBJ(id)->refs++;
+	OBJ(id)->live = 1;
+	*handle = obj_handle(id);
 	LEAVE;
 }
 
@@ -2647,6 +2673,47 @@ API CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
 	LEAVE;
 }
 
+/* a new node's dependencies: nodes, and n of them; lock held */
+static int deps_ok(const CUgraphNode *dependencies, size_t n)
+{
+	if (n && !dependencies)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!node_of(dependencies[i]))
+			return 0;
+	return 1;
+}
+
+/* an allocation node of graph id (its address in *dptr); lock held */
+static CUresult add_alloc_node(unsigned id, const CUmemPoolProps *pp, size_t bytesize, CUdeviceptr *dptr,
+			       CUgraphNode *out)
+{
+	if (pp->allocType != CU_MEM_ALLOCATION_TYPE_PINNED || pp->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+	    bytesize == 0 || bytesize > SIZE_MAX / 2)
+		return CUDA_ERROR_INVALID_VALUE;
+	int dev = pp->location.id;
+	if (dev < 0 || dev >= g_ndev)
+		return CUDA_ERROR_INVALID_DEVICE;
+	if (bytesize > g_dev[dev].total)
+		return CUDA_ERROR_OUT_OF_MEMORY; /* no launch could map it */
+	uint64_t va = graph_va(dev, bytesize);
+	CUresult rc = graph_add_mem(id, CU_GRAPH_NODE_TYPE_MEM_ALLOC, dev, bytesize, va, out);
+	if (rc == CUDA_SUCCESS)
+		*dptr = va;
+	return rc;
+}
+
+/* a free node of graph id; lock held */
+static CUresult add_free_node(unsigned id, CUdeviceptr dptr, CUgraphNode *out)
+{
+	if (!is_device_address((void *)(uintptr_t)dptr))
+		return CUDA_ERROR_INVALID_VALUE;
+	int dev = (int)((dptr >> VA_SHIFT) - 1);
+	if (dev < 0 || dev >= g_ndev)
+		return CUDA_ERROR_INVALID_VALUE;
+	return graph_add_mem(id, CU_GRAPH_NODE_TYPE_MEM_FREE, dev, 0, dptr, out);
+}
+
 API CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
 				    size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
@@ -2654,23 +2721,9 @@ API CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, co
 	unsigned id = obj_id((uint64_t)(uintptr_t)hGraph, OBJ_GRAPH);
 	if (!id)
 		FAIL(CUDA_ERROR_INVALID_HANDLE);
-	if (!phGraphNode || !nodeParams || (numDependencies && !dependencies))
+	if (!phGraphNode || !nodeParams || !deps_ok(dependencies, numDependencies))
 		FAIL(CUDA_ERROR_INVALID_VALUE);
-	for (size_t i = 0; i < numDependencies; i++)
-		if (!node_of(dependencies[i]))
-			FAIL(CUDA_ERROR_INVALID_VALUE);
-	const CUmemPoolProps *pp = &nodeParams->poolProps;
-	if (pp->allocType != CU_MEM_ALLOCATION_TYPE_PINNED || pp->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
-	    nodeParams->bytesize == 0 || nodeParams->bytesize > SIZE_MAX / 2)
-		FAIL(CUDA_ERROR_INVALID_VALUE);
-	int dev = pp->location.id;
-	DEVICE_OK(dev);
-	if (nodeParams->bytesize > g_dev[dev].total)
-		FAIL(CUDA_ERROR_OUT_OF_MEMORY); /* no launch could map it */
-	uint64_t va = graph_va(dev, nodeParams->bytesize);
-	rc = graph_add_mem(id, CU_GRAPH_NODE_TYPE_MEM_ALLOC, dev, nodeParams->bytesize, va, phGraphNode);
-	if (rc == CUDA_SUCCESS)
-		nodeParams->dptr = va;
+	rc = add_alloc_node(id, &nodeParams->poolProps, nodeParams->bytesize, &nodeParams->dptr, phGraphNode);
 	LEAVE;
 }
 
@@ -2681,15 +2734,68 @@ API CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, con
 	unsigned id = obj_id((uint64_t)(uintptr_t)hGraph, OBJ_GRAPH);
 	if (!id)
 		FAIL(CUDA_ERROR_INVALID_HANDLE);
-	if (!phGraphNode || (numDependencies && !dependencies) || !is_device_address((void *)(uintptr_t)dptr))
+	if (!phGraphNode || !deps_ok(dependencies, numDependencies))
 		FAIL(CUDA_ERROR_INVALID_VALUE);
-	for (size_t i = 0; i < numDependencies; i++)
-		if (!node_of(dependencies[i]))
-			FAIL(CUDA_ERROR_INVALID_VALUE);
-	int dev = (int)((dptr >> VA_SHIFT) - 1);
-	if (dev < 0 || dev >= g_ndev)
-		FAIL(CUDA_ERROR_INVALID_VALUE);
-	rc = graph_add_mem(id, CU_GRAPH_NODE_TYPE_MEM_FREE, dev, 0, dptr, phGraphNode);
+	rc = add_free_node(id, dptr, phGraphNode);
+	LEAVE;
+}
+
+_Static_assert(sizeof(CUgraphNodeParams) == 256, "CUgraphNodeParams is 256 bytes (cuda.h 12.2)");
+_Static_assert(offsetof(CUgraphNodeParams, alloc) == 16, "CUgraphNodeParams' union at 16");
+_Static_assert(sizeof(CUgraphEdgeData) == 8, "CUgraphEdgeData is 8 bytes (cuda.h 12.3)");
+
+static int all_zero(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		if (b[i])
+			return 0;
+	return 1;
+}
+
+/* cuGraphAddNode(_v2): the node types the double has (memory allocation and free); every
+ * byte past the type's member zero, as the reference demands; the other types
+ * CUDA_ERROR_NOT_SUPPORTED (the double's own limit). Edge data: only the default (zero)
+ * edge, the double keeps no ports; another: CUDA_ERROR_NOT_SUPPORTED. Lock held. */
+static CUresult add_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+			 const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *p)
+{
+	unsigned id = obj_id((uint64_t)(uintptr_t)hGraph, OBJ_GRAPH);
+	if (!id)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!phGraphNode || !p || !deps_ok(dependencies, numDependencies))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (dependencyData && !all_zero(dependencyData, numDependencies * sizeof(*dependencyData)))
+		return CUDA_ERROR_NOT_SUPPORTED;
+	size_t used;
+	switch (p->type) {
+	case CU_GRAPH_NODE_TYPE_MEM_ALLOC: used = sizeof(p->alloc); break;
+	case CU_GRAPH_NODE_TYPE_MEM_FREE: used = sizeof(p->free); break;
+	default: return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	const unsigned char *u = (const unsigned char *)p->reserved1;
+	if (!all_zero(p->reserved0, sizeof(p->reserved0)) || !all_zero(u + used, sizeof(p->reserved1) - used) ||
+	    p->reserved2)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (p->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC)
+		return add_alloc_node(id, &p->alloc.poolProps, p->alloc.bytesize, &p->alloc.dptr, phGraphNode);
+	return add_free_node(id, p->free.dptr, phGraphNode);
+}
+
+API CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+			    size_t numDependencies, CUgraphNodeParams *nodeParams)
+{
+	ENTER("cuGraphAddNode");
+	rc = add_node(phGraphNode, hGraph, dependencies, NULL, numDependencies, nodeParams);
+	LEAVE;
+}
+
+API CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+			       const CUgraphEdgeData *dependencyData, size_t numDependencies,
+			       CUgraphNodeParams *nodeParams)
+{
+	ENTER("cuGraphAddNode_v2");
+	rc = add_node(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
 	LEAVE;
 }
 
@@ -2951,6 +3057,7 @@ API CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
 	X(cuMemFreeAsync) X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuDeviceGetDefaultMemPool)                       \
 	X(cuMemAllocFromPoolAsync) X(cuMemPoolTrimTo) X(cuMemPoolGetAttribute) X(cuMemPoolSetAttribute) X(cuDeviceGetMemPool) X(cuMemCreate) X(cuMemRelease)       \
 	X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)                      \
+	X(cuMemRetainAllocationHandle) X(cuGraphAddNode) X(cuGraphAddNode_v2)                                       \
 	X(cuMemGetAllocationGranularity) X(cuArrayCreate_v2) X(cuArrayDestroy) X(cuMipmappedArrayCreate)            \
 	X(cuMipmappedArrayDestroy) X(cuModuleLoadData) X(cuModuleGetFunction) X(cuModuleUnload) X(cuLaunchKernel)   \
 	X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel) X(cuStreamBeginCapture_v2) X(cuStreamIsCapturing) X(cuStreamEndCapture)           \
@@ -2998,6 +3105,7 @@ static const struct {
 	{ "cuGraphInstantiate", "cuGraphInstantiate_v2", 11000 },
 	{ "cuGraphInstantiate", "cuGraphInstantiateWithFlags", 12000 },
 	{ "cuGraphAddKernelNode", "cuGraphAddKernelNode_v2", 12000 },
+	{ "cuGraphAddNode", "cuGraphAddNode_v2", 12030 },
 	{ "cuGraphKernelNodeGetParams", "cuGraphKernelNodeGetParams_v2", 12000 },
 	{ "cuGetProcAddress", "cuGetProcAddress_v2", 12000 },
 #ifndef CUDA_DOUBLE_OLD

@@ -232,6 +232,39 @@ typedef struct CUDA_MEM_ALLOC_NODE_PARAMS_st {
 	size_t bytesize;
 	CUdeviceptr dptr; /* out */
 } CUDA_MEM_ALLOC_NODE_PARAMS;
+#if AXL_ABI_HAVE(12020)
+/* CUDA 12.2: cuGraphAddNode's parameters, a tagged union (the type, then that type's member;
+ * every byte past it zero); the members the double takes, the padding keeping the layout */
+typedef struct CUDA_MEM_ALLOC_NODE_PARAMS_v2_st {
+	CUmemPoolProps poolProps;
+	const CUmemAccessDesc *accessDescs;
+	size_t accessDescCount;
+	size_t bytesize;
+	CUdeviceptr dptr; /* out */
+} CUDA_MEM_ALLOC_NODE_PARAMS_v2;
+typedef struct CUDA_MEM_FREE_NODE_PARAMS_st {
+	CUdeviceptr dptr;
+} CUDA_MEM_FREE_NODE_PARAMS;
+typedef struct CUgraphNodeParams_st {
+	CUgraphNodeType type;
+	int reserved0[3];
+	union {
+		long long reserved1[29];
+		CUDA_MEM_ALLOC_NODE_PARAMS_v2 alloc;
+		CUDA_MEM_FREE_NODE_PARAMS free;
+	};
+	long long reserved2;
+} CUgraphNodeParams;
+#endif
+#if AXL_ABI_HAVE(12030)
+/* CUDA 12.3: an edge's data (all zero: the default edge, full completion of the upstream node) */
+typedef struct CUgraphEdgeData_st {
+	unsigned char from_port;
+	unsigned char to_port;
+	unsigned char type;
+	unsigned char reserved[5];
+} CUgraphEdgeData;
+#endif
 typedef enum CUgraphMem_attribute_enum {
 	CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT = 0,
 	CU_GRAPH_MEM_ATTR_USED_MEM_HIGH = 1,
@@ -381,6 +414,7 @@ CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureSta
 CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
 		     unsigned long long flags);
 CUresult cuMemRelease(CUmemGenericAllocationHandle handle);
+CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr);
 CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
 			     unsigned long long flags);
 CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size);
@@ -445,6 +479,15 @@ CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const 
 CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
 			       size_t numDependencies, CUdeviceptr dptr);
 CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out);
+#if AXL_ABI_HAVE(12020)
+CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+			size_t numDependencies, CUgraphNodeParams *nodeParams);
+#endif
+#if AXL_ABI_HAVE(12030)
+CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+			   const CUgraphEdgeData *dependencyData, size_t numDependencies,
+			   CUgraphNodeParams *nodeParams);
+#endif
 CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream);
 CUresult cuDeviceGraphMemTrim(CUdevice device);
 CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value);

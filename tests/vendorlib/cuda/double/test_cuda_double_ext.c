@@ -33,7 +33,8 @@
 	X(cuCheckpointProcessUnlock) X(axl_cuda_double_utilization) X(cuMemAlloc) X(cuMemAllocPitch) X(cuMemFree)   \
 	X(cuDeviceTotalMem) X(cuArrayCreate) X(cuArray3DCreate) X(cuArray3DCreate_v2) X(cuGraphNodeGetType)         \
 	X(cuGraphAddMemAllocNode) X(cuGraphAddMemFreeNode) X(cuGraphMemAllocNodeGetParams) X(cuGraphUpload)         \
-	X(cuDeviceGraphMemTrim) X(cuDeviceGetGraphMemAttribute) X(cuGraphInstantiateWithParams)
+	X(cuDeviceGraphMemTrim) X(cuDeviceGetGraphMemAttribute) X(cuGraphInstantiateWithParams)                   \
+	X(cuMemRetainAllocationHandle) X(cuGraphAddNode) X(cuGraphAddNode_v2)
 
 #define DECLARE(f) static __typeof__(f) *p_##f;
 FUNCS(DECLARE)
@@ -211,11 +212,29 @@ static void suite_alloc_paths(void)
 	memset(out, 0, sizeof(out));
 	RC(p_cuMemcpyDtoHAsync_v2(out, va + gran + 100, 16, NULL), CUDA_SUCCESS);
 	CHECK(memcmp(in, out, 16) == 0);
+	/* a retain, from any address of the mapping: the same handle, one more reference */
+	CUmemGenericAllocationHandle r1 = 0, r2 = 0;
+	RC(p_cuMemRetainAllocationHandle(&r1, (void *)(uintptr_t)(va + gran + 100)), CUDA_SUCCESS);
+	CHECK(r1 == h);
+	RC(p_cuMemRetainAllocationHandle(&r2, (void *)(uintptr_t)(va + 3 * gran - 1)), CUDA_SUCCESS);
+	CHECK(r2 == h);
+	RC(p_cuMemRetainAllocationHandle(&r2, (void *)(uintptr_t)va), CUDA_ERROR_INVALID_VALUE); /* not mapped */
+	RC(p_cuMemRetainAllocationHandle(&r2, (void *)(uintptr_t)(va + 3 * gran)), CUDA_ERROR_INVALID_VALUE);
+	RC(p_cuMemRetainAllocationHandle(NULL, (void *)(uintptr_t)(va + gran)), CUDA_ERROR_INVALID_VALUE);
 	RC(p_cuMemRelease(h), CUDA_SUCCESS);
+	RC(p_cuMemRelease(h), CUDA_SUCCESS);
+	RC(p_cuMemRelease(h), CUDA_SUCCESS); /* the last of three references */
+	RC(p_cuMemRelease(h), CUDA_ERROR_INVALID_VALUE);
 	EQ(used(), base + 2 * gran); /* still mapped */
+	/* released while mapped: a retain hands the handle out again */
+	RC(p_cuMemRetainAllocationHandle(&r1, (void *)(uintptr_t)(va + gran)), CUDA_SUCCESS);
+	CHECK(r1 == h);
+	RC(p_cuMemRelease(h), CUDA_SUCCESS);
+	EQ(used(), base + 2 * gran);
 	RC(p_cuMemAddressFree(va, 4 * gran), CUDA_ERROR_INVALID_VALUE);
 	RC(p_cuMemUnmap(va + gran, 2 * gran), CUDA_SUCCESS);
 	EQ(used(), base);
+	RC(p_cuMemRetainAllocationHandle(&r1, (void *)(uintptr_t)(va + gran)), CUDA_ERROR_INVALID_VALUE);
 	RC(p_cuMemAddressFree(va, 4 * gran), CUDA_SUCCESS);
 	RC(p_cuMemRelease(h), CUDA_ERROR_INVALID_VALUE);
 
@@ -430,6 +449,10 @@ static void suite_procaddr(void)
 	CHECK(fn == (void *)p_cuGraphAddKernelNode_v2);
 	RC(p_cuGetProcAddress_v2("cuGraphInstantiate", &fn, 12020, 0, &st), CUDA_SUCCESS);
 	CHECK(fn == (void *)p_cuGraphInstantiateWithFlags);
+	RC(p_cuGetProcAddress_v2("cuGraphAddNode", &fn, 12020, 0, &st), CUDA_SUCCESS);
+	CHECK(fn == (void *)p_cuGraphAddNode);
+	RC(p_cuGetProcAddress_v2("cuGraphAddNode", &fn, 12030, 0, &st), CUDA_SUCCESS);
+	CHECK(fn == (void *)p_cuGraphAddNode_v2);
 	RC(p_cuGetProcAddress_v2("cuLaunchKernel", &fn, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st),
 	   CUDA_SUCCESS);
 	CHECK(fn == (void *)p_cuLaunchKernel);
@@ -685,6 +708,61 @@ static void suite_graphmem(void)
 	RC(p_cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
 	EQ(used(), base);
 	RC(p_cuGraphInstantiateWithParams(&e, g, NULL), CUDA_ERROR_INVALID_VALUE);
+	RC(p_cuGraphExecDestroy(e), CUDA_SUCCESS);
+	RC(p_cuGraphDestroy(g), CUDA_SUCCESS);
+	/* CUDA 12.2's cuGraphAddNode (12.3's _v2 with edge data): allocation and free nodes */
+	RC(p_cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	CUgraphNodeParams np;
+	memset(&np, 0, sizeof(np));
+	np.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+	np.alloc.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	np.alloc.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	np.alloc.poolProps.location.id = 0;
+	np.alloc.bytesize = MIB(4);
+	RC(p_cuGraphAddNode(&an, g, NULL, 0, &np), CUDA_SUCCESS);
+	CHECK(np.alloc.dptr != 0);
+	RC(p_cuGraphNodeGetType(an, &t), CUDA_SUCCESS);
+	EQ(t, CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+	RC(p_cuGraphMemAllocNodeGetParams(an, &got), CUDA_SUCCESS);
+	EQ(got.bytesize, MIB(4));
+	CHECK(got.dptr == np.alloc.dptr);
+	EQ(used(), base);
+	CUdeviceptr first = np.alloc.dptr;
+	np.alloc.bytesize = (size_t)1 << 50;
+	RC(p_cuGraphAddNode(&fn, g, NULL, 0, &np), CUDA_ERROR_OUT_OF_MEMORY);
+	np.alloc.bytesize = MIB(2);
+	np.reserved2 = 1; /* unused bytes must be zero */
+	RC(p_cuGraphAddNode(&fn, g, NULL, 0, &np), CUDA_ERROR_INVALID_VALUE);
+	np.reserved2 = 0;
+	np.reserved1[28] = 1;
+	RC(p_cuGraphAddNode(&fn, g, NULL, 0, &np), CUDA_ERROR_INVALID_VALUE);
+	np.reserved1[28] = 0;
+	CUgraphEdgeData ed[1];
+	memset(ed, 0, sizeof(ed));
+	RC(p_cuGraphAddNode_v2(&fn, g, &an, ed, 1, &np), CUDA_SUCCESS); /* the default edge */
+	ed[0].type = 1;
+	RC(p_cuGraphAddNode_v2(&fn, g, &an, ed, 1, &np), CUDA_ERROR_NOT_SUPPORTED);
+	CUgraphNodeParams fp;
+	memset(&fp, 0, sizeof(fp));
+	fp.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
+	fp.free.dptr = first;
+	RC(p_cuGraphAddNode_v2(&fn, g, &an, NULL, 1, &fp), CUDA_SUCCESS);
+	RC(p_cuGraphNodeGetType(fn, &t), CUDA_SUCCESS);
+	EQ(t, CU_GRAPH_NODE_TYPE_MEM_FREE);
+	fp.type = CU_GRAPH_NODE_TYPE_KERNEL; /* not a node type the double has */
+	RC(p_cuGraphAddNode(&fn, g, NULL, 0, &fp), CUDA_ERROR_NOT_SUPPORTED);
+	RC(p_cuGraphAddNode(&fn, NULL, NULL, 0, &np), CUDA_ERROR_INVALID_HANDLE);
+	RC(p_cuGraphAddNode(&fn, g, NULL, 0, NULL), CUDA_ERROR_INVALID_VALUE);
+	n = 0;
+	RC(p_cuGraphGetNodes(g, NULL, &n), CUDA_SUCCESS);
+	EQ(n, 3);
+	RC(p_cuGraphInstantiateWithFlags(&e, g, 0), CUDA_SUCCESS);
+	RC(p_cuGraphLaunch(e, s), CUDA_SUCCESS); /* 4 MiB freed in the graph, 2 MiB live */
+	EQ(used(), base + MIB(6));
+	EQ(gmem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), MIB(2));
+	RC(p_cuMemFree_v2(np.alloc.dptr), CUDA_SUCCESS);
+	RC(p_cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
+	EQ(used(), base);
 	RC(p_cuGraphExecDestroy(e), CUDA_SUCCESS);
 	RC(p_cuGraphDestroy(g), CUDA_SUCCESS);
 }
