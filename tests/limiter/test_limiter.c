@@ -14,6 +14,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -512,6 +513,166 @@ static void case_graphmem(void)
 #undef USED
 }
 
+/* retains and releases of the allocation mapped at va, n pairs; bad counts the failed calls */
+struct retain_loop {
+	CUdeviceptr va;
+	int n, bad;
+};
+
+static void *retain_loop(void *p)
+{
+	struct retain_loop *a = p;
+	for (int i = 0; i < a->n; i++) {
+		CUmemGenericAllocationHandle r = 0;
+		if (cuMemRetainAllocationHandle(&r, (void *)(uintptr_t)(a->va + (uint64_t)i % 4096)) != CUDA_SUCCESS ||
+		    cuMemRelease(r) != CUDA_SUCCESS)
+			a->bad++;
+	}
+	return NULL;
+}
+
+/* cuMemRetainAllocationHandle: each retain of an address mapped to a handle hands out that
+ * handle (the same value) with a reference of its own, which cuMemRelease drops; the
+ * allocation lives until the last reference goes, and so does its charge */
+static void case_vmm_retain(void)
+{
+	region("vmm_retain");
+	start();
+	axl_limit("16777216");
+	const size_t L = 16 * MIB;
+	size_t f, before = double_used();
+#define USED() (cuMemGetInfo_v2(&f, NULL), L - f)
+	CUmemAllocationProp prop;
+	memset(&prop, 0, sizeof prop);
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 0;
+	CUmemGenericAllocationHandle h1, h2, h3, r = 0, r2 = 0;
+	RC(cuMemCreate(&h1, 4 * MIB, &prop, 0), CUDA_SUCCESS);
+	RC(cuMemCreate(&h2, 6 * MIB, &prop, 0), CUDA_SUCCESS);
+	CHECK(USED() == 10 * MIB && double_used() == before + 10 * MIB);
+	CUdeviceptr va;
+	RC(cuMemAddressReserve(&va, 8 * MIB, 0, 0, 0), CUDA_SUCCESS);
+	RC(cuMemMap(va, 4 * MIB, 0, h1, 0), CUDA_SUCCESS);
+	/* one retain: its release leaves h1's reference, and the charge */
+	RC(cuMemRetainAllocationHandle(&r, (void *)(uintptr_t)(va + MIB)), CUDA_SUCCESS);
+	CHECK(r == h1);
+	RC(cuMemRelease(r), CUDA_SUCCESS);
+	CHECK(USED() == 10 * MIB && double_used() == before + 10 * MIB);
+	RC(cuMemCreate(&h3, 8 * MIB, &prop, 0), CUDA_ERROR_OUT_OF_MEMORY); /* 10 + 8 > 16 */
+	/* two more, one through cuGetProcAddress: three references to release */
+	void *fn = NULL;
+	RC(cuGetProcAddress("cuMemRetainAllocationHandle", &fn, 12000, 0), CUDA_SUCCESS);
+	CHECK(fn == (void *)cuMemRetainAllocationHandle);
+	RC(cuMemRetainAllocationHandle(&r, (void *)(uintptr_t)va), CUDA_SUCCESS);
+	if (fn)
+		RC(((__typeof__(&cuMemRetainAllocationHandle))fn)(&r2, (void *)(uintptr_t)(va + 4 * MIB - 1)),
+		   CUDA_SUCCESS);
+	CHECK(r == h1 && r2 == h1);
+	/* a retain of an address nothing is mapped at fails and counts nothing */
+	RC(cuMemRetainAllocationHandle(&r, (void *)(uintptr_t)(va + 4 * MIB)), CUDA_ERROR_INVALID_VALUE);
+	RC(cuMemRelease(h1), CUDA_SUCCESS); /* the original first */
+	CHECK(USED() == 10 * MIB);
+	RC(cuMemRelease(h1), CUDA_SUCCESS);
+	CHECK(USED() == 10 * MIB && double_used() == before + 10 * MIB);
+	RC(cuMemUnmap(va, 4 * MIB), CUDA_SUCCESS);
+	CHECK(double_used() == before + 10 * MIB); /* a reference holds it */
+	RC(cuMemRelease(h1), CUDA_SUCCESS); /* the last: the allocation and its charge go */
+	CHECK(USED() == 6 * MIB && double_used() == before + 6 * MIB);
+	RC(cuMemRelease(h1), CUDA_ERROR_INVALID_VALUE); /* no reference left: nothing more given back */
+	CHECK(USED() == 6 * MIB);
+	RC(cuMemCreate(&h3, 8 * MIB, &prop, 0), CUDA_SUCCESS);
+	CHECK(USED() == 14 * MIB);
+	RC(cuMemMap(va, 8 * MIB, 0, h3, 0), CUDA_SUCCESS);
+	/* retains and releases from four threads at once: each pair leaves the count as it was */
+	pthread_t th[4];
+	struct retain_loop rl[4];
+	for (int i = 0; i < 4; i++) {
+		rl[i].va = va + (uint64_t)i * MIB;
+		rl[i].n = 2000;
+		rl[i].bad = 0;
+		CHECK(pthread_create(&th[i], NULL, retain_loop, &rl[i]) == 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		CHECK(rl[i].bad == 0);
+	}
+	CHECK(USED() == 14 * MIB && double_used() == before + 14 * MIB);
+	/* retain, release the retain (the charge stays), release the original */
+	RC(cuMemRetainAllocationHandle(&r, (void *)(uintptr_t)(va + 5 * MIB)), CUDA_SUCCESS);
+	CHECK(r == h3);
+	RC(cuMemRelease(r), CUDA_SUCCESS);
+	CHECK(USED() == 14 * MIB);
+	RC(cuMemUnmap(va, 8 * MIB), CUDA_SUCCESS);
+	RC(cuMemRelease(h3), CUDA_SUCCESS);
+	CHECK(USED() == 6 * MIB && double_used() == before + 6 * MIB);
+	RC(cuMemRelease(h2), CUDA_SUCCESS);
+	CHECK(USED() == 0 && double_used() == before);
+	RC(cuMemAddressFree(va, 8 * MIB), CUDA_SUCCESS);
+#undef USED
+}
+
+/* CUDA 12.2's cuGraphAddNode (and 12.3's _v2) with an allocation node: refused like
+ * cuGraphAddMemAllocNode when larger than the limit; charged when the graph runs */
+static void case_graphnode(void)
+{
+	region("graphnode");
+	start();
+	axl_limit("16777216");
+	const size_t L = 16 * MIB;
+	size_t f, before = double_used();
+#define USED() (cuMemGetInfo_v2(&f, NULL), L - f)
+	CUstream s;
+	RC(cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	CUgraph g;
+	RC(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	CUgraphNodeParams np;
+	memset(&np, 0, sizeof np);
+	np.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+	np.alloc.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	np.alloc.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	np.alloc.poolProps.location.id = 0;
+	np.alloc.bytesize = L + 1;
+	CUgraphNode n = NULL;
+	RC(cuGraphAddNode(&n, g, NULL, 0, &np), CUDA_ERROR_OUT_OF_MEMORY); /* no launch could hold it */
+	RC(cuGraphAddNode_v2(&n, g, NULL, NULL, 0, &np), CUDA_ERROR_OUT_OF_MEMORY);
+	void *fn = NULL;
+	RC(cuGetProcAddress("cuGraphAddNode", &fn, 12030, 0), CUDA_SUCCESS); /* the _v2 */
+	CHECK(fn == (void *)cuGraphAddNode_v2);
+	if (fn)
+		RC(((__typeof__(&cuGraphAddNode_v2))fn)(&n, g, NULL, NULL, 0, &np), CUDA_ERROR_OUT_OF_MEMORY);
+	RC(cuGetProcAddress("cuGraphAddNode", &fn, 12020, 0), CUDA_SUCCESS);
+	CHECK(fn == (void *)cuGraphAddNode);
+	size_t nn = 0;
+	RC(cuGraphGetNodes(g, NULL, &nn), CUDA_SUCCESS);
+	CHECK(nn == 0);
+	np.alloc.bytesize = 10 * MIB;
+	RC(cuGraphAddNode(&n, g, NULL, 0, &np), CUDA_SUCCESS);
+	CUdeviceptr gp = np.alloc.dptr;
+	CHECK(gp != 0 && USED() == 0 && double_used() == before);
+	/* a free node passes as it is */
+	CUgraphNodeParams fp;
+	memset(&fp, 0, sizeof fp);
+	fp.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
+	fp.free.dptr = gp;
+	CUgraphNode fnode = NULL;
+	RC(cuGraphAddNode_v2(&fnode, g, &n, NULL, 1, &fp), CUDA_SUCCESS);
+	CUgraphExec e;
+	RC(cuGraphInstantiateWithFlags(&e, g, 0), CUDA_SUCCESS);
+	CUdeviceptr p = 0;
+	RC(cuMemAlloc_v2(&p, 8 * MIB), CUDA_SUCCESS);
+	RC(cuGraphLaunch(e, s), CUDA_ERROR_OUT_OF_MEMORY); /* 8 + 10 > 16 */
+	RC(cuMemFree_v2(p), CUDA_SUCCESS);
+	RC(cuGraphLaunch(e, s), CUDA_SUCCESS);
+	CHECK(USED() == 10 * MIB); /* freed in the graph, kept by its pool */
+	RC(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
+	CHECK(USED() == 0 && double_used() == before);
+	RC(cuGraphExecDestroy(e), CUDA_SUCCESS);
+	RC(cuGraphDestroy(g), CUDA_SUCCESS);
+	RC(cuStreamDestroy_v2(s), CUDA_SUCCESS);
+#undef USED
+}
+
 /* pools' growth: what a pool keeps after frees counts, an allocation may reuse it, a
  * synchronisation or cuMemPoolTrimTo gives it back; the double's real usage never passes
  * the limit */
@@ -816,6 +977,7 @@ int main(int argc, char **argv)
 		{"paths", case_paths},   {"pools", case_pools},         {"concurrent", case_concurrent},
 		{"kill9", case_kill9},   {"hami", case_hami},           {"malformed", case_malformed},
 		{"unlimited", case_unlimited}, {"state", case_state}, {"state_bad", case_state_bad},
-		{"legacy", case_legacy}, {"arrays", case_arrays}, {"graphmem", case_graphmem}};
+		{"legacy", case_legacy}, {"arrays", case_arrays}, {"graphmem", case_graphmem},
+		{"vmm_retain", case_vmm_retain}, {"graphnode", case_graphnode}};
 	return lt_main(argc, argv, "limiter", cases, sizeof cases / sizeof cases[0]);
 }

@@ -19,7 +19,10 @@
  *     (CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT: live graph allocations and what the pool
  *     keeps), and the admission's reservation is given back;
  *   - cuGraphAddMemAllocNode refuses a node larger than its device's limit: no launch
- *     could ever hold it.
+ *     could ever hold it; so do cuGraphAddNode and cuGraphAddNode_v2 (CUDA 12.2, 12.3) for
+ *     a node of type CU_GRAPH_NODE_TYPE_MEM_ALLOC. Such a node's parameters cannot be
+ *     changed afterwards (cuGraphNodeSetParams and cuGraphExecNodeSetParams refuse allocation
+ *     nodes), so the size seen here is the size launched.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -276,32 +279,69 @@ void axl__lim_forget_graphmem(void)
 			return CUDA_ERROR_NOT_SUPPORTED; \
 	} while (0)
 
+/* An allocation node of bytes at location loc, added by fn: refused (CUDA_ERROR_OUT_OF_MEMORY)
+ * when it is larger than its device's limit, or the device's limit cannot be enforced. */
+static CUresult alloc_node_admit(const CUmemLocation *loc, uint64_t bytes, const char *fn)
+{
+	int ord = loc->type == CU_MEM_LOCATION_TYPE_DEVICE ? loc->id : axl__lim_current_ordinal();
+	axl__region *r = NULL;
+	struct axl__lim_dev *d = axl__lim_device(ord, &r);
+	struct axl__region_limit l;
+	if (d && d->broken) {
+		axl__lim_log(AXL__LOG_WARN, "device %d (%s): %s of %llu bytes refused: its memory limit is malformed or "
+			     "cannot be enforced", ord, d->uuid, fn, (unsigned long long)bytes);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	if (d && d->rdev >= 0 && r && axl__region_limit_get(r, d->rdev, &l) == 0 && l.memory_bytes >= 0 &&
+	    bytes > (uint64_t)l.memory_bytes) {
+		axl__lim_log(AXL__LOG_WARN, "device %d (%s): %s of %llu bytes refused: more than the limit %lld", ord,
+			     d->uuid, fn, (unsigned long long)bytes, (long long)l.memory_bytes);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	return CUDA_SUCCESS;
+}
+
 AXL__LIM_API CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
 					     size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
 	NOT_THERE(cuGraphAddMemAllocNode);
 	if (nodeParams) {
-		int ord = nodeParams->poolProps.location.type == CU_MEM_LOCATION_TYPE_DEVICE
-				  ? nodeParams->poolProps.location.id
-				  : axl__lim_current_ordinal();
-		axl__region *r = NULL;
-		struct axl__lim_dev *d = axl__lim_device(ord, &r);
-		struct axl__region_limit l;
-		if (d && d->broken) {
-			axl__lim_log(AXL__LOG_WARN, "device %d (%s): cuGraphAddMemAllocNode of %llu bytes refused: its "
-				     "memory limit is malformed or cannot be enforced", ord, d->uuid,
-				     (unsigned long long)nodeParams->bytesize);
-			return CUDA_ERROR_OUT_OF_MEMORY;
-		}
-		if (d && d->rdev >= 0 && r && axl__region_limit_get(r, d->rdev, &l) == 0 && l.memory_bytes >= 0 &&
-		    nodeParams->bytesize > (uint64_t)l.memory_bytes) {
-			axl__lim_log(AXL__LOG_WARN, "device %d (%s): cuGraphAddMemAllocNode of %llu bytes refused: more "
-				     "than the limit %lld", ord, d->uuid, (unsigned long long)nodeParams->bytesize,
-				     (long long)l.memory_bytes);
-			return CUDA_ERROR_OUT_OF_MEMORY;
-		}
+		CUresult rc = alloc_node_admit(&nodeParams->poolProps.location, nodeParams->bytesize,
+					       "cuGraphAddMemAllocNode");
+		if (rc != CUDA_SUCCESS)
+			return rc;
 	}
 	return REAL(cuGraphAddMemAllocNode)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+
+/* CUDA 12.2's node of any type (12.3's _v2 with edge data): an allocation node
+ * (CU_GRAPH_NODE_TYPE_MEM_ALLOC, its parameters in nodeParams->alloc) is refused as
+ * cuGraphAddMemAllocNode refuses it; every other type passes. */
+AXL__LIM_API CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				     size_t numDependencies, CUgraphNodeParams *nodeParams)
+{
+	NOT_THERE(cuGraphAddNode);
+	if (nodeParams && nodeParams->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC) {
+		CUresult rc = alloc_node_admit(&nodeParams->alloc.poolProps.location, nodeParams->alloc.bytesize,
+					       "cuGraphAddNode");
+		if (rc != CUDA_SUCCESS)
+			return rc;
+	}
+	return REAL(cuGraphAddNode)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+
+AXL__LIM_API CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					const CUgraphEdgeData *dependencyData, size_t numDependencies,
+					CUgraphNodeParams *nodeParams)
+{
+	NOT_THERE(cuGraphAddNode_v2);
+	if (nodeParams && nodeParams->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC) {
+		CUresult rc = alloc_node_admit(&nodeParams->alloc.poolProps.location, nodeParams->alloc.bytesize,
+					       "cuGraphAddNode_v2");
+		if (rc != CUDA_SUCCESS)
+			return rc;
+	}
+	return REAL(cuGraphAddNode_v2)(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
 }
 
 AXL__LIM_API CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)

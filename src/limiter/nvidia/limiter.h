@@ -24,7 +24,7 @@
 	X(cuMemCreate) X(cuArrayCreate) X(cuArrayCreate_v2) X(cuArray3DCreate) X(cuArray3DCreate_v2)        \
 	X(cuMipmappedArrayCreate) X(cuMemFree) X(cuMemFree_v2) X(cuMemFreeAsync) X(cuMemFreeAsync_ptsz)     \
 	X(cuMemRelease) X(cuArrayDestroy) X(cuMipmappedArrayDestroy) X(cuMemGetInfo_v2) X(cuMemGetInfo)     \
-	X(cuDeviceTotalMem) X(cuDeviceTotalMem_v2)                                                          \
+	X(cuDeviceTotalMem) X(cuDeviceTotalMem_v2) X(cuMemRetainAllocationHandle)                           \
 	/* limiter.c */                                                                                    \
 	X(cuGetProcAddress) X(cuGetProcAddress_v2)                                                          \
 	/* compute.c: launches, instantiations, captures */                                                \
@@ -39,7 +39,8 @@
 	/* pool.c */                                                                                       \
 	X(cuMemPoolTrimTo) X(cuMemPoolDestroy)                                                              \
 	/* graphmem.c: graph memory nodes */                                                               \
-	X(cuGraphAddMemAllocNode) X(cuGraphUpload) X(cuGraphUpload_ptsz) X(cuDeviceGraphMemTrim)
+	X(cuGraphAddMemAllocNode) X(cuGraphAddNode) X(cuGraphAddNode_v2) X(cuGraphUpload)                   \
+	X(cuGraphUpload_ptsz) X(cuDeviceGraphMemTrim)
 
 enum {
 #define AXL__LIM_ENUM(n) AXL__SYM_##n,

@@ -380,19 +380,37 @@ AXL__LIM_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t s
 	return rc;
 }
 
+/* A handle holds a reference to its allocation, and so does each cuMemRetainAllocationHandle
+ * of an address mapped to it (which hands out the same handle value): the driver frees the
+ * memory when the last one is released (and the last mapping unmapped), so the charge is
+ * given back at the release of the last reference the limiter counted. The reference is
+ * dropped before the call (a handle the driver hands out meanwhile keeps its own entry) and
+ * counted again when the driver refuses the release. */
 AXL__LIM_API CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 {
 	NOREAL(cuMemRelease);
-	int rdev;
-	uint64_t bytes;
-	int had = map_take(handle, K_VMM, &rdev, &bytes);
+	int rdev = -1;
+	uint64_t bytes = 0;
+	int r = axl__lim_map_unref(&g_map, handle, K_VMM, &rdev, &bytes);
 	CUresult rc = REAL(cuMemRelease)(handle);
-	if (had) {
+	if (r == AXL__LIM_UNREF_LAST) {
 		if (rc == CUDA_SUCCESS)
 			released(rdev, bytes);
 		else
 			map_back(handle, K_VMM, rdev, bytes);
+	} else if (r == AXL__LIM_UNREF_HELD && rc != CUDA_SUCCESS) {
+		axl__lim_map_ref(&g_map, handle, K_VMM); /* gone meanwhile: its last release gave it back */
 	}
+	return rc;
+}
+
+/* One more reference to the allocation mapped at addr, when the limiter charged it. */
+AXL__LIM_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
+{
+	NOREAL(cuMemRetainAllocationHandle);
+	CUresult rc = REAL(cuMemRetainAllocationHandle)(handle, addr);
+	if (rc == CUDA_SUCCESS && handle)
+		axl__lim_map_ref(&g_map, *handle, K_VMM);
 	return rc;
 }
 

@@ -54,13 +54,19 @@ LIMITED = {
         "uploaded or launched (graphmem.c): cuGraphUpload and cuGraphLaunch admit a graph's "
         "allocation nodes against the limit and charge what the graph pool then holds; "
         "cuGraphAddMemAllocNode refuses a node larger than the device's limit (no launch "
-        "could hold it); cuDeviceGraphMemTrim gives back what the pool returns",
-        """cuGraphAddMemAllocNode cuGraphUpload cuGraphUpload_ptsz cuDeviceGraphMemTrim"""),
+        "could hold it), and so do cuGraphAddNode and cuGraphAddNode_v2 (CUDA 12.2, 12.3) for "
+        "a node of type CU_GRAPH_NODE_TYPE_MEM_ALLOC (every other type passes); "
+        "cuDeviceGraphMemTrim gives back what the pool returns",
+        """cuGraphAddMemAllocNode cuGraphAddNode cuGraphAddNode_v2 cuGraphUpload cuGraphUpload_ptsz
+        cuDeviceGraphMemTrim"""),
     "free": (
         "the charge given back when the driver frees (a failed free keeps it); pools "
-        "weighed again (pool.c)",
-        """cuMemFree cuMemFree_v2 cuMemFreeAsync cuMemFreeAsync_ptsz cuMemRelease cuArrayDestroy
-        cuMipmappedArrayDestroy cuMemPoolTrimTo cuMemPoolDestroy"""),
+        "weighed again (pool.c). A cuMemCreate handle holds a reference to its allocation "
+        "and so does each cuMemRetainAllocationHandle of an address mapped to it (the same "
+        "handle value): cuMemRelease gives the charge back with the last reference",
+        """cuMemFree cuMemFree_v2 cuMemFreeAsync cuMemFreeAsync_ptsz cuMemRelease
+        cuMemRetainAllocationHandle cuArrayDestroy cuMipmappedArrayDestroy cuMemPoolTrimTo
+        cuMemPoolDestroy"""),
     "report": (
         "the limit as total, the limit less the workload's usage as free (memory.c)",
         """cuMemGetInfo cuMemGetInfo_v2 cuDeviceTotalMem cuDeviceTotalMem_v2"""),
@@ -121,11 +127,9 @@ DOCUMENTED = {
         cuMulticastBindMem cuMulticastBindAddr cuMulticastUnbind cuMulticastGetGranularity"""),
     "virtual memory": (
         "address space and mappings: the physical memory is cuMemCreate's, charged there "
-        "(sparse and deferred-mapping arrays get theirs the same way, cuMemMapArrayAsync); "
-        "cuMemRetainAllocationHandle hands out a handle of an allocation made before",
+        "(sparse and deferred-mapping arrays get theirs the same way, cuMemMapArrayAsync)",
         """cuMemAddressReserve cuMemAddressFree cuMemMap cuMemMapArrayAsync cuMemMapArrayAsync_ptsz
-        cuMemRetainAllocationHandle cuMemGetAllocationGranularity
-        cuMemGetAllocationPropertiesFromHandle"""),
+        cuMemGetAllocationGranularity cuMemGetAllocationPropertiesFromHandle"""),
     "pools": (
         "a pool holds no memory until allocated from (charged at the allocation); what it "
         "keeps after frees is weighed at every allocation, free, trim and memory report "
@@ -136,10 +140,12 @@ DOCUMENTED = {
     "graph building": (
         "a graph's nodes describe work: their memory is mapped, and charged, when the graph "
         "is uploaded or launched (graph memory above). A free node frees into the graph "
-        "pool at launch; the pool's figures are the process's own",
+        "pool at launch; the pool's figures are the process's own. cuGraphNodeSetParams and "
+        "cuGraphExecNodeSetParams cannot change an allocation node (the driver refuses "
+        "allocation and free nodes), so they cannot grow one past the early refusal",
         """cuGraphAddMemFreeNode cuGraphMemAllocNodeGetParams cuGraphMemFreeNodeGetParams
-        cuDeviceGetGraphMemAttribute cuDeviceSetGraphMemAttribute cuGraphAddNode cuGraphAddNode_v2
-        cuGraphNodeSetParams cuGraphExecNodeSetParams"""),
+        cuDeviceGetGraphMemAttribute cuDeviceSetGraphMemAttribute cuGraphNodeSetParams
+        cuGraphExecNodeSetParams"""),
     "contexts and modules": (
         "the driver's own reserve for a context (its local memory, printf buffer and "
         "malloc heap: cuCtxSetLimit) and a module's code and globals, sized by the driver "
