@@ -1870,19 +1870,45 @@ API CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericA
 	LEAVE;
 }
 
+/* the cuMemMap'ed range that starts at va: its index, or g_nallocs */
+static size_t mapping_at(uint64_t va)
+{
+	size_t k;
+	for (k = 0; k < g_nallocs; k++)
+		if (g_allocs[k].mapped && g_allocs[k].va == va)
+			break;
+	return k;
+}
+
+/* "The range must be the entire contiguous address range that was mapped to. In other words,
+ * cuMemUnmap cannot unmap a sub-range of an address range mapped by cuMemCreate / cuMemMap"
+ * (the Driver API reference): whole mappings, one or several side by side (NVIDIA's own
+ * VMM sample, NVIDIA-developer-blog/code-samples posts/cuda-vmm/cuvector.cpp, unmaps all
+ * its handles' mappings with one call over their contiguous range). A range that cuts a
+ * mapping or holds an unmapped hole: INVALID_VALUE, nothing unmapped. Each handle whose
+ * last mapping goes and whose last reference was released is freed ("Any backing memory
+ * allocations will be freed if there are no existing mappings and there are no unreleased
+ * memory handles"). */
 API CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
 	ENTER("cuMemUnmap");
-	size_t k;
-	for (k = 0; k < g_nallocs; k++)
-		if (g_allocs[k].mapped && g_allocs[k].va == ptr && g_allocs[k].size == size)
-			break;
-	if (k == g_nallocs)
+	uint64_t end = ptr + size;
+	if (size == 0 || end < ptr)
 		FAIL(CUDA_ERROR_INVALID_VALUE);
-	unsigned id = (unsigned)g_allocs[k].mapped;
-	g_allocs[k] = g_allocs[--g_nallocs];
-	OBJ(id)->maps--;
-	vmm_maybe_free(id);
+	for (uint64_t va = ptr; va < end;) {
+		size_t k = mapping_at(va);
+		if (k == g_nallocs || g_allocs[k].size > end - va)
+			FAIL(CUDA_ERROR_INVALID_VALUE);
+		va += g_allocs[k].size;
+	}
+	for (uint64_t va = ptr; va < end;) {
+		size_t k = mapping_at(va);
+		unsigned id = (unsigned)g_allocs[k].mapped;
+		va += g_allocs[k].size;
+		g_allocs[k] = g_allocs[--g_nallocs];
+		OBJ(id)->maps--;
+		vmm_maybe_free(id);
+	}
 	LEAVE;
 }
 

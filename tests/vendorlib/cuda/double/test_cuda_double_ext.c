@@ -237,6 +237,45 @@ static void suite_alloc_paths(void)
 	RC(p_cuMemRetainAllocationHandle(&r1, (void *)(uintptr_t)(va + gran)), CUDA_ERROR_INVALID_VALUE);
 	RC(p_cuMemAddressFree(va, 4 * gran), CUDA_SUCCESS);
 	RC(p_cuMemRelease(h), CUDA_ERROR_INVALID_VALUE);
+	/* unmapped first: the handle's reference keeps the memory until its release */
+	CUmemGenericAllocationHandle h2;
+	RC(p_cuMemCreate(&h, 2 * gran, &prop, 0), CUDA_SUCCESS);
+	RC(p_cuMemCreate(&h2, gran, &prop, 0), CUDA_SUCCESS);
+	RC(p_cuMemAddressReserve(&va, 4 * gran, 0, 0, 0), CUDA_SUCCESS);
+	RC(p_cuMemMap(va, 2 * gran, 0, h, 0), CUDA_SUCCESS);
+	RC(p_cuMemUnmap(va, 2 * gran), CUDA_SUCCESS);
+	EQ(used(), base + 3 * gran);
+	/* one unmap over several whole mappings side by side; a range that cuts one, or has a
+	 * hole, unmaps nothing */
+	RC(p_cuMemMap(va, 2 * gran, 0, h, 0), CUDA_SUCCESS);
+	RC(p_cuMemMap(va + 2 * gran, gran, 0, h2, 0), CUDA_SUCCESS);
+	RC(p_cuMemRelease(h), CUDA_SUCCESS);
+	RC(p_cuMemRelease(h2), CUDA_SUCCESS);
+	EQ(used(), base + 3 * gran);
+	RC(p_cuMemUnmap(va, gran), CUDA_ERROR_INVALID_VALUE);          /* half of h's */
+	RC(p_cuMemUnmap(va + gran, 2 * gran), CUDA_ERROR_INVALID_VALUE); /* from inside h's */
+	RC(p_cuMemUnmap(va, 4 * gran), CUDA_ERROR_INVALID_VALUE);      /* past the last */
+	RC(p_cuMemUnmap(va, 0), CUDA_ERROR_INVALID_VALUE);
+	EQ(used(), base + 3 * gran);
+	RC(p_cuMemRetainAllocationHandle(&r1, (void *)(uintptr_t)(va + 2 * gran)), CUDA_SUCCESS);
+	CHECK(r1 == h2);
+	RC(p_cuMemUnmap(va, 3 * gran), CUDA_SUCCESS);
+	EQ(used(), base + gran); /* h's memory went; h2 is held by the retain */
+	RC(p_cuMemRelease(h2), CUDA_SUCCESS);
+	EQ(used(), base);
+	RC(p_cuMemMap(va, 2 * gran, 0, h, 0), CUDA_ERROR_INVALID_VALUE); /* released and unmapped */
+	/* a hole between two mappings */
+	RC(p_cuMemCreate(&h, gran, &prop, 0), CUDA_SUCCESS);
+	RC(p_cuMemCreate(&h2, gran, &prop, 0), CUDA_SUCCESS);
+	RC(p_cuMemMap(va, gran, 0, h, 0), CUDA_SUCCESS);
+	RC(p_cuMemMap(va + 2 * gran, gran, 0, h2, 0), CUDA_SUCCESS);
+	RC(p_cuMemUnmap(va, 3 * gran), CUDA_ERROR_INVALID_VALUE);
+	RC(p_cuMemUnmap(va, gran), CUDA_SUCCESS);
+	RC(p_cuMemUnmap(va + 2 * gran, gran), CUDA_SUCCESS);
+	RC(p_cuMemRelease(h), CUDA_SUCCESS);
+	RC(p_cuMemRelease(h2), CUDA_SUCCESS);
+	EQ(used(), base);
+	RC(p_cuMemAddressFree(va, 4 * gran), CUDA_SUCCESS);
 
 	/* arrays: width x height x channels x element size */
 	CUDA_ARRAY_DESCRIPTOR ad = { 1024, 512, CU_AD_FORMAT_FLOAT, 4 };
