@@ -19,7 +19,8 @@ the one ldconfig writes without them: the loader then finds no libcuda.so.1 and
 ldconfig -p lists none, as on a machine that never had them. Needs root and overlayfs; Bare.usable()
 says why not.
 
-usage (a look by hand): userspace.py [--hidden] [--installed]
+usage: userspace.py [--hidden] [--installed]   (a look by hand)
+       userspace.py --hold FILE   (bench/bench_startup.sh --vendor-libs: see hold())
 """
 import os
 import re
@@ -268,16 +269,52 @@ class Bare:
                 "; ".join(self.mounts + ["exec " + inner])]
 
     def holder(self):
-        """a process holding the namespace (sleeps until killed): nsenter -t PID -m runs
-        a command in it without paying for the mounts"""
-        return subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-ec",
-                                 "; ".join(self.mounts + ["exec sleep 100000"])])
+        """a process holding the namespace (sleeps until killed), returned once its mounts
+        are made: nsenter -t PID -m runs a command in it without paying for them"""
+        p = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-ec",
+                              "; ".join(self.mounts + ["echo ready", "exec sleep 100000"])],
+                             stdout=subprocess.PIPE, text=True)
+        if p.stdout.readline().strip() != "ready":
+            p.kill()
+            p.wait()
+            raise RuntimeError("the namespace's mounts failed")
+        return p
 
     def close(self):
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def hold(path):
+    """two namespaces held open for timing (bench/bench_startup.sh --vendor-libs): the
+    same overlays and cache binding both ways, one hiding the vendors' files (bare), one
+    hiding nothing (visible); writes "visible PID" and "bare PID" to path and holds them
+    until standard input closes or SIGTERM"""
+    import signal
+    files = hidden_files()
+    vis, bare = Bare(files, empty=True), Bare(files)
+    hv, hb = vis.holder(), bare.holder()
+    try:
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        with open(path + ".tmp", "w") as f:
+            f.write("visible %d\nbare %d\n" % (hv.pid, hb.pid))
+        os.rename(path + ".tmp", path)
+        sys.stdin.read()
+    finally:
+        for h in (hv, hb):
+            h.kill()
+            h.wait()
+        vis.close()
+        bare.close()
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--hold":
+        why = Bare.usable()
+        if why:
+            print("cannot hold the namespaces: %s" % why, file=sys.stderr)
+            return 1
+        hold(sys.argv[2])
+        return 0
     if "--installed" in sys.argv:
         have = installed()
         for n, p, pkg, comp, what, _ in LIBRARIES:
