@@ -74,8 +74,10 @@ static bool usable(const void *table, const char *name, char *why, size_t cap)
 	return false;
 }
 
-/* the development link, then ROCm 6's and ROCm 5's SONAMEs */
-static const char *const sonames[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
+/* ROCm 6's and ROCm 5's SONAMEs, as a program linked against HIP loads it (the runtime
+ * packages ship these), then the development link (libamdhip64-dev, /opt/rocm/lib): a
+ * newer release's runtime only where its development files point at it */
+static const char *const sonames[] = {"libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"};
 static const struct axl__vlibrary library = {
 	sonames, 3, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__hip_fns), usable, &cache,
 	axl__amd_gpu_lib_dirs};
