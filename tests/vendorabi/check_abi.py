@@ -326,6 +326,8 @@ class Parser:
                         "enum": spec["enum"] and not d["pointer"],
                         "fields": spec.get("fields") if not d["pointer"] and not d["array"] else None,
                         "complete": True}
+                if spec["tag"] and not d["pointer"] and not d["array"]:
+                    info["tag"] = spec["tag"]
                 if spec.get("fields_of") and not d["pointer"] and not d["array"]:
                     info["fields"] = self.typedef(spec["fields_of"])["fields"]
                 if spec["tag"] and spec["kind"] != "enum" and not d["pointer"] and not d["array"] \
@@ -499,9 +501,13 @@ def layout_program(args, ours, decls, version, deps):
             if info["integer"] and not info["enum"]:
                 check('if (__builtin_classify_type((%s)0) != 3) EQ("signedness of %s", SIGNED(ours_%s), SIGNED(%s));'
                       % (name, name, name, name), "typedef " + name)
+    # a tag that one of our typedefs names is compared through the typedef: the vendor may
+    # rename a tag between releases (CUDA 12's CUDA_MEM_ALLOC_NODE_PARAMS_v1_st), never the
+    # type's name
+    named = {info.get("tag") for info in decls.typedefs.values()}
     for tag, info in decls.tags.items():
         kind, name = tag.split()
-        if kind == "enum":
+        if kind == "enum" or tag in named:
             continue
         record(tag, "%s ours_%s" % (kind, name), tag, info["fields"])
     src += ['printf("%d layout and constant checks, %d differences\\n", checks, fails);',
@@ -548,7 +554,14 @@ def main():
     ap.add_argument("--package", default="", help="the Debian package that ships the header (for the skip note)")
     ap.add_argument("--own-prefix", action="append", default=[],
                     help="names of ours with this prefix are our own additions (a double's), not compared")
+    ap.add_argument("--header-dir", help="the vendor header must come from this folder (a toolkit's "
+                    "include/); skipped when it is not there")
     args = ap.parse_args()
+    if args.header_dir:
+        if not os.path.isfile(os.path.join(args.header_dir, args.vendor_include[0])):
+            print("SKIP: no %s in %s" % (args.vendor_include[0], args.header_dir))
+            return SKIP
+        args.include_dir.insert(0, args.header_dir)
 
     probe = "\n".join(vendor_prelude(args, "0")) + "\nint main(void) { return 0; }\n"
     r = run_c(args, probe, "probe", run=False)

@@ -232,8 +232,17 @@ typedef struct CUmemPoolProps_st {
 	CUmemAllocationHandleType handleTypes;
 	CUmemLocation location;
 	void *win32SecurityAttributes;
+#if AXL_ABI_HAVE(13000)
+	/* cuda.h 13.0 (the first release after 11.8 compared here): a pool's maximum size
+	 * and usage bits out of the reserved bytes, the struct's size unchanged */
+	size_t maxSize;
+	unsigned short usage;
+	unsigned char reserved[54];
+#else
 	unsigned char reserved[64];
+#endif
 } CUmemPoolProps;
+_Static_assert(sizeof(CUmemPoolProps) == 88, "CUmemPoolProps is 88 bytes in every release");
 
 typedef struct CUDA_MEM_ALLOC_NODE_PARAMS_st {
 	CUmemPoolProps poolProps;
@@ -256,7 +265,8 @@ typedef struct CUDA_LAUNCH_PARAMS_st {
 	void **kernelParams;
 } CUDA_LAUNCH_PARAMS;
 
-/* CUDA 11.8's kernel node (12.0 made CUDA_KERNEL_NODE_PARAMS the _v2 below) */
+/* CUDA 11.8's kernel node, CUDA_KERNEL_NODE_PARAMS there; 12.0 made that name the _v2
+ * below, so only the versioned names are declared here */
 typedef struct CUDA_KERNEL_NODE_PARAMS_st {
 	CUfunction func;
 	unsigned int gridDimX;
@@ -268,7 +278,7 @@ typedef struct CUDA_KERNEL_NODE_PARAMS_st {
 	unsigned int sharedMemBytes;
 	void **kernelParams;
 	void **extra;
-} CUDA_KERNEL_NODE_PARAMS;
+} CUDA_KERNEL_NODE_PARAMS_v1;
 #if AXL_ABI_HAVE(12000)
 /* cuda.h 12.0 */
 typedef struct CUkern_st *CUkernel;
@@ -312,9 +322,14 @@ CUresult cuCtxPopCurrent_v2(CUcontext *pctx);
 CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags);
 CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
 #if AXL_ABI_HAVE(12000)
-/* cuda.h 12.0: the status of the lookup (CUdriverProcAddressQueryResult) */
+/* cuda.h 12.0: the status of the lookup */
+typedef enum CUdriverProcAddressQueryResult_enum {
+	CU_GET_PROC_ADDRESS_SUCCESS = 0,
+	CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+	CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
+} CUdriverProcAddressQueryResult;
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
-			     int *symbolStatus);
+			     CUdriverProcAddressQueryResult *symbolStatus);
 #endif
 
 /* ---- memory ---- */
@@ -405,7 +420,7 @@ CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream);
 CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
 CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type);
 CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph);
-CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams);
+CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams);
 #if AXL_ABI_HAVE(12000)
 /* cuda.h 12.0: the kernel node with its CUkernel and context */
 CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams);
@@ -501,9 +516,24 @@ typedef struct CUcheckpointLockArgs_st {
 typedef struct CUcheckpointCheckpointArgs_st {
 	cuuint64_t reserved[8];
 } CUcheckpointCheckpointArgs;
+#if AXL_ABI_HAVE(13000)
+/* cuda.h 13.0: a restore may move the process to other GPUs (the same 64 bytes) */
+typedef struct CUcheckpointGpuPair_st {
+	CUuuid oldUuid;
+	CUuuid newUuid;
+} CUcheckpointGpuPair;
+typedef struct CUcheckpointRestoreArgs_st {
+	CUcheckpointGpuPair *gpuPairs;
+	unsigned int gpuPairsCount;
+	char reserved[52 - sizeof(CUcheckpointGpuPair *)];
+	cuuint64_t reserved1;
+} CUcheckpointRestoreArgs;
+#else
 typedef struct CUcheckpointRestoreArgs_st {
 	cuuint64_t reserved[8];
 } CUcheckpointRestoreArgs;
+#endif
+_Static_assert(sizeof(CUcheckpointRestoreArgs) == 64, "CUcheckpointRestoreArgs is 64 bytes in every release");
 typedef struct CUcheckpointUnlockArgs_st {
 	cuuint64_t reserved[8];
 } CUcheckpointUnlockArgs;

@@ -268,7 +268,7 @@ static uint64_t count_kernels(CUgraph g, int depth)
 			/* no node types: a kernel node is one the kernel query accepts */
 			union {
 				CUDA_KERNEL_NODE_PARAMS_v2 v2;
-				CUDA_KERNEL_NODE_PARAMS v1;
+				CUDA_KERNEL_NODE_PARAMS_v1 v1;
 			} params;
 			CUresult q = axl__lim_drv.kernel_node_get_params_v2
 					     ? axl__lim_drv.kernel_node_get_params_v2(nodes[i], &params.v2)

@@ -140,7 +140,7 @@ AXL__LIM_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaV
 }
 
 AXL__LIM_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
-					  int *symbolStatus)
+					  CUdriverProcAddressQueryResult *symbolStatus)
 {
 	axl__lim_init();
 	__typeof__(&cuGetProcAddress_v2) real = AXL__LIM_REAL(cuGetProcAddress_v2);

@@ -147,13 +147,19 @@ typedef struct CUmemAccessDesc_st {
 	CUmemLocation location;
 	CUmemAccess_flags flags;
 } CUmemAccessDesc;
-/* CUDA 11.8's layout (later releases name some of the reserved bytes: maxSize, usage) */
+/* CUDA 11.8's layout; cuda.h 13.0 names some of the reserved bytes (maxSize, usage) */
 typedef struct CUmemPoolProps_st {
 	CUmemAllocationType allocType;
 	CUmemAllocationHandleType handleTypes;
 	CUmemLocation location;
 	void *win32SecurityAttributes;
+#if AXL_ABI_HAVE(13000)
+	size_t maxSize;
+	unsigned short usage;
+	unsigned char reserved[54];
+#else
 	unsigned char reserved[64];
+#endif
 } CUmemPoolProps;
 typedef enum CUmemPool_attribute_enum {
 	CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES = 1,
@@ -339,9 +345,23 @@ typedef struct CUcheckpointLockArgs_st {
 typedef struct CUcheckpointCheckpointArgs_st {
 	cuuint64_t reserved[8];
 } CUcheckpointCheckpointArgs;
+#if AXL_ABI_HAVE(13000)
+/* cuda.h 13.0: GPUs to restore onto, in the same 64 bytes */
+typedef struct CUcheckpointGpuPair_st {
+	CUuuid oldUuid;
+	CUuuid newUuid;
+} CUcheckpointGpuPair;
+typedef struct CUcheckpointRestoreArgs_st {
+	CUcheckpointGpuPair *gpuPairs;
+	unsigned int gpuPairsCount;
+	char reserved[52 - sizeof(CUcheckpointGpuPair *)];
+	cuuint64_t reserved1;
+} CUcheckpointRestoreArgs;
+#else
 typedef struct CUcheckpointRestoreArgs_st {
 	cuuint64_t reserved[8];
 } CUcheckpointRestoreArgs;
+#endif
 typedef struct CUcheckpointUnlockArgs_st {
 	cuuint64_t reserved[8];
 } CUcheckpointUnlockArgs;
