@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* An allocation map (core.h): each side's live allocations, (key, kind) -> (region device,
- * bytes, references), a hash map under one lock. */
+ * bytes, references of two classes), a hash map under one lock. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -12,8 +12,12 @@ struct axl__lim_alloc {
 	int kind;
 	int rdev;
 	uint64_t bytes;
-	uint64_t refs; /* references to it (a handle retained again), at least 1 */
+	/* references to it, by class (at least one in all): [REF_HANDLE] its handles' (the put's,
+	 * a handle retained again), [REF_MAPPING] its memory's live mappings */
+	uint64_t refs[2];
 };
+
+enum { REF_HANDLE, REF_MAPPING };
 
 #define NBUCKET (sizeof ((struct axl__lim_map *)0)->bucket / sizeof ((struct axl__lim_map *)0)->bucket[0])
 
@@ -35,7 +39,8 @@ void axl__lim_map_put(struct axl__lim_map *m, uint64_t key, int kind, int rdev, 
 	a->kind = kind;
 	a->rdev = rdev;
 	a->bytes = bytes;
-	a->refs = 1;
+	a->refs[REF_HANDLE] = 1;
+	a->refs[REF_MAPPING] = 0;
 	unsigned b = bucket(key, kind);
 	pthread_mutex_lock(&m->lock);
 	a->next = m->bucket[b];
@@ -63,14 +68,14 @@ int axl__lim_map_take(struct axl__lim_map *m, uint64_t key, int kind, int *rdev,
 	return found;
 }
 
-int axl__lim_map_ref(struct axl__lim_map *m, uint64_t key, int kind)
+static int ref(struct axl__lim_map *m, uint64_t key, int kind, int cls)
 {
 	unsigned b = bucket(key, kind);
 	int found = 0;
 	pthread_mutex_lock(&m->lock);
 	for (struct axl__lim_alloc *a = m->bucket[b]; a; a = a->next)
 		if (a->key == key && a->kind == kind) {
-			a->refs++;
+			a->refs[cls]++;
 			found = 1;
 			break;
 		}
@@ -78,7 +83,7 @@ int axl__lim_map_ref(struct axl__lim_map *m, uint64_t key, int kind)
 	return found;
 }
 
-int axl__lim_map_unref(struct axl__lim_map *m, uint64_t key, int kind, int *rdev, uint64_t *bytes)
+static int unref(struct axl__lim_map *m, uint64_t key, int kind, int cls, int *rdev, uint64_t *bytes)
 {
 	unsigned b = bucket(key, kind);
 	int r = AXL__LIM_UNREF_NONE;
@@ -86,10 +91,11 @@ int axl__lim_map_unref(struct axl__lim_map *m, uint64_t key, int kind, int *rdev
 	for (struct axl__lim_alloc **pp = &m->bucket[b]; *pp; pp = &(*pp)->next) {
 		struct axl__lim_alloc *a = *pp;
 		if (a->key == key && a->kind == kind) {
+			if (!a->refs[cls])
+				break; /* none of this class to drop */
 			*rdev = a->rdev;
 			*bytes = a->bytes;
-			if (a->refs > 1) {
-				a->refs--;
+			if (--a->refs[cls] || a->refs[!cls]) {
 				r = AXL__LIM_UNREF_HELD;
 			} else {
 				*pp = a->next;
@@ -101,6 +107,26 @@ int axl__lim_map_unref(struct axl__lim_map *m, uint64_t key, int kind, int *rdev
 	}
 	pthread_mutex_unlock(&m->lock);
 	return r;
+}
+
+int axl__lim_map_ref(struct axl__lim_map *m, uint64_t key, int kind)
+{
+	return ref(m, key, kind, REF_HANDLE);
+}
+
+int axl__lim_map_unref(struct axl__lim_map *m, uint64_t key, int kind, int *rdev, uint64_t *bytes)
+{
+	return unref(m, key, kind, REF_HANDLE, rdev, bytes);
+}
+
+int axl__lim_map_hold(struct axl__lim_map *m, uint64_t key, int kind)
+{
+	return ref(m, key, kind, REF_MAPPING);
+}
+
+int axl__lim_map_unhold(struct axl__lim_map *m, uint64_t key, int kind, int *rdev, uint64_t *bytes)
+{
+	return unref(m, key, kind, REF_MAPPING, rdev, bytes);
 }
 
 void axl__lim_map_forget(struct axl__lim_map *m)

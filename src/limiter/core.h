@@ -96,7 +96,11 @@ void axl__lim_region_attach(axl__region **out, struct axl__lim_dev *devs, const 
 
 /* ---- allocmap.c ------------------------------------------------------------------------- */
 /* The live allocations of one side: (key, kind) -> (region device, bytes, references). A
- * side's kinds are its own small integers (pointer, VMM handle, array ...). Every operation
+ * side's kinds are its own small integers (pointer, VMM handle, array ...). References come
+ * in two classes, counted apart: the handles' (the put's, and each time the runtime hands
+ * the handle out again) and the mappings' (each live mapping of the allocation's memory); the
+ * entry goes with the last of both, and a class with none left cannot be dropped further (a
+ * release of a handle no one holds does not drop a mapping's reference). Every operation
  * takes the map's lock. */
 struct axl__lim_alloc;
 struct axl__lim_map {
@@ -104,18 +108,23 @@ struct axl__lim_map {
 	struct axl__lim_alloc *bucket[4096];
 };
 #define AXL__LIM_MAP_INIT {PTHREAD_MUTEX_INITIALIZER, {0}}
-/* a new entry, with one reference */
+/* a new entry, with one handle reference */
 void axl__lim_map_put(struct axl__lim_map *m, uint64_t key, int kind, int rdev, uint64_t bytes);
 /* take the entry out, whatever its references: 1, or 0 when there is none */
 int axl__lim_map_take(struct axl__lim_map *m, uint64_t key, int kind, int *rdev, uint64_t *bytes);
-/* one more reference to the entry (a handle the runtime handed out again): 1, or 0 when there
- * is none */
+/* one more handle reference to the entry (a handle the runtime handed out again): 1, or 0
+ * when there is none */
 int axl__lim_map_ref(struct axl__lim_map *m, uint64_t key, int kind);
-/* drop one reference (*rdev, *bytes set when there is an entry): AXL__LIM_UNREF_LAST when it
- * was the last (the entry taken out), AXL__LIM_UNREF_HELD when others still hold it (the
- * entry stays), AXL__LIM_UNREF_NONE when there is no entry */
+/* drop one handle reference (*rdev, *bytes set when one was dropped): AXL__LIM_UNREF_LAST
+ * when it was the last reference of both classes (the entry taken out), AXL__LIM_UNREF_HELD
+ * when others still hold it (the entry stays), AXL__LIM_UNREF_NONE when there is no entry or
+ * no handle reference left to drop (nothing changed) */
 enum { AXL__LIM_UNREF_NONE, AXL__LIM_UNREF_LAST, AXL__LIM_UNREF_HELD };
 int axl__lim_map_unref(struct axl__lim_map *m, uint64_t key, int kind, int *rdev, uint64_t *bytes);
+/* the same for the mappings' references: one more (1, or 0 when there is no entry), one
+ * fewer (as axl__lim_map_unref) */
+int axl__lim_map_hold(struct axl__lim_map *m, uint64_t key, int kind);
+int axl__lim_map_unhold(struct axl__lim_map *m, uint64_t key, int kind, int *rdev, uint64_t *bytes);
 /* drop every entry (a child of fork: they are the parent's) */
 void axl__lim_map_forget(struct axl__lim_map *m);
 
