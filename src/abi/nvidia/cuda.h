@@ -356,6 +356,9 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CU
 		     unsigned long long flags);
 CUresult cuMemRelease(CUmemGenericAllocationHandle handle);
 CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr);
+CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
+		  unsigned long long flags);
+CUresult cuMemUnmap(CUdeviceptr ptr, size_t size);
 CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep);
 CUresult cuMemPoolDestroy(CUmemoryPool pool);
 CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value);
