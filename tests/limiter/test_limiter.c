@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -612,6 +613,152 @@ static void case_vmm_retain(void)
 #undef USED
 }
 
+/* maps and unmaps of one handle at va (its own slice), n pairs; ok counts the maps that
+ * worked (after the handle's release they may not), bad the unmaps that failed after one */
+struct map_loop {
+	CUdeviceptr va;
+	CUmemGenericAllocationHandle h;
+	int n, ok, bad, done; /* ok, done: read by the main thread while this one runs (atomic) */
+};
+
+static void *map_loop(void *p)
+{
+	struct map_loop *a = p;
+	for (int i = 0; i < a->n; i++)
+		if (cuMemMap(a->va, 2 * MIB, 0, a->h, 0) == CUDA_SUCCESS) {
+			if (cuMemUnmap(a->va, 2 * MIB) != CUDA_SUCCESS)
+				a->bad++;
+			__atomic_fetch_add(&a->ok, 1, __ATOMIC_RELEASE);
+		}
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* cuMemMap, cuMemUnmap: the driver frees a handle's memory when its last reference is
+ * released and its last mapping unmapped, in either order; the charge goes with both */
+static void case_vmm_map(void)
+{
+	region("vmm_map");
+	start();
+	axl_limit("16777216");
+	const size_t L = 16 * MIB;
+	size_t f, before = double_used();
+#define USED() (cuMemGetInfo_v2(&f, NULL), L - f)
+	CUmemAllocationProp prop;
+	memset(&prop, 0, sizeof prop);
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 0;
+	CUmemGenericAllocationHandle h1, h2, r = 0;
+	CUdeviceptr va;
+	RC(cuMemAddressReserve(&va, 16 * MIB, 0, 0, 0), CUDA_SUCCESS);
+	/* create, map, release the handle: the mapping keeps the memory, and the charge */
+	RC(cuMemCreate(&h1, 8 * MIB, &prop, 0), CUDA_SUCCESS);
+	RC(cuMemMap(va, 8 * MIB, 0, h1, 0), CUDA_SUCCESS);
+	RC(cuMemRelease(h1), CUDA_SUCCESS);
+	CHECK(USED() == 8 * MIB && double_used() == before + 8 * MIB);
+	RC(cuMemCreate(&h2, 10 * MIB, &prop, 0), CUDA_ERROR_OUT_OF_MEMORY); /* 8 + 10 > 16 */
+	/* a release of a handle no one holds: refused, and the mapping's reference stays */
+	RC(cuMemRelease(h1), CUDA_ERROR_INVALID_VALUE);
+	CHECK(USED() == 8 * MIB);
+	RC(cuMemUnmap(va, 8 * MIB), CUDA_SUCCESS); /* the last: the memory and its charge go */
+	CHECK(USED() == 0 && double_used() == before);
+	RC(cuMemUnmap(va, 8 * MIB), CUDA_ERROR_INVALID_VALUE);
+	CHECK(USED() == 0);
+	/* map, unmap, release: the handle keeps it until its release */
+	RC(cuMemCreate(&h1, 6 * MIB, &prop, 0), CUDA_SUCCESS);
+	RC(cuMemMap(va, 6 * MIB, 0, h1, 0), CUDA_SUCCESS);
+	RC(cuMemUnmap(va, 6 * MIB), CUDA_SUCCESS);
+	CHECK(USED() == 6 * MIB && double_used() == before + 6 * MIB);
+	RC(cuMemRelease(h1), CUDA_SUCCESS);
+	CHECK(USED() == 0 && double_used() == before);
+	/* refused maps hold nothing: over a mapping, with flags, outside every reservation, of a
+	 * released handle */
+	RC(cuMemCreate(&h1, 4 * MIB, &prop, 0), CUDA_SUCCESS);
+	RC(cuMemCreate(&h2, 4 * MIB, &prop, 0), CUDA_SUCCESS);
+	RC(cuMemMap(va, 4 * MIB, 0, h1, 0), CUDA_SUCCESS);
+	RC(cuMemMap(va + 2 * MIB, 4 * MIB, 0, h2, 0), CUDA_ERROR_INVALID_VALUE);
+	RC(cuMemMap(va + 4 * MIB, 4 * MIB, 0, h2, 1), CUDA_ERROR_INVALID_VALUE);
+	RC(cuMemMap(va + 14 * MIB, 4 * MIB, 0, h2, 0), CUDA_ERROR_INVALID_VALUE);
+	CHECK(USED() == 8 * MIB && double_used() == before + 8 * MIB);
+	RC(cuMemRelease(h2), CUDA_SUCCESS); /* its refused maps held no reference */
+	CHECK(USED() == 4 * MIB && double_used() == before + 4 * MIB);
+	RC(cuMemMap(va + 4 * MIB, 4 * MIB, 0, h2, 0), CUDA_ERROR_INVALID_VALUE);
+	CHECK(USED() == 4 * MIB && double_used() == before + 4 * MIB);
+	/* mappings side by side, two of one handle (and through cuGetProcAddress), unmapped with
+	 * one call; unmaps that cut a mapping are refused and change nothing */
+	void *fm = NULL, *fu = NULL;
+	RC(cuGetProcAddress("cuMemMap", &fm, 12000, 0), CUDA_SUCCESS);
+	RC(cuGetProcAddress("cuMemUnmap", &fu, 12000, 0), CUDA_SUCCESS);
+	CHECK(fm == (void *)cuMemMap && fu == (void *)cuMemUnmap);
+	RC(cuMemCreate(&h2, 2 * MIB, &prop, 0), CUDA_SUCCESS);
+	RC(cuMemMap(va + 4 * MIB, 2 * MIB, 0, h2, 0), CUDA_SUCCESS);
+	if (fm)
+		RC(((__typeof__(&cuMemMap))fm)(va + 6 * MIB, 2 * MIB, 0, h2, 0), CUDA_SUCCESS);
+	RC(cuMemRelease(h1), CUDA_SUCCESS);
+	RC(cuMemRelease(h2), CUDA_SUCCESS);
+	CHECK(USED() == 6 * MIB && double_used() == before + 6 * MIB);
+	RC(cuMemUnmap(va + 2 * MIB, 4 * MIB), CUDA_ERROR_INVALID_VALUE); /* cuts h1's */
+	RC(cuMemUnmap(va, 7 * MIB), CUDA_ERROR_INVALID_VALUE);           /* cuts h2's second */
+	RC(cuMemUnmap(va, 10 * MIB), CUDA_ERROR_INVALID_VALUE);          /* past the last */
+	CHECK(USED() == 6 * MIB && double_used() == before + 6 * MIB);
+	RC(cuMemUnmap(va + 4 * MIB, 2 * MIB), CUDA_SUCCESS); /* one of h2's two */
+	CHECK(USED() == 6 * MIB && double_used() == before + 6 * MIB);
+	RC(cuMemMap(va + 4 * MIB, 2 * MIB, 0, h2, 0), CUDA_ERROR_INVALID_VALUE); /* released */
+	if (fu)
+		RC(((__typeof__(&cuMemUnmap))fu)(va, 8 * MIB), CUDA_ERROR_INVALID_VALUE); /* a hole */
+	CHECK(USED() == 6 * MIB);
+	RC(cuMemUnmap(va, 4 * MIB), CUDA_SUCCESS);
+	CHECK(USED() == 2 * MIB && double_used() == before + 2 * MIB);
+	RC(cuMemMap(va, 2 * MIB, 0, h1, 0), CUDA_ERROR_INVALID_VALUE); /* h1 is gone */
+	if (fu)
+		RC(((__typeof__(&cuMemUnmap))fu)(va + 6 * MIB, 2 * MIB), CUDA_SUCCESS);
+	CHECK(USED() == 0 && double_used() == before);
+	/* released, retained again through its mapping, unmapped: the retain holds it */
+	RC(cuMemCreate(&h1, 8 * MIB, &prop, 0), CUDA_SUCCESS);
+	RC(cuMemMap(va, 4 * MIB, 0, h1, 0), CUDA_SUCCESS);
+	RC(cuMemMap(va + 4 * MIB, 4 * MIB, 0, h1, 0), CUDA_SUCCESS);
+	RC(cuMemRelease(h1), CUDA_SUCCESS);
+	RC(cuMemRetainAllocationHandle(&r, (void *)(uintptr_t)(va + 5 * MIB)), CUDA_SUCCESS);
+	CHECK(r == h1);
+	RC(cuMemUnmap(va, 8 * MIB), CUDA_SUCCESS);
+	CHECK(USED() == 8 * MIB && double_used() == before + 8 * MIB);
+	RC(cuMemRelease(r), CUDA_SUCCESS);
+	CHECK(USED() == 0 && double_used() == before);
+	/* four threads map and unmap one handle, each at its own address, 2000 times: with the
+	 * handle held the charge stays; released while they run, it goes with the last unmap */
+	for (int round = 0; round < 2; round++) {
+		RC(cuMemCreate(&h1, 2 * MIB, &prop, 0), CUDA_SUCCESS);
+		pthread_t th[4];
+		struct map_loop ml[4];
+		for (int i = 0; i < 4; i++) {
+			ml[i].va = va + (uint64_t)i * 4 * MIB;
+			ml[i].h = h1;
+			ml[i].n = 2000;
+			ml[i].ok = ml[i].bad = ml[i].done = 0;
+			CHECK(pthread_create(&th[i], NULL, map_loop, &ml[i]) == 0);
+		}
+		if (round == 1) { /* once each has mapped a few times */
+			for (int i = 0; i < 4; i++)
+				while (__atomic_load_n(&ml[i].ok, __ATOMIC_ACQUIRE) < 10 &&
+				       !__atomic_load_n(&ml[i].done, __ATOMIC_ACQUIRE))
+					sched_yield();
+			RC(cuMemRelease(h1), CUDA_SUCCESS);
+		}
+		for (int i = 0; i < 4; i++) {
+			pthread_join(th[i], NULL);
+			CHECK(ml[i].bad == 0 && ml[i].ok >= 10 && (round == 1 || ml[i].ok == ml[i].n));
+		}
+		if (round == 0) {
+			CHECK(USED() == 2 * MIB && double_used() == before + 2 * MIB);
+			RC(cuMemRelease(h1), CUDA_SUCCESS);
+		}
+		CHECK(USED() == 0 && double_used() == before);
+	}
+	RC(cuMemAddressFree(va, 16 * MIB), CUDA_SUCCESS);
+#undef USED
+}
+
 /* CUDA 12.2's cuGraphAddNode (and 12.3's _v2) with an allocation node: refused like
  * cuGraphAddMemAllocNode when larger than the limit; charged when the graph runs */
 static void case_graphnode(void)
@@ -978,6 +1125,6 @@ int main(int argc, char **argv)
 		{"kill9", case_kill9},   {"hami", case_hami},           {"malformed", case_malformed},
 		{"unlimited", case_unlimited}, {"state", case_state}, {"state_bad", case_state_bad},
 		{"legacy", case_legacy}, {"arrays", case_arrays}, {"graphmem", case_graphmem},
-		{"vmm_retain", case_vmm_retain}, {"graphnode", case_graphnode}};
+		{"vmm_retain", case_vmm_retain}, {"graphnode", case_graphnode}, {"vmm_map", case_vmm_map}};
 	return lt_main(argc, argv, "limiter", cases, sizeof cases / sizeof cases[0]);
 }

@@ -24,7 +24,7 @@
 	X(cuMemCreate) X(cuArrayCreate) X(cuArrayCreate_v2) X(cuArray3DCreate) X(cuArray3DCreate_v2)        \
 	X(cuMipmappedArrayCreate) X(cuMemFree) X(cuMemFree_v2) X(cuMemFreeAsync) X(cuMemFreeAsync_ptsz)     \
 	X(cuMemRelease) X(cuArrayDestroy) X(cuMipmappedArrayDestroy) X(cuMemGetInfo_v2) X(cuMemGetInfo)     \
-	X(cuDeviceTotalMem) X(cuDeviceTotalMem_v2) X(cuMemRetainAllocationHandle)                           \
+	X(cuDeviceTotalMem) X(cuDeviceTotalMem_v2) X(cuMemRetainAllocationHandle) X(cuMemMap) X(cuMemUnmap) \
 	/* limiter.c */                                                                                    \
 	X(cuGetProcAddress) X(cuGetProcAddress_v2)                                                          \
 	/* compute.c: launches, instantiations, captures */                                                \

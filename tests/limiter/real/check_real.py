@@ -63,10 +63,13 @@ LIMITED = {
         "the charge given back when the driver frees (a failed free keeps it); pools "
         "weighed again (pool.c). A cuMemCreate handle holds a reference to its allocation "
         "and so does each cuMemRetainAllocationHandle of an address mapped to it (the same "
-        "handle value): cuMemRelease gives the charge back with the last reference",
+        "handle value), and each live cuMemMap of its memory: the driver frees it at the "
+        "last handle release and the last unmap, in either order, and the charge goes with "
+        "the last reference of either kind (cuMemRelease drops a handle's, cuMemUnmap those "
+        "of the whole mappings it unmaps)",
         """cuMemFree cuMemFree_v2 cuMemFreeAsync cuMemFreeAsync_ptsz cuMemRelease
-        cuMemRetainAllocationHandle cuArrayDestroy cuMipmappedArrayDestroy cuMemPoolTrimTo
-        cuMemPoolDestroy"""),
+        cuMemRetainAllocationHandle cuMemMap cuMemUnmap cuArrayDestroy cuMipmappedArrayDestroy
+        cuMemPoolTrimTo cuMemPoolDestroy"""),
     "report": (
         "the limit as total, the limit less the workload's usage as free (memory.c)",
         """cuMemGetInfo cuMemGetInfo_v2 cuDeviceTotalMem cuDeviceTotalMem_v2"""),
@@ -127,8 +130,10 @@ DOCUMENTED = {
         cuMulticastBindMem cuMulticastBindAddr cuMulticastUnbind cuMulticastGetGranularity"""),
     "virtual memory": (
         "address space and mappings: the physical memory is cuMemCreate's, charged there "
-        "(sparse and deferred-mapping arrays get theirs the same way, cuMemMapArrayAsync)",
-        """cuMemAddressReserve cuMemAddressFree cuMemMap cuMemMapArrayAsync cuMemMapArrayAsync_ptsz
+        "(sparse and deferred-mapping arrays get theirs the same way, cuMemMapArrayAsync). "
+        "Not followed: a tile pool mapped into a sparse array holds its memory after its "
+        "handle's last release too, and its charge goes at that release",
+        """cuMemAddressReserve cuMemAddressFree cuMemMapArrayAsync cuMemMapArrayAsync_ptsz
         cuMemGetAllocationGranularity cuMemGetAllocationPropertiesFromHandle"""),
     "pools": (
         "a pool holds no memory until allocated from (charged at the allocation); what it "
