@@ -215,6 +215,7 @@ typedef struct CUDA_ARRAY3D_DESCRIPTOR_v1_st {
 #define CUDA_ARRAY3D_CUBEMAP          0x04
 #define CUDA_ARRAY3D_SPARSE           0x40
 #define CUDA_ARRAY3D_DEFERRED_MAPPING 0x80
+#define CU_MEM_CREATE_USAGE_TILE_POOL 0x1 /* CUmemAllocationProp's allocFlags.usage */
 
 /* ---- modules, kernels, graphs ---- */
 typedef struct CUmod_st *CUmodule;
@@ -449,6 +450,63 @@ CUresult cuArrayDestroy(CUarray hArray);
 CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc,
 				unsigned int numMipmapLevels);
 CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray);
+/* sparse and deferred-mapping arrays' memory (CUDA 11.1): cuMemMapArrayAsync maps a tile
+ * pool's memory (cuMemCreate with CU_MEM_CREATE_USAGE_TILE_POOL in allocFlags.usage) into
+ * them */
+typedef enum CUresourcetype_enum {
+	CU_RESOURCE_TYPE_ARRAY = 0x00,
+	CU_RESOURCE_TYPE_MIPMAPPED_ARRAY = 0x01,
+	CU_RESOURCE_TYPE_LINEAR = 0x02,
+	CU_RESOURCE_TYPE_PITCH2D = 0x03
+} CUresourcetype;
+typedef enum CUarraySparseSubresourceType_enum {
+	CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL = 0,
+	CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL = 1
+} CUarraySparseSubresourceType;
+typedef enum CUmemOperationType_enum {
+	CU_MEM_OPERATION_TYPE_MAP = 1,
+	CU_MEM_OPERATION_TYPE_UNMAP = 2
+} CUmemOperationType;
+typedef enum CUmemHandleType_enum {
+	CU_MEM_HANDLE_TYPE_GENERIC = 0
+} CUmemHandleType;
+typedef struct CUarrayMapInfo_st {
+	CUresourcetype resourceType;
+	union {
+		CUmipmappedArray mipmap;
+		CUarray array;
+	} resource;
+	CUarraySparseSubresourceType subresourceType;
+	union {
+		struct {
+			unsigned int level;
+			unsigned int layer;
+			unsigned int offsetX;
+			unsigned int offsetY;
+			unsigned int offsetZ;
+			unsigned int extentWidth;
+			unsigned int extentHeight;
+			unsigned int extentDepth;
+		} sparseLevel;
+		struct {
+			unsigned int layer;
+			unsigned long long offset;
+			unsigned long long size;
+		} miptail;
+	} subresource;
+	CUmemOperationType memOperationType;
+	CUmemHandleType memHandleType;
+	union {
+		CUmemGenericAllocationHandle memHandle;
+	} memHandle;
+	unsigned long long offset;
+	unsigned int deviceBitMask;
+	unsigned int flags;
+	unsigned int reserved[2];
+} CUarrayMapInfo_v1;
+typedef CUarrayMapInfo_v1 CUarrayMapInfo;
+CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream);
+CUresult cuMemMapArrayAsync_ptsz(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream);
 CUresult cuModuleLoadData(CUmodule *module, const void *image);
 CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name);
 CUresult cuModuleUnload(CUmodule hmod);
