@@ -1338,8 +1338,16 @@ struct obj {
 	size_t charged;          /* device memory it holds (VMM handles, arrays) */
 	unsigned char *host;     /* VMM handles' memory */
 	size_t size;
-	unsigned maps;           /* VMM handles: live cuMemMap views */
+	unsigned maps;           /* VMM handles: live cuMemMap views and pieces mapped into arrays */
 	unsigned refs;           /* VMM handles: cuMemCreate's and each cuMemRetainAllocationHandle's */
+	int tilepool;            /* VMM handles: made with CU_MEM_CREATE_USAGE_TILE_POOL */
+	/* sparse and deferred-mapping arrays (cuMemMapArrayAsync): the creation flags, the shape
+	 * (width, height, depth or layers as created; layered or cubemap; levels; bytes an
+	 * element) and the tile pool memory mapped into them */
+	unsigned aflags, alayered, alevels, aelem;
+	size_t aw, ah, ad;
+	struct tmap *tmaps;
+	size_t ntmaps, captmaps;
 	size_t pool_used, pool_high, pool_res_high; /* pools */
 	size_t pool_kept;        /* pools: freed memory still reserved (until a sync trims it) */
 	size_t pool_threshold;   /* pools: CU_MEMPOOL_ATTR_RELEASE_THRESHOLD */
@@ -1351,7 +1359,19 @@ struct obj {
 	size_t nnodes, capnodes;
 };
 
+/* a box of an array's subresource mapped to a tile pool (cuMemMapArrayAsync): a sparse
+ * level's elements [lo, hi) of one level and layer, a mip tail's bytes [lo[0], hi[0]) of one
+ * layer, or a deferred-mapping array whole */
+enum { TMAP_LEVEL, TMAP_MIPTAIL, TMAP_WHOLE };
+struct tmap {
+	int sub;
+	unsigned level, layer;
+	uint64_t lo[3], hi[3];
+	unsigned pool; /* the VMM handle's object id */
+};
+
 static struct obj *g_objs; /* index = id - 1; ids are never reused */
+static void tmaps_drop(struct obj *o);
 static size_t g_nobjs, g_capobjs;
 
 static unsigned obj_new(int kind, int dev)
@@ -1444,6 +1464,7 @@ static void release_device_objects(int dev)
 		free(o->host);
 		o->host = NULL;
 		o->live = 0;
+		tmaps_drop(o); /* a pool released while mapped into it goes too */
 	}
 	g_dev[dev].default_pool = 0;
 }
@@ -1735,7 +1756,8 @@ API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, cons
 {
 	ENTER("cuMemCreate");
 	if (!handle || !prop || flags != 0 || size == 0 || size % VMM_GRANULARITY ||
-	    prop->type != CU_MEM_ALLOCATION_TYPE_PINNED || prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+	    prop->type != CU_MEM_ALLOCATION_TYPE_PINNED || prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+	    (prop->allocFlags.usage & ~CU_MEM_CREATE_USAGE_TILE_POOL))
 		FAIL(CUDA_ERROR_INVALID_VALUE);
 	int dev = prop->location.id;
 	DEVICE_OK(dev);
@@ -1754,6 +1776,7 @@ API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, cons
 	OBJ(id)->host = host;
 	OBJ(id)->size = size;
 	OBJ(id)->refs = 1;
+	OBJ(id)->tilepool = (prop->allocFlags.usage & CU_MEM_CREATE_USAGE_TILE_POOL) != 0;
 	charge_obj(id, dev, size);
 	*handle = obj_handle(id);
 	LEAVE;
@@ -2026,6 +2049,9 @@ API CUresult cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 *pAl
 
 /* a 3D (layered, cubemap) array; a sparse or deferred-mapping one holds no memory of its
  * own (what is mapped into it comes from cuMemCreate's handles); lock held */
+static void array_shape(uint64_t h, size_t w, size_t ht, size_t d, CUarray_format f, unsigned ch, unsigned flags,
+			unsigned levels);
+
 static CUresult array3d_new(uint64_t *h, size_t w, size_t ht, size_t d, CUarray_format f, unsigned ch, unsigned flags)
 {
 	CUresult rc = CUDA_SUCCESS;
@@ -2040,6 +2066,8 @@ static CUresult array3d_new(uint64_t *h, size_t w, size_t ht, size_t d, CUarray_
 	if (flags & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING))
 		bytes = 0;
 	rc = array_new(OBJ_ARRAY, h, bytes);
+	if (rc == CUDA_SUCCESS)
+		array_shape(*h, w, ht, d, f, ch, flags, 1);
 done:
 	return rc;
 }
@@ -2095,8 +2123,10 @@ API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3
 		bytes = 0;
 	uint64_t h = 0;
 	rc = array_new(OBJ_MIPMAP, &h, bytes);
-	if (rc == CUDA_SUCCESS)
+	if (rc == CUDA_SUCCESS) {
+		array_shape(h, a->Width, a->Height, a->Depth, a->Format, a->NumChannels, a->Flags, numMipmapLevels);
 		*pHandle = (CUmipmappedArray)(uintptr_t)h;
+	}
 	LEAVE;
 }
 
@@ -2110,6 +2140,7 @@ static CUresult array_destroy(uint64_t h, int kind)
 	g_dev[OBJ(id)->dev].used -= OBJ(id)->charged;
 	OBJ(id)->charged = 0;
 	OBJ(id)->live = 0;
+	tmaps_drop(OBJ(id)); /* its tiles are unmapped with it */
 done:
 	return rc;
 }
@@ -2126,6 +2157,280 @@ API CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
 	ENTER("cuMipmappedArrayDestroy");
 	rc = array_destroy((uint64_t)(uintptr_t)hMipmappedArray, OBJ_MIPMAP);
 	LEAVE;
+}
+
+/* ---- sparse and deferred-mapping arrays: tile pools mapped into them --------------------------
+ *
+ * cuMemMapArrayAsync as the Driver API reference describes it (CUDA 11.1, cuda.h's comment of
+ * the call): each CUarrayMapInfo maps a subresource of a sparse array (a sparse level's
+ * region of elements, offsets and extents aligned to the tile's, or a mip tail's bytes,
+ * aligned to the tile size) onto a tile pool (cuMemCreate with CU_MEM_CREATE_USAGE_TILE_POOL)
+ * at an offset, or unmaps it (memHandle 0); a deferred-mapping array's subresource is ignored
+ * (the whole array). The array is 2D, 2D layered or 3D; deviceBitMask has one bit, the
+ * stream's device. The reference leaves some things out, and the double chooses: a tile is
+ * 64 KiB, shaped by the element's bytes as D3D12's and Vulkan's standard sparse tiles (2D:
+ * 256x256 at 1 byte, 256x128 at 2, 128x128 at 4, 128x64 at 8, 64x64 at 16; 3D: 64x32x32,
+ * 32x32x32, 32x32x16, 32x16x16, 16x16x16); an extent may stop at the level's edge (a partial
+ * tile, as NVIDIA's OptiX Toolkit maps its edge tiles); the levels smaller than a tile in a
+ * dimension are the mip tail, one a layer, its size their bytes rounded up to a tile; a map
+ * over mapped tiles replaces them (as Vulkan's and D3D12's sparse bindings do); a list with
+ * an invalid entry changes nothing. Each mapped piece holds its tile pool's memory like a
+ * cuMemMap view: a pool released while mapped is freed with its last piece, unmapped, cut
+ * away by a map over it, or dropped with its array ("It's not necessary to unmap the tiles /
+ * mip tail when destroying the array", the OptiX Toolkit's SparseTexture.cpp). */
+#define TILE_BYTES 65536u
+
+static void array_shape(uint64_t h, size_t w, size_t ht, size_t d, CUarray_format f, unsigned ch, unsigned flags,
+			unsigned levels)
+{
+	unsigned id = (unsigned)(h & 0xffffffffffffull);
+	struct obj *o = OBJ(id);
+	o->aflags = flags;
+	o->aw = w;
+	o->ah = ht;
+	o->ad = d;
+	o->alayered = (flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)) != 0;
+	o->alevels = levels;
+	o->aelem = (unsigned)format_bytes(f) * ch;
+}
+
+static int array_3d(const struct obj *o)
+{
+	return o->ad && !o->alayered;
+}
+
+static void tile_dims(const struct obj *o, uint64_t t[3])
+{
+	static const unsigned d2[5][2] = { { 256, 256 }, { 256, 128 }, { 128, 128 }, { 128, 64 }, { 64, 64 } };
+	static const unsigned d3[5][3] = { { 64, 32, 32 }, { 32, 32, 32 }, { 32, 32, 16 }, { 32, 16, 16 }, { 16, 16, 16 } };
+	unsigned k = o->aelem == 1 ? 0 : o->aelem == 2 ? 1 : o->aelem == 4 ? 2 : o->aelem == 8 ? 3 : 4;
+	if (array_3d(o)) {
+		t[0] = d3[k][0];
+		t[1] = d3[k][1];
+		t[2] = d3[k][2];
+	} else {
+		t[0] = d2[k][0];
+		t[1] = d2[k][1];
+		t[2] = 1;
+	}
+}
+
+/* a level's extent in elements (depth 1 unless 3D) */
+static void level_dims(const struct obj *o, unsigned l, uint64_t e[3])
+{
+	e[0] = o->aw >> l ? o->aw >> l : 1;
+	e[1] = o->ah >> l ? o->ah >> l : 1;
+	e[2] = array_3d(o) ? (o->ad >> l ? o->ad >> l : 1) : 1;
+}
+
+/* the first level of the mip tail (alevels: none) */
+static unsigned miptail_first(const struct obj *o)
+{
+	uint64_t t[3], e[3];
+	tile_dims(o, t);
+	for (unsigned l = 0; l < o->alevels; l++) {
+		level_dims(o, l, e);
+		if (e[0] < t[0] || e[1] < t[1] || e[2] < t[2])
+			return l;
+	}
+	return o->alevels;
+}
+
+static uint64_t miptail_bytes(const struct obj *o)
+{
+	uint64_t n = 0, e[3];
+	for (unsigned l = miptail_first(o); l < o->alevels; l++) {
+		level_dims(o, l, e);
+		n += e[0] * e[1] * e[2] * o->aelem;
+	}
+	return (n + TILE_BYTES - 1) / TILE_BYTES * TILE_BYTES;
+}
+
+/* every level's bytes, rounded up to a tile: what a deferred-mapping array takes */
+static uint64_t whole_bytes(const struct obj *o)
+{
+	uint64_t n = 0, e[3];
+	unsigned layers = o->alayered ? (unsigned)o->ad : 1;
+	for (unsigned l = 0; l < o->alevels; l++) {
+		level_dims(o, l, e);
+		n += e[0] * e[1] * e[2] * o->aelem * layers;
+	}
+	return (n + TILE_BYTES - 1) / TILE_BYTES * TILE_BYTES;
+}
+
+/* Check one entry (the array on device dev): its array's object id, the region it names and
+ * the bytes of tile pool it takes. */
+static CUresult tmap_entry(const CUarrayMapInfo *m, int dev, unsigned *aid, struct tmap *r, uint64_t *bytes)
+{
+	unsigned id;
+	if (m->resourceType == CU_RESOURCE_TYPE_ARRAY)
+		id = obj_id((uint64_t)(uintptr_t)m->resource.array, OBJ_ARRAY);
+	else if (m->resourceType == CU_RESOURCE_TYPE_MIPMAPPED_ARRAY)
+		id = obj_id((uint64_t)(uintptr_t)m->resource.mipmap, OBJ_MIPMAP);
+	else
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!id)
+		return CUDA_ERROR_INVALID_HANDLE;
+	const struct obj *o = OBJ(id);
+	if (!(o->aflags & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING)) || o->ah == 0 || o->dev != dev ||
+	    m->flags || m->reserved[0] || m->reserved[1] || m->memHandleType != CU_MEM_HANDLE_TYPE_GENERIC ||
+	    m->deviceBitMask != 1u << dev)
+		return CUDA_ERROR_INVALID_VALUE;
+	*aid = id;
+	memset(r, 0, sizeof(*r));
+	unsigned layers = o->alayered ? (unsigned)o->ad : 1;
+	if (o->aflags & CUDA_ARRAY3D_DEFERRED_MAPPING) {
+		r->sub = TMAP_WHOLE;
+		for (int i = 0; i < 3; i++)
+			r->hi[i] = UINT64_MAX;
+		*bytes = whole_bytes(o);
+	} else if (m->subresourceType == CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL) {
+		uint64_t t[3], e[3], off[3], ext[3];
+		tile_dims(o, t);
+		unsigned level = m->subresource.sparseLevel.level, layer = m->subresource.sparseLevel.layer;
+		if (level >= miptail_first(o) || layer >= layers)
+			return CUDA_ERROR_INVALID_VALUE;
+		level_dims(o, level, e);
+		off[0] = m->subresource.sparseLevel.offsetX;
+		off[1] = m->subresource.sparseLevel.offsetY;
+		off[2] = m->subresource.sparseLevel.offsetZ;
+		ext[0] = m->subresource.sparseLevel.extentWidth;
+		ext[1] = m->subresource.sparseLevel.extentHeight;
+		ext[2] = m->subresource.sparseLevel.extentDepth;
+		uint64_t tiles = 1;
+		for (int i = 0; i < 3; i++) {
+			if (ext[i] == 0 || off[i] % t[i] || off[i] >= e[i] || ext[i] > e[i] - off[i] ||
+			    (ext[i] % t[i] && off[i] + ext[i] != e[i]))
+				return CUDA_ERROR_INVALID_VALUE;
+			tiles *= (ext[i] + t[i] - 1) / t[i];
+			r->lo[i] = off[i];
+			r->hi[i] = off[i] + ext[i];
+		}
+		r->sub = TMAP_LEVEL;
+		r->level = level;
+		r->layer = layer;
+		*bytes = tiles * TILE_BYTES;
+	} else if (m->subresourceType == CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL) {
+		uint64_t off = m->subresource.miptail.offset, size = m->subresource.miptail.size, tail = miptail_bytes(o);
+		if (miptail_first(o) == o->alevels || m->subresource.miptail.layer >= layers || size == 0 ||
+		    off % TILE_BYTES || size % TILE_BYTES || off > tail || size > tail - off)
+			return CUDA_ERROR_INVALID_VALUE;
+		r->sub = TMAP_MIPTAIL;
+		r->layer = m->subresource.miptail.layer;
+		r->lo[0] = off;
+		r->hi[0] = off + size;
+		r->hi[1] = r->hi[2] = 1;
+		*bytes = size;
+	} else {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (m->memOperationType == CU_MEM_OPERATION_TYPE_MAP) {
+		unsigned pool = obj_id(m->memHandle.memHandle, OBJ_VMM);
+		if (!pool || !OBJ(pool)->tilepool || OBJ(pool)->dev != dev || m->offset % TILE_BYTES ||
+		    m->offset > OBJ(pool)->size || *bytes > OBJ(pool)->size - m->offset)
+			return CUDA_ERROR_INVALID_VALUE;
+		r->pool = pool;
+	} else if (m->memOperationType != CU_MEM_OPERATION_TYPE_UNMAP || m->memHandle.memHandle != 0) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}
+
+static int tmap_add(struct obj *o, const struct tmap *t)
+{
+	if (grow((void **)&o->tmaps, &o->captmaps, o->ntmaps + 1, sizeof(*o->tmaps)) != 0)
+		return -1;
+	o->tmaps[o->ntmaps++] = *t;
+	OBJ(t->pool)->maps++;
+	return 0;
+}
+
+/* Unmap region r of array o: each mapped box it meets leaves the pieces outside r (each a
+ * piece of the same pool); a pool whose last piece goes may be freed. -1: out of memory
+ * (nothing changed: the pieces are made before anything is taken away). */
+static int tmap_cut(struct obj *o, const struct tmap *r)
+{
+	for (size_t i = 0; i < o->ntmaps;) {
+		struct tmap b = o->tmaps[i];
+		int meets = b.sub == r->sub && b.level == r->level && b.layer == r->layer;
+		for (int k = 0; k < 3 && meets; k++)
+			meets = b.lo[k] < r->hi[k] && r->lo[k] < b.hi[k];
+		if (!meets) {
+			i++;
+			continue;
+		}
+		/* b less r: along x, then y, then z */
+		struct tmap piece[6];
+		int n = 0;
+		struct tmap rest = b;
+		for (int k = 0; k < 3; k++) {
+			if (rest.lo[k] < r->lo[k]) {
+				piece[n] = rest;
+				piece[n++].hi[k] = r->lo[k];
+				rest.lo[k] = r->lo[k];
+			}
+			if (r->hi[k] < rest.hi[k]) {
+				piece[n] = rest;
+				piece[n++].lo[k] = r->hi[k];
+				rest.hi[k] = r->hi[k];
+			}
+		}
+		if (grow((void **)&o->tmaps, &o->captmaps, o->ntmaps + (size_t)n, sizeof(*o->tmaps)) != 0)
+			return -1;
+		for (int k = 0; k < n; k++)
+			tmap_add(o, &piece[k]); /* room made above: cannot fail */
+		o->tmaps[i] = o->tmaps[--o->ntmaps];
+		OBJ(b.pool)->maps--;
+		vmm_maybe_free(b.pool);
+		/* the pieces went to the end, past r: the box now at i is checked next */
+	}
+	return 0;
+}
+
+static void tmaps_drop(struct obj *o)
+{
+	for (size_t i = 0; i < o->ntmaps; i++) {
+		OBJ(o->tmaps[i].pool)->maps--;
+		vmm_maybe_free(o->tmaps[i].pool);
+	}
+	free(o->tmaps);
+	o->tmaps = NULL;
+	o->ntmaps = o->captmaps = 0;
+}
+
+static CUresult map_array(const char *fn, CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
+{
+	ENTER(fn);
+	int dev = stream_device(hStream, &rc);
+	if (dev < 0)
+		goto done;
+	NOT_LOST(dev);
+	NOT_CHECKPOINTED();
+	if (!mapInfoList || count == 0)
+		FAIL(CUDA_ERROR_INVALID_VALUE);
+	for (unsigned i = 0; i < count; i++) {
+		unsigned aid;
+		struct tmap r;
+		uint64_t bytes;
+		CUresult e = tmap_entry(&mapInfoList[i], dev, &aid, &r, &bytes);
+		if (e != CUDA_SUCCESS)
+			FAIL(e);
+	}
+	for (unsigned i = 0; i < count; i++) {
+		unsigned aid;
+		struct tmap r;
+		uint64_t bytes;
+		tmap_entry(&mapInfoList[i], dev, &aid, &r, &bytes);
+		if (tmap_cut(OBJ(aid), &r) != 0 ||
+		    (mapInfoList[i].memOperationType == CU_MEM_OPERATION_TYPE_MAP && tmap_add(OBJ(aid), &r) != 0))
+			FAIL(CUDA_ERROR_OUT_OF_MEMORY);
+	}
+	LEAVE;
+}
+
+API CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
+{
+	return map_array("cuMemMapArrayAsync", mapInfoList, count, hStream);
 }
 
 /* ---- modules and kernels -------------------------------------------------------------------- */
@@ -3083,7 +3388,7 @@ API CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
 	X(cuMemFreeAsync) X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuDeviceGetDefaultMemPool)                       \
 	X(cuMemAllocFromPoolAsync) X(cuMemPoolTrimTo) X(cuMemPoolGetAttribute) X(cuMemPoolSetAttribute) X(cuDeviceGetMemPool) X(cuMemCreate) X(cuMemRelease)       \
 	X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)                      \
-	X(cuMemRetainAllocationHandle) X(cuGraphAddNode) X(cuGraphAddNode_v2)                                       \
+	X(cuMemRetainAllocationHandle) X(cuGraphAddNode) X(cuGraphAddNode_v2) X(cuMemMapArrayAsync)                 \
 	X(cuMemGetAllocationGranularity) X(cuArrayCreate_v2) X(cuArrayDestroy) X(cuMipmappedArrayCreate)            \
 	X(cuMipmappedArrayDestroy) X(cuModuleLoadData) X(cuModuleGetFunction) X(cuModuleUnload) X(cuLaunchKernel)   \
 	X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel) X(cuStreamBeginCapture_v2) X(cuStreamIsCapturing) X(cuStreamEndCapture)           \
@@ -3147,6 +3452,7 @@ static const char *const per_thread[] = {
 	"cuMemsetD8Async", "cuStreamSynchronize", "cuStreamQuery", "cuEventRecord", "cuLaunchKernel",
 	"cuLaunchKernelEx", "cuLaunchCooperativeKernel", "cuMemAllocAsync", "cuMemFreeAsync",
 	"cuMemAllocFromPoolAsync", "cuStreamBeginCapture_v2", "cuStreamEndCapture", "cuGraphLaunch", "cuGraphUpload",
+	"cuMemMapArrayAsync",
 };
 
 static void *proc_exact(const char *name)

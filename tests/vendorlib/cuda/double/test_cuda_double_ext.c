@@ -34,7 +34,7 @@
 	X(cuDeviceTotalMem) X(cuArrayCreate) X(cuArray3DCreate) X(cuArray3DCreate_v2) X(cuGraphNodeGetType)         \
 	X(cuGraphAddMemAllocNode) X(cuGraphAddMemFreeNode) X(cuGraphMemAllocNodeGetParams) X(cuGraphUpload)         \
 	X(cuDeviceGraphMemTrim) X(cuDeviceGetGraphMemAttribute) X(cuGraphInstantiateWithParams)                   \
-	X(cuMemRetainAllocationHandle) X(cuGraphAddNode) X(cuGraphAddNode_v2)
+	X(cuMemRetainAllocationHandle) X(cuGraphAddNode) X(cuGraphAddNode_v2) X(cuMemMapArrayAsync)
 
 #define DECLARE(f) static __typeof__(f) *p_##f;
 FUNCS(DECLARE)
@@ -806,13 +806,184 @@ static void suite_graphmem(void)
 	RC(p_cuGraphDestroy(g), CUDA_SUCCESS);
 }
 
+/* ---- sparse arrays: tile pools mapped into them (cuMemMapArrayAsync) ---- */
+/* an entry for a sparse level's region of array a (2D, level 0), mapped to pool at off, or
+ * unmapped (pool 0) */
+static CUarrayMapInfo tile_op(CUarray a, unsigned x, unsigned y, unsigned w, unsigned h,
+			      CUmemGenericAllocationHandle pool, unsigned long long off)
+{
+	CUarrayMapInfo m;
+	memset(&m, 0, sizeof(m));
+	m.resourceType = CU_RESOURCE_TYPE_ARRAY;
+	m.resource.array = a;
+	m.subresourceType = CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL;
+	m.subresource.sparseLevel.offsetX = x;
+	m.subresource.sparseLevel.offsetY = y;
+	m.subresource.sparseLevel.extentWidth = w;
+	m.subresource.sparseLevel.extentHeight = h;
+	m.subresource.sparseLevel.extentDepth = 1;
+	m.memOperationType = pool ? CU_MEM_OPERATION_TYPE_MAP : CU_MEM_OPERATION_TYPE_UNMAP;
+	m.memHandleType = CU_MEM_HANDLE_TYPE_GENERIC;
+	m.memHandle.memHandle = pool;
+	m.offset = off;
+	m.deviceBitMask = 1;
+	return m;
+}
+
+static void suite_sparse(void)
+{
+	setup();
+	size_t base = used();
+	CUmemAllocationProp prop;
+	memset(&prop, 0, sizeof(prop));
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 0;
+	CUmemGenericAllocationHandle plain, pool, pool2;
+	RC(p_cuMemCreate(&plain, MIB(2), &prop, 0), CUDA_SUCCESS);
+	prop.allocFlags.usage = 0x2;
+	RC(p_cuMemCreate(&pool, MIB(2), &prop, 0), CUDA_ERROR_INVALID_VALUE);
+	prop.allocFlags.usage = CU_MEM_CREATE_USAGE_TILE_POOL;
+	RC(p_cuMemCreate(&pool, MIB(2), &prop, 0), CUDA_SUCCESS);
+	EQ(used(), base + MIB(4));
+	/* 256 x 256 float4: 64 x 64 tiles of 64 KiB, 4 x 4 of them */
+	CUarray a, dense;
+	CUDA_ARRAY3D_DESCRIPTOR sp = { 256, 256, 0, CU_AD_FORMAT_FLOAT, 4, CUDA_ARRAY3D_SPARSE };
+	RC(p_cuArray3DCreate_v2(&a, &sp), CUDA_SUCCESS);
+	sp.Flags = 0;
+	RC(p_cuArray3DCreate_v2(&dense, &sp), CUDA_SUCCESS);
+	EQ(used(), base + MIB(5));
+	CUarrayMapInfo op = tile_op(a, 0, 0, 128, 128, pool, 0), two[2];
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	/* refused, nothing changes: a region off the tiles, a handle not a tile pool, an offset
+	 * in the pool off a tile or past its end, an unmap naming a handle, another device, an
+	 * array not sparse, a list whose second entry is bad */
+	op = tile_op(a, 32, 0, 64, 64, pool, 0);
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+	op = tile_op(a, 0, 0, 64, 64, plain, 0);
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+	op = tile_op(a, 0, 0, 64, 64, pool, 4096);
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+	op = tile_op(a, 0, 0, 128, 128, pool, MIB(2) - 65536);
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+	op = tile_op(a, 0, 0, 64, 64, 0, 0);
+	op.memHandle.memHandle = pool;
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+	op = tile_op(a, 0, 0, 64, 64, 0, 0);
+	op.deviceBitMask = 2;
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+	op = tile_op(dense, 0, 0, 64, 64, pool, 0);
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+	two[0] = tile_op(a, 0, 0, 256, 256, 0, 0);
+	two[1] = tile_op(a, 0, 0, 256, 512, 0, 0);
+	RC(p_cuMemMapArrayAsync(two, 2, NULL), CUDA_ERROR_INVALID_VALUE);
+	RC(p_cuArrayDestroy(dense), CUDA_SUCCESS);
+	/* released while mapped: the pool's memory stays until its last tile is unmapped */
+	RC(p_cuMemRelease(pool), CUDA_SUCCESS);
+	EQ(used(), base + MIB(4));
+	op = tile_op(a, 0, 0, 64, 64, 0, 0);
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	op = tile_op(a, 64, 0, 64, 128, 0, 0);
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	EQ(used(), base + MIB(4)); /* (0, 64) - (64, 128) is still mapped */
+	op = tile_op(a, 0, 0, 256, 256, 0, 0);
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	EQ(used(), base + MIB(2));
+	/* a map over mapped tiles replaces them; a destroyed array drops its tiles */
+	RC(p_cuMemCreate(&pool, MIB(2), &prop, 0), CUDA_SUCCESS);
+	RC(p_cuMemCreate(&pool2, MIB(2), &prop, 0), CUDA_SUCCESS);
+	two[0] = tile_op(a, 0, 0, 128, 256, pool, 0);
+	two[1] = tile_op(a, 128, 0, 128, 256, pool, MIB(1) / 2);
+	RC(p_cuMemMapArrayAsync(two, 2, NULL), CUDA_SUCCESS);
+	RC(p_cuMemRelease(pool), CUDA_SUCCESS);
+	op = tile_op(a, 64, 64, 128, 128, pool2, 0);
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	EQ(used(), base + MIB(6));
+	op = tile_op(a, 0, 0, 256, 256, pool2, 0);
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	EQ(used(), base + MIB(4)); /* every tile of pool's replaced */
+	RC(p_cuMemRelease(pool2), CUDA_SUCCESS);
+	EQ(used(), base + MIB(4));
+	RC(p_cuArrayDestroy(a), CUDA_SUCCESS);
+	EQ(used(), base + MIB(2));
+	/* an edge tile stops at the level's edge */
+	sp.Width = sp.Height = 200;
+	sp.Flags = CUDA_ARRAY3D_SPARSE;
+	RC(p_cuArray3DCreate_v2(&a, &sp), CUDA_SUCCESS);
+	RC(p_cuMemCreate(&pool, MIB(2), &prop, 0), CUDA_SUCCESS);
+	op = tile_op(a, 192, 192, 64, 64, pool, 0);
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+	op = tile_op(a, 192, 128, 8, 72, pool, 0);
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	RC(p_cuMemRelease(pool), CUDA_SUCCESS);
+	EQ(used(), base + MIB(4));
+	RC(p_cuArrayDestroy(a), CUDA_SUCCESS);
+	EQ(used(), base + MIB(2));
+	/* a mipmapped sparse array's mip tail: 256 x 256 float4, 9 levels; 32 x 32 and below
+	 * are smaller than a tile: (32^2 + 16^2 + 8^2 + 4^2 + 2^2 + 1) x 16 bytes, one tile */
+	CUmipmappedArray mm;
+	sp.Width = sp.Height = 256;
+	RC(p_cuMipmappedArrayCreate(&mm, &sp, 9), CUDA_SUCCESS);
+	RC(p_cuMemCreate(&pool, MIB(2), &prop, 0), CUDA_SUCCESS);
+	memset(&op, 0, sizeof(op));
+	op.resourceType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
+	op.resource.mipmap = mm;
+	op.subresourceType = CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL;
+	op.subresource.miptail.size = 2 * 65536;
+	op.memOperationType = CU_MEM_OPERATION_TYPE_MAP;
+	op.memHandleType = CU_MEM_HANDLE_TYPE_GENERIC;
+	op.memHandle.memHandle = pool;
+	op.offset = MIB(1);
+	op.deviceBitMask = 1;
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_ERROR_INVALID_VALUE); /* two tiles: past the tail */
+	op.subresource.miptail.size = 65536;
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	CUarrayMapInfo lv = op;
+	lv.subresourceType = CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL;
+	memset(&lv.subresource, 0, sizeof(lv.subresource));
+	lv.subresource.sparseLevel.level = 3; /* in the tail */
+	lv.subresource.sparseLevel.extentWidth = lv.subresource.sparseLevel.extentHeight = 32;
+	lv.subresource.sparseLevel.extentDepth = 1;
+	RC(p_cuMemMapArrayAsync(&lv, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+	lv.subresource.sparseLevel.level = 2; /* 64 x 64: one tile */
+	lv.subresource.sparseLevel.extentWidth = lv.subresource.sparseLevel.extentHeight = 64;
+	RC(p_cuMemMapArrayAsync(&lv, 1, NULL), CUDA_SUCCESS);
+	RC(p_cuMemRelease(pool), CUDA_SUCCESS);
+	op.memOperationType = CU_MEM_OPERATION_TYPE_UNMAP;
+	op.memHandle.memHandle = 0;
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	EQ(used(), base + MIB(4)); /* level 2's tile holds it */
+	lv.memOperationType = CU_MEM_OPERATION_TYPE_UNMAP;
+	lv.memHandle.memHandle = 0;
+	RC(p_cuMemMapArrayAsync(&lv, 1, NULL), CUDA_SUCCESS);
+	EQ(used(), base + MIB(2));
+	RC(p_cuMipmappedArrayDestroy(mm), CUDA_SUCCESS);
+	/* a deferred-mapping array: the whole of it (its subresource ignored) */
+	sp.Width = sp.Height = 128;
+	sp.Flags = CUDA_ARRAY3D_DEFERRED_MAPPING;
+	RC(p_cuArray3DCreate_v2(&a, &sp), CUDA_SUCCESS);
+	RC(p_cuMemCreate(&pool, MIB(2), &prop, 0), CUDA_SUCCESS);
+	op = tile_op(a, 7, 7, 1, 1, pool, MIB(2) - 128 * 128 * 16 - 65536);
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	op.offset = MIB(2) - 65536; /* 256 KiB do not fit */
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+	RC(p_cuMemRelease(pool), CUDA_SUCCESS);
+	EQ(used(), base + MIB(4));
+	op = tile_op(a, 0, 0, 0, 0, 0, 0);
+	RC(p_cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	EQ(used(), base + MIB(2));
+	RC(p_cuArrayDestroy(a), CUDA_SUCCESS);
+	RC(p_cuMemRelease(plain), CUDA_SUCCESS);
+	EQ(used(), base);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
 } suites[] = {
 	{ "alloc_paths", suite_alloc_paths }, { "kernels", suite_kernels },   { "graphs", suite_graphs },
 	{ "utilization", suite_utilization }, { "procaddr", suite_procaddr }, { "checkpoint", suite_checkpoint },
-	{ "legacy", suite_legacy },           { "graphmem", suite_graphmem },
+	{ "legacy", suite_legacy },           { "graphmem", suite_graphmem },     { "sparse", suite_sparse },
 };
 
 int main(int argc, char **argv)
