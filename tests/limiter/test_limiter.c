@@ -759,6 +759,145 @@ static void case_vmm_map(void)
 #undef USED
 }
 
+/* an entry of cuMemMapArrayAsync: a region of level 0 of array a (2D), mapped to pool at
+ * off, or unmapped (pool 0) */
+static CUarrayMapInfo tile_op(CUarray a, unsigned x, unsigned y, unsigned w, unsigned h,
+			      CUmemGenericAllocationHandle pool, unsigned long long off)
+{
+	CUarrayMapInfo m;
+	memset(&m, 0, sizeof m);
+	m.resourceType = CU_RESOURCE_TYPE_ARRAY;
+	m.resource.array = a;
+	m.subresourceType = CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL;
+	m.subresource.sparseLevel.offsetX = x;
+	m.subresource.sparseLevel.offsetY = y;
+	m.subresource.sparseLevel.extentWidth = w;
+	m.subresource.sparseLevel.extentHeight = h;
+	m.subresource.sparseLevel.extentDepth = 1;
+	m.memOperationType = pool ? CU_MEM_OPERATION_TYPE_MAP : CU_MEM_OPERATION_TYPE_UNMAP;
+	m.memHandleType = CU_MEM_HANDLE_TYPE_GENERIC;
+	m.memHandle.memHandle = pool;
+	m.offset = off;
+	m.deviceBitMask = 1;
+	return m;
+}
+
+/* cuMemMapArrayAsync: a tile pool (a cuMemCreate handle, charged there) mapped into a sparse
+ * array holds its memory after its last release, until its last tile is unmapped, mapped
+ * over, or its array destroyed; the charge follows */
+static void case_vmm_arrays(void)
+{
+	region("vmm_arrays");
+	start();
+	axl_limit("16777216");
+	const size_t L = 16 * MIB;
+	size_t f, before = double_used();
+#define USED() (cuMemGetInfo_v2(&f, NULL), L - f)
+	CUmemAllocationProp prop;
+	memset(&prop, 0, sizeof prop);
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 0;
+	prop.allocFlags.usage = CU_MEM_CREATE_USAGE_TILE_POOL;
+	CUmemGenericAllocationHandle p1, p2;
+	/* 256 x 256 float4: the double's tiles are 64 x 64 (64 KiB), 4 x 4 of them */
+	CUarray a;
+	CUDA_ARRAY3D_DESCRIPTOR sp = {256, 256, 0, CU_AD_FORMAT_FLOAT, 4, CUDA_ARRAY3D_SPARSE};
+	RC(cuArray3DCreate_v2(&a, &sp), CUDA_SUCCESS);
+	RC(cuMemCreate(&p1, 8 * MIB, &prop, 0), CUDA_SUCCESS);
+	CUarrayMapInfo op = tile_op(a, 0, 0, 128, 128, p1, 0), two[2];
+	RC(cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	RC(cuMemRelease(p1), CUDA_SUCCESS); /* its tiles keep it, and the charge */
+	CHECK(USED() == 8 * MIB && double_used() == before + 8 * MIB);
+	RC(cuMemCreate(&p2, 10 * MIB, &prop, 0), CUDA_ERROR_OUT_OF_MEMORY); /* 8 + 10 > 16 */
+	/* unmapped a piece at a time: the last tile takes the charge with it */
+	op = tile_op(a, 0, 0, 64, 64, 0, 0);
+	RC(cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	op = tile_op(a, 64, 0, 64, 128, 0, 0);
+	RC(cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	CHECK(USED() == 8 * MIB && double_used() == before + 8 * MIB); /* (0, 64) - (64, 128) left */
+	op = tile_op(a, 0, 0, 256, 256, 0, 0);
+	RC(cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	CHECK(USED() == 0 && double_used() == before);
+	/* a refused call holds nothing: its first entry is good, its second off the tiles */
+	RC(cuMemCreate(&p1, 4 * MIB, &prop, 0), CUDA_SUCCESS);
+	two[0] = tile_op(a, 0, 0, 64, 64, p1, 0);
+	two[1] = tile_op(a, 32, 0, 64, 64, p1, 0);
+	RC(cuMemMapArrayAsync(two, 2, NULL), CUDA_ERROR_INVALID_VALUE);
+	RC(cuMemRelease(p1), CUDA_SUCCESS);
+	CHECK(USED() == 0 && double_used() == before);
+	/* a map over mapped tiles replaces them (and through cuGetProcAddress, for the
+	 * per-thread default stream: cuMemMapArrayAsync_ptsz in NVIDIA's driver); a destroyed
+	 * array drops its tiles */
+	void *fn = NULL;
+	RC(cuGetProcAddress("cuMemMapArrayAsync", &fn, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM),
+	   CUDA_SUCCESS);
+	CHECK(fn == (void *)cuMemMapArrayAsync); /* the double has one entry for both */
+	RC(cuMemCreate(&p1, 4 * MIB, &prop, 0), CUDA_SUCCESS);
+	RC(cuMemCreate(&p2, 4 * MIB, &prop, 0), CUDA_SUCCESS);
+	two[0] = tile_op(a, 0, 0, 128, 256, p1, 0);
+	two[1] = tile_op(a, 128, 0, 128, 256, p1, MIB / 2);
+	RC(cuMemMapArrayAsync(two, 2, NULL), CUDA_SUCCESS);
+	RC(cuMemRelease(p1), CUDA_SUCCESS);
+	op = tile_op(a, 64, 64, 128, 128, p2, 0);
+	if (fn)
+		RC(((__typeof__(&cuMemMapArrayAsync))fn)(&op, 1, NULL), CUDA_SUCCESS);
+	CHECK(USED() == 8 * MIB && double_used() == before + 8 * MIB); /* p1 still has its ring */
+	op = tile_op(a, 0, 0, 256, 256, p2, 0);
+	RC(cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	CHECK(USED() == 4 * MIB && double_used() == before + 4 * MIB);
+	RC(cuMemRelease(p2), CUDA_SUCCESS);
+	CHECK(USED() == 4 * MIB && double_used() == before + 4 * MIB);
+	RC(cuArrayDestroy(a), CUDA_SUCCESS);
+	CHECK(USED() == 0 && double_used() == before);
+	RC(cuArrayDestroy(a), CUDA_ERROR_INVALID_HANDLE);
+	/* a mipmapped array's mip tail, and a level's tile (256 x 256 float4, 9 levels: 32 x 32
+	 * and below are the tail, one tile) */
+	CUmipmappedArray mm;
+	RC(cuMipmappedArrayCreate(&mm, &sp, 9), CUDA_SUCCESS);
+	RC(cuMemCreate(&p1, 2 * MIB, &prop, 0), CUDA_SUCCESS);
+	memset(&op, 0, sizeof op);
+	op.resourceType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
+	op.resource.mipmap = mm;
+	op.subresourceType = CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL;
+	op.subresource.miptail.size = 65536;
+	op.memOperationType = CU_MEM_OPERATION_TYPE_MAP;
+	op.memHandleType = CU_MEM_HANDLE_TYPE_GENERIC;
+	op.memHandle.memHandle = p1;
+	op.deviceBitMask = 1;
+	CUarrayMapInfo lv = op;
+	lv.subresourceType = CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL;
+	memset(&lv.subresource, 0, sizeof lv.subresource);
+	lv.subresource.sparseLevel.level = 2;
+	lv.subresource.sparseLevel.extentWidth = lv.subresource.sparseLevel.extentHeight = 64;
+	lv.subresource.sparseLevel.extentDepth = 1;
+	lv.offset = MIB;
+	RC(cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	RC(cuMemMapArrayAsync(&lv, 1, NULL), CUDA_SUCCESS);
+	RC(cuMemRelease(p1), CUDA_SUCCESS);
+	op.memOperationType = lv.memOperationType = CU_MEM_OPERATION_TYPE_UNMAP;
+	op.memHandle.memHandle = lv.memHandle.memHandle = 0;
+	RC(cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	CHECK(USED() == 2 * MIB && double_used() == before + 2 * MIB); /* level 2's tile holds it */
+	RC(cuMemMapArrayAsync(&lv, 1, NULL), CUDA_SUCCESS);
+	CHECK(USED() == 0 && double_used() == before);
+	RC(cuMipmappedArrayDestroy(mm), CUDA_SUCCESS);
+	/* a deferred-mapping array is mapped and unmapped whole, whatever its subresource says */
+	sp.Width = sp.Height = 128;
+	sp.Flags = CUDA_ARRAY3D_DEFERRED_MAPPING;
+	RC(cuArray3DCreate_v2(&a, &sp), CUDA_SUCCESS);
+	RC(cuMemCreate(&p1, 2 * MIB, &prop, 0), CUDA_SUCCESS);
+	op = tile_op(a, 7, 7, 1, 1, p1, 0);
+	RC(cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	RC(cuMemRelease(p1), CUDA_SUCCESS);
+	CHECK(USED() == 2 * MIB && double_used() == before + 2 * MIB);
+	op = tile_op(a, 64, 0, 64, 64, 0, 0);
+	RC(cuMemMapArrayAsync(&op, 1, NULL), CUDA_SUCCESS);
+	CHECK(USED() == 0 && double_used() == before);
+	RC(cuArrayDestroy(a), CUDA_SUCCESS);
+#undef USED
+}
+
 /* CUDA 12.2's cuGraphAddNode (and 12.3's _v2) with an allocation node: refused like
  * cuGraphAddMemAllocNode when larger than the limit; charged when the graph runs */
 static void case_graphnode(void)
@@ -1125,6 +1264,7 @@ int main(int argc, char **argv)
 		{"kill9", case_kill9},   {"hami", case_hami},           {"malformed", case_malformed},
 		{"unlimited", case_unlimited}, {"state", case_state}, {"state_bad", case_state_bad},
 		{"legacy", case_legacy}, {"arrays", case_arrays}, {"graphmem", case_graphmem},
-		{"vmm_retain", case_vmm_retain}, {"graphnode", case_graphnode}, {"vmm_map", case_vmm_map}};
+		{"vmm_retain", case_vmm_retain}, {"graphnode", case_graphnode}, {"vmm_map", case_vmm_map},
+		{"vmm_arrays", case_vmm_arrays}};
 	return lt_main(argc, argv, "limiter", cases, sizeof cases / sizeof cases[0]);
 }

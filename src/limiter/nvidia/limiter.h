@@ -25,6 +25,8 @@
 	X(cuMipmappedArrayCreate) X(cuMemFree) X(cuMemFree_v2) X(cuMemFreeAsync) X(cuMemFreeAsync_ptsz)     \
 	X(cuMemRelease) X(cuArrayDestroy) X(cuMipmappedArrayDestroy) X(cuMemGetInfo_v2) X(cuMemGetInfo)     \
 	X(cuDeviceTotalMem) X(cuDeviceTotalMem_v2) X(cuMemRetainAllocationHandle) X(cuMemMap) X(cuMemUnmap) \
+	/* arraymap.c: tile pools mapped into sparse arrays */                                             \
+	X(cuMemMapArrayAsync) X(cuMemMapArrayAsync_ptsz)                                                    \
 	/* limiter.c */                                                                                    \
 	X(cuGetProcAddress) X(cuGetProcAddress_v2)                                                          \
 	/* compute.c: launches, instantiations, captures */                                                \
@@ -131,6 +133,22 @@ void *axl__lim_nvml_dlsym(dlsym_fn ds, void *handle, const char *name);
 
 /* The limiter's own entry for a pointer the driver handed out, or p itself. */
 void *axl__lim_swap(void *p);
+
+/* memory.c: one more mapping reference of the entry of a VMM handle the limiter charged (1,
+ * or 0 when it charged none: nothing taken), and one fewer (the charge given back with the
+ * last reference of either kind) */
+int axl__lim_vmm_hold(CUmemGenericAllocationHandle handle);
+void axl__lim_vmm_unhold(CUmemGenericAllocationHandle handle);
+
+/* arraymap.c: tile pools mapped into sparse and deferred-mapping arrays. An array of kind
+ * (CU_RESOURCE_TYPE_ARRAY or _MIPMAPPED_ARRAY) made with these flags; before its destruction
+ * its regions are taken out, and after it (done) their references dropped (destroyed) or
+ * the regions put back (the driver refused). A child of fork forgets the parent's. */
+struct axl__lim_arraymap_taken;
+void axl__lim_arraymap_created(int kind, uint64_t res, unsigned flags);
+struct axl__lim_arraymap_taken *axl__lim_arraymap_take(int kind, uint64_t res);
+void axl__lim_arraymap_done(struct axl__lim_arraymap_taken *t, int destroyed);
+void axl__lim_forget_arraymaps(void);
 
 /* compute.c: is s being captured (into a graph: a launch or stream-ordered allocation on
  * it does not run)? ptsz: the per-thread default stream's variant was called. */

@@ -47,6 +47,7 @@ void axl__lim_forget_allocations(void)
 {
 	axl__lim_map_forget(&g_map);
 	vmap_forget();
+	axl__lim_forget_arraymaps();
 }
 
 /* ---- admission ------------------------------------------------------------------------- */
@@ -453,8 +454,13 @@ static unsigned vmap_bucket(uint64_t va)
 	return (unsigned)((va * 0x9e3779b97f4a7c15ull) >> 54) & (VMAP_NBUCKET - 1);
 }
 
-/* drop a mapping reference of handle: the charge goes with the last reference of both kinds */
-static void vmap_unhold(CUmemGenericAllocationHandle handle)
+int axl__lim_vmm_hold(CUmemGenericAllocationHandle handle)
+{
+	return axl__lim_map_hold(&g_map, handle, K_VMM);
+}
+
+/* the charge goes with the last reference of both kinds */
+void axl__lim_vmm_unhold(CUmemGenericAllocationHandle handle)
 {
 	int rdev = -1;
 	uint64_t bytes = 0;
@@ -551,12 +557,12 @@ AXL__LIM_API CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUme
 			       unsigned long long flags)
 {
 	NOREAL(cuMemMap);
-	int held = axl__lim_map_hold(&g_map, handle, K_VMM);
+	int held = axl__lim_vmm_hold(handle);
 	CUresult rc = REAL(cuMemMap)(ptr, size, offset, handle, flags);
 	if (rc == CUDA_SUCCESS)
 		vmap_put(ptr, size, handle, held);
 	else if (held)
-		vmap_unhold(handle); /* the last: released meanwhile, and the driver freed it then */
+		axl__lim_vmm_unhold(handle); /* the last: released meanwhile, and the driver freed it then */
 	return rc;
 }
 
@@ -583,7 +589,7 @@ AXL__LIM_API CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 		struct vmap *v = taken;
 		taken = v->next;
 		if (v->held)
-			vmap_unhold(v->handle);
+			axl__lim_vmm_unhold(v->handle);
 		free(v);
 	}
 	return rc;
@@ -716,6 +722,8 @@ AXL__LIM_API CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DE
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	rc = REAL(cuArray3DCreate_v2)(pHandle, desc);
+	if (rc == CUDA_SUCCESS && pHandle && desc)
+		axl__lim_arraymap_created(CU_RESOURCE_TYPE_ARRAY, (uint64_t)(uintptr_t)*pHandle, desc->Flags);
 	return array_end(rc, &c, bytes, pHandle, pHandle ? (uint64_t)(uintptr_t)*pHandle : 0, K_ARRAY);
 }
 
@@ -730,6 +738,8 @@ AXL__LIM_API CUresult cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCR
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	rc = REAL(cuArray3DCreate)(pHandle, desc);
+	if (rc == CUDA_SUCCESS && pHandle && desc)
+		axl__lim_arraymap_created(CU_RESOURCE_TYPE_ARRAY, (uint64_t)(uintptr_t)*pHandle, desc->Flags);
 	return array_end(rc, &c, bytes, pHandle, pHandle ? (uint64_t)(uintptr_t)*pHandle : 0, K_ARRAY);
 }
 
@@ -744,13 +754,17 @@ static CUresult destroyed(CUresult rc, uint64_t key, int kind, int had, int rdev
 	return rc;
 }
 
+/* an array's destruction unmaps the tile pools mapped into it (arraymap.c) */
 AXL__LIM_API CUresult cuArrayDestroy(CUarray h)
 {
 	NOREAL(cuArrayDestroy);
 	int rdev;
 	uint64_t bytes;
 	int had = map_take((uint64_t)(uintptr_t)h, K_ARRAY, &rdev, &bytes);
-	return destroyed(REAL(cuArrayDestroy)(h), (uint64_t)(uintptr_t)h, K_ARRAY, had, rdev, bytes);
+	struct axl__lim_arraymap_taken *t = axl__lim_arraymap_take(CU_RESOURCE_TYPE_ARRAY, (uint64_t)(uintptr_t)h);
+	CUresult rc = destroyed(REAL(cuArrayDestroy)(h), (uint64_t)(uintptr_t)h, K_ARRAY, had, rdev, bytes);
+	axl__lim_arraymap_done(t, rc == CUDA_SUCCESS);
+	return rc;
 }
 
 AXL__LIM_API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *desc,
@@ -765,6 +779,8 @@ AXL__LIM_API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CU
 	if (rc != CUDA_SUCCESS)
 		return rc;
 	rc = REAL(cuMipmappedArrayCreate)(pHandle, desc, levels);
+	if (rc == CUDA_SUCCESS && pHandle && desc)
+		axl__lim_arraymap_created(CU_RESOURCE_TYPE_MIPMAPPED_ARRAY, (uint64_t)(uintptr_t)*pHandle, desc->Flags);
 	return array_end(rc, &c, bytes, pHandle, pHandle ? (uint64_t)(uintptr_t)*pHandle : 0, K_MIPMAP);
 }
 
@@ -774,7 +790,11 @@ AXL__LIM_API CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
 	int rdev;
 	uint64_t bytes;
 	int had = map_take((uint64_t)(uintptr_t)h, K_MIPMAP, &rdev, &bytes);
-	return destroyed(REAL(cuMipmappedArrayDestroy)(h), (uint64_t)(uintptr_t)h, K_MIPMAP, had, rdev, bytes);
+	struct axl__lim_arraymap_taken *t =
+		axl__lim_arraymap_take(CU_RESOURCE_TYPE_MIPMAPPED_ARRAY, (uint64_t)(uintptr_t)h);
+	CUresult rc = destroyed(REAL(cuMipmappedArrayDestroy)(h), (uint64_t)(uintptr_t)h, K_MIPMAP, had, rdev, bytes);
+	axl__lim_arraymap_done(t, rc == CUDA_SUCCESS);
+	return rc;
 }
 
 /* ---- what the program is told --------------------------------------------------------- */

@@ -63,13 +63,15 @@ LIMITED = {
         "the charge given back when the driver frees (a failed free keeps it); pools "
         "weighed again (pool.c). A cuMemCreate handle holds a reference to its allocation "
         "and so does each cuMemRetainAllocationHandle of an address mapped to it (the same "
-        "handle value), and each live cuMemMap of its memory: the driver frees it at the "
-        "last handle release and the last unmap, in either order, and the charge goes with "
-        "the last reference of either kind (cuMemRelease drops a handle's, cuMemUnmap those "
-        "of the whole mappings it unmaps)",
+        "handle value), and each live cuMemMap of its memory, and each region of a tile pool "
+        "mapped into a sparse or deferred-mapping array (cuMemMapArrayAsync, which unmaps "
+        "too; an array's destruction unmaps its tiles): the driver frees it at the last "
+        "handle release and the last unmap, in either order, and the charge goes with the "
+        "last reference of either kind (cuMemRelease drops a handle's, cuMemUnmap those of "
+        "the whole mappings it unmaps)",
         """cuMemFree cuMemFree_v2 cuMemFreeAsync cuMemFreeAsync_ptsz cuMemRelease
-        cuMemRetainAllocationHandle cuMemMap cuMemUnmap cuArrayDestroy cuMipmappedArrayDestroy
-        cuMemPoolTrimTo cuMemPoolDestroy"""),
+        cuMemRetainAllocationHandle cuMemMap cuMemUnmap cuMemMapArrayAsync cuMemMapArrayAsync_ptsz
+        cuArrayDestroy cuMipmappedArrayDestroy cuMemPoolTrimTo cuMemPoolDestroy"""),
     "report": (
         "the limit as total, the limit less the workload's usage as free (memory.c)",
         """cuMemGetInfo cuMemGetInfo_v2 cuDeviceTotalMem cuDeviceTotalMem_v2"""),
@@ -129,12 +131,10 @@ DOCUMENTED = {
         cuGraphicsVDPAURegisterVideoSurface cuMulticastCreate cuMulticastAddDevice
         cuMulticastBindMem cuMulticastBindAddr cuMulticastUnbind cuMulticastGetGranularity"""),
     "virtual memory": (
-        "address space and mappings: the physical memory is cuMemCreate's, charged there "
-        "(sparse and deferred-mapping arrays get theirs the same way, cuMemMapArrayAsync). "
-        "Not followed: a tile pool mapped into a sparse array holds its memory after its "
-        "handle's last release too, and its charge goes at that release",
-        """cuMemAddressReserve cuMemAddressFree cuMemMapArrayAsync cuMemMapArrayAsync_ptsz
-        cuMemGetAllocationGranularity cuMemGetAllocationPropertiesFromHandle"""),
+        "address space and the allocations' properties: the physical memory is cuMemCreate's, "
+        "charged there, and followed through its mappings (above)",
+        """cuMemAddressReserve cuMemAddressFree cuMemGetAllocationGranularity
+        cuMemGetAllocationPropertiesFromHandle"""),
     "pools": (
         "a pool holds no memory until allocated from (charged at the allocation); what it "
         "keeps after frees is weighed at every allocation, free, trim and memory report "
