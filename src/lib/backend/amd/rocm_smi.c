@@ -21,6 +21,7 @@
  * suite's ROCm SMI double).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -39,6 +40,8 @@ static void job_fini(void *arg)
 	struct rs_job *j = arg;
 	free(j->asleep);
 	free(j->no_hwmon);
+	for (int c = 0; c < RS_CLK__N; c++)
+		free(j->bad_dpm[c]);
 	free(j->devs);
 	free(j->pairs);
 }
@@ -156,6 +159,9 @@ static void collect_dev(struct rs_job *j, unsigned i)
 	}
 	static const unsigned clk[RS_CLK__N] = {RSMI_CLK_TYPE_SYS, RSMI_CLK_TYPE_MEM};
 	for (int c = 0; c < RS_CLK__N; c++) {
+		/* a clock table ROCm SMI 5 cannot parse is not asked for: see dpm_parses() */
+		if (listed(j->bad_dpm[c], j->nbad_dpm[c], d->bdf))
+			continue;
 		r = axl__rsq_freq(q, i, clk[c], &d->clk[c]);
 		d->has_clk[c] = r == RSMI_STATUS_SUCCESS;
 		/* a power-gated clock domain has no current level: the library says
@@ -276,8 +282,60 @@ static bool has_hwmon(const struct axl__fs *fs, const char *bdf)
 	return found;
 }
 
-/* PCI functions bound to amdgpu whose runtime PM state is "suspended", and those without
- * an amdgpu hwmon directory (live only). */
+/* Would ROCm SMI 5 parse this clock table (pp_dpm_sclk, pp_dpm_mclk) without aborting?
+ * It reads every line as "<int index> <token> <float freq><unit> ..." with an
+ * istringstream and takes the unit's first letter; a letter it does not know asserts and
+ * aborts the process that called it (get_multiplier_from_str, freq_string_to_int:
+ * rocm_smi.cc, rocm-5.2.3). A line that does not start with an index (the deep-sleep
+ * level "S: 19Mhz *" some SMU 13 parts print, or anything but the table) leaves the unit
+ * empty: the same abort. An absent or unreadable file is fine: the library returns an
+ * error. */
+static bool dpm_parses(const struct axl__fs *fs, const char *bdf, const char *file)
+{
+	char path[128], buf[2048];
+	snprintf(path, sizeof path, "/sys/bus/pci/drivers/amdgpu/%s/%s", bdf, file);
+	long n = axl__fs_read(fs, AXL__FS_ROOT, path, buf, sizeof buf - 1);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	for (char *line = buf, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			continue; /* the library skips nothing, but the kernel writes no blank line */
+		if (!isdigit((unsigned char)*p))
+			return false;
+		while (isdigit((unsigned char)*p))
+			p++;
+		/* the token after the index (the colon), then the frequency, then the unit */
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			return false;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		char *end;
+		(void)strtod(p, &end);
+		if (end == p)
+			return false;
+		p = end;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || !strchr("GMKVTHm", *p))
+			return false;
+	}
+	return true;
+}
+
+/* PCI functions bound to amdgpu whose runtime PM state is "suspended", those without an
+ * amdgpu hwmon directory and those whose clock tables ROCm SMI 5 cannot parse (live
+ * only). */
 static void find_asleep(struct axl__scan *scan, size_t self, void *arg)
 {
 	struct rs_job *j = arg;
@@ -299,6 +357,13 @@ static void find_asleep(struct axl__scan *scan, size_t self, void *arg)
 		if (n > 0 && strncmp(buf, "suspended", 9) == 0 && !add_addr(&j->asleep, &j->nasleep, dom, bus, dev, fn))
 			break;
 		if (!has_hwmon(scan->fs, e->d_name) && !add_addr(&j->no_hwmon, &j->nno_hwmon, dom, bus, dev, fn))
+			break;
+		static const char *const dpm[RS_CLK__N] = {"pp_dpm_sclk", "pp_dpm_mclk"};
+		bool full = false;
+		for (int c = 0; c < RS_CLK__N && !full; c++)
+			if (!dpm_parses(scan->fs, e->d_name, dpm[c]))
+				full = !add_addr(&j->bad_dpm[c], &j->nbad_dpm[c], dom, bus, dev, fn);
+		if (full)
 			break;
 	}
 	axl__fs_closedir(d);

@@ -50,6 +50,8 @@ struct rs_job {
 	size_t nasleep;
 	char (*no_hwmon)[16]; /* PCI addresses of amdgpu functions without an amdgpu hwmon */
 	size_t nno_hwmon;
+	char (*bad_dpm[RS_CLK__N])[16]; /* those whose pp_dpm_sclk / _mclk ROCm SMI 5 cannot parse */
+	size_t nbad_dpm[RS_CLK__N];
 	/* outputs */
 	rsmi_status_t init_rc;
 	unsigned major, minor, patch;

@@ -14,7 +14,8 @@
  *   {"f":"rsmi_dev_pci_id_get","d":0,"rc":0,"v":768}
  *   {"f":"rsmi_dev_gpu_clk_freq_get","d":0,"a":0,"rc":0,"n":2,"cur":0,"v":500000000}
  * "v" is there only when rc is RSMI_STATUS_SUCCESS (for a clock: the current level's Hz,
- * when the library says which level is current). Exit 0 when every line was written, 2
+ * when the library says which level is current). A clock is asked in a child process, and
+ * "signal" says the library killed it (an assert on a clock table it cannot parse). Exit 0 when every line was written, 2
  * when the library could not be loaded or lacks a function.
  */
 #define _GNU_SOURCE
@@ -23,6 +24,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <rocm_smi/rocm_smi.h>
 
@@ -65,6 +68,47 @@ static void i64(const char *f, int d, int a, rsmi_status_t rc, int64_t v)
 	line(f, d, a, rc, rc == RSMI_STATUS_SUCCESS ? buf : NULL);
 }
 
+static __typeof__(&rsmi_dev_gpu_clk_freq_get) p_clk;
+
+/* rsmi_dev_gpu_clk_freq_get in a child process; *died: the signal that ended it, else 0 */
+static rsmi_status_t clk_in_child(uint32_t i, rsmi_clk_type_t clk, rsmi_frequencies_t *f, int *died)
+{
+	int fd[2];
+	if (pipe(fd) != 0)
+		return p_clk(i, clk, f);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		struct {
+			rsmi_status_t rc;
+			rsmi_frequencies_t f;
+		} out;
+		memset(&out, 0, sizeof out);
+		out.rc = p_clk(i, clk, &out.f);
+		ssize_t w = write(fd[1], &out, sizeof out);
+		_exit(w == (ssize_t)sizeof out ? 0 : 1);
+	}
+	close(fd[1]);
+	struct {
+		rsmi_status_t rc;
+		rsmi_frequencies_t f;
+	} in;
+	ssize_t got = pid > 0 ? read(fd[0], &in, sizeof in) : -1;
+	close(fd[0]);
+	int st = 0;
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	if (pid > 0 && WIFSIGNALED(st)) {
+		*died = WTERMSIG(st);
+		return RSMI_STATUS_UNKNOWN_ERROR;
+	}
+	if (got != (ssize_t)sizeof in)
+		return RSMI_STATUS_UNKNOWN_ERROR;
+	*f = in.f;
+	return in.rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -89,6 +133,7 @@ int main(int argc, char **argv)
 	LOAD(rsmi_dev_power_cap_get);
 	LOAD(rsmi_dev_temp_metric_get);
 	LOAD(rsmi_dev_gpu_clk_freq_get);
+	p_clk = p_rsmi_dev_gpu_clk_freq_get;
 	if (!p_rsmi_init || !p_rsmi_num_monitor_devices || !p_rsmi_dev_pci_id_get || !p_rsmi_dev_id_get ||
 	    !p_rsmi_dev_vendor_id_get || !p_rsmi_dev_subsystem_id_get || !p_rsmi_dev_subsystem_vendor_id_get ||
 	    !p_rsmi_dev_memory_total_get || !p_rsmi_dev_memory_usage_get || !p_rsmi_dev_power_cap_get ||
@@ -126,8 +171,16 @@ int main(int argc, char **argv)
 		for (size_t c = 0; c < sizeof clks / sizeof *clks; c++) {
 			rsmi_frequencies_t f;
 			memset(&f, 0, sizeof f);
-			rc = p_rsmi_dev_gpu_clk_freq_get(i, clks[c], &f);
+			/* in a child: ROCm SMI 5 asserts on a clock table it cannot parse
+			 * (get_multiplier_from_str, rocm_smi.cc), which would end the probe */
+			int died = 0;
+			rc = clk_in_child(i, clks[c], &f, &died);
 			char buf[128];
+			if (died) {
+				snprintf(buf, sizeof buf, "\"signal\":%d", died);
+				line("rsmi_dev_gpu_clk_freq_get", d, (int)clks[c], rc, buf);
+				continue;
+			}
 			if (rc == RSMI_STATUS_SUCCESS && f.current < f.num_supported &&
 			    f.current < RSMI_MAX_NUM_FREQUENCIES)
 				snprintf(buf, sizeof buf, "\"n\":%" PRIu32 ",\"cur\":%" PRIu32 ",\"v\":%" PRIu64,
