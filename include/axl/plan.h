@@ -149,10 +149,12 @@ struct axl_plan_request {
 
 /**
  * Plan: the best plan that fits by the request's objective (by default the fewest
- * devices, then the highest decode throughput), or, when nothing fits, the closest one with the shortfall; with ranked
- * alternatives either way (other splits, other quantisations, a shorter context, more
- * devices). AXL_EINVAL for an unknown quantisation or KV type, a device that is not
- * there, or a planner without devices.
+ * devices, then the highest decode throughput), or, when nothing fits, how far short the
+ * closest one is (no split and no estimate: axl_plan_get_summary gives tp 0 and unknown
+ * rates); with ranked alternatives (other splits, other quantisations; when nothing fits,
+ * what would: a fewer-bit format, a shorter context, more devices). AXL_EINVAL for an
+ * unknown quantisation, KV type, engine or objective, or a device that is not there (every
+ * option is checked before the devices); AXL_ENOENT for a planner without devices.
  */
 AXL_API int axl_plan_compute(axl_plan **out, const axl_planner *planner, const axl_model *model,
 			     const struct axl_plan_request *req);

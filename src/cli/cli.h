@@ -5,117 +5,94 @@
 #ifndef AXL_CLI_H
 #define AXL_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "axl.h"
 #include "../util/json.h"
+#include "opt.h"
 
 #define EXIT_USAGE 2
 
 #define MAX_ENV 32
 
 struct opts {
+	/* the global options (main.c), which every command that reads a node takes */
 	const char *sysroot;
 	const char *sim;    /* --sim FILE: a simulated node */
 	const char *backends;
-	const char *output; /* capture -o */
 	/* --env NAME=VALUE, in the order given */
 	const char *env[MAX_ENV];
 	int nenv;
 	int json;
+	int compact;
+	int verbose;
+	int help;    /* -h, --help: the command's help (or axl's) */
+	int version; /* -V, --version */
+	/* how the command opens its node, set by the command from its own options (common.c
+	 * reads them): every PCI function considered (list --all), the stage times (--timing),
+	 * and where the vendor's user-space files are (--driver-root, $AXL_DRIVER_ROOT through
+	 * the context) and what that folder is on the host (--driver-root-host,
+	 * $AXL_DRIVER_ROOT_HOST; "/" when not given) */
 	int all;
 	int timing;
-	int verbose;
-	int compact;
-	/* metrics, top, serve */
-	int interval_ms;   /* --interval MS (0: not given) */
-	long count;        /* --count N (0: not given) */
-	int no_processes;  /* --no-processes */
-	const char *listen; /* serve --listen ADDR:PORT */
-	int dcgm;          /* serve --dcgm */
-	int processes;     /* serve --processes */
-	int batch;         /* top --batch: plain-text frames, no curses */
-	const char *format; /* cdi generate --format json|yaml */
-	/* labels */
-	const char *expiry; /* --expiry DURATION|RFC3339 */
-	const char *prefix; /* --prefix DOMAIN (NULL: axl.dev) */
-	int gfd;            /* --gfd: also NVIDIA GPU Feature Discovery's names */
-	/* list: the registry's questions (checked by cmd_list.c) */
-	const char *family;     /* --family gpu|npu|tpu|asic|fpga|cpu */
-	const char *vendor;     /* --vendor NAME|PREFIX */
-	const char *min_memory; /* --min-memory SIZE */
-	const char *precision;  /* --precision FORMAT (runs natively) */
-	int visible;            /* --visible 1, --hidden 2, 0 not given */
-	const char *numa;       /* --numa N */
-	const char *best;       /* --best memory|bandwidth|compute */
-	/* labels, cdi generate: --watch; agent */
-	int watch;              /* --watch: keep the output current (watch.c) */
-	int agent;              /* axl agent runs (its --interval is seconds) */
-	const char *labels_file; /* agent --labels-file PATH */
-	const char *cdi_dir;     /* agent --cdi-dir DIR */
-	const char *cdi_format;  /* agent --cdi-format json|yaml */
-	/* cdi, agent, device-plugin: where the vendor's user-space files are (--driver-root;
-	 * the context's, $AXL_DRIVER_ROOT) and what that folder is on the host
-	 * (--driver-root-host, $AXL_DRIVER_ROOT_HOST; "/" when not given) */
 	const char *driver_root;
 	const char *driver_root_host;
-	int help;           /* -h, --help: the command's help (or axl's) */
-	int version;        /* -V, --version */
-	unsigned char given[128]; /* the shared (not global) options given, by short name */
 	/* the whole command line (capture writes it into its manifest) */
 	int full_argc;
 	char **full_argv;
 };
 
-/* Every command, as the table of commands.c has it:
- *  - run: argv[0..argc) are the command's arguments, the global options taken out.
- *    Commands with an option list (`options`, the short names of the shared options
- *    they take, "" for none) get only their positional arguments: main.c parsed
- *    their options into o. Commands with no list (NULL) parse their own.
+/* Every command, as its cmd_<name>.c declares it, with its own options (opt.h):
+ *  - run: main.c has parsed the global options (wherever they were typed) and, for a
+ *    command with a table (opts), its options and arguments into the table's variables;
+ *    argc/argv are then empty. A command with subcommands (subs) gets its arguments and
+ *    parses each subcommand's table itself (cli_sub_parse).
  *  - globals: which global options mean something to it (CLI_G_*). */
 #define CLI_G_NODE 1u    /* --sysroot, --sim, --backends, --env: the node it reads */
 #define CLI_G_JSON 2u    /* --json, --compact */
 #define CLI_G_SYSROOT 4u /* --sysroot and --backends only (capture) */
 typedef int (*cli_run)(struct opts *o, int argc, char **argv);
+struct cli_opt;
+struct cli_sub {
+	const char *name;           /* "generate" */
+	const struct cli_opt *opts; /* its options and arguments */
+	const char *summary;        /* one line for axl help */
+};
 struct cli_command {
 	const char *name;
 	cli_run run;
 	unsigned globals;
-	const char *options;
-	const char *help;
+	const struct cli_opt *opts; /* the options and arguments (NULL with subs) */
+	const struct cli_sub *subs; /* the subcommands ({NULL} ends), NULL: none */
+	const char *summary;        /* one line for axl help */
+	const char *help;           /* what it does, printed between the usage and the options */
 };
+/* The commands (cmd_<name>.c) */
+extern const struct cli_command cli_cmd_list, cli_cmd_show, cli_cmd_topo, cli_cmd_capture, cli_cmd_metrics,
+	cli_cmd_serve, cli_cmd_top, cli_cmd_cdi, cli_cmd_labels, cli_cmd_agent, cli_cmd_device_plugin, cli_cmd_limit,
+	cli_cmd_partition, cli_cmd_plan, cli_cmd_bench, cli_cmd_version, cli_cmd_help;
+/* the commands that still parse their own arguments (cli_long_opt), whose table has neither
+ * opts nor subs */
+int cmd_plan(struct opts *o, int argc, char **argv);
+int cmd_limit(struct opts *o, int argc, char **argv);
+int cmd_partition(struct opts *o, int argc, char **argv);
 const struct cli_command *cli_command_find(const char *name);
-/* axl device-plugin's option choosing how partitions are advertised (commands.c) */
+/* The subcommand argv[0] of c, its table parsed from argv[1..argc) ("axl cdi generate
+ * ..."): the subcommand, or NULL after a message (unknown or missing subcommand, a bad
+ * option). */
+const struct cli_sub *cli_sub_parse(const struct cli_command *c, int argc, char **argv);
+/* axl device-plugin's option choosing how partitions are advertised (cmd_device_plugin.c) */
 extern const char cli_opt_partition_strategy[];
-/* its other spellings, NULL-terminated (commands.c) */
-extern const char *const cli_opt_partition_strategy_aliases[];
-/* "axl capture, axl cdi, axl labels": the commands that take the shared option opt. */
-void cli_commands_taking(int opt, char *out, size_t cap);
+/* "axl capture, axl cdi generate, axl labels": the commands that take --NAME (name
+ * without the dashes); "" when none. */
+void cli_commands_taking(const char *name, char *out, size_t cap);
 /* `axl help NAME`: the command's usage, what it does and its options. */
 void cli_command_help(FILE *f, const struct cli_command *c);
 /* The first global option given (o) that means nothing to c, or NULL. */
 const char *cli_global_refusal(const struct cli_command *c, const struct opts *o);
-/* axl's usage text (main.c) */
+/* axl's usage text (commands.c) */
 void cli_usage(FILE *f);
-
-/* The commands, one file each (cmd_<name>.c) */
-int cmd_list(struct opts *o, int argc, char **argv);
-int cmd_show(struct opts *o, int argc, char **argv);
-int cmd_topo(struct opts *o, int argc, char **argv);
-int cmd_capture(struct opts *o, int argc, char **argv);
-int cmd_metrics(struct opts *o, int argc, char **argv);
-int cmd_serve(struct opts *o, int argc, char **argv);
-int cmd_top(struct opts *o, int argc, char **argv);
-int cmd_cdi(struct opts *o, int argc, char **argv);
-int cmd_labels(struct opts *o, int argc, char **argv);
-int cmd_limit(struct opts *o, int argc, char **argv);
-int cmd_partition(struct opts *o, int argc, char **argv);
-int cmd_plan(struct opts *o, int argc, char **argv);
-int cmd_bench(struct opts *o, int argc, char **argv);
-int cmd_agent(struct opts *o, int argc, char **argv);
-int cmd_device_plugin(struct opts *o, int argc, char **argv);
-int cmd_version(struct opts *o, int argc, char **argv);
-int cmd_help(struct opts *o, int argc, char **argv);
 
 /* ---- common.c ---------------------------------------------------------------------- */
 /* Open a context and take an inventory as the options say; 1 (with a message on
@@ -186,11 +163,11 @@ struct watch {
 	double interval;  /* seconds */
 	int verbose;
 };
-/* The period of --watch/agent from --interval (seconds; default 60). Blocks SIGINT and
- * SIGTERM (before any thread starts), and watches the device node directories of the
- * node (the live one, or a --sysroot folder; a capture or a simulated node: the period
- * only). 0, or 1 after a message. */
-int watch_open(struct watch *w, const struct opts *o);
+/* The refresh loop with the period interval_ms (--interval; 0: the default, 60 s). Blocks
+ * SIGINT and SIGTERM (before any thread starts), and watches the device node directories
+ * of the node (the live one, or a --sysroot folder; a capture or a simulated node: the
+ * period only). 0, or 1 after a message. */
+int watch_open(struct watch *w, const struct opts *o, int64_t interval_ms);
 /* Wait at most max seconds (< 0: the period) for the next refresh. 1: refresh now (*why
  * says what woke it), 0: a signal asked to stop. */
 int watch_wait(struct watch *w, double max, const char **why);
@@ -200,16 +177,30 @@ double watch_now(void);
 
 /* ---- what axl agent runs: serve (cmd_serve.c), labels, cdi ------------------------- */
 struct serve;
+/* serve's options (axl serve, axl agent) */
+struct serve_opts {
+	const char *listen;  /* --listen ADDR:PORT (NULL: 127.0.0.1:9400) */
+	int64_t interval_ms; /* --interval: sample at most this often (0: 100 ms) */
+	int dcgm;            /* --dcgm */
+	int processes;       /* --processes */
+};
 /* Start serving /metrics, /healthz, /inventory as axl serve does (SIGINT and SIGTERM
  * blocked by the caller). ready: /healthz answers 200 from the start, else 503 until
  * serve_ready. 0, or the exit code after a message. */
-int serve_start(const struct opts *o, int ready, struct serve **out);
+int serve_start(const struct opts *o, const struct serve_opts *so, int ready, struct serve **out);
 void serve_ready(struct serve *s);
 void serve_stop(struct serve *s);
 
+/* labels' options (axl labels, axl agent) */
+struct labels_opts {
+	const char *expiry; /* --expiry WHEN */
+	const char *prefix; /* --prefix DOMAIN (NULL: axl.dev) */
+	int gfd;            /* --gfd */
+};
 /* axl labels as a file kept current (cmd_labels.c) */
 struct labels_job {
 	const struct opts *o;
+	const struct labels_opts *lo;
 	const char *path;    /* the feature file */
 	const char *prefix;
 	char expiry_at[96];  /* --expiry RFC3339: written as given */
@@ -217,7 +208,7 @@ struct labels_job {
 	long long expires;   /* the expiry written last (epoch seconds), 0: none yet */
 };
 /* Check the options; 0, or the exit code after a message. */
-int labels_setup(struct labels_job *j, const struct opts *o, const char *path);
+int labels_setup(struct labels_job *j, const struct opts *o, const struct labels_opts *lo, const char *path);
 /* Rediscover and rewrite the file when its content changed (*wrote says so). 0, or 1
  * after a message. *renew_in: seconds until the expiry must be renewed, < 0 none. */
 int labels_refresh(struct labels_job *j, int *wrote, double *renew_in);
@@ -232,6 +223,7 @@ struct cdi_job {
 	char *files[CDI_MAX_FILES];    /* the specs this process wrote (removed when their kind goes) */
 	size_t nfiles;
 };
+/* format: json or yaml (NULL: json) */
 int cdi_setup(struct cdi_job *j, const struct opts *o, const char *dir, const char *format);
 /* --driver-root-host (or $AXL_DRIVER_ROOT_HOST) is an absolute path: 0, or EXIT_USAGE
  * after a message (cdi_setup checks it too). */

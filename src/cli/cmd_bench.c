@@ -606,58 +606,53 @@ out:
 	return rc;
 }
 
-int cmd_bench(struct opts *go, int argc, char **argv)
+/* The options (the tables close the file) */
+static struct {
+	struct cli_args ids;
+	const char *backend;
+	int64_t size;
+	long iterations;
+	int pageable;
+} a = {.size = (int64_t)DEFAULT_SIZE, .iterations = DEFAULT_ITER};
+
+static int cmd_bench(struct opts *go, int argc, char **argv)
 {
 	struct opts o = *go;
-	const char *pos[MAX_DEVS + 1];
-	size_t npos = 0;
-	const char *backend = NULL, *size_arg = NULL, *iter_arg = NULL;
-	bool pageable = false;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		int m;
-		if ((m = cli_long_opt(argc, argv, &i, "--backend", &backend)) ||
-		    (m = cli_long_opt(argc, argv, &i, "--size", &size_arg)) ||
-		    (m = cli_long_opt(argc, argv, &i, "--iterations", &iter_arg))) {
-			if (m < 0)
-				return EXIT_USAGE;
-		} else if ((m = cli_long_opt(argc, argv, &i, "--pageable", NULL))) {
-			if (m < 0)
-				return EXIT_USAGE;
-			pageable = true;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "axl: bench: unknown option '%s'\n", a);
-			return EXIT_USAGE;
-		} else if (npos < MAX_DEVS + 1) {
-			pos[npos++] = a;
-		} else {
-			fprintf(stderr, "axl: bench copy: at most %d devices\n", MAX_DEVS);
-			return EXIT_USAGE;
-		}
-	}
-	if (!npos || strcmp(pos[0], "copy") != 0) {
-		fprintf(stderr, "axl: bench needs a benchmark: copy%s%s%s\n", npos ? " ('" : "", npos ? pos[0] : "",
-			npos ? "' is not one)" : "");
+	if (!cli_sub_parse(&cli_cmd_bench, argc, argv))
+		return EXIT_USAGE;
+	if (a.ids.n > MAX_DEVS) {
+		fprintf(stderr, "axl bench copy: at most %d devices\n", MAX_DEVS);
 		return EXIT_USAGE;
 	}
-	int64_t size = (int64_t)DEFAULT_SIZE;
-	if (size_arg && ((size = parse_size(size_arg)) < 1 || (uint64_t)size > (1ull << 40))) {
-		fprintf(stderr, "axl: --size '%s': not a size from 1 byte to 1 TiB (bytes, or 256MiB, 1G, 4KB)\n",
-			size_arg);
+	if (a.backend && !*a.backend) {
+		fprintf(stderr, "axl bench copy: --backend needs a name (axl help bench lists them)\n");
 		return EXIT_USAGE;
 	}
-	long iter = DEFAULT_ITER;
-	if (iter_arg) {
-		char *end;
-		iter = strtol(iter_arg, &end, 10);
-		if (*end || end == iter_arg || iter < 1 || iter > 100000) {
-			fprintf(stderr, "axl: --iterations '%s': not a count from 1 to 100000\n", iter_arg);
-			return EXIT_USAGE;
-		}
-	}
-	if (backend && !*backend) {
-		fprintf(stderr, "axl: --backend needs a name (axl help bench lists them)\n");
-		return EXIT_USAGE;
-	}
-	return bench_copy(&o, pos + 1, npos - 1, backend, (uint64_t)size, (int)iter, pageable);
+	return bench_copy(&o, (const char *const *)a.ids.v, (size_t)a.ids.n, a.backend, (uint64_t)a.size,
+			  (int)a.iterations, a.pageable);
 }
+
+static const struct cli_opt copy_options[] = {
+	{.type = CLI_OPT_ARGS, .name = "ID", .value = &a.ids, .help = "a device (axl list), \"host\" for the host CPU, or \"host/BACKEND\"\nfor a runtime's device emulated on it (with --backend); default:\nevery device a compute backend drives, else the host CPU"},
+	{.type = CLI_OPT_STRING, .name = "backend", .value = &a.backend, .value_name = "B", .help = "cpu, cuda, hip, level-zero, opencl or vulkan (default: each\ndevice's own by priority; also AXL_COMPUTE)"},
+	{.type = CLI_OPT_SIZE, .name = "size", .value = &a.size, .help = "bytes per copy (default 64MiB; 256MiB, 1GiB, 4096B)", .min = 1, .max = 1099511627776.0},
+	{.type = CLI_OPT_COUNT, .name = "iterations", .value = &a.iterations, .help = "timed copies per figure (default 10)", .min = 1, .max = 100000},
+	{.type = CLI_OPT_FLAG, .name = "pageable", .value = &a.pageable, .help = "ordinary host memory instead of pinned"},
+	{0},
+};
+
+static const struct cli_sub subs[] = {
+	{"copy", copy_options, "copy bandwidth between host and devices, like nvbandwidth"},
+	{NULL, NULL, NULL},
+};
+
+const struct cli_command cli_cmd_bench = {
+	"bench", cmd_bench, CLI_G_NODE | CLI_G_JSON, NULL, subs, NULL,
+	"Measure copies the way nvbandwidth does, on any compute backend (docs/compute.md):\n"
+	"host -> device, device -> host, both at once, within each device, and between\n"
+	"every ordered pair of devices (peer to peer, or staged through pinned host memory).\n"
+	"Each figure is the median of N timed copies after 2 warm-up copies, in GB/s (10^9\n"
+	"bytes/s), beside the link's theoretical figure from the inventory (PCIe generation x\n"
+	"width, NVLink, XGMI, memory bandwidth / 2) and the percentage reached. The bytes of\n"
+	"every test are checked at the end. Exit status 1 when a copy fails or its bytes differ.",
+};

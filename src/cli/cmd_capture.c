@@ -33,14 +33,13 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
-int cmd_capture(struct opts *o, int argc, char **argv)
+static const char *output;
+
+static int cmd_capture(struct opts *o, int argc, char **argv)
 {
-	if (argc) {
-		fprintf(stderr, "axl: capture takes no argument (the file goes after -o)\n");
-		return EXIT_USAGE;
-	}
+	(void)argc, (void)argv;
 	char def[320], tmpl[4200] = "";
-	const char *out = o->output;
+	const char *out = output;
 	int to_stdout = cli_is_stdout(out);
 	if (to_stdout && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "axl: capture -o -: standard output is a terminal; redirect it to a file or a pipe\n");
@@ -135,3 +134,15 @@ int cmd_capture(struct opts *o, int argc, char **argv)
 	return 0;
 }
 
+static const struct cli_opt options[] = {
+	{.type = CLI_OPT_STRING, .name = "output", .alias = 'o', .value = &output, .value_name = "FILE", .help = "where to write it (default axl-capture-HOSTNAME.tar.gz), atomically;\n- : standard output (not a terminal)"},
+	{0},
+};
+
+const struct cli_command cli_cmd_capture = {
+	"capture", cmd_capture, CLI_G_SYSROOT, options, NULL,
+	"save what axl reads here to one file, to replay anywhere",
+	"Save what axl reads on this node, and the vendor libraries' answers, to one file;\n"
+	"replay it anywhere with axl --sysroot FILE (docs/capture.md). It holds the node's host\n"
+	"name and serial numbers.",
+};

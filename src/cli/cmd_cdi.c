@@ -683,14 +683,59 @@ int cdi_refresh(struct cdi_job *j, int *wrote)
 	return rc;
 }
 
+#define DRIVER_ROOT_OPTIONS                                                                                       \
+	{.type = CLI_OPT_STRING, .name = "driver-root", .value = &a.driver_root, .value_name = "DIR", .help = \
+	 "where the vendor's user-space files are looked for (the host's\n"                                        \
+	 "root mounted at /host in a container; default / or $AXL_DRIVER_ROOT):\n"                                 \
+	 "links resolve inside it; NVML, ROCm SMI and Level Zero load from it"},                                  \
+	{.type = CLI_OPT_STRING, .name = "driver-root-host", .value = &a.driver_root_host, .value_name = "PATH", .help = \
+	 "what DIR is on the host (default /: the paths inside DIR are the\n"                                      \
+	 "host's; /run/nvidia/driver for the GPU Operator's driver container;\n"                                   \
+	 "$AXL_DRIVER_ROOT_HOST)"}
+
+static const struct cli_opt generate_options[] = {
+	{.type = CLI_OPT_STRING, .name = "output", .alias = 'o', .value = &a.output, .value_name = "DIR", .help = "write one file per kind there, axl-CLASS.json (or .yaml), each\nreplaced atomically and only when its content changed; the\nfolder is made when missing; - (or none): standard output"},
+	{.type = CLI_OPT_CHOICE, .name = "format", .value = &a.format, .help = "json (default) or yaml", .choices = "json|yaml"},
+	{.type = CLI_OPT_FLAG, .name = "watch", .value = &a.watch, .help = "keep DIR current: rediscover every --interval and when a device\nnode appears or goes; rewrite only what changed; remove the spec\nof a kind that is gone; SIGTERM or SIGINT ends it"},
+	{.type = CLI_OPT_DURATION, .name = "interval", .value = &a.interval_ms, .help = "(--watch) the period (default 60s)", .min = 1, .max = 86400000},
+	DRIVER_ROOT_OPTIONS,
+	{0},
+};
+
+static const struct cli_opt list_options[] = {
+	DRIVER_ROOT_OPTIONS,
+	{0},
+};
+
+static const struct cli_sub subs[] = {
+	{"generate", generate_options, "Container Device Interface specs for this node's accelerators"},
+	{"list", list_options, "the fully qualified CDI device names (axl.dev/nvidia-gpu=0)"},
+	{NULL, NULL, NULL},
+};
+
+const struct cli_command cli_cmd_cdi = {
+	"cdi", cmd_cdi, CLI_G_NODE | CLI_G_JSON, NULL, subs, NULL,
+	"Container Device Interface specs for this node's accelerators, one per kind\n"
+	"(axl.dev/nvidia-gpu, axl.dev/amd-gpu, ...: never the vendors' own kinds, which\n"
+	"their toolkits write beside), and the fully qualified device names (docs/cdi.md).\n"
+	"--json: (list) the names as a JSON array.",
+};
+
+/* The options (the tables close the file) */
+static struct {
+	const char *output, *format, *driver_root, *driver_root_host;
+	int watch;
+	int64_t interval_ms;
+} a;
+
 static int cdi_watch(struct opts *o, struct cdi_job *j)
 {
-	if (!o->output || cli_is_stdout(o->output)) {
-		fprintf(stderr, "axl: cdi generate --watch keeps a directory current: name it with -o DIR\n");
+	if (!a.output || cli_is_stdout(a.output)) {
+		fprintf(stderr, "axl cdi generate: --watch keeps a directory current: name it with -o DIR\n");
 		return EXIT_USAGE;
 	}
 	struct watch w;
-	if (watch_open(&w, o))
+	if (watch_open(&w, o, a.interval_ms))
 		return 1;
 	j->quiet = 1;
 	const char *why = "start";
@@ -708,33 +753,26 @@ static int cdi_watch(struct opts *o, struct cdi_job *j)
 	return ok ? 0 : 1;
 }
 
-int cmd_cdi(struct opts *o, int argc, char **argv)
+static const struct cli_sub subs[];
+
+static int cmd_cdi(struct opts *o, int argc, char **argv)
 {
-	if (argc > 1) {
-		fprintf(stderr, "axl: cdi: unexpected argument '%s'\n", argv[1]);
+	const struct cli_sub *sub = cli_sub_parse(&cli_cmd_cdi, argc, argv);
+	if (!sub)
 		return EXIT_USAGE;
-	}
-	const char *sub = argc ? argv[0] : NULL;
-	bool generate = sub && strcmp(sub, "generate") == 0, list = sub && strcmp(sub, "list") == 0;
-	if (!generate && !list) {
-		fprintf(stderr, "axl: cdi takes generate or list (axl cdi generate [--format json|yaml] "
-				"[--output DIR|-] [--watch [--interval SECONDS]]; axl cdi list)\n");
-		return EXIT_USAGE;
-	}
-	if (list && (o->format || o->output || o->watch || o->interval_ms)) {
-		fprintf(stderr, "axl: --format, --output, --watch and --interval are for axl cdi generate\n");
-		return EXIT_USAGE;
-	}
-	if (o->interval_ms && !o->watch) {
-		fprintf(stderr, "axl: cdi generate: --interval goes with --watch\n");
+	bool generate = sub == &subs[0];
+	o->driver_root = a.driver_root;
+	o->driver_root_host = a.driver_root_host;
+	if (a.interval_ms && !a.watch) {
+		fprintf(stderr, "axl cdi generate: --interval goes with --watch\n");
 		return EXIT_USAGE;
 	}
 	if (generate) {
 		struct cdi_job j;
-		int rc = cdi_setup(&j, o, o->output, o->format);
+		int rc = cdi_setup(&j, o, a.output, a.format);
 		if (rc)
 			return rc;
-		if (o->watch)
+		if (a.watch)
 			return cdi_watch(o, &j);
 		int wrote;
 		rc = cdi_refresh(&j, &wrote);

@@ -590,116 +590,76 @@ static const struct k8s_transport *load_module(void)
 
 /* ---- the command -------------------------------------------------------------------- */
 
-/* The partition strategy under any of its spellings: *value and the spelling used; -1
- * when two spellings disagree. */
-static int strategy_opt(int argc, char **argv, int *i, const char **value, const char **spelled)
+/* The options (the table closes the file) */
+static struct {
+	const char *dir, *parts, *parts_rocm, *parts_rocm2, *limiter, *list, *checks, *driver_root, *driver_root_host;
+	long shares;
+	int64_t interval_ms, reg_timeout_ms, recovery_ms;
+	int has_recovery;
+} a = {.dir = DEFAULT_KUBELET_DIR, .list = "cdi-cri", .shares = 1, .reg_timeout_ms = 10000};
+
+/* axl device-plugin's option for partitions, named as NVIDIA's plugin names it */
+const char cli_opt_partition_strategy[] = "--mig-strategy";
+
+/* The partition strategy under any of its spellings (ROCm's plugin's Go flag,
+ * -resource_naming_strategy, with one dash or two, and this command's spelling of it):
+ * NULL after a message when two disagree. *spelled: the option used. */
+static const char *strategy(const char **spelled)
 {
-	const char *v = NULL, *name = cli_opt_partition_strategy;
-	int m = cli_long_opt(argc, argv, i, name, &v);
-	for (size_t k = 0; m == 0 && cli_opt_partition_strategy_aliases[k]; k++)
-		m = cli_long_opt(argc, argv, i, name = cli_opt_partition_strategy_aliases[k], &v);
-	if (m <= 0)
-		return m;
-	if (*spelled && strcmp(*value, v) != 0) {
-		fprintf(stderr, "axl: device-plugin: %s %s and %s %s disagree\n", *spelled, *value, name, v);
-		return -1;
+	const char *v = NULL;
+	*spelled = cli_opt_partition_strategy;
+	const struct {
+		const char *name, *value;
+	} s[] = {{cli_opt_partition_strategy, a.parts},
+		 {"--resource-naming-strategy", a.parts_rocm},
+		 {"--resource_naming_strategy", a.parts_rocm2}};
+	for (size_t i = 0; i < sizeof s / sizeof *s; i++) {
+		if (!s[i].value)
+			continue;
+		if (v && strcmp(v, s[i].value) != 0) {
+			fprintf(stderr, "axl device-plugin: %s %s and %s %s disagree\n", *spelled, v, s[i].name, s[i].value);
+			return NULL;
+		}
+		v = s[i].value;
+		*spelled = s[i].name;
 	}
-	*value = v;
-	*spelled = name;
-	return 1;
+	return v ? v : "none";
 }
 
-int cmd_device_plugin(struct opts *go, int argc, char **argv)
+static int cmd_device_plugin(struct opts *go, int argc, char **argv)
 {
+	(void)argc, (void)argv;
 	struct opts o = *go;
-	const char *dir = DEFAULT_KUBELET_DIR, *parts = "none", *shares_arg = NULL, *limiter = NULL, *interval = NULL,
-		   *timeout_arg = NULL, *list = "cdi-cri", *parts_opt = NULL, *checks = NULL, *recovery = NULL;
-	for (int i = 0; i < argc; i++) {
-		int m;
-		if ((m = cli_long_opt(argc, argv, &i, "--kubelet-dir", &dir)) ||
-		    (m = strategy_opt(argc, argv, &i, &parts, &parts_opt)) ||
-		    (m = cli_long_opt(argc, argv, &i, "--shares", &shares_arg)) ||
-		    (m = cli_long_opt(argc, argv, &i, "--limiter", &limiter)) ||
-		    (m = cli_long_opt(argc, argv, &i, "--interval", &interval)) ||
-		    (m = cli_long_opt(argc, argv, &i, "--register-timeout", &timeout_arg)) ||
-		    (m = cli_long_opt(argc, argv, &i, "--device-list-strategy", &list)) ||
-		    (m = cli_long_opt(argc, argv, &i, "--health-checks", &checks)) ||
-		    (m = cli_long_opt(argc, argv, &i, "--health-recovery", &recovery)) ||
-		    (m = cli_long_opt(argc, argv, &i, "--driver-root", &o.driver_root)) ||
-		    (m = cli_long_opt(argc, argv, &i, "--driver-root-host", &o.driver_root_host))) {
-			if (m < 0)
-				return EXIT_USAGE;
-		} else {
-			fprintf(stderr, "axl: device-plugin: %s '%s'\n", argv[i][0] == '-' ? "unknown option" : "unexpected argument",
-				argv[i]);
-			return EXIT_USAGE;
-		}
-	}
+	o.driver_root = a.driver_root;
+	o.driver_root_host = a.driver_root_host;
+	const char *dir = a.dir, *limiter = a.limiter, *parts_opt;
+	const char *parts = strategy(&parts_opt);
+	if (!parts)
+		return EXIT_USAGE;
 	if (cdi_check_host(&o))
 		return EXIT_USAGE;
 	struct dp d;
 	memset(&d, 0, sizeof d);
 	d.o = &o;
-	d.kopt.parts_option = parts_opt ? parts_opt : cli_opt_partition_strategy;
+	d.kopt.parts_option = parts_opt;
 	if (strcmp(parts, "none") == 0)
 		d.kopt.parts = KP_PARTS_NONE;
 	else if (strcmp(parts, "single") == 0)
 		d.kopt.parts = KP_PARTS_SINGLE;
-	else if (strcmp(parts, "mixed") == 0)
+	else
 		d.kopt.parts = KP_PARTS_MIXED;
-	else {
-		fprintf(stderr, "axl: device-plugin: %s takes none, single or mixed, not '%s'\n", d.kopt.parts_option,
-			parts);
-		return EXIT_USAGE;
-	}
-	d.kopt.shares = 1;
-	if (shares_arg) {
-		char *end;
-		long v = strtol(shares_arg, &end, 10);
-		if (*shares_arg == 0 || *end || v < 1 || v > MAX_SHARES) {
-			fprintf(stderr, "axl: device-plugin: --shares takes 1..%d, not '%s'\n", MAX_SHARES, shares_arg);
-			return EXIT_USAGE;
-		}
-		d.kopt.shares = (int)v;
-	}
-	o.interval_ms = 0;
-	if (interval) {
-		char *end;
-		long v = strtol(interval, &end, 10);
-		if (*interval == 0 || *end || v < 1 || v > 86400) {
-			fprintf(stderr, "axl: device-plugin: --interval takes seconds (1..86400), not '%s'\n", interval);
-			return EXIT_USAGE;
-		}
-		o.interval_ms = (int)v; /* watch.c reads it as seconds for long-running commands */
-	}
+	d.kopt.shares = (int)a.shares;
 	/* NVIDIA's plugin's option name: cdi-cri is its CDI mode; mounts is ours, for runtimes
 	 * without CDI */
-	if (strcmp(list, "cdi-cri") == 0 || strcmp(list, "cdi") == 0) {
-		d.kopt.list = KP_LIST_CDI;
-	} else if (strcmp(list, "mounts") == 0) {
-		d.kopt.list = KP_LIST_MOUNTS;
-	} else {
-		fprintf(stderr, "axl: device-plugin: --device-list-strategy takes cdi-cri (CDI names, the default) or mounts "
-				"(no CDI: device nodes, environment and library mounts in the answer), not '%s'\n",
-			list);
-		return EXIT_USAGE;
-	}
-	double reg_timeout = 10;
-	if (timeout_arg) {
-		char *end;
-		reg_timeout = strtod(timeout_arg, &end);
-		if (*timeout_arg == 0 || *end || !(reg_timeout >= 0.1 && reg_timeout <= 600)) {
-			fprintf(stderr, "axl: device-plugin: --register-timeout takes seconds (0.1..600), not '%s'\n",
-				timeout_arg);
-			return EXIT_USAGE;
-		}
-	}
+	d.kopt.list = strcmp(a.list, "mounts") == 0 ? KP_LIST_MOUNTS : KP_LIST_CDI;
+	double reg_timeout = (double)a.reg_timeout_ms / 1000;
 	/* health: the option, and NVIDIA's plugin's variables as it reads them */
 	struct kp_health_policy pol;
 	char note[512], perr[256];
-	if (kp_health_policy(&pol, checks, recovery, getenv("DP_DISABLE_HEALTHCHECKS"), getenv("DP_ENABLE_HEALTHCHECKS"),
-			     note, sizeof note, perr, sizeof perr) != 0) {
-		fprintf(stderr, "axl: device-plugin: %s\n", perr);
+	if (kp_health_policy(&pol, a.checks, a.has_recovery ? (double)a.recovery_ms / 1000 : -1,
+			     getenv("DP_DISABLE_HEALTHCHECKS"), getenv("DP_ENABLE_HEALTHCHECKS"), note, sizeof note, perr,
+			     sizeof perr) != 0) {
+		fprintf(stderr, "axl device-plugin: %s\n", perr);
 		return EXIT_USAGE;
 	}
 	char limpath[PATH_MAX];
@@ -748,7 +708,7 @@ int cmd_device_plugin(struct opts *go, int argc, char **argv)
 	if (!t)
 		return 1;
 	struct watch w;
-	if (watch_open(&w, &o)) /* blocks SIGINT and SIGTERM before any thread starts */
+	if (watch_open(&w, &o, a.interval_ms)) /* blocks SIGINT and SIGTERM before any thread starts */
 		return 1;
 	pthread_mutex_init(&d.lock, NULL);
 	d.t = t;
@@ -832,3 +792,44 @@ out:
 	pthread_mutex_destroy(&d.lock);
 	return rc;
 }
+
+#define STRATEGY_HELP                                                                                              \
+	"none (default): MIG GPUs as whole GPUs; single: every MIG\n"                                              \
+	"device (all of one profile) as nvidia.com/gpu; mixed: each\n"                                            \
+	"profile as nvidia.com/mig-<profile> (1g.10gb+me: mig-1g.10gb.me).\n"                                     \
+	"AMD GPUs in CPX/DPX/QPX mode: one device per partition, as\n"                                            \
+	"amd.com/gpu (none, single: all GPUs in one mode) or under\n"                                             \
+	"their modes (mixed: amd.com/cpx_nps4). Also spelt as ROCm's\n"                                           \
+	"plugin spells it: --resource-naming-strategy,\n"                                                         \
+	"-resource_naming_strategy"
+
+static const struct cli_opt options[] = {
+	{.type = CLI_OPT_STRING, .name = "kubelet-dir", .value = &a.dir, .value_name = "DIR", .help = "the kubelet's socket directory (default\n/var/lib/kubelet/device-plugins)"},
+	{.type = CLI_OPT_CHOICE, .name = "mig-strategy", .value = &a.parts, .help = STRATEGY_HELP, .choices = "none|single|mixed"},
+	{.type = CLI_OPT_CHOICE, .name = "resource-naming-strategy", .value = &a.parts_rocm, .flags = CLI_OPT_HIDDEN, .choices = "none|single|mixed"},
+	{.type = CLI_OPT_CHOICE, .name = "resource_naming_strategy", .value = &a.parts_rocm2, .flags = CLI_OPT_HIDDEN, .choices = "none|single|mixed"},
+	{.type = CLI_OPT_COUNT, .name = "shares", .value = &a.shares, .help = "advertise each device N times (IDs <id>::<k>), each share held\nto 1/N of the memory and compute by the preloaded limiter", .min = 1, .max = MAX_SHARES},
+	{.type = CLI_OPT_STRING, .name = "limiter", .value = &a.limiter, .value_name = "PATH", .help = "the limiter to mount (default: beside axl, or the installed one);\nthe ld.so.preload beside it is mounted at /etc/ld.so.preload"},
+	{.type = CLI_OPT_CHOICE, .name = "device-list-strategy", .value = &a.list, .help = "cdi-cri (default): the devices' CDI names; mounts: no CDI\n(containerd < 1.7, CRI-O without CDI), the spec's device nodes,\nenvironment and library mounts in the answer itself", .choices = "cdi-cri|cdi|mounts"},
+	{.type = CLI_OPT_DURATION, .name = "interval", .value = &a.interval_ms, .help = "rediscover this often (default 60s), and when device nodes change", .min = 1, .max = 86400000},
+	{.type = CLI_OPT_DURATION, .name = "register-timeout", .value = &a.reg_timeout_ms, .help = "how long one Register call may take (default 10s)", .min = 100, .max = 600000},
+	{.type = CLI_OPT_CHOICE, .name = "health-checks", .value = &a.checks, .help = "all (default): a device with a critical error its vendor reports\n(NVML's Xids but an application's, double-bit ECC; amdgpu's RAS\nuncorrectable errors) is Unhealthy; none: only a device that is\ngone. DP_DISABLE_HEALTHCHECKS and DP_ENABLE_HEALTHCHECKS are read\nas NVIDIA's plugin reads them", .choices = "all|none"},
+	{.type = CLI_OPT_DURATION, .name = "health-recovery", .value = &a.recovery_ms, .help = "Healthy again this long after its last error (default 5m; 0: not\nuntil the plugin restarts)", .count = &a.has_recovery},
+	{.type = CLI_OPT_STRING, .name = "driver-root", .value = &a.driver_root, .value_name = "DIR", .help = "where the vendor's user-space files are looked for (the host's\n"
+	 "root mounted at /host in a container; default / or $AXL_DRIVER_ROOT)"},
+	{.type = CLI_OPT_STRING, .name = "driver-root-host", .value = &a.driver_root_host, .value_name = "PATH", .help = "what DIR is on the host (default /; /run/nvidia/driver for the GPU\nOperator's driver container; $AXL_DRIVER_ROOT_HOST)"},
+	{0},
+};
+
+const struct cli_command cli_cmd_device_plugin = {
+	"device-plugin", cmd_device_plugin, CLI_G_NODE, options, NULL,
+	"the kubelet device plugin for every accelerator of the node",
+	"The kubelet device plugin (API v1beta1) for every accelerator of the node\n"
+	"(docs/kubernetes.md): one service per resource name, under the vendors' own names\n"
+	"(nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915, habana.ai/gaudi, ...), registered\n"
+	"with the kubelet and again when it restarts. Devices are listed with their NUMA\n"
+	"node and health, followed as device nodes come and go; Allocate hands out the\n"
+	"devices' CDI names (as axl cdi list prints them), device nodes and visibility\n"
+	"variables; GetPreferredAllocation keeps a request on one NVLink/xGMI island, then\n"
+	"one NUMA node. SIGTERM or SIGINT ends it and removes its sockets.",
+};

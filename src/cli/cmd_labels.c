@@ -479,12 +479,13 @@ static void rfc3339(long long t, char *out, size_t cap)
 	strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-int labels_setup(struct labels_job *j, const struct opts *o, const char *path)
+int labels_setup(struct labels_job *j, const struct opts *o, const struct labels_opts *lo, const char *path)
 {
 	memset(j, 0, sizeof *j);
 	j->o = o;
+	j->lo = lo;
 	j->path = path;
-	j->prefix = o->prefix ? o->prefix : "axl.dev";
+	j->prefix = lo->prefix ? lo->prefix : "axl.dev";
 	if (!valid_prefix(j->prefix)) {
 		fprintf(stderr,
 			"axl: --prefix '%s' is not a DNS subdomain (lowercase letters, digits, '-' and '.', "
@@ -492,11 +493,11 @@ int labels_setup(struct labels_job *j, const struct opts *o, const char *path)
 			j->prefix);
 		return EXIT_USAGE;
 	}
-	if (o->expiry && expiry_parse(o->expiry, j->expiry_at, sizeof j->expiry_at, &j->expiry_s) != 0) {
+	if (lo->expiry && expiry_parse(lo->expiry, j->expiry_at, sizeof j->expiry_at, &j->expiry_s) != 0) {
 		fprintf(stderr,
 			"axl: --expiry takes a duration (90s, 30m, 12h, 7d, 1h30m) or an RFC 3339 time "
 			"(2030-01-01T00:00:00Z), not '%s'\n",
-			o->expiry);
+			lo->expiry);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -547,7 +548,7 @@ static int labels_render(const struct labels_job *j, const char *expiry, char **
 	describe(&s, &all, "", NULL);
 	for (size_t k = 0; k < nk; k++) {
 		describe_kind(&s, &kinds[k]);
-		if (o->gfd)
+		if (j->lo->gfd)
 			vendor_labels(&s, &kinds[k]);
 	}
 	if (s.failed)
@@ -632,31 +633,34 @@ int labels_refresh(struct labels_job *j, int *wrote, double *renew_in)
 	return rc;
 }
 
-int cmd_labels(struct opts *o, int argc, char **argv)
+/* The options (the table closes the file) */
+static struct labels_opts lo;
+static const char *output;
+static int watch;
+static int64_t interval_ms;
+
+static int cmd_labels(struct opts *o, int argc, char **argv)
 {
-	if (argc) {
-		fprintf(stderr, "axl: labels takes no argument (the file goes after -o)\n");
-		return EXIT_USAGE;
-	}
-	if (o->interval_ms && !o->watch) {
-		fprintf(stderr, "axl: labels: --interval goes with --watch\n");
+	(void)argc, (void)argv;
+	if (interval_ms && !watch) {
+		fprintf(stderr, "axl labels: --interval goes with --watch\n");
 		return EXIT_USAGE;
 	}
 	struct labels_job j;
-	int rc = labels_setup(&j, o, o->output);
+	int rc = labels_setup(&j, o, &lo, output);
 	if (rc)
 		return rc;
-	if (!o->watch) {
+	if (!watch) {
 		int wrote;
 		double renew;
 		return labels_refresh(&j, &wrote, &renew);
 	}
-	if (!o->output || cli_is_stdout(o->output)) {
-		fprintf(stderr, "axl: labels --watch keeps a file current: name it with -o FILE\n");
+	if (!output || cli_is_stdout(output)) {
+		fprintf(stderr, "axl labels: --watch keeps a file current: name it with -o FILE\n");
 		return EXIT_USAGE;
 	}
 	struct watch w;
-	if (watch_open(&w, o))
+	if (watch_open(&w, o, interval_ms))
 		return 1;
 	const char *why = "start";
 	int ok = 0;
@@ -674,3 +678,19 @@ int cmd_labels(struct opts *o, int argc, char **argv)
 	watch_close(&w);
 	return ok ? 0 : 1;
 }
+
+static const struct cli_opt options[] = {
+	{.type = CLI_OPT_STRING, .name = "output", .alias = 'o', .value = &output, .value_name = "FILE", .help = "write it there atomically, only when its content changed (NFD\nreads /etc/kubernetes/node-feature-discovery/features.d/); the\nfolder is made when missing; - (or none): standard output"},
+	{.type = CLI_OPT_STRING, .name = "expiry", .value = &lo.expiry, .value_name = "WHEN", .help = "'# +expiry-time=': a duration from now (90s, 12h, 7d, 1h30m) or\nan RFC 3339 time; with --watch a duration is renewed when half\nof it has passed"},
+	{.type = CLI_OPT_STRING, .name = "prefix", .value = &lo.prefix, .value_name = "DOMAIN", .help = "the labels' prefix (default axl.dev; '' for none, which NFD turns\ninto feature.node.kubernetes.io)"},
+	{.type = CLI_OPT_FLAG, .name = "gfd", .value = &lo.gfd, .help = "also the nvidia.com/* names NVIDIA's GPU Feature Discovery uses\n(gpu.product, gpu.count, gpu.memory, ...)"},
+	{.type = CLI_OPT_FLAG, .name = "watch", .value = &watch, .help = "keep FILE current: rediscover every --interval and when a device\nnode appears or goes; rewrite only when the labels changed;\nSIGTERM or SIGINT ends it"},
+	{.type = CLI_OPT_DURATION, .name = "interval", .value = &interval_ms, .help = "(--watch) the period (default 60s)", .min = 1, .max = 86400000},
+	{0},
+};
+
+const struct cli_command cli_cmd_labels = {
+	"labels", cmd_labels, CLI_G_NODE, options, NULL, "Kubernetes node labels as a Node Feature Discovery file",
+	"Kubernetes node labels as a Node Feature Discovery feature file (count, product,\n"
+	"memory, architecture, precisions, partitioning; docs/labels.md).",
+};

@@ -217,3 +217,19 @@ int cmd_limit(struct opts *go, int argc, char **argv)
 	axl_context_free(ctx);
 	return rc;
 }
+
+/* Not yet on the option tables (opt.h): the command parses its own arguments, and its help
+ * holds its usage */
+const struct cli_command cli_cmd_limit = {
+	"limit", cmd_limit, CLI_G_NODE | CLI_G_JSON, NULL, NULL, "memory and compute limits for workloads, and their environment",
+	"usage: axl limit set ID [--memory SIZE] [--compute PCT]\n"
+		 "       axl limit clear ID\n"
+		 "       axl limit list [--json]\n"
+		 "       axl limit env ID[,ID...]\n"
+		 "\n"
+		 "Record a device's limits for workloads in the state directory, forget them, list\n"
+		 "them, or print the environment a workload on these devices gets (AXL_LIMIT_*, and\n"
+		 "HAMi-core's CUDA_DEVICE_* for NVIDIA); docs/limits.md. SIZE: bytes or 16GiB, 512M,\n"
+		 "8GB; PCT: 1..100.\n"
+		 "\n",
+};

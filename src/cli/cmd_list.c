@@ -49,6 +49,16 @@ static void print_timing(const axl_inventory *inv)
 	printf("%-12s %10.3f %9llu\n", "total", total, calls);
 }
 
+/* The options (the table closes the file) */
+static struct {
+	int all, timing, visible, hidden;
+	const char *family, *vendor, *precision, *best;
+	int64_t min_memory;
+	int has_min_memory;
+	long numa;
+	int has_numa;
+} a = {.numa = -1};
+
 /* One line of `axl list`; partitions that exist now follow their device, indented. */
 static void list_row(const axl_device *d, int depth)
 {
@@ -86,73 +96,66 @@ static void list_row(const axl_device *d, int depth)
 
 /* The filter and rank the options ask for; EXIT_USAGE after a message when one is not
  * understood. *filtered: some option narrows the list. */
-static int read_filter(const struct opts *o, struct axl_device_filter *f, axl_rank *rank, bool *filtered)
+static int read_filter(struct axl_device_filter *f, axl_rank *rank, bool *filtered)
 {
 	*filtered = false;
 	*rank = AXL_RANK_NONE;
-	if (o->family) {
+	if (a.family) {
 		for (int i = 0; i < AXL_FAMILY__COUNT && f->family < 0; i++)
-			if (i != AXL_FAMILY_UNKNOWN && strcasecmp(o->family, axl_family_name((axl_family)i)) == 0)
+			if (i != AXL_FAMILY_UNKNOWN && strcasecmp(a.family, axl_family_name((axl_family)i)) == 0)
 				f->family = i;
 		if (f->family < 0) {
 			char names[128] = "";
 			for (int i = 1; i < AXL_FAMILY__COUNT; i++) /* every one but "unknown" */
 				snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i > 1 ? ", " : "",
 					 axl_family_name((axl_family)i));
-			fprintf(stderr, "axl: list: --family '%s' is no family (%s)\n", o->family, names);
+			fprintf(stderr, "axl list: --family '%s' is no family (%s)\n", a.family, names);
 			return EXIT_USAGE;
 		}
 		*filtered = true;
 	}
-	if (o->vendor) {
-		if (!*o->vendor) {
-			fprintf(stderr, "axl: list: --vendor needs a name\n");
+	if (a.vendor) {
+		if (!*a.vendor) {
+			fprintf(stderr, "axl list: --vendor needs a name\n");
 			return EXIT_USAGE;
 		}
-		f->vendor = o->vendor;
+		f->vendor = a.vendor;
 		*filtered = true;
 	}
-	if (o->min_memory) {
-		f->min_memory_bytes = parse_size(o->min_memory);
-		if (f->min_memory_bytes < 0) {
-			fprintf(stderr, "axl: list: --min-memory '%s' is not a size (\"40GiB\", \"80GB\", \"512M\")\n",
-				o->min_memory);
-			return EXIT_USAGE;
-		}
+	if (a.has_min_memory) {
+		f->min_memory_bytes = a.min_memory;
 		*filtered = true;
 	}
-	if (o->precision) {
+	if (a.precision) {
 		for (int i = 0; i < AXL_FORMAT__COUNT && f->precision < 0; i++)
-			if (strcasecmp(o->precision, axl_format_name((axl_format)i)) == 0)
+			if (strcasecmp(a.precision, axl_format_name((axl_format)i)) == 0)
 				f->precision = i;
 		if (f->precision < 0) {
-			fprintf(stderr, "axl: list: --precision '%s' is no format (fp64, fp32, tf32, bf16, fp16, fp8, "
+			fprintf(stderr, "axl list: --precision '%s' is no format (fp64, fp32, tf32, bf16, fp16, fp8, "
 					"int8, fp6, fp4, int4)\n",
-				o->precision);
+				a.precision);
 			return EXIT_USAGE;
 		}
 		*filtered = true;
 	}
-	if (o->visible) {
-		f->visible = o->visible == 1;
+	if (a.visible && a.hidden) {
+		fprintf(stderr, "axl list: --visible and --hidden exclude each other\n");
+		return EXIT_USAGE;
+	}
+	if (a.visible || a.hidden) {
+		f->visible = a.visible;
 		*filtered = true;
 	}
-	if (o->numa) {
-		char *end;
-		long v = strtol(o->numa, &end, 10);
-		if (*end || end == o->numa || v < 0 || v > 65535) {
-			fprintf(stderr, "axl: list: --numa takes a NUMA node number (0..65535), not '%s'\n", o->numa);
-			return EXIT_USAGE;
-		}
-		f->numa_node = (int)v;
+	if (a.has_numa) {
+		f->numa_node = (int)a.numa;
 		*filtered = true;
 	}
-	if (o->best) {
+	if (a.best) {
 		for (int r = AXL_RANK_MEMORY; r <= AXL_RANK_COMPUTE && !*rank; r++)
-			if (strcasecmp(o->best, axl_rank_name((axl_rank)r)) == 0)
+			if (strcasecmp(a.best, axl_rank_name((axl_rank)r)) == 0)
 				*rank = (axl_rank)r;
 		if (!*rank) {
-			fprintf(stderr, "axl: list: --best ranks by memory, bandwidth or compute, not '%s'\n", o->best);
+			fprintf(stderr, "axl list: --best ranks by memory, bandwidth or compute, not '%s'\n", a.best);
 			return EXIT_USAGE;
 		}
 		*filtered = true;
@@ -191,16 +194,15 @@ static int print_selected_json(const axl_inventory *inv, const struct opts *o, c
 	return 0;
 }
 
-int cmd_list(struct opts *o, int argc, char **argv)
+static int cmd_list(struct opts *o, int argc, char **argv)
 {
-	if (argc) {
-		fprintf(stderr, "axl: list takes no argument ('%s')\n", argv[0]);
-		return EXIT_USAGE;
-	}
+	(void)argc, (void)argv;
+	o->all = a.all;
+	o->timing = a.timing;
 	struct axl_device_filter filter = AXL_DEVICE_FILTER_INIT;
 	axl_rank rank;
 	bool filtered;
-	int bad = read_filter(o, &filter, &rank, &filtered);
+	int bad = read_filter(&filter, &rank, &filtered);
 	if (bad)
 		return bad;
 	axl_context *ctx;
@@ -274,3 +276,24 @@ int cmd_list(struct opts *o, int argc, char **argv)
 	return rc;
 }
 
+static const struct cli_opt options[] = {
+	{.type = CLI_OPT_FLAG, .name = "all", .value = &a.all, .help = "also the host CPU and every PCI function considered, and why"},
+	{.type = CLI_OPT_FLAG, .name = "timing", .value = &a.timing, .help = "time spent per discovery stage (with --json: a \"timing\" object)"},
+	{.type = CLI_OPT_STRING, .name = "family", .value = &a.family, .value_name = "F", .help = "only devices of family F: gpu, npu, tpu, asic, fpga, cpu (with --all)"},
+	{.type = CLI_OPT_STRING, .name = "vendor", .value = &a.vendor, .value_name = "V", .help = "only devices of vendor V (\"NVIDIA\") or id prefix V (\"nvidia\")"},
+	{.type = CLI_OPT_SIZE, .name = "min-memory", .value = &a.min_memory, .help = "only devices with at least SIZE of memory (40GiB, 80GB; a unit is needed)", .count = &a.has_min_memory},
+	{.type = CLI_OPT_STRING, .name = "precision", .value = &a.precision, .value_name = "P", .help = "only devices that run format P natively: fp64, fp32, tf32, bf16,\nfp16, fp8, int8, fp6, fp4, int4"},
+	{.type = CLI_OPT_FLAG, .name = "visible", .value = &a.visible, .help = "only devices this process may use"},
+	{.type = CLI_OPT_FLAG, .name = "hidden", .value = &a.hidden, .help = "only devices this process may not use"},
+	{.type = CLI_OPT_COUNT, .name = "numa", .value = &a.numa, .help = "only devices on NUMA node N", .max = 65535, .count = &a.has_numa},
+	{.type = CLI_OPT_CHOICE, .name = "best", .value = &a.best, .help = "the one matching device ranked first: memory (bytes), bandwidth\n(memory GB/s) or compute (dense BF16/FP16/FP32 TFLOPS)", .choices = "memory|bandwidth|compute"},
+	{0},
+};
+
+const struct cli_command cli_cmd_list = {
+	"list", cmd_list, CLI_G_NODE | CLI_G_JSON, options, NULL, "the accelerators of this node, one line each",
+	"The accelerators of this node, one line each; partitions that exist now follow their\n"
+	"device, indented; then their number and total memory. --json prints the axl.inventory\n"
+	"document (schema/axl-inventory.schema.json); with a filter or --best it holds the\n"
+	"devices that match and a \"selection\" object (the filter, the rank, the total).",
+};

@@ -102,13 +102,15 @@ static void sleep_ms(int ms)
 		;
 }
 
-int cmd_metrics(struct opts *o, int argc, char **argv)
+static const char *device;
+static int64_t interval_ms;
+static long count_arg;
+static int no_processes;
+
+static int cmd_metrics(struct opts *o, int argc, char **argv)
 {
-	if (argc > 1) {
-		fprintf(stderr, "axl: metrics takes one device id at most ('%s')\n", argv[1]);
-		return EXIT_USAGE;
-	}
-	const char *only = argc ? argv[0] : NULL;
+	(void)argc, (void)argv;
+	const char *only = device;
 	axl_context *ctx;
 	axl_inventory *inv;
 	if (open_inventory(o, &ctx, &inv))
@@ -125,16 +127,16 @@ int cmd_metrics(struct opts *o, int argc, char **argv)
 		only = axl_device_id(d);
 	}
 	axl_sampler *s;
-	if (axl_sampler_open(&s, inv, o->no_processes ? 0 : AXL_SAMPLER_PROCESSES)) {
+	if (axl_sampler_open(&s, inv, no_processes ? 0 : AXL_SAMPLER_PROCESSES)) {
 		fprintf(stderr, "axl: %s\n", axl_error_last());
 		axl_inventory_free(inv);
 		axl_context_free(ctx);
 		return 1;
 	}
-	long count = o->count ? o->count : (o->interval_ms ? 0 : 1);
+	long count = count_arg ? count_arg : (interval_ms ? 0 : 1);
 	/* without --interval, utilisation needs two readings: take a first one 100 ms
 	 * before the one shown */
-	if (!o->interval_ms) {
+	if (!interval_ms) {
 		axl_sample *first;
 		if (axl_sampler_sample(s, &first) == 0)
 			axl_sample_free(first);
@@ -145,7 +147,7 @@ int cmd_metrics(struct opts *o, int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	for (long k = 0; !stop && (count == 0 || k < count); k++) {
 		if (k)
-			sleep_ms(o->interval_ms);
+			sleep_ms((int)interval_ms);
 		if (stop)
 			break;
 		axl_sample *smp;
@@ -156,7 +158,7 @@ int cmd_metrics(struct opts *o, int argc, char **argv)
 		}
 		if (o->json) {
 			char *txt;
-			unsigned fl = (o->compact || o->interval_ms) ? 0 : AXL_METRICS_PRETTY;
+			unsigned fl = (o->compact || interval_ms) ? 0 : AXL_METRICS_PRETTY;
 			if (axl_sample_json(smp, fl, &txt, NULL) == 0) {
 				fputs(txt, stdout);
 				if (!(fl & AXL_METRICS_PRETTY))
@@ -177,10 +179,25 @@ int cmd_metrics(struct opts *o, int argc, char **argv)
 			break;
 		}
 	}
-	if (!o->json && !o->interval_ms)
+	if (!o->json && !interval_ms)
 		print_warnings(inv);
 	axl_sampler_free(s);
 	axl_inventory_free(inv);
 	axl_context_free(ctx);
 	return rc;
 }
+
+static const struct cli_opt options[] = {
+	{.type = CLI_OPT_ARG, .name = "ID", .value = &device, .help = "only this device (axl list shows the ids)"},
+	{.type = CLI_OPT_DURATION, .name = "interval", .value = &interval_ms, .help = "sample every DURATION (500ms, 2s) and go on; with --json, one\ndocument per line", .min = 1, .max = 86400000},
+	{.type = CLI_OPT_COUNT, .name = "count", .value = &count_arg, .help = "stop after N samples (default 1, or forever with --interval)", .min = 1, .max = 1e15},
+	{.type = CLI_OPT_FLAG, .name = "no-processes", .value = &no_processes, .help = "do not list processes (skips the /proc sweep)"},
+	{0},
+};
+
+const struct cli_command cli_cmd_metrics = {
+	"metrics", cmd_metrics, CLI_G_NODE | CLI_G_JSON, options, NULL,
+	"what every device (or one) is doing now, and its processes",
+	"What every device (or the one named) is doing now: utilisation, memory, power,\n"
+	"temperatures, clocks, PCIe, ECC, throttling, and its processes (docs/metrics.md).",
+};

@@ -257,3 +257,18 @@ int cmd_partition(struct opts *go, int argc, char **argv)
 	axl_context_free(ctx);
 	return rc;
 }
+
+/* Not yet on the option tables (opt.h): the command parses its own arguments, and its help
+ * holds its usage */
+const struct cli_command cli_cmd_partition = {
+	"partition", cmd_partition, CLI_G_NODE | CLI_G_JSON, NULL, NULL, "MIG instances and AMD partition modes",
+	"usage: axl partition list [--json]\n"
+		 "       axl partition create DEVICE PROFILE [--json]\n"
+		 "       axl partition destroy [--device DEV] ID...\n"
+		 "       axl partition cleanup\n"
+		 "       axl partition profiles DEVICE [--json]\n"
+		 "       axl partition mode DEVICE compute|memory MODE --yes\n"
+		 "\n"
+		 "MIG instances and AMD partition modes (docs/partitions.md).\n"
+		 "\n",
+};

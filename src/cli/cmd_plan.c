@@ -21,7 +21,7 @@
 static int usage_plan(void)
 {
 	fprintf(stderr, "axl: usage: axl plan MODEL|SIZE [--params N] [--quant Q|auto] [--ctx N] [--batch N] [--kv-dtype D] [--devices LIST]\n"
-			"       [--node FILE]... [--here] [--network-gbps X] [--engine E] [--memory-fraction F]\n"
+			"       [--node FILE]... [--here] [--network RATE] [--engine E] [--memory-fraction F]\n"
 			"       [--objective devices|latency|throughput|cost] [--price-device-hour P | --price-node-hour P] [--json]\n"
 			"       axl plan --list [--json]\n");
 	return EXIT_USAGE;
@@ -51,6 +51,29 @@ static double parse_pos_num(const char *s)
 	if (errno || *end || !isfinite(v) || !(v > 0))
 		return -1;
 	return v;
+}
+
+/* A rate with its unit, in GB/s (10^9 bytes/s): "400Gb/s" (bits) is 50, "50GB/s" 50; -1 when
+ * it is not one (a bare number included). */
+static double parse_rate(const char *s)
+{
+	static const struct {
+		const char *unit;
+		double gbps;
+	} units[] = {{"GB/s", 1}, {"GBps", 1}, {"GiB/s", 1.073741824}, {"TB/s", 1000}, {"MB/s", 1e-3},
+		     {"Gb/s", 0.125}, {"Gbit/s", 0.125}, {"Gbps", 0.125}, {"Tb/s", 125}, {"Tbit/s", 125},
+		     {"Mb/s", 0.000125}, {"Mbit/s", 0.000125}};
+	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+		return -1;
+	errno = 0;
+	char *end;
+	double v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || !(v > 0))
+		return -1;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(end, units[i].unit) == 0)
+			return v * units[i].gbps;
+	return -1;
 }
 
 /* The whole file (or pipe, as in --node <(ssh n axl list --json)), NUL-terminated; NULL
@@ -255,11 +278,20 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 				req.price_per_device_hour = x;
 			else
 				req.price_per_node_hour = x;
-		} else if (strcmp(a, "--network-gbps") == 0) {
-			double x = parse_pos_num(v);
-			if (x < 0) {
-				fprintf(stderr, "axl: plan: --network-gbps takes GB/s per direction (a positive number), not '%s'\n",
-					v ? v : "");
+		} else if (strcmp(a, "--network-gbps") == 0 || strncmp(a, "--network-gbps=", 15) == 0) {
+			/* read as GB/s by some and Gb/s by others: refused, never reinterpreted */
+			fprintf(stderr, "axl: plan: --network-gbps is gone: it read GB/s where a 400G NIC's owner types 400; "
+					"say --network 400Gb/s (bits) or --network 50GB/s (bytes)\n");
+			return EXIT_USAGE;
+		} else if (strcmp(a, "--network") == 0) {
+			double x = parse_rate(v);
+			if (!(x > 0)) {
+				if (v && parse_pos_num(v) > 0)
+					fprintf(stderr, "axl: plan: --network %s: a rate needs its unit: %sGb/s (gigabits, as NICs "
+							"are sold: 400Gb/s is 50GB/s) or %sGB/s (gigabytes)\n", v, v, v);
+				else
+					fprintf(stderr, "axl: plan: --network takes a rate per direction with its unit (400Gb/s "
+							"for a 400G NIC, or 50GB/s), not '%s'\n", v ? v : "");
 				return EXIT_USAGE;
 			}
 			i++;
@@ -342,8 +374,10 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 	}
 	/* a node without accelerators is planned on its host (docs/plan.md "CPU plans") */
 	axl_plan *plan = NULL;
-	if (rc == 0 && axl_plan_compute(&plan, planner, model, &req) != 0) {
-		if (axl_planner_device_count(planner) == 0 && !req.devices)
+	int prc;
+	if (rc == 0 && (prc = axl_plan_compute(&plan, planner, model, &req)) != 0) {
+		/* options are checked first: only "no devices at all" gets the hint */
+		if (prc == AXL_ENOENT && axl_planner_device_count(planner) == 0)
 			fprintf(stderr, "axl: plan: no accelerators to plan on%s, and the host's memory is not known\n",
 				nnodes ? " in the --node files" : " on this node (--node FILE plans on another's axl list --json)");
 		else
@@ -369,3 +403,41 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 		rc = 1;
 	return rc;
 }
+
+/* Not yet on the option tables (opt.h): the command parses its own arguments, and its help
+ * holds its usage */
+const struct cli_command cli_cmd_plan = {
+	"plan", cmd_plan, CLI_G_NODE | CLI_G_JSON, NULL, NULL, "will a model fit, how to split it, how fast it will run",
+	"usage: axl plan MODEL|SIZE [--params N] [--quant Q|auto] [--ctx N] [--batch N] [--kv-dtype D]\n"
+		 "                [--devices LIST] [--node FILE]... [--here] [--network-gbps X]\n"
+		 "                [--engine E] [--memory-fraction F] [--objective O]\n"
+		 "                [--price-device-hour P | --price-node-hour P] [--json]\n"
+		 "       axl plan --list [--json]\n"
+		 "\n"
+		 "Will a model (a catalog name, a config.json, safetensors or GGUF file, or a bare\n"
+		 "size such as 7B) fit on this node, or on the nodes whose axl list --json are the\n"
+		 "FILEs; how to split it and how fast it will run (docs/plan.md). --list prints the\n"
+		 "built-in model catalog.\n"
+		 "\n"
+		 "  --params N      a bare size in parameters (7e9), the same as naming 7B\n"
+		 "  --quant Q       bf16, fp16, fp8, int8, int4, awq, gptq, mxfp4, q8_0, q4_k_m, ...;\n"
+		 "                  auto: the best-quality format the devices run natively that fits\n"
+		 "  --ctx N         context tokens per sequence\n"
+		 "  --batch N       sequences decoded together\n"
+		 "  --kv-dtype D    the KV cache's type (bf16, fp8, ...)\n"
+		 "  --devices LIST  only these devices (nvidia:0,nvidia:1)\n"
+		 "  --node FILE     plan on that node (repeatable); --here: and on this one too\n"
+		 "  --network-gbps X  GB/s per direction between nodes\n"
+		 "  --engine E      the serving engine the estimates are calibrated for: vllm (default),\n"
+		 "                  sglang, trt-llm, llama.cpp, pytorch\n"
+		 "  --memory-fraction F  the share of each device's memory the engine gives the model,\n"
+		 "                  0 < F <= 1 (default: the engine's, vllm 0.90)\n"
+		 "  --objective O   devices (default: the fewest devices that fit, then the fastest),\n"
+		 "                  latency (one sequence's decode), throughput (the batch's decode),\n"
+		 "                  cost (per million tokens: needs a price)\n"
+		 "  --price-device-hour P, --price-node-hour P\n"
+		 "                  a price per hour, for the cost per million tokens (else the\n"
+		 "                  node file's, or the price table's for the node's instance type)\n"
+		 "  --devices cpu   plan on the host: its memory and memory bandwidth\n"
+		 "                  (the node options describe this node: not with --node unless --here)\n",
+};

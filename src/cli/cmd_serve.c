@@ -21,11 +21,14 @@
 
 #include "cli.h"
 
+static struct serve_opts so;
+
 #ifndef AXL_HAVE_MHD
 
-int serve_start(const struct opts *o, int ready, struct serve **out)
+int serve_start(const struct opts *o, const struct serve_opts *sopt, int ready, struct serve **out)
 {
 	(void)o;
+	(void)sopt;
 	(void)ready;
 	*out = NULL;
 	fprintf(stderr, "axl: serve is not available: this axl was built without libmicrohttpd "
@@ -40,12 +43,12 @@ void serve_stop(struct serve *s)
 {
 	(void)s;
 }
-int cmd_serve(struct opts *o, int argc, char **argv)
+static int cmd_serve(struct opts *o, int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
 	struct serve *s;
-	return serve_start(o, 1, &s);
+	return serve_start(o, &so, 1, &s);
 }
 
 #else
@@ -320,13 +323,13 @@ void serve_stop(struct serve *sv)
 
 /* The caller has blocked SIGINT and SIGTERM (libmicrohttpd's threads inherit the mask)
  * and waits for them itself. */
-int serve_start(const struct opts *o, int ready, struct serve **out)
+int serve_start(const struct opts *o, const struct serve_opts *sopt, int ready, struct serve **out)
 {
 	*out = NULL;
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	char host[INET6_ADDRSTRLEN + 8];
-	if (parse_listen(o->listen ? o->listen : DEFAULT_LISTEN, &ss, &sl, host, sizeof host))
+	if (parse_listen(sopt->listen ? sopt->listen : DEFAULT_LISTEN, &ss, &sl, host, sizeof host))
 		return EXIT_USAGE;
 	if (cli_dlopen("serve", "AXL_MHD_LIBRARY", "libmicrohttpd.so.12", "libmicrohttpd12", mhd_syms,
 		       sizeof mhd_syms / sizeof *mhd_syms, &mhd))
@@ -344,9 +347,9 @@ int serve_start(const struct opts *o, int ready, struct serve **out)
 	}
 	print_warnings(sv->inv);
 	/* axl agent's --interval is its refresh period in seconds: it samples at the default rate */
-	sv->min_interval_ms = o->interval_ms && !o->agent ? o->interval_ms : DEFAULT_MIN_INTERVAL_MS;
-	sv->prom_flags = o->dcgm ? AXL_METRICS_DCGM : 0;
-	if (axl_sampler_open(&sv->sampler, sv->inv, o->processes ? AXL_SAMPLER_PROCESSES : 0) ||
+	sv->min_interval_ms = sopt->interval_ms ? (double)sopt->interval_ms : DEFAULT_MIN_INTERVAL_MS;
+	sv->prom_flags = sopt->dcgm ? AXL_METRICS_DCGM : 0;
+	if (axl_sampler_open(&sv->sampler, sv->inv, sopt->processes ? AXL_SAMPLER_PROCESSES : 0) ||
 	    axl_inventory_json(sv->inv, 0, &sv->inv_json, NULL)) {
 		fprintf(stderr, "axl: %s\n", axl_error_last());
 		serve_stop(sv);
@@ -382,7 +385,7 @@ int serve_start(const struct opts *o, int ready, struct serve **out)
 				      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
 				      MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_END);
 	if (!sv->daemon) {
-		fprintf(stderr, "axl: cannot listen on %s: %s\n", o->listen ? o->listen : DEFAULT_LISTEN,
+		fprintf(stderr, "axl: cannot listen on %s: %s\n", sopt->listen ? sopt->listen : DEFAULT_LISTEN,
 			errno ? strerror(errno) : "libmicrohttpd could not start");
 		serve_stop(sv);
 		return 1;
@@ -393,19 +396,16 @@ int serve_start(const struct opts *o, int ready, struct serve **out)
 		port = info->port;
 	size_t nd = axl_inventory_device_count(sv->inv);
 	fprintf(stderr, "axl: serving http://%s:%u/metrics (%zu device%s, a sample at most every %.0f ms%s%s)\n", host,
-		port, nd, nd == 1 ? "" : "s", sv->min_interval_ms, o->dcgm ? ", DCGM names" : "",
-		o->processes ? ", processes" : "");
+		port, nd, nd == 1 ? "" : "s", sv->min_interval_ms, sopt->dcgm ? ", DCGM names" : "",
+		sopt->processes ? ", processes" : "");
 	fflush(stderr);
 	*out = sv;
 	return 0;
 }
 
-int cmd_serve(struct opts *o, int argc, char **argv)
+static int cmd_serve(struct opts *o, int argc, char **argv)
 {
-	if (argc) {
-		fprintf(stderr, "axl: serve takes no argument ('%s'; --listen ADDR:PORT says where)\n", argv[0]);
-		return EXIT_USAGE;
-	}
+	(void)argc, (void)argv;
 	/* the signals are waited for below, by this thread only: block them before
 	 * libmicrohttpd's threads start (they inherit the mask) */
 	sigset_t sigs;
@@ -414,7 +414,7 @@ int cmd_serve(struct opts *o, int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	struct serve *sv;
-	int rc = serve_start(o, 1, &sv);
+	int rc = serve_start(o, &so, 1, &sv);
 	if (rc)
 		return rc;
 	int sig = 0;
@@ -427,3 +427,17 @@ int cmd_serve(struct opts *o, int argc, char **argv)
 }
 
 #endif
+
+static const struct cli_opt options[] = {
+	{.type = CLI_OPT_STRING, .name = "listen", .value = &so.listen, .value_name = "ADDR:PORT", .help = "127.0.0.1:9400 by default; 0.0.0.0:9400 for every IPv4 address,\n[::1]:9400 for IPv6"},
+	{.type = CLI_OPT_DURATION, .name = "interval", .value = &so.interval_ms, .help = "sample at most every DURATION (default 100ms); scrapes in between\nshare the last sample", .min = 1, .max = 86400000},
+	{.type = CLI_OPT_FLAG, .name = "dcgm", .value = &so.dcgm, .help = "also dcgm-exporter's DCGM_FI_* names, for its dashboards"},
+	{.type = CLI_OPT_FLAG, .name = "processes", .value = &so.processes, .help = "also per-process series (one per process and device)"},
+	{0},
+};
+
+const struct cli_command cli_cmd_serve = {
+	"serve", cmd_serve, CLI_G_NODE, options, NULL, "serve live metrics over HTTP for Prometheus",
+	"Serve live metrics over HTTP for Prometheus: /metrics (text format 0.0.4), /healthz,\n"
+	"/inventory (docs/metrics.md).",
+};

@@ -18,13 +18,13 @@ static void kv(const char *k, const char *v)
 		printf("  %-24s %s\n", k, v);
 }
 
-int cmd_show(struct opts *o, int argc, char **argv)
+static const char *id;
+static int all;
+
+static int cmd_show(struct opts *o, int argc, char **argv)
 {
-	if (argc != 1) {
-		fprintf(stderr, "axl: show needs one device id (axl list shows them)\n");
-		return EXIT_USAGE;
-	}
-	const char *id = argv[0];
+	(void)argc, (void)argv;
+	o->all = all;
 	axl_context *ctx;
 	axl_inventory *inv;
 	if (open_inventory(o, &ctx, &inv))
@@ -160,3 +160,13 @@ int cmd_show(struct opts *o, int argc, char **argv)
 	return rc;
 }
 
+static const struct cli_opt options[] = {
+	{.type = CLI_OPT_ARG, .name = "ID", .value = &id, .help = "an axl id (nvidia:0, nvidia:0/mig1.0), a UUID or a PCI address\n(axl list shows them)", .flags = CLI_OPT_REQUIRED},
+	{.type = CLI_OPT_FLAG, .name = "all", .value = &all, .help = "also the host CPU (cpu:0) and every PCI function considered"},
+	{0},
+};
+
+const struct cli_command cli_cmd_show = {
+	"show", cmd_show, CLI_G_NODE | CLI_G_JSON, options, NULL, "one device in full (an id, a UUID or a PCI address)",
+	"One device in full, every fact with where it came from.",
+};

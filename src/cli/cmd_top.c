@@ -155,7 +155,12 @@ static int env_size(const char *name, int def, int lo, int hi)
 
 /* ---- batch: frames as plain text ------------------------------------------------------ */
 
-static int run_batch(const struct opts *o, axl_sampler *smpl, struct top_state *st)
+/* The options (the table closes the file) */
+static int64_t interval_ms;
+static long count_arg;
+static int no_processes, batch_arg;
+
+static int run_batch(axl_sampler *smpl, struct top_state *st)
 {
 	int w = env_size("COLUMNS", 80, 20, 1000), h = env_size("LINES", 24, 3, 1000);
 	struct top_grid g;
@@ -163,7 +168,7 @@ static int run_batch(const struct opts *o, axl_sampler *smpl, struct top_state *
 		fprintf(stderr, "axl: out of memory\n");
 		return 1;
 	}
-	long count = o->count ? o->count : (o->interval_ms ? 0 : 1);
+	long count = count_arg ? count_arg : (interval_ms ? 0 : 1);
 	/* rates need two readings: the first frame's come from one taken 100 ms before */
 	axl_sample *first;
 	if (axl_sampler_sample(smpl, &first) == 0)
@@ -433,13 +438,10 @@ static int run_screen(axl_sampler *smpl, struct top_state *st)
 	return rc;
 }
 
-int cmd_top(struct opts *o, int argc, char **argv)
+static int cmd_top(struct opts *o, int argc, char **argv)
 {
-	if (argc) {
-		fprintf(stderr, "axl: top takes no argument ('%s')\n", argv[0]);
-		return EXIT_USAGE;
-	}
-	int batch = o->batch || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO);
+	(void)argc, (void)argv;
+	int batch = batch_arg || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO);
 	/* the screen needs curses: said before anything is read */
 	if (!batch && cli_dlopen("top", "AXL_CURSES_LIBRARY", CURSES_SONAME, CURSES_PACKAGE, cu_syms,
 				 sizeof cu_syms / sizeof *cu_syms, &cu)) {
@@ -451,7 +453,7 @@ int cmd_top(struct opts *o, int argc, char **argv)
 	if (open_inventory(o, &ctx, &inv))
 		return 1;
 	axl_sampler *smpl;
-	if (axl_sampler_open(&smpl, inv, o->no_processes ? 0 : AXL_SAMPLER_PROCESSES)) {
+	if (axl_sampler_open(&smpl, inv, no_processes ? 0 : AXL_SAMPLER_PROCESSES)) {
 		fprintf(stderr, "axl: %s\n", axl_error_last());
 		axl_inventory_free(inv);
 		axl_context_free(ctx);
@@ -462,10 +464,10 @@ int cmd_top(struct opts *o, int argc, char **argv)
 	if (axl_host_get_str(axl_inventory_host(inv), AXL_HOST_HOSTNAME, &host) != 0 || !host)
 		host = "-"; /* unknown */
 	st.host = host;
-	st.interval_ms = o->interval_ms ? o->interval_ms : 1000;
-	st.show_processes = !o->no_processes;
+	st.interval_ms = interval_ms ? (int)interval_ms : 1000;
+	st.show_processes = !no_processes;
 	catch_signals();
-	int rc = batch ? run_batch(o, smpl, &st) : run_screen(smpl, &st);
+	int rc = batch ? run_batch(smpl, &st) : run_screen(smpl, &st);
 	if (batch)
 		print_warnings(inv);
 	top_state_free(&st);
@@ -474,3 +476,17 @@ int cmd_top(struct opts *o, int argc, char **argv)
 	axl_context_free(ctx);
 	return rc;
 }
+
+static const struct cli_opt options[] = {
+	{.type = CLI_OPT_DURATION, .name = "interval", .value = &interval_ms, .help = "refresh every DURATION (default 1s; 500ms, 2s)", .min = 1, .max = 86400000},
+	{.type = CLI_OPT_COUNT, .name = "count", .value = &count_arg, .help = "stop after N frames", .min = 1, .max = 1e15},
+	{.type = CLI_OPT_FLAG, .name = "no-processes", .value = &no_processes, .help = "no process list"},
+	{.type = CLI_OPT_FLAG, .name = "batch", .value = &batch_arg, .help = "plain-text frames of COLUMNS x LINES (default 80x24; also when not on\na terminal): --count of them, default 1"},
+	{0},
+};
+
+const struct cli_command cli_cmd_top = {
+	"top", cmd_top, CLI_G_NODE, options, NULL, "a live view of every device and its processes, like nvtop",
+	"A live view of every device (bars, history) and its processes, like nvtop. Keys: s sort,\n"
+	"r reverse, j/k select, d filter, +/- interval, p pause, h help, q quit.",
+};

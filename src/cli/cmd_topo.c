@@ -279,12 +279,13 @@ static void print_legend(const axl_inventory *inv)
 	fputs(cli_topo_legend_unknown, stdout);
 }
 
-int cmd_topo(struct opts *o, int argc, char **argv)
+static int all, timing;
+
+static int cmd_topo(struct opts *o, int argc, char **argv)
 {
-	if (argc) {
-		fprintf(stderr, "axl: topo takes no argument ('%s')\n", argv[0]);
-		return EXIT_USAGE;
-	}
+	(void)argc, (void)argv;
+	o->all = all;
+	o->timing = timing;
 	axl_context *ctx;
 	axl_inventory *inv;
 	if (open_inventory(o, &ctx, &inv))
@@ -356,3 +357,17 @@ int cmd_topo(struct opts *o, int argc, char **argv)
 	axl_context_free(ctx);
 	return 0;
 }
+
+static const struct cli_opt options[] = {
+	{.type = CLI_OPT_FLAG, .name = "all", .value = &all, .help = "also the host CPU and every PCI function considered (with --json)"},
+	{.type = CLI_OPT_FLAG, .name = "timing", .value = &timing, .help = "the time spent per discovery stage (with --json)"},
+	{0},
+};
+
+const struct cli_command cli_cmd_topo = {
+	"topo", cmd_topo, CLI_G_NODE | CLI_G_JSON, options, NULL,
+	"the best path between accelerators and to RDMA NICs (matrix)",
+	"The best path between every pair of accelerators and to every RDMA NIC, as a matrix\n"
+	"like nvidia-smi topo -m, for any vendor. --json prints the inventory document, whose\n"
+	"links hold the same paths.",
+};

@@ -65,10 +65,15 @@ struct cli_opt {
  * that exists (or names the commands that take it), and "axl help CMD". */
 int cli_opt_parse(const char *cmd, const struct cli_opt *specs, int argc, char **argv);
 
-/* "usage: axl CMD [--all] [--family F] ... ID", wrapped at 80 columns under the command. */
-void cli_opt_usage(FILE *f, const char *cmd, const struct cli_opt *specs);
+/* "usage: axl CMD [--all] [--family F] ... ID", wrapped at 80 columns under the command;
+ * first: "usage:", else the spaces of a further usage line (a command's subcommands). */
+void cli_opt_usage(FILE *f, int first, const char *cmd, const struct cli_opt *specs);
 /* Each shown option and argument with its help, aligned. */
 void cli_opt_help(FILE *f, const struct cli_opt *specs);
+
+/* text's words from column col (indent: where each line starts), wrapped at 80 columns;
+ * "\n\n" starts a paragraph, a single '\n' is a space. A newline ends it. */
+void cli_wrap(FILE *f, const char *text, int col, int indent);
 
 /* The parsers behind the types, for values that come from elsewhere (a file, the
  * environment). Each returns 0, or -1 with a message (no newline, names the value and

@@ -49,12 +49,12 @@ static void add_sub(struct watch *w, const char *name)
 		fprintf(stderr, "axl: watch: %s: %s\n", p, strerror(errno));
 }
 
-int watch_open(struct watch *w, const struct opts *o)
+int watch_open(struct watch *w, const struct opts *o, int64_t interval_ms)
 {
 	memset(w, 0, sizeof *w);
 	w->sigfd = w->ino = w->wd_dev = -1;
 	w->verbose = o->verbose;
-	w->interval = o->interval_ms ? o->interval_ms : DEFAULT_INTERVAL_S; /* seconds here */
+	w->interval = interval_ms ? (double)interval_ms / 1000 : DEFAULT_INTERVAL_S; /* seconds here */
 	sigset_t sigs;
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);

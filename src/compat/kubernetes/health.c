@@ -67,7 +67,7 @@ static void parse_list(const char *v, const char *var, bool *all, int64_t *codes
 	}
 }
 
-int kp_health_policy(struct kp_health_policy *p, const char *checks, const char *recovery, const char *disable,
+int kp_health_policy(struct kp_health_policy *p, const char *checks, double recovery_s, const char *disable,
 		     const char *enable, char *note, size_t note_cap, char *err, size_t cap)
 {
 	memset(p, 0, sizeof *p);
@@ -80,15 +80,12 @@ int kp_health_policy(struct kp_health_policy *p, const char *checks, const char 
 		snprintf(err, cap, "--health-checks takes all or none, not '%s'", checks);
 		return -1;
 	}
-	if (recovery) {
-		char *end;
-		long v = strtol(recovery, &end, 10);
-		if (!*recovery || *end || v < 0 || v > 86400) {
-			snprintf(err, cap, "--health-recovery takes seconds (0..86400; 0: until a restart), not '%s'",
-				 recovery);
+	if (recovery_s >= 0) {
+		if (recovery_s > 86400) {
+			snprintf(err, cap, "--health-recovery takes 0s..1d (0: until a restart), not %.0f s", recovery_s);
 			return -1;
 		}
-		p->recovery_s = (double)v;
+		p->recovery_s = recovery_s;
 	}
 	bool off = false;
 	parse_list(disable, "DP_DISABLE_HEALTHCHECKS", &off, p->skip, &p->nskip, note, note_cap);

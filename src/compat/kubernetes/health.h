@@ -31,12 +31,12 @@ struct kp_health_policy {
 	double recovery_s; /* how long a device stays Unhealthy after its last error; 0: until a restart */
 };
 
-/* The policy of --health-checks (checks: "all" or "none"), --health-recovery (recovery:
- * seconds, NULL for the default) and the two variables' values (NULL when unset), as
+/* The policy of --health-checks (checks: "all" or "none"), --health-recovery (recovery_s:
+ * seconds, < 0 for the default) and the two variables' values (NULL when unset), as
  * NVIDIA's plugin reads them: comma-separated, case and spaces ignored, "all" or "xids"
  * meaning every Xid, anything else an Xid number (what is not one is said in note and
  * skipped). 0, or -1 with err (a bad option). */
-int kp_health_policy(struct kp_health_policy *p, const char *checks, const char *recovery, const char *disable,
+int kp_health_policy(struct kp_health_policy *p, const char *checks, double recovery_s, const char *disable,
 		     const char *enable, char *note, size_t note_cap, char *err, size_t cap);
 /* Does this event make its device Unhealthy under p? */
 bool kp_health_counts(const struct kp_health_policy *p, const struct axl_health_event *e);

@@ -37,6 +37,10 @@ struct axl__pdev {
 	int64_t memory_total;/* as listed; < 0 not known */
 	double bandwidth_gbps;   /* memory bandwidth, GB/s; < 0 not known */
 	double tflops[AXL__PF__COUNT]; /* dense peak; < 0 not known or not native */
+	/* what the inventory's precision rows say of each format (axl_support: native,
+	 * emulated, none; AXL_SUPPORT_UNKNOWN where no row names it), peak known or not */
+	unsigned char support[AXL__PF__COUNT];
+	bool has_precision;  /* the inventory lists precision rows for it (else: unknown) */
 	double pcie_gbps;    /* host link per direction (gen x width); < 0 not known */
 	int numa_node;
 	bool host;           /* the node's host CPUs and memory (plan_host.c), not an accelerator */

@@ -84,6 +84,12 @@ static void cost_json(struct axl__json *w, const struct axl_plan *pl)
 		axl__json_num(w, round(f * 10000) / 10000);
 	else
 		axl__json_null(w);
+	int ch = axl__plan_cheaper_alt(pl);
+	if (ch >= 0) {
+		axl__json_kstr(w, "cheaper_quantization", pl->alt[ch].quant);
+		axl__json_knum(w, "cheaper_decode_per_million_tokens",
+			       round(axl__cost_per_mtok(pl->alt[ch].cost_hour, pl->alt[ch].decode) * 10000) / 10000);
+	}
 	axl__json_obj_end(w);
 }
 
@@ -124,7 +130,25 @@ int axl_plan_json(const axl_plan *pl, char **out, size_t *len)
 	axl__json_kstr(&w, "quantization", axl__plan_quant_label(pl));
 	if (pl->quant_reason[0])
 		axl__json_kstr(&w, "quantization_reason", pl->quant_reason);
+	if (pl->nqtry > 0) {
+		axl__json_key(&w, "quantization_tried");
+		axl__json_arr(&w);
+		for (int i = 0; i < pl->nqtry; i++) {
+			const struct pqtry *t = &pl->qtry[i];
+			axl__json_obj(&w);
+			axl__json_kstr(&w, "quantization", t->quant);
+			axl__json_kstr(&w, "result", t->result);
+			if (t->devices > 0)
+				axl__json_kint(&w, "devices", t->devices);
+			if (strcmp(t->result, "short") == 0 && t->short_bytes > 0)
+				axl__json_kint(&w, "shortfall_bytes", (int64_t)ceil(t->short_bytes));
+			axl__json_kstr(&w, "detail", t->detail);
+			axl__json_obj_end(&w);
+		}
+		axl__json_arr_end(&w);
+	}
 	axl__json_kstr(&w, "engine", pl->eng->name);
+	axl__json_kbool(&w, "engine_calibrated", pl->eng->rows > 0);
 	axl__json_knum(&w, "memory_fraction", pl->frac);
 	axl__json_kstr(&w, "memory_fraction_source", pl->frac_given ? "as given" : pl->eng->fraction_source);
 	axl__json_kstr(&w, "objective", axl__pobj_name(pl->obj));
@@ -150,9 +174,22 @@ int axl_plan_json(const axl_plan *pl, char **out, size_t *len)
 
 	axl__json_kbool(&w, "fits", pl->fits);
 	axl__json_kint(&w, "shortfall_bytes", pl->fits ? 0 : (int64_t)ceil(pl->shortfall));
+	if (!pl->fits) {
+		/* how far short: no split and no estimate are given for a plan that does not fit */
+		axl__json_key(&w, "shortfall");
+		axl__json_obj(&w);
+		axl__json_kint(&w, "needed_bytes", llround(pl->need_bytes));
+		axl__json_kint(&w, "available_bytes", llround(pl->avail_bytes));
+		axl__json_kint(&w, "devices", pl->avail_devices);
+		axl__json_kstr(&w, "on", pl->avail_what);
+		axl__json_knum(&w, "memory_fraction", pl->frac);
+		if (pl->have)
+			strategy(&w, pl->best.tp, pl->best.pp, pl->best.dp, pl->best.ep);
+		axl__json_obj_end(&w);
+	}
 
 	axl__json_key(&w, "plan");
-	if (!pl->have) {
+	if (!pl->have || !pl->fits) {
 		axl__json_null(&w);
 	} else {
 		const struct pcand *b = &pl->best;
@@ -190,7 +227,7 @@ int axl_plan_json(const axl_plan *pl, char **out, size_t *len)
 	}
 
 	axl__json_key(&w, "estimate");
-	if (!pl->have) {
+	if (!pl->have || !pl->fits) {
 		axl__json_null(&w);
 	} else {
 		const struct pcand *b = &pl->best;
@@ -218,6 +255,7 @@ int axl_plan_json(const axl_plan *pl, char **out, size_t *len)
 		axl__json_kstr(&w, "engine", pl->eng->name);
 		axl__json_kstr(&w, "engine_basis", pl->eng->basis);
 		axl__json_kint(&w, "calibration_rows", pl->eng->rows);
+		axl__json_kbool(&w, "calibrated", pl->eng->rows > 0);
 		axl__json_knum(&w, "layer_overhead_s", pl->eng->layer_s);
 		axl__json_knum(&w, "moe_layer_overhead_s", pl->eng->moe_layer_s);
 		axl__json_knum(&w, "collective_latency_fabric_s", pl->eng->alpha_fabric);
@@ -248,6 +286,15 @@ int axl_plan_json(const axl_plan *pl, char **out, size_t *len)
 		knum_or_null(&w, "prefill_tokens_per_s", a->prefill);
 		axl__json_kint(&w, "context_tokens", a->ctx);
 		axl__json_kint(&w, "devices", a->devices);
+		if (pl->price_basis[0]) {
+			double c = axl__cost_per_mtok(a->cost_hour, a->decode);
+			knum_or_null(&w, "cost_per_hour", a->cost_hour);
+			axl__json_key(&w, "decode_per_million_tokens");
+			if (isfinite(c))
+				axl__json_num(&w, round(c * 10000) / 10000);
+			else
+				axl__json_null(&w);
+		}
 		if (a->note[0])
 			axl__json_kstr(&w, "note", a->note);
 		axl__json_obj_end(&w);

@@ -237,6 +237,17 @@ static int pfmt_of_name(const char *name)
 	return -1;
 }
 
+/* An inventory's "support" string: native, emulated, none; AXL_SUPPORT_UNKNOWN else. */
+static int support_of_name(const char *name)
+{
+	if (!name)
+		return AXL_SUPPORT_UNKNOWN;
+	for (int s = AXL_SUPPORT_NATIVE; s <= AXL_SUPPORT_NONE; s++)
+		if (!strcmp(name, axl_support_name((axl_support)s)))
+			return s;
+	return AXL_SUPPORT_UNKNOWN;
+}
+
 static void pdev_init(struct axl__pdev *d)
 {
 	memset(d, 0, sizeof *d);
@@ -360,11 +371,16 @@ static void pdev_from_device(struct axl__pdev *x, const axl_device *d)
 	size_t np = axl_device_precision_count(d);
 	for (size_t i = 0; i < np; i++) {
 		const struct axl_precision *pr = axl_device_precision(d, i);
-		if (!pr || pr->support != AXL_SUPPORT_NATIVE || !(pr->peak_tflops >= 0) || !isfinite(pr->peak_tflops))
+		if (!pr)
 			continue;
 		int f = pfmt_of_name(axl_format_name(pr->format));
+		if (pr->support != AXL_SUPPORT_UNKNOWN)
+			x->has_precision = true;
 		if (f >= 0)
-			x->tflops[f] = pr->peak_tflops;
+			x->support[f] = (unsigned char)pr->support;
+		if (f < 0 || pr->support != AXL_SUPPORT_NATIVE || !(pr->peak_tflops >= 0) || !isfinite(pr->peak_tflops))
+			continue;
+		x->tflops[f] = pr->peak_tflops;
 	}
 }
 
@@ -581,7 +597,12 @@ static int pdev_from_json(struct jctx *c, struct axl__pdev *x, const struct axl_
 		    jnum(c, r, "peak_tflops", where, &t))
 			return -1;
 		int f = pfmt_of_name(fmt);
-		if (f >= 0 && sup && !strcmp(sup, "native") && t >= 0)
+		int su = support_of_name(sup);
+		if (su != AXL_SUPPORT_UNKNOWN)
+			x->has_precision = true;
+		if (f >= 0)
+			x->support[f] = (unsigned char)su;
+		if (f >= 0 && su == AXL_SUPPORT_NATIVE && t >= 0)
 			x->tflops[f] = t;
 	}
 	return 0;

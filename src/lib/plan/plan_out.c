@@ -168,6 +168,7 @@ static void add_alt(struct axl_plan *pl, const char *kind, const struct pcand *c
 	a->prefill = c->prefill;
 	a->ctx = ctx;
 	a->devices = c->tp * c->pp * c->dp;
+	a->cost_hour = c->cost_hour;
 	snprintf(a->note, sizeof a->note, "%s", note ? note : "");
 }
 
@@ -232,72 +233,286 @@ static void planner_release(struct axl_planner *p)
 	free(p->links);
 }
 
-/* --quant auto: the best-quality format, in order bf16, fp16, fp8, int8, int4, that every
- * selected device runs natively (its inventory lists the compute format as native; int4
- * is weight-only, so a native 16-bit format also serves it) and with which the model fits.
- * Never more bits than the model is published in (DeepSeek V3's fp8). 0 with pl->q and
- * the reason set; -1 on allocation failure. */
-static int choose_auto(struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
-		       const struct axl__model *m, double kvb, double net, const struct pgoal *goal)
+/* What a device planned on holds for the model: the engine's fraction of its memory,
+ * never more than is free (plan.c group_fill). */
+static double usable_bytes(const struct axl__pdev *d, double frac)
 {
-	static const char *const order[] = {"bf16", "fp16", "fp8", "int8", "int4"};
+	double mem = (double)d->memory_bytes;
+	if (frac < 1 && d->memory_total > 0 && (double)d->memory_total * frac < mem)
+		mem = (double)d->memory_total * frac;
+	return mem > 0 ? mem : 0;
+}
+
+/* "2 x NVIDIA H100 80GB HBM3 + 1 x AMD Instinct MI300X": the models of devs[set[0..n)] */
+static void describe_set(const struct axl_planner *p, const size_t *set, size_t n, char *out, size_t cap)
+{
+	const char *models[8];
+	int counts[8], nm = 0, more = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct axl__pdev *d = &p->devs[set[i]];
+		const char *model = d->model[0] ? d->model : d->id;
+		int j = 0;
+		while (j < nm && strcmp(models[j], model) != 0)
+			j++;
+		if (j == nm) {
+			if (nm == 8) {
+				more++;
+				continue;
+			}
+			models[nm] = model;
+			counts[nm++] = 0;
+		}
+		counts[j]++;
+	}
+	out[0] = 0;
+	for (int j = 0; j < nm; j++) {
+		size_t l = strlen(out);
+		snprintf(out + l, cap - l, "%s%d x %s", j ? " + " : "", counts[j], models[j]);
+	}
+	if (more) {
+		size_t l = strlen(out);
+		snprintf(out + l, cap - l, " + %d more", more);
+	}
+}
+
+/* The order --quant auto steps down in: the best quality first. fp16 serves devices that
+ * run fp16 but not bf16 natively (it is tried only where it adds devices). */
+static const char *const auto_order[] = {"bf16", "fp16", "fp8", "int8", "int4"};
+
+/* Whether a device runs the weights of q natively, as its inventory's precision rows say:
+ * 1 native; 0 not (a row says emulated or none, or the device lists its precisions and
+ * not this one); -1 not known (the inventory has no precision rows for it). int4 is
+ * weight-only: dequantised into 16-bit matmuls, so a native 16-bit format serves it. */
+static int runs_native(const struct axl__pdev *d, const struct axl__quant *q)
+{
+	if (!d->has_precision)
+		return -1;
+	if (strcmp(q->name, "int4") == 0)
+		return d->support[AXL__PF_INT4] == AXL_SUPPORT_NATIVE || d->support[AXL__PF_BF16] == AXL_SUPPORT_NATIVE ||
+		       d->support[AXL__PF_FP16] == AXL_SUPPORT_NATIVE;
+	return d->support[q->compute] == AXL_SUPPORT_NATIVE;
+}
+
+/* "NVIDIA A100-SXM4-80GB: not listed; ...": what the devices of sel that do not run q
+ * natively say of it, one entry per model */
+static void not_native_list(const struct axl_planner *p, const size_t *sel, size_t nsel, const struct axl__quant *q,
+			    char *out, size_t cap)
+{
+	out[0] = 0;
+	for (size_t i = 0; i < nsel; i++) {
+		const struct axl__pdev *d = &p->devs[sel[i]];
+		if (runs_native(d, q) == 1)
+			continue;
+		const char *model = d->model[0] ? d->model : d->id;
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = runs_native(&p->devs[sel[j]], q) != 1 &&
+			       strcmp(p->devs[sel[j]].model[0] ? p->devs[sel[j]].model : p->devs[sel[j]].id, model) == 0;
+		if (seen)
+			continue;
+		const char *why = !d->has_precision ? "no precision rows"
+				  : d->support[q->compute] == AXL_SUPPORT_EMULATED ? "emulated"
+				  : d->support[q->compute] == AXL_SUPPORT_NONE	   ? "none"
+										   : "not listed as native";
+		size_t l = strlen(out);
+		snprintf(out + l, cap - l, "%s%s: %s", l ? "; " : "", model, why);
+	}
+}
+
+static struct pqtry *qtry_add(struct axl_plan *pl, const char *quant, const char *result)
+{
+	if (pl->nqtry >= MAXQTRY)
+		return NULL;
+	struct pqtry *t = &pl->qtry[pl->nqtry++];
+	memset(t, 0, sizeof *t);
+	snprintf(t->quant, sizeof t->quant, "%s", quant);
+	snprintf(t->result, sizeof t->result, "%s", result);
+	return t;
+}
+
+static void gbs(char *out, size_t cap, double bytes)
+{
+	if (bytes >= 1e9)
+		snprintf(out, cap, "%.1f GB", bytes / 1e9);
+	else
+		snprintf(out, cap, "%.0f MB", bytes / 1e6);
+}
+
+/* --quant auto (docs/plan.md "Choosing the format"): bf16, then fp16, fp8, int8, int4,
+ * each planned on the selected devices that run it natively as their inventory says, until
+ * one fits; never more bits than the model is published in (DeepSeek V3's fp8). When none
+ * fits natively and some devices have no precision rows (not known, not "none native"),
+ * bf16, int8 and int4 are tried again with those devices too (fp8 only where native).
+ * Nothing fits: the format that came closest, on its devices. Sets pl->q, the reason and
+ * pl->qtry, and the devices to plan on in sub[0..*nsub); -1 on allocation failure. */
+static int choose_auto(struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
+		       const struct axl__model *m, double kvb, double net, const struct pgoal *goal, size_t *sub,
+		       size_t *nsub)
+{
 	struct axl__quant own;
 	axl__quant_default(m, &own);
 	struct pcand *c = malloc(sizeof *c);
-	if (!c)
+	size_t *set = malloc((nsel ? nsel : 1) * sizeof *set), *bf16set = malloc((nsel ? nsel : 1) * sizeof *bf16set);
+	if (!c || !set || !bf16set) {
+		free(c), free(set), free(bf16set);
 		return -1;
-	char skipped[96] = "";
-	const char *first_native = NULL;
-	struct axl__quant fallback_q;
-	bool have_fallback = false;
-	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-		struct axl__quant q;
-		if (axl__quant_parse(order[i], &q) != 0 || q.body_bits > own.body_bits + 1e-9)
-			continue;
-		bool native = true;
-		for (size_t k = 0; k < nsel; k++) {
-			const struct axl__pdev *d = &p->devs[sel[k]];
-			bool ok = d->tflops[q.compute] >= 0;
-			if (strcmp(order[i], "int4") == 0)
-				ok = d->tflops[AXL__PF_INT4] >= 0 || d->tflops[AXL__PF_BF16] >= 0 || d->tflops[AXL__PF_FP16] >= 0;
-			if (!ok)
-				native = false;
-		}
-		if (!native) {
-			size_t n = strlen(skipped);
-			snprintf(skipped + n, sizeof skipped - n, "%s%s", n ? ", " : "", order[i]);
-			continue;
-		}
-		if (!first_native)
-			first_native = order[i];
-		if (!have_fallback) {
-			fallback_q = q;
-			have_fallback = true;
-		}
-		if (run(pl, p, sel, nsel, m, &q, kvb, pl->ctx, pl->batch, net, goal, c, NULL, 0, NULL, NULL) == 1 && c->fits) {
-			pl->q = q;
-			if (strcmp(order[i], first_native) == 0)
-				snprintf(pl->quant_reason, sizeof pl->quant_reason,
-					 "auto: %s, the best-quality format the devices run natively, fits%s%s%s", order[i],
-					 skipped[0] ? " (not native: " : "", skipped, skipped[0] ? ")" : "");
+	}
+	size_t nbf16 = 0;
+	bool unknown = false;
+	for (size_t k = 0; k < nsel; k++)
+		unknown |= !p->devs[sel[k]].has_precision;
+	/* the closest attempt, for when nothing fits */
+	struct axl__quant closest_q = own;
+	double closest_short = INFINITY;
+	size_t nclosest = 0;
+	char refused[320] = "", what[160], num[32];
+	bool done = false;
+	for (int pass = 0; pass < 2 && !done; pass++) {
+		if (pass == 1 && !unknown)
+			break;
+		for (size_t i = 0; i < sizeof auto_order / sizeof auto_order[0] && !done; i++) {
+			struct axl__quant q;
+			if (axl__quant_parse(auto_order[i], &q) != 0)
+				continue;
+			/* the second pass: the formats that need no native row to be assumed */
+			if (pass == 1 && (q.compute == AXL__PF_FP8 || strcmp(q.name, "fp16") == 0))
+				continue;
+			struct pqtry *t;
+			if (q.body_bits > own.body_bits + 1e-9) {
+				if (pass == 0 && (t = qtry_add(pl, q.name, "skipped")))
+					snprintf(t->detail, sizeof t->detail, "more bits than the model is published in (%s)",
+						 own.name);
+				continue;
+			}
+			size_t n = 0;
+			for (size_t k = 0; k < nsel; k++) {
+				int nat = runs_native(&p->devs[sel[k]], &q);
+				if (nat == 1 || (pass == 1 && nat < 0))
+					set[n++] = sel[k];
+			}
+			if (pass == 0 && strcmp(q.name, "bf16") == 0) {
+				memcpy(bf16set, set, n * sizeof *set);
+				nbf16 = n;
+			}
+			if (pass == 0 && strcmp(q.name, "fp16") == 0) {
+				/* only where it adds devices bf16 does not run */
+				bool adds = false;
+				for (size_t k = 0; k < n && !adds; k++) {
+					bool in = false;
+					for (size_t j = 0; j < nbf16 && !in; j++)
+						in = bf16set[j] == set[k];
+					adds = !in;
+				}
+				if (!adds)
+					continue;
+			}
+			if (n == 0) {
+				/* said only where some device's precisions are known: "not known" is no
+				 * refusal (the second pass tries those devices) */
+				bool known = false;
+				for (size_t k = 0; k < nsel && !known; k++)
+					known = p->devs[sel[k]].has_precision;
+				if (pass == 0 && known && (t = qtry_add(pl, q.name, "not native"))) {
+					char why[180];
+					not_native_list(p, sel, nsel, &q, why, sizeof why);
+					snprintf(t->detail, sizeof t->detail, "not native on any device%s (%s)",
+						 unknown ? " whose precisions are known" : "", why);
+					size_t l = strlen(refused);
+					snprintf(refused + l, sizeof refused - l, "%s%s is not native on any device%s", l ? "; " : "",
+						 q.name, unknown ? " whose precisions are known" : "");
+				}
+				continue;
+			}
+			describe_set(p, set, n, what, sizeof what);
+			int rc = run(pl, p, set, n, m, &q, kvb, pl->ctx, pl->batch, net, goal, c, NULL, 0, NULL, NULL);
+			t = qtry_add(pl, q.name, rc == 1 && c->fits ? "fits" : "short");
+			if (rc == 1 && c->fits) {
+				pl->q = q;
+				memcpy(sub, set, n * sizeof *set);
+				*nsub = n;
+				/* the devices the plan uses (the same search runs again on sub) */
+				size_t nused = 0;
+				for (int r = 0; r < c->dp && r < MAXDP; r++)
+					for (int st = 0; st < c->pp; st++)
+						for (int d = 0; d < c->tp && nused < n; d++)
+							set[nused++] = c->devs[r][st][d];
+				describe_set(p, set, nused, what, sizeof what);
+				if (c->dp > MAXDP) {
+					size_t l = strlen(what);
+					snprintf(what + l, sizeof what - l, ", %d replicas", c->dp);
+				}
+				if (t) {
+					t->devices = n;
+					snprintf(t->detail, sizeof t->detail, "fits on the devices that run it %s (%s)",
+						 pass ? "or whose precisions are not known" : "natively", what);
+				}
+				char unk[160] = "";
+				if (pass == 1) {
+					size_t nu = 0;
+					for (size_t k = 0; k < nused; k++)
+						if (!p->devs[set[k]].has_precision)
+							set[nu++] = set[k];
+					describe_set(p, set, nu, unk, sizeof unk);
+				}
+				if (pass == 0)
+					snprintf(pl->quant_reason, sizeof pl->quant_reason,
+						 "auto: %s, the best-quality format that runs natively on the devices the plan "
+						 "uses (%s) and fits%s%s%s",
+						 q.name, what, refused[0] ? " (" : "", refused, refused[0] ? ")" : "");
+				else
+					snprintf(pl->quant_reason, sizeof pl->quant_reason,
+						 "auto: %s, the best-quality format that fits on the devices the plan uses (%s); "
+						 "the inventory lists no precisions for %s, so %s is assumed to run there "
+						 "(fp8 is planned only where native%s%s)",
+						 q.name, what, unk, q.name, refused[0] ? "; " : "", refused);
+				done = true;
+				break;
+			}
+			double sh = rc == 1 ? c->shortfall : INFINITY;
+			if (t) {
+				t->devices = n;
+				t->short_bytes = isfinite(sh) ? sh : 0;
+				if (isfinite(sh)) {
+					gbs(num, sizeof num, sh);
+					snprintf(t->detail, sizeof t->detail, "%s short on the devices that run it %s (%s)", num,
+						 pass ? "or whose precisions are not known" : "natively", what);
+				} else {
+					snprintf(t->detail, sizeof t->detail, "no split over the devices that run it %s (%s)",
+						 pass ? "or whose precisions are not known" : "natively", what);
+				}
+			}
+			size_t l = strlen(refused);
+			if (isfinite(sh))
+				snprintf(refused + l, sizeof refused - l, "%s%s does not fit: %s short", l ? "; " : "", q.name, num);
 			else
-				snprintf(pl->quant_reason, sizeof pl->quant_reason,
-					 "auto: %s, the best-quality native format that fits (%s does not fit%s%s)", order[i],
-					 first_native, skipped[0] ? "; not native: " : "", skipped);
-			free(c);
-			return 0;
+				snprintf(refused + l, sizeof refused - l, "%s%s does not fit", l ? "; " : "", q.name);
+			if (sh < closest_short || nclosest == 0) {
+				closest_short = sh;
+				closest_q = q;
+				memcpy(sub + 0, set, n * sizeof *set);
+				nclosest = n;
+			}
 		}
 	}
-	free(c);
-	if (have_fallback) {
-		pl->q = fallback_q;
-		snprintf(pl->quant_reason, sizeof pl->quant_reason,
-			 "auto: no native format fits; planned with %s, the best the devices run natively", fallback_q.name);
-	} else {
-		axl__quant_parse(own.from_file ? "bf16" : own.name, &pl->q);
-		snprintf(pl->quant_reason, sizeof pl->quant_reason,
-			 "auto: the devices report no native format for these weights; planned with %s", pl->q.name);
+	if (!done) {
+		if (nclosest) {
+			pl->q = closest_q;
+			*nsub = nclosest;
+			describe_set(p, sub, nclosest, what, sizeof what);
+			snprintf(pl->quant_reason, sizeof pl->quant_reason,
+				 "auto: no format fits; %s on %s comes closest (%s)", closest_q.name, what, refused);
+		} else {
+			/* no device runs any of them natively and none is unknown: the model's own
+			 * format on every selected device, said so */
+			axl__quant_parse(own.from_file ? "bf16" : own.name, &pl->q);
+			memcpy(sub, sel, nsel * sizeof *sel);
+			*nsub = nsel;
+			snprintf(pl->quant_reason, sizeof pl->quant_reason,
+				 "auto: the devices run none of bf16, fp16, fp8, int8, int4 natively (%s); planned with %s",
+				 refused, pl->q.name);
+		}
 	}
+	free(c), free(set), free(bf16set);
 	return 0;
 }
 
@@ -310,8 +525,8 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 	struct pgoal ggoal = *goal;
 	ggoal.node_price = NULL;
 	char note[160];
-	/* other splits of the same request */
-	for (int i = 0; i < nsplits && i < 3; i++)
+	/* other splits of the same request (none when it does not fit: no split of it fits) */
+	for (int i = 0; pl->fits && i < nsplits && i < 3; i++)
 		if (!pl->have || splits[i].tp != pl->best.tp || splits[i].pp != pl->best.pp ||
 		    splits[i].ep != pl->best.ep)
 			add_alt(pl, "split", &splits[i], pl->q.name, pl->ctx, NULL, p);
@@ -372,8 +587,14 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 		free(gsel);
 		planner_release(&g);
 		if (rc == 1 && c->fits) {
-			snprintf(note, sizeof note, "%d more %s", k,
-				 p->devs[tmpl].model[0] ? p->devs[tmpl].model : p->devs[tmpl].id);
+			/* the devices it uses: how many are new, how many in all (its split's count) */
+			int added = 0, all = c->tp * c->pp * c->dp;
+			for (int r = 0; r < c->dp && r < MAXDP; r++)
+				for (int s = 0; s < c->pp; s++)
+					for (int d = 0; d < c->tp; d++)
+						added += c->devs[r][s][d] >= p->ndevs;
+			snprintf(note, sizeof note, "%d more %s: %d device%s in all", added,
+				 p->devs[tmpl].model[0] ? p->devs[tmpl].model : p->devs[tmpl].id, all, all > 1 ? "s" : "");
 			add_alt(pl, "devices", c, pl->q.name, pl->ctx, note, NULL);
 			break;
 		}
@@ -454,8 +675,6 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 		return axl__error(AXL_EINVAL, "unknown engine \"%s\" (%s)", engine, axl__engine_names());
 	if (!(frac == 0 || (frac > 0 && frac <= 1)))
 		return axl__error(AXL_EINVAL, "memory fraction %g out of range (more than 0, at most 1)", frac);
-	if (p->ndevs == 0)
-		return axl__error(AXL_EINVAL, "no devices to plan on");
 	if (req->context_tokens < 0 || req->context_tokens > AXL_PLAN_MAX_CONTEXT)
 		return axl__error(AXL_ERANGE, "context %lld tokens out of range (1 to %lld)", (long long)req->context_tokens,
 				  (long long)AXL_PLAN_MAX_CONTEXT);
@@ -508,6 +727,12 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 	pl->batch = req->batch > 0 ? req->batch : 1;
 	if (m->max_context > 0 && pl->ctx > m->max_context)
 		warn(pl, "%s: the context is longer than the model's maximum (%lld tokens)", m->id, m->max_context);
+	/* every option is checked before the devices, so a bad one is named on a node without
+	 * any; then no devices at all is AXL_ENOENT (the caller says where they would come from) */
+	if (p->ndevs == 0 && !(req->devices && req->devices[0])) {
+		free(pl);
+		return axl__error(AXL_ENOENT, "no devices to plan on");
+	}
 	size_t *sel = NULL, nsel = 0;
 	if ((rc = select_devices(p, req->devices, &sel, &nsel)) != 0) {
 		free(pl);
@@ -536,9 +761,16 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 		free(sel), free(pl);
 		return rc;
 	}
-	if (qauto && choose_auto(pl, p, sel, nsel, m, kvb, net, &goal) != 0) {
-		free(sel), free(pl), free(node_price);
-		return axl__error(AXL_ENOMEM, "out of memory");
+	if (qauto) {
+		/* the devices the chosen format runs on natively: the plan's selection */
+		size_t *sub = malloc(nsel * sizeof *sub), nsub = 0;
+		if (!sub || choose_auto(pl, p, sel, nsel, m, kvb, net, &goal, sub, &nsub) != 0) {
+			free(sub), free(sel), free(pl), free(node_price);
+			return axl__error(AXL_ENOMEM, "out of memory");
+		}
+		free(sel);
+		sel = sub;
+		nsel = nsub;
 	}
 	struct pcand *splits = calloc(4, sizeof *splits);
 	struct axl__mm mm;
@@ -587,6 +819,14 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 		else
 			snprintf(pl->label[i], sizeof pl->label[i], "%s", p->devs[i].id);
 	}
+	if (!pl->fits) {
+		/* how far short: what the closest split needs against what the devices hold */
+		pl->need_bytes = pl->total;
+		for (size_t i = 0; i < nsel; i++)
+			pl->avail_bytes += usable_bytes(&p->devs[sel[i]], pl->frac);
+		pl->avail_devices = (int)nsel;
+		describe_set(p, sel, nsel, pl->avail_what, sizeof pl->avail_what);
+	}
 	alternatives(pl, p, sel, nsel, m, kvb, net, &goal, splits, ns);
 	free(node_price);
 	free(sel);
@@ -611,12 +851,14 @@ int axl_plan_get_summary(const axl_plan *pl, struct axl_plan_summary *s)
 	s->fits = pl->fits;
 	s->total_bytes = (int64_t)llround(pl->total);
 	s->shortfall_bytes = pl->fits ? 0 : (int64_t)ceil(pl->shortfall);
-	s->tp = pl->have ? pl->best.tp : 0;
-	s->pp = pl->have ? pl->best.pp : 0;
-	s->dp = pl->have ? pl->best.dp : 0;
-	s->ep = pl->have ? pl->best.ep : 0;
-	s->decode_tokens_per_s = pl->have ? pl->best.decode : NAN;
-	s->prefill_tokens_per_s = pl->have ? pl->best.prefill : NAN;
-	s->bound = pl->have && pl->best.bound_known ? pl->best.bound : NULL;
+	/* a plan that does not fit has no split and no speed */
+	bool ok = pl->have && pl->fits;
+	s->tp = ok ? pl->best.tp : 0;
+	s->pp = ok ? pl->best.pp : 0;
+	s->dp = ok ? pl->best.dp : 0;
+	s->ep = ok ? pl->best.ep : 0;
+	s->decode_tokens_per_s = ok ? pl->best.decode : NAN;
+	s->prefill_tokens_per_s = ok ? pl->best.prefill : NAN;
+	s->bound = ok && pl->best.bound_known ? pl->best.bound : NULL;
 	return 0;
 }

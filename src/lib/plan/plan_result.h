@@ -19,7 +19,18 @@ struct palt {
 	double decode, prefill;
 	int64_t ctx;
 	int devices;   /* devices the alternative uses */
+	double cost_hour; /* its devices' price per hour; NaN unpriced */
 	char note[160];
+};
+
+/* --quant auto: one format it tried (docs/plan.md "Choosing the format") */
+#define MAXQTRY 8
+struct pqtry {
+	char quant[16];
+	char result[16];   /* "fits", "short", "not native", "skipped" */
+	int devices;       /* devices it was planned on; 0 none */
+	double short_bytes; /* "short": how far; else 0 */
+	char detail[200];  /* why, in words */
 };
 
 struct axl_plan {
@@ -49,11 +60,21 @@ struct axl_plan {
 	const struct axl__engine *eng;
 	double frac;            /* memory fraction planned with */
 	bool frac_given;        /* --memory-fraction, else the engine's default */
-	char quant_reason[200]; /* --quant auto: why this format; "" otherwise */
+	char quant_reason[512]; /* --quant auto: why this format; "" otherwise */
+	struct pqtry qtry[MAXQTRY]; /* --quant auto: the formats tried, in order */
+	int nqtry;
+	/* when nothing fits: what the closest split needs over the devices it was planned on
+	 * and what they hold (the engine's fraction of each) */
+	double need_bytes, avail_bytes;
+	int avail_devices;
+	char avail_what[160]; /* "2 x NVIDIA H100 80GB HBM3" */
 };
 
 /* plan_text.c: names the document and the text share */
 const char *axl__plan_link_name(enum axl__plink k);
 const char *axl__plan_quant_label(const struct axl_plan *pl);
+/* The quantisation alternative cheaper per million decoded tokens than the plan (objective
+ * cost, priced): its index in pl->alt, -1 none. */
+int axl__plan_cheaper_alt(const struct axl_plan *pl);
 
 #endif

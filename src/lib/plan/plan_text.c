@@ -38,6 +38,24 @@ const char *axl__plan_quant_label(const struct axl_plan *pl)
 	return pl->q.from_file ? (pl->model.dtype_name[0] ? pl->model.dtype_name : "file") : pl->q.name;
 }
 
+int axl__plan_cheaper_alt(const struct axl_plan *pl)
+{
+	if (pl->obj != AXL__OBJ_COST || !pl->fits || !pl->price_basis[0])
+		return -1;
+	double mine = axl__cost_per_mtok(pl->best.cost_hour, pl->best.decode);
+	int best = -1;
+	double bc = isfinite(mine) ? mine : INFINITY;
+	for (int i = 0; i < pl->nalt; i++) {
+		const struct palt *a = &pl->alt[i];
+		double c = axl__cost_per_mtok(a->cost_hour, a->decode);
+		if (strcmp(a->kind, "quantization") == 0 && a->fits && isfinite(c) && c < bc) {
+			bc = c;
+			best = i;
+		}
+	}
+	return best;
+}
+
 /* ---- the readable answer ------------------------------------------------------------ */
 
 static void gb(struct axl__sb *sb, double bytes)
@@ -111,8 +129,13 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 		       (long long)pl->ctx, (long long)pl->batch, pl->kv);
 	if (pl->quant_reason[0])
 		axl__sb_printf(&sb, "Quantization  %s\n", pl->quant_reason);
-	axl__sb_printf(&sb, "Engine        %s (%s); %.0f%% of each device's memory (%s)\n", pl->eng->name,
-		       pl->eng->basis, pl->frac * 100, pl->frac_given ? "as given" : pl->eng->fraction_source);
+	for (int i = 0; i < pl->nqtry; i++)
+		if (strcmp(pl->qtry[i].result, "fits") != 0)
+			axl__sb_printf(&sb, "              %-5s %s: %s\n", pl->qtry[i].quant, pl->qtry[i].result,
+				       pl->qtry[i].detail);
+	axl__sb_printf(&sb, "Engine        %s, %s (%s); %.0f%% of each device's memory (%s)\n", pl->eng->name,
+		       pl->eng->rows > 0 ? "calibrated" : "NOT calibrated", pl->eng->basis, pl->frac * 100,
+		       pl->frac_given ? "as given" : pl->eng->fraction_source);
 	axl__sb_printf(&sb, "Objective     %s%s: %s\n", axl__pobj_name(pl->obj), pl->obj_default ? " (the default)" : "",
 		       axl__pobj_rule(pl->obj));
 	axl__sb_puts(&sb, "Memory        weights ");
@@ -139,17 +162,17 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 		strat(&sb, b->tp, b->pp, b->dp, b->ep);
 		axl__sb_printf(&sb, " on %d device%s\n", b->tp * b->pp * b->dp, b->tp * b->pp * b->dp > 1 ? "s" : "");
 	} else {
-		axl__sb_puts(&sb, "Fits          NO: ");
+		/* no split and no speed: how far short, and (below) what would fit */
+		axl__sb_puts(&sb, "Fits          NO: needs ");
+		gb(&sb, pl->need_bytes);
+		axl__sb_printf(&sb, ", the %d device%s (%s) hold ", pl->avail_devices, pl->avail_devices > 1 ? "s" : "",
+			       pl->avail_what);
+		gb(&sb, pl->avail_bytes);
+		axl__sb_printf(&sb, " at %.0f%% of their memory: ", pl->frac * 100);
 		gb(&sb, pl->shortfall);
-		axl__sb_puts(&sb, " short");
-		if (pl->have) {
-			axl__sb_puts(&sb, " with the closest split (");
-			strat(&sb, b->tp, b->pp, b->dp, b->ep);
-			axl__sb_puts(&sb, ")");
-		}
-		axl__sb_putc(&sb, '\n');
+		axl__sb_puts(&sb, " short\n");
 	}
-	if (pl->have) {
+	if (pl->have && pl->fits) {
 		axl__sb_puts(&sb, "Plan\n");
 		for (int r = 0; r < b->dp && r < MAXDP; r++)
 			for (int s = 0; s < b->pp; s++) {
@@ -175,7 +198,7 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 		axl__sb_puts(&sb, "Estimate      decode ");
 		rate(&sb, b->decode);
 		axl__engine_band(pl->eng, b->decode, b->decode_roof, band);
-		band_text(&sb, "expected", band);
+		band_text(&sb, pl->eng->rows > 0 ? "expected" : "uncalibrated, expected", band);
 		if (pl->batch > 1) {
 			axl__sb_puts(&sb, " (");
 			rate(&sb, b->decode / (double)pl->batch);
@@ -212,11 +235,19 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 			axl__sb_printf(&sb, isfinite(pc) ? "%.4g" : "unknown", pc);
 			axl__sb_printf(&sb, " (price: %s, %s)\n", pl->price_basis, pl->price_source);
 		}
+		int ch = axl__plan_cheaper_alt(pl);
+		if (ch >= 0)
+			axl__sb_printf(&sb, "Cheaper       %s weights: %.4g per million decoded tokens against %.4g "
+					    "(alternative %d)\n",
+				       pl->alt[ch].quant, axl__cost_per_mtok(pl->alt[ch].cost_hour, pl->alt[ch].decode), dc,
+				       ch + 1);
+		else if (pl->obj == AXL__OBJ_COST && isfinite(dc))
+			axl__sb_puts(&sb, "Cheaper       no other format that fits costs less per decoded token\n");
 	}
 	for (int i = 0; i < pl->nwarn; i++)
 		axl__sb_printf(&sb, "Warning       %s\n", pl->warn[i]);
 	if (pl->nalt > 0) {
-		axl__sb_puts(&sb, "Alternatives\n");
+		axl__sb_puts(&sb, pl->fits ? "Alternatives\n" : "What fits\n");
 		for (int i = 0; i < pl->nalt; i++) {
 			const struct palt *a = &pl->alt[i];
 			axl__sb_printf(&sb, "  %2d. %-12s ", i + 1, a->kind);
@@ -226,12 +257,15 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 			axl__sb_free(&tmp);
 			axl__sb_puts(&sb, a->fits ? "fits  decode " : "no    decode ");
 			rate(&sb, a->decode);
+			double ac = axl__cost_per_mtok(a->cost_hour, a->decode);
+			if (pl->price_basis[0])
+				axl__sb_printf(&sb, isfinite(ac) ? ", %.4g per million tokens" : ", cost unknown", ac);
 			if (a->note[0])
 				axl__sb_printf(&sb, "  (%s)", a->note);
 			axl__sb_putc(&sb, '\n');
 		}
 	} else if (!pl->fits) {
-		axl__sb_puts(&sb, "Alternatives  none found: no quantisation, context or added devices (up to 64) fits\n");
+		axl__sb_puts(&sb, "What fits     nothing found: no other quantisation, no shorter context and no added devices (up to 64) fits\n");
 	}
 	if (sb.failed) {
 		axl__sb_free(&sb);

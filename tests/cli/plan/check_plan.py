@@ -15,6 +15,7 @@ Simulated nodes (tests/sim/*.json, through --sim) and recorded inventories
 import argparse
 import glob
 import json
+import re
 import os
 import struct
 import subprocess
@@ -32,7 +33,8 @@ MI300X8 = os.path.join(SIM, "mi300x8.json")
 LAPTOP = os.path.join(GOLDEN, "laptop-npu-2gpu.json")
 
 CASES = ["schema", "physics", "fit", "split", "files", "errors", "list", "instruct", "node_version", "objective",
-         "cost", "cpu", "tpu_ici"]
+         "cost", "cpu", "tpu_ici", "nofit", "network", "empty_node", "cost_alternatives", "calibrated"]
+H100X2 = os.path.join(SIM, "h100x2.json")
 
 failures = []
 
@@ -106,6 +108,19 @@ def invariants(d, what):
         check(d["plan"] is not None, "%s: fits without a plan" % what)
     else:
         check(d["shortfall_bytes"] > 0, "%s: does not fit but shortfall 0" % what)
+        # no split and no speed presented as a plan; how far short instead
+        check(d["plan"] is None and d["estimate"] is None, "%s: does not fit but has a plan or an estimate" % what)
+        sf = d.get("shortfall") or {}
+        check(sf.get("needed_bytes", 0) > sf.get("available_bytes", -1) >= 0 and sf.get("devices", 0) >= 1,
+              "%s: shortfall %s" % (what, sf))
+        for a in d["alternatives"]:
+            check(a["fits"] and a["kind"] != "split", "%s: an alternative that does not fit: %s" % (what, a))
+    for a in d["alternatives"]:
+        st = a["strategy"]
+        check(a["devices"] == st["tp"] * st["pp"] * st["dp"], "%s: alternative's devices %d for %s" % (what, a["devices"], st))
+        m = re.match(r"(\d+) more .*: (\d+) devices? in all$", a.get("note", ""))
+        if a["kind"] == "devices":
+            check(m is not None and int(m.group(2)) == a["devices"], "%s: devices alternative %s" % (what, a))
     p = d["plan"]
     if p is not None:
         st = p["strategy"]
@@ -385,9 +400,11 @@ def case_split(axl, work):
             check(len(v) == 1, "%s: tensor parallelism spans nodes in replica/stage %s: %s" % (model, k, v))
         if model == "llama3.1-405b":
             check(d["fits"], "405b bf16 on 8 H100 + 8 MI300X (2.2 TB) does not fit")
-    d = plan(axl, "llama3.1-405b", "--quant", "bf16", "--node", a, "--node", b, "--network-gbps", "50")
-    if d:
-        check(d["estimate"]["factors"]["network_gbps"] == 50, "network_gbps %s" % d["estimate"]["factors"])
+    # --network takes a unit: 400Gb/s (a 400G NIC) is 50 GB/s; 50GB/s the same
+    for rate in ("400Gb/s", "50GB/s"):
+        d = plan(axl, "llama3.1-405b", "--quant", "bf16", "--node", a, "--node", b, "--network", rate)
+        if d:
+            check(d["estimate"]["factors"]["network_gbps"] == 50, "--network %s: %s" % (rate, d["estimate"]["factors"]))
     # MoE: expert parallelism in the plan or an alternative
     for model in ("qwen3-30b-a3b", "deepseek-v3"):
         d = plan(axl, model, sim=H100X8 if model != "deepseek-v3" else MI300X8)
@@ -728,7 +745,7 @@ def case_instruct(axl, work):
 
 def case_node_version(axl, work):
     """A --node document of a later schema_version is read as far as understood, with one
-    warning naming the file and both versions; the plan is the version 1 document's."""
+    warning naming the file and both versions; the plan is the current (version 2) document's."""
     rc, out, err = run(axl, ["list", "--json"], sim=H100X8)
     if not check(rc == 0, "list --json: rc %d %s" % (rc, err)):
         return 0
@@ -750,7 +767,7 @@ def case_node_version(axl, work):
         rc, out, err = run(axl, ["plan", "llama3.1-70b", "--json", "--node", paths[tag]])
         check(rc == 0 and out == base[1], "%s node: rc %d, plan %s" % (tag, rc, "same" if out == base[1] else "differs"))
         want = [] if tag == "noversion" else [
-            "axl: warning: %s: schema_version 99 is newer than this axl reads (1); reading what it understands" % paths[tag]]
+            "axl: warning: %s: schema_version 99 is newer than this axl reads (2); reading what it understands" % paths[tag]]
         check(err.splitlines() == want, "%s node: stderr %r" % (tag, err))
     # two nodes, one newer: one warning, for that file
     rc, out, err = run(axl, ["plan", "llama3.1-70b", "--node", paths["v1"], "--node", paths["v99"]])
@@ -964,7 +981,7 @@ def case_cpu(axl, work):
     d = plan(axl, "llama3.1-8b", "--quant", "q4_k_m", "--node", lap)
     if d:
         invariants(d, "8b on a limited laptop")
-        check(not d["fits"] and d["plan"]["shards"][0]["capacity_bytes"] == 6 << 30, "limit ignored: %s" % d["plan"])
+        check(not d["fits"] and d["shortfall"]["available_bytes"] == 6 << 30, "limit ignored: %s" % d.get("shortfall"))
         check(any("51.2 GB/s" in w and "1 x 2 channels" in w for w in d["warnings"]), "laptop assumption %s" % d["warnings"])
     d = plan(axl, "llama3.2-1b", "--quant", "q4_k_m", "--node", lap)
     if d:
@@ -1025,6 +1042,115 @@ def case_tpu_ici(axl, work):
     check(da > db, "ICI decodes faster than PCIe peers: %s vs %s tok/s" % (da, db))
     rc, out, err = run(axl, ["plan", "llama3.1-8b", "--node", node, "--objective", "latency"])
     check(rc == 0 and "(ici 200 GB/s)" in out, "the text says the slice's link: %s" % out[:600])
+
+
+def case_nofit(axl, work):
+    """Nothing fits (issue 34): llama3.1-405b on 2 x H100 prints no split and no decode speed,
+    says what is needed against what the devices hold, and what would fit; the devices
+    alternative's counts agree with its split and the node."""
+    rc, out, err = run(axl, ["plan", "llama3.1-405b"], sim=H100X2)
+    check(rc == 0, "405b on 2 H100: rc %d %s" % (rc, err))
+    check("Fits          NO: needs " in out and "the 2 devices (2 x NVIDIA H100 80GB HBM3) hold" in out and " short" in out,
+          "405b on 2 H100: %s" % out)
+    for bad in ("Plan\n", "Estimate", "tok/s (expected", "Roofline", "stage 0"):
+        check(bad not in out.split("What fits")[0], "405b on 2 H100 prints %r as a plan: %s" % (bad, out))
+    check("What fits\n" in out, "405b on 2 H100: no 'What fits': %s" % out)
+    d = plan(axl, "llama3.1-405b", sim=H100X2)
+    if d:
+        invariants(d, "405b on 2 H100")
+        sf = d["shortfall"]
+        # 2 x 0.9 x 80 GiB; 405.85e9 x 2 bytes of weights at least
+        check(abs(sf["available_bytes"] - 2 * 0.9 * 80 * 2**30) < 1e9 and sf["needed_bytes"] > 811e9,
+              "405b on 2 H100: shortfall %s" % sf)
+        check(abs(d["shortfall_bytes"] - (sf["needed_bytes"] - sf["available_bytes"])) < 0.02 * d["shortfall_bytes"],
+              "405b on 2 H100: shortfall %d vs needed - available %s" % (d["shortfall_bytes"], sf))
+        dev = [a for a in d["alternatives"] if a["kind"] == "devices"]
+        check(len(dev) == 1 and dev[0]["fits"], "405b on 2 H100: devices alternative %s" % dev)
+    # summary through the public API agrees (python binding reads it): tp 0 when it does not fit
+    # --quant auto where nothing fits: the closest format, no plan
+    d = plan(axl, "llama3.1-405b", "--quant", "auto", sim=H100X2)
+    if d:
+        invariants(d, "405b auto on 2 H100")
+        tried = [t["quantization"] for t in d["request"].get("quantization_tried", [])]
+        check(not d["fits"] and tried[:4] == ["bf16", "fp8", "int8", "int4"] and "no format fits" in d["request"]["quantization_reason"],
+              "405b auto on 2 H100: %s" % d["request"])
+
+
+def case_network(axl, work):
+    """--network takes a unit (400Gb/s is 50 GB/s); a bare number and --network-gbps are
+    refused with the spelling to use."""
+    for args, want in ((["--network", "400"], "400Gb/s"), (["--network", "fast"], "400Gb/s"),
+                       (["--network", "400Gx"], "400Gb/s"), (["--network-gbps", "50"], "--network 400Gb/s"),
+                       (["--network-gbps=50"], "--network 400Gb/s")):
+        rc, out, err = run(axl, ["plan", "llama3.1-8b"] + args, sim=H100X2)
+        check(rc == 2 and want in err and not out, "%s: rc %d %r" % (args, rc, err))
+    d = plan(axl, "llama3.1-8b", "--network", "400Gb/s", sim=H100X2)
+    if d:
+        check(d["estimate"]["factors"]["network_gbps"] == 50 and d["estimate"]["factors"]["network_source"] == "as given",
+              "--network 400Gb/s: %s" % d["estimate"]["factors"])
+    d = plan(axl, "llama3.1-8b", "--network", "25GB/s", sim=H100X2)
+    if d:
+        check(d["estimate"]["factors"]["network_gbps"] == 25, "--network 25GB/s: %s" % d["estimate"]["factors"])
+
+
+def case_empty_node(axl, work):
+    """A bad option is named even where there is nothing to plan on: an empty simulated node."""
+    # a node file with no accelerators and no host memory known: nothing to plan on at all
+    rc, out, err = run(axl, ["list", "--json"], sim=H100X2)
+    if not check(rc == 0, "list --json: %s" % err):
+        return
+    doc = json.loads(out)
+    doc["devices"], doc["links"] = [], []
+    doc["host"]["memory"] = {}
+    empty = os.path.join(work, "empty.json")
+    with open(empty, "w") as f:
+        json.dump(doc, f)
+    rc, out, err = run(axl, ["plan", "llama3.1-8b", "--node", empty])
+    check(rc == 1 and "no accelerators" in err, "empty node: rc %d %r" % (rc, err))
+    for args, want in ((["--quant", "int3"], "int3"), (["--kv-dtype", "fp4"], "fp4"), (["--engine", "vlm"], "vlm"),
+                       (["--objective", "speed"], "speed"), (["--devices", "nvidia:7"], "nvidia:7"),
+                       (["--memory-fraction", "1.5"], "1.5"), (["--network", "400"], "400Gb/s")):
+        rc, out, err = run(axl, ["plan", "llama3.1-8b", "--node", empty] + args)
+        check(rc != 0 and want in err and "no accelerators" not in err, "empty node %s: rc %d %r" % (args, rc, err))
+
+
+def case_cost_alternatives(axl, work):
+    """--objective cost: every alternative shows its cost per million tokens, and a cheaper
+    format that fits is named."""
+    d = plan(axl, "llama3.1-70b", "--objective", "cost", "--price-device-hour", "2.5", sim=H100X8)
+    if d:
+        invariants(d, "70b cost")
+        for a in d["alternatives"]:
+            check("decode_per_million_tokens" in a and "cost_per_hour" in a, "alternative without a cost: %s" % a)
+            if a["fits"] and a["decode_tokens_per_s"]:
+                want = a["cost_per_hour"] / (a["decode_tokens_per_s"] * 3600) * 1e6
+                check(abs(a["decode_per_million_tokens"] - want) <= 0.002 * want + 1e-3, "alternative cost %s vs %s" % (a, want))
+        c = d["estimate"]["cost"]
+        cheaper = [a for a in d["alternatives"] if a["kind"] == "quantization" and a["fits"] and
+                   a["decode_per_million_tokens"] is not None and a["decode_per_million_tokens"] < c["decode_per_million_tokens"]]
+        if cheaper:
+            best = min(cheaper, key=lambda a: a["decode_per_million_tokens"])
+            check(c.get("cheaper_quantization") == best["quantization"], "cheaper format not named: %s %s" % (c, best))
+        else:
+            check("cheaper_quantization" not in c, "cheaper named without one: %s" % c)
+        check(cheaper, "70b bf16 at cost on 8 H100: no fewer-bit format is cheaper? %s" % d["alternatives"])
+    rc, out, err = run(axl, ["plan", "llama3.1-70b", "--objective", "cost", "--price-device-hour", "2.5"], sim=H100X8)
+    check(rc == 0 and "Cheaper       " in out and "per million tokens" in out.split("Alternatives")[-1], "cost text: %s" % out)
+
+
+def case_calibrated(axl, work):
+    """The estimates say whether the engine is calibrated: vLLM (the default) and SGLang are
+    not (no measurement recorded), pytorch and llama.cpp are."""
+    for eng, cal in (("vllm", False), ("sglang", False), ("pytorch", True), ("llama.cpp", True)):
+        d = plan(axl, "llama3.1-8b", "--engine", eng, sim=H100X2)
+        if d:
+            f = d["estimate"]["factors"]
+            check(d["request"]["engine_calibrated"] is cal and f["calibrated"] is cal and (f["calibration_rows"] > 0) == cal,
+                  "%s: calibrated %s rows %s" % (eng, f.get("calibrated"), f["calibration_rows"]))
+        rc, out, err = run(axl, ["plan", "llama3.1-8b", "--engine", eng], sim=H100X2)
+        word = "calibrated" if cal else "NOT calibrated"
+        check(rc == 0 and ("Engine        %s, %s" % (eng, word)) in out and (("uncalibrated" in out) != cal),
+              "%s text: %s" % (eng, out[:600]))
 
 
 def main():

@@ -52,6 +52,65 @@ def main():
                        capture_output=True, text=True)
     check("Quantization  auto: int8" in p.stdout, "text: %s" % p.stdout[:400])
 
+    # issue 34: native as the inventory says (a precision row, peak known or not), over the
+    # devices the plan uses. mixed.json: the RTX 4090's BF16 row has no peak; bf16 runs
+    # natively on every device, fits on one, and nothing is called "not native"
+    d = plan("mixed.json", "llama3.1-8b", "--quant", "auto")
+    if d:
+        r = d["request"]
+        used = {s["device"] for s in d["plan"]["shards"]}
+        check(r["quantization"] == "bf16" and "not native" not in r["quantization_reason"] and
+              [t["result"] for t in r["quantization_tried"]] == ["fits"], "8b auto on mixed: %s" % r)
+        check(len(used) == 1 and ("1 x " in r["quantization_reason"]), "8b auto on mixed: the reason names the plan's devices: %s %s" % (used, r))
+    # trees (tests/trees/nodes): Gaudi2's rows are native without peaks; the B580 has none
+    # (not known: assumed for bf16/int8/int4, never fp8); the Ryzen iGPU beside two Wormholes
+    # has none either and must not make them bf16 (their rows say FP8 and FP16)
+    trees = os.path.join(src, "tests", "trees")
+    work = os.environ.get("TMPDIR", "/tmp")
+    def tree(name):
+        out = os.path.join(work, "axl-quant-tree-%d-%s" % (os.getpid(), name))
+        subprocess.run([sys.executable, os.path.join(trees, "mktree.py"), os.path.join(trees, "nodes", name + ".json"), out],
+                       check=True, stdout=subprocess.DEVNULL)
+        return out
+    def plan_tree(t, *args):
+        p = subprocess.run([axl, "--sysroot", t, "plan"] + list(args) + ["--json"], capture_output=True, text=True)
+        if not check(p.returncode == 0, "%s %s: rc %d %s" % (t, args, p.returncode, p.stderr.strip())):
+            return None
+        d = json.loads(p.stdout)
+        cp.validate(d, os.path.join(src, "schema", "axl-plan.schema.json"), str(args))
+        return d
+    import shutil
+    made = []
+    try:
+        g = tree("gaudi2-8x"); made.append(g)
+        d = plan_tree(g, "llama3.1-405b", "--quant", "auto")
+        if d:
+            r = d["request"]
+            check(d["fits"] and r["quantization"] == "fp8" and r["quantization_tried"][0]["quantization"] == "bf16" and
+                  r["quantization_tried"][0]["result"] == "short" and "Habana Gaudi2" in r["quantization_reason"],
+                  "405b auto on 8 Gaudi2: %s" % r)
+        d = plan_tree(g, "llama3.1-8b", "--quant", "auto")
+        check(d and d["request"]["quantization"] == "bf16" and d["fits"], "8b auto on Gaudi2: %s" % (d and d["request"]))
+        b = tree("xe-desktop-b580"); made.append(b)
+        d = plan_tree(b, "llama3.1-8b", "--quant", "auto")
+        if d:
+            r = d["request"]
+            check(d["fits"] and r["quantization"] == "int8" and "no precisions" in r["quantization_reason"] and
+                  "fp8" not in [t["quantization"] for t in r["quantization_tried"]] and
+                  not any(t["result"] == "not native" for t in r["quantization_tried"]),
+                  "8b auto on a B580: %s" % r)
+        t = tree("tenstorrent-host"); made.append(t)
+        d = plan_tree(t, "llama3.1-8b", "--quant", "auto")
+        if d:
+            r = d["request"]
+            devs = {s["device"].split(":")[0] for s in (d["plan"] or {"shards": []})["shards"]}
+            check(d["fits"] and r["quantization"] == "fp16" and devs == {"tenstorrent"} and
+                  r["quantization_tried"][0] == dict(r["quantization_tried"][0], quantization="bf16", result="not native"),
+                  "8b auto on Wormholes beside an iGPU: %s %s" % (r, devs))
+    finally:
+        for m in made:
+            shutil.rmtree(m, ignore_errors=True)
+
     # bare sizes: a real architecture for the size, stated
     for size, layers in (("7B", 32), ("70b", 80), ("1.5B", None), ("405B", 126)):
         d = plan("h100x8-nvswitch.json", size)

@@ -278,6 +278,9 @@ static void test_sweep(void)
 					bad++;
 				if (!s.fits && s.shortfall_bytes <= 0)
 					bad++;
+				/* a plan that does not fit has no split and no speed (issue 34) */
+				if (!s.fits && (s.tp != 0 || !isnan(s.decode_tokens_per_s)))
+					bad++;
 				char *js = NULL, *tx = NULL;
 				size_t jl, tl;
 				if (axl_plan_json(pl, &js, &jl) != 0 || axl_plan_text(pl, &tx, &tl) != 0 || jl < 100 || tl < 100)
@@ -386,7 +389,14 @@ static void test_api_errors(void)
 	axl_plan *pl = NULL;
 	CHECK(axl_planner_new(&p) == 0);
 	struct axl_plan_request r = {.version = AXL_PLAN_REQUEST_VERSION};
-	CHECK(axl_plan_compute(&pl, p, m, &r) == AXL_EINVAL); /* no devices */
+	CHECK(axl_plan_compute(&pl, p, m, &r) == AXL_ENOENT); /* no devices */
+	/* a bad option is named before "no devices" (issue 34) */
+	r.quantization = "int5";
+	CHECK(axl_plan_compute(&pl, p, m, &r) == AXL_EINVAL && strstr(axl_error_last(), "int5"));
+	r.quantization = NULL;
+	r.devices = "nvidia:9";
+	CHECK(axl_plan_compute(&pl, p, m, &r) == AXL_EINVAL && strstr(axl_error_last(), "nvidia:9"));
+	r.devices = NULL;
 	axl_planner_free(p);
 	p = sim_planner("h100x2.json");
 	r.quantization = "int5";
