@@ -683,44 +683,6 @@ int cdi_refresh(struct cdi_job *j, int *wrote)
 	return rc;
 }
 
-#define DRIVER_ROOT_OPTIONS                                                                                       \
-	{.type = CLI_OPT_STRING, .name = "driver-root", .value = &a.driver_root, .value_name = "DIR", .help = \
-	 "where the vendor's user-space files are looked for (the host's\n"                                        \
-	 "root mounted at /host in a container; default / or $AXL_DRIVER_ROOT):\n"                                 \
-	 "links resolve inside it; NVML, ROCm SMI and Level Zero load from it"},                                  \
-	{.type = CLI_OPT_STRING, .name = "driver-root-host", .value = &a.driver_root_host, .value_name = "PATH", .help = \
-	 "what DIR is on the host (default /: the paths inside DIR are the\n"                                      \
-	 "host's; /run/nvidia/driver for the GPU Operator's driver container;\n"                                   \
-	 "$AXL_DRIVER_ROOT_HOST)"}
-
-static const struct cli_opt generate_options[] = {
-	{.type = CLI_OPT_STRING, .name = "output", .alias = 'o', .value = &a.output, .value_name = "DIR", .help = "write one file per kind there, axl-CLASS.json (or .yaml), each\nreplaced atomically and only when its content changed; the\nfolder is made when missing; - (or none): standard output"},
-	{.type = CLI_OPT_CHOICE, .name = "format", .value = &a.format, .help = "json (default) or yaml", .choices = "json|yaml"},
-	{.type = CLI_OPT_FLAG, .name = "watch", .value = &a.watch, .help = "keep DIR current: rediscover every --interval and when a device\nnode appears or goes; rewrite only what changed; remove the spec\nof a kind that is gone; SIGTERM or SIGINT ends it"},
-	{.type = CLI_OPT_DURATION, .name = "interval", .value = &a.interval_ms, .help = "(--watch) the period (default 60s)", .min = 1, .max = 86400000},
-	DRIVER_ROOT_OPTIONS,
-	{0},
-};
-
-static const struct cli_opt list_options[] = {
-	DRIVER_ROOT_OPTIONS,
-	{0},
-};
-
-static const struct cli_sub subs[] = {
-	{"generate", generate_options, "Container Device Interface specs for this node's accelerators"},
-	{"list", list_options, "the fully qualified CDI device names (axl.dev/nvidia-gpu=0)"},
-	{NULL, NULL, NULL},
-};
-
-const struct cli_command cli_cmd_cdi = {
-	"cdi", cmd_cdi, CLI_G_NODE | CLI_G_JSON, NULL, subs, NULL,
-	"Container Device Interface specs for this node's accelerators, one per kind\n"
-	"(axl.dev/nvidia-gpu, axl.dev/amd-gpu, ...: never the vendors' own kinds, which\n"
-	"their toolkits write beside), and the fully qualified device names (docs/cdi.md).\n"
-	"--json: (list) the names as a JSON array.",
-};
-
 /* The options (the tables close the file) */
 static struct {
 	const char *output, *format, *driver_root, *driver_root_host;
@@ -821,3 +783,41 @@ static int cmd_cdi(struct opts *o, int argc, char **argv)
 	axl_context_free(ctx);
 	return rc;
 }
+
+#define DRIVER_ROOT_OPTIONS                                                                                       \
+	{.type = CLI_OPT_STRING, .name = "driver-root", .value = &a.driver_root, .value_name = "DIR", .help = \
+	 "where the vendor's user-space files are looked for (the host's\n"                                        \
+	 "root mounted at /host in a container; default / or $AXL_DRIVER_ROOT):\n"                                 \
+	 "links resolve inside it; NVML, ROCm SMI and Level Zero load from it"},                                  \
+	{.type = CLI_OPT_STRING, .name = "driver-root-host", .value = &a.driver_root_host, .value_name = "PATH", .help = \
+	 "what DIR is on the host (default /: the paths inside DIR are the\n"                                      \
+	 "host's; /run/nvidia/driver for the GPU Operator's driver container;\n"                                   \
+	 "$AXL_DRIVER_ROOT_HOST)"}
+
+static const struct cli_opt generate_options[] = {
+	{.type = CLI_OPT_STRING, .name = "output", .alias = 'o', .value = &a.output, .value_name = "DIR", .help = "write one file per kind there, axl-CLASS.json (or .yaml), each\nreplaced atomically and only when its content changed; the\nfolder is made when missing; - (or none): standard output"},
+	{.type = CLI_OPT_CHOICE, .name = "format", .value = &a.format, .help = "json (default) or yaml", .choices = "json|yaml"},
+	{.type = CLI_OPT_FLAG, .name = "watch", .value = &a.watch, .help = "keep DIR current: rediscover every --interval and when a device\nnode appears or goes; rewrite only what changed; remove the spec\nof a kind that is gone; SIGTERM or SIGINT ends it"},
+	{.type = CLI_OPT_DURATION, .name = "interval", .value = &a.interval_ms, .help = "(--watch) the period (default 60s)", .min = 1, .max = 86400000},
+	DRIVER_ROOT_OPTIONS,
+	{0},
+};
+
+static const struct cli_opt list_options[] = {
+	DRIVER_ROOT_OPTIONS,
+	{0},
+};
+
+static const struct cli_sub subs[] = {
+	{"generate", generate_options, "Container Device Interface specs for this node's accelerators"},
+	{"list", list_options, "the fully qualified CDI device names (axl.dev/nvidia-gpu=0)"},
+	{NULL, NULL, NULL},
+};
+
+const struct cli_command cli_cmd_cdi = {
+	"cdi", cmd_cdi, CLI_G_NODE | CLI_G_JSON, NULL, subs, NULL,
+	"Container Device Interface specs for this node's accelerators, one per kind\n"
+	"(axl.dev/nvidia-gpu, axl.dev/amd-gpu, ...: never the vendors' own kinds, which\n"
+	"their toolkits write beside), and the fully qualified device names (docs/cdi.md).\n"
+	"--json: (list) the names as a JSON array.",
+};
