@@ -295,7 +295,7 @@ class Nic:
     pci_address: str | None
     numa_node: int | None
     link_layer: str | None
-    rate_gbit: float | None
+    rate_gbps: float | None
     state: str | None
     port_count: int | None
     node_guid: str | None
@@ -304,9 +304,13 @@ class Nic:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "Nic":
-        return cls(**{k: d.get(k) for k in ("name", "pci_address", "numa_node", "link_layer",
-                                             "rate_gbit", "state", "port_count", "node_guid",
-                                             "source")}, raw=dict(d))
+        f = {k: d.get(k) for k in ("name", "pci_address", "numa_node", "link_layer",
+                                    "rate_gbps", "state", "port_count", "node_guid", "source")}
+        # GB/s, as every rate in axl's JSON; an axl.inventory of schema_version 1 gave
+        # the port rate in Gb/s as "rate_gbit"
+        if f["rate_gbps"] is None and isinstance(d.get("rate_gbit"), (int, float)):
+            f["rate_gbps"] = d["rate_gbit"] / 8
+        return cls(**f, raw=dict(d))
 
 
 @dataclass(frozen=True)

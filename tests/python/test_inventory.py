@@ -44,6 +44,7 @@ def _compare(inv: axl.Inventory, doc: dict) -> None:
             [(p["technology"], p.get("max_partitions"), p.get("profiles", [])) for p in raw.get("partitioning", [])]
     assert [(l.a, l.b, l.kind) for l in inv.links] == [(l["a"], l["b"], l["kind"]) for l in doc["links"]]
     assert [n.name for n in inv.nics] == [n["name"] for n in doc.get("nics", [])]
+    assert [n.rate_gbps for n in inv.nics] == [n.get("rate_gbps") for n in doc.get("nics", [])]
     assert inv.host.hostname == doc["host"].get("hostname")
     assert inv.host.memory_total_bytes == doc["host"].get("memory", {}).get("total_bytes")
     assert len(inv.warnings) == len(doc["warnings"])
@@ -150,3 +151,13 @@ def test_select_bad_input(sim_h100x2):
         assert inv.select(min_memory=1 << 50) == []
         with pytest.raises(axl.NotFoundError):
             inv.best("memory", min_memory=1 << 50)
+
+
+def test_nic_rate_units():
+    """Every rate in axl's JSON is GB/s in a key ending _gbps (docs/json.md "Units"); an
+    axl.inventory of schema_version 1 gave the NIC's port rate in Gb/s as rate_gbit."""
+    from axl.inventory import Nic
+    assert Nic.from_json({"name": "mlx5_0", "rate_gbps": 50}).rate_gbps == 50
+    assert Nic.from_json({"name": "mlx5_0", "rate_gbit": 400}).rate_gbps == 50
+    assert Nic.from_json({"name": "mlx5_0", "rate_gbit": 100}).rate_gbps == 12.5
+    assert Nic.from_json({"name": "mlx5_0"}).rate_gbps is None

@@ -103,7 +103,7 @@ CPU = {
 
 VALID = {
     "schema": "axl.inventory",
-    "schema_version": 1,
+    "schema_version": 2,
     "generator": {"name": "axl", "version": "0.1.0"},
     "host": {
         "hostname": "hgx-01",
@@ -134,7 +134,7 @@ VALID = {
     ],
     "nics": [
         {"name": "mlx5_0", "pci_address": "0000:1a:00.0", "numa_node": 0, "link_layer": "InfiniBand",
-         "rate_gbit": 400, "state": "ACTIVE", "port_count": 1, "node_guid": "b8ce:f603:00a1:2b3c",
+         "rate_gbps": 50, "state": "ACTIVE", "port_count": 1, "node_guid": "b8ce:f603:00a1:2b3c",
          "source": "sysfs"},
     ],
     "nic_links": [
@@ -175,7 +175,7 @@ def _set(d, k, v):
 
 MINIMAL = {
     "schema": "axl.inventory",
-    "schema_version": 1,
+    "schema_version": 2,
     "host": {},
     "devices": [{"id": "habana:0", "index": 0, "vendor_id": "0x1da3", "device_id": "0x1020",
                  "family": "asic", "sources": ["sysfs"]}],
@@ -249,8 +249,8 @@ INVALID_CASES = [
     ("bad PCI address (no domain)", mutate(lambda d: _set(dev(d)["pci"], "address", "19:00.0"))),
     ("bad PCI address (function 8)", mutate(lambda d: _set(dev(d)["pci"], "address", "0000:19:00.8"))),
     ("bad PCI address (upper case)", mutate(lambda d: _set(dev(d)["pci"], "address", "0000:1A:00.0"))),
-    ("schema_version 2", mutate(lambda d: _set(d, "schema_version", 2))),
-    ("schema_version as a string", mutate(lambda d: _set(d, "schema_version", "1"))),
+    ("schema_version 3", mutate(lambda d: _set(d, "schema_version", 3))),
+    ("schema_version as a string", mutate(lambda d: _set(d, "schema_version", "2"))),
     ("schema_version as a boolean", mutate(lambda d: _set(d, "schema_version", True))),
     ("index as a boolean", mutate(lambda d: _set(dev(d), "index", False))),
     ("wrong schema name", mutate(lambda d: _set(d, "schema", "axl.metrics"))),
@@ -287,7 +287,9 @@ INVALID_CASES = [
     ("switch without pci_address", mutate(lambda d: _del(d["switches"][0], "pci_address"))),
     ("switch generation 0", mutate(lambda d: _set(d["switches"][0], "generation", 0))),
     ("nic without name", mutate(lambda d: _del(d["nics"][0], "name"))),
-    ("nic rate 0 (unknown written as zero)", mutate(lambda d: _set(d["nics"][0], "rate_gbit", 0))),
+    ("nic rate 0 (unknown written as zero)", mutate(lambda d: _set(d["nics"][0], "rate_gbps", 0))),
+    ("nic rate in bits (schema_version 1's rate_gbit)", mutate(lambda d: _set(d["nics"][0], "rate_gbit", 400))),
+    ("inventory of schema_version 1", mutate(lambda d: _set(d, "schema_version", 1))),
     ("nic GUID in upper case", mutate(lambda d: _set(d["nics"][0], "node_guid", "B8CE:F603:00A1:2B3C"))),
     ("nic_links entry without kind", mutate(lambda d: _del(d["nic_links"][0], "kind"))),
 ]

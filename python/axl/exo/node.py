@@ -61,7 +61,7 @@ def exo_node_profile(inventory: Inventory | None = None, *,
     - ``links``: the inventory's links between devices (``a``, ``b``, ``kind``,
       ``bandwidth_gbps``), for exo's topology.
     - ``rdma``: whether the node has an RDMA adapter that is up, and ``nics``: each
-      RDMA adapter (``name``, ``link_layer``, ``rate_gbit``, ``state``).
+      RDMA adapter (``name``, ``link_layer``, ``rate_gbps`` (GB/s), ``state``).
 
     ``inventory``: an open inventory (left open), else the live system's (or ``sim``'s),
     opened and closed here.
@@ -111,7 +111,7 @@ def exo_node_profile(inventory: Inventory | None = None, *,
         except AxlError:
             pass
         backends.append("cpu")
-        nics = [{"name": n.name, "link_layer": n.link_layer, "rate_gbit": n.rate_gbit,
+        nics = [{"name": n.name, "link_layer": n.link_layer, "rate_gbps": n.rate_gbps,
                  "state": n.state} for n in inv.nics]
         return {
             "memory": memory, "memory_source": source, "memory_unknown_devices": unknown,

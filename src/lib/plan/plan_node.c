@@ -19,8 +19,9 @@
 #include "util/pcie.h"
 
 #define PLAN_MAX_DEVS 4096
-/* the "axl.inventory" schema_version this planner reads (what json_out.c writes) */
-#define AXL__PLAN_NODE_VERSION 1
+/* the "axl.inventory" schema_version this planner reads (what inventory_json.c writes);
+ * version 1 gave the NIC rate in Gb/s as "rate_gbit", 2 in GB/s as "rate_gbps" */
+#define AXL__PLAN_NODE_VERSION 2
 #define PLAN_MAX_NODES 4096
 
 /* ---- the planner and its matrices -------------------------------------------------- */
@@ -685,10 +686,14 @@ static int add_json(struct axl_planner *p, const struct axl__jv *root, const cha
 			return JFAIL(c, "%s is not an object", where);
 		const char *state;
 		double rate;
-		if (jstr(c, n, "state", where, &state) || jnum(c, n, "rate_gbit", where, &rate))
+		/* GB/s; a document before version 2 (or without one) has Gb/s in rate_gbit */
+		bool v1 = !ver || ver->i < 2;
+		if (jstr(c, n, "state", where, &state) || jnum(c, n, v1 ? "rate_gbit" : "rate_gbps", where, &rate))
 			return -1;
-		if (state && !strcasecmp(state, "ACTIVE") && rate >= 0 && rate / 8 > nic)
-			nic = rate / 8;
+		if (v1 && rate >= 0)
+			rate /= 8;
+		if (state && !strcasecmp(state, "ACTIVE") && rate >= 0 && rate > nic)
+			nic = rate;
 	}
 	/* links are checked before anything is added: a bad document adds nothing */
 	for (size_t i = 0; links && i < links->len; i++) {

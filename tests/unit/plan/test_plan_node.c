@@ -279,6 +279,8 @@ static void bad(void)
 	refuse("{\"schema\":\"axl.inventory\",\"devices\":[{\"id\":\"a:0\",\"precision\":[3]}]}", "precision");
 	refuse("{\"schema\":\"axl.inventory\",\"devices\":[],\"links\":[{\"a\":1}]}", "links[0]");
 	refuse("{\"schema\":\"axl.inventory\",\"devices\":[],\"nics\":[{\"rate_gbit\":\"fast\"}]}", "rate_gbit");
+	refuse("{\"schema\":\"axl.inventory\",\"schema_version\":2,\"devices\":[],\"nics\":[{\"rate_gbps\":\"fast\"}]}",
+	       "rate_gbps");
 
 	/* odd but well-typed: accepted, unknowns stay unknown, long ids truncated */
 	axl_planner *p = NULL;
@@ -357,7 +359,7 @@ static void internals(void)
 }
 
 /* A document of a later schema_version: read as far as understood (the same node as
- * version 1), one warning naming the node and both versions; a version that is not a
+ * version 2), one warning naming the node and both versions; a version that is not a
  * positive integer is refused; none is read as before. */
 static void versions(void)
 {
@@ -366,7 +368,7 @@ static void versions(void)
 	CHECK(text != NULL);
 	if (!text)
 		return;
-	static const char key[] = "\"schema_version\": 1";
+	static const char key[] = "\"schema_version\": 2";
 	char *v = memmem(text, len, key, sizeof key - 1);
 	CHECK(v != NULL);
 	if (!v) {
@@ -377,7 +379,7 @@ static void versions(void)
 	CHECK_INT(axl_planner_new(&p1), 0);
 	CHECK_INT(axl_planner_add_json(p1, text, len, "node-a"), 0);
 	CHECK_INT(axl_planner_warning_count(p1), 0);
-	/* "schema_version": 1 -> 99, and a key this axl does not know */
+	/* "schema_version": 2 -> 99, and a key this axl does not know */
 	size_t off = (size_t)(v - text) + strlen("\"schema_version\": ");
 	char *t99 = malloc(len + 64);
 	CHECK(t99 != NULL);
@@ -395,7 +397,7 @@ static void versions(void)
 	if (w) {
 		CHECK_STR(w->source, "plan");
 		CHECK_STR(w->path, "node-a");
-		CHECK_STR(w->message, "schema_version 99 is newer than this axl reads (1); reading what it understands");
+		CHECK_STR(w->message, "schema_version 99 is newer than this axl reads (2); reading what it understands");
 	}
 	CHECK(axl_planner_warning(p99, 1) == NULL);
 	CHECK(axl_planner_warning(NULL, 0) == NULL);
@@ -429,6 +431,37 @@ static void versions(void)
 	axl_planner_free(p);
 }
 
+/* The NIC's rate: GB/s in "rate_gbps" from schema_version 2 on; a document of version 1
+ * (or without a version) gives Gb/s in "rate_gbit", read as GB/s (over 8); each version
+ * reads its own key only. */
+static double nic_of(const char *doc)
+{
+	axl_planner *p = NULL;
+	double g = -2;
+	CHECK_INT(axl_planner_new(&p), 0);
+	CHECK_INT(axl_planner_add_json(p, doc, strlen(doc), NULL), 0);
+	CHECK_INT(axl_planner_warning_count(p), 0);
+	if (p->nnodes == 1)
+		g = p->nodes[0].nic_gbps;
+	axl_planner_free(p);
+	return g;
+}
+
+static void nic_rates(void)
+{
+#define NICDOC(ver, nic) "{\"schema\":\"axl.inventory\"" ver ",\"devices\":[{\"id\":\"a:0\"}],\"nics\":[" nic "]}"
+	CHECK(nic_of(NICDOC(",\"schema_version\":2", "{\"state\":\"ACTIVE\",\"rate_gbps\":50}")) == 50);
+	CHECK(nic_of(NICDOC(",\"schema_version\":1", "{\"state\":\"ACTIVE\",\"rate_gbit\":400}")) == 50);
+	CHECK(nic_of(NICDOC("", "{\"state\":\"ACTIVE\",\"rate_gbit\":100}")) == 12.5);
+	/* the other version's key is not read */
+	CHECK(nic_of(NICDOC(",\"schema_version\":2", "{\"state\":\"ACTIVE\",\"rate_gbit\":400}")) < 0);
+	CHECK(nic_of(NICDOC(",\"schema_version\":1", "{\"state\":\"ACTIVE\",\"rate_gbps\":50}")) < 0);
+	/* the fastest active port */
+	CHECK(nic_of(NICDOC(",\"schema_version\":2", "{\"state\":\"ACTIVE\",\"rate_gbps\":12.5},"
+						     "{\"state\":\"DOWN\",\"rate_gbps\":100},{\"state\":\"ACTIVE\",\"rate_gbps\":25}")) == 25);
+#undef NICDOC
+}
+
 int main(void)
 {
 	h100();
@@ -438,5 +471,6 @@ int main(void)
 	bad();
 	internals();
 	versions();
+	nic_rates();
 	return check_summary();
 }
