@@ -12,7 +12,7 @@ See docs/python.md.
 
 from __future__ import annotations
 
-from . import compute
+from . import compute, runtime  # submodules usable after a plain `import axl`
 from ._lib import SUPPORTED_MAJOR, LibraryNotFoundError, lib, library_path
 from .control import (Limit, Partition, cleanup_partitions, clear_limit, create_partition,
                       destroy_partition, limit_env, limits, partitions, set_limit,
@@ -42,6 +42,6 @@ __all__ = [
     "PermissionDeniedError", "Plan", "Precision", "Process", "Sample", "Sampler", "SUPPORTED_MAJOR",
     "UnknownError", "Warning", "backends", "catalog", "cleanup_partitions", "clear_limit",
     "compute", "create_partition", "destroy_partition", "library_path", "limit_env", "limits",
-    "metric_names", "metric_unit", "model_info", "open", "partitions", "plan", "sample",
+    "metric_names", "metric_unit", "model_info", "open", "partitions", "plan", "runtime", "sample",
     "set_limit", "set_partition_mode", "version",
 ]
