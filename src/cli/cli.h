@@ -82,8 +82,6 @@ const struct cli_command *cli_command_find(const char *name);
  * ..."): the subcommand, or NULL after a message (unknown or missing subcommand, a bad
  * option). */
 const struct cli_sub *cli_sub_parse(const struct cli_command *c, int argc, char **argv);
-/* axl device-plugin's option choosing how partitions are advertised (cmd_device_plugin.c) */
-extern const char cli_opt_partition_strategy[];
 /* "axl capture, axl cdi generate, axl labels": the commands that take --NAME (name
  * without the dashes); "" when none. */
 void cli_commands_taking(const char *name, char *out, size_t cap);

@@ -592,37 +592,38 @@ static const struct k8s_transport *load_module(void)
 
 /* The options (the table closes the file) */
 static struct {
-	const char *dir, *parts, *parts_rocm, *parts_rocm2, *limiter, *list, *checks, *driver_root, *driver_root_host;
+	const char *dir, *parts[3], *limiter, *list, *checks, *driver_root, *driver_root_host;
 	long shares;
 	int64_t interval_ms, reg_timeout_ms, recovery_ms;
 	int has_recovery;
 } a = {.dir = DEFAULT_KUBELET_DIR, .list = "cdi-cri", .shares = 1, .reg_timeout_ms = 10000};
+static const struct cli_opt options[];
 
-/* axl device-plugin's option for partitions, named as NVIDIA's plugin names it */
-const char cli_opt_partition_strategy[] = "--mig-strategy";
-
-/* The partition strategy under any of its spellings (ROCm's plugin's Go flag,
- * -resource_naming_strategy, with one dash or two, and this command's spelling of it):
- * NULL after a message when two disagree. *spelled: the option used. */
+/* The partition strategy under any of its spellings (the table's three options writing
+ * a.parts[]: this command's, and the other plugins' that users bring): NULL after a message
+ * when two disagree. *spelled: the option used, as the table names it. */
 static const char *strategy(const char **spelled)
 {
+	static char names[3][64];
 	const char *v = NULL;
-	*spelled = cli_opt_partition_strategy;
-	const struct {
-		const char *name, *value;
-	} s[] = {{cli_opt_partition_strategy, a.parts},
-		 {"--resource-naming-strategy", a.parts_rocm},
-		 {"--resource_naming_strategy", a.parts_rocm2}};
-	for (size_t i = 0; i < sizeof s / sizeof *s; i++) {
-		if (!s[i].value)
-			continue;
-		if (v && strcmp(v, s[i].value) != 0) {
-			fprintf(stderr, "axl device-plugin: %s %s and %s %s disagree\n", *spelled, v, s[i].name, s[i].value);
-			return NULL;
+	*spelled = NULL;
+	for (const struct cli_opt *t = options; t->type != CLI_OPT_END; t++)
+		for (int k = 0; k < 3; k++) {
+			if (t->value != &a.parts[k])
+				continue;
+			snprintf(names[k], sizeof names[k], "--%s", t->name);
+			if (!*spelled)
+				*spelled = names[k];
+			if (!a.parts[k])
+				continue;
+			if (v && strcmp(v, a.parts[k]) != 0) {
+				fprintf(stderr, "axl device-plugin: %s %s and %s %s disagree\n", *spelled, v, names[k],
+					a.parts[k]);
+				return NULL;
+			}
+			v = a.parts[k];
+			*spelled = names[k];
 		}
-		v = s[i].value;
-		*spelled = s[i].name;
-	}
 	return v ? v : "none";
 }
 
@@ -805,9 +806,9 @@ out:
 
 static const struct cli_opt options[] = {
 	{.type = CLI_OPT_STRING, .name = "kubelet-dir", .value = &a.dir, .value_name = "DIR", .help = "the kubelet's socket directory (default\n/var/lib/kubelet/device-plugins)"},
-	{.type = CLI_OPT_CHOICE, .name = "mig-strategy", .value = &a.parts, .help = STRATEGY_HELP, .choices = "none|single|mixed"},
-	{.type = CLI_OPT_CHOICE, .name = "resource-naming-strategy", .value = &a.parts_rocm, .flags = CLI_OPT_HIDDEN, .choices = "none|single|mixed"},
-	{.type = CLI_OPT_CHOICE, .name = "resource_naming_strategy", .value = &a.parts_rocm2, .flags = CLI_OPT_HIDDEN, .choices = "none|single|mixed"},
+	{.type = CLI_OPT_CHOICE, .name = "mig-strategy", .value = &a.parts[0], .help = STRATEGY_HELP, .choices = "none|single|mixed"},
+	{.type = CLI_OPT_CHOICE, .name = "resource-naming-strategy", .value = &a.parts[1], .flags = CLI_OPT_HIDDEN, .choices = "none|single|mixed"},
+	{.type = CLI_OPT_CHOICE, .name = "resource_naming_strategy", .value = &a.parts[2], .flags = CLI_OPT_HIDDEN, .choices = "none|single|mixed"},
 	{.type = CLI_OPT_COUNT, .name = "shares", .value = &a.shares, .help = "advertise each device N times (IDs <id>::<k>), each share held\nto 1/N of the memory and compute by the preloaded limiter", .min = 1, .max = MAX_SHARES},
 	{.type = CLI_OPT_STRING, .name = "limiter", .value = &a.limiter, .value_name = "PATH", .help = "the limiter to mount (default: beside axl, or the installed one);\nthe ld.so.preload beside it is mounted at /etc/ld.so.preload"},
 	{.type = CLI_OPT_CHOICE, .name = "device-list-strategy", .value = &a.list, .help = "cdi-cri (default): the devices' CDI names; mounts: no CDI\n(containerd < 1.7, CRI-O without CDI), the spec's device nodes,\nenvironment and library mounts in the answer itself", .choices = "cdi-cri|cdi|mounts"},
