@@ -261,12 +261,37 @@ static int usage_error(const char *cmd, const char *fmt, const char *a, const ch
 	return EXIT_USAGE;
 }
 
-static int out_of_range(const char *cmd, const struct cli_opt *s, const char *v, const char *unit)
+/* A bound as the user would type it: 1d, 100ms, 1TiB, 65535 */
+static void bound_text(const struct cli_opt *s, double v, char *out, size_t cap)
+{
+	static const struct {
+		const char *unit;
+		double size;
+	} ms[] = {{"d", 8.64e7}, {"h", 3.6e6}, {"m", 6e4}, {"s", 1e3}, {"ms", 1}},
+	  bytes[] = {{"TiB", 1099511627776.0}, {"GiB", 1073741824.0}, {"MiB", 1048576.0}, {"KiB", 1024.0}, {"B", 1}};
+	const __typeof__(ms[0]) *u = s->type == CLI_OPT_DURATION ? ms : s->type == CLI_OPT_SIZE ? bytes : NULL;
+	for (int i = 0; u && i < 5; i++)
+		if (v >= u[i].size && fmod(v, u[i].size) == 0) {
+			snprintf(out, cap, "%.0f%s", v / u[i].size, u[i].unit);
+			return;
+		}
+	if (s->type == CLI_OPT_RATE)
+		snprintf(out, cap, "%gGB/s", v);
+	else if (u || s->type == CLI_OPT_COUNT)
+		snprintf(out, cap, "%.0f", v);
+	else
+		snprintf(out, cap, "%g", v);
+}
+
+static int out_of_range(const char *cmd, const struct cli_opt *s, const char *v)
 {
 	char lo[32], hi[32];
-	snprintf(lo, sizeof lo, "%g%s", s->min, unit);
-	snprintf(hi, sizeof hi, "%g%s", s->max, unit);
-	fprintf(stderr, "axl %s: --%s %s: out of range (%s..%s)\n", cmd, s->name, v, lo, hi);
+	bound_text(s, s->min, lo, sizeof lo);
+	bound_text(s, s->max, hi, sizeof hi);
+	if (s->max >= 1e15) /* no upper bound a user would meet */
+		fprintf(stderr, "axl %s: --%s %s: must be at least %s\n", cmd, s->name, v, lo);
+	else
+		fprintf(stderr, "axl %s: --%s %s: out of range (%s to %s)\n", cmd, s->name, v, lo, hi);
 	return EXIT_USAGE;
 }
 
@@ -313,7 +338,7 @@ static int set_value(const char *cmd, const struct cli_opt *s, const char *v)
 			return EXIT_USAGE;
 		}
 		if (bounded(s) && (n < s->min || n > s->max))
-			return out_of_range(cmd, s, v, "");
+			return out_of_range(cmd, s, v);
 		*(long *)s->value = (long)n;
 		break;
 	}
@@ -325,7 +350,7 @@ static int set_value(const char *cmd, const struct cli_opt *s, const char *v)
 			return EXIT_USAGE;
 		}
 		if (bounded(s) && (n < s->min || n > s->max))
-			return out_of_range(cmd, s, v, "");
+			return out_of_range(cmd, s, v);
 		*(double *)s->value = n;
 		break;
 	}
@@ -336,7 +361,7 @@ static int set_value(const char *cmd, const struct cli_opt *s, const char *v)
 			return EXIT_USAGE;
 		}
 		if (bounded(s) && ((double)b < s->min || (double)b > s->max))
-			return out_of_range(cmd, s, v, "B");
+			return out_of_range(cmd, s, v);
 		*(int64_t *)s->value = b;
 		break;
 	}
@@ -347,7 +372,7 @@ static int set_value(const char *cmd, const struct cli_opt *s, const char *v)
 			return EXIT_USAGE;
 		}
 		if (bounded(s) && (r < s->min || r > s->max))
-			return out_of_range(cmd, s, v, "GB/s");
+			return out_of_range(cmd, s, v);
 		*(double *)s->value = r;
 		break;
 	}
@@ -358,7 +383,7 @@ static int set_value(const char *cmd, const struct cli_opt *s, const char *v)
 			return EXIT_USAGE;
 		}
 		if (bounded(s) && ((double)ms < s->min || (double)ms > s->max))
-			return out_of_range(cmd, s, v, "ms");
+			return out_of_range(cmd, s, v);
 		*(int64_t *)s->value = ms;
 		break;
 	}

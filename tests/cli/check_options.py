@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The command line: global options before or after the command name, refused where
-they mean nothing, axl --version / -V, axl help COMMAND and COMMAND --help.
+they mean nothing, axl --version / -V, axl help COMMAND and COMMAND --help printed from each
+command's option table (src/cli/opt.h), units on every size, rate and duration, and one line
+with a "did you mean" for a mistyped command, subcommand or option.
 
 usage: check_options.py --list
        check_options.py --axl AXL --work DIR --case NAME
@@ -30,8 +32,8 @@ JSON_COMMANDS = [
     (["partition", "list"], []), (["partition", "profiles"], ["nvidia:0"]), (["cdi", "list"], []),
     (["plan"], ["meta-llama/Llama-3.2-1B"]), (["plan"], ["--list"]), (["metrics"], []),
 ]
-ALL_COMMANDS = ["list", "show", "topo", "capture", "metrics", "serve", "top", "cdi", "labels", "limit",
-                "partition", "plan", "version", "help"]
+ALL_COMMANDS = ["list", "show", "topo", "capture", "metrics", "serve", "top", "cdi", "labels", "agent",
+                "device-plugin", "limit", "partition", "plan", "bench", "version", "help"]
 
 
 class Ctx:
@@ -159,7 +161,18 @@ def case_help(c):
     rc, out, err = c.run("help", "nosuch")
     check(rc == 2 and "nosuch" in err, err)
     rc, out, err = c.run("nosuch")
-    check(rc == 2 and "unknown command" in err, err)
+    check(rc == 2 and "no command 'nosuch'" in err and len(err.splitlines()) == 1, err)
+    # every line of every help fits 80 columns; every option of a command's usage is
+    # described below it
+    import re
+    for cmd in [None] + ALL_COMMANDS:
+        out = c.run("help", *([cmd] if cmd else []))[1]
+        for line in out.splitlines():
+            check(len(line) <= 80, "axl help %s: a line of %d columns: %r" % (cmd or "", len(line), line))
+        if cmd:
+            usage = out.split("\n\n")[0]
+            for opt in set(re.findall(r"\[--([a-z][a-z0-9-]*)", usage)):
+                check(re.search(r"^  (-., )?--%s\b" % opt, out, re.M), "axl help %s: --%s not described" % (cmd, opt))
 
 
 def case_no_accelerators(c):
@@ -201,6 +214,81 @@ def case_garbage(c):
         check("Sanitizer" not in p.stderr and "runtime error" not in p.stderr, "%r: %s" % (argv, p.stderr[-2000:]))
         if p.returncode:
             check(p.stderr.strip(), "%r: exit %d without a word" % (argv, p.returncode))
+
+
+def one_line(c, args, *want):
+    rc, out, err = c.run(*args)
+    check(rc == 2 and not out, "%s: rc %d, out %r" % (args, rc, out))
+    check(len(err.splitlines()) == 1, "%s: more than one line: %r" % (args, err))
+    for w in want:
+        check(w in err, "%s: %r not in %r" % (args, w, err))
+    return err
+
+
+def case_typos(c):
+    """A mistyped command, subcommand or option: one line naming it, the near one, and where
+    the usage is (not the whole help)."""
+    one_line(c, ["lst"], "'lst'", "did you mean list?", "axl help")
+    one_line(c, ["lsit", "--sim", H100], "did you mean list?")
+    one_line(c, ["devcie-plugin"], "did you mean device-plugin?")
+    one_line(c, ["list", "--min-mem", "40GiB", "--sim", H100], "'--min-mem'", "did you mean --min-memory?",
+             "(axl help list)")
+    one_line(c, ["list", "--familly", "gpu", "--sim", H100], "did you mean --family?")
+    one_line(c, ["metrics", "--interval=1s", "--cont", "2", "--sim", H100], "did you mean --count?")
+    one_line(c, ["cdi", "generat", "--sim", H100], "no subcommand 'generat'", "did you mean generate?", "(axl help cdi)")
+    one_line(c, ["cdi", "--sim", H100], "generate", "list", "(axl help cdi)")
+    one_line(c, ["cdi", "generate", "--fromat", "yaml", "--sim", H100], "did you mean --format?")
+    one_line(c, ["--jsn", "list"], "did you mean --json?")
+    # an option of another command: named, with the commands that take it
+    one_line(c, ["list", "--listen", "x", "--sim", H100], "--listen", "axl serve", "axl agent")
+    # nothing near: no guess
+    err = one_line(c, ["list", "--zzzzzz", "--sim", H100], "unknown option '--zzzzzz'")
+    check("did you mean" not in err, err)
+    # a bad value of a fixed set names the set
+    one_line(c, ["list", "--best", "speed", "--sim", H100], "memory|bandwidth|compute", "'speed'")
+    one_line(c, ["cdi", "generate", "--format", "xml", "--sim", H100], "json|yaml")
+
+
+def case_units(c):
+    """Every size, rate and duration takes a unit; a bare number is refused with the fix."""
+    for args, want in (
+            (["list", "--min-memory", "40"], ["--min-memory 40", "40GiB", "40GB"]),
+            (["metrics", "--interval", "500"], ["--interval 500", "500ms", "500s"]),
+            (["top", "--batch", "--interval", "100", "--count", "1"], ["--interval 100", "100ms"]),
+            (["labels", "--watch", "--interval", "60", "-o", os.path.join(c.work, "l.txt")], ["--interval 60", "60s"]),
+            (["cdi", "generate", "--watch", "--interval", "60"], ["--interval 60", "60s"]),
+            (["agent", "--labels-file", os.path.join(c.work, "l.txt"), "--interval", "60"], ["--interval 60", "60s"]),
+            (["device-plugin", "--interval", "1"], ["--interval 1", "1s"]),
+            (["device-plugin", "--health-recovery", "300"], ["--health-recovery 300", "300s"]),
+            (["bench", "copy", "--size", "4096"], ["--size 4096", "4096B", "4096GiB"]),
+            (["plan", "meta-llama/Llama-3.2-1B", "--network", "400"], ["--network 400", "400Gb/s", "400GB/s"])):
+        one_line(c, args + ["--sim", H100], *want)
+    # the units say what they mean: 40GiB is 2^30 bytes per GiB, 40GB 10^9, K/M/G/T alone binary
+    def min_bytes(v):
+        rc, out, err = c.run("list", "--sim", H100, "--min-memory", v, "--json")
+        check(rc == 0, (v, rc, err))
+        return json.loads(out)["selection"]["filter"]["min_memory_bytes"]
+    for v, b in (("40GiB", 40 << 30), ("40GB", 40 * 10**9), ("40gb", 40 * 10**9), ("1.5G", 3 << 29),
+                 ("512MiB", 512 << 20), ("4096B", 4096), ("1TiB", 1 << 40)):
+        check(min_bytes(v) == b, "--min-memory %s: %d bytes, want %d" % (v, min_bytes(v), b))
+    for v, why in (("12XB", "not a unit of size"), ("40Gb/s", "not a unit of size"), ("GiB", "not a size"),
+                   ("-1GiB", "not a size")):
+        one_line(c, ["list", "--sim", H100, "--min-memory", v], why)
+    # durations: units and compounds; out of range says the range in units
+    rc, out, err = c.run("metrics", "--sim", H100, "--interval", "1ms", "--count", "2", "--json", "--no-processes")
+    check(rc == 0 and len(out.splitlines()) == 2, (rc, err))
+    one_line(c, ["metrics", "--sim", H100, "--interval", "0"], "out of range (1ms to 1d)")
+    one_line(c, ["metrics", "--sim", H100, "--interval", "2d"], "out of range (1ms to 1d)")
+    one_line(c, ["metrics", "--sim", H100, "--interval", "5x"], "not a unit of time")
+    one_line(c, ["metrics", "--sim", H100, "--count", "0"], "must be at least 1")
+    one_line(c, ["bench", "copy", "--sim", H100, "--size", "2TiB"], "out of range (1B to 1TiB)")
+    # rates: bits and bytes told apart by the b
+    for v, gbps in (("400Gb/s", 50), ("50GB/s", 50), ("400Gbit/s", 50), ("100Gbps", 12.5)):
+        rc, out, err = c.run("plan", "meta-llama/Llama-3.2-1B", "--sim", H100, "--network", v, "--json")
+        check(rc == 0, (v, rc, err))
+        doc = json.loads(out)
+        f = doc["estimate"]["factors"]
+        check(abs(f["network_gbps"] - gbps) < 1e-9 and f["network_source"] == "as given", "--network %s: %r" % (v, f))
 
 
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
