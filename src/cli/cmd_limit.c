@@ -221,7 +221,7 @@ int cmd_limit(struct opts *go, int argc, char **argv)
 /* Not yet on the option tables (opt.h): the command parses its own arguments, and its help
  * holds its usage */
 const struct cli_command cli_cmd_limit = {
-	"limit", cmd_limit, CLI_G_NODE | CLI_G_JSON, NULL, NULL, "memory and compute limits for workloads, and their environment",
+	"limit", cmd_limit, CLI_G_NODE | CLI_G_JSON, NULL, NULL, "memory and compute limits of workloads, and their environment",
 	"usage: axl limit set ID [--memory SIZE] [--compute PCT]\n"
 		 "       axl limit clear ID\n"
 		 "       axl limit list [--json]\n"
