@@ -13,6 +13,7 @@
 
 #include "axl.h"
 #include "cli.h"
+#include "output.h"
 #include "../util/file.h"
 
 /* The command line, for the capture's manifest (arguments with spaces quoted). */
@@ -31,6 +32,44 @@ static char *join_args(int argc, char **argv)
 	}
 	s[o] = '\0';
 	return s;
+}
+
+/* "8 accelerators (8 nvidia)", "3 accelerators (1 intel, 1 intelnpu, 1 nvidia)", "no
+ * accelerator": what the capture holds, by the kinds of the ids axl list shows (the CPU is
+ * not counted). */
+static void count_accelerators(const axl_inventory *inv, char *out, size_t cap)
+{
+	struct {
+		char kind[32];
+		size_t n;
+	} k[16];
+	size_t nk = 0, total = 0;
+	for (size_t i = 0; i < axl_inventory_device_count(inv); i++) {
+		const axl_device *d = axl_inventory_device(inv, i);
+		if (axl_device_family(d) == AXL_FAMILY_CPU)
+			continue;
+		total++;
+		const char *id = axl_device_id(d), *colon = strchr(id, ':');
+		int len = colon ? (int)(colon - id) : (int)strlen(id);
+		size_t j;
+		for (j = 0; j < nk && (strncmp(k[j].kind, id, (size_t)len) != 0 || k[j].kind[len]); j++)
+			;
+		if (j == nk && nk < sizeof k / sizeof *k) {
+			snprintf(k[nk].kind, sizeof k[nk].kind, "%.*s", len, id);
+			k[nk++].n = 0;
+		}
+		if (j < nk)
+			k[j].n++;
+	}
+	if (!total) {
+		snprintf(out, cap, "no accelerator");
+		return;
+	}
+	size_t o = (size_t)snprintf(out, cap, "%zu accelerator%s (", total, total == 1 ? "" : "s");
+	for (size_t j = 0; j < nk && o < cap; j++)
+		o += (size_t)snprintf(out + o, cap - o, "%s%zu %s", j ? ", " : "", k[j].n, k[j].kind);
+	if (o < cap)
+		snprintf(out + o, cap - o, ")");
 }
 
 static const char *output;
@@ -97,7 +136,8 @@ static int cmd_capture(struct opts *o, int argc, char **argv)
 	int rc = axl_capture_write(ctx, out, &co, &members);
 	free(cmdline);
 	print_warnings(inv);
-	size_t ndev = axl_inventory_device_count(inv);
+	char accels[256];
+	count_accelerators(inv, accels, sizeof accels);
 	axl_inventory_free(inv);
 	axl_context_free(ctx);
 	if (rc) {
@@ -119,16 +159,15 @@ static int cmd_capture(struct opts *o, int argc, char **argv)
 		r = cli_write_stdout(buf, len);
 		free(buf);
 		if (!r)
-			fprintf(stderr, "axl: wrote the capture to standard output: %zu members, %zu bytes, %zu device%s\n",
-				members, len, ndev, ndev == 1 ? "" : "s");
+			fprintf(stderr, "axl: wrote the capture to standard output: %s; %zu files, %zu bytes\n", accels,
+				members, len);
 		return r;
 	}
 	struct stat st;
 	char size[32] = "?";
 	if (stat(out, &st) == 0)
 		human_bytes((int64_t)st.st_size, size, sizeof size);
-	printf("wrote %s: %zu members, %s, %zu device%s\n", out, members, size, ndev,
-	       ndev == 1 ? "" : "s");
+	printf("wrote %s: %s; %zu files, %s\n", out, accels, members, size);
 	printf("it holds this node's host name and serial numbers; replay it with "
 	       "axl list --sysroot %s\n", out);
 	return 0;

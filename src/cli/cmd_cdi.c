@@ -22,6 +22,7 @@
 
 #include "axl.h"
 #include "cli.h"
+#include "output.h"
 #include "../util/file.h"
 #include "../util/rootpath.h"
 
@@ -566,13 +567,9 @@ int cdi_setup(struct cdi_job *j, const struct opts *o, const char *dir, const ch
 		fprintf(stderr, "axl: --format takes json or yaml, not '%s'\n", format);
 		return EXIT_USAGE;
 	}
-	if (dir && !cli_is_stdout(dir)) {
-		struct stat st;
-		if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "axl: %s: not a directory\n", dir);
-			return 1;
-		}
-	}
+	/* the folder and those above it are made when missing, as generators do (mkdir -p) */
+	if (dir && !cli_is_stdout(dir) && cli_make_dir(dir))
+		return 1;
 	return 0;
 }
 

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "cdi_val.h"
@@ -445,6 +446,26 @@ static void slice_free(struct slice *s)
 
 /* Serve and register the resources of d->node not served yet, in a slice of their own.
  * 0 (also when there is none), or -1 after a message. */
+/* Every socket this run makes or dials in the kubelet's directory (the kubelet's own,
+ * kubelet.sock, as the kubelet's device manager names it; one per resource) fits in a unix
+ * socket's address (sun_path: 108 bytes with the NUL). A longer one could never be bound
+ * or reached: refused at the start, with the longest named. */
+static bool sockets_fit(const char *dir, const struct kp_node *node)
+{
+	const char *longest = "kubelet.sock";
+	for (size_t i = 0; i < node->n; i++)
+		if (strlen(node->res[i].socket) > strlen(longest))
+			longest = node->res[i].socket;
+	size_t len = strlen(dir) + 1 + strlen(longest), most = sizeof(((struct sockaddr_un *)0)->sun_path) - 1;
+	if (len <= most)
+		return true;
+	fprintf(stderr,
+		"axl: device-plugin: --kubelet-dir %s is too long for a unix socket: %s/%s has %zu bytes, a socket's "
+		"path at most %zu; name a shorter directory (a symbolic link to it will do)\n",
+		dir, dir, longest, len, most);
+	return false;
+}
+
 static int serve_new(struct dp *d, bool later)
 {
 	struct slice *s = calloc(1, sizeof *s);
@@ -726,7 +747,7 @@ static int cmd_device_plugin(struct opts *go, int argc, char **argv)
 	d.next_health = watch_now() + period;
 	d.node = scan(&d, 0);
 	int rc = 1;
-	if (!d.node)
+	if (!d.node || !sockets_fit(dir, d.node))
 		goto out;
 	if (d.node->n == 0)
 		fprintf(stderr, "axl: device-plugin: no accelerator to advertise on this node: waiting for one (rediscovering "

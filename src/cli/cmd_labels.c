@@ -298,10 +298,18 @@ static void precisions(struct lset *s, const struct group *g, const char *np)
 	}
 }
 
-/* Partitioning technologies any device of the group offers, with the current mode and
- * the most partitions when the devices agree ("mixed" for modes that differ), and the
- * number of partitions that exist now. */
-static void partitioning(struct lset *s, const struct group *g, const char *np)
+/* Is d of the product the group's labels name (model; any when NULL)? */
+static bool of_model(const axl_device *d, const char *model)
+{
+	const char *m = cli_str(d, AXL_ATTR_MODEL);
+	return !model || (m && strcmp(m, model) == 0);
+}
+
+/* Partitioning technologies the devices of the group's product (`model`, as product and
+ * memory; all devices when NULL) offer, with the current mode and the most partitions when
+ * they agree ("mixed" for modes that differ), and the number of partitions that exist now
+ * on the whole group. An L4 beside H100s is not labelled MIG-capable by them. */
+static void partitioning(struct lset *s, const struct group *g, const char *np, const char *model)
 {
 	/* the technologies, in the order first seen (the output is sorted later) */
 	const char *tech[16];
@@ -309,6 +317,8 @@ static void partitioning(struct lset *s, const struct group *g, const char *np)
 	size_t children = 0;
 	for (size_t i = 0; i < g->n; i++) {
 		children += axl_device_child_count(g->dev[i]);
+		if (!of_model(g->dev[i], model))
+			continue;
 		for (size_t j = 0; j < axl_device_partitioning_count(g->dev[i]); j++) {
 			const char *t = axl_device_partitioning(g->dev[i], j)->technology;
 			size_t k;
@@ -324,7 +334,7 @@ static void partitioning(struct lset *s, const struct group *g, const char *np)
 		int mode_mixed = 0, max_mixed = 0;
 		int64_t maxp = -2;
 		for (size_t i = 0; i < g->n; i++)
-			for (size_t j = 0; j < axl_device_partitioning_count(g->dev[i]); j++) {
+			for (size_t j = 0; of_model(g->dev[i], model) && j < axl_device_partitioning_count(g->dev[i]); j++) {
 				const struct axl_partitioning *p = axl_device_partitioning(g->dev[i], j);
 				if (strcmp(p->technology, tech[k]) != 0)
 					continue;
@@ -360,7 +370,8 @@ static void describe_kind(struct lset *s, const struct group *g)
 {
 	char np[48], name[128];
 	snprintf(np, sizeof np, "%s.", g->kind);
-	const axl_device *rep = describe(s, g, np, NULL);
+	const char *model = NULL;
+	const axl_device *rep = describe(s, g, np, &model);
 	if (!rep)
 		return;
 	static const struct {
@@ -387,7 +398,7 @@ static void describe_kind(struct lset *s, const struct group *g)
 		}
 	}
 	precisions(s, g, np);
-	partitioning(s, g, np);
+	partitioning(s, g, np, model);
 }
 
 static void add_vendor_label(const char *key, const char *value, void *userdata)

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "output.h"
 
 static void print_table(const axl_sample *smp, const char *only)
 {
@@ -133,6 +134,11 @@ static int cmd_metrics(struct opts *o, int argc, char **argv)
 		axl_context_free(ctx);
 		return 1;
 	}
+	/* nothing to sample: said as axl list says it, once, on standard error (the table's
+	 * header and JSON documents still go to standard output, as scripts expect) */
+	size_t accels = cli_accelerator_count(inv);
+	if (accels == 0)
+		cli_no_accelerators_hint();
 	long count = count_arg ? count_arg : (interval_ms ? 0 : 1);
 	/* without --interval, utilisation needs two readings: take a first one 100 ms
 	 * before the one shown */
@@ -170,6 +176,8 @@ static int cmd_metrics(struct opts *o, int argc, char **argv)
 			if (k)
 				printf("\n");
 			print_table(smp, only);
+			if (accels == 0)
+				printf("(no accelerators found)\n");
 			print_workloads(smp, only);
 			print_sample_warnings(smp);
 		}

@@ -335,7 +335,7 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 
 	axl_model *model = NULL;
 	if (axl_model_open(&model, model_name) != 0)
-		return fail_last(model_name);
+		return fail_last("plan"); /* the message names the model */
 	axl_planner *planner = NULL;
 	if (axl_planner_new(&planner) != 0) {
 		axl_model_free(model);

@@ -5,6 +5,7 @@
  *   GET /metrics    the sample in the text format 0.0.4 (axl_sample_prometheus)
  *   GET /healthz    "ok"
  *   GET /inventory  the axl.inventory document
+ *   GET /           a page that links the three, as node_exporter's and dcgm-exporter's do
  *   anything else 404; a method other than GET or HEAD 405. Nothing can be changed.
  *
  * libmicrohttpd runs a small pool of threads, each with its own event loop: a client
@@ -126,7 +127,8 @@ struct serve {
 	double min_interval_ms;
 	unsigned prom_flags;
 	uint64_t samples;            /* samples taken, under lock */
-	struct MHD_Response *healthz, *starting, *inventory, *not_found, *not_allowed;
+	struct MHD_Response *healthz, *starting, *inventory, *not_found, *not_allowed, *index;
+	char index_html[1024];       /* GET /: what serves here, with links (index's buffer) */
 };
 
 static double mono_ms(void)
@@ -222,6 +224,8 @@ static MHD_RESULT handle(void *cls, struct MHD_Connection *c, const char *url, c
 					       : MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, sv->starting);
 	if (strcmp(url, "/inventory") == 0)
 		return MHD_queue_response(c, MHD_HTTP_OK, sv->inventory);
+	if (strcmp(url, "/") == 0)
+		return MHD_queue_response(c, MHD_HTTP_OK, sv->index);
 	return MHD_queue_response(c, MHD_HTTP_NOT_FOUND, sv->not_found);
 }
 
@@ -292,7 +296,7 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
 static void free_responses(struct serve *sv)
 {
 	struct MHD_Response **rs[] = {&sv->metrics,   &sv->healthz,   &sv->starting,
-				      &sv->inventory, &sv->not_found, &sv->not_allowed};
+				      &sv->inventory, &sv->not_found, &sv->not_allowed, &sv->index};
 	for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
 		if (*rs[i]) {
 			MHD_destroy_response(*rs[i]);
@@ -362,7 +366,21 @@ int serve_start(const struct opts *o, const struct serve_opts *sopt, int ready, 
 	sv->not_found = text_response("not found: try /metrics, /healthz or /inventory\n", "text/plain; charset=utf-8");
 	sv->not_allowed = text_response("method not allowed: this server is read-only (GET, HEAD)\n",
 					"text/plain; charset=utf-8");
-	if (!sv->healthz || !sv->starting || !sv->inventory || !sv->not_found || !sv->not_allowed) {
+	/* the landing page a browser gets, as node_exporter's and dcgm-exporter's: what this
+	 * is and where its documents are (relative links: it may sit behind a proxy's prefix) */
+	size_t nacc = 0;
+	for (size_t i = 0; i < axl_inventory_device_count(sv->inv); i++)
+		nacc += axl_device_family(axl_inventory_device(sv->inv, i)) != AXL_FAMILY_CPU;
+	snprintf(sv->index_html, sizeof sv->index_html,
+		 "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>axl</title></head>\n<body>\n"
+		 "<h1>axl</h1>\n<p>%zu accelerator%s on this node.</p>\n<ul>\n"
+		 "<li><a href=\"metrics\">/metrics</a>: the metrics, for Prometheus%s</li>\n"
+		 "<li><a href=\"healthz\">/healthz</a>: ok when serving</li>\n"
+		 "<li><a href=\"inventory\">/inventory</a>: the devices (axl.inventory JSON)</li>\n"
+		 "</ul>\n</body></html>\n",
+		 nacc, nacc == 1 ? "" : "s", sv->prom_flags & AXL_METRICS_DCGM ? " (also under dcgm-exporter's names)" : "");
+	sv->index = text_response(sv->index_html, "text/html; charset=utf-8");
+	if (!sv->healthz || !sv->starting || !sv->inventory || !sv->not_found || !sv->not_allowed || !sv->index) {
 		fprintf(stderr, "axl: out of memory\n");
 		serve_stop(sv);
 		return 1;

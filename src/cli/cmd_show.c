@@ -12,10 +12,51 @@
 #include "axl.h"
 #include "cli.h"
 
+/* The width of the key column: the longest name shown (set by cmd_show), so that every
+ * value starts in one column, as nvidia-smi -q and lspci -vv line theirs up. */
+static int kw = 24;
+
 static void kv(const char *k, const char *v)
 {
 	if (v)
-		printf("  %-24s %s\n", k, v);
+		printf("  %-*s %s\n", kw, k, v);
+}
+
+/* One attribute's value as show prints it (the JSON's format for ids and the class);
+ * false when it has none to print. */
+static bool attr_text(const axl_device *d, int a, char *val, size_t cap)
+{
+	const char *s;
+	int64_t i;
+	double f;
+	if (a == AXL_ATTR_ID || axl_device_source(d, (axl_attr)a) == AXL_SOURCE_NONE)
+		return false;
+	if (axl_device_get_str(d, (axl_attr)a, &s) == 0)
+		snprintf(val, cap, "%s", s);
+	else if (a == AXL_ATTR_FAMILY && axl_device_get_int(d, (axl_attr)a, &i) == 0)
+		snprintf(val, cap, "%s", axl_family_name((axl_family)i));
+	else if (a == AXL_ATTR_PCI_CLASS && axl_device_get_int(d, (axl_attr)a, &i) == 0)
+		/* class and subclass, as the JSON's pci.class and lspci -n write it (0x0302) */
+		snprintf(val, cap, "0x%04llx", (unsigned long long)i >> 8);
+	else if ((a == AXL_ATTR_VENDOR_ID || a == AXL_ATTR_DEVICE_ID || a == AXL_ATTR_SUBSYSTEM_VENDOR_ID ||
+		  a == AXL_ATTR_SUBSYSTEM_DEVICE_ID || a == AXL_ATTR_REVISION) &&
+		 axl_device_get_int(d, (axl_attr)a, &i) == 0)
+		snprintf(val, cap, a == AXL_ATTR_REVISION ? "0x%02llx" : "0x%04llx", (long long)i);
+	else if ((a == AXL_ATTR_VISIBLE || a == AXL_ATTR_ECC_MODE || a == AXL_ATTR_ECC_PENDING_MODE ||
+		  a == AXL_ATTR_PERSISTENCE_MODE) &&
+		 axl_device_get_int(d, (axl_attr)a, &i) == 0)
+		snprintf(val, cap, "%s", i ? "true" : "false");
+	else if (a == AXL_ATTR_MEMORY_TOTAL && axl_device_get_int(d, (axl_attr)a, &i) == 0) {
+		char h[32];
+		human_bytes(i, h, sizeof h);
+		snprintf(val, cap, "%lld (%s)", (long long)i, h);
+	} else if (axl_device_get_int(d, (axl_attr)a, &i) == 0)
+		snprintf(val, cap, "%lld", (long long)i);
+	else if (axl_device_get_num(d, (axl_attr)a, &f) == 0)
+		snprintf(val, cap, "%g", f);
+	else
+		return false;
+	return true;
 }
 
 static const char *id;
@@ -54,40 +95,22 @@ static int cmd_show(struct opts *o, int argc, char **argv)
 		}
 	} else {
 		printf("%s\n", axl_device_id(d));
+		/* the columns: keys as wide as the longest, values as wide as the longest up to 40
+		 * (a longer one pushes only its own source along) */
+		char val[512];
+		int vw = 0;
+		kw = (int)strlen("compute_units"); /* the longest of the sections' names below */
+		for (int a = 0; a < AXL_ATTR__COUNT; a++)
+			if (attr_text(d, a, val, sizeof val)) {
+				int kl = (int)strlen(axl_attr_name((axl_attr)a)), vl = (int)strlen(val);
+				kw = kl > kw ? kl : kw;
+				vw = vl > vw && vl <= 40 ? vl : vw;
+			}
 		for (int a = 0; a < AXL_ATTR__COUNT; a++) {
-			if (a == AXL_ATTR_ID || axl_device_source(d, (axl_attr)a) == AXL_SOURCE_NONE)
+			if (!attr_text(d, a, val, sizeof val))
 				continue;
-			char val[512];
-			const char *s;
-			int64_t i;
-			double f;
-			if (axl_device_get_str(d, (axl_attr)a, &s) == 0)
-				snprintf(val, sizeof val, "%s", s);
-			else if (a == AXL_ATTR_FAMILY && axl_device_get_int(d, (axl_attr)a, &i) == 0)
-				snprintf(val, sizeof val, "%s", axl_family_name((axl_family)i));
-			else if ((a == AXL_ATTR_VENDOR_ID || a == AXL_ATTR_DEVICE_ID || a == AXL_ATTR_SUBSYSTEM_VENDOR_ID ||
-				  a == AXL_ATTR_SUBSYSTEM_DEVICE_ID || a == AXL_ATTR_PCI_CLASS || a == AXL_ATTR_REVISION) &&
-				 axl_device_get_int(d, (axl_attr)a, &i) == 0)
-				snprintf(val, sizeof val, a == AXL_ATTR_PCI_CLASS ? "0x%06llx" :
-							  a == AXL_ATTR_REVISION  ? "0x%02llx" : "0x%04llx",
-					 (long long)i);
-			else if ((a == AXL_ATTR_VISIBLE || a == AXL_ATTR_ECC_MODE || a == AXL_ATTR_ECC_PENDING_MODE ||
-				  a == AXL_ATTR_PERSISTENCE_MODE) &&
-				 axl_device_get_int(d, (axl_attr)a, &i) == 0)
-				snprintf(val, sizeof val, "%s", i ? "true" : "false");
-			else if (a == AXL_ATTR_MEMORY_TOTAL && axl_device_get_int(d, (axl_attr)a, &i) == 0) {
-				char h[32];
-				human_bytes(i, h, sizeof h);
-				snprintf(val, sizeof val, "%lld (%s)", (long long)i, h);
-			} else if (axl_device_get_int(d, (axl_attr)a, &i) == 0)
-				snprintf(val, sizeof val, "%lld", (long long)i);
-			else if (axl_device_get_num(d, (axl_attr)a, &f) == 0)
-				snprintf(val, sizeof val, "%g", f);
-			else
-				continue;
-			char key[64];
-			snprintf(key, sizeof key, "%s", axl_attr_name((axl_attr)a));
-			printf("  %-24s %-40s [%s]\n", key, val, axl_source_name(axl_device_source(d, (axl_attr)a)));
+			printf("  %-*s %-*s [%s]\n", kw, axl_attr_name((axl_attr)a), vw, val,
+			       axl_source_name(axl_device_source(d, (axl_attr)a)));
 		}
 		size_t nn = axl_device_node_count(d);
 		for (size_t i = 0; i < nn; i++)
@@ -95,7 +118,7 @@ static int cmd_show(struct opts *o, int argc, char **argv)
 		size_t nc = axl_device_compute_unit_count(d);
 		for (size_t i = 0; i < nc; i++) {
 			const struct axl_compute_unit *c = axl_device_compute_unit(d, i);
-			printf("  %-24s %s x %lld [%s]\n", i == 0 ? "compute_units" : "", c->name, (long long)c->count,
+			printf("  %-*s %s x %lld [%s]\n", kw, i == 0 ? "compute_units" : "", c->name, (long long)c->count,
 			       axl_source_name(c->source));
 		}
 		size_t np = axl_device_precision_count(d);
@@ -104,13 +127,13 @@ static int cmd_show(struct opts *o, int argc, char **argv)
 			char peak[32] = "";
 			if (p->peak_tflops >= 0)
 				snprintf(peak, sizeof peak, " %.1f TFLOPS", p->peak_tflops);
-			printf("  %-24s %-5s %s%s [%s]\n", i == 0 ? "precision" : "", axl_format_name(p->format),
+			printf("  %-*s %-5s %s%s [%s]\n", kw, i == 0 ? "precision" : "", axl_format_name(p->format),
 			       axl_support_name(p->support), peak, axl_source_name(p->source));
 		}
 		size_t nparts = axl_device_partitioning_count(d);
 		for (size_t i = 0; i < nparts; i++) {
 			const struct axl_partitioning *p = axl_device_partitioning(d, i);
-			printf("  %-24s %s", i == 0 ? "partitioning" : "", p->technology);
+			printf("  %-*s %s", kw, i == 0 ? "partitioning" : "", p->technology);
 			if (p->mode)
 				printf(" mode=%s", p->mode);
 			if (p->pending_mode)
@@ -128,7 +151,7 @@ static int cmd_show(struct opts *o, int argc, char **argv)
 				if (x->memory_bytes >= 0)
 					human_bytes(x->memory_bytes, mem, sizeof mem);
 				char c[5][24];
-				printf("  %-24s   %-12s id=%s mem=%s units=%s slices=%s instances=%s free=%s\n", "", x->name,
+				printf("  %-*s   %-12s id=%s mem=%s units=%s slices=%s instances=%s free=%s\n", kw, "", x->name,
 				       cli_cell(x->id, c[0], sizeof c[0]), mem, cli_cell(x->compute_units, c[1], sizeof c[1]),
 				       cli_cell(x->slices, c[2], sizeof c[2]), cli_cell(x->max_instances, c[3], sizeof c[3]),
 				       cli_cell(x->free_instances, c[4], sizeof c[4]));
@@ -137,7 +160,7 @@ static int cmd_show(struct opts *o, int argc, char **argv)
 		for (size_t i = 0; i < axl_device_port_count(d); i++) {
 			const struct axl_port *p = axl_device_port(d, i);
 			char ix[24];
-			printf("  %-24s %s %s %s", i == 0 ? "ports" : "", p->technology, cli_cell(p->index, ix, sizeof ix),
+			printf("  %-*s %s %s %s", kw, i == 0 ? "ports" : "", p->technology, cli_cell(p->index, ix, sizeof ix),
 			       p->active == 1 ? "up" : p->active == 0 ? "down" : "-");
 			if (p->remote_kind)
 				printf(" to %s", p->remote_kind);
@@ -150,7 +173,7 @@ static int cmd_show(struct opts *o, int argc, char **argv)
 		for (size_t i = 0; i < axl_device_child_count(d); i++) {
 			const axl_device *c = axl_device_child(d, i);
 			const char *prof = cli_str(c, AXL_ATTR_PARTITION_PROFILE), *uuid = cli_str(c, AXL_ATTR_UUID);
-			printf("  %-24s %s%s%s%s%s\n", i == 0 ? "children" : "", axl_device_id(c), prof ? " " : "",
+			printf("  %-*s %s%s%s%s%s\n", kw, i == 0 ? "children" : "", axl_device_id(c), prof ? " " : "",
 			       prof ? prof : "", uuid ? " " : "", uuid ? uuid : "");
 		}
 		print_warnings(inv);

@@ -6,7 +6,6 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,23 +15,13 @@
 
 #define WIDTH 80 /* NIC columns move to a table of their own past this */
 
+/* A row, and the column of the same device, is labelled with the device's id: the name
+ * axl show, partition and the rest take (nvidia-smi's GPU0 is its own index, which no
+ * other axl command would accept). */
 struct row {
 	const axl_device *dev;
-	char label[16];
+	const char *label;
 };
-
-/* A row's label: the family's name in capitals (GPU, NPU, FPGA, ...), ACC for the
- * families that name no kind of processor (ASIC, unknown). */
-static const char *family_label(axl_family f, char *buf, size_t cap)
-{
-	if (f != AXL_FAMILY_GPU && f != AXL_FAMILY_NPU && f != AXL_FAMILY_TPU && f != AXL_FAMILY_FPGA)
-		return "ACC";
-	size_t i = 0;
-	for (const char *p = axl_family_name(f); *p && i + 1 < cap; p++)
-		buf[i++] = (char)toupper((unsigned char)*p);
-	buf[i] = '\0';
-	return buf;
-}
 
 /* The cell for a link: nvidia-smi's codes, and XGMI, NL#, XL# for the other fabrics. */
 static void cell_code(const struct axl_link *l, char *out, size_t cap)
@@ -141,7 +130,7 @@ static void emit(struct line *l)
 /* One matrix: accelerator rows; accelerator columns (with the affinities) and/or NIC
  * columns. */
 static void print_matrix(const axl_inventory *inv, const struct row *rows, size_t nr, bool devs,
-			 size_t nic_from, size_t nic_to, int lw, int cw, int aw)
+			 size_t nic_from, size_t nic_to, int lw, int cw, int nw, int aw)
 {
 	char code[16], label[16];
 	struct line l = {.len = 0};
@@ -151,7 +140,7 @@ static void print_matrix(const axl_inventory *inv, const struct row *rows, size_
 			col(&l, cw, rows[j].label);
 	for (size_t k = nic_from; k < nic_to; k++) {
 		snprintf(label, sizeof label, "NIC%zu", k);
-		col(&l, cw, label);
+		col(&l, nw, label);
 	}
 	if (devs) {
 		col(&l, aw, "CPU Affinity");
@@ -171,7 +160,7 @@ static void print_matrix(const axl_inventory *inv, const struct row *rows, size_
 			}
 		for (size_t k = nic_from; k < nic_to; k++) {
 			cell_code(find_nic_link(inv, id, axl_inventory_nic(inv, k)->name), code, sizeof code);
-			col(&l, cw, code);
+			col(&l, nw, code);
 		}
 		if (devs) {
 			const char *cpus = cli_str(rows[i].dev, AXL_ATTR_LOCAL_CPULIST);
@@ -188,7 +177,7 @@ static void print_matrix(const axl_inventory *inv, const struct row *rows, size_
 
 static void print_devices(const axl_inventory *inv, const struct row *rows, size_t nr, int lw)
 {
-	printf("\n%-*s%-13s %-13s %-12s %s\n", lw, "", "ID", "PCI", "NEAREST NIC", "MODEL");
+	printf("\n%-*s%-13s %-12s %s\n", lw, "", "PCI", "NEAREST NIC", "MODEL");
 	for (size_t i = 0; i < nr; i++) {
 		const axl_device *d = rows[i].dev;
 		const char *pci = cli_str(d, AXL_ATTR_PCI_ADDRESS), *model = cli_str(d, AXL_ATTR_MODEL);
@@ -201,9 +190,9 @@ static void print_devices(const axl_inventory *inv, const struct row *rows, size
 			snprintf(near, sizeof near, "NIC%td %s", k, code);
 		}
 		/* the model fills what is left of the line */
-		int room = WIDTH - lw - 13 - 1 - 13 - 1 - 12 - 1;
-		printf("%-*s%-13s %-13s %-12s %.*s\n", lw, rows[i].label, axl_device_id(d), pci ? pci : "-",
-		       near, room > 8 ? room : 8, model ? model : "(unknown)");
+		int room = WIDTH - lw - 13 - 1 - 12 - 1;
+		printf("%-*s%-13s %-12s %.*s\n", lw, rows[i].label, pci ? pci : "-", near, room > 8 ? room : 8,
+		       model ? model : "(unknown)");
 	}
 }
 
@@ -304,7 +293,6 @@ static int cmd_topo(struct opts *o, int argc, char **argv)
 		axl_context_free(ctx);
 		return 1;
 	}
-	int counters[AXL_FAMILY__COUNT] = {0};
 	size_t maxlabel = 4;
 	for (size_t i = 0; i < nd; i++) {
 		const axl_device *d = axl_inventory_device(inv, i);
@@ -312,18 +300,14 @@ static int cmd_topo(struct opts *o, int argc, char **argv)
 		if (f == AXL_FAMILY_CPU)
 			continue;
 		rows[nr].dev = d;
-		char fam[16];
-		snprintf(rows[nr].label, sizeof rows[nr].label, "%s%d", family_label(f, fam, sizeof fam),
-			 f < AXL_FAMILY__COUNT ? counters[f]++ : 0);
+		rows[nr].label = axl_device_id(d);
 		if (strlen(rows[nr].label) > maxlabel)
 			maxlabel = strlen(rows[nr].label);
 		nr++;
 	}
+	/* NIC columns as wide as their names ("NIC10") and codes need, not as the ids */
 	size_t nn = axl_inventory_nic_count(inv);
-	if (nn > 100) /* "NIC100" */
-		maxlabel = maxlabel > 6 ? maxlabel : 6;
-	else if (nn > 10)
-		maxlabel = maxlabel > 5 ? maxlabel : 5;
+	int nw = (nn > 100 ? 6 : nn > 10 ? 5 : 4) + 1;
 	if (nr == 0) {
 		printf("(no accelerators found)\n");
 	} else {
@@ -335,15 +319,16 @@ static int cmd_topo(struct opts *o, int argc, char **argv)
 				aw = strlen(c);
 		}
 		aw += 2;
-		size_t full = (size_t)lw + (nr + nn) * (size_t)cw + aw + 4;
+		size_t devs = (size_t)lw + nr * (size_t)cw + aw + 4, full = devs + nn * (size_t)nw;
 		bool together = full <= WIDTH;
-		print_matrix(inv, rows, nr, true, 0, together ? nn : 0, lw, cw, (int)aw);
+		print_matrix(inv, rows, nr, true, 0, together ? nn : 0, lw, cw, nw, (int)aw);
 		if (!together && nn) {
-			/* NICs in tables of their own, as many columns as fit */
-			size_t per = (WIDTH - (size_t)lw) / (size_t)cw;
+			/* NICs in tables of their own, as many columns as fit in 80 or in the
+			 * accelerators' matrix when that is wider */
+			size_t room = devs > WIDTH ? devs : WIDTH, per = (room - (size_t)lw) / (size_t)nw;
 			for (size_t from = 0; from < nn; from += per) {
 				printf("\n");
-				print_matrix(inv, rows, nr, false, from, from + per < nn ? from + per : nn, lw, cw, 0);
+				print_matrix(inv, rows, nr, false, from, from + per < nn ? from + per : nn, lw, cw, nw, 0);
 			}
 		}
 		print_devices(inv, rows, nr, lw);

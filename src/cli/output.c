@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "output.h"
 #include "../util/file.h"
 
 int cli_is_stdout(const char *output)
@@ -44,12 +45,79 @@ static void test_pause(void)
 	}
 }
 
+/* The folder that holds `path` ("." when it names none), malloc'd; NULL out of memory. */
+static char *parent_of(const char *path, size_t len)
+{
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	while (len > 0 && path[len - 1] != '/')
+		len--;
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	return len ? strndup(path, len) : strdup(".");
+}
+
+/* Why a file or folder could not be made in `parent`: the words, lower case. */
+static void why(char *out, size_t cap, int err, const char *parent)
+{
+	if (err == EACCES || err == EPERM)
+		snprintf(out, cap, "permission denied in %s", parent);
+	else if (err == EROFS)
+		snprintf(out, cap, "%s is on a read-only file system", parent);
+	else if (err == ENOSPC)
+		snprintf(out, cap, "no space left in %s", parent);
+	else
+		snprintf(out, cap, "%s", strerror(err));
+}
+
+int cli_make_dir(const char *dir)
+{
+	size_t at;
+	int rc = axl__mkdirs(dir, 0755, &at);
+	if (!rc)
+		return 0;
+	char *part = strndup(dir, at);
+	char *parent = part ? parent_of(part, strlen(part)) : NULL;
+	char words[4200];
+	if (!part || !parent)
+		snprintf(words, sizeof words, "out of memory");
+	else if (rc == -ENOTDIR && strcmp(part, dir) == 0)
+		snprintf(words, sizeof words, "it exists and is not a directory");
+	else if (rc == -ENOTDIR)
+		snprintf(words, sizeof words, "%s is not a directory", part);
+	else
+		why(words, sizeof words, -rc, parent);
+	fprintf(stderr, "axl: cannot create %s: %s\n", dir, words);
+	free(part);
+	free(parent);
+	return 1;
+}
+
 int cli_write_file(const char *path, const void *buf, size_t len, unsigned mode)
 {
+	/* the folders first, as generators make theirs (mkdir -p) */
+	char *dir = parent_of(path, strlen(path));
+	if (!dir) {
+		fprintf(stderr, "axl: out of memory\n");
+		return 1;
+	}
+	size_t plen = strlen(path);
+	if (plen && path[plen - 1] == '/') {
+		fprintf(stderr, "axl: cannot write %s: a file name is needed, not a directory\n", path);
+		free(dir);
+		return 1;
+	}
+	if (cli_make_dir(dir)) {
+		free(dir);
+		return 1;
+	}
 	struct axl__replace r;
 	int rc = axl__file_replace_begin(&r, path, mode);
 	if (rc) {
-		fprintf(stderr, "axl: %s: cannot write a file there: %s\n", path, strerror(-rc));
+		char words[4200];
+		why(words, sizeof words, -rc, dir);
+		fprintf(stderr, "axl: cannot write %s: %s\n", path, words);
+		free(dir);
 		return 1;
 	}
 	size_t half = len / 2;
@@ -63,11 +131,15 @@ int cli_write_file(const char *path, const void *buf, size_t len, unsigned mode)
 	} else {
 		rc = axl__file_replace_commit(&r);
 	}
-	if (rc) {
-		fprintf(stderr, "axl: %s: %s\n", path, strerror(-rc));
-		return 1;
+	if (rc == -EISDIR) {
+		fprintf(stderr, "axl: cannot write %s: it is a directory (name a file in it)\n", path);
+	} else if (rc) {
+		char words[4200];
+		why(words, sizeof words, -rc, dir);
+		fprintf(stderr, "axl: cannot write %s: %s\n", path, words);
 	}
-	return 0;
+	free(dir);
+	return rc ? 1 : 0;
 }
 
 int cli_write_stdout(const void *buf, size_t len)
@@ -77,4 +149,19 @@ int cli_write_stdout(const void *buf, size_t len)
 		return 1;
 	}
 	return 0;
+}
+
+size_t cli_accelerator_count(const axl_inventory *inv)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < axl_inventory_device_count(inv); i++)
+		n += axl_device_family(axl_inventory_device(inv, i)) != AXL_FAMILY_CPU;
+	return n;
+}
+
+void cli_no_accelerators_hint(void)
+{
+	/* axl list's own words (cmd_list.c), checked to agree by tests/cli/firsthour */
+	fprintf(stderr, "axl: no accelerators found; axl list --all shows every PCI function considered and why; "
+			"axl list --sim FILE shows a simulated node (axl help list, docs/sim.md)\n");
 }

@@ -114,7 +114,8 @@ static int get(const axl_sample *smp, size_t i, axl_metric m, double *v)
 	return smp && axl_sample_get(smp, i, m, v, NULL) == 0 && isfinite(*v);
 }
 
-/* Bytes in at most 6 characters: "192G", "12.3G", "280M", "512K", "0". */
+/* Bytes in at most 6 characters, in binary units named as binary units (nvtop's "Gi"):
+ * "192Gi", "12.3Gi", "280Mi", "512Ki", "0". */
 static void short_bytes(double b, char *buf, size_t cap)
 {
 	static const char units[] = "BKMGTP";
@@ -126,7 +127,30 @@ static void short_bytes(double b, char *buf, size_t cap)
 	if (u == 0)
 		snprintf(buf, cap, "%.0f", b);
 	else
-		snprintf(buf, cap, b < 10 ? "%.1f%c" : "%.0f%c", b, units[u]);
+		snprintf(buf, cap, b < 10 ? "%.1f%ci" : "%.0f%ci", b, units[u]);
+}
+
+/* Used and total memory in the total's unit, written once, as nvidia-smi writes
+ * "49152MiB / 81559MiB" but shorter: "49/80GiB", "2.5/24GiB", "-/80GiB". */
+static void mem_pair(int has_used, double used, int has_total, double total, char *buf, size_t cap)
+{
+	static const char units[] = "BKMGTP";
+	double div = 1;
+	int u = 0;
+	double ref = has_total ? total : has_used ? used : 0;
+	while (ref / div >= 1000 && u < 5) {
+		div *= 1024;
+		u++;
+	}
+	char a[16] = "-", b[16] = "-";
+	if (has_used)
+		snprintf(a, sizeof a, used / div < 10 && u ? "%.1f" : "%.0f", used / div);
+	if (has_total)
+		snprintf(b, sizeof b, total / div < 10 && u ? "%.1f" : "%.0f", total / div);
+	if (u)
+		snprintf(buf, cap, "%s/%s%ciB", a, b, units[u]);
+	else
+		snprintf(buf, cap, "%s/%sB", a, b);
 }
 
 static int level_style(double pct)
@@ -153,9 +177,9 @@ static void bar(struct top_grid *g, int x, int y, int w, const char *name, doubl
 		put(g, x0 + 1 + k, y, k < fill ? '|' : ' ', k < fill ? st : TS_NORMAL);
 	int ll = (int)strlen(label);
 	if (ll > inner)
-		ll = inner;
+		return; /* a number cut short would read as another number ("2%" of "82%") */
 	int lx = x0 + 1 + inner - ll;
-	text(g, lx, y, label + strlen(label) - ll, ll, isnan(pct) ? TS_DIM : TS_NORMAL);
+	text(g, lx, y, label, ll, isnan(pct) ? TS_DIM : TS_NORMAL);
 }
 
 static float hist_at(const float *series, const struct top_history *h, int back)
@@ -288,14 +312,9 @@ static void device_text(const axl_sample *smp, size_t i, struct devtext *t)
 		snprintf(t->utiltxt, sizeof t->utiltxt, "%.0f%%", t->util);
 	else
 		snprintf(t->utiltxt, sizeof t->utiltxt, "-");
-	char a[16] = "-", b[16] = "-";
 	int hu = get(smp, i, AXL_METRIC_MEMORY_USED, &v), ht = get(smp, i, AXL_METRIC_MEMORY_TOTAL, &w);
-	if (hu)
-		short_bytes(v, a, sizeof a);
-	if (ht)
-		short_bytes(w, b, sizeof b);
 	t->memfrac = hu && ht && w > 0 ? v / w * 100.0 : NAN;
-	snprintf(t->memtxt, sizeof t->memtxt, "%s/%s", a, b);
+	mem_pair(hu, v, ht, w, t->memtxt, sizeof t->memtxt);
 	int hp = get(smp, i, AXL_METRIC_POWER, &v), hl = get(smp, i, AXL_METRIC_POWER_LIMIT, &w);
 	if (hp && hl)
 		snprintf(t->power, sizeof t->power, "%.0f/%.0fW", v, w);
@@ -411,13 +430,24 @@ static void device_short(struct top_grid *g, int y, const struct devtext *t, con
 	int rw = lines == 1 ? 18 : 10;
 	int rest = W - x - rw - 1;
 	int uw = rest * 2 / 5;
-	if (rest >= 12) {
+	/* each bar holds its whole number ("NAME[" and "]" around it): a narrow terminal
+	 * gives the utilisation bar only what its number needs, and narrower still, the
+	 * numbers go without bars; a number is never cut */
+	int need_u = 5 + (int)strlen(t->utiltxt), need_m = 5 + (int)strlen(t->memtxt);
+	if (uw < need_u)
+		uw = need_u;
+	if (rest - uw - 1 < need_m)
+		uw = rest - 1 - need_m;
+	if (uw >= need_u) {
 		bar(g, x, y, uw, "GPU", t->util, t->utiltxt);
 		bar(g, x + uw + 1, y, rest - uw - 1, "MEM", t->memfrac, t->memtxt);
 		text(g, W - rw, y, right, rw, TS_NORMAL);
 	} else {
 		char line[96];
-		snprintf(line, sizeof line, "%s %s", t->utiltxt, t->memtxt);
+		const char *pw = t->power;
+		while (*pw == ' ')
+			pw++;
+		snprintf(line, sizeof line, "%s %s %s", t->utiltxt, t->memtxt, pw);
 		text(g, x, y, line, -1, TS_NORMAL);
 	}
 	if (lines < 2)
@@ -590,18 +620,20 @@ static void header(struct top_grid *g, const axl_sample *smp, const struct top_s
 	char right[48];
 	snprintf(right, sizeof right, "%s%s", s->paused ? "[paused] " : "", clock);
 	/* the longest that fits: the partitions note goes first, then the name's length */
-	for (int k = 0; k < 3; k++) {
-		char parts[48] = "";
+	for (int k = 0; k < 4; k++) {
+		char parts[48] = "", every[32] = "";
 		if (hidden && k == 0)
 			snprintf(parts, sizeof parts, " (+%zu partitions without values)", hidden);
 		else if (hidden && k == 1)
 			snprintf(parts, sizeof parts, " (+%zu partitions)", hidden);
-		snprintf(line, sizeof line, "axl top  %s  %zu device%s%s  every %d ms", s->host ? s->host : "-",
-			 n - hidden, n - hidden == 1 ? "" : "s", parts, s->interval_ms);
+		if (k < 3) /* and last the interval, rather than a number cut short */
+			snprintf(every, sizeof every, "  every %d ms", s->interval_ms);
+		snprintf(line, sizeof line, "axl top  %s  %zu device%s%s%s", s->host ? s->host : "-", n - hidden,
+			 n - hidden == 1 ? "" : "s", parts, every);
 		if ((int)(strlen(line) + strlen(right)) + 1 <= g->w)
 			break;
 	}
-	text(g, 0, 0, line, g->w, TS_TITLE);
+	text(g, 0, 0, line, g->w - (int)strlen(right) - 1, TS_TITLE);
 	rtext(g, g->w, 0, right, s->paused ? TS_HIGH : TS_TITLE);
 	style_row(g, 0, 0, g->w, TS_TITLE);
 }

@@ -208,3 +208,37 @@ int axl__file_same(const char *path, const void *buf, size_t len)
 	free(old);
 	return same;
 }
+
+int axl__mkdirs(const char *dir, unsigned mode, size_t *at)
+{
+	*at = 0;
+	size_t n = dir ? strlen(dir) : 0;
+	if (!n)
+		return -ENOENT;
+	char *buf = malloc(n + 1);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, dir, n + 1);
+	int rc = 0;
+	/* each prefix that ends a component: "/a", "/a/b", ... the whole path */
+	for (size_t i = 1; i <= n && !rc; i++) {
+		if (i < n && !(buf[i] == '/' && buf[i - 1] != '/'))
+			continue;
+		char keep = buf[i];
+		buf[i] = '\0';
+		struct stat st;
+		if (stat(buf, &st) == 0) {
+			if (!S_ISDIR(st.st_mode))
+				rc = -ENOTDIR;
+		} else if (errno != ENOENT) {
+			rc = -errno;
+		} else if (mkdir(buf, (mode_t)mode) != 0 && errno != EEXIST) {
+			rc = -errno;
+		}
+		if (rc)
+			*at = i;
+		buf[i] = keep;
+	}
+	free(buf);
+	return rc;
+}

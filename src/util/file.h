@@ -44,4 +44,10 @@ int axl__file_replace(const char *path, const void *buf, size_t len, unsigned mo
 /* Does the file at path hold exactly these bytes? 1 yes, 0 no (or unreadable). */
 int axl__file_same(const char *path, const void *buf, size_t len);
 
+/* mkdir -p: every missing folder of dir made with mode (0755 for what generators write),
+ * those that exist kept as they are. 0, or -errno with *at the length of dir's prefix
+ * that failed: -ENOTDIR that prefix exists and is not a directory; -EACCES, -EROFS ...
+ * it could not be made (in its parent) or looked at. */
+int axl__mkdirs(const char *dir, unsigned mode, size_t *at);
+
 #endif

@@ -79,9 +79,9 @@ def verify(axl, env, region, bad):
     wl = [l for l in p.stdout.splitlines() if "workload " in l]
     check(len(wl) == 2, "top workload lines: %s" % p.stdout)
     if len(wl) == 2:
-        check("nvidia:0" in wl[0] and "mem 1.2G/2.0G" in wl[0] and "compute -/30%" in wl[0] and "procs 2" in wl[0],
+        check("nvidia:0" in wl[0] and "mem 1.2Gi/2.0Gi" in wl[0] and "compute -/30%" in wl[0] and "procs 2" in wl[0],
               "top line 0: %r" % wl[0])
-        check("nvidia:1" in wl[1] and "mem 512M/4.0G" in wl[1] and "/50%" in wl[1], "top line 1: %r" % wl[1])
+        check("nvidia:1" in wl[1] and "mem 512Mi/4.0Gi" in wl[1] and "/50%" in wl[1], "top line 1: %r" % wl[1])
     check(len(p.stdout.splitlines()) == 30, "top frame is 30 lines")
 
 

@@ -234,8 +234,14 @@ static int context_open(axl_context **out, const struct axl_context_options *opt
 	if (droot && *droot && strspn(droot, "/") != strlen(droot)) {
 		struct stat dst;
 		if (stat(droot, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
+			/* what is wrong with it, in the words of the case: missing, not a folder, no access */
+			int e = stat(droot, &dst) != 0 ? errno : ENOTDIR;
 			axl_context_free(ctx);
-			return axl__error(AXL_ENOENT, "driver root '%s': not a directory", droot);
+			return axl__error(AXL_ENOENT, "driver root '%s': %s", droot,
+					  e == ENOENT    ? "no such directory"
+					  : e == ENOTDIR ? "not a directory"
+					  : e == EACCES  ? "permission denied"
+							 : strerror(e));
 		}
 		if (!(ctx->driver_root = strdup(droot))) {
 			axl_context_free(ctx);

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 
@@ -267,8 +268,34 @@ def case_output(axl, work):
           "--output: legacy files not removed, or others removed: %s" % left)
     # every legacy file but the one that is someone else's
     check(p.stdout.count("removed ") == 2 * len(specs) - 1, "--output: 'removed' lines: %r" % p.stdout)
-    p = generate(axl, root, "--output", os.path.join(work, "no-such-dir"), check_rc=False)
-    check(p.returncode == 1, "--output to a missing directory fails")
+    # a missing folder is made with those above it, as generators do (mkdir -p, 0755)
+    deep = os.path.join(work, "no-such-dir", "cdi")
+    shutil.rmtree(os.path.join(work, "no-such-dir"), ignore_errors=True)
+    old = os.umask(0o022)
+    try:
+        p = generate(axl, root, "--output", deep, check_rc=False)
+    finally:
+        os.umask(old)
+    check(p.returncode == 0 and sorted(os.listdir(deep)) == want,
+          "--output to a missing directory: %d %r" % (p.returncode, p.stderr))
+    check(all(stat.S_IMODE(os.stat(d).st_mode) == 0o755 for d in (deep, os.path.dirname(deep))),
+          "--output: the folders made are not 0755")
+    # what cannot be made is named once, with what is wrong with it
+    with open(os.path.join(work, "a-file"), "w") as f:
+        f.write("x\n")
+    for target, why in ((os.path.join(work, "a-file"), "it exists and is not a directory"),
+                        (os.path.join(work, "a-file", "cdi"), os.path.join(work, "a-file") + " is not a directory")):
+        p = generate(axl, root, "--output", target, check_rc=False)
+        check(p.returncode == 1 and p.stdout == "" and p.stderr == "axl: cannot create %s: %s\n" % (target, why),
+              "--output %s: %d %r" % (target, p.returncode, p.stderr))
+    if os.geteuid() != 0:
+        ro = os.path.join(work, "read-only")
+        os.makedirs(ro, exist_ok=True)
+        os.chmod(ro, 0o500)
+        p = generate(axl, root, "--output", os.path.join(ro, "cdi"), check_rc=False)
+        os.chmod(ro, 0o700)
+        check(p.returncode == 1 and p.stderr == "axl: cannot create %s: permission denied in %s\n" %
+              (os.path.join(ro, "cdi"), ro), "--output in a read-only folder: %r" % p.stderr)
     return 0
 
 
@@ -434,7 +461,10 @@ def case_libraries(axl, work):
             got = mounts_of(json.loads(p.stdout))
             check(got == want, "driver root %s (%s): mounts %s, want %s" % (name, how, got, want))
     # bad driver roots: a clear error, no spec
-    for bad, msg in [("relative/dir", "not an absolute path"), (os.path.join(work, "nope"), "not a directory")]:
+    with open(os.path.join(work, "a-file"), "w") as f:
+        f.write("x\n")
+    for bad, msg in [("relative/dir", "not an absolute path"), (os.path.join(work, "nope"), "no such directory"),
+                     (os.path.join(work, "a-file"), "not a directory")]:
         p = generate(axl, src, "--driver-root", bad, check_rc=False)
         check(p.returncode == 1 and msg in p.stderr and p.stdout == "", "--driver-root %s: %r" % (bad, p.stderr))
     # a host path that is not absolute: a usage error naming the option or the variable

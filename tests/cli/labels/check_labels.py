@@ -303,17 +303,40 @@ def case_output(axl, work):
     check(text == run(axl, "--sysroot", root, "labels", "--gfd").stdout, "--output differs from stdout")
     validate(text, "--output")
     check(os.listdir(out) == ["axl"], "--output left %r" % os.listdir(out))
-    # errors: a missing directory, a directory as the file; exit 1, nothing left behind
-    p = run(axl, "--sysroot", root, "labels", "-o", os.path.join(out, "nope", "axl"), rc=1)
-    check("nope" in p.stderr, "--output into a missing folder: no clear message: %r" % p.stderr)
+    # missing folders are made, as generators make theirs (mkdir -p; 0755 less the umask)
+    deep = os.path.join(out, "new", "deeper", "axl")
+    old = os.umask(0o022)
+    try:
+        p = run(axl, "--sysroot", root, "labels", "--gfd", "-o", deep)
+    finally:
+        os.umask(old)
+    check(os.path.isfile(deep) and open(deep).read() == first, "--output into missing folders: %r" % p.stderr)
+    check(stat.S_IMODE(os.stat(os.path.dirname(deep)).st_mode) == 0o755,
+          "--output: a made folder's mode %o, not 755" % stat.S_IMODE(os.stat(os.path.dirname(deep)).st_mode))
+    shutil.rmtree(os.path.join(out, "new"))
+    # errors: a file where a folder should be, a directory as the file; exit 1, one line
+    # that names the path and what is wrong with it, nothing left behind
+    with open(os.path.join(out, "plain"), "w") as f:
+        f.write("x\n")
+    bad = os.path.join(out, "plain", "sub", "axl")
+    p = run(axl, "--sysroot", root, "labels", "-o", bad, rc=1)
+    check(p.stderr == "axl: cannot create %s: %s is not a directory\n" % (os.path.dirname(bad), os.path.join(out, "plain")),
+          "--output under a file: %r" % p.stderr)
+    os.unlink(os.path.join(out, "plain"))
     os.mkdir(os.path.join(out, "dir"))
     p = run(axl, "--sysroot", root, "labels", "-o", os.path.join(out, "dir"), rc=1)
-    check(p.stderr.startswith("axl: "), "--output onto a folder: %r" % p.stderr)
+    check(p.stderr == "axl: cannot write %s: it is a directory (name a file in it)\n" % os.path.join(out, "dir"),
+          "--output onto a folder: %r" % p.stderr)
     check(sorted(os.listdir(out)) == ["axl", "dir"] and os.listdir(os.path.join(out, "dir")) == [],
           "failed writes left %r" % os.listdir(out))
     if os.geteuid() != 0:
         os.chmod(os.path.join(out, "dir"), 0o500)
-        run(axl, "--sysroot", root, "labels", "-o", os.path.join(out, "dir", "axl"), rc=1)
+        p = run(axl, "--sysroot", root, "labels", "-o", os.path.join(out, "dir", "axl"), rc=1)
+        check(p.stderr == "axl: cannot write %s: permission denied in %s\n" %
+              (os.path.join(out, "dir", "axl"), os.path.join(out, "dir")), "--output, no permission: %r" % p.stderr)
+        p = run(axl, "--sysroot", root, "labels", "-o", os.path.join(out, "dir", "sub", "axl"), rc=1)
+        check(p.stderr == "axl: cannot create %s: permission denied in %s\n" %
+              (os.path.join(out, "dir", "sub"), os.path.join(out, "dir")), "--output, no permission: %r" % p.stderr)
         os.chmod(os.path.join(out, "dir"), 0o700)
     return 0
 

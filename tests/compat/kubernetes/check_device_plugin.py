@@ -65,6 +65,7 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -131,6 +132,11 @@ class Plugin:
         return rc
 
 
+def socket_dir():
+    """A short private folder for the sockets (mode 0700, under /tmp whatever TMPDIR says)."""
+    return tempfile.mkdtemp(prefix="axl-dp-", dir="/tmp")
+
+
 def base_env(a):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AXL_", "CUDA_", "LD_PRELOAD"))}
     env["AXL_STATE_DIR"] = os.path.join(a.work, "state-empty")
@@ -176,7 +182,7 @@ def tree(a, name):
 
 
 def start(a, pb, node_args, resources, extra=(), env=None, kdir=None):
-    kdir = kdir or os.path.join(a.work, "kubelet-%d" % time.monotonic_ns())
+    kdir = kdir or os.path.join(a.sock, "kubelet-%d" % time.monotonic_ns())
     k = fk.Kubelet(pb, kdir)
     k.start()
     p = Plugin(a, kdir, node_args, extra, env)
@@ -526,7 +532,7 @@ def case_idle(a, pb):
             h.hide("dev/" + name)
     check(axl_json(a, node, "list", "--json")["devices"] == [], "the tree has no accelerator left")
     # waiting, at no cost; SIGTERM ends the wait at once
-    kdir = os.path.join(a.work, "kubelet-idle")
+    kdir = os.path.join(a.sock, "kubelet-idle")
     k = fk.Kubelet(pb, kdir)
     k.start()
     p = Plugin(a, kdir, node)
@@ -657,8 +663,8 @@ def case_mig(a, pb):
         check(set(g.devices()) == whole, "mixed: the six GPUs without MIG are nvidia.com/gpu")
     stop(k, p)
     # single on the same node: two profiles, and whole GPUs beside MIG devices: refused
-    os.makedirs(os.path.join(a.work, "kdir-single"), exist_ok=True)
-    p = Plugin(a, os.path.join(a.work, "kdir-single"), ["--sim", sim], ["--mig-strategy", "single"], env)
+    os.makedirs(os.path.join(a.sock, "kdir-single"), exist_ok=True)
+    p = Plugin(a, os.path.join(a.sock, "kdir-single"), ["--sim", sim], ["--mig-strategy", "single"], env)
     rc = p.p.wait(30)
     err = p.stderr()
     check(rc == 1 and "--mig-strategy single" in err and "mixed" in err, "single refused (rc %s): %s" % (rc, err[-300:]))
@@ -779,8 +785,8 @@ def case_amd_partitions(a, pb):
     if check(f is not None, "GPU 1's current_memory_partition in the tree"):
         with open(f, "w") as fh:
             fh.write("NPS1\n")
-    os.makedirs(os.path.join(a.work, "kdir-hetero"), exist_ok=True)
-    p = Plugin(a, os.path.join(a.work, "kdir-hetero"), node, ["-resource_naming_strategy", "single"])
+    os.makedirs(os.path.join(a.sock, "kdir-hetero"), exist_ok=True)
+    p = Plugin(a, os.path.join(a.sock, "kdir-hetero"), node, ["-resource_naming_strategy", "single"])
     rc = p.p.wait(30)
     err = p.stderr()
     check(rc == 1 and "different partition modes" in err and "-resource_naming_strategy mixed" in err,
@@ -911,7 +917,7 @@ def case_stop(a, pb):
             k, p = start(a, pb, sim, ["nvidia.com/gpu"])
             kdir = k.dir
         else:
-            k, kdir = None, os.path.join(a.work, "kubelet-stop-%d" % i)
+            k, kdir = None, os.path.join(a.sock, "kubelet-stop-%d" % i)
             os.makedirs(kdir)
             p = Plugin(a, kdir, sim)
         sock = os.path.join(kdir, "axl-nvidia.com_gpu.sock")
@@ -953,6 +959,18 @@ def case_bad_input(a, pb):
     r = subprocess.run([a.axl, *sim, "device-plugin", "--kubelet-dir", os.path.join(a.work, "none")],
                        capture_output=True, text=True, env=base_env(a), timeout=30)
     check(r.returncode == 1 and "does not exist" in r.stderr, "missing dir: %s %r" % (r.returncode, r.stderr))
+    # a directory too long for a socket's path (sun_path: 108 bytes with the NUL) is
+    # refused at the start, with that reason, before anything is served
+    deep = os.path.join(a.sock, "d" * (100 - len(a.sock)))
+    os.makedirs(deep, exist_ok=True)
+    r = subprocess.run([a.axl, *sim, "device-plugin", "--kubelet-dir", deep], capture_output=True, text=True,
+                       env=base_env(a), timeout=30)
+    want = ("axl: device-plugin: --kubelet-dir %s is too long for a unix socket: %s/axl-nvidia.com_gpu.sock has %d "
+            "bytes, a socket's path at most 107; name a shorter directory (a symbolic link to it will do)\n"
+            % (deep, deep, len(deep) + 24))
+    check(r.returncode == 1 and r.stderr.endswith("\n" + want), "a directory too long for a socket: %s %r" %
+          (r.returncode, r.stderr))
+    check(os.listdir(deep) == [], "nothing left in the directory too long: %s" % os.listdir(deep))
     ro = os.path.join(a.work, "ro")
     os.makedirs(ro, exist_ok=True)
     os.chmod(ro, 0o755)
@@ -965,7 +983,7 @@ def case_bad_input(a, pb):
     rc = p.p.wait(30)
     check(rc == 1 and "cannot create sockets in" in p.stderr(), "unwritable dir: rc %s %r" % (rc, p.stderr()))
     # a kubelet that accepts connections and never answers: a clear message, no hang, no spin
-    kdir = os.path.join(a.work, "mute")
+    kdir = os.path.join(a.sock, "mute")
     os.makedirs(kdir, exist_ok=True)
     mute = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     mute.bind(os.path.join(kdir, "kubelet.sock"))
@@ -989,7 +1007,7 @@ def case_bad_input(a, pb):
     check(rc == 0 and time.monotonic() - t0 < 3, "SIGTERM during Register ends it in %.1f s" % (time.monotonic() - t0))
     mute.close()
     # a stale socket of an earlier run is replaced; a live one is refused
-    kdir = os.path.join(a.work, "stale-%d" % time.monotonic_ns())
+    kdir = os.path.join(a.sock, "stale-%d" % time.monotonic_ns())
     k = fk.Kubelet(pb, kdir)
     k.start()  # a kubelet starting removes stale sockets itself: this one is left after it started
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -1059,7 +1077,13 @@ def main():
     os.makedirs(a.work)
     os.makedirs(os.path.join(a.work, "state-empty"))
     pb = fk.load_pb(a.work)
-    CASES[a.case](a, pb)
+    # the kubelet's sockets in a short private folder: a unix socket's path holds at most
+    # 107 bytes, which a build folder deep in a cache passes (issue 34 item 7)
+    a.sock = socket_dir()
+    try:
+        CASES[a.case](a, pb)
+    finally:
+        shutil.rmtree(a.sock, ignore_errors=True)
     print("device_plugin.%s: %s (%d failures)" % (a.case, "FAILED" if failures else "ok", len(failures)))
     return 1 if failures else 0
 

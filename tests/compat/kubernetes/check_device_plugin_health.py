@@ -285,7 +285,11 @@ def main():
     os.makedirs(a.work)
     os.makedirs(os.path.join(a.work, "state-empty"))
     pb = fk.load_pb(a.work)
-    CASES[a.case](a, pb)
+    a.sock = cdp.socket_dir()  # the kubelet's sockets: a short path (check_device_plugin.py)
+    try:
+        CASES[a.case](a, pb)
+    finally:
+        shutil.rmtree(a.sock, ignore_errors=True)
     failures = cdp.failures
     print("device_plugin.health_%s: %s (%d failures)" % (a.case, "FAILED" if failures else "ok", len(failures)))
     return 1 if failures else 0

@@ -191,10 +191,16 @@ static void labels(const struct axl_runtime_group *g, axl_runtime_label_fn add, 
 		snprintf(raw, sizeof raw, "%d", minor);
 		add("nvidia.com/cuda.runtime.minor", raw, ud);
 	}
+	/* of the product the labels name (gpu.product): on a node with H100s and L4s, the L4s
+	 * are not made MIG-capable by the H100s */
 	int mig = 0;
-	for (size_t i = 0; i < g->n; i++)
+	for (size_t i = 0; i < g->n; i++) {
+		const char *m = str(g->devs[i], AXL_ATTR_MODEL);
+		if (g->model && (!m || strcmp(m, g->model) != 0))
+			continue;
 		for (size_t j = 0; j < axl_device_partitioning_count(g->devs[i]); j++)
 			if (strcmp(axl_device_partitioning(g->devs[i], j)->technology, "MIG") == 0)
 				mig = 1;
+	}
 	add("nvidia.com/mig.capable", mig ? "true" : "false", ud);
 }
