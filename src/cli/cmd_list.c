@@ -13,6 +13,7 @@
 
 #include "axl.h"
 #include "cli.h"
+#include "output.h"
 
 /* "  (hidden: reason)" for a device this process may not use, "  (partly visible: ...)"
  * for one it may use in part, "  (visibility unknown: ...)" when that cannot be told. */
@@ -264,13 +265,8 @@ static int cmd_list(struct opts *o, int argc, char **argv)
 	}
 	/* what a new user on a machine without accelerators tries next; standard error,
 	 * so that the document on standard output stays what it is */
-	size_t accels = 0;
-	for (size_t i = 0; i < axl_inventory_device_count(inv); i++)
-		accels += axl_device_family(axl_inventory_device(inv, i)) != AXL_FAMILY_CPU;
-	if (rc == 0 && accels == 0)
-		fprintf(stderr, "axl: no accelerators found; %saxl list --sim FILE shows a simulated node "
-				"(axl help list, docs/sim.md)\n",
-			o->all ? "" : "axl list --all shows every PCI function considered and why; ");
+	if (rc == 0 && cli_accelerator_count(inv) == 0)
+		cli_no_accelerators_hint(o->all);
 	axl_inventory_free(inv);
 	axl_context_free(ctx);
 	return rc;

@@ -138,7 +138,7 @@ static int cmd_metrics(struct opts *o, int argc, char **argv)
 	 * header and JSON documents still go to standard output, as scripts expect) */
 	size_t accels = cli_accelerator_count(inv);
 	if (accels == 0)
-		cli_no_accelerators_hint();
+		cli_no_accelerators_hint(0);
 	long count = count_arg ? count_arg : (interval_ms ? 0 : 1);
 	/* without --interval, utilisation needs two readings: take a first one 100 ms
 	 * before the one shown */

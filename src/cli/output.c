@@ -159,9 +159,9 @@ size_t cli_accelerator_count(const axl_inventory *inv)
 	return n;
 }
 
-void cli_no_accelerators_hint(void)
+void cli_no_accelerators_hint(int all_shown)
 {
-	/* axl list's own words (cmd_list.c), checked to agree by tests/cli/firsthour */
-	fprintf(stderr, "axl: no accelerators found; axl list --all shows every PCI function considered and why; "
-			"axl list --sim FILE shows a simulated node (axl help list, docs/sim.md)\n");
+	fprintf(stderr, "axl: no accelerators found; %saxl list --sim FILE shows a simulated node "
+			"(axl help list, docs/sim.md)\n",
+		all_shown ? "" : "axl list --all shows every PCI function considered and why; ");
 }

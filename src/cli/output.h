@@ -15,8 +15,9 @@ int cli_make_dir(const char *dir);
 /* The inventory's accelerators (devices other than the CPU). */
 size_t cli_accelerator_count(const axl_inventory *inv);
 
-/* What axl list tells a user on a node without accelerators (standard error), for the
- * other commands that find none: where to look next. */
-void cli_no_accelerators_hint(void);
+/* What a user on a node without accelerators tries next (standard error), axl list's and
+ * the other commands' that find none; all_shown: the PCI functions were just listed
+ * (axl list --all), so that is not suggested. */
+void cli_no_accelerators_hint(int all_shown);
 
 #endif
