@@ -74,7 +74,6 @@ extern const struct cli_command cli_cmd_list, cli_cmd_show, cli_cmd_topo, cli_cm
 	cli_cmd_partition, cli_cmd_plan, cli_cmd_bench, cli_cmd_version, cli_cmd_help;
 /* the commands that still parse their own arguments (cli_long_opt), whose table has neither
  * opts nor subs */
-int cmd_plan(struct opts *o, int argc, char **argv);
 int cmd_limit(struct opts *o, int argc, char **argv);
 int cmd_partition(struct opts *o, int argc, char **argv);
 const struct cli_command *cli_command_find(const char *name);

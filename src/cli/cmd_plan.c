@@ -4,11 +4,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "axl.h"
 #include "axl/plan.h"
@@ -18,63 +16,14 @@
 #define PLAN_MAX_NODE_FILES 256
 #define PLAN_MAX_FILE (64u << 20)
 
-static int usage_plan(void)
-{
-	fprintf(stderr, "axl: usage: axl plan MODEL|SIZE [--params N] [--quant Q|auto] [--ctx N] [--batch N] [--kv-dtype D] [--devices LIST]\n"
-			"       [--node FILE]... [--here] [--network RATE] [--engine E] [--memory-fraction F]\n"
-			"       [--objective devices|latency|throughput|cost] [--price-device-hour P | --price-node-hour P] [--json]\n"
-			"       axl plan --list [--json]\n");
-	return EXIT_USAGE;
-}
-
-/* A positive integer, all of s; -1 when it is not one. */
-static int64_t parse_pos_int(const char *s)
-{
-	if (!s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	char *end;
-	long long v = strtoll(s, &end, 10);
-	if (errno || *end || v <= 0)
-		return -1;
-	return (int64_t)v;
-}
-
-/* A positive finite number, all of s; -1 when it is not one. */
-static double parse_pos_num(const char *s)
-{
-	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
-		return -1;
-	errno = 0;
-	char *end;
-	double v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || !(v > 0))
-		return -1;
-	return v;
-}
-
-/* A rate with its unit, in GB/s (10^9 bytes/s): "400Gb/s" (bits) is 50, "50GB/s" 50; -1 when
- * it is not one (a bare number included). */
-static double parse_rate(const char *s)
-{
-	static const struct {
-		const char *unit;
-		double gbps;
-	} units[] = {{"GB/s", 1}, {"GBps", 1}, {"GiB/s", 1.073741824}, {"TB/s", 1000}, {"MB/s", 1e-3},
-		     {"Gb/s", 0.125}, {"Gbit/s", 0.125}, {"Gbps", 0.125}, {"Tb/s", 125}, {"Tbit/s", 125},
-		     {"Mb/s", 0.000125}, {"Mbit/s", 0.000125}};
-	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
-		return -1;
-	errno = 0;
-	char *end;
-	double v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || !(v > 0))
-		return -1;
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-		if (strcmp(end, units[i].unit) == 0)
-			return v * units[i].gbps;
-	return -1;
-}
+/* the options (the table at the end of the file) */
+static struct {
+	const char *model, *params, *quant, *kv_dtype, *devices, *engine, *objective;
+	const char *nodes[PLAN_MAX_NODE_FILES];
+	int nnodes, here, list;
+	long ctx, batch;
+	double network, memory_fraction, price_device_hour, price_node_hour;
+} a;
 
 /* The whole file (or pipe, as in --node <(ssh n axl list --json)), NUL-terminated; NULL
  * with a message on failure. */
@@ -161,18 +110,18 @@ static int plan_list(int json)
 			axl__json_obj_end(&w);
 		} else {
 			const char *alias = mi.alias ? mi.alias : axl_model_catalog_alias(i);
-			char p[32] = "-", a[32] = "-", l[32] = "-", c[32] = "-";
+			char p[32] = "-", act[32] = "-", l[32] = "-", c[32] = "-";
 			if (mi.params >= 0)
 				snprintf(p, sizeof p, "%.1f", (double)mi.params / 1e9);
 			if (mi.active_params >= 0)
-				snprintf(a, sizeof a, "%.1f", (double)mi.active_params / 1e9);
+				snprintf(act, sizeof act, "%.1f", (double)mi.active_params / 1e9);
 			if (mi.layers >= 0)
 				snprintf(l, sizeof l, "%" PRId64, mi.layers);
 			if (mi.max_context >= 0)
 				snprintf(c, sizeof c, "%" PRId64, mi.max_context);
 			const char *entry = axl_model_catalog_entry(m);
 			printf("%-44s %-22s %-16s %9s %9s %6s %9s  %s\n", id, alias ? alias : "-",
-			       mi.architecture ? mi.architecture : "-", p, a, l, c,
+			       mi.architecture ? mi.architecture : "-", p, act, l, c,
 			       entry && strcmp(entry, id) != 0 ? entry : "-");
 		}
 		axl_model_free(m);
@@ -185,150 +134,73 @@ static int plan_list(int json)
 	return rc;
 }
 
-int cmd_plan(struct opts *go, int argc, char **argv)
+static int cmd_plan(struct opts *o, int argc, char **argv)
 {
-	struct opts o = *go;
-	const char *model_name = NULL;
-	const char *nodes[PLAN_MAX_NODE_FILES];
-	int nnodes = 0, here = 0, list = 0;
+	(void)argc, (void)argv; /* main.c parsed them into a */
+	/* a name given empty (--quant '') is a value forgotten, not the default */
+	const struct {
+		const char *opt, *v;
+	} named[] = {{"--params", a.params},   {"--quant", a.quant},   {"--kv-dtype", a.kv_dtype},
+		     {"--devices", a.devices}, {"--engine", a.engine}, {"--objective", a.objective}};
+	for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+		if (named[i].v && !named[i].v[0]) {
+			fprintf(stderr, "axl plan: %s needs a value, not ''\n", named[i].opt);
+			return EXIT_USAGE;
+		}
+	for (int i = 0; i < a.nnodes; i++)
+		if (!a.nodes[i][0]) {
+			fprintf(stderr, "axl plan: --node needs a file, not ''\n");
+			return EXIT_USAGE;
+		}
+	const char *model_name = a.model;
+	if (a.params) {
+		/* a bare size: the same as naming it ("--params 7e9" is "7e9") */
+		if (model_name) {
+			fprintf(stderr, "axl plan: --params and a model name %s: give one\n", model_name);
+			return EXIT_USAGE;
+		}
+		model_name = a.params;
+	}
+	const int nnodes = a.nnodes;
+	const char *const *nodes = a.nodes;
 	struct axl_plan_request req;
 	memset(&req, 0, sizeof req);
 	req.version = AXL_PLAN_REQUEST_VERSION;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "--json") == 0) {
-			o.json = 1;
-		} else if (strcmp(a, "--list") == 0) {
-			list = 1;
-		} else if (strcmp(a, "--here") == 0) {
-			here = 1;
-		} else if (strcmp(a, "--params") == 0) {
-			/* a bare size: the same as naming it ("--params 7e9" is "7e9") */
-			if (!v || !*v) {
-				fprintf(stderr, "axl: plan: --params needs a value\n");
-				return EXIT_USAGE;
-			}
-			if (model_name) {
-				fprintf(stderr, "axl: plan: --params and a model name %s: give one\n", model_name);
-				return EXIT_USAGE;
-			}
-			model_name = v;
-			i++;
-		} else if (strcmp(a, "--quant") == 0 || strcmp(a, "--kv-dtype") == 0 || strcmp(a, "--devices") == 0 ||
-			   strcmp(a, "--node") == 0 || strcmp(a, "--objective") == 0) {
-			if (!v || !*v) {
-				fprintf(stderr, "axl: plan: %s needs a value\n", a);
-				return EXIT_USAGE;
-			}
-			i++;
-			if (a[2] == 'o')
-				req.objective = v;
-			else if (a[2] == 'q')
-				req.quantization = v;
-			else if (a[2] == 'k')
-				req.kv_dtype = v;
-			else if (a[2] == 'd')
-				req.devices = v;
-			else if (nnodes >= PLAN_MAX_NODE_FILES) {
-				fprintf(stderr, "axl: plan: at most %d --node files\n", PLAN_MAX_NODE_FILES);
-				return EXIT_USAGE;
-			} else
-				nodes[nnodes++] = v;
-		} else if (strcmp(a, "--ctx") == 0 || strcmp(a, "--batch") == 0) {
-			int64_t n = parse_pos_int(v);
-			int64_t max = a[2] == 'c' ? AXL_PLAN_MAX_CONTEXT : AXL_PLAN_MAX_BATCH;
-			if (n < 0 || n > max) {
-				fprintf(stderr, "axl: plan: %s takes a whole number from 1 to %lld%s, not '%s'\n", a,
-					(long long)max, a[2] == 'c' ? " (tokens)" : "", v ? v : "");
-				return EXIT_USAGE;
-			}
-			i++;
-			if (a[2] == 'c')
-				req.context_tokens = n;
-			else
-				req.batch = n;
-		} else if (strcmp(a, "--engine") == 0) {
-			if (!v || !*v) {
-				fprintf(stderr, "axl: plan: --engine needs a value (vllm, sglang, trt-llm, llama.cpp, pytorch)\n");
-				return EXIT_USAGE;
-			}
-			i++;
-			req.engine = v;
-		} else if (strcmp(a, "--memory-fraction") == 0) {
-			double x = parse_pos_num(v);
-			if (x < 0 || x > 1) {
-				fprintf(stderr,
-					"axl: plan: --memory-fraction takes the share of each device's memory the engine "
-					"gives the model (more than 0, at most 1), not '%s'\n",
-					v ? v : "");
-				return EXIT_USAGE;
-			}
-			i++;
-			req.memory_fraction = x;
-		} else if (strcmp(a, "--price-device-hour") == 0 || strcmp(a, "--price-node-hour") == 0) {
-			double x = parse_pos_num(v);
-			if (x < 0) {
-				fprintf(stderr, "axl: plan: %s takes a price per hour (a positive number), not '%s'\n", a,
-					v ? v : "");
-				return EXIT_USAGE;
-			}
-			i++;
-			if (a[8] == 'd')
-				req.price_per_device_hour = x;
-			else
-				req.price_per_node_hour = x;
-		} else if (strcmp(a, "--network-gbps") == 0 || strncmp(a, "--network-gbps=", 15) == 0) {
-			/* read as GB/s by some and Gb/s by others: refused, never reinterpreted */
-			fprintf(stderr, "axl: plan: --network-gbps is gone: it read GB/s where a 400G NIC's owner types 400; "
-					"say --network 400Gb/s (bits) or --network 50GB/s (bytes)\n");
-			return EXIT_USAGE;
-		} else if (strcmp(a, "--network") == 0) {
-			double x = parse_rate(v);
-			if (!(x > 0)) {
-				if (v && parse_pos_num(v) > 0)
-					fprintf(stderr, "axl: plan: --network %s: a rate needs its unit: %sGb/s (gigabits, as NICs "
-							"are sold: 400Gb/s is 50GB/s) or %sGB/s (gigabytes)\n", v, v, v);
-				else
-					fprintf(stderr, "axl: plan: --network takes a rate per direction with its unit (400Gb/s "
-							"for a 400G NIC, or 50GB/s), not '%s'\n", v ? v : "");
-				return EXIT_USAGE;
-			}
-			i++;
-			req.network_gbps = x;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "axl: plan: unknown option '%s'\n", a);
-			return usage_plan();
-		} else if (model_name) {
-			fprintf(stderr, "axl: plan: unexpected argument '%s' (one model at a time)\n", a);
-			return EXIT_USAGE;
-		} else {
-			model_name = a;
-		}
-	}
-	if (list) {
-		if (model_name || nnodes || here || req.quantization || req.kv_dtype || req.devices || req.context_tokens ||
+	req.quantization = a.quant;
+	req.kv_dtype = a.kv_dtype;
+	req.devices = a.devices;
+	req.context_tokens = a.ctx;
+	req.batch = a.batch;
+	req.network_gbps = a.network;
+	req.engine = a.engine;
+	req.memory_fraction = a.memory_fraction;
+	req.objective = a.objective;
+	req.price_per_device_hour = a.price_device_hour;
+	req.price_per_node_hour = a.price_node_hour;
+	if (a.list) {
+		if (model_name || nnodes || a.here || req.quantization || req.kv_dtype || req.devices || req.context_tokens ||
 		    req.batch || req.network_gbps > 0 || req.engine || req.memory_fraction > 0 || req.objective ||
 		    req.price_per_device_hour > 0 || req.price_per_node_hour > 0) {
-			fprintf(stderr, "axl: plan: --list takes no model and no other option than --json\n");
+			fprintf(stderr, "axl plan: --list takes no model and no other option than --json\n");
 			return EXIT_USAGE;
 		}
-		if (o.sysroot || o.sim || o.backends || o.nenv) {
-			fprintf(stderr, "axl: plan: --list reads no node (--sysroot, --sim, --backends and --env mean nothing to it)\n");
+		if (o->sysroot || o->sim || o->backends || o->nenv) {
+			fprintf(stderr, "axl plan: --list reads no node (--sysroot, --sim, --backends and --env mean nothing to it)\n");
 			return EXIT_USAGE;
 		}
-		return plan_list(o.json);
+		return plan_list(o->json);
 	}
 	if (!model_name) {
-		fprintf(stderr, "axl: plan: which model? (a catalog name, see axl plan --list, or a file)\n");
-		return usage_plan();
-	}
-	if (here && !nnodes) {
-		fprintf(stderr, "axl: plan: --here is for adding this node to --node files\n");
+		fprintf(stderr, "axl plan: which model? A catalog name (axl plan --list), a file or a size such as 7B "
+				"(axl help plan)\n");
 		return EXIT_USAGE;
 	}
-	if (nnodes && !here && (o.sysroot || o.sim || o.backends || o.nenv)) {
-		fprintf(stderr, "axl: plan: --sysroot, --sim, --backends and --env describe this node, which --node "
+	if (a.here && !nnodes) {
+		fprintf(stderr, "axl plan: --here is for adding this node to --node files\n");
+		return EXIT_USAGE;
+	}
+	if (nnodes && !a.here && (o->sysroot || o->sim || o->backends || o->nenv)) {
+		fprintf(stderr, "axl plan: --sysroot, --sim, --backends and --env describe this node, which --node "
 				"FILE leaves out unless --here is given\n");
 		return EXIT_USAGE;
 	}
@@ -342,10 +214,10 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 		return fail_last("plan");
 	}
 	int rc = 0;
-	if (!nnodes || here) {
+	if (!nnodes || a.here) {
 		axl_context *ctx;
 		axl_inventory *inv;
-		if (open_inventory(&o, &ctx, &inv)) {
+		if (open_inventory(o, &ctx, &inv)) {
 			rc = 1;
 		} else {
 			if (axl_planner_add_inventory(planner, inv, NULL) != 0)
@@ -387,7 +259,7 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 	if (rc == 0) {
 		char *out = NULL;
 		size_t len = 0;
-		if ((o.json ? axl_plan_json(plan, &out, &len) : axl_plan_text(plan, &out, &len)) != 0) {
+		if ((o->json ? axl_plan_json(plan, &out, &len) : axl_plan_text(plan, &out, &len)) != 0) {
 			rc = fail_last("plan");
 		} else {
 			fwrite(out, 1, len, stdout);
@@ -404,40 +276,32 @@ int cmd_plan(struct opts *go, int argc, char **argv)
 	return rc;
 }
 
-/* Not yet on the option tables (opt.h): the command parses its own arguments, and its help
- * holds its usage */
+static const struct cli_opt options[] = {
+	{.type = CLI_OPT_ARG, .name = "MODEL|SIZE", .value = &a.model, .help = "a catalog name (axl plan --list), a config.json, safetensors or GGUF\nfile, or a bare size such as 7B"},
+	{.type = CLI_OPT_FLAG, .name = "list", .value = &a.list, .help = "the built-in model catalog instead of a plan (with --json: axl.models)"},
+	{.type = CLI_OPT_STRING, .name = "params", .value = &a.params, .value_name = "N", .help = "a bare size in parameters (7e9), the same as naming 7B"},
+	{.type = CLI_OPT_STRING, .name = "quant", .value = &a.quant, .value_name = "Q|auto", .help = "the weights: bf16, fp16, fp8, int8, int4, awq, gptq, mxfp4, q8_0,\nq4_k_m, ...; auto: the best-quality format the devices the plan uses run\nnatively that fits (default: the model's own)"},
+	{.type = CLI_OPT_COUNT, .name = "ctx", .value = &a.ctx, .help = "context tokens per sequence (default: the model's maximum, at most 8192)", .min = 1, .max = (double)AXL_PLAN_MAX_CONTEXT},
+	{.type = CLI_OPT_COUNT, .name = "batch", .value = &a.batch, .help = "sequences decoded together (default 1)", .min = 1, .max = AXL_PLAN_MAX_BATCH},
+	{.type = CLI_OPT_STRING, .name = "kv-dtype", .value = &a.kv_dtype, .value_name = "D", .help = "the KV cache's type: fp32, bf16, fp16, fp8, int8 (default bf16; f16 for GGUF)"},
+	{.type = CLI_OPT_STRING, .name = "devices", .value = &a.devices, .value_name = "LIST", .help = "only these devices (nvidia:0,nvidia:1; node/id with --node); cpu: plan on\nthe host, its memory and memory bandwidth"},
+	{.type = CLI_OPT_LIST, .name = "node", .value = a.nodes, .value_name = "FILE", .help = "plan on the node whose axl list --json FILE is (repeatable), instead of\nthis one", .max = PLAN_MAX_NODE_FILES, .count = &a.nnodes},
+	{.type = CLI_OPT_FLAG, .name = "here", .value = &a.here, .help = "with --node: this node too (the global node options describe it)"},
+	{.type = CLI_OPT_RATE, .name = "network", .value = &a.network, .help = "between nodes, per direction, with its unit: 400Gb/s for a 400G NIC (50\nGB/s), or 50GB/s (default: the slowest node's fastest RDMA NIC, else\n100Gb/s)", .min = 0.001, .max = 10000},
+	{.type = CLI_OPT_RATE, .name = "network-gbps", .flags = CLI_OPT_REFUSED, .help = "is gone: it read GB/s where a 400G NIC's owner types 400; say --network 400Gb/s (bits) or --network 50GB/s (bytes)"},
+	{.type = CLI_OPT_STRING, .name = "engine", .value = &a.engine, .value_name = "E", .help = "the serving engine the estimates are for: vllm (default), sglang, trt-llm,\nllama.cpp, pytorch (docs/plan.md \"Calibration\")"},
+	{.type = CLI_OPT_NUMBER, .name = "memory-fraction", .value = &a.memory_fraction, .value_name = "F", .help = "the share of each device's memory the engine gives the model (default:\nthe engine's, vllm 0.90)", .min = 0.01, .max = 1},
+	{.type = CLI_OPT_STRING, .name = "objective", .value = &a.objective, .value_name = "O", .help = "devices (default: the fewest devices that fit, then the fastest), latency\n(one sequence's decode), throughput (the batch's decode), cost (per\nmillion tokens: needs a price); without case"},
+	{.type = CLI_OPT_NUMBER, .name = "price-device-hour", .value = &a.price_device_hour, .value_name = "P", .help = "a price per device-hour, for the cost per million tokens (default: the\nnode file's, or the price table's for the node's instance type)", .min = 0.0001, .max = 100000},
+	{.type = CLI_OPT_NUMBER, .name = "price-node-hour", .value = &a.price_node_hour, .value_name = "P", .help = "a price per node-hour instead (every node the plan uses is paid whole)", .min = 0.0001, .max = 100000},
+	{0},
+};
+
 const struct cli_command cli_cmd_plan = {
-	"plan", cmd_plan, CLI_G_NODE | CLI_G_JSON, NULL, NULL, "will a model fit, how to split it, how fast it will run",
-	"usage: axl plan MODEL|SIZE [--params N] [--quant Q|auto] [--ctx N] [--batch N] [--kv-dtype D]\n"
-		 "                [--devices LIST] [--node FILE]... [--here] [--network-gbps X]\n"
-		 "                [--engine E] [--memory-fraction F] [--objective O]\n"
-		 "                [--price-device-hour P | --price-node-hour P] [--json]\n"
-		 "       axl plan --list [--json]\n"
-		 "\n"
-		 "Will a model (a catalog name, a config.json, safetensors or GGUF file, or a bare\n"
-		 "size such as 7B) fit on this node, or on the nodes whose axl list --json are the\n"
-		 "FILEs; how to split it and how fast it will run (docs/plan.md). --list prints the\n"
-		 "built-in model catalog.\n"
-		 "\n"
-		 "  --params N      a bare size in parameters (7e9), the same as naming 7B\n"
-		 "  --quant Q       bf16, fp16, fp8, int8, int4, awq, gptq, mxfp4, q8_0, q4_k_m, ...;\n"
-		 "                  auto: the best-quality format the devices run natively that fits\n"
-		 "  --ctx N         context tokens per sequence\n"
-		 "  --batch N       sequences decoded together\n"
-		 "  --kv-dtype D    the KV cache's type (bf16, fp8, ...)\n"
-		 "  --devices LIST  only these devices (nvidia:0,nvidia:1)\n"
-		 "  --node FILE     plan on that node (repeatable); --here: and on this one too\n"
-		 "  --network-gbps X  GB/s per direction between nodes\n"
-		 "  --engine E      the serving engine the estimates are calibrated for: vllm (default),\n"
-		 "                  sglang, trt-llm, llama.cpp, pytorch\n"
-		 "  --memory-fraction F  the share of each device's memory the engine gives the model,\n"
-		 "                  0 < F <= 1 (default: the engine's, vllm 0.90)\n"
-		 "  --objective O   devices (default: the fewest devices that fit, then the fastest),\n"
-		 "                  latency (one sequence's decode), throughput (the batch's decode),\n"
-		 "                  cost (per million tokens: needs a price)\n"
-		 "  --price-device-hour P, --price-node-hour P\n"
-		 "                  a price per hour, for the cost per million tokens (else the\n"
-		 "                  node file's, or the price table's for the node's instance type)\n"
-		 "  --devices cpu   plan on the host: its memory and memory bandwidth\n"
-		 "                  (the node options describe this node: not with --node unless --here)\n",
+	"plan", cmd_plan, CLI_G_NODE | CLI_G_JSON, options, NULL, "will a model fit, how to split it, how fast it will run",
+	"Will a model fit on this node, or on the nodes whose axl list --json are the --node\n"
+	"FILEs; how to split it over the devices, and how fast it will decode and prefill\n"
+	"(docs/plan.md). Without accelerators, or with --devices cpu, the plan is on the\n"
+	"host. When nothing fits, it says how far short the closest split is and what would\n"
+	"fit. --list prints the built-in model catalog.",
 };

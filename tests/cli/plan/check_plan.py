@@ -1080,7 +1080,7 @@ def case_network(axl, work):
     """--network takes a unit (400Gb/s is 50 GB/s); a bare number and --network-gbps are
     refused with the spelling to use."""
     for args, want in ((["--network", "400"], "400Gb/s"), (["--network", "fast"], "400Gb/s"),
-                       (["--network", "400Gx"], "400Gb/s"), (["--network-gbps", "50"], "--network 400Gb/s"),
+                       (["--network", "400Gx"], "'Gx' is not a unit of rate (Gb/s"), (["--network-gbps", "50"], "--network 400Gb/s"),
                        (["--network-gbps=50"], "--network 400Gb/s")):
         rc, out, err = run(axl, ["plan", "llama3.1-8b"] + args, sim=H100X2)
         check(rc == 2 and want in err and not out, "%s: rc %d %r" % (args, rc, err))
