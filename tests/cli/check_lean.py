@@ -318,7 +318,7 @@ def case_zlib_missing(a):
 
 
 def case_top_batch(a):
-    p = run([a.axl, "top", "--batch", "--count", "2", "--interval", "50", "--sim", SIM],
+    p = run([a.axl, "top", "--batch", "--count", "2", "--interval", "50ms", "--sim", SIM],
             env_for(AXL_CURSES_LIBRARY="/nonexistent/libncursesw.so.6", COLUMNS="80", LINES="24"))
     out = p.stdout.decode(errors="replace")
     if p.returncode != 0 or out.count("axl top") != 2 or "nvidia:1" not in out:

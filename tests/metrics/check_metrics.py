@@ -141,7 +141,7 @@ def stream(axl, root, interval, count, between):
     """Run axl metrics --interval and call between(k) after line k arrives."""
     e = dict(os.environ)
     e.pop("AXL_SYSROOT", None)
-    p = subprocess.Popen([axl, "metrics", "--json", "--interval", str(interval), "--count", str(count),
+    p = subprocess.Popen([axl, "metrics", "--json", "--interval", "%dms" % interval, "--count", str(count),
                           "--sysroot", root], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e)
     docs = []
     for k in range(count):
@@ -253,7 +253,7 @@ def case_options(axl, work):
     for bad in (["--interval", "0"], ["--interval", "x"], ["--count", "-1"]):
         p = run(axl, "metrics", *bad, "--sysroot", root, check_rc=False)
         check(p.returncode == 2, "%s: rc %d" % (bad, p.returncode))
-    p = run(axl, "metrics", "--json", "--interval", "50", "--count", "3", "--sysroot", root)
+    p = run(axl, "metrics", "--json", "--interval", "50ms", "--count", "3", "--sysroot", root)
     docs = [json.loads(ln) for ln in p.stdout.splitlines()]
     check(len(docs) == 3 and all(d["schema"] == "axl.metrics" for d in docs), "3 JSON lines: %d" % len(docs))
     check(all("interval_ms" in d for d in docs[1:]), "streamed samples lack interval_ms")

@@ -87,7 +87,7 @@ def main():
                                     capture_output=True, check=True).stdout)
     port = free_port()
     proc = subprocess.Popen([a.axl, "serve", "--listen", "127.0.0.1:%d" % port, "--sysroot", root, "--dcgm",
-                             "--interval", "1000"], stderr=subprocess.PIPE)
+                             "--interval", "1000ms"], stderr=subprocess.PIPE)
     try:
         line = wait_serving(proc, time.monotonic() + 30)
         check(line is not None and ("127.0.0.1:%d/metrics" % port) in line, "the 'axl: serving' line")

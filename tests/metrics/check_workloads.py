@@ -75,7 +75,7 @@ def verify(axl, env, region, bad):
     check(p.stderr.count("axl: warning:") == len(bad), "text warnings: %s" % p.stderr)
     # top --batch
     tenv = dict(env, COLUMNS="120", LINES="30")
-    p = run(axl, tenv, "top", "--batch", "--count", "1", "--interval", "50")
+    p = run(axl, tenv, "top", "--batch", "--count", "1", "--interval", "50ms")
     wl = [l for l in p.stdout.splitlines() if "workload " in l]
     check(len(wl) == 2, "top workload lines: %s" % p.stdout)
     if len(wl) == 2:

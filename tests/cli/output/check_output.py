@@ -178,7 +178,8 @@ def case_stdout(axl, work):
     # --watch needs a file or a directory
     run(axl, "--sim", s, "labels", "--watch", "-o", "-", rc=2)
     run(axl, "--sim", s, "cdi", "generate", "--watch", rc=2)
-    run(axl, "--sim", s, "labels", "--interval", "5", rc=2)
+    p = run(axl, "--sim", s, "labels", "--interval", "5s", rc=2)
+    check("--interval goes with --watch" in p.stderr, "labels --interval without --watch: %r" % p.stderr)
     return 0
 
 
@@ -222,7 +223,7 @@ def case_labels_watch(axl, work):
     d = fresh(work, "labels_watch")
     s = sim(os.path.join(d, "node.json"), [H100])
     out = os.path.join(d, "features")
-    p = start(axl, "--sim", s, "labels", "--watch", "--interval", "1", "-o", out, "-v")
+    p = start(axl, "--sim", s, "labels", "--watch", "--interval", "1s", "-o", out, "-v")
     first = wait_for(lambda: read(out), 10)
     check(first is not None and labels_value(first, "axl.dev/nvidia.count") == "2",
           "labels --watch: first file %r" % first)
@@ -241,7 +242,7 @@ def case_labels_watch(axl, work):
     check(sorted(os.listdir(d)) == ["features", "node.json"], "labels --watch: left %r" % os.listdir(d))
 
     # --expiry 4s: written now + 4 s, renewed once 2 s have passed (not at each refresh)
-    p = start(axl, "--sim", s, "labels", "--watch", "--interval", "1", "--expiry", "4s", "-o", out)
+    p = start(axl, "--sim", s, "labels", "--watch", "--interval", "1s", "--expiry", "4s", "-o", out)
     exp = []
     end = time.monotonic() + 6
     while time.monotonic() < end:
@@ -258,7 +259,7 @@ def case_labels_watch(axl, work):
 def case_cdi_watch(axl, work):
     d = fresh(work, "cdi_watch")
     s = sim(os.path.join(work, "cdi_watch.json"), [H100, MI300X])
-    p = start(axl, "--sim", s, "cdi", "generate", "--watch", "--interval", "1", "-o", d, "-v")
+    p = start(axl, "--sim", s, "cdi", "generate", "--watch", "--interval", "1s", "-o", d, "-v")
     nv, amd = os.path.join(d, "axl-nvidia-gpu.json"), os.path.join(d, "axl-amd-gpu.json")
     check(wait_for(lambda: read(nv) and read(amd), 10), "cdi --watch: specs not written: %r" % os.listdir(d))
     snv, samd = os.stat(nv), os.stat(amd)
@@ -280,7 +281,7 @@ def case_devnodes(axl, work):
     t = tree(work, "gaudi2-8x")
     out = os.path.join(fresh(work, "devnodes"), "features")
     shutil.rmtree(os.path.join(t, "dev", "dri"), ignore_errors=True)
-    p = start(axl, "--sysroot", t, "labels", "--watch", "--interval", "3600", "-o", out, "-v")
+    p = start(axl, "--sysroot", t, "labels", "--watch", "--interval", "3600s", "-o", out, "-v")
     check(wait_for(lambda: read(out), 10), "devnodes: no first write")
     time.sleep(0.5)
     node = os.path.join(t, "dev", "accel", "accel_test")
@@ -319,7 +320,7 @@ def case_agent(axl, work):
     feat = os.path.join(d, "features")
     # held 3 s in the middle of its first write: /healthz says 503 meanwhile
     p = start(axl, "agent", "--sim", s, "--listen", "127.0.0.1:0", "--labels-file", feat, "--cdi-dir", cdi,
-              "--interval", "1", "-v", env={"AXL_TEST_WRITE_PAUSE_MS": "3000"})
+              "--interval", "1s", "-v", env={"AXL_TEST_WRITE_PAUSE_MS": "3000"})
     m = wait_for(lambda: re.search(r"serving http://([0-9.]+):(\d+)/metrics", stderr_of(p)), 10)
     if not m and ("not available" in stderr_of(p)):
         p.wait()

@@ -78,7 +78,7 @@ def env_for(cols, lines):
 
 
 def run_batch(axl, root, cols, lines, count=2, extra=()):
-    p = subprocess.run([axl, "top", "--batch", "--count", str(count), "--interval", "100", "--sysroot", root]
+    p = subprocess.run([axl, "top", "--batch", "--count", str(count), "--interval", "100ms", "--sysroot", root]
                        + list(extra), env=env_for(cols, lines), capture_output=True, timeout=60)
     check(p.returncode == 0, "axl top exited %d: %s" % (p.returncode, p.stderr.decode(errors="replace")))
     return frames_of(p.stdout.decode("utf-8"), count, cols, lines)
@@ -272,9 +272,9 @@ def case_not_a_tty(axl, work):
                        capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
     check(p.returncode == 0, "exit %d" % p.returncode)
     frames_of(p.stdout.decode(), 1, 80, 24)
-    p = subprocess.run([axl, "top", "--count", "1", "--interval", "100", "--sysroot", root, "extra"],
+    p = subprocess.run([axl, "top", "--count", "1", "--interval", "100ms", "--sysroot", root, "extra"],
                        capture_output=True, timeout=60)
-    check(p.returncode == 2, "an extra argument is not a usage error")
+    check(p.returncode == 2 and b"'extra'" in p.stderr, "an extra argument is not a usage error: %r" % p.stderr)
     p = subprocess.run([axl, "list", "--batch", "--sysroot", root], capture_output=True, timeout=60)
     check(p.returncode == 2, "--batch outside top is not a usage error")
 
@@ -292,7 +292,7 @@ def pty_start(axl, root, cols=80, rows=24, extra=()):
         os.environ.pop("COLUMNS", None)
         os.environ.pop("LINES", None)
         try:
-            os.execv(axl, [axl, "top", "--interval", "200", "--sysroot", root] + list(extra))
+            os.execv(axl, [axl, "top", "--interval", "200ms", "--sysroot", root] + list(extra))
         finally:
             os._exit(127)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))

@@ -153,8 +153,8 @@ def cdi_list(a, node_args, env=None):
     return set(axl_json(a, node_args, "cdi", "list", env=env).split())
 
 
-def cdi_specs(a, node_args, env=None):
-    doc = axl_json(a, node_args, "cdi", "generate", "-o", "-", env=env)
+def cdi_specs(a, node_args, env=None, options=()):
+    doc = axl_json(a, node_args, "cdi", "generate", "-o", "-", *options, env=env)
     return doc if isinstance(doc, list) else [doc]
 
 
@@ -316,7 +316,7 @@ def allocate_without_cdi(a, pb):
     root = debian_driver_root(a.work)
     node = ["--sim", os.path.join(SIMS, "h100x8-nvswitch.json")]
     dr = ["--driver-root", root, "--driver-root-host", "/"]
-    spec = [s for s in cdi_specs(a, node + ["--driver-root", root]) if s["kind"] == "axl.dev/nvidia-gpu"][0]
+    spec = [s for s in cdi_specs(a, node, options=["--driver-root", root]) if s["kind"] == "axl.dev/nvidia-gpu"][0]
     want_mounts = {(m["containerPath"], m["hostPath"]) for m in spec["containerEdits"]["mounts"]}
     check(("/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib/x86_64-linux-gnu/nvidia/current/libcuda.so.535.261.03")
           in want_mounts and len(want_mounts) == 3, "the Debian root's spec mounts: %s" % sorted(want_mounts))
@@ -553,7 +553,7 @@ def case_idle(a, pb):
     # waiting again, rediscovering every second; the GPUs and the driver appear in sysfs
     # and /proc (no /dev change: found by the interval; advertised Unhealthy, their nodes
     # being absent), then the driver's /dev nodes (found by the watch: Healthy)
-    p = Plugin(a, kdir, node, ["--interval", "1"])
+    p = Plugin(a, kdir, node, ["--interval", "1s"])
     check(p.wait_log(r"no accelerator to advertise", 10), "waiting: %s" % p.stderr()[-400:])
     time.sleep(1.5)
     check(p.p.poll() is None and not k.registrations, "still waiting, nothing registered: %s" % p.stderr()[-400:])
@@ -561,7 +561,7 @@ def case_idle(a, pb):
     h.restore(keep=lambda rel: rel.startswith("dev/"))
     ok = k.wait_clients(["nvidia.com/gpu"], 5)
     dt = time.monotonic() - t0
-    check(ok and dt <= 3.0, "the GPUs appeared in sysfs: registered after %.1f s (--interval 1; log: %s)"
+    check(ok and dt <= 3.0, "the GPUs appeared in sysfs: registered after %.1f s (--interval 1s; log: %s)"
           % (dt, p.stderr()[-600:]))
     check(p.wait_log(r"nvidia\.com/gpu appeared: 8 devices on ", 2), "the new resource is said: %s" % p.stderr()[-400:])
     c = k.clients.get("nvidia.com/gpu")
@@ -988,7 +988,7 @@ def case_bad_input(a, pb):
     mute = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     mute.bind(os.path.join(kdir, "kubelet.sock"))
     mute.listen(16)
-    p = Plugin(a, kdir, sim, ["--register-timeout", "1"])
+    p = Plugin(a, kdir, sim, ["--register-timeout", "1s"])
     check(p.wait_log(r"did not answer Register within 1 s", 15), "a mute kubelet is said: %s" % p.stderr()[-500:])
     c0 = p.cpu_seconds()
     time.sleep(3)

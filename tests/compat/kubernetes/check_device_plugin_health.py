@@ -98,7 +98,7 @@ class Nvml:
 
     def start(self, extra=(), **env):
         return cdp.start(self.a, self.pb, ["--sysroot", self.t], ["nvidia.com/gpu"],
-                         ["--interval", "1", "--health-recovery", str(RECOVERY), *extra], env=self.env(**env))
+                         ["--interval", "1s", "--health-recovery", "%ds" % RECOVERY, *extra], env=self.env(**env))
 
 
 def case_nvml(a, pb):
@@ -182,7 +182,7 @@ def case_nvml(a, pb):
         check(stays(c, victim, "Healthy", 2.5), "--health-checks none: Xid 79 ignored")
         cdp.stop(k, p)
     # --health-recovery 0: as NVIDIA's plugin, Unhealthy until a restart
-    k, p = cdp.start(a, pb, ["--sysroot", n.t], ["nvidia.com/gpu"], ["--interval", "1", "--health-recovery", "0"],
+    k, p = cdp.start(a, pb, ["--sysroot", n.t], ["nvidia.com/gpu"], ["--interval", "1s", "--health-recovery", "0"],
                      env=n.env())
     c = k.clients.get("nvidia.com/gpu")
     if c:
@@ -227,7 +227,7 @@ def case_amd(a, pb):
     victim, other = gpus[2], gpus[6]
     vid, oid = ids[victim["id"]], ids[other["id"]]
     vras, oras = ras_dir(t, victim["pci"]["address"]), ras_dir(t, other["pci"]["address"])
-    k, p = cdp.start(a, pb, node, ["amd.com/gpu"], ["--interval", "1", "--health-recovery", str(RECOVERY)])
+    k, p = cdp.start(a, pb, node, ["amd.com/gpu"], ["--interval", "1s", "--health-recovery", "%ds" % RECOVERY])
     c = k.clients.get("amd.com/gpu")
     if not c:
         cdp.stop(k, p)
@@ -263,7 +263,7 @@ def case_amd(a, pb):
     check(stays(c, oid, "Healthy", 2.5), "a count that went down leaves the GPU Healthy")
     check(cdp.stop(k, p) == 0, "SIGTERM: 0")
     # --health-checks none
-    k, p = cdp.start(a, pb, node, ["amd.com/gpu"], ["--interval", "1", "--health-checks", "none"])
+    k, p = cdp.start(a, pb, node, ["amd.com/gpu"], ["--interval", "1s", "--health-checks", "none"])
     c = k.clients.get("amd.com/gpu")
     if c:
         write(os.path.join(oras, "umc_err_count"), "ue: 9\nce: 17\nde: 3\n")

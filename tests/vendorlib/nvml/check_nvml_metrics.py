@@ -326,7 +326,7 @@ def case_hang(args):
     xml, extra, root = scenario(os.path.join(args.work, "hang"))
     p, doc, took = metrics(args, {"AXL_NVML_DOUBLE_XML": xml, "AXL_NVML_DOUBLE_EXTRA": extra,
                                   "AXL_NVML_DOUBLE_HANG": "nvmlDeviceGetFanSpeed", "AXL_VENDOR_TIMEOUT_MS": "700"},
-                           root, ["--interval", "50", "--count", "3"], timeout=30)
+                           root, ["--interval", "50ms", "--count", "3"], timeout=30)
     eq(p.returncode, 0, "hang: exit code (stderr %s)" % p.stderr[-300:])
     ok(took < 6, "hang: three samples in %.1f s (one deadline of 0.7 s, not three)" % took)
     docs = [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
