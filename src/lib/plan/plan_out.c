@@ -319,6 +319,53 @@ static void not_native_list(const struct axl_planner *p, const size_t *sel, size
 	}
 }
 
+/* An explicit format (not auto) that a device of the plan does not run natively, as its
+ * precision rows say: one warning per device model, naming its first device, how many
+ * more, and what it runs natively. Not known (no precision rows) is not "not native". */
+static void warn_not_native(struct axl_plan *pl, const struct axl_planner *p, const size_t *used, size_t nused)
+{
+	static const char *const fmt_names[AXL__PF__COUNT] = {"fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4"};
+	for (size_t i = 0; i < nused && pl->nwarn < MAXWARN; i++) {
+		const struct axl__pdev *d = &p->devs[used[i]];
+		if (runs_native(d, &pl->q) != 0)
+			continue;
+		const char *model = d->model[0] ? d->model : d->id;
+		bool seen = false;
+		int more = 0;
+		for (size_t j = 0; j < nused; j++) {
+			const struct axl__pdev *e = &p->devs[used[j]];
+			if (j == i || runs_native(e, &pl->q) != 0 || strcmp(e->model[0] ? e->model : e->id, model) != 0)
+				continue;
+			if (j < i)
+				seen = true;
+			else
+				more++;
+		}
+		if (seen)
+			continue;
+		char natives[96] = "";
+		for (int f = 0; f < AXL__PF__COUNT; f++)
+			if (d->support[f] == AXL_SUPPORT_NATIVE) {
+				size_t l = strlen(natives);
+				snprintf(natives + l, sizeof natives - l, "%s%s", l ? ", " : "", fmt_names[f]);
+			}
+		char how[48] = "";
+		if (strcmp(pl->q.name, fmt_names[pl->q.compute]) != 0 && strcmp(pl->q.name, "int4") != 0)
+			snprintf(how, sizeof how, " (its matmuls in %s)", fmt_names[pl->q.compute]);
+		char many[32] = "";
+		if (more)
+			snprintf(many, sizeof many, " and %d more", more);
+		const char *label = used[i] < pl->nlabel ? pl->label[used[i]] : d->id;
+		if (natives[0])
+			snprintf(pl->warn[pl->nwarn++], sizeof pl->warn[0], "%s%s is not native on %s%s (%s), which %s %s natively",
+				 pl->q.name, how, label, many, model, more ? "run" : "runs", natives);
+		else
+			snprintf(pl->warn[pl->nwarn++], sizeof pl->warn[0],
+				 "%s%s is not native on %s%s (%s), whose precision rows name no native format", pl->q.name, how,
+				 label, many, model);
+	}
+}
+
 static struct pqtry *qtry_add(struct axl_plan *pl, const char *quant, const char *result)
 {
 	if (pl->nqtry >= MAXQTRY)
@@ -818,6 +865,22 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 			snprintf(pl->label[i], sizeof pl->label[i], "%s/%s", p->nodes[p->devs[i].node].name, p->devs[i].id);
 		else
 			snprintf(pl->label[i], sizeof pl->label[i], "%s", p->devs[i].id);
+	}
+	if (!qauto && req->quantization && req->quantization[0]) {
+		/* the devices the plan uses: its split's, else (nothing fits) those it was tried on */
+		size_t *used = malloc((nsel ? nsel : 1) * sizeof *used), nused = 0;
+		if (used && pl->have) {
+			for (int r = 0; r < pl->best.dp && r < MAXDP; r++)
+				for (int s = 0; s < pl->best.pp; s++)
+					for (int t = 0; t < pl->best.tp && nused < nsel; t++)
+						used[nused++] = pl->best.devs[r][s][t];
+		} else if (used) {
+			memcpy(used, sel, nsel * sizeof *used);
+			nused = nsel;
+		}
+		if (used)
+			warn_not_native(pl, p, used, nused);
+		free(used);
 	}
 	if (!pl->fits) {
 		/* how far short: what the closest split needs against what the devices hold */

@@ -52,6 +52,24 @@ def main():
                        capture_output=True, text=True)
     check("Quantization  auto: int8" in p.stdout, "text: %s" % p.stdout[:400])
 
+    # issue 34: an explicit format a device of the plan does not run natively is a warning
+    # naming the device and what it runs natively (A100: no FP8); none where it is native
+    # (H100) and none for auto, which explains its own choice
+    d = plan("a100-mig-off.json", "llama3.1-70b", "--quant", "fp8", "--devices", "nvidia:0,nvidia:1", "--objective", "latency")
+    if d:
+        w = [x for x in d["warnings"] if "not native" in x]
+        check(d["plan"]["strategy"]["tp"] == 2 and w == ["fp8 is not native on nvidia:0 and 1 more (NVIDIA A100-SXM4-80GB), which run "
+                    "fp32, tf32, bf16, fp16, int8, int4 natively"], "fp8 on 2 A100: %s" % d["warnings"])
+    p = subprocess.run([axl, "--sim", sim("a100-mig-off.json"), "plan", "llama3.1-8b", "--quant", "fp8", "--devices", "nvidia:1"],
+                       capture_output=True, text=True)
+    check(p.returncode == 0 and "Warning       fp8 is not native on nvidia:1 (NVIDIA A100-SXM4-80GB), which runs fp32, "
+          "tf32, bf16, fp16, int8, int4 natively\n" in p.stdout, "text: fp8 on an A100: %s" % p.stdout)
+    for args in (("llama3.1-70b", "--quant", "fp8"), ("llama3.1-70b", "--quant", "int8"), ("llama3.1-70b", "--quant", "auto", "--devices", "nvidia:0")):
+        d = plan("h100x8-nvswitch.json", *args)
+        check(d and not [x for x in d["warnings"] if "not native" in x], "%s on H100: %s" % (args, d and d["warnings"]))
+    d = plan("a100-mig-off.json", "llama3.1-70b", "--quant", "auto", "--devices", "nvidia:0")
+    check(d and not [x for x in d["warnings"] if "not native" in x], "auto on an A100: %s" % (d and d["warnings"]))
+
     # issue 34: native as the inventory says (a precision row, peak known or not), over the
     # devices the plan uses. mixed.json: the RTX 4090's BF16 row has no peak; bf16 runs
     # natively on every device, fits on one, and nothing is called "not native"
