@@ -420,10 +420,12 @@ static void vendor_labels(struct lset *s, const struct group *g)
 	rt->labels(&rg, add_vendor_label, s);
 }
 
-/* --expiry: a duration ("90s", "30m", "12h", "7d", "1h30m", plain seconds) from now
- * (*secs), or an RFC 3339 time kept as given (in out, *secs 0). 0, or -1. */
-static int expiry_parse(const char *arg, char *out, size_t cap, long long *secs)
+/* --expiry: a duration ("90s", "30m", "12h", "7d", "1h30m") from now (*secs), or an RFC
+ * 3339 time kept as given (in out, *secs 0). 0, or -1 (err says why when it is a
+ * duration's fault, else is empty). */
+static int expiry_parse(const char *arg, char *out, size_t cap, long long *secs, char *err, size_t err_cap)
 {
+	err[0] = '\0';
 	*secs = 0;
 	int y, mo, d, h, mi, sec, n = 0;
 	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
@@ -450,35 +452,16 @@ static int expiry_parse(const char *arg, char *out, size_t cap, long long *secs)
 		snprintf(out, cap, "%s", arg);
 		return 0;
 	}
-	long long total = 0;
-	const char *p = arg;
-	if (!*p)
+	/* a duration, with its unit as every duration of the command line ("3600" is refused:
+	 * seconds to one reader, milliseconds to the next) */
+	int64_t ms;
+	if (cli_parse_duration(arg, &ms, err, err_cap) != 0)
 		return -1;
-	while (*p) {
-		if (!isdigit((unsigned char)*p))
-			return -1;
-		char *end;
-		errno = 0;
-		long long v = strtoll(p, &end, 10);
-		if (errno || v > 100LL * 365 * 86400)
-			return -1;
-		long long mult = 1;
-		switch (*end) {
-		case 's': mult = 1; end++; break;
-		case 'm': mult = 60; end++; break;
-		case 'h': mult = 3600; end++; break;
-		case 'd': mult = 86400; end++; break;
-		case '\0': if (p != arg) return -1; break;
-		default: return -1;
-		}
-		total += v * mult;
-		if (total > 100LL * 365 * 86400)
-			return -1;
-		p = end;
+	if (ms < 1000 || ms > 100LL * 365 * 86400 * 1000) {
+		snprintf(err, err_cap, "%s: out of range (1s to 100 years)", arg);
+		return -1;
 	}
-	if (total <= 0)
-		return -1;
-	*secs = total;
+	*secs = (long long)(ms / 1000);
 	return 0;
 }
 
@@ -504,11 +487,15 @@ int labels_setup(struct labels_job *j, const struct opts *o, const struct labels
 			j->prefix);
 		return EXIT_USAGE;
 	}
-	if (lo->expiry && expiry_parse(lo->expiry, j->expiry_at, sizeof j->expiry_at, &j->expiry_s) != 0) {
-		fprintf(stderr,
-			"axl: --expiry takes a duration (90s, 30m, 12h, 7d, 1h30m) or an RFC 3339 time "
-			"(2030-01-01T00:00:00Z), not '%s'\n",
-			lo->expiry);
+	char err[256];
+	if (lo->expiry && expiry_parse(lo->expiry, j->expiry_at, sizeof j->expiry_at, &j->expiry_s, err, sizeof err)) {
+		if (isdigit((unsigned char)lo->expiry[0]) && !strchr(lo->expiry, '-') && err[0])
+			fprintf(stderr, "axl: --expiry %s\n", err);
+		else
+			fprintf(stderr,
+				"axl: --expiry takes a duration (90s, 30m, 12h, 7d, 1h30m) or an RFC 3339 time "
+				"(2030-01-01T00:00:00Z), not '%s'\n",
+				lo->expiry);
 		return EXIT_USAGE;
 	}
 	return 0;

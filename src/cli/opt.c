@@ -78,7 +78,8 @@ int cli_parse_size(const char *s, int64_t *bytes, char *err, size_t cap)
 		*bytes = (int64_t)b;
 		return 0;
 	}
-	snprintf(err, cap, "%s: '%s' is not a unit of size (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)", s, u);
+	snprintf(err, cap, "%s: '%s' is not a unit of size (B; KiB, MiB, GiB, TiB, or K, M, G, T: powers of 1024; KB, "
+		 "MB, GB, TB: powers of 1000)", s, u);
 	return -1;
 }
 

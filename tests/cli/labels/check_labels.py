@@ -349,7 +349,7 @@ def case_expiry(axl, work):
         validate(text, "--expiry " + arg)
         check(text == "# +expiry-time=%s\n" % arg + plain, "--expiry %s: %r" % (arg, text[:80]))
     for arg, secs in (("90s", 90), ("30m", 1800), ("12h", 43200), ("7d", 604800), ("1h30m", 5400),
-                      ("600", 600)):
+                      ("600s", 600)):
         before = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
         text = run(axl, "--sysroot", root, "labels", "--expiry", arg).stdout
         after = datetime.datetime.now(datetime.timezone.utc)
@@ -368,6 +368,10 @@ def case_expiry(axl, work):
                 "2030-1-01T00:00:00Z", "2030-01-01T00:00:00Zjunk"):
         p = run(axl, "--sysroot", root, "labels", "--expiry", bad, rc=2)
         check(p.stdout == "" and "--expiry" in p.stderr, "--expiry %r: %r" % (bad, p.stderr))
+    # a bare number, as every duration of the command line: refused with the fix
+    p = run(axl, "--sysroot", root, "labels", "--expiry", "600", rc=2)
+    check(p.stdout == "" and "--expiry 600" in p.stderr and "600s" in p.stderr and len(p.stderr.splitlines()) == 1,
+          "--expiry 600: %r" % p.stderr)
     return 0
 
 
