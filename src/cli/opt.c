@@ -554,7 +554,8 @@ void cli_opt_usage(FILE *f, int first, const char *cmd, const struct cli_opt *sp
 		else if (s->type == CLI_OPT_FLAG)
 			snprintf(item, sizeof item, "[--%s]", s->name);
 		else
-			snprintf(item, sizeof item, req ? "--%s %s" : "[--%s %s]", s->name, type_value_name(s));
+			snprintf(item, sizeof item, req ? "--%s %s%s" : "[--%s %s]%s", s->name, type_value_name(s),
+				 s->type == CLI_OPT_LIST ? "..." : "");
 		int len = (int)strlen(item);
 		if (col + 1 + len > 79) {
 			fprintf(f, "\n%*s", indent, "");
