@@ -50,6 +50,7 @@ sys.path.insert(0, os.path.join(TOP, "tests", "replay"))
 sys.path.insert(0, os.path.join(TOP, "tests", "tools"))
 sys.path.insert(0, os.path.join(TOP, "tests", "cli", "cdi"))
 import replay  # noqa: E402  (all_cases, build_root)
+import visvars  # noqa: E402
 
 try:
     import validate_json  # noqa: E402
@@ -257,9 +258,10 @@ def check_cdi(node, inv):
 
 
 def base_env(work):
-    env = dict(os.environ)
+    # the visibility variables of the shell that runs the tests stay out (tests/tools/visvars.py)
+    env = visvars.clean(os.environ)
     for k in ("AXL_SYSROOT", "AXL_BACKENDS", "AXL_SIM", "AXL_NVML_LIBRARY", "AXL_NVML_DOUBLE_XML",
-              "AXL_NVML_DOUBLE_FAIL", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"):
+              "AXL_NVML_DOUBLE_FAIL"):
         env.pop(k, None)
     state = os.path.join(work, "state")
     shutil.rmtree(state, ignore_errors=True)

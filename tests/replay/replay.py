@@ -26,6 +26,8 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 FIX = os.path.join(HERE, "fixtures")
 NODES = os.path.join(TOP, "tests", "trees", "nodes")
 SCHEMA = os.path.join(TOP, "schema", "axl-inventory.schema.json")
+sys.path.insert(0, os.path.join(TOP, "tests", "tools"))
+import visvars  # noqa: E402  the visibility variables, cleared: a shell's do not reach the goldens
 
 # Real captures: (case, kind, file). kind "tree": a sysroot tarball with one top folder
 # (hwloc-gather-topology); "root": a tarball rooted at / ; "kfd": a KFD topology folder.
@@ -116,7 +118,7 @@ TOPO_CASES = {"hgx-8x-h100", "gpud-hgx-8x-h100-lspci-vvv", "gpud-azure-8x-a100-l
 
 
 def run_axl(axl, root, pci_ids=None, args=("list", "--json", "--all"), backends=None):
-    env = dict(os.environ)
+    env = visvars.clean(os.environ)
     env.pop("AXL_SYSROOT", None)
     env.pop("AXL_BACKENDS", None)
     if backends:

@@ -17,6 +17,9 @@ Cases:
                    the inventory has no warnings and only the spec's devices
   deterministic    the same spec gives the same UUIDs run after run
   sysroot_conflict --sim with --sysroot is a usage error; AXL_SIM works like --sim
+  visibility_env   the shell's CUDA_VISIBLE_DEVICES is not applied to a simulated node and
+                   draws one warning naming it and --env (JSON and stderr); with --env
+                   it applies and draws none; without it, none
   newer            a spec of schema_version 99 with keys this axl does not know gives
                    the same node as version 1 and exactly one warning naming the file
                    and both versions (list, list --json, plan)
@@ -31,6 +34,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SCHEMAS = os.path.join(ROOT, "schema")
+sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
+import visvars  # noqa: E402  the visibility variables: a shell's do not reach the tests
 
 SPECS = {
     "h100x2": "h100x2.json",
@@ -107,7 +112,7 @@ BAD = {
 
 
 def run(args, env=None, check=True):
-    e = dict(os.environ)
+    e = visvars.clean(os.environ)
     e.pop("AXL_SIM", None)
     e.pop("AXL_SYSROOT", None)
     if env:
@@ -278,7 +283,7 @@ def case_refuses(axl, work, name):
 def case_no_hardware(axl, work):
     spec = os.path.join(HERE, SPECS["h100x2"])
     env = {"AXL_NVML_LIBRARY": "/nonexistent/libnvidia-ml.so.1", "AXL_ROCM_SMI_LIBRARY": "/nonexistent/librocm.so",
-           "AXL_ZE_LIBRARY": "/nonexistent/libze.so", "CUDA_VISIBLE_DEVICES": "1"}
+           "AXL_ZE_LIBRARY": "/nonexistent/libze.so"}
     p = run([axl, "-v", "--sim", spec, "list", "--json", "--timing"], env=env)
     doc = json.loads(p.stdout)
     if p.stderr.strip():
@@ -287,8 +292,6 @@ def case_no_hardware(axl, work):
         fail("warnings: %s" % doc["warnings"])
     if [d["uuid"] for d in doc["devices"]] != ["stub-device-0", "stub-device-1"]:
         fail("devices %s" % [d["id"] for d in doc["devices"]])
-    if not all(d["visibility"]["visible"] for d in doc["devices"]):
-        fail("the process's CUDA_VISIBLE_DEVICES applied to a simulated node")
     if list(doc.get("timing", {})) != ["sim"]:
         fail("discovery stages ran: %s" % doc.get("timing"))
     # given explicitly, the variables apply to the simulated node
@@ -310,6 +313,43 @@ def case_no_hardware(axl, work):
                         "libze_loader", "fdinfo"):
                 if bad in opened:
                     fail("a simulated node tried to open %s:\n%s" % (bad, opened))
+
+
+def case_visibility_env(axl, work):
+    spec = os.path.join(HERE, SPECS["h100x8_nvswitch"])
+    shell = {"CUDA_VISIBLE_DEVICES": "0"}
+    line = ("%s: CUDA_VISIBLE_DEVICES set in the environment is not applied to a simulated node; "
+            "--env CUDA_VISIBLE_DEVICES=... judges visibility on it (axl_context_options.env)" % spec)
+    # the shell's variable: not applied, said once (JSON warnings[], and one line on stderr)
+    p = run([axl, "--sim", spec, "list", "--json"], env=shell)
+    doc = json.loads(p.stdout)
+    ws = doc["warnings"]
+    if len(ws) != 1 or ws[0].get("source") != "visibility" or "%s: %s" % (ws[0].get("path"),
+                                                                            ws[0].get("message")) != line:
+        fail("CUDA_VISIBLE_DEVICES=0 in the environment: warnings %r, expected one: %r" % (ws, line))
+    if not all(d["visibility"]["visible"] for d in doc["devices"]):
+        fail("the process's CUDA_VISIBLE_DEVICES applied to a simulated node: %s" %
+             [d["visibility"] for d in doc["devices"]])
+    p = run([axl, "--sim", spec, "list"], env=shell)
+    if p.stderr.splitlines() != ["axl: warning: " + line]:
+        fail("axl list with CUDA_VISIBLE_DEVICES=0: stderr %r" % p.stderr)
+    # given explicitly it applies, and there is nothing to say
+    for args in (["list", "--json"], ["list"]):
+        p = run([axl, "--sim", spec, "--env", "CUDA_VISIBLE_DEVICES=0"] + args, env=shell)
+        if p.stderr.strip():
+            fail("--env CUDA_VISIBLE_DEVICES=0 %s: stderr %r" % (" ".join(args), p.stderr))
+    doc = json.loads(run([axl, "--sim", spec, "--env", "CUDA_VISIBLE_DEVICES=0", "list", "--json"],
+                         env=shell).stdout)
+    if doc["warnings"]:
+        fail("--env CUDA_VISIBLE_DEVICES=0: warnings %r" % doc["warnings"])
+    vis = [d["visibility"]["visible"] for d in doc["devices"]]
+    if len(vis) != 8 or vis != [True] + [False] * 7:
+        fail("--env CUDA_VISIBLE_DEVICES=0: visible %s" % vis)
+    # no variable: no warning
+    p = run([axl, "--sim", spec, "list", "--json"])
+    doc = json.loads(p.stdout)
+    if doc["warnings"] or p.stderr.strip():
+        fail("no variable: warnings %r, stderr %r" % (doc["warnings"], p.stderr))
 
 
 def case_deterministic(axl, work):
@@ -369,7 +409,8 @@ def case_newer(axl, work):
 
 def cases():
     return (["inventory." + n for n in SPECS] + ["metrics." + n for n in SPECS] +
-            ["refuses." + n for n in BAD] + ["no_hardware", "deterministic", "sysroot_conflict", "newer"])
+            ["refuses." + n for n in BAD] + ["no_hardware", "visibility_env", "deterministic", "sysroot_conflict",
+                                             "newer"])
 
 
 def main():
@@ -389,6 +430,8 @@ def main():
         case_refuses(axl, work, name)
     elif case == "no_hardware":
         case_no_hardware(axl, work)
+    elif case == "visibility_env":
+        case_visibility_env(axl, work)
     elif case == "deterministic":
         case_deterministic(axl, work)
     elif case == "sysroot_conflict":

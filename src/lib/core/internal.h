@@ -122,6 +122,11 @@ struct axl_context {
 	size_t vis_n;
 	/* where they came from: "env" (the process) or "options" (axl_context_options.env) */
 	bool vis_explicit;
+	/* those set in the process environment but not applied, the node being another one
+	 * (simulated or re-rooted) and no explicit list given: their names ("A, B"), and how
+	 * many; one warning with each inventory (discover/inventory.c); NULL, 0: none */
+	char *vis_unapplied;
+	size_t vis_unapplied_n;
 	/* where axl keeps what it created (state.c): $AXL_STATE_DIR, else a per-user runtime
 	 * directory on the live system; NULL on a re-rooted context without AXL_STATE_DIR */
 	char *state_dir;

@@ -175,6 +175,15 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 	if (ctx->capture_newer)
 		axl__warn(inv, "capture", ctx->sysroot, "axl-capture/manifest.json: " AXL__NEWER_DOC,
 			  (long long)ctx->capture_newer, AXL__CAPTURE_VERSION);
+	/* the process's visibility variables describe this machine, not the node described
+	 * (open.c): said once, with the way to apply them */
+	if (ctx->vis_unapplied)
+		axl__warn(inv, AXL__VIS_SRC, ctx->sim ? ctx->sim->path : ctx->sysroot,
+			  "%s set in the environment %s not applied to %s; --env %s=... judges visibility on it "
+			  "(axl_context_options.env)",
+			  ctx->vis_unapplied, ctx->vis_unapplied_n > 1 ? "are" : "is",
+			  ctx->sim ? "a simulated node" : "a re-rooted tree (another node's)",
+			  ctx->vis_unapplied_n > 1 ? "NAME" : ctx->vis_unapplied);
 	if (ctx->sim) {
 		open_simulated(&scan);
 		goto done;

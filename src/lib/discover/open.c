@@ -343,6 +343,23 @@ static int context_open(axl_context **out, const struct axl_context_options *opt
 				return axl__error(AXL_ENOMEM, "out of memory");
 			}
 		}
+	} else if (process) {
+		/* set in this process and not applied to another node: said, not silently
+		 * dropped (one warning with each inventory; the names, "A, B") */
+		size_t len = 0;
+		for (size_t v = 0; v < ctx->vis_n; v++)
+			if (getenv(ctx->vis[v].name))
+				len += strlen(ctx->vis[v].name) + 2;
+		if (len && !(ctx->vis_unapplied = calloc(1, len + 1))) {
+			axl_context_free(ctx);
+			return axl__error(AXL_ENOMEM, "out of memory");
+		}
+		for (size_t v = 0; len && v < ctx->vis_n; v++)
+			if (getenv(ctx->vis[v].name)) {
+				if (ctx->vis_unapplied_n++)
+					strcat(ctx->vis_unapplied, ", ");
+				strcat(ctx->vis_unapplied, ctx->vis[v].name);
+			}
 	}
 	/* like the visibility variables: it describes this process, not a replayed tree */
 	if (list || (process && !ctx->fs.rerooted && !ctx->sim)) {
@@ -384,6 +401,7 @@ AXL_API void axl_context_free(axl_context *ctx)
 	}
 	free(ctx->state_dir);
 	free(ctx->k8s_service_host);
+	free(ctx->vis_unapplied);
 	for (size_t v = 0; v < ctx->vis_n; v++)
 		free(ctx->vis[v].value);
 	free(ctx->vis);
