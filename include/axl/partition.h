@@ -6,9 +6,11 @@
  * same on simulated nodes, where the rules of the simulated GPU apply (its MIG
  * profiles, their placements and instance limits) and nothing touches hardware.
  *
- * What axl creates is recorded in the state directory (axl/state.h) with the process
- * that created it, so a restarted process finds it again; axl_partition_cleanup()
- * removes what processes that are gone left behind. Removal is idempotent.
+ * What axl creates is recorded in the state directory (axl/state.h) with its owner:
+ * the process that created it (a workload, the default), or the operator
+ * (AXL_PARTITION_OPERATOR: `axl partition create`), so a restarted process finds it
+ * again. axl_partition_cleanup() removes only what workloads that are gone left behind;
+ * the operator's partitions stay until destroyed by id. Removal is idempotent.
  *
  * Rules every call keeps:
  *  - a re-rooted context (another node's tree, a capture) never drives hardware:
@@ -62,14 +64,29 @@ struct axl_partition {
 	 *  /proc/driver/nvidia-caps/mig-minors). */
 	const char *const *env;
 	const char *const *device_nodes;
-	/** The process that created it through axl, and when (Unix seconds); 0 when axl
-	 *  did not create it (made by nvidia-smi, say). */
+	/** The workload process that created it through axl, and when (Unix seconds);
+	 *  owner_pid 0 when no process owns it (the operator's, or not made by axl),
+	 *  created 0 when axl did not create it (made by nvidia-smi, say). */
 	int owner_pid;
 	/** 1 when that process is still running, 0 when not or when there is none. */
 	int owner_alive;
 	int64_t created;
 	/** Where the facts came from: nvml, sim, ... */
 	axl_source source;
+	/** Whose it is: AXL_PARTITION_OWNER_* (in what was padding: the size stays 112). */
+	int owner;
+};
+
+/** struct axl_partition.owner. */
+enum {
+	/** Not known: axl did not create it, or an axl that did not record owners did. */
+	AXL_PARTITION_OWNER_UNKNOWN = 0,
+	/** A workload's: the process owner_pid; axl_partition_cleanup() destroys it once
+	 *  that process is gone. */
+	AXL_PARTITION_OWNER_WORKLOAD = 1,
+	/** The operator's (made with AXL_PARTITION_OPERATOR, as `axl partition create`
+	 *  does): only an explicit axl_partition_destroy() removes it. */
+	AXL_PARTITION_OWNER_OPERATOR = 2,
 };
 
 /** Flags for the calls below. */
@@ -77,6 +94,10 @@ enum {
 	/** axl_partition_set_mode(): the caller confirms the switch (it destroys every
 	 *  partition of the device and needs the GPU idle). Without it: AXL_EINVAL. */
 	AXL_PARTITION_CONFIRM = 1u << 0,
+	/** axl_partition_create(): the partition is the operator's, not the calling
+	 *  process's (a command that exits at once, an administrator's tool): recorded
+	 *  with no owner process, and never removed by axl_partition_cleanup(). */
+	AXL_PARTITION_OPERATOR = 1u << 1,
 };
 
 /**
@@ -90,7 +111,8 @@ enum {
  * that slice count with at least that memory; the result names the real profile.
  *
  * On success *out (one allocation, release with axl_free()) describes the new
- * partition, recorded in the state directory with the calling process as its owner.
+ * partition, recorded in the state directory with its owner: the calling process, or
+ * the operator when flags has AXL_PARTITION_OPERATOR.
  * AXL_ENOENT: unknown device or profile; AXL_ENOSPC: no room left for that profile;
  * AXL_ENOTSUP, AXL_EPERM, AXL_ENOTSYS: see the file comment. The inventory is not
  * changed: open a new one to see the partition as a device.
@@ -116,10 +138,29 @@ AXL_API int axl_partition_list(axl_context *ctx, const axl_inventory *inv, struc
 			       size_t *count);
 
 /**
- * Destroy the partitions whose recorded owner process is gone, and drop records whose
- * partition no longer exists. *removed (may be NULL): how many partitions went.
+ * Destroy the partitions whose recorded owner was a workload process that is now gone,
+ * and drop records whose partition no longer exists; every other partition stays (the
+ * operator's, a running workload's, one axl did not make or whose owner it did not
+ * record). axl_partition_cleanup_action() says which is which, row by row, for a plan
+ * shown before (or instead of) the cleanup. *removed (may be NULL): how many
+ * partitions went.
  */
 AXL_API int axl_partition_cleanup(axl_context *ctx, const axl_inventory *inv, size_t *removed);
+
+/** What axl_partition_cleanup() does with a row of axl_partition_list(). */
+enum {
+	AXL_PARTITION_KEEP = 0,    /**< it stays */
+	AXL_PARTITION_DESTROY = 1, /**< it is destroyed: its workload is gone */
+	AXL_PARTITION_FORGET = 2,  /**< only a record is left (device NULL): the record goes */
+};
+
+/**
+ * What axl_partition_cleanup() does with p (a row of axl_partition_list()): an
+ * AXL_PARTITION_KEEP/DESTROY/FORGET value, and in *why (may be NULL; a static string)
+ * the reason, for a person ("its owner process is gone", "the operator's: destroy it by
+ * id", ...). p NULL: AXL_PARTITION_KEEP.
+ */
+AXL_API int axl_partition_cleanup_action(const struct axl_partition *p, const char **why);
 
 /**
  * Switch a device's partition mode: kind "compute" (AMD: "SPX", "DPX", "TPX", "QPX",

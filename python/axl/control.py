@@ -21,7 +21,7 @@ class _Partition(Structure):
                 ("profile_id", c_int64), ("memory_bytes", c_int64), ("compute_units", c_int64),
                 ("env", POINTER(c_char_p)), ("device_nodes", POINTER(c_char_p)),
                 ("owner_pid", c_int), ("owner_alive", c_int), ("created", c_int64),
-                ("source", c_int)]
+                ("source", c_int), ("owner", c_int)]
 
 
 class _Limit(Structure):
@@ -48,7 +48,9 @@ def _opt(v: int) -> int | None:
 class Partition:
     """A partition (a MIG instance): what a container given it needs is in ``env`` and
     ``device_nodes``. Numbers are None when not known; owner_pid/created None when axl
-    did not create it."""
+    did not create it. ``owner``: "workload" (the process owner_pid; cleanup removes it
+    once that process is gone), "operator" (only a destroy removes it) or None (not
+    known)."""
 
     id: str
     device: str | None
@@ -65,6 +67,7 @@ class Partition:
     owner_alive: bool
     created: int | None
     source: str
+    owner: str | None = None
 
     @classmethod
     def _from_c(cls, p: _Partition) -> "Partition":
@@ -78,7 +81,8 @@ class Partition:
                    compute_units=_opt(p.compute_units), env=env,
                    device_nodes=_strv(p.device_nodes), owner_pid=p.owner_pid or None,
                    owner_alive=bool(p.owner_alive), created=p.created or None,
-                   source=_lib.source_name(p.source))
+                   source=_lib.source_name(p.source),
+                   owner={1: "workload", 2: "operator"}.get(p.owner))
 
 
 @dataclass(frozen=True)
@@ -137,7 +141,8 @@ def destroy_partition(inventory: Inventory, partition: str, device: str | None =
 
 
 def cleanup_partitions(inventory: Inventory) -> int:
-    """Destroy partitions whose owner process is gone; returns how many went."""
+    """Destroy the partitions whose owner was a workload process that is now gone (never
+    the operator's); returns how many went."""
     ctx, inv = _inv(inventory)
     n = c_size_t()
     check(lib().axl_partition_cleanup(ctx, inv, ctypes.byref(n)))

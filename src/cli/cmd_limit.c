@@ -80,6 +80,93 @@ static int limit_list(const struct opts *o)
 	return rc;
 }
 
+/* "memory 40.0 GiB, compute 50%": one recorded limit, for a person. */
+static void limit_text(const struct axl_limit *l, char *out, size_t cap)
+{
+	char mem[32] = "";
+	if (l->memory_bytes >= 0)
+		human_bytes(l->memory_bytes, mem, sizeof mem);
+	if (l->memory_bytes >= 0 && l->compute_percent >= 0)
+		snprintf(out, cap, "memory %s, compute %d%%", mem, l->compute_percent);
+	else if (l->memory_bytes >= 0)
+		snprintf(out, cap, "memory %s", mem);
+	else
+		snprintf(out, cap, "compute %d%%", l->compute_percent);
+}
+
+static bool same_limit(const struct axl_limit *a, const struct axl_limit *b)
+{
+	return strcmp(a->device, b->device) == 0 && (a->uuid ? b->uuid && strcmp(a->uuid, b->uuid) == 0 : !b->uuid) &&
+	       a->memory_bytes == b->memory_bytes && a->compute_percent == b->compute_percent && a->pid == b->pid &&
+	       a->created == b->created;
+}
+
+/* axl limit clear ID: the limits it forgot, each named (what was there before and is not
+ * after), or that there were none. */
+static int limit_clear(axl_context *ctx, const axl_inventory *inv, const char *id)
+{
+	struct axl_limit *before = NULL, *after = NULL;
+	size_t nb = 0, na = 0, removed = 0;
+	if (axl_limit_list(ctx, &before, &nb))
+		return fail_last("limit clear");
+	int rc = axl_limit_clear(ctx, inv, id, &removed);
+	if (rc || axl_limit_list(ctx, &after, &na)) {
+		axl_free(before);
+		return fail_last("limit clear");
+	}
+	for (size_t i = 0; i < nb; i++) {
+		bool kept = false;
+		for (size_t k = 0; k < na && !kept; k++)
+			kept = same_limit(&before[i], &after[k]);
+		if (kept)
+			continue;
+		char what[96];
+		limit_text(&before[i], what, sizeof what);
+		printf("forgot the limits of %s%s%s%s: %s\n", before[i].device, before[i].uuid ? " (" : "",
+		       before[i].uuid ? before[i].uuid : "", before[i].uuid ? ")" : "", what);
+	}
+	if (!removed)
+		fprintf(stderr, "axl: no limits recorded for %s: nothing to clear\n", id);
+	axl_free(before);
+	axl_free(after);
+	return 0;
+}
+
+/* axl limit set: what is recorded now, and what it replaced. */
+static int limit_set(axl_context *ctx, const axl_inventory *inv, const char *id, int64_t mem, int pct)
+{
+	struct axl_limit *before = NULL, *after = NULL;
+	size_t nb = 0, na = 0;
+	if (axl_limit_list(ctx, &before, &nb))
+		return fail_last("limit set");
+	if (axl_limit_set(inv, id, mem, pct) || axl_limit_list(ctx, &after, &na)) {
+		axl_free(before);
+		return fail_last("limit set");
+	}
+	const axl_device *d = axl_inventory_find(inv, id);
+	const char *dev = d ? axl_device_id(d) : id;
+	for (size_t k = 0; k < na; k++) {
+		if (strcmp(after[k].device, dev) != 0)
+			continue;
+		bool old = false;
+		for (size_t i = 0; i < nb && !old; i++)
+			old = same_limit(&before[i], &after[k]);
+		if (old)
+			continue;
+		char now[96], was[96] = "";
+		limit_text(&after[k], now, sizeof now);
+		for (size_t i = 0; i < nb && !was[0]; i++)
+			if (strcmp(before[i].device, dev) == 0 || (before[i].uuid && after[k].uuid &&
+								   strcmp(before[i].uuid, after[k].uuid) == 0))
+				limit_text(&before[i], was, sizeof was);
+		printf("%s%s%s%s: %s%s%s%s\n", dev, after[k].uuid ? " (" : "", after[k].uuid ? after[k].uuid : "",
+		       after[k].uuid ? ")" : "", now, was[0] ? " (was: " : "", was, was[0] ? ")" : "");
+	}
+	axl_free(before);
+	axl_free(after);
+	return 0;
+}
+
 static int limit_env(const struct opts *o, const char *ids)
 {
 	char *copy = strdup(ids);
@@ -200,19 +287,7 @@ int cmd_limit(struct opts *go, int argc, char **argv)
 	axl_inventory *inv;
 	if (open_inventory(&o, &ctx, &inv))
 		return 1;
-	int rc;
-	if (is_set) {
-		rc = axl_limit_set(inv, id, mem, (int)pct);
-		if (rc)
-			rc = fail_last("limit set");
-	} else {
-		size_t removed = 0;
-		rc = axl_limit_clear(ctx, inv, id, &removed);
-		if (rc)
-			rc = fail_last("limit clear");
-		else if (!removed)
-			fprintf(stderr, "axl: no limits recorded for %s\n", id);
-	}
+	int rc = is_set ? limit_set(ctx, inv, id, mem, (int)pct) : limit_clear(ctx, inv, id);
 	axl_inventory_free(inv);
 	axl_context_free(ctx);
 	return rc;

@@ -49,7 +49,10 @@ static void json_row(struct axl__json *w, const struct axl_partition *p, int doc
 	for (size_t k = 0; p->device_nodes[k]; k++)
 		axl__json_str(w, p->device_nodes[k]);
 	axl__json_arr_end(w);
-	/* owner and creation time only for a partition axl created (0: not known) */
+	/* whose it is: a workload's (its process) or the operator's; left out when not known */
+	if (p->owner == AXL_PARTITION_OWNER_WORKLOAD || p->owner == AXL_PARTITION_OWNER_OPERATOR)
+		axl__json_kstr(w, "owner", p->owner == AXL_PARTITION_OWNER_WORKLOAD ? "workload" : "operator");
+	/* owner process and creation time only for a partition axl created (0: not known) */
 	if (p->owner_pid > 0)
 		axl__json_kint(w, "owner_pid", p->owner_pid);
 	axl__json_kbool(w, "owner_alive", p->owner_alive);
@@ -59,10 +62,33 @@ static void json_row(struct axl__json *w, const struct axl_partition *p, int doc
 	axl__json_obj_end(w);
 }
 
+/* Whose a partition is, for a person: "operator", "pid 4242 (running)", "pid 4242 (gone)",
+ * "-" (not made through axl, or an older axl did not record it). */
+static const char *owner_text(const struct axl_partition *p, char *buf, size_t cap)
+{
+	if (p->owner == AXL_PARTITION_OWNER_OPERATOR)
+		return "operator";
+	if (p->owner_pid > 0)
+		snprintf(buf, cap, "pid %d (%s)", p->owner_pid, p->owner_alive ? "running" : "gone");
+	else
+		snprintf(buf, cap, "-");
+	return buf;
+}
+
+/* "MIG-1 (nvidia:0/mig1.0, 1g.10gb, owner operator)": what a destructive command names. */
+static void describe(FILE *f, const struct axl_partition *p)
+{
+	char own[48];
+	fprintf(f, "%s (%s, %s, owner %s)", p->id, p->device ? p->device : "gone: record only",
+		p->profile ? p->profile : "profile not known", owner_text(p, own, sizeof own));
+}
+
 /* One partition as text. */
 static void print_row(const struct axl_partition *p)
 {
+	char own[48];
 	printf("id: %s\nprofile: %s\n", p->id, p->profile ? p->profile : "-");
+	printf("owner: %s\n", owner_text(p, own, sizeof own));
 	printf("device: %s\nparent: %s\n", p->device ? p->device : "- (gone)", p->parent ? p->parent : "-");
 	for (size_t k = 0; p->env[k]; k++)
 		printf("env: %s\n", p->env[k]);
@@ -135,15 +161,161 @@ static int part_profiles(const axl_inventory *inv, const char *id, int json)
 	return 0;
 }
 
+/* The row of the partition that id names (its id or its device id), NULL: none. */
+static const struct axl_partition *row_of(const struct axl_partition *rows, size_t n, const char *id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(rows[i].id, id) == 0 || (rows[i].device && strcmp(rows[i].device, id) == 0))
+			return &rows[i];
+	return NULL;
+}
+
+/* axl partition destroy [--dry-run] ID...: each partition named with what it is, then
+ * destroyed (or, with --dry-run, only named). */
+static int part_destroy(axl_context *ctx, const axl_inventory *inv, const char *dev, const char *const *ids,
+			size_t nids, int dry)
+{
+	struct axl_partition *rows = NULL;
+	size_t n = 0;
+	if (axl_partition_list(ctx, inv, &rows, &n))
+		return fail_last("partition destroy");
+	int rc = 0;
+	for (size_t i = 0; i < nids && !rc; i++) {
+		const struct axl_partition *r = row_of(rows, n, ids[i]);
+		if (dry) {
+			if (r) {
+				printf("would destroy ");
+				describe(stdout, r);
+				printf("\n");
+			} else {
+				printf("%s: no such partition (nothing to destroy)\n", ids[i]);
+			}
+			continue;
+		}
+		size_t removed = 0;
+		if (axl_partition_destroy(ctx, inv, dev, ids[i], 0, &removed)) {
+			rc = fail_last("partition destroy");
+		} else if (removed) {
+			printf("%s: removed: ", ids[i]);
+			if (r)
+				describe(stdout, r);
+			else
+				printf("%s", ids[i]);
+			printf("\n");
+		} else {
+			printf("%s: already gone%s\n", ids[i], r && !r->device ? " (its record dropped)" : "");
+		}
+	}
+	if (dry)
+		printf("dry run: nothing destroyed\n");
+	axl_free(rows);
+	return rc;
+}
+
+/* axl partition cleanup [--dry-run]: the plan first (what goes, what stays and why), then
+ * each change as it is made. */
+static int part_cleanup(axl_context *ctx, const axl_inventory *inv, int dry)
+{
+	struct axl_partition *rows = NULL;
+	size_t n = 0;
+	if (axl_partition_list(ctx, inv, &rows, &n))
+		return fail_last("partition cleanup");
+	size_t go = 0, forget = 0, keep = 0;
+	static const char *const verb[] = {"keep   ", "destroy", "forget "};
+	for (size_t i = 0; i < n; i++) {
+		const char *why = NULL;
+		int a = axl_partition_cleanup_action(&rows[i], &why);
+		go += a == AXL_PARTITION_DESTROY;
+		forget += a == AXL_PARTITION_FORGET;
+		keep += a == AXL_PARTITION_KEEP;
+		printf("%s ", verb[a >= 0 && a <= 2 ? a : 0]);
+		describe(stdout, &rows[i]);
+		printf(": %s\n", why);
+	}
+	if (!n)
+		printf("no partitions: nothing to clean up\n");
+	int rc = 0;
+	if (dry) {
+		printf("dry run: nothing changed (%zu to destroy, %zu record%s to forget, %zu kept)\n", go, forget,
+		       forget == 1 ? "" : "s", keep);
+		axl_free(rows);
+		return 0;
+	}
+	/* the plan said what goes; the library applies the same rule (and refuses where axl
+	 * must not change anything: a re-rooted context, no privileges) */
+	size_t removed = 0;
+	if (axl_partition_cleanup(ctx, inv, &removed))
+		rc = fail_last("partition cleanup");
+	else
+		printf("removed %zu partition%s (%zu record%s forgotten, %zu kept)\n", removed, removed == 1 ? "" : "s",
+		       forget, forget == 1 ? "" : "s", keep);
+	axl_free(rows);
+	return rc;
+}
+
+/* The partitioning of d that lists mode among its modes, NULL: none. */
+static const struct axl_partitioning *partitioning_of(const axl_device *d, const char *mode)
+{
+	for (size_t i = 0; i < axl_device_partitioning_count(d); i++) {
+		const struct axl_partitioning *pt = axl_device_partitioning(d, i);
+		for (size_t j = 0; pt && j < pt->profile_count; j++)
+			if (strcmp(pt->profiles[j], mode) == 0)
+				return pt;
+	}
+	return NULL;
+}
+
+/* axl partition mode DEVICE KIND MODE [--yes | --dry-run]: what changes (current mode ->
+ * new mode, the partitions that go), then the switch only with --yes. */
+static int part_mode(axl_context *ctx, const axl_inventory *inv, const char *id, const char *kind,
+		     const char *mode, int yes, int dry)
+{
+	const axl_device *d = axl_inventory_find(inv, id);
+	if (!d) {
+		fprintf(stderr, "axl: partition mode: no device '%s'\n", id);
+		return 1;
+	}
+	const struct axl_partitioning *pt = partitioning_of(d, mode);
+	FILE *f = yes || dry ? stdout : stderr;
+	fprintf(f, "%s: %s partition mode %s -> %s\n", axl_device_id(d), kind,
+		pt && pt->mode && *pt->mode ? pt->mode : "(current mode not known)", mode);
+	size_t nk = axl_device_child_count(d);
+	if (nk) {
+		fprintf(f, "destroys its %zu partition%s:", nk, nk == 1 ? "" : "s");
+		for (size_t k = 0; k < nk; k++)
+			fprintf(f, " %s", axl_device_id(axl_device_child(d, k)));
+		fprintf(f, "\n");
+	} else {
+		fprintf(f, "destroys every partition of %s (it lists none now); the device must be idle\n",
+			axl_device_id(d));
+	}
+	if (!pt)
+		fprintf(f, "%s does not list %s among its partition modes\n", axl_device_id(d), mode);
+	if (dry) {
+		printf("dry run: nothing changed\n");
+		return 0;
+	}
+	if (!yes) {
+		fprintf(stderr, "axl: partition mode: nothing changed: add --yes to switch (or --dry-run to only see this)\n");
+		return 1;
+	}
+	if (axl_partition_set_mode(ctx, inv, id, kind, mode, AXL_PARTITION_CONFIRM))
+		return fail_last("partition mode");
+	printf("%s: %s partition mode is now %s\n", axl_device_id(d), kind, mode);
+	return 0;
+}
+
 int cmd_partition(struct opts *go, int argc, char **argv)
 {
 	struct opts o = *go;
 	const char *pos[16] = {0}, *dev = NULL;
-	int npos = 0, yes = 0;
+	int npos = 0, yes = 0, dry = 0;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--yes") == 0)
 			yes = 1;
+		else if (strcmp(a, "--dry-run") == 0)
+			dry = 1;
 		else if (strcmp(a, "--device") == 0 && i + 1 < argc)
 			dev = argv[++i];
 		else if (a[0] == '-' && a[1]) {
@@ -169,11 +341,20 @@ int cmd_partition(struct opts *go, int argc, char **argv)
 			known = k;
 	if (known < 0 || npos < subs[known].min || npos > subs[known].max) {
 		fprintf(stderr, "axl: usage: axl partition list | create DEVICE PROFILE | destroy [--device DEV] ID... |\n"
-				"       cleanup | profiles DEVICE | mode DEVICE compute|memory MODE --yes  [--json]\n");
+				"       cleanup | profiles DEVICE | mode DEVICE compute|memory MODE --yes  [--json]\n"
+				"       (destroy, cleanup and mode take --dry-run: what would change, nothing changed)\n");
 		return EXIT_USAGE;
 	}
 	if (o.json && !has_json[known]) {
 		fprintf(stderr, "axl: partition %s prints no document (--json is for list, create and profiles)\n", sub);
+		return EXIT_USAGE;
+	}
+	if (dry && strcmp(sub, "destroy") && strcmp(sub, "cleanup") && strcmp(sub, "mode")) {
+		fprintf(stderr, "axl: --dry-run is for axl partition destroy, cleanup and mode\n");
+		return EXIT_USAGE;
+	}
+	if (dry && yes) {
+		fprintf(stderr, "axl: partition mode: --dry-run or --yes, not both\n");
 		return EXIT_USAGE;
 	}
 	if (dev && strcmp(sub, "destroy") != 0) {
@@ -207,19 +388,19 @@ int cmd_partition(struct opts *go, int argc, char **argv)
 		} else if (!n) {
 			printf("no partitions\n");
 		} else {
-			printf("%-44s %-18s %-10s %8s %s\n", "ID", "DEVICE", "PROFILE", "OWNER", "");
+			printf("%-44s %-18s %-10s %s\n", "ID", "DEVICE", "PROFILE", "OWNER");
 			for (size_t i = 0; i < n; i++) {
-				char own[24];
-				printf("%-44s %-18s %-10s %8s %s\n", rows[i].id, rows[i].device ? rows[i].device : "(gone)",
-				       rows[i].profile ? rows[i].profile : "-",
-				       cell(rows[i].owner_pid > 0 ? rows[i].owner_pid : -1, own, sizeof own),
-				       rows[i].owner_pid > 0 ? (rows[i].owner_alive ? "running" : "gone") : "");
+				char own[48];
+				printf("%-44s %-18s %-10s %s\n", rows[i].id, rows[i].device ? rows[i].device : "(gone)",
+				       rows[i].profile ? rows[i].profile : "-", owner_text(&rows[i], own, sizeof own));
 			}
 		}
 		axl_free(rows);
 	} else if (strcmp(sub, "create") == 0) {
 		struct axl_partition *p = NULL;
-		if (axl_partition_create(ctx, inv, pos[1], pos[2], 0, &p)) {
+		/* made from the command line: the operator's, not this short-lived process's, so
+		 * that cleanup never takes it (docs/partitions.md) */
+		if (axl_partition_create(ctx, inv, pos[1], pos[2], AXL_PARTITION_OPERATOR, &p)) {
 			rc = fail_last("partition create");
 		} else if (o.json) {
 			struct axl__sb sb = AXL__SB_INIT;
@@ -232,26 +413,13 @@ int cmd_partition(struct opts *go, int argc, char **argv)
 		}
 		axl_free(p);
 	} else if (strcmp(sub, "destroy") == 0) {
-		for (int i = 1; i < npos && !rc; i++) {
-			size_t removed = 0;
-			if (axl_partition_destroy(ctx, inv, dev, pos[i], 0, &removed))
-				rc = fail_last("partition destroy");
-			else
-				printf("%s: %s\n", pos[i], removed ? "removed" : "already gone");
-		}
+		rc = part_destroy(ctx, inv, dev, (const char *const *)pos + 1, (size_t)(npos - 1), dry);
 	} else if (strcmp(sub, "cleanup") == 0) {
-		size_t removed = 0;
-		if (axl_partition_cleanup(ctx, inv, &removed))
-			rc = fail_last("partition cleanup");
-		else
-			printf("removed %zu partition%s\n", removed, removed == 1 ? "" : "s");
+		rc = part_cleanup(ctx, inv, dry);
 	} else if (strcmp(sub, "profiles") == 0) {
 		rc = part_profiles(inv, pos[1], o.json);
 	} else {
-		if (axl_partition_set_mode(ctx, inv, pos[1], pos[2], pos[3], yes ? AXL_PARTITION_CONFIRM : 0))
-			rc = fail_last("partition mode");
-		else
-			printf("%s: %s partition mode %s\n", pos[1], pos[2], pos[3]);
+		rc = part_mode(ctx, inv, pos[1], pos[2], pos[3], yes, dry);
 	}
 	axl_inventory_free(inv);
 	axl_context_free(ctx);

@@ -190,6 +190,7 @@ int main(void)
 	L(struct axl_partition, owner_alive, 92);
 	L(struct axl_partition, created, 96);
 	L(struct axl_partition, source, 104);
+	L(struct axl_partition, owner, 108);
 	S(struct axl_partition, 112);
 	if (AXL_PARTITION_CONFIRM != 1) {
 		printf("a partition enum value moved\n");

@@ -60,6 +60,7 @@ def test_partitions(tmp_path):
         before = axl.partitions(inv)
         p = axl.create_partition(inv, dev, "1g.10gb")
         assert p.parent == dev and p.profile == "1g.10gb" and p.owner_pid == os.getpid()
+        assert p.owner == "workload"
         assert ":" not in p.id and "," not in p.id
         assert any(v.startswith("MIG-") for v in p.env.values())
         assert len(axl.partitions(inv)) == len(before) + 1

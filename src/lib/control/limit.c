@@ -91,8 +91,10 @@ AXL_API int axl_limit_set(const axl_inventory *inv, const char *device, int64_t 
 	int64_t total;
 	if (memory_bytes > 0 && axl_device_get_int(dev, AXL_ATTR_MEMORY_TOTAL, &total) == 0 &&
 	    memory_bytes > total)
-		return axl__error(AXL_ERANGE, "limit for %s: memory limit %" PRId64 " bytes is more than its %" PRId64,
-				  id, memory_bytes, total);
+		return axl__error(AXL_ERANGE,
+				  "limit for %s: memory limit %.2f GiB (%" PRId64 " bytes) is more than its %.2f GiB (%" PRId64
+				  " bytes)",
+				  id, (double)memory_bytes / (1 << 30), memory_bytes, (double)total / (1 << 30), total);
 	const char *uuid = NULL;
 	if (axl_device_get_str(dev, AXL_ATTR_UUID, &uuid) || (uuid && !*uuid))
 		uuid = NULL;
@@ -319,7 +321,8 @@ static int part_add_change(struct axl__state *st, void *arg)
 	p->kind = strdup(in->kind);
 	p->partition = strdup(in->partition);
 	p->profile = in->profile ? strdup(in->profile) : NULL;
-	p->pid = in->pid ? in->pid : (int)getpid();
+	p->pid = in->pid;
+	p->owner = in->owner;
 	p->created = in->created ? in->created : (int64_t)time(NULL);
 	p->has_place = in->has_place;
 	p->gi = in->gi;

@@ -112,7 +112,7 @@ struct src {
 	int64_t profile_id, memory_bytes, compute_units, created;
 	const char *nodes[NODES_MAX];
 	size_t nnodes;
-	int owner_pid, owner_alive;
+	int owner_pid, owner_alive, owner;
 	axl_source source;
 	const struct axl__part_ops *ops; /* of its kind: its environment and nodes */
 };
@@ -192,6 +192,7 @@ static int pack(const struct src *s, size_t n, struct axl_partition **out)
 		r->owner_alive = s[i].owner_alive;
 		r->created = s[i].created;
 		r->source = s[i].source;
+		r->owner = s[i].owner;
 		/* the variables that name it to a container: NAME=id */
 		const char *const *names = s[i].ops && s[i].ops->env ? s[i].ops->env : NULL;
 		size_t nenv = 0;
@@ -245,9 +246,10 @@ static int unsupported(const axl_device *d, bool create)
 AXL_API int axl_partition_create(axl_context *ctx, const axl_inventory *inv, const char *device,
 				 const char *profile, unsigned flags, struct axl_partition **out)
 {
-	(void)flags;
 	if (out)
 		*out = NULL;
+	if (flags & ~(unsigned)AXL_PARTITION_OPERATOR)
+		return axl__error(AXL_EINVAL, "axl_partition_create: unknown flags 0x%x", flags);
 	if (!ctx || !inv || !device || !profile || !out)
 		return axl__error(AXL_EINVAL, "axl_partition_create: ctx, inv, device, profile and out are needed");
 	int rc = may_change(ctx, "partition create");
@@ -257,14 +259,23 @@ AXL_API int axl_partition_create(axl_context *ctx, const axl_inventory *inv, con
 	const struct axl__part_ops *ops = ops_of(d);
 	if (!ops || !ops->create)
 		return unsupported(d, true);
+	/* the operator's (no process owns it), or this process's */
+	struct axl__part_owner owner = {AXL_PARTITION_OWNER_WORKLOAD, (int)getpid()};
+	if (flags & AXL_PARTITION_OPERATOR)
+		owner = (struct axl__part_owner){AXL_PARTITION_OWNER_OPERATOR, 0};
 	struct axl__part_made made;
 	memset(&made, 0, sizeof made);
-	if ((rc = ops->create(ctx, d, profile, &made)))
+	if ((rc = ops->create(ctx, d, profile, &owner, &made)))
 		return rc;
 	if (!ctx->sim) { /* (a simulated node's partition is its record already) */
-		struct axl__state_part rec = {(char *)axl_device_id(d), (char *)axl__str(d, AXL_ATTR_UUID),
-					      (char *)ops->kind, made.id, made.profile[0] ? made.profile : NULL,
-					      0, 0, false, 0, 0};
+		struct axl__state_part rec = {.device = (char *)axl_device_id(d),
+					      .uuid = (char *)axl__str(d, AXL_ATTR_UUID),
+					      .kind = (char *)ops->kind,
+					      .partition = made.id,
+					      .profile = made.profile[0] ? made.profile : NULL,
+					      .pid = owner.pid,
+					      .owner = owner.owner,
+					      .created = (int64_t)time(NULL)};
 		rc = axl__state_part_add(ctx, &rec);
 		if (rc) { /* the partition exists but would be lost: take it back */
 			if (ops->destroy)
@@ -280,7 +291,7 @@ AXL_API int axl_partition_create(axl_context *ctx, const axl_inventory *inv, con
 		own[k] = made.nodes[k];
 	struct src s = {made.id, child[0] ? child : NULL, axl_device_id(d), axl__str(d, AXL_ATTR_UUID), ops->kind,
 			made.profile[0] ? made.profile : made.listed, made.profile_id, made.memory_bytes,
-			made.compute_units, (int64_t)time(NULL), {0}, 0, (int)getpid(), 1,
+			made.compute_units, (int64_t)time(NULL), {0}, 0, owner.pid, owner.pid > 0, owner.owner,
 			made.source, ops};
 	part_nodes(&s, d, own, made.nnodes < AXL__PART_NODES_MAX ? made.nnodes : AXL__PART_NODES_MAX);
 	return pack(&s, 1, out);
@@ -365,6 +376,7 @@ AXL_API int axl_partition_list(axl_context *ctx, const axl_inventory *inv, struc
 					seen[q] = true;
 					r->owner_pid = st.parts.v[q].pid;
 					r->owner_alive = alive(r->owner_pid);
+					r->owner = st.parts.v[q].owner;
 					r->created = st.parts.v[q].created;
 				}
 		}
@@ -383,6 +395,7 @@ AXL_API int axl_partition_list(axl_context *ctx, const axl_inventory *inv, struc
 		r->profile_id = r->memory_bytes = r->compute_units = -1;
 		r->owner_pid = p->pid;
 		r->owner_alive = alive(p->pid);
+		r->owner = p->owner;
 		r->created = p->created;
 		r->source = ctx->sim ? AXL_SOURCE_SIM : AXL_SOURCE_NONE;
 	}
@@ -447,6 +460,31 @@ AXL_API int axl_partition_destroy(axl_context *ctx, const axl_inventory *inv, co
 	return rc;
 }
 
+AXL_API int axl_partition_cleanup_action(const struct axl_partition *p, const char **why)
+{
+	const char *w;
+	int a = AXL_PARTITION_KEEP;
+	if (!p)
+		w = "no partition";
+	else if (!p->device) {
+		a = AXL_PARTITION_FORGET;
+		w = "the partition is gone: only its record is left";
+	} else if (p->owner == AXL_PARTITION_OWNER_WORKLOAD && !p->owner_alive) {
+		a = AXL_PARTITION_DESTROY;
+		w = "the workload process that owns it is gone";
+	} else if (p->owner == AXL_PARTITION_OWNER_WORKLOAD)
+		w = "the workload process that owns it is running";
+	else if (p->owner == AXL_PARTITION_OWNER_OPERATOR)
+		w = "the operator's: only a destroy by its id removes it";
+	else if (p->created > 0)
+		w = "recorded without its owner (by an older axl): only a destroy by its id removes it";
+	else
+		w = "not made through axl: only a destroy by its id removes it";
+	if (why)
+		*why = w;
+	return a;
+}
+
 AXL_API int axl_partition_cleanup(axl_context *ctx, const axl_inventory *inv, size_t *removed)
 {
 	if (removed)
@@ -456,23 +494,26 @@ AXL_API int axl_partition_cleanup(axl_context *ctx, const axl_inventory *inv, si
 	int rc = may_change(ctx, "partition cleanup");
 	if (rc)
 		return rc;
-	struct axl__state st;
-	if ((rc = axl__state_read(ctx, &st))) {
-		axl__state_free(&st);
+	struct axl_partition *rows = NULL;
+	size_t n = 0, total = 0;
+	if ((rc = axl_partition_list(ctx, inv, &rows, &n)))
 		return rc;
-	}
-	size_t total = 0;
-	for (size_t q = 0; q < st.parts.n && !rc; q++) {
-		const struct axl__state_part *p = &st.parts.v[q];
-		const axl_device *c = find_child(inv, p->partition);
+	for (size_t i = 0; i < n && !rc; i++) {
 		size_t k = 0;
-		if (!c) /* gone: only the record is left */
-			rc = axl__state_part_remove(ctx, p->uuid ? p->uuid : p->device, p->partition, NULL);
-		else if (!alive(p->pid))
-			rc = axl_partition_destroy(ctx, inv, NULL, p->partition, 0, &k);
-		total += k;
+		switch (axl_partition_cleanup_action(&rows[i], NULL)) {
+		case AXL_PARTITION_FORGET:
+			rc = axl__state_part_remove(ctx, rows[i].parent_uuid ? rows[i].parent_uuid : rows[i].parent,
+						    rows[i].id, NULL);
+			break;
+		case AXL_PARTITION_DESTROY:
+			rc = axl_partition_destroy(ctx, inv, NULL, rows[i].id, 0, &k);
+			total += k;
+			break;
+		default:
+			break;
+		}
 	}
-	axl__state_free(&st);
+	free(rows);
 	if (removed)
 		*removed = total;
 	return rc;
@@ -485,13 +526,32 @@ AXL_API int axl_partition_set_mode(axl_context *ctx, const axl_inventory *inv, c
 		return axl__error(AXL_EINVAL, "axl_partition_set_mode: ctx, inv, device, kind and mode are needed");
 	if (strcmp(kind, "compute") != 0 && strcmp(kind, "memory") != 0)
 		return axl__error(AXL_EINVAL, "partition mode kind '%.40s': compute or memory", kind);
-	if (!(flags & AXL_PARTITION_CONFIRM))
-		return axl__error(AXL_EINVAL, "switching the %s partition mode destroys every partition of the device and "
-				  "needs it idle: confirm with AXL_PARTITION_CONFIRM (axl partition mode --yes)", kind);
-	int rc = may_change(ctx, "partition mode");
+	/* confirmed: refused before the device is even looked up where axl must not change
+	 * anything; unconfirmed: nothing changes, the refusal says what would */
+	int rc = flags & AXL_PARTITION_CONFIRM ? may_change(ctx, "partition mode") : 0;
 	const axl_device *d = NULL;
 	if (rc || (rc = find_gpu(inv, device, &d)))
 		return rc;
+	if (!(flags & AXL_PARTITION_CONFIRM)) {
+		/* say exactly what would change: the mode (of the partitioning that lists the
+		 * new one) and the partitions that go with the old one */
+		const char *cur = NULL;
+		for (size_t i = 0; i < d->parts.n && !cur; i++)
+			for (size_t j = 0; j < d->parts.v[i].profiles.n; j++)
+				if (strcmp(d->parts.v[i].profiles.v[j], mode) == 0)
+					cur = d->parts.v[i].pub.mode ? d->parts.v[i].pub.mode : "not known";
+		char kids[512] = "";
+		size_t len = 0;
+		for (size_t k = 0; k < d->children.n && len < sizeof kids - 64; k++)
+			len += (size_t)snprintf(kids + len, sizeof kids - len, "%s%s", k ? ", " : "",
+						axl_device_id(d->children.v[k]));
+		return axl__error(AXL_EINVAL,
+				  "%s: switching the %s partition mode %s -> %.40s destroys %s%s%s and needs the device "
+				  "idle: confirm with AXL_PARTITION_CONFIRM (axl partition mode --yes)",
+				  axl_device_id(d), kind, cur ? cur : "(current not known)", mode,
+				  d->children.n ? "its partitions (" : "every partition of the device (it has none now",
+				  d->children.n ? kids : "", ")");
+	}
 	const struct axl__part_ops *ops = ops_of(d);
 	if (!ops || !ops->set_mode)
 		return unsupported(d, false);

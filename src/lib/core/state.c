@@ -179,6 +179,7 @@ static int load_parts(struct loader *ld, const struct axl__jv *arr, struct axl__
 		if (!p)
 			return ld->rc = axl__error(AXL_ENOMEM, "out of memory");
 		int64_t pid = 0, created = 0, gi = -1, start = -1;
+		char *owner = NULL;
 		if (get_str(ld, r, "partitions", i, "device", true, &p->device) ||
 		    get_str(ld, r, "partitions", i, "uuid", false, &p->uuid) ||
 		    get_str(ld, r, "partitions", i, "kind", true, &p->kind) ||
@@ -188,8 +189,20 @@ static int load_parts(struct loader *ld, const struct axl__jv *arr, struct axl__
 		    get_int(ld, r, "partitions", i, "created", 0, INT64_MAX,
 			    "a non-negative integer (Unix seconds)", &created) ||
 		    get_int(ld, r, "partitions", i, "gpu_instance", 0, 255, "0 to 255", &gi) ||
-		    get_int(ld, r, "partitions", i, "placement", 0, 15, "0 to 15", &start))
+		    get_int(ld, r, "partitions", i, "placement", 0, 15, "0 to 15", &start) ||
+		    get_str(ld, r, "partitions", i, "owner", false, &owner))
 			return ld->rc;
+		p->owner = !owner ? AXL_PARTITION_OWNER_UNKNOWN
+			   : strcmp(owner, "workload") == 0 ? AXL_PARTITION_OWNER_WORKLOAD
+			   : strcmp(owner, "operator") == 0 ? AXL_PARTITION_OWNER_OPERATOR
+							    : -1;
+		free(owner);
+		if (p->owner < 0)
+			return bad(ld, axl__jv_get(r, "owner"), "partitions[%zu].owner: must be \"workload\" or \"operator\"", i);
+		if (p->owner == AXL_PARTITION_OWNER_WORKLOAD && pid == 0)
+			return bad(ld, r, "partitions[%zu]: a workload's record needs its pid", i);
+		if (p->owner == AXL_PARTITION_OWNER_OPERATOR && pid != 0)
+			return bad(ld, r, "partitions[%zu]: the operator's record has no pid (0)", i);
 		p->pid = (int)pid;
 		p->created = created;
 		if ((gi >= 0) != (start >= 0))
@@ -290,6 +303,8 @@ char *axl__state_format(const struct axl__state *st, size_t *len)
 		if (p->profile)
 			axl__json_kstr(&w, "profile", p->profile);
 		axl__json_kint(&w, "pid", p->pid);
+		if (p->owner == AXL_PARTITION_OWNER_WORKLOAD || p->owner == AXL_PARTITION_OWNER_OPERATOR)
+			axl__json_kstr(&w, "owner", p->owner == AXL_PARTITION_OWNER_WORKLOAD ? "workload" : "operator");
 		axl__json_kint(&w, "created", p->created);
 		if (p->has_place) {
 			axl__json_kint(&w, "gpu_instance", p->gi);

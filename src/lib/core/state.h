@@ -26,7 +26,10 @@ struct axl__state_part {
 	char *kind;   /* "mig", "amd-compute", ... */
 	char *partition; /* the partition's id on its parent */
 	char *profile;   /* NULL: none */
-	int pid;
+	int pid;         /* the owning workload process, 0: none (the operator's, or unknown) */
+	/* AXL_PARTITION_OWNER_*: "owner" "workload" or "operator"; absent (UNKNOWN) in
+	 * records of an axl that did not say, whose pid may be a command that exited */
+	int owner;
 	int64_t created;
 	/* where a MIG instance is (simulated nodes keep their instances here): its GPU
 	 * instance id and start memory slice; has_place false: not recorded */

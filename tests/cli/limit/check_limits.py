@@ -16,7 +16,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TREES = os.path.join(HERE, "..", "..", "trees")
-CASES = ["amd", "nvidia", "bad_input", "rerooted", "state_file"]
+CASES = ["amd", "nvidia", "bad_input", "rerooted", "state_file", "says"]
 
 failures = []
 
@@ -113,6 +113,30 @@ def case_nvidia(axl):
     for dev in ("nvidia:0", "nvidia:1", "nvidia:2"):
         rc, out, err = axl("clear", dev)
         check(rc == 0, f"clear {dev}: rc {rc} {err}")
+
+
+def case_says(axl):
+    """Each command says what it did (issue 34): set what it recorded and replaced, clear
+    what it forgot or that there was nothing; list prints memory in GiB/MiB, not bytes."""
+    rc, out, err = axl("set", "amdgpu:0", "--memory", "40GiB", "--compute", "50")
+    check(rc == 0 and out.startswith("amdgpu:0 (GPU-") and "memory 40.0 GiB, compute 50%" in out
+          and "was:" not in out, f"set: {out} {err}")
+    rc, out, err = axl("set", "amdgpu:0", "--memory", "1536MiB")
+    check(rc == 0 and "memory 1.5 GiB (was: memory 40.0 GiB, compute 50%)" in out, f"set again: {out} {err}")
+    rc, out, err = axl("set", "amdgpu:1", "--memory", "512MiB")
+    rc, out, err = axl("list")
+    check(rc == 0 and "1.5 GiB" in out and "512.0 MiB" in out and str(1536 << 20) not in out
+          and str(512 << 20) not in out, f"list in binary units: {out}")
+    rc, out, err = axl("list", "--json")
+    check(rc == 0 and sorted(x["memory_bytes"] for x in json.loads(out)["limits"]) == [512 << 20, 1536 << 20],
+          f"JSON keeps bytes: {out}")
+    rc, out, err = axl("clear", "amdgpu:0")
+    check(rc == 0 and out.startswith("forgot the limits of amdgpu:0 (GPU-") and "memory 1.5 GiB" in out
+          and "amdgpu:1" not in out, f"clear: {out} {err}")
+    rc, out, err = axl("clear", "amdgpu:0")
+    check(rc == 0 and out == "" and "no limits recorded for amdgpu:0: nothing to clear" in err, f"clear again: {out} {err}")
+    rc, out, err = axl("set", "amdgpu:1", "--memory", "300GiB")
+    check(rc == 1 and "GiB" in err and "is more than" in err, f"above the total, in GiB: {err}")
 
 
 def case_bad_input(axl):

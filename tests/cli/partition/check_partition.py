@@ -80,7 +80,12 @@ def case_list_inventory(c):
     before = c.profiles()["1g.10gb"]["free_instances"]
     r = c.create("2g.20gb")
     rows = json.loads(c.run("partition", "list", "--json").stdout)["partitions"]
-    check(len(rows) == 1 and rows[0]["id"] == r["id"] and rows[0]["owner_pid"] > 0, rows)
+    # made from the command line: the operator's, with no owner process
+    check(len(rows) == 1 and rows[0]["id"] == r["id"] and rows[0]["owner"] == "operator"
+          and "owner_pid" not in rows[0], rows)
+    check(r["owner"] == "operator" and "owner_pid" not in r, r)
+    text = c.run("partition", "list").stdout
+    check("operator" in text and "gone" not in text, text)
     inv = json.loads(c.run("list", "--json").stdout)
     check(r["id"] in json.dumps(inv), "child not in the inventory")
     check(c.profiles()["1g.10gb"]["free_instances"] < before, "free_instances did not fall")
@@ -96,11 +101,87 @@ def case_destroy(c):
     check("no partitions" in c.run("partition", "list").stdout, "list after destroy")
 
 
+def workload_record(c, parent, uuid, profile, gi, start, owner="workload"):
+    """A record as a workload (a process that used the library and exited) leaves it on a
+    simulated node: the instance is the record (docs/partitions.md, State)."""
+    p = subprocess.Popen(["true"])
+    p.wait()  # its pid: a process that is gone
+    path = os.path.join(c.state, "state.json")
+    with open(path) as f:
+        st = json.load(f)
+    rec = {"device": parent, "uuid": "stub-device-%s" % parent[-1], "kind": "mig", "partition": uuid,
+           "profile": profile, "pid": p.pid, "created": 1700000000, "gpu_instance": gi, "placement": start}
+    if owner:
+        rec["owner"] = owner
+    st["partitions"].append(rec)
+    with open(path + ".tmp", "w") as f:
+        json.dump(st, f)
+    os.replace(path + ".tmp", path)
+    return p.pid
+
+
 def case_cleanup(c):
-    c.create("1g.10gb")  # the creating process has exited: its owner is gone
+    """What the command line made is the operator's: cleanup leaves it (before issue 34 it
+    recorded its own exiting process as the owner, and cleanup destroyed it)."""
+    made = c.create("1g.10gb")
     out = c.run("partition", "cleanup").stdout
-    check("removed 1" in out, out)
-    check("no partitions" in c.run("partition", "list").stdout, "after cleanup")
+    check("removed 0" in out and "keep" in out and made["id"] in out and "operator" in out, out)
+    rows = json.loads(c.run("partition", "list", "--json").stdout)["partitions"]
+    check([r["id"] for r in rows] == [made["id"]] and rows[0]["device"], rows)
+
+
+def case_cleanup_workload(c):
+    """A workload's partition whose process is gone goes; the operator's, one whose owner an
+    older axl did not record, and a running workload's stay; a record whose partition is
+    gone is forgotten. --dry-run says all of it and changes nothing."""
+    op = c.create("1g.10gb")
+    dead = "MIG-00000000-0000-5000-8000-00000000dead"
+    pid = workload_record(c, "nvidia:0", dead, "1g.10gb", 5, 0)
+    old = "MIG-00000000-0000-5000-8000-0000000000cd"
+    workload_record(c, "nvidia:1", old, "1g.10gb", 3, 0, owner=None)
+    gone = "MIG-00000000-0000-5000-8000-00000000aaaa"
+    workload_record(c, "nvidia:1", gone, "1g.10gb", 4, 1)
+    path = os.path.join(c.state, "state.json")
+    with open(path) as f:
+        st = json.load(f)
+    del st["partitions"][-1]["gpu_instance"], st["partitions"][-1]["placement"]  # not placed: gone
+    with open(path + ".tmp", "w") as f:
+        json.dump(st, f)
+    os.replace(path + ".tmp", path)
+    rows = {r["id"]: r for r in json.loads(c.run("partition", "list", "--json").stdout)["partitions"]}
+    check(rows[dead]["owner"] == "workload" and rows[dead]["owner_pid"] == pid and not rows[dead]["owner_alive"],
+          rows[dead])
+    check("owner" not in rows[old] and rows[op["id"]]["owner"] == "operator", rows)
+    text = c.run("partition", "list").stdout
+    check("pid %d (gone)" % pid in text, text)
+    dry = c.run("partition", "cleanup", "--dry-run").stdout
+    lines = {ln.split()[1]: ln.split()[0] for ln in dry.splitlines() if ln.startswith(("keep", "destroy", "forget"))}
+    check(lines == {op["id"]: "keep", dead: "destroy", old: "keep", gone: "forget"}, dry)
+    check("dry run: nothing changed" in dry and "older axl" in dry, dry)
+    with open(path) as f:
+        check(len(json.load(f)["partitions"]) == 4, "dry run changed the state")
+    out = c.run("partition", "cleanup").stdout
+    check("destroy " + dead in out and "forget  " + gone in out, out)
+    check("removed 1 partition (1 record forgotten, 2 kept)" in out, out)
+    left = sorted(r["id"] for r in json.loads(c.run("partition", "list", "--json").stdout)["partitions"])
+    check(left == sorted([op["id"], old]), left)
+    # destroy names what it removes; --dry-run only names it
+    dry = c.run("partition", "destroy", "--dry-run", op["id"]).stdout
+    check("would destroy " + op["id"] in dry and "owner operator" in dry and "nothing destroyed" in dry, dry)
+    out = c.run("partition", "destroy", op["id"]).stdout
+    check(op["id"] + ": removed" in out and "nvidia:0/mig" in out and "1g.10gb" in out, out)
+
+
+def case_mode_plan(c):
+    """A mode switch says what would change and changes nothing without --yes."""
+    mi = os.path.join(SIM, "mi300x8.json")
+    p = c.run("partition", "mode", "amdgpu:0", "compute", "CPX", spec=mi, ok=False)
+    check(p.returncode == 1 and "compute partition mode" in p.stderr and "-> CPX" in p.stderr
+          and "--yes" in p.stderr, p.stderr)
+    p = c.run("partition", "mode", "amdgpu:0", "compute", "CPX", "--dry-run", spec=mi)
+    check("-> CPX" in p.stdout and "dry run: nothing changed" in p.stdout, p.stdout)
+    p = c.run("partition", "mode", "amdgpu:0", "compute", "CPX", "--dry-run", "--yes", spec=mi, ok=False)
+    check(p.returncode == 2, p.stderr)
 
 
 def case_mig_off(c):
@@ -212,7 +293,7 @@ def case_nvml_live(c):
     b = json.loads(c.run("partition", "create", "nvidia:1", "3g.40gb", "--json", spec=None).stdout)
     rows = json.loads(c.run("partition", "list", "--json", spec=None).stdout)["partitions"]
     check(sorted(r["id"] for r in rows) == sorted([a["id"], b["id"]]), rows)
-    check(all(r["source"] == "nvml" and r["owner_pid"] > 0 and not r["owner_alive"] for r in rows), rows)
+    check(all(r["source"] == "nvml" and r["owner"] == "operator" and "owner_pid" not in r for r in rows), rows)
     inv = json.loads(c.run("list", "--json", "--all", spec=None).stdout)
     kids = [k for d in inv["devices"] for k in d.get("children", []) if k.get("uuid") == a["id"]]
     check(len(kids) == 1 and kids[0]["id"].startswith("nvidia:0/mig"), kids)
@@ -223,9 +304,12 @@ def case_nvml_live(c):
     del c.env["AXL_NVML_DOUBLE_BUSY"]
     c.run("partition", "destroy", "--device", "nvidia:0", a["id"], spec=None)
     p = c.run("partition", "destroy", a["id"], spec=None)  # gone: still a success
-    # the other one's creator has exited: cleanup takes it
+    # the other one is the operator's: cleanup leaves it on the GPU, destroy takes it
     p = c.run("partition", "cleanup", spec=None)
-    check("removed 1" in p.stdout, p.stdout)
+    check("removed 0" in p.stdout and "keep    " + b["id"] in p.stdout, p.stdout)
+    rows = json.loads(c.run("partition", "list", "--json", spec=None).stdout)["partitions"]
+    check([r["id"] for r in rows] == [b["id"]], rows)
+    c.run("partition", "destroy", b["id"], spec=None)
     rows = json.loads(c.run("partition", "list", "--json", spec=None).stdout)["partitions"]
     check(rows == [], rows)
     with open(os.path.join(c.state, "state.json")) as f:

@@ -223,9 +223,70 @@ static void api_sim(const char *dir)
 	CHECK_INT(axl_inventory_open(&inv3, ctx, 0), 0);
 	CHECK_INT(axl_partition_list(ctx, inv3, &rows, &n), 0);
 	CHECK_INT(n, 2);
+	for (size_t i = 0; i < n; i++) { /* this process's, running: kept */
+		const char *why = NULL;
+		CHECK_INT(rows[i].owner, AXL_PARTITION_OWNER_WORKLOAD);
+		CHECK_INT(axl_partition_cleanup_action(&rows[i], &why), AXL_PARTITION_KEEP);
+		CHECK(why && strstr(why, "running"));
+	}
 	axl_inventory_free(inv3);
 	axl_free(rows);
 	axl_free(p);
+
+	/* issue 34: the operator's partition outlives cleanup; a workload's goes once its
+	 * process has exited */
+	struct axl_partition *op = NULL;
+	CHECK_INT(axl_partition_create(ctx, inv, "nvidia:1", "1g.10gb", AXL_PARTITION_OPERATOR, &op), 0);
+	CHECK_INT(axl_partition_create(ctx, inv, "nvidia:1", "1g.10gb", 1u << 7, &q), AXL_EINVAL); /* unknown flag */
+	if (op) {
+		CHECK_INT(op->owner, AXL_PARTITION_OWNER_OPERATOR);
+		CHECK_INT(op->owner_pid, 0);
+		CHECK_INT(op->owner_alive, 0);
+		CHECK(op->created > 0);
+	}
+	pid_t child = fork();
+	if (child == 0) { /* a workload: creates one and exits without destroying it */
+		struct axl_partition *w = NULL;
+		int rc = axl_partition_create(ctx, inv, "nvidia:1", "2g.20gb", 0, &w);
+		_exit(rc == 0 && w && w->owner == AXL_PARTITION_OWNER_WORKLOAD && w->owner_pid == getpid() ? 0 : 1);
+	}
+	int status = -1;
+	CHECK(child > 0 && waitpid(child, &status, 0) == child);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	axl_inventory *inv4;
+	CHECK_INT(axl_inventory_open(&inv4, ctx, 0), 0);
+	CHECK_INT(axl_partition_list(ctx, inv4, &rows, &n), 0);
+	CHECK_INT(n, 4);
+	size_t destroy = 0, keep = 0;
+	for (size_t i = 0; i < n; i++) {
+		int a = axl_partition_cleanup_action(&rows[i], NULL);
+		destroy += a == AXL_PARTITION_DESTROY;
+		keep += a == AXL_PARTITION_KEEP;
+		if (a == AXL_PARTITION_DESTROY) {
+			CHECK_INT(rows[i].owner_pid, child);
+			CHECK_STR(rows[i].profile, "2g.20gb");
+		}
+		if (op && strcmp(rows[i].id, op->id) == 0) {
+			const char *why = NULL;
+			CHECK_INT(axl_partition_cleanup_action(&rows[i], &why), AXL_PARTITION_KEEP);
+			CHECK(why && strstr(why, "operator"));
+		}
+	}
+	CHECK_INT(destroy, 1);
+	CHECK_INT(keep, 3);
+	axl_free(rows);
+	CHECK_INT(axl_partition_cleanup(ctx, inv4, &removed), 0);
+	CHECK_INT(removed, 1);
+	axl_inventory_free(inv4);
+	CHECK_INT(axl_inventory_open(&inv4, ctx, 0), 0);
+	CHECK_INT(axl_partition_list(ctx, inv4, &rows, &n), 0);
+	CHECK_INT(n, 3); /* this process's two and the operator's */
+	for (size_t i = 0; i < n; i++)
+		CHECK(rows[i].owner_pid != child);
+	CHECK_INT(axl_partition_cleanup_action(NULL, NULL), AXL_PARTITION_KEEP);
+	axl_free(rows);
+	axl_free(op);
+	axl_inventory_free(inv4);
 	axl_inventory_free(inv2);
 	axl_inventory_free(inv);
 	axl_context_free(ctx);

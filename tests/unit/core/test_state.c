@@ -106,7 +106,8 @@ static void test_basic(void)
 	CHECK_INT(axl_limit_list(ctx, &rows, &n), 0);
 	CHECK_INT(n, 0);
 	/* partitions survive limit changes and go away idempotently */
-	struct axl__state_part p = {"nvidia:0", "GPU-aaaa", "mig", "gi1/ci0", "1g.10gb", 0, 0, false, 0, 0};
+	struct axl__state_part p = {.device = "nvidia:0", .uuid = "GPU-aaaa", .kind = "mig", .partition = "gi1/ci0",
+				    .profile = "1g.10gb", .pid = (int)getpid(), .owner = AXL_PARTITION_OWNER_WORKLOAD};
 	CHECK_INT(axl__state_part_add(ctx, &p), 0);
 	CHECK_INT(axl__limit_put(ctx, "nvidia:0", "GPU-aaaa", -1, 10), 0);
 	struct axl__state st;
@@ -116,8 +117,42 @@ static void test_basic(void)
 	if (st.parts.n == 1) {
 		CHECK_STR(st.parts.v[0].profile, "1g.10gb");
 		CHECK_INT(st.parts.v[0].pid, getpid());
+		CHECK_INT(st.parts.v[0].owner, AXL_PARTITION_OWNER_WORKLOAD);
 	}
 	axl__state_free(&st);
+	/* the owner round trip, and records that break its rules */
+	{
+		static const char *const ok[] = {
+			"{\"schema\":\"axl.state\",\"schema_version\":1,\"partitions\":[{\"device\":\"d\",\"kind\":\"mig\","
+			"\"partition\":\"p\",\"pid\":0,\"owner\":\"operator\"}]}",
+			"{\"schema\":\"axl.state\",\"schema_version\":1,\"partitions\":[{\"device\":\"d\",\"kind\":\"mig\","
+			"\"partition\":\"p\",\"pid\":7}]}"};
+		static const int want[] = {AXL_PARTITION_OWNER_OPERATOR, AXL_PARTITION_OWNER_UNKNOWN};
+		for (int i = 0; i < 2; i++) {
+			struct axl__state t;
+			CHECK_INT(axl__state_parse("t.json", ok[i], strlen(ok[i]), &t), 0);
+			CHECK_INT(t.parts.n, 1);
+			if (t.parts.n == 1)
+				CHECK_INT(t.parts.v[0].owner, want[i]);
+			size_t len = 0;
+			char *txt = axl__state_format(&t, &len);
+			CHECK(txt && (i == 0 ? strstr(txt, "\"owner\": \"operator\"") != NULL : strstr(txt, "owner") == NULL));
+			free(txt);
+			axl__state_free(&t);
+		}
+		static const char *const bad[] = {
+			"{\"schema\":\"axl.state\",\"schema_version\":1,\"partitions\":[{\"device\":\"d\",\"kind\":\"mig\","
+			"\"partition\":\"p\",\"pid\":0,\"owner\":\"root\"}]}",
+			"{\"schema\":\"axl.state\",\"schema_version\":1,\"partitions\":[{\"device\":\"d\",\"kind\":\"mig\","
+			"\"partition\":\"p\",\"pid\":0,\"owner\":\"workload\"}]}",
+			"{\"schema\":\"axl.state\",\"schema_version\":1,\"partitions\":[{\"device\":\"d\",\"kind\":\"mig\","
+			"\"partition\":\"p\",\"pid\":9,\"owner\":\"operator\"}]}"};
+		for (int i = 0; i < 3; i++) {
+			struct axl__state t;
+			CHECK_INT(axl__state_parse("t.json", bad[i], strlen(bad[i]), &t), AXL_EPARSE);
+			CHECK(strstr(axl_error_last(), "owner") != NULL || strstr(axl_error_last(), "pid") != NULL);
+		}
+	}
 	CHECK_INT(axl__state_part_remove(ctx, "GPU-aaaa", "gi1/ci0", &removed), 0);
 	CHECK_INT(removed, 1);
 	CHECK_INT(axl__state_part_remove(ctx, "GPU-aaaa", "gi1/ci0", &removed), 0);

@@ -83,7 +83,8 @@ static bool id_ok(const char *id)
 	return id && *id && !strpbrk(id, ":,") && strlen(id) < 96;
 }
 
-static int mig_create(axl_context *ctx, const struct axl_device *d, const char *profile, struct axl__part_made *out)
+static int mig_create(axl_context *ctx, const struct axl_device *d, const char *profile,
+		      const struct axl__part_owner *owner, struct axl__part_made *out)
 {
 	const struct axl__part *part = mig_of(d);
 	if (!part)
@@ -104,7 +105,7 @@ static int mig_create(axl_context *ctx, const struct axl_device *d, const char *
 		if (!p)
 			return axl__error(AXL_ENOTSUP, "%s: axl has no MIG rules for this simulated GPU (%s)",
 					  axl_device_id(d), part->profiles.v[j]);
-		rc = axl__sim_mig_create(ctx, d, g, p, out);
+		rc = axl__sim_mig_create(ctx, d, g, p, owner, out);
 		out->source = AXL_SOURCE_SIM;
 	} else {
 		if (!pd || pd->id < 0)

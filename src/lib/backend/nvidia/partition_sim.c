@@ -140,6 +140,7 @@ struct create {
 	const char *parent_id, *parent_uuid;
 	const struct axl__mig_gpu *g;
 	const struct axl__mig_profile *p;
+	const struct axl__part_owner *owner;
 	int gi, start;
 	char uuid[64];
 };
@@ -186,7 +187,8 @@ static int create_change(struct axl__state *st, void *arg)
 	r->kind = strdup("mig");
 	r->partition = strdup(c->uuid);
 	r->profile = strdup(c->p->name);
-	r->pid = (int)getpid();
+	r->pid = c->owner->pid;
+	r->owner = c->owner->owner;
 	r->created = (int64_t)time(NULL);
 	r->has_place = true;
 	r->gi = c->gi = gi;
@@ -197,9 +199,10 @@ static int create_change(struct axl__state *st, void *arg)
 }
 
 int axl__sim_mig_create(axl_context *ctx, const struct axl_device *gpu, const struct axl__mig_gpu *g,
-			const struct axl__mig_profile *p, struct axl__part_made *out)
+			const struct axl__mig_profile *p, const struct axl__part_owner *owner,
+			struct axl__part_made *out)
 {
-	struct create c = {axl_device_id(gpu), axl__str(gpu, AXL_ATTR_UUID), g, p, -1, -1, {0}};
+	struct create c = {axl_device_id(gpu), axl__str(gpu, AXL_ATTR_UUID), g, p, owner, -1, -1, {0}};
 	int rc = axl__state_update(ctx, create_change, &c);
 	if (rc)
 		return rc;

@@ -13,9 +13,11 @@
 void axl__sim_mig_apply(struct axl_inventory *inv, struct axl_device *dev, size_t index, int mig_enabled,
 			const struct axl__state *st);
 /* Create an instance of p on the simulated GPU gpu (a physical device of a simulated
- * inventory) under the state lock: AXL_ENOSPC when no placement is free. */
+ * inventory) under the state lock, recorded with its owner: AXL_ENOSPC when no placement
+ * is free. */
 int axl__sim_mig_create(axl_context *ctx, const struct axl_device *gpu, const struct axl__mig_gpu *g,
-			const struct axl__mig_profile *p, struct axl__part_made *out);
+			const struct axl__mig_profile *p, const struct axl__part_owner *owner,
+			struct axl__part_made *out);
 /* The access nodes of GPU instance gi on the simulated GPU with minor number `index`. */
 void axl__sim_mig_nodes(size_t index, int gi, char gi_node[64], char ci_node[64]);
 
