@@ -215,7 +215,7 @@ async def exo_figures(name: str, size: int) -> dict[str, Any] | str:
 
 
 def c_figures(name: str, size: int, pageable: bool) -> dict[str, float] | str:
-    cmd = [AXL, "bench", "copy", C_DEVICE[name], "--backend", name, "--size", str(size),
+    cmd = [AXL, "bench", "copy", C_DEVICE[name], "--backend", name, "--size", "%dB" % size,
            "--iterations", str(ITER), "--json"] + (["--pageable"] if pageable else [])
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     try:

@@ -171,7 +171,7 @@ def check_node(node, mig_profiles=None):
         node.table("show", i)
     node.doc("axl-metrics.schema.json", "axl.metrics", "metrics", "--json")
     # a stream: one compact document a line
-    p = node.run("metrics", "--json", "--interval", "20", "--count", "2")
+    p = node.run("metrics", "--json", "--interval", "20ms", "--count", "2")
     lines = p.stdout.splitlines() if p.returncode == 0 else []
     if p.returncode == 0 and len(lines) != 2:
         node.errors.append("%s: metrics --json --count 2: %d lines" % (node.name, len(lines)))
@@ -179,7 +179,7 @@ def check_node(node, mig_profiles=None):
         node.doc("axl-metrics.schema.json", "axl.metrics", "metrics --json --count 2 (document %d)" % (k + 1),
                  text=line)
     node.table("metrics")
-    node.table("top", "--batch", "--count", "1", "--interval", "50")
+    node.table("top", "--batch", "--count", "1", "--interval", "50ms")
     # the catalog reads no node: asked without the node's options (which it refuses)
     argv, node.argv = node.argv, []
     node.doc("axl-models.schema.json", "axl.models", "plan", "--list", "--json")

@@ -9,7 +9,7 @@ Cases:
   inventory.SPEC   axl list --json --sim SPEC validates against the schema and holds
                    exactly the spec's devices: ids, UUIDs, memory from the database, MIG
                    profiles and mode, links of the spec; list, show and topo work
-  metrics.SPEC     axl metrics --json --interval 50 --count 3: values in range,
+  metrics.SPEC     axl metrics --json --interval 50ms --count 3: values in range,
                    utilisation changing, energy increasing; top --batch; Prometheus
   refuses.NAME     a malformed spec is refused with exit 1 and a message naming the
                    line and the field
@@ -208,7 +208,7 @@ def case_metrics(axl, work, name):
     inv = json.loads(run([axl, "--sim", spec, "list", "--json"]).stdout)
     tdp = {d["id"]: d.get("power", {}).get("tdp_watts") for d in inv["devices"]}
     mem = {d["id"]: d["memory"]["total_bytes"] for d in inv["devices"]}
-    p = run([axl, "--sim", spec, "metrics", "--json", "--interval", "50", "--count", "3"])
+    p = run([axl, "--sim", spec, "metrics", "--json", "--interval", "50ms", "--count", "3"])
     lines = [l for l in p.stdout.splitlines() if l.strip()]
     if len(lines) != 3:
         fail("%d documents, expected 3" % len(lines))
@@ -252,12 +252,12 @@ def case_metrics(axl, work, name):
     if any(doc.get("processes") for doc in docs):
         fail("processes on a simulated node")
     # the other consumers of samples
-    t = run([axl, "--sim", spec, "top", "--batch", "--count", "2", "--interval", "50"]).stdout
+    t = run([axl, "--sim", spec, "top", "--batch", "--count", "2", "--interval", "50ms"]).stdout
     if t.count("axl top") != 2 or ids[0] not in t:
         fail("top --batch:\n" + t)
     run([axl, "--sim", spec, "metrics"])
     # same spec, same walk: the values are a function of the UUID and the sample's number
-    p2 = run([axl, "--sim", spec, "metrics", "--json", "--interval", "50", "--count", "3"])
+    p2 = run([axl, "--sim", spec, "metrics", "--json", "--interval", "50ms", "--count", "3"])
     again = [json.loads(l) for l in p2.stdout.splitlines() if l.strip()]
     if [[d["utilization_percent"] for d in x["devices"]] for x in again] != \
             [[d["utilization_percent"] for d in x["devices"]] for x in docs]:
