@@ -211,7 +211,7 @@ def main():
         k = fk.Kubelet(pb, kdir)
         k.start()
         log = open(os.path.join(work, "plugin-cpu.log"), "a+")
-        p = node.popen([axl, "device-plugin", "--kubelet-dir", kdir, "--interval", "1"], log)
+        p = node.popen([axl, "device-plugin", "--kubelet-dir", kdir, "--interval", "1s"], log)
         try:
             time.sleep(1.5)
             t0 = cpu_ticks(p.pid) if p.poll() is None else 0
