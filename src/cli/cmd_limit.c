@@ -199,112 +199,84 @@ static int limit_env(const struct opts *o, const char *ids)
 	return rc;
 }
 
+/* The options and arguments of each subcommand (opt.h); cmd_limit resets them. */
+static struct {
+	const char *id;
+	int64_t memory; /* bytes, < 0: not given */
+	long compute;   /* percent, < 0: not given */
+} a;
+
+static const struct cli_opt set_options[] = {
+	{.type = CLI_OPT_ARG, .name = "ID", .value = &a.id, .flags = CLI_OPT_REQUIRED,
+	 .help = "the device (id, UUID or PCI address)"},
+	{.type = CLI_OPT_SIZE, .name = "memory", .value = &a.memory,
+	 .help = "(set) what a workload may allocate on it: 40GiB, 512MiB, 80GB", .min = 1, .max = 1125899906842624.0},
+	{.type = CLI_OPT_COUNT, .name = "compute", .value = &a.compute, .value_name = "PCT",
+	 .help = "(set) its share of the device's compute, 1 to 100 percent", .min = 1, .max = 100},
+	{0},
+};
+
+static const struct cli_opt clear_options[] = {
+	{.type = CLI_OPT_ARG, .name = "ID", .value = &a.id, .flags = CLI_OPT_REQUIRED,
+	 .help = "the device (id, UUID or PCI address), or a record's UUID"},
+	{0},
+};
+
+static const struct cli_opt list_options[] = {{0}};
+
+static const struct cli_opt env_options[] = {
+	{.type = CLI_OPT_ARG, .name = "ID[,ID...]", .value = &a.id, .flags = CLI_OPT_REQUIRED,
+	 .help = "the devices a workload gets, in its order"},
+	{0},
+};
+
+static const struct cli_sub subs[] = {
+	{"set", set_options, "record a device's memory and compute limits"},
+	{"clear", clear_options, "forget a device's limits, naming them"},
+	{"list", list_options, "the recorded limits"},
+	{"env", env_options, "the environment a workload on these devices gets"},
+	{NULL, NULL, NULL},
+};
+
+/* (declared in cli.h until the command table takes every command's parsing over) */
 int cmd_limit(struct opts *go, int argc, char **argv)
 {
 	/* the global options (--sysroot, --json, ...) are main.c's, wherever they stand */
 	struct opts o = *go;
-	const char *pos[3] = {NULL, NULL, NULL};
-	int npos = 0;
-	const char *mem_arg = NULL, *pct_arg = NULL;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		int m;
-		if ((m = cli_long_opt(argc, argv, &i, "--memory", &mem_arg)) ||
-		    (m = cli_long_opt(argc, argv, &i, "--compute", &pct_arg))) {
-			if (m < 0)
-				return EXIT_USAGE;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "axl: limit: unknown option '%s'\n", a);
-			return EXIT_USAGE;
-		} else if (npos < 3) {
-			pos[npos++] = a;
-		} else {
-			fprintf(stderr, "axl: limit: unexpected argument '%s'\n", a);
-			return EXIT_USAGE;
-		}
-	}
-	const char *sub = pos[0], *id = pos[1];
-	if (!sub) {
-		fprintf(stderr, "axl: limit needs set, clear, list or env\n");
+	memset(&a, 0, sizeof a);
+	a.memory = -1;
+	a.compute = -1;
+	const struct cli_sub *s = cli_sub_parse(&cli_cmd_limit, argc, argv);
+	if (!s)
+		return EXIT_USAGE;
+	if (o.json && s->opts != list_options) {
+		fprintf(stderr, "axl limit %s: prints no document (--json is for axl limit list)\n", s->name);
 		return EXIT_USAGE;
 	}
-	bool is_set = strcmp(sub, "set") == 0;
-	if (o.json && strcmp(sub, "list") != 0) {
-		fprintf(stderr, "axl: limit %s prints no document (--json is for axl limit list)\n", sub);
-		return EXIT_USAGE;
-	}
-	if ((mem_arg || pct_arg) && !is_set) {
-		fprintf(stderr, "axl: --memory and --compute are for axl limit set\n");
-		return EXIT_USAGE;
-	}
-	if (strcmp(sub, "list") == 0) {
-		if (id) {
-			fprintf(stderr, "axl: limit list takes no argument\n");
-			return EXIT_USAGE;
-		}
+	if (s->opts == list_options)
 		return limit_list(&o);
-	}
-	if (!is_set && strcmp(sub, "clear") && strcmp(sub, "env")) {
-		fprintf(stderr, "axl: limit: unknown subcommand '%s' (set, clear, list, env)\n", sub);
+	if (s->opts == env_options)
+		return limit_env(&o, a.id);
+	bool is_set = s->opts == set_options;
+	if (is_set && a.memory < 0 && a.compute < 0) {
+		fprintf(stderr, "axl limit set: --memory SIZE, --compute PCT or both (axl help limit)\n");
 		return EXIT_USAGE;
-	}
-	if (!id || pos[2]) {
-		fprintf(stderr, "axl: limit %s takes one device id%s\n", sub,
-			strcmp(sub, "env") == 0 ? " list (ID[,ID...])" : "");
-		return EXIT_USAGE;
-	}
-	if (strcmp(sub, "env") == 0)
-		return limit_env(&o, id);
-	int64_t mem = -1;
-	long pct = -1;
-	if (is_set) {
-		if (!mem_arg && !pct_arg) {
-			fprintf(stderr, "axl: limit set needs --memory SIZE and/or --compute PERCENT\n");
-			return EXIT_USAGE;
-		}
-		if (mem_arg && (mem = parse_size(mem_arg)) < 0) {
-			fprintf(stderr, "axl: --memory '%s': not a size (bytes, or 16GiB, 512M, 1.5G, 8GB)\n", mem_arg);
-			return EXIT_USAGE;
-		}
-		if (pct_arg) {
-			char *end;
-			pct = strtol(pct_arg, &end, 10);
-			if (*end || end == pct_arg || pct < -1 || pct > 1000) {
-				fprintf(stderr, "axl: --compute '%s': not a percentage (1 to 100)\n", pct_arg);
-				return EXIT_USAGE;
-			}
-			if (pct < 1 || pct > 100) {
-				fprintf(stderr, "axl: --compute %ld: a compute limit is 1 to 100 percent\n", pct);
-				return 1;
-			}
-		}
-		if (mem_arg && mem == 0) {
-			fprintf(stderr, "axl: --memory 0: a memory limit is at least 1 byte\n");
-			return 1;
-		}
 	}
 	axl_context *ctx;
 	axl_inventory *inv;
 	if (open_inventory(&o, &ctx, &inv))
 		return 1;
-	int rc = is_set ? limit_set(ctx, inv, id, mem, (int)pct) : limit_clear(ctx, inv, id);
+	int rc = is_set ? limit_set(ctx, inv, a.id, a.memory, (int)a.compute) : limit_clear(ctx, inv, a.id);
 	axl_inventory_free(inv);
 	axl_context_free(ctx);
 	return rc;
 }
 
-/* Not yet on the option tables (opt.h): the command parses its own arguments, and its help
- * holds its usage */
 const struct cli_command cli_cmd_limit = {
-	"limit", cmd_limit, CLI_G_NODE | CLI_G_JSON, NULL, NULL, "memory and compute limits of workloads, and their environment",
-	"usage: axl limit set ID [--memory SIZE] [--compute PCT]\n"
-		 "       axl limit clear ID\n"
-		 "       axl limit list [--json]\n"
-		 "       axl limit env ID[,ID...]\n"
-		 "\n"
-		 "Record a device's limits for workloads in the state directory, forget them, list\n"
-		 "them, or print the environment a workload on these devices gets (AXL_LIMIT_*, and\n"
-		 "HAMi-core's CUDA_DEVICE_* for NVIDIA); docs/limits.md. SIZE: bytes or 16GiB, 512M,\n"
-		 "8GB; PCT: 1..100.\n"
-		 "\n",
+	"limit", cmd_limit, CLI_G_NODE | CLI_G_JSON, NULL, subs, "memory and compute limits of workloads, and their environment",
+	"Record a device's limits for workloads in the state directory, forget them, list\n"
+	"them, or print the environment a workload on these devices gets (AXL_LIMIT_*, and\n"
+	"HAMi-core's CUDA_DEVICE_* for NVIDIA); docs/limits.md. set and clear say what they\n"
+	"recorded, replaced and forgot; list prints memory in GiB/MiB.\n\n"
+	"--json: (list) the axl.limits document (memory in bytes).",
 };

@@ -305,60 +305,88 @@ static int part_mode(axl_context *ctx, const axl_inventory *inv, const char *id,
 	return 0;
 }
 
+/* The options and arguments of each subcommand (opt.h); cmd_partition resets them. */
+static struct {
+	const char *device, *profile, *dev, *kind, *mode;
+	struct cli_args ids;
+	int yes, dry;
+} a;
+
+static const struct cli_opt list_options[] = {{0}};
+
+static const struct cli_opt create_options[] = {
+	{.type = CLI_OPT_ARG, .name = "DEVICE", .value = &a.device, .flags = CLI_OPT_REQUIRED,
+	 .help = "the physical device (id, UUID or PCI address)"},
+	{.type = CLI_OPT_ARG, .name = "PROFILE", .value = &a.profile, .flags = CLI_OPT_REQUIRED,
+	 .help = "1g.10gb, mig-1g.10gb, an NVML profile id (19), or 1g.7gb: the\nsmallest offered with at least that memory"},
+	{0},
+};
+
+static const struct cli_opt destroy_options[] = {
+	{.type = CLI_OPT_STRING, .name = "device", .value = &a.dev, .value_name = "DEV",
+	 .help = "(destroy) the partitions must belong to DEV"},
+	{.type = CLI_OPT_FLAG, .name = "dry-run", .value = &a.dry,
+	 .help = "(destroy, cleanup, mode) say what would change; change nothing"},
+	{.type = CLI_OPT_ARGS, .name = "ID", .value = &a.ids, .flags = CLI_OPT_REQUIRED,
+	 .help = "a partition's id (MIG-...) or device id (nvidia:0/mig1.0)"},
+	{0},
+};
+
+static const struct cli_opt cleanup_options[] = {
+	{.type = CLI_OPT_FLAG, .name = "dry-run", .value = &a.dry,
+	 .help = "(destroy, cleanup, mode) say what would change; change nothing"},
+	{0},
+};
+
+static const struct cli_opt profiles_options[] = {
+	{.type = CLI_OPT_ARG, .name = "DEVICE", .value = &a.device, .flags = CLI_OPT_REQUIRED,
+	 .help = "the physical device (id, UUID or PCI address)"},
+	{0},
+};
+
+static const struct cli_opt mode_options[] = {
+	{.type = CLI_OPT_ARG, .name = "DEVICE", .value = &a.device, .flags = CLI_OPT_REQUIRED,
+	 .help = "the physical device (id, UUID or PCI address)"},
+	{.type = CLI_OPT_ARG, .name = "compute|memory", .value = &a.kind, .flags = CLI_OPT_REQUIRED,
+	 .help = "which partition mode"},
+	{.type = CLI_OPT_ARG, .name = "MODE", .value = &a.mode, .flags = CLI_OPT_REQUIRED,
+	 .help = "one the device lists (SPX, DPX, QPX, CPX; NPS1, NPS4, ...)"},
+	{.type = CLI_OPT_FLAG, .name = "yes", .value = &a.yes,
+	 .help = "(mode) switch: it destroys the device's partitions"},
+	{.type = CLI_OPT_FLAG, .name = "dry-run", .value = &a.dry,
+	 .help = "(destroy, cleanup, mode) say what would change; change nothing"},
+	{0},
+};
+
+static const struct cli_sub subs[] = {
+	{"list", list_options, "every partition, with its owner"},
+	{"create", create_options, "make one partition; it is the operator's"},
+	{"destroy", destroy_options, "remove partitions by id, each named as it goes"},
+	{"cleanup", cleanup_options, "remove what workloads that are gone left; the plan first"},
+	{"profiles", profiles_options, "the profiles a device offers, with what is free"},
+	{"mode", mode_options, "switch an AMD compute or memory partition mode"},
+	{NULL, NULL, NULL},
+};
+
+/* (declared in cli.h until the command table takes every command's parsing over) */
 int cmd_partition(struct opts *go, int argc, char **argv)
 {
 	struct opts o = *go;
-	const char *pos[16] = {0}, *dev = NULL;
-	int npos = 0, yes = 0, dry = 0;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--yes") == 0)
-			yes = 1;
-		else if (strcmp(a, "--dry-run") == 0)
-			dry = 1;
-		else if (strcmp(a, "--device") == 0 && i + 1 < argc)
-			dev = argv[++i];
-		else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "axl: partition: unknown option '%s'\n", a);
-			return EXIT_USAGE;
-		} else if (npos < 16)
-			pos[npos++] = a;
-		else {
-			fprintf(stderr, "axl: partition: too many arguments\n");
-			return EXIT_USAGE;
-		}
-	}
-	const char *sub = npos ? pos[0] : NULL;
-	static const struct {
-		const char *name;
-		int min, max;
-	} subs[] = {{"list", 1, 1}, {"create", 3, 3}, {"destroy", 2, 16}, {"cleanup", 1, 1}, {"profiles", 2, 2},
-		    {"mode", 4, 4}};
-	static const int has_json[] = {1, 1, 0, 0, 1, 0};
-	int known = -1;
-	for (int k = 0; sub && k < 6; k++)
-		if (strcmp(sub, subs[k].name) == 0)
-			known = k;
-	if (known < 0 || npos < subs[known].min || npos > subs[known].max) {
-		fprintf(stderr, "axl: usage: axl partition list | create DEVICE PROFILE | destroy [--device DEV] ID... |\n"
-				"       cleanup | profiles DEVICE | mode DEVICE compute|memory MODE --yes  [--json]\n"
-				"       (destroy, cleanup and mode take --dry-run: what would change, nothing changed)\n");
+	memset(&a, 0, sizeof a);
+	const struct cli_sub *s = cli_sub_parse(&cli_cmd_partition, argc, argv);
+	if (!s)
+		return EXIT_USAGE;
+	const char *sub = s->name;
+	if (o.json && s->opts != list_options && s->opts != create_options && s->opts != profiles_options) {
+		fprintf(stderr, "axl partition %s: prints no document (--json is for list, create and profiles)\n", sub);
 		return EXIT_USAGE;
 	}
-	if (o.json && !has_json[known]) {
-		fprintf(stderr, "axl: partition %s prints no document (--json is for list, create and profiles)\n", sub);
+	if (a.dry && a.yes) {
+		fprintf(stderr, "axl partition mode: --dry-run or --yes, not both (axl help partition)\n");
 		return EXIT_USAGE;
 	}
-	if (dry && strcmp(sub, "destroy") && strcmp(sub, "cleanup") && strcmp(sub, "mode")) {
-		fprintf(stderr, "axl: --dry-run is for axl partition destroy, cleanup and mode\n");
-		return EXIT_USAGE;
-	}
-	if (dry && yes) {
-		fprintf(stderr, "axl: partition mode: --dry-run or --yes, not both\n");
-		return EXIT_USAGE;
-	}
-	if (dev && strcmp(sub, "destroy") != 0) {
-		fprintf(stderr, "axl: --device is for axl partition destroy\n");
+	if (s->opts == mode_options && strcmp(a.kind, "compute") != 0 && strcmp(a.kind, "memory") != 0) {
+		fprintf(stderr, "axl partition mode: '%s': compute or memory (axl help partition)\n", a.kind);
 		return EXIT_USAGE;
 	}
 	axl_context *ctx;
@@ -400,7 +428,7 @@ int cmd_partition(struct opts *go, int argc, char **argv)
 		struct axl_partition *p = NULL;
 		/* made from the command line: the operator's, not this short-lived process's, so
 		 * that cleanup never takes it (docs/partitions.md) */
-		if (axl_partition_create(ctx, inv, pos[1], pos[2], AXL_PARTITION_OPERATOR, &p)) {
+		if (axl_partition_create(ctx, inv, a.device, a.profile, AXL_PARTITION_OPERATOR, &p)) {
 			rc = fail_last("partition create");
 		} else if (o.json) {
 			struct axl__sb sb = AXL__SB_INIT;
@@ -413,13 +441,13 @@ int cmd_partition(struct opts *go, int argc, char **argv)
 		}
 		axl_free(p);
 	} else if (strcmp(sub, "destroy") == 0) {
-		rc = part_destroy(ctx, inv, dev, (const char *const *)pos + 1, (size_t)(npos - 1), dry);
+		rc = part_destroy(ctx, inv, a.dev, (const char *const *)a.ids.v, (size_t)a.ids.n, a.dry);
 	} else if (strcmp(sub, "cleanup") == 0) {
-		rc = part_cleanup(ctx, inv, dry);
+		rc = part_cleanup(ctx, inv, a.dry);
 	} else if (strcmp(sub, "profiles") == 0) {
-		rc = part_profiles(inv, pos[1], o.json);
+		rc = part_profiles(inv, a.device, o.json);
 	} else {
-		rc = part_mode(ctx, inv, pos[1], pos[2], pos[3], yes, dry);
+		rc = part_mode(ctx, inv, a.device, a.kind, a.mode, a.yes, a.dry);
 	}
 	axl_inventory_free(inv);
 	axl_context_free(ctx);
@@ -429,14 +457,12 @@ int cmd_partition(struct opts *go, int argc, char **argv)
 /* Not yet on the option tables (opt.h): the command parses its own arguments, and its help
  * holds its usage */
 const struct cli_command cli_cmd_partition = {
-	"partition", cmd_partition, CLI_G_NODE | CLI_G_JSON, NULL, NULL, "MIG instances and AMD partition modes",
-	"usage: axl partition list [--json]\n"
-		 "       axl partition create DEVICE PROFILE [--json]\n"
-		 "       axl partition destroy [--device DEV] ID...\n"
-		 "       axl partition cleanup\n"
-		 "       axl partition profiles DEVICE [--json]\n"
-		 "       axl partition mode DEVICE compute|memory MODE --yes\n"
-		 "\n"
-		 "MIG instances and AMD partition modes (docs/partitions.md).\n"
-		 "\n",
+	"partition", cmd_partition, CLI_G_NODE | CLI_G_JSON, NULL, subs, "MIG instances and AMD partition modes",
+	"Create, list and destroy MIG instances, and switch AMD partition modes\n"
+	"(docs/partitions.md). What create makes is the operator's: cleanup removes only the\n"
+	"partitions of workloads (programs that made them through the library) whose process\n"
+	"is gone, and prints what it removes and what it keeps, and why, first. destroy,\n"
+	"cleanup and mode take --dry-run; mode changes nothing without --yes.\n\n"
+	"--json: (list, create, profiles) the axl.partitions, axl.partition or\n"
+	"axl.partition_profiles document.",
 };

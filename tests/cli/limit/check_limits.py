@@ -95,7 +95,7 @@ def case_amd(axl):
 
 def case_nvidia(axl):
     for dev, args in (("nvidia:0", ["--memory", "20GiB", "--compute", "30"]),
-                      ("nvidia:1", ["--memory", "10000000"]),
+                      ("nvidia:1", ["--memory", "10000000B"]),
                       ("nvidia:2", ["--compute", "30"])):
         rc, out, err = axl("set", dev, *args)
         check(rc == 0, f"set {dev}: rc {rc} {err}")
@@ -142,20 +142,24 @@ def case_says(axl):
 def case_bad_input(axl):
     bad = [
         (["set", "amdgpu:0", "--memory", "193GiB"], 1, "is more than"),
-        (["set", "amdgpu:0", "--compute", "0"], 1, "1 to 100"),
-        (["set", "amdgpu:0", "--compute", "101"], 1, "1 to 100"),
-        (["set", "amdgpu:0", "--memory", "0"], 1, "at least 1 byte"),
+        (["set", "amdgpu:0", "--compute", "0"], 2, "out of range (1 to 100)"),
+        (["set", "amdgpu:0", "--compute", "101"], 2, "out of range (1 to 100)"),
+        (["set", "amdgpu:0", "--memory", "0"], 2, "at least 1B"),
+        # a bare number is refused with the fix (issue 34: 40 reads as GB to one user, bytes to the next)
+        (["set", "amdgpu:0", "--memory", "40"], 2, "a size needs its unit: 40GiB"),
+        (["set", "amdgpu:0", "--memory", "10000000"], 2, "10000000B (bytes)"),
         (["set", "amdgpu:42", "--compute", "10"], 1, "no device 'amdgpu:42'"),
-        (["set", "amdgpu:0", "--memory", "12Q"], 2, "not a size"),
-        (["set", "amdgpu:0", "--memory", "-5"], 2, "not a size"),
-        (["set", "amdgpu:0", "--compute", "ten"], 2, "not a percentage"),
+        (["set", "amdgpu:0", "--memory", "12Q"], 2, "'Q' is not a unit of size"),
+        (["set", "amdgpu:0", "--memory", "-5"], 2, "is not a size"),
+        (["set", "amdgpu:0", "--compute", "ten"], 2, "whole number"),
         (["set", "amdgpu:0"], 2, "--memory SIZE"),
-        (["set"], 2, "one device id"),
+        (["set"], 2, "ID is missing"),
         (["env", "amdgpu:0,nope:1"], 1, "no device 'nope:1'"),
-        (["frobnicate", "amdgpu:0"], 2, "unknown subcommand"),
-        (["list", "extra"], 2, "takes no argument"),
-        (["clear", "amdgpu:0", "--memory", "1G"], 2, "are for axl limit set"),
-        ([], 2, "needs set, clear, list or env"),
+        (["frobnicate", "amdgpu:0"], 2, "no subcommand 'frobnicate'"),
+        (["sett", "amdgpu:0"], 2, "did you mean set?"),
+        (["list", "extra"], 2, "unexpected argument 'extra'"),
+        (["clear", "amdgpu:0", "--memory", "1G"], 2, "but of axl limit set"),
+        ([], 2, "which one? set, clear, list or env"),
     ]
     for args, want_rc, msg in bad:
         rc, out, err = axl(*args)
