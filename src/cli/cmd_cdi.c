@@ -806,8 +806,8 @@ static const struct cli_opt list_options[] = {
 };
 
 static const struct cli_sub subs[] = {
-	{"generate", generate_options, "Container Device Interface specs for this node's accelerators"},
-	{"list", list_options, "the fully qualified CDI device names (axl.dev/nvidia-gpu=0)"},
+	{"generate", generate_options, "Container Device Interface specs for the accelerators"},
+	{"list", list_options, "the CDI device names (axl.dev/nvidia-gpu=0)"},
 	{NULL, NULL, NULL},
 };
 

@@ -845,7 +845,7 @@ static const struct cli_opt options[] = {
 
 const struct cli_command cli_cmd_device_plugin = {
 	"device-plugin", cmd_device_plugin, CLI_G_NODE, options, NULL,
-	"the kubelet device plugin for every accelerator of the node",
+	"the kubelet device plugin for every accelerator",
 	"The kubelet device plugin (API v1beta1) for every accelerator of the node\n"
 	"(docs/kubernetes.md): one service per resource name, under the vendors' own names\n"
 	"(nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915, habana.ai/gaudi, ...), registered\n"

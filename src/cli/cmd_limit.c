@@ -239,7 +239,7 @@ static const struct cli_sub subs[] = {
 };
 
 /* (declared in cli.h until the command table takes every command's parsing over) */
-int cmd_limit(struct opts *go, int argc, char **argv)
+static int cmd_limit(struct opts *go, int argc, char **argv)
 {
 	/* the global options (--sysroot, --json, ...) are main.c's, wherever they stand */
 	struct opts o = *go;

@@ -369,7 +369,7 @@ static const struct cli_sub subs[] = {
 };
 
 /* (declared in cli.h until the command table takes every command's parsing over) */
-int cmd_partition(struct opts *go, int argc, char **argv)
+static int cmd_partition(struct opts *go, int argc, char **argv)
 {
 	struct opts o = *go;
 	memset(&a, 0, sizeof a);

@@ -351,7 +351,7 @@ static const struct cli_opt options[] = {
 
 const struct cli_command cli_cmd_topo = {
 	"topo", cmd_topo, CLI_G_NODE | CLI_G_JSON, options, NULL,
-	"the best path between accelerators and to RDMA NICs (matrix)",
+	"the best path between accelerators, and to RDMA NICs",
 	"The best path between every pair of accelerators and to every RDMA NIC, as a matrix\n"
 	"like nvidia-smi topo -m, for any vendor. --json prints the inventory document, whose\n"
 	"links hold the same paths.",

@@ -34,16 +34,28 @@ static const char global_help[] =
 void cli_usage(FILE *f)
 {
 	fprintf(f, "usage: axl [global options] <command> [options]\n\ncommands:\n");
+	/* the summaries start after the longest name */
+	int w = 0;
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		int n = (int)strlen(commands[i]->name);
+		for (const struct cli_sub *s = commands[i]->subs; s && s->name; s++)
+			if (n + 1 + (int)strlen(s->name) > w)
+				w = n + 1 + (int)strlen(s->name);
+		if (n > w)
+			w = n;
+	}
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		const struct cli_command *c = commands[i];
 		if (c->subs) {
 			for (const struct cli_sub *s = c->subs; s->name; s++) {
 				char name[48];
 				snprintf(name, sizeof name, "%s %s", c->name, s->name);
-				fprintf(f, "  %-16s %s\n", name, s->summary);
+				fprintf(f, "  %-*s", w, name);
+				cli_wrap(f, s->summary, 2 + w, 4 + w);
 			}
 		} else {
-			fprintf(f, "  %-16s %s\n", c->name, c->summary);
+			fprintf(f, "  %-*s", w, c->name);
+			cli_wrap(f, c->summary, 2 + w, 4 + w);
 		}
 	}
 	fprintf(f, "\nUnits: sizes take one (40GiB, 80GB, 512MiB, 4096B), rates too (400Gb/s is bits,\n"
@@ -251,7 +263,7 @@ static int cmd_help(struct opts *o, int argc, char **argv)
 	return 0;
 }
 const struct cli_command cli_cmd_help = {
-	"help", cmd_help, 0, help_opts, NULL, "this text, or what one command does and the options it takes",
+	"help", cmd_help, 0, help_opts, NULL, "this text, or one command's usage and options",
 	"What axl does, or what one command does and the options it takes.",
 };
 
