@@ -118,19 +118,12 @@ struct cli_sym {
  * package that has it. The library stays loaded until the process ends. */
 int cli_dlopen(const char *command, const char *env, const char *soname, const char *package,
 	       const struct cli_sym *syms, size_t n, void *table);
-/* "16GiB", "512M", "8GB", "1000" -> bytes; -1 when malformed */
-int64_t parse_size(const char *s);
 /* A document util's writer wrote into sb, on standard output (then a newline when
  * newline is set: the compact writer ends without one); sb is freed. 1 (with a message on
  * standard error) when the buffer could not be built. */
 int print_doc(struct axl__sb *sb, int newline);
 /* "axl: WHAT: <axl_error_last()>" on standard error; returns 1 (the exit code). */
 int fail_last(const char *what);
-/* For a command that parses its own options: is argv[*i] the long option name
- * ("--size" or "--size=VALUE")? 0: it is not. 1: it is; when value is not NULL the
- * option takes one, put in *value (after '=', else the next argument: *i moves on).
- * -1: it is, but its value is missing, or a flag was given one (said on standard error). */
-int cli_long_opt(int argc, char **argv, int *i, const char *name, const char **value);
 /* A sample's value of device i as text in the metric's display unit ("72%", "41.2 W",
  * "-" when unknown), for tables. */
 void metric_text(const axl_sample *smp, size_t i, axl_metric m, char *buf, size_t cap);

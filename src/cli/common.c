@@ -153,29 +153,6 @@ int print_doc(struct axl__sb *sb, int newline)
 	return rc;
 }
 
-int cli_long_opt(int argc, char **argv, int *i, const char *name, const char **value)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-	if (strncmp(a, name, n) != 0 || (a[n] != '\0' && a[n] != '='))
-		return 0;
-	if (!value) {
-		if (a[n] == '=') {
-			fprintf(stderr, "axl: %s takes no value\n", name);
-			return -1;
-		}
-		return 1;
-	}
-	if (a[n] == '=') {
-		*value = a + n + 1;
-	} else if (*i + 1 < argc) {
-		*value = argv[++*i];
-	} else {
-		fprintf(stderr, "axl: %s needs a value\n", name);
-		return -1;
-	}
-	return 1;
-}
 
 int fail_last(const char *what)
 {
@@ -183,35 +160,6 @@ int fail_last(const char *what)
 	return 1;
 }
 
-/* "8GiB", "512M", "1.5G", "1000000" -> bytes. K/M/G/T and KiB/MiB/GiB/TiB are powers of
- * 1024, KB/MB/GB/TB powers of 1000, B or nothing bytes. -1 when malformed. */
-int64_t parse_size(const char *s)
-{
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	char *end;
-	long double v = strtold(s, &end);
-	if (end == s)
-		return -1;
-	static const struct {
-		const char *suffix;
-		long double mult;
-	} units[] = {
-		{"", 1},          {"B", 1},         {"K", 1024.0L},  {"KiB", 1024.0L}, {"KB", 1e3L},
-		{"M", 1048576.0L}, {"MiB", 1048576.0L}, {"MB", 1e6L}, {"G", 1073741824.0L},
-		{"GiB", 1073741824.0L}, {"GB", 1e9L}, {"T", 1099511627776.0L}, {"TiB", 1099511627776.0L},
-		{"TB", 1e12L},
-	};
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-		if (strcasecmp(end, units[i].suffix) != 0)
-			continue;
-		long double b = floorl(v * units[i].mult);
-		if (!(b >= 0) || b > 9.2e18L)
-			return -1;
-		return (int64_t)b;
-	}
-	return -1;
-}
 
 void metric_text(const axl_sample *smp, size_t i, axl_metric m, char *buf, size_t cap)
 {
