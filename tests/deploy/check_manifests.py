@@ -45,7 +45,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 KDIR = os.path.join(TOP, "deploy", "kubernetes")
 # docs/deploy.md: `axl agent [--listen ADDR:PORT] [--labels-file PATH] [--cdi-dir DIR]
-# [--cdi-format json|yaml] [--interval SECONDS] [serve's options]`
+# [--cdi-format json|yaml] [--interval DURATION] [serve's options]`
 AGENT_OPTIONS = {"--listen", "--labels-file", "--cdi-dir", "--cdi-format", "--interval"}
 
 failures = []
