@@ -179,6 +179,7 @@ void serve_stop(struct serve *s);
 
 /* labels' options (axl labels, axl agent) */
 struct labels_opts {
+	const char *cmd;    /* the command, for messages: "labels", "agent" */
 	const char *expiry; /* --expiry WHEN */
 	const char *prefix; /* --prefix DOMAIN (NULL: axl.dev) */
 	int gfd;            /* --gfd */

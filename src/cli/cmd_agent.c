@@ -13,7 +13,7 @@
 
 /* The options (the table closes the file) */
 static struct serve_opts so;
-static struct labels_opts lo;
+static struct labels_opts lo = {.cmd = "agent"};
 static struct {
 	const char *labels_file, *cdi_dir, *cdi_format, *driver_root, *driver_root_host;
 	int64_t interval_ms;

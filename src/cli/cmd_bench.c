@@ -634,7 +634,7 @@ static int cmd_bench(struct opts *go, int argc, char **argv)
 
 static const struct cli_opt copy_options[] = {
 	{.type = CLI_OPT_ARGS, .name = "ID", .value = &a.ids, .help = "a device (axl list), \"host\" for the host CPU, or \"host/BACKEND\"\nfor a runtime's device emulated on it (with --backend); default:\nevery device a compute backend drives, else the host CPU"},
-	{.type = CLI_OPT_STRING, .name = "backend", .value = &a.backend, .value_name = "B", .help = "cpu, cuda, hip, level-zero, opencl or vulkan (default: each\ndevice's own by priority; also AXL_COMPUTE)"},
+	{.type = CLI_OPT_STRING, .name = "backend", .value = &a.backend, .value_name = "BACKEND", .help = "cpu, cuda, hip, level-zero, opencl or vulkan (default: each\ndevice's own by priority; also AXL_COMPUTE)"},
 	{.type = CLI_OPT_SIZE, .name = "size", .value = &a.size, .help = "bytes per copy (default 64MiB; 256MiB, 1GiB, 4096B)", .min = 1, .max = 1099511627776.0},
 	{.type = CLI_OPT_COUNT, .name = "iterations", .value = &a.iterations, .help = "timed copies per figure (default 10)", .min = 1, .max = 100000},
 	{.type = CLI_OPT_FLAG, .name = "pageable", .value = &a.pageable, .help = "ordinary host memory instead of pinned"},

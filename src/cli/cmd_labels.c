@@ -482,20 +482,20 @@ int labels_setup(struct labels_job *j, const struct opts *o, const struct labels
 	j->prefix = lo->prefix ? lo->prefix : "axl.dev";
 	if (!valid_prefix(j->prefix)) {
 		fprintf(stderr,
-			"axl: --prefix '%s' is not a DNS subdomain (lowercase letters, digits, '-' and '.', "
+			"axl %s: --prefix '%s' is not a DNS subdomain (lowercase letters, digits, '-' and '.', "
 			"at most 253 characters)\n",
-			j->prefix);
+			lo->cmd, j->prefix);
 		return EXIT_USAGE;
 	}
 	char err[256];
 	if (lo->expiry && expiry_parse(lo->expiry, j->expiry_at, sizeof j->expiry_at, &j->expiry_s, err, sizeof err)) {
 		if (isdigit((unsigned char)lo->expiry[0]) && !strchr(lo->expiry, '-') && err[0])
-			fprintf(stderr, "axl: --expiry %s\n", err);
+			fprintf(stderr, "axl %s: --expiry %s (axl help %s)\n", lo->cmd, err, lo->cmd);
 		else
 			fprintf(stderr,
-				"axl: --expiry takes a duration (90s, 30m, 12h, 7d, 1h30m) or an RFC 3339 time "
-				"(2030-01-01T00:00:00Z), not '%s'\n",
-				lo->expiry);
+				"axl %s: --expiry takes a duration (90s, 30m, 12h, 7d, 1h30m) or an RFC 3339 time "
+				"(2030-01-01T00:00:00Z), not '%s' (axl help %s)\n",
+				lo->cmd, lo->expiry, lo->cmd);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -632,7 +632,7 @@ int labels_refresh(struct labels_job *j, int *wrote, double *renew_in)
 }
 
 /* The options (the table closes the file) */
-static struct labels_opts lo;
+static struct labels_opts lo = {.cmd = "labels"};
 static const char *output;
 static int watch;
 static int64_t interval_ms;

@@ -178,11 +178,12 @@ const struct cli_sub *cli_sub_parse(const struct cli_command *c, int argc, char 
 	size_t n = 0;
 	for (const struct cli_sub *s = c->subs; s->name && n < 32; s++)
 		names[n++] = s->name;
+	char list[256] = "";
+	for (size_t i = 0, len = 0; i < n && len + 40 < sizeof list; i++)
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? (i + 1 == n ? " or " : ", ") : "",
+					names[i]);
 	if (argc < 1 || argv[0][0] == '-') {
-		fprintf(stderr, "axl %s: which one? ", c->name);
-		for (size_t i = 0; i < n; i++)
-			fprintf(stderr, "%s%s", i ? (i + 1 == n ? " or " : ", ") : "", names[i]);
-		fprintf(stderr, " (axl help %s)\n", c->name);
+		fprintf(stderr, "axl %s: which one? %s (axl help %s)\n", c->name, list, c->name);
 		return NULL;
 	}
 	for (const struct cli_sub *s = c->subs; s->name; s++)
@@ -196,7 +197,7 @@ const struct cli_sub *cli_sub_parse(const struct cli_command *c, int argc, char 
 		fprintf(stderr, "axl %s: no subcommand '%s'; did you mean %s? (axl help %s)\n", c->name, argv[0], near,
 			c->name);
 	else
-		fprintf(stderr, "axl %s: no subcommand '%s' (axl help %s)\n", c->name, argv[0], c->name);
+		fprintf(stderr, "axl %s: no subcommand '%s': it has %s (axl help %s)\n", c->name, argv[0], list, c->name);
 	return NULL;
 }
 

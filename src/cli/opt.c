@@ -149,6 +149,10 @@ int cli_parse_duration(const char *s, int64_t *ms, char *err, size_t cap)
 			snprintf(err, cap, "%s: a duration needs its unit: %sms, %ss or %sm", s, s, s, s);
 			return -1;
 		}
+		if (!*end) { /* "1h30": the last number has none */
+			snprintf(err, cap, "%s: %s needs its unit too (%sm, %ss)", s, p, s, s);
+			return -1;
+		}
 		size_t k = 0, best = 0;
 		int found = -1;
 		for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
