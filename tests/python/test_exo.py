@@ -18,7 +18,7 @@ import weakref
 import pytest
 
 import axl
-from axl.exo import (UNKNOWN_FLOAT, UNKNOWN_INT, UNKNOWN_STR, AxlGPUBackend, AxlGPUDevice,
+from axl.exo import (UNKNOWN_FLOAT, UNKNOWN_INT, UNKNOWN_STR, AxlGPUBackend, AxlGPUDevice, CPUBackend,
                      GPUBackend, GPUBackendFactory, GPUDevice, GPUDiscoveryService, HostBuffer,
                      MemoryHandle, cuda_compute_capability, device_telemetry, exo_node_profile)
 
@@ -294,15 +294,26 @@ def test_factory(sim_h100x2, monkeypatch):
         GPUBackendFactory.clear_backend_override()
         with axl.open(sim=sim_h100x2) as inv:
             # the design's order: CUDA, ROCm, Vulkan, then the CPU; nothing drives the sim
-            # node's GPUs, and Vulkan's emulated device (lavapipe) counts, as in the design
+            # node's GPUs, and Vulkan's software device (lavapipe, physical device type
+            # CPU) is not chosen ahead of the CPU backend: a GPU-less node gets the CPU
             have_vulkan = await _has(inv, "vulkan")
             b = await GPUBackendFactory.create_backend(inventory=inv)
+            assert b.name == "cpu" and type(b) is CPUBackend and b._initialized
+            assert b.list_devices()[0].device_id == "cpu:0"
+            await b.shutdown()
+            assert not b._initialized
+            # ... unless asked for: with allow_emulated=True, or by name (the override)
+            b = await GPUBackendFactory.create_backend(inventory=inv, allow_emulated=True)
             assert b.name == ("vulkan" if have_vulkan else "cpu")
             await b.shutdown()
-            # emulated devices passed over on request: the CPU
-            b = await GPUBackendFactory.create_backend(inventory=inv, allow_emulated=False)
-            assert b.name == "cpu" and b.list_devices()[0].device_id == "cpu:0"
-            await b.shutdown()
+            if have_vulkan:
+                GPUBackendFactory.set_backend_override("vulkan")
+                try:
+                    b = await GPUBackendFactory.create_backend(inventory=inv)
+                    assert b.name == "vulkan" and b.list_devices()[0].support_level == "experimental"
+                    await b.shutdown()
+                finally:
+                    GPUBackendFactory.clear_backend_override()
             # the override: that backend only, no fallback
             GPUBackendFactory.set_backend_override("opencl")
             try:
@@ -380,8 +391,93 @@ def test_telemetry_from_sampler(sim_h100x2):
         assert t["temperature_celsius"] == d.get("temperature_celsius") is not None
         assert t["power_watts"] == d.get("power_watts") is not None
         assert t["clock_mhz"] == d.get("sm_clock_mhz") is not None
+        assert t["utilization_percent"] == d.get("utilization_percent")
         assert device_telemetry(smp, "nvidia:9") == {
-            "temperature_celsius": None, "power_watts": None, "clock_mhz": None}
+            "temperature_celsius": None, "power_watts": None, "clock_mhz": None,
+            "utilization_percent": None}
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_software_devices_are_not_hardware(name):
+    """Issue 35: the host CPU and a runtime's emulated device (lavapipe/llvmpipe, PoCL) are
+    reported under the software vendor ("system", the fork's CPUBackend's), never the
+    host CPU's maker; a clock not known is 0, the fork's own unknown (its tests ask
+    clock_rate_mhz >= 0)."""
+    from axl.exo import CLOCK_UNKNOWN_MHZ, SOFTWARE_VENDOR
+
+    async def body():
+        b = await _open(name)
+        try:
+            return b.list_devices()
+        finally:
+            await b.shutdown()
+    for g in run(body()):
+        assert g.host_memory and g.vendor == SOFTWARE_VENDOR == "system", g
+        assert g.clock_rate_mhz >= 0
+        if name != "opencl":      # OpenCL says its clock (CL_DEVICE_MAX_CLOCK_FREQUENCY)
+            assert g.clock_rate_mhz == CLOCK_UNKNOWN_MHZ == 0
+        if "llvmpipe" in g.name:
+            assert g.support_level == "experimental"
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_allocation_past_available_memory(name):
+    """Issue 35, the seed's rule "all backend methods raise RuntimeError on failure": an
+    allocation past the device's available memory is a RuntimeError on every backend,
+    the cpu backend (whose host memory is overcommitted) and lavapipe (a fixed heap)
+    included, and the backend goes on working."""
+    async def body():
+        b = await _open(name)
+        try:
+            did = b.list_devices()[0].device_id
+            free = (await b.get_device_memory_info(did))["available_bytes"]
+            with pytest.raises(RuntimeError, match="out of memory"):
+                await b.allocate(did, free + (1 << 30))
+            h = await b.allocate(did, MiB)
+            await b.copy_to_device(b"after", h)
+            assert await b.copy_from_device(h, 0, 5) == b"after"
+            await b.deallocate(h)
+        finally:
+            await b.shutdown()
+    run(body())
+
+
+def test_monitoring_over_axl():
+    """exo's monitoring (the fork's exo.gpu.monitoring) over an axl backend: memory from
+    the runtime, temperature, power and utilisation from axl's sampler, which has none
+    for the host CPU: unknown (-1.0), left out of the Prometheus text, no alert."""
+    from axl.exo import GPUMetricsCollector, GPUMonitoringService
+
+    async def body():
+        b = await _open("cpu")
+        try:
+            dev = b.list_devices()[0]
+            c = GPUMetricsCollector(dev, b)
+            s = await c.collect_snapshot()
+            assert s.memory_total_bytes == dev.memory_bytes > 0
+            assert 0 <= s.memory_used_bytes <= s.memory_total_bytes
+            assert s.temperature_c == s.power_usage_w == s.compute_utilization_percent == -1.0
+            summ = c.get_summary()
+            assert summ.temperature_current_c == summ.temperature_avg_c == -1.0
+            assert summ.high_temperature_alerts == 0
+            st = c.get_device_gpu_state()
+            assert st.device_id == "cpu:0" and st.thermal_temperature_c == -1.0
+            svc = GPUMonitoringService(b)
+            alerts = []
+            svc.set_alert_callback(alerts.append)   # a plain callable works too
+            await svc.start(collection_interval_seconds=0.05)
+            for _ in range(100):
+                if svc.get_summaries():
+                    break
+                await asyncio.sleep(0.01)
+            await svc.stop()
+            text = svc.get_prometheus_metrics()
+            assert 'gpu_memory_used_bytes{device_id="cpu:0"}' in text
+            assert "gpu_temperature_celsius" not in text and "gpu_power_watts" not in text
+            assert not [a for a in alerts if a["type"] == "high_temperature"]
+        finally:
+            await b.shutdown()
+    run(body())
 
 
 class _Gate:

@@ -23,7 +23,8 @@ from ..errors import AxlError
 from ..inventory import Device, Inventory
 from ..inventory import open as _open_inventory
 from ..metrics import Sample, Sampler
-from .interface import (UNKNOWN_FLOAT, UNKNOWN_INT, UNKNOWN_STR, AxlGPUDevice, GPUBackend,
+from .interface import (CLOCK_UNKNOWN_MHZ, SOFTWARE_VENDOR, UNKNOWN_FLOAT, UNKNOWN_INT,
+                        UNKNOWN_STR, AxlGPUDevice, GPUBackend,
                         GPUDevice, MemoryHandle)
 from .opencl_facts import opencl_device_facts
 
@@ -99,23 +100,25 @@ def inventory_facts(d: Device) -> dict[str, Any]:
                 compute_units=units if units is not None else UNKNOWN_INT,
                 tensor_core_count=tensor if tensor is not None else UNKNOWN_INT,
                 clock_rate_mhz=(clocks.get("graphics_max_mhz") or clocks.get("sm_max_mhz")
-                                or UNKNOWN_INT),
+                                or CLOCK_UNKNOWN_MHZ),
                 bandwidth_gbps=float(bw) if bw is not None else UNKNOWN_FLOAT,
                 driver_version=d.get("driver.version") or UNKNOWN_STR, flops=flops)
 
 
 def device_telemetry(sample: Sample, inventory_id: str) -> dict[str, Optional[float]]:
-    """Temperature (°C), power (W) and clock (MHz) of an inventory device in an axl
-    sample; a value the sampler does not have is None."""
+    """Temperature (°C), power (W), clock (MHz) and utilisation (%) of an inventory
+    device in an axl sample; a value the sampler does not have is None."""
     try:
         d = sample.device(inventory_id)
     except KeyError:
-        return {"temperature_celsius": None, "power_watts": None, "clock_mhz": None}
+        return {"temperature_celsius": None, "power_watts": None, "clock_mhz": None,
+                "utilization_percent": None}
     clock = d.get("sm_clock_mhz")
     if clock is None:
         clock = d.get("graphics_clock_mhz")
     return {"temperature_celsius": d.get("temperature_celsius"),
-            "power_watts": d.get("power_watts"), "clock_mhz": clock}
+            "power_watts": d.get("power_watts"), "clock_mhz": clock,
+            "utilization_percent": d.get("utilization_percent")}
 
 
 class _Waiter:
@@ -584,18 +587,19 @@ class AxlGPUBackend(GPUBackend):
         if inv is not None:
             f = inventory_facts(inv)
         else:
-            f = dict(vendor=(hw.cpu_vendor or "").lower() or UNKNOWN_STR,
+            # the host CPU and a runtime's emulated device (lavapipe, PoCL) are software
+            # on the host: vendor "system", as exo's CPUBackend says, never the CPU's
+            # maker (llvmpipe on an AMD CPU is not an AMD device)
+            f = dict(vendor=SOFTWARE_VENDOR,
                      compute_capability="N/A",  # not a GPU: exo's CPU backend says "N/A"
                      compute_units=hw.cpu_threads or UNKNOWN_INT,
                      tensor_core_count=0,       # "0 if not applicable"
-                     clock_rate_mhz=UNKNOWN_INT, bandwidth_gbps=UNKNOWN_FLOAT,
+                     clock_rate_mhz=CLOCK_UNKNOWN_MHZ, bandwidth_gbps=UNKNOWN_FLOAT,
                      driver_version=UNKNOWN_STR, flops={})
-            if host:
-                f["vendor"] = "system"        # exo's CPU backend's vendor
         rt = rt or {}
         if rt.get("compute_units"):
             f["compute_units"] = rt["compute_units"]
-        if rt.get("clock_mhz") and f["clock_rate_mhz"] == UNKNOWN_INT:
+        if rt.get("clock_mhz") and f["clock_rate_mhz"] == CLOCK_UNKNOWN_MHZ:
             f["clock_rate_mhz"] = rt["clock_mhz"]
         if rt.get("driver_version") and f["driver_version"] == UNKNOWN_STR:
             f["driver_version"] = rt["driver_version"]
@@ -725,6 +729,12 @@ class AxlGPUBackend(GPUBackend):
     def list_devices(self) -> list[GPUDevice]:
         return [d.gpu for d in self._devs.values()]
 
+    @property
+    def _initialized(self) -> bool:
+        """Whether initialize() has run and shutdown() not: the flag the fork's backends
+        keep under this name, which its tests read."""
+        return self._state == "open"
+
     def get_device(self, device_id: str) -> Optional[GPUDevice]:
         d = self._devs.get(device_id) if isinstance(device_id, str) else None
         return d.gpu if d is not None else None
@@ -737,8 +747,22 @@ class AxlGPUBackend(GPUBackend):
             raise RuntimeError("allocation of %d bytes: the size must be positive" % size)
         c = self._compute
         assert c is not None
+
+        def alloc() -> _compute.Buffer:
+            # exo's rule: an allocation past the device's available memory is a
+            # RuntimeError, on every backend; the runtime's own answer cannot say it
+            # where memory is overcommitted (the cpu backend, host-memory devices) or a
+            # heap is a fixed budget (lavapipe): the runtime's free bytes, now, do
+            # (a runtime that cannot say its free memory leaves the answer to the alloc)
+            try:
+                free: int | None = d.cdev.memory()[0]
+            except AxlError:
+                free = None
+            if free is not None and size > free:
+                raise MemoryError("out of memory: %d bytes asked, %d available" % (size, free))
+            return c.alloc(d.cdev, size)
         buf = await self._call("allocation of %d bytes on %s" % (size, device_id),
-                               lambda: c.alloc(d.cdev, size), discard=_free_quietly)
+                               alloc, discard=_free_quietly)
         h = MemoryHandle(device_id=device_id, size_bytes=size)
         if self._state != "open":  # shut down meanwhile: the context freed it
             raise RuntimeError("%s backend was shut down during the allocation" % self.name)
@@ -994,6 +1018,12 @@ class AxlGPUBackend(GPUBackend):
     async def get_device_clock_rate(self, device_id: str) -> Optional[int]:
         v = await self._telemetry(device_id, "clock_mhz")
         return None if v is None else int(round(v))
+
+    async def get_device_utilization(self, device_id: str) -> Optional[float]:
+        """axl's addition to exo's interface: the device's compute utilisation (%) from
+        axl's sampler (``utilization_percent``), None when unknown (as the other
+        telemetry: the host CPU, emulated devices, a failed sample)."""
+        return await self._telemetry(device_id, "utilization_percent")
 
     def __repr__(self) -> str:
         return "<axl.exo.AxlGPUBackend %s (%s) %s, %d devices>" % (

@@ -11,6 +11,7 @@ from typing import Any, Callable, Optional
 
 from ..inventory import Inventory
 from .backend import EXO_TO_AXL, AxlGPUBackend
+from .backends.cpu_backend import CPUBackend
 from .interface import GPUBackend, GPUDevice
 
 __all__ = ["GPUBackendFactory", "detect_available_backends", "get_gpu_backend_info"]
@@ -20,8 +21,10 @@ log = logging.getLogger("axl.exo")
 
 class GPUBackendFactory:
     """exo's factory. On Linux the order is the design's: CUDA, ROCm, Vulkan, then the
-    CPU, which always works. A runtime's emulated host device (lavapipe) counts like any
-    Vulkan device, as in the design's order; ``allow_emulated=False`` passes over it.
+    CPU, which always works (a ``CPUBackend``). A runtime's emulated device (Vulkan's
+    lavapipe/llvmpipe, physical device type CPU) is software on the host CPU: it is not
+    chosen ahead of the CPU backend unless asked for, by name (the override) or with
+    ``allow_emulated=True``.
 
     Adding a backend (the design's "Adding a New Backend"): write a GPUBackend subclass,
     ``register_backend("mygpu", MyGPUBackend)`` (or override ``_create_specific_backend``
@@ -95,6 +98,8 @@ class GPUBackendFactory:
         make = cls._registered.get(name)
         if make is not None:
             b = make()
+        elif name == "cpu":
+            b = CPUBackend(inventory=inventory, sim=sim)
         elif name in EXO_TO_AXL:
             b = AxlGPUBackend(name, inventory=inventory, sim=sim, allow_emulated=allow_emulated)
         else:
@@ -112,9 +117,11 @@ class GPUBackendFactory:
     @classmethod
     async def create_backend(cls, *, inventory: Inventory | None = None,
                              sim: str | os.PathLike[str] | None = None,
-                             allow_emulated: bool = True) -> GPUBackend:
-        """An initialised backend: the override's (RuntimeError when it cannot start),
-        else the first of the priority that drives a device, else the CPU."""
+                             allow_emulated: bool = False) -> GPUBackend:
+        """An initialised backend: the override's (RuntimeError when it cannot start; an
+        emulated device counts there: it was asked for by name), else the first of the
+        priority that drives a device that is not emulated (any, with
+        allow_emulated=True), else the CPU."""
         name = cls.override()
         if name:
             try:

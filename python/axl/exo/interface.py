@@ -8,7 +8,9 @@ axl) it is a frozen dataclass with the same fields, defaults and keyword constru
 
 Every GPUDevice field holds a value of its declared type. A fact axl does not know is
 UNKNOWN_STR / UNKNOWN_INT / UNKNOWN_FLOAT ("unknown", -1, -1.0), never a made-up number
-(exo's own backends fill in guesses such as 4 GiB or 1 GHz) and never None or 0.
+(exo's own backends fill in guesses such as 4 GiB or 1 GHz) and never None or 0, with one
+exception that is the fork's own: a clock rate not known is CLOCK_UNKNOWN_MHZ, 0, as the
+fork's CPU, Vulkan and Metal backends write it and its tests (clock_rate_mhz >= 0) read it.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any, Optional
 from uuid import uuid4
 
 __all__ = ["MemoryHandle", "GPUDevice", "GPUBackend", "EXO_INTERFACE", "AxlGPUDevice",
-           "UNKNOWN_STR", "UNKNOWN_INT", "UNKNOWN_FLOAT"]
+           "UNKNOWN_STR", "UNKNOWN_INT", "UNKNOWN_FLOAT", "CLOCK_UNKNOWN_MHZ", "SOFTWARE_VENDOR"]
 
 try:  # exo's own interface, when exo is installed
     from exo.gpu.backend import GPUBackend as _ExoGPUBackend  # type: ignore[import-not-found]
@@ -164,6 +166,17 @@ else:
 UNKNOWN_STR: str = "unknown"
 UNKNOWN_INT: int = -1
 UNKNOWN_FLOAT: float = -1.0
+#: clock_rate_mhz not known: 0, the fork's own value for it (HautlyS/exo 1c6dd01: its
+#: cpu_backend.py, vulkan_backend.py and metal_backend.py write clock_rate_mhz=0 where they
+#: have no clock; its tests ask clock_rate_mhz >= 0). No device runs at 0 MHz, so 0 is as
+#: unambiguous as -1; a product (the fork's compute_units x clock peak estimate) is 0, not
+#: a negative figure.
+CLOCK_UNKNOWN_MHZ: int = 0
+#: the vendor of a device that is software on the host CPU (the cpu backend, a runtime's
+#: emulated device: lavapipe/llvmpipe, PoCL): "system", the vendor the fork's CPUBackend
+#: gives its host device. The hardware vendors are the GPU makers' names ("nvidia", "amd",
+#: "intel", ...); a rasterizer running on an AMD CPU is not an AMD device.
+SOFTWARE_VENDOR: str = "system"
 
 
 @dataclass(frozen=True)
