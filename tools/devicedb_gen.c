@@ -154,6 +154,7 @@ struct entry {
 	struct vec precs;   /* struct prec * */
 	struct vec parts;   /* struct part * */
 	struct vec sources; /* char * */
+	int unknown_memory, unknown_cus, unknown_peaks; /* "unknown" lines: why a fact is left out */
 	size_t n_matches;
 };
 
@@ -592,6 +593,32 @@ static void parse_ici(long line, char *v)
 	e->have_ici = 1;
 }
 
+/* "FIELD REASON": why a fact the entry leaves out is not known (memory, compute_units,
+ * peaks); the reason names what was looked at. Checked against the entry when it ends. */
+static void parse_unknown(long line, char *v)
+{
+	char *cur = v;
+	char *field = next_token(&cur);
+	char *reason = cur ? trim(cur) : NULL;
+	struct entry *e = g_cur;
+	int *flag;
+
+	if (!field || !reason || !*reason)
+		die(line, "unknown wants 'FIELD REASON' (memory, compute_units, peaks)");
+	if (strcmp(field, "memory") == 0)
+		flag = &e->unknown_memory;
+	else if (strcmp(field, "compute_units") == 0)
+		flag = &e->unknown_cus;
+	else if (strcmp(field, "peaks") == 0)
+		flag = &e->unknown_peaks;
+	else
+		die(line, "unknown field '%s' in unknown (memory, compute_units, peaks)", field);
+	if (*flag)
+		die(line, "'unknown %s' given twice in entry [%s]", field, e->key);
+	check_text(line, "unknown", reason);
+	*flag = 1;
+}
+
 static void parse_pair(long line, char *key, char *v)
 {
 	struct entry *e = g_cur;
@@ -678,6 +705,8 @@ static void parse_pair(long line, char *key, char *v)
 		parse_precision(line, v);
 	} else if (strcmp(key, "partitioning") == 0) {
 		parse_partitioning(line, v);
+	} else if (strcmp(key, "unknown") == 0) {
+		parse_unknown(line, v);
 	} else if (strcmp(key, "source") == 0) {
 		check_text(line, key, v);
 		if (e->sources.n >= MAX_LIST)
@@ -704,6 +733,17 @@ static void finish_entry(void)
 		die(e->line, "entry [%s] has no match", e->key);
 	if (e->sources.n == 0)
 		die(e->line, "entry [%s] has no source", e->key);
+	if (e->unknown_memory && e->have_memory)
+		die(e->line, "entry [%s] gives memory and says it is unknown", e->key);
+	if (e->unknown_cus && e->cus.n)
+		die(e->line, "entry [%s] gives compute_units and says they are unknown", e->key);
+	if (e->unknown_peaks) {
+		size_t i;
+
+		for (i = 0; i < e->precs.n; i++)
+			if (((struct prec *)e->precs.v[i])->tflops >= 0)
+				die(e->line, "entry [%s] gives a peak and says peaks are unknown", e->key);
+	}
 	g_cur = NULL;
 }
 

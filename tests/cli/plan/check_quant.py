@@ -80,7 +80,7 @@ def main():
         check(r["quantization"] == "bf16" and "not native" not in r["quantization_reason"] and
               [t["result"] for t in r["quantization_tried"]] == ["fits"], "8b auto on mixed: %s" % r)
         check(len(used) == 1 and ("1 x " in r["quantization_reason"]), "8b auto on mixed: the reason names the plan's devices: %s %s" % (used, r))
-    # trees (tests/trees/nodes): Gaudi2's rows are native without peaks; the B580 has none
+    # trees (tests/trees/nodes): Gaudi2's rows are native, with a BF16 peak only; the B580 has none
     # (not known: assumed for bf16/int8/int4, never fp8); the Ryzen iGPU beside two Wormholes
     # has none either and must not make them bf16 (their rows say FP8 and FP16)
     trees = os.path.join(src, "tests", "trees")
