@@ -11,12 +11,15 @@ Slots (docs/backendai.md): ``<key>.device`` (whole devices, count, discrete map)
 ``<key>.shares`` (fractional shares, count, fraction map; ``allocation_mode =
 "fractional"``), ``<key>.device:<profile>-mig`` (one existing MIG device / partition,
 unique). BEP-1000: :meth:`AxlComputePlugin.get_resource_spec` lists every slot
-definition of the node and the device-info documents (schema/backendai-*.schema.json).
+definition of the node and the device-info documents (schema/backendai-*.schema.json);
+the BEP's translated methods sit beside the v21 ones, and ``bep1000`` has the classes
+whose ``get_metadata()`` is the BEP's (a sequence, one per slot type).
 
 Modules: ``_agent`` (the agent's base classes or stand-ins), ``errors``
 (:class:`BackendAIPluginError`), ``spec`` (BEP-1000 facts), ``device``
 (:class:`AxlComputeDevice`), ``resource_txt`` (:func:`read_resource_txt`), ``plugin``
-(:class:`AxlComputePlugin`), ``kinds`` (one plugin class per device kind, ``PLUGINS``).
+(:class:`AxlComputePlugin`), ``kinds`` (one plugin class per device kind, ``PLUGINS``),
+``bep1000`` (the BEP-1000 interface: ``BEP1000_PLUGINS``).
 """
 
 from __future__ import annotations
@@ -34,7 +37,10 @@ from .kinds import (ENTRY_PREFIX, PLUGINS, AMDNPUPlugin, AscendPlugin, CUDAPlugi
 from .plugin import AxlComputePlugin
 from .resource_txt import ResourceTxtError, read_resource_txt
 from .v2 import AxlLifecycleHook, Workload, WorkloadConfig, WorkloadMount
-from .spec import BEP_PRECISIONS, gbps_to_gibps
+from .spec import (BEP_PRECISIONS, ComputePrecisionSupport, ComputePrecisionSupportLevel,
+                   ComputeUnit, MemorySpec, PartitioningCapability, gbps_to_gibps,
+                   read_partitioning_support)
+from .bep1000 import BEP1000_PLUGINS, AcceleratorWorkloadConfig, BEP1000Interface
 
 __all__ = [
     "HAVE_AGENT", "ContainerMeasurement", "DeviceSlotInfo", "DiscretePropertyAllocMap",
@@ -43,6 +49,9 @@ __all__ = [
     "AxlComputeDevice", "BackendAIPluginError", "ResourceTxtError", "read_resource_txt",
     "AxlLifecycleHook", "Workload", "WorkloadConfig", "WorkloadMount",
     "BEP_PRECISIONS", "gbps_to_gibps", "AxlComputePlugin", "PLUGINS",
+    "ComputePrecisionSupport", "ComputePrecisionSupportLevel", "ComputeUnit", "MemorySpec",
+    "PartitioningCapability", "read_partitioning_support",
+    "BEP1000_PLUGINS", "AcceleratorWorkloadConfig", "BEP1000Interface",
     "CUDAPlugin", "ROCmPlugin", "AMDNPUPlugin", "GaudiPlugin", "Gaudi2Plugin", "Gaudi3Plugin",
     "NeuronPlugin", "TPUPlugin", "TTn300Plugin", "ENTRY_PREFIX",
     "TenstorrentPlugin", "AscendPlugin", "IntelGPUPlugin", "IntelNPUPlugin", "QAICPlugin",

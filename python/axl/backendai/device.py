@@ -8,13 +8,17 @@ from typing import Any
 from .. import inventory as _inventory
 from ..runtime import Runtime
 from ._agent import _DeviceBase
-from .spec import BEP_PRECISIONS, _memory_spec, _partitioning, _precisions
+from .spec import (BEP_PRECISIONS, ComputePrecisionSupport, ComputeUnit, MemorySpec,
+                   PartitioningCapability, compute_units_of, memory_spec_doc, memory_spec_of,
+                   partitioning_doc, partitioning_of, precision_doc, precisions_of)
 
 
 class AxlComputeDevice(_DeviceBase):
     """An accelerator (or an existing MIG device / partition) as the agent sees it, with
-    the BEP-1000 facts: memory_spec, compute_units, precision_support,
-    partitioning_support. ``axl_device`` is the axl Device it came from."""
+    the BEP-1000 facts typed as the BEP types them: ``memory_spec`` (MemorySpec),
+    ``compute_units`` (ComputeUnit), ``precision_support`` (ComputePrecisionSupport) and
+    ``partitioning_support`` (PartitioningCapability), also under the BEP's own spelling
+    ``partioning_support`` (the same list). ``axl_device`` is the axl Device it came from."""
 
     def __init__(self, *, device_id: str, hw_location: str, memory_size: int | None,
                  processing_units: int | None, numa_node: int | None, device_name: str,
@@ -37,31 +41,44 @@ class AxlComputeDevice(_DeviceBase):
                      if p.get("mode") == "enabled"]
             self.partition_technology = techs[0] if techs else (runtime.partitions if runtime else None)
         src = parent if parent is not None else axl_device
-        self.memory_spec = _memory_spec(axl_device, src)
-        self.compute_units = [{"name": c["name"], "count": c["count"]}
-                              for c in axl_device.raw.get("compute_units", [])
-                              if isinstance(c.get("count"), int)]
-        self.precision_support = _precisions(src)
-        self.partitioning_support: list[dict[str, Any]] = _partitioning(axl_device)
+        self.memory_spec: MemorySpec = memory_spec_of(axl_device, src)
+        self.compute_units: list[ComputeUnit] = compute_units_of(axl_device)
+        self.precision_support: list[ComputePrecisionSupport] = precisions_of(src)
+        self.partitioning_support: list[PartitioningCapability] = partitioning_of(axl_device)
+
+    @property
+    def partioning_support(self) -> list[PartitioningCapability]:
+        """BEP-1000's spelling of ``partitioning_support`` (its AbstractComputeDevice
+        declares ``partioning_support``): the same list."""
+        return self.partitioning_support
+
+    @partioning_support.setter
+    def partioning_support(self, value: list[PartitioningCapability]) -> None:
+        self.partitioning_support = value
 
     @property
     def is_partition(self) -> bool:
         return self.parent is not None
 
     def device_info(self) -> dict[str, Any]:
-        """The BEP-1000 device-info document (schema/backendai-device-info.schema.json)."""
-        known = {p["format"] for p in self.precision_support}
+        """The BEP-1000 device-info document (schema/backendai-device-info.schema.json):
+        partitioning support under both ``partitioning_support`` and the BEP's
+        ``partioning_support``."""
+        known = {p.format for p in self.precision_support}
+        parts = [partitioning_doc(p) for p in self.partitioning_support]
         return {
             "device_id": str(self.device_id), "device_name": self.device_name,
             "hw_location": self.hw_location, "numa_node": self.numa_node,
             "model_name": self.model_name, "uuid": self.uuid,
             "axl_id": self.axl_device.id,
             "memory_size": self.memory_size, "processing_units": self.processing_units,
-            "memory_spec": dict(self.memory_spec),
-            "compute_units": list(self.compute_units),
-            "precision_support": list(self.precision_support),
+            "memory_spec": memory_spec_doc(self.memory_spec),
+            "compute_units": [{"name": c.name, "count": c.count} for c in self.compute_units],
+            "precision_support": [precision_doc(p) for p in self.precision_support],
             "precision_unknown": [f for f in BEP_PRECISIONS if f not in known],
-            "partitioning_support": list(self.partitioning_support),
+            "partitioning_support": parts,
+            # BEP-1000's own spelling, for a reader that follows the BEP to the letter
+            "partioning_support": [dict(p) for p in parts],
             "partition": ({"technology": self.partition_technology,
                            "profile": self.partition_profile,
                            "parent_uuid": self.parent.uuid if self.parent else None}

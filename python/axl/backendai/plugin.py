@@ -24,7 +24,7 @@ from ._agent import (ContainerMeasurement, DeviceSlotInfo, DiscretePropertyAlloc
 from .device import AxlComputeDevice
 from .errors import BackendAIPluginError
 from .resource_txt import _config_dir_of, read_resource_txt
-from .spec import _dec_or_none
+from .spec import PartitioningCapability, _dec_or_none
 
 
 # upstream's mock plugin: the fewest processing units a share is given
@@ -213,9 +213,9 @@ class AxlComputePlugin(_PluginBase):
             return
         n = int(share / self.quantum_size)
         if n >= 1:
-            dev.partitioning_support.append({
-                "technology": "fGPU", "max_partitions": n, "profiles": [],
-                "mode": "enabled" if self.allocation_mode == "fractional" else "disabled"})
+            dev.partitioning_support.append(PartitioningCapability(
+                max_partitions=n, technology="fGPU", profiles=[],
+                mode="enabled" if self.allocation_mode == "fractional" else "disabled"))
 
     def _mine(self, d: _inventory.Device) -> bool:
         prefix = d.id.split(":", 1)[0]
@@ -423,6 +423,52 @@ class AxlComputePlugin(_PluginBase):
                 "slots": slots,
                 "devices": [d.device_info() for d in self.devices],
                 "partitioned_devices": [d.device_info() for d in self.mig_parents]}
+
+    # -- BEP-1000: the translated methods, beside the v21 ones ------------------------------
+    # lablup/backend.ai proposals/BEP-1000-redefining-accelerator-metadata.md, "Translation
+    # of existing APIs": each composes the v21 methods it renames or unifies, so the two
+    # interfaces give the same answers. get_resource_spec (above) is the BEP's unification
+    # of get_metadata and available_slots.
+    def metadata_per_slot_type(self) -> list[dict[str, Any]]:
+        """One AcceleratorMetadata per slot type the plugin declares (slot_types): on a
+        mixed MIG node, one for whole devices and one per MIG profile. BEP-1000's
+        get_metadata() (axl.backendai.bep1000's classes return it)."""
+        return [self._slot_meta(str(s)) for s, _t in self.slot_types]
+
+    async def reconstruct_from_kernel(self, container: Any, alloc_map: Any) -> None:
+        """BEP-1000's name of restore_from_container: re-apply a running kernel's
+        allocation (its /home/config/resource.txt) to alloc_map."""
+        await self.restore_from_container(container, alloc_map)
+
+    async def write_into_kernel(self, device_alloc: Mapping[Any, Mapping[Any, Any]]) -> Mapping[str, str]:
+        """BEP-1000's name of generate_resource_data: the resource.txt lines the kernel
+        gets for its allocation."""
+        return await self.generate_resource_data(device_alloc)
+
+    async def to_device_list(self, device_alloc: Mapping[Any, Mapping[Any, Any]]) -> Sequence[Mapping[str, Any]]:
+        """BEP-1000's name of get_attached_devices: the devices an allocation uses, as
+        DeviceModelInfo (device_id, model_name, data: smp, mem)."""
+        return await self.get_attached_devices(device_alloc)
+
+    async def query_workload_config(self, device_alloc: Mapping[Any, Mapping[Any, Any]], *,
+                                    docker: Any = None, source_path: Path | None = None,
+                                    distro: str = "", arch: str = "") -> Any:
+        """BEP-1000's unification of generate_docker_args, generate_mounts, get_hooks,
+        get_docker_networks, get_additional_gids and get_additional_allowed_syscalls: one
+        AcceleratorWorkloadConfig, each field what the v21 method returns (docker for
+        the injector's choice, as generate_docker_args takes it; source_path as
+        generate_mounts takes it, axl writes nothing under it; distro and arch as
+        get_hooks takes them)."""
+        from .bep1000 import AcceleratorWorkloadConfig
+        self._alloc(device_alloc)  # a bad allocation fails before anything is composed
+        return AcceleratorWorkloadConfig(
+            docker_args=dict(await self.generate_docker_args(docker, device_alloc)),
+            mounts=list(await self.generate_mounts(source_path if source_path is not None else Path("/"),
+                                                   device_alloc)),
+            hooks=list(await self.get_hooks(distro, arch)),
+            networks=list(await self.get_docker_networks(device_alloc)),
+            additional_gids=list(self.get_additional_gids()),
+            additional_allowed_syscalls=list(self.get_additional_allowed_syscalls()))
 
     async def extra_info(self) -> Mapping[str, str]:
         out = {"%s_support" % self.key: "true" if self.devices else "false",
