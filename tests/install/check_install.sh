@@ -76,7 +76,8 @@ echo "== installed files"
 for f in "$L/libaxl.so" "$L/libaxl.so.0" "$L/libaxl.a" "$I/axl.h" "$I/axl/version.h" "$B/axl" \
 	"$L/pkgconfig/libaxl.pc" "$L/cmake/axl/axlConfig.cmake" "$L/cmake/axl/axlConfigVersion.cmake" \
 	"$L/cmake/axl/axlTargets.cmake" "$L/axl/tensorfusion/libaccelerator_axl.so" \
-	"$L/axl/tensorfusion/metadata.yaml" "$M/man1/axl.1"; do
+	"$L/axl/tensorfusion/metadata.yaml" "$L/axl/tensorfusion-seed/libaccelerator_axl_seed.so" \
+	"$L/axl/tensorfusion-seed/metadata.yaml" "$M/man1/axl.1"; do
 	[ -e "$f" ] || fail "not installed: ${f#"$prefix"/}"
 done
 nschema=0
@@ -88,6 +89,8 @@ done
 cmp -s "$source/docs/man/axl.1" "$M/man1/axl.1" || fail "man1/axl.1 differs from docs/man/axl.1"
 grep -qx "version: $version" "$L/axl/tensorfusion/metadata.yaml" 2>/dev/null ||
 	fail "metadata.yaml does not say version: $version"
+grep -qx "version: $version" "$L/axl/tensorfusion-seed/metadata.yaml" 2>/dev/null ||
+	fail "tensorfusion-seed/metadata.yaml does not say version: $version"
 
 echo "== pkg-config"
 export PKG_CONFIG_PATH="$L/pkgconfig"
@@ -174,12 +177,14 @@ out=$(LD_LIBRARY_PATH="$L" "$B/axl" --sim "$sim" list 2>&1) || fail "axl --sim l
 echo "$out"
 case $out in *nvidia:1*) ;; *) fail "axl --sim list: no nvidia:1" ;; esac
 tf=$L/axl/tensorfusion/libaccelerator_axl.so
-if readelf -d "$tf" 2>/dev/null | grep -q 'NEEDED.*libaxl'; then
-	fail "libaccelerator_axl.so needs libaxl.so (it should link it statically)"
-fi
-if readelf -d "$tf" 2>/dev/null | grep -q 'R.*PATH'; then
-	fail "libaccelerator_axl.so keeps an RPATH/RUNPATH: $(readelf -d "$tf" | grep 'R.*PATH')"
-fi
+for f in "$tf" "$L/axl/tensorfusion-seed/libaccelerator_axl_seed.so"; do
+	if readelf -d "$f" 2>/dev/null | grep -q 'NEEDED.*libaxl'; then
+		fail "${f##*/} needs libaxl.so (it should link it statically)"
+	fi
+	if readelf -d "$f" 2>/dev/null | grep -q 'R.*PATH'; then
+		fail "${f##*/} keeps an RPATH/RUNPATH: $(readelf -d "$f" | grep 'R.*PATH')"
+	fi
+done
 if [ -n "$tfhost" ]; then
 	# without a limiter (the devices case expects soft isolation only); the installed
 	# limiter beside the provider is found: hard isolation
