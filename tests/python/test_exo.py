@@ -442,6 +442,76 @@ def test_allocation_past_available_memory(name):
     run(body())
 
 
+# the first two GPUs of the CUDA double's document, by UUID, as a simulated node: axl's
+# compute API matches the double's CUDA devices to the node's by UUID
+_CUDA_XML = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                         "vendorlib", "nvml", "double", "fixtures", "hgx-8x-h100-q2x.xml")
+_CUDA_UUIDS = ["GPU-ee7954ec-da95-fd7a-ddfd-c6b32cc2f8aa", "GPU-47daa2ad-a218-6286-252b-af45f0dfaf00"]
+
+
+def test_cuda_backend_on_the_cuda_double(tmp_path, monkeypatch):
+    """Issue 35: the fork's exo.gpu.backends.cuda_backend.CUDABackend is axl's CUDA path;
+    on the CUDA driver double (tests/vendorlib/cuda/double, $AXL_TEST_CUDA_DOUBLE) it does
+    what the fork's test_cuda_backend.py asks of it (which skips itself without CuPy):
+    devices of vendor nvidia and backend cuda with memory, None for an unknown id, the
+    allocation in _memory_handles until freed, copies with an offset and between
+    allocations, synchronize, memory info, telemetry from axl's sampler; an allocation
+    past the device's free memory is a RuntimeError; the factory picks it over the CPU."""
+    from axl.exo import CUDABackend
+    double = os.environ.get("AXL_TEST_CUDA_DOUBLE")
+    if not double or not os.path.isfile(double):
+        pytest.skip("the CUDA double is not built ($AXL_TEST_CUDA_DOUBLE)")
+    sim = tmp_path / "cuda.json"
+    sim.write_text(json.dumps({"schema": "axl.sim", "schema_version": 1, "devices": [
+        {"model": "NVIDIA H100 80GB HBM3", "uuids": _CUDA_UUIDS}]}))
+    monkeypatch.setenv("AXL_CUDA_LIBRARY", double)
+    monkeypatch.setenv("AXL_CUDA_DOUBLE_XML", _CUDA_XML)
+    monkeypatch.delenv("AXL_EXO_BACKEND", raising=False)
+
+    async def body():
+        b = CUDABackend(sim=str(sim))
+        assert not b._initialized and b._device_count == 0
+        await b.initialize()
+        try:
+            assert b._initialized and b._device_count == 2
+            devs = b.list_devices()
+            assert [d.device_id for d in devs] == ["cuda:0", "cuda:1"]
+            for d in devs:
+                assert d.vendor == "nvidia" and d.backend == "cuda" and d.memory_bytes > 0
+                assert not d.host_memory and d.support_level == "full"
+            did = devs[0].device_id
+            assert b.get_device(did) is devs[0] and b.get_device("cuda:999") is None
+            h = await b.allocate(did, MiB)
+            assert h.device_id == did and h.size_bytes == MiB and h.handle_id in b._memory_handles
+            await b.copy_to_device(b"offset_test", h, offset_bytes=256)
+            assert await b.copy_from_device(h, offset_bytes=256, size_bytes=11) == b"offset_test"
+            h2 = await b.allocate(devs[1].device_id, MiB)
+            await b.copy_device_to_device(h, h2, 512)
+            assert (await b.copy_from_device(h2, 256, 11)) == b"offset_test"
+            await b.synchronize(did)
+            info = await b.get_device_memory_info(did)
+            assert info["total_bytes"] > 0 and info["used_bytes"] >= MiB
+            assert info["available_bytes"] == info["total_bytes"] - info["used_bytes"]
+            with pytest.raises(RuntimeError, match="out of memory"):
+                await b.allocate(did, info["available_bytes"] + (1 << 30))
+            t = await b.get_device_temperature(did)
+            assert isinstance(t, float) and t > -100
+            clock = await b.get_device_clock_rate(did)
+            assert isinstance(clock, int) and clock > 0
+            for x in (h, h2):
+                await b.deallocate(x)
+                assert x.handle_id not in b._memory_handles
+        finally:
+            await b.shutdown()
+        assert not b._initialized
+        f = await GPUBackendFactory.create_backend(sim=str(sim))
+        try:
+            assert type(f) is CUDABackend and f.name == "cuda"
+        finally:
+            await f.shutdown()
+    run(body())
+
+
 def test_monitoring_over_axl():
     """exo's monitoring (the fork's exo.gpu.monitoring) over an axl backend: memory from
     the runtime, temperature, power and utilisation from axl's sampler, which has none

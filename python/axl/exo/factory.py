@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional
 from ..inventory import Inventory
 from .backend import EXO_TO_AXL, AxlGPUBackend
 from .backends.cpu_backend import CPUBackend
+from .backends.cuda_backend import CUDABackend
 from .interface import GPUBackend, GPUDevice
 
 __all__ = ["GPUBackendFactory", "detect_available_backends", "get_gpu_backend_info"]
@@ -100,6 +101,8 @@ class GPUBackendFactory:
             b = make()
         elif name == "cpu":
             b = CPUBackend(inventory=inventory, sim=sim)
+        elif name == "cuda":
+            b = CUDABackend(inventory=inventory, sim=sim)
         elif name in EXO_TO_AXL:
             b = AxlGPUBackend(name, inventory=inventory, sim=sim, allow_emulated=allow_emulated)
         else:
