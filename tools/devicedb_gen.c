@@ -138,7 +138,7 @@ struct entry {
 	long line; /* of the section header */
 	char *name, *vendor, *architecture, *memory_type;
 	int family; /* -1 unset */
-	int have_memory, have_bus, have_bw, have_l2, have_tdp, have_nvlink, have_ici;
+	int have_memory, have_bus, have_bw, have_l2, have_tdp, have_nvlink, have_ici, have_roce;
 	int have_l1, have_shared, have_channels, have_stacks;
 	uint64_t memory_bytes, l2_bytes;
 	uint64_t l1_bytes, shared_bytes; /* per compute unit */
@@ -148,6 +148,8 @@ struct entry {
 	const char *ici_topology; /* "2d-torus", "3d-torus", "3d-mesh" */
 	unsigned long ici_ports;  /* 0 unknown */
 	double ici_gbps;          /* GB/s of one chip and direction, all ports; < 0 unknown */
+	unsigned long roce_ports, roce_peer_ports; /* integrated RoCE ports; to each peer on the baseboard */
+	double roce_gbps;         /* GB/s per port and direction */
 	unsigned long bus_width;
 	double bandwidth, tdp;
 	struct vec cus;     /* struct cu * */
@@ -593,6 +595,33 @@ static void parse_ici(long line, char *v)
 	e->have_ici = 1;
 }
 
+/* "PORTS GBPS PEER": RDMA-over-Converged-Ethernet ports integrated in the chip, GB/s per
+ * port and direction, and how many of them join the chip to each other chip of the
+ * vendor's 8-module baseboard (all to all). */
+static void parse_roce(long line, char *v)
+{
+	char *cur = v;
+	char *ports = next_token(&cur);
+	char *rate = next_token(&cur);
+	char *peer = next_token(&cur);
+	unsigned long long a, b;
+	struct entry *e = g_cur;
+
+	if (e->have_roce)
+		die(line, "'roce' given twice in entry [%s]", e->key);
+	if (!ports || !rate || !peer || next_token(&cur))
+		die(line, "roce wants 'PORTS GBPS PEER'");
+	if (parse_uint(ports, 64, &a) || a == 0)
+		die(line, "malformed port count '%s' in roce (1-64)", ports);
+	if (parse_decimal(rate, &e->roce_gbps) || e->roce_gbps <= 0 || e->roce_gbps > 1000)
+		die(line, "malformed number '%s' in roce (GB/s per port and direction)", rate);
+	if (parse_uint(peer, 64, &b) || b == 0 || b * 7 > a)
+		die(line, "malformed peer port count '%s' in roce (1 to PORTS/7: 7 peers on the baseboard)", peer);
+	e->roce_ports = (unsigned long)a;
+	e->roce_peer_ports = (unsigned long)b;
+	e->have_roce = 1;
+}
+
 /* "FIELD REASON": why a fact the entry leaves out is not known (memory, compute_units,
  * peaks); the reason names what was looked at. Checked against the entry when it ends. */
 static void parse_unknown(long line, char *v)
@@ -699,6 +728,8 @@ static void parse_pair(long line, char *key, char *v)
 		parse_nvlink(line, v);
 	} else if (strcmp(key, "ici") == 0) {
 		parse_ici(line, v);
+	} else if (strcmp(key, "roce") == 0) {
+		parse_roce(line, v);
 	} else if (strcmp(key, "compute_units") == 0) {
 		parse_compute_units(line, v);
 	} else if (strcmp(key, "precision") == 0) {
@@ -1089,6 +1120,10 @@ static void emit(void)
 		} else {
 			out("\t\t.s_ici_topology = 0u, .ici_ports = 0u, .ici_gbps = -1.0,\n");
 		}
+		out("\t\t.roce_ports = %luu, .roce_peer_ports = %luu, .roce_gbps = ", e->have_roce ? e->roce_ports : 0ul,
+		    e->have_roce ? e->roce_peer_ports : 0ul);
+		out_double(e->have_roce ? e->roce_gbps : -1.0);
+		out(",\n");
 		out("\t\t.i_cus = %zuu, .n_cus = %zuu, .i_prec = %zuu, .n_prec = %zuu,\n", e->cus.n ? first[4 * i] : 0,
 		    e->cus.n, e->precs.n ? first[4 * i + 1] : 0, e->precs.n);
 		out("\t\t.i_parts = %zuu, .n_parts = %zuu, .i_sources = %zuu, .n_sources = %zuu,\n",

@@ -102,7 +102,7 @@ void print_warnings(const axl_inventory *inv);
 /* axl topo's legend (commands.c, with the other help texts) */
 extern const char cli_topo_legend_paths[], cli_topo_legend_switch_pairs[],
 	cli_topo_legend_switch_unknown[], cli_topo_legend_fabrics[], cli_topo_legend_xelink[], cli_topo_legend_ici[],
-	cli_topo_legend_unknown[];
+	cli_topo_legend_roce[], cli_topo_legend_unknown[];
 const char *cli_str(const axl_device *d, axl_attr a);
 /* A table cell for a number that may be unknown (negative): "-", never -1. */
 const char *cli_cell(int64_t v, char *buf, size_t cap);

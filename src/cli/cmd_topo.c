@@ -23,7 +23,7 @@ struct row {
 	const char *label;
 };
 
-/* The cell for a link: nvidia-smi's codes, and XGMI, NL#, XL# for the other fabrics. */
+/* The cell for a link: nvidia-smi's codes, and XGMI, NL#, XL#, RC# for the other fabrics. */
 static void cell_code(const struct axl_link *l, char *out, size_t cap)
 {
 	if (!l) {
@@ -57,6 +57,11 @@ static void cell_code(const struct axl_link *l, char *out, size_t cap)
 			snprintf(out, cap, "XL%d", l->link_count);
 		else
 			snprintf(out, cap, "XL");
+	} else if (strcmp(k, "roce") == 0) {
+		if (l->link_count >= 0)
+			snprintf(out, cap, "RC%d", l->link_count);
+		else
+			snprintf(out, cap, "RC");
 	} else if (strcmp(k, "pcie-switch") == 0) {
 		snprintf(out, cap, l->pcie_switches > 1 ? "PXB" : "PIX");
 	} else if (strcmp(k, "host-bridge") == 0) {
@@ -239,12 +244,13 @@ static void print_legend(const axl_inventory *inv)
 {
 	int links = -2;
 	double gbps = -2;
-	bool xelink = false, ici = false;
+	bool xelink = false, ici = false, roce = false;
 	size_t n = axl_inventory_link_count(inv);
 	for (size_t i = 0; i < n; i++) {
 		const struct axl_link *l = axl_inventory_link(inv, i);
 		xelink = xelink || strcmp(l->kind, "xelink") == 0;
 		ici = ici || strcmp(l->kind, "ici") == 0;
+		roce = roce || strcmp(l->kind, "roce") == 0;
 		if (strcmp(l->kind, "nvswitch") != 0)
 			continue;
 		if (links == -2) {
@@ -265,6 +271,8 @@ static void print_legend(const axl_inventory *inv)
 		fputs(cli_topo_legend_xelink, stdout);
 	if (ici)
 		fputs(cli_topo_legend_ici, stdout);
+	if (roce)
+		fputs(cli_topo_legend_roce, stdout);
 	fputs(cli_topo_legend_unknown, stdout);
 }
 

@@ -285,4 +285,5 @@ const char cli_topo_legend_fabrics[] = "  XGMI = AMD Infinity Fabric (one XGMI h
 				       "  NL#  = # AWS NeuronLink ports\n";
 const char cli_topo_legend_xelink[] = "  XL#  = a bonded set of # Intel Xe Links\n";
 const char cli_topo_legend_ici[] = "  ICI  = Google TPU inter-chip interconnect (one slice: a torus or mesh)\n";
+const char cli_topo_legend_roce[] = "  RC#  = # RoCE ports of Intel Gaudi's on-chip Ethernet joining the pair (one 8-module baseboard)\n";
 const char cli_topo_legend_unknown[] = "  -    = not known\n";

@@ -141,6 +141,8 @@ def cell_code(link):
     k = link["kind"]
     if k == "nvlink":
         return "NV%d" % link["link_count"] if "link_count" in link else "NV"
+    if k == "roce":
+        return "RC%d" % link["link_count"] if "link_count" in link else "RC"
     if k == "pcie-switch":
         return "PXB" if link.get("pcie_switches", 1) > 1 else "PIX"
     return {"nvswitch": "NVS", "xgmi": "XGMI", "host-bridge": "PHB", "numa": "NODE", "system": "SYS"}.get(k, k)

@@ -81,6 +81,12 @@ struct axl__db_entry {
 	uint32_t s_ici_topology;
 	uint8_t ici_ports;
 	double ici_gbps;
+	/* RDMA over Converged Ethernet ports integrated in the chip (the file's "roce" key):
+	 * ports of one chip, how many join it to each other chip of the vendor's 8-module
+	 * baseboard (0: not described), GB/s per port and direction (< 0 unknown) */
+	uint8_t roce_ports;
+	uint8_t roce_peer_ports;
+	double roce_gbps;
 };
 
 extern const struct axl__db_cu axl__db_cu_tab[];

@@ -68,6 +68,14 @@ void axl__devicedb_apply(struct axl__scan *scan, struct axl_device *dev)
 				axl__fill_int(dev, AXL_ATTR_INTERCONNECT_PORTS, S, e->ici_ports);
 			if (e->ici_gbps > 0)
 				axl__fill_num(dev, AXL_ATTR_INTERCONNECT_BANDWIDTH, S, e->ici_gbps);
+		} else if (e->roce_ports) {
+			/* the "roce" key: Ethernet ports in the chip itself; the topology is
+			 * the server's wiring, not the chip's (the backend links what it can
+			 * place) */
+			axl__fill_str(inv, dev, AXL_ATTR_INTERCONNECT_KIND, S, "roce");
+			axl__fill_int(dev, AXL_ATTR_INTERCONNECT_PORTS, S, e->roce_ports);
+			if (e->roce_gbps > 0)
+				axl__fill_num(dev, AXL_ATTR_INTERCONNECT_BANDWIDTH, S, e->roce_ports * e->roce_gbps);
 		}
 		/* the database's counts describe the whole SKU: where a measured count of the
 		 * same unit differs (a partition, fused-off units), none of them is added */

@@ -437,6 +437,11 @@ static struct stime stage_time(const struct pctx *c, const struct pcand *k, int 
 		int layers = st->last - st->first + 1;
 		double act = tokens * mm->hidden * 2.0;
 		double lbw = g->link_gbps * 1e9;
+		/* all to all (RoCE in one box: every pair has its own ports): a rank's share of
+		 * the reduce-scatter and the all-gather goes to the t-1 others at once, each
+		 * over its own link, so the ring's bytes move t-1 times as fast */
+		if (g->link == AXL__PL_ROCE)
+			lbw *= t - 1;
 		/* a direct fabric's all-reduce step (ICI's: assumed to be NVLink's, docs/plan.md) */
 		double alpha = g->link >= AXL__PL_FABRIC ? c->eng->alpha_fabric : c->eng->alpha_pcie;
 		double ar = 2.0 * (t - 1) / t * act; /* ring all-reduce bytes per rank */

@@ -23,6 +23,7 @@ enum axl__plink {
 	AXL__PL_PCIE,     /* host bridge, numa or pcie-switch paths */
 	AXL__PL_BOARD,    /* on one board (dual-GPU card, Gaudi's on-board links) */
 	AXL__PL_FABRIC,   /* nvlink, nvswitch, xgmi */
+	AXL__PL_ROCE,     /* chips' own Ethernet ports, all to all in one box (a direct fabric) */
 	AXL__PL_ICI,      /* a TPU slice's inter-chip interconnect (a direct fabric too) */
 };
 

@@ -216,6 +216,8 @@ enum axl__plink axl__plink_of(const char *kind)
 		return AXL__PL_FABRIC;
 	if (!strcmp(kind, "ici"))
 		return AXL__PL_ICI;
+	if (!strcmp(kind, "roce"))
+		return AXL__PL_ROCE;
 	if (!strcmp(kind, "board"))
 		return AXL__PL_BOARD;
 	if (!strcmp(kind, "pcie-switch") || !strcmp(kind, "host-bridge") || !strcmp(kind, "numa"))

@@ -22,6 +22,8 @@ const char *axl__plan_link_name(enum axl__plink k)
 		return "fabric";
 	case AXL__PL_ICI:
 		return "ici";
+	case AXL__PL_ROCE:
+		return "roce";
 	case AXL__PL_BOARD:
 		return "board";
 	case AXL__PL_PCIE:

@@ -33,7 +33,7 @@ MI300X8 = os.path.join(SIM, "mi300x8.json")
 LAPTOP = os.path.join(GOLDEN, "laptop-npu-2gpu.json")
 
 CASES = ["schema", "physics", "fit", "split", "files", "errors", "list", "instruct", "node_version", "objective",
-         "cost", "cpu", "tpu_ici", "nofit", "network", "empty_node", "cost_alternatives", "calibrated"]
+         "cost", "cpu", "tpu_ici", "gaudi_roce", "nofit", "network", "empty_node", "cost_alternatives", "calibrated"]
 H100X2 = os.path.join(SIM, "h100x2.json")
 
 failures = []
@@ -1042,6 +1042,58 @@ def case_tpu_ici(axl, work):
     check(da > db, "ICI decodes faster than PCIe peers: %s vs %s tok/s" % (da, db))
     rc, out, err = run(axl, ["plan", "llama3.1-8b", "--node", node, "--objective", "latency"])
     check(rc == 0 and "(ici 200 GB/s)" in out, "the text says the slice's link: %s" % out[:600])
+
+
+def case_gaudi_roce(axl, work):
+    """The 8 Gaudi2 of an HLS-Gaudi2 box reach each other over the chips' own RoCE ports
+    (21 scale-up ports, 3 to each other module: the device database's roce key), not over
+    PCIe: the gaudi2-8x tree lists 28 roce links of 3 ports at 3 x 12.5 GB/s, tensor
+    parallelism runs over them, and the same node with the PCIe paths discovery gave
+    before (31.504 GB/s, Gen4 x16) is planned slower."""
+    trees = os.path.join(HERE, "..", "..", "trees")
+    tree = os.path.join(work, "tree-gaudi2-8x")
+    subprocess.run([sys.executable, os.path.join(trees, "mktree.py"), os.path.join(trees, "nodes", "gaudi2-8x.json"),
+                    tree], check=True, stdout=subprocess.DEVNULL)
+    rc, out, err = run(axl, ["list", "--json", "--sysroot", tree])
+    if not check(rc == 0, "list the gaudi2-8x tree: %s" % err):
+        return
+    inv = json.loads(out)
+    gaudis = [d for d in inv["devices"] if d.get("devicedb_key") == "habana-gaudi2"]
+    check(len(gaudis) == 8, "8 Gaudi2, got %d" % len(gaudis))
+    for d in gaudis:
+        ic = d.get("interconnect") or {}
+        check(ic == {"kind": "roce", "ports": 24, "bandwidth_gbps": 300},
+              "%s interconnect %s (24 x 12.5 GB/s)" % (d["id"], ic))
+        check(d["field_sources"].get("interconnect.ports") == "devicedb", "%s: RoCE ports from the devicedb" % d["id"])
+    roce = [l for l in inv["links"] if l["kind"] == "roce"]
+    check(len(roce) == 28 and all(l["bandwidth_gbps"] == 37.5 and l["link_count"] == 3 and l["source"] == "devicedb"
+                                  for l in roce), "28 roce links of 3 ports, 37.5 GB/s among 8 Gaudi2: %s" % roce)
+    node = os.path.join(work, "gaudi2-8x.json")
+    with open(node, "w") as f:
+        json.dump(inv, f)
+    pcie = dict(inv, links=[dict((k, v) for k, v in l.items() if k != "link_count") for l in inv["links"]])
+    for l in pcie["links"]:
+        l.update(kind="system", bandwidth_gbps=31.504, source="derived")
+    node_pcie = os.path.join(work, "gaudi2-8x-pcie.json")
+    with open(node_pcie, "w") as f:
+        json.dump(pcie, f)
+    a = plan(axl, "llama3.1-70b", "--node", node, "--objective", "latency")
+    b = plan(axl, "llama3.1-70b", "--node", node_pcie, "--objective", "latency")
+    if not a or not b:
+        return
+    invariants(a, "gaudi roce")
+    invariants(b, "gaudi pcie")
+    sa, sb = a["plan"]["shards"], b["plan"]["shards"]
+    check(a["plan"]["strategy"]["tp"] == 8, "latency on 8 Gaudi2: tp %s" % a["plan"]["strategy"])
+    check(all(x.get("tp_link") == "roce" and x.get("tp_link_gbps") == 37.5 for x in sa),
+          "tensor parallel over RoCE at 37.5 GB/s: %s" % [(x.get("tp_link"), x.get("tp_link_gbps")) for x in sa])
+    check(all(x.get("tp_link") == "system" and x.get("tp_link_gbps") == 31.504 for x in sb),
+          "over PCIe: %s" % [(x.get("tp_link"), x.get("tp_link_gbps")) for x in sb])
+    da = a["estimate"]["decode_single_stream_tokens_per_s"]
+    db = b["estimate"]["decode_single_stream_tokens_per_s"]
+    check(da > db, "RoCE decodes faster than PCIe paths: %s vs %s tok/s" % (da, db))
+    rc, out, err = run(axl, ["plan", "llama3.1-70b", "--node", node, "--objective", "latency"])
+    check(rc == 0 and "(roce 38 GB/s)" in out, "the text says the box's link: %s" % out[:600])
 
 
 def case_nofit(axl, work):

@@ -141,6 +141,13 @@ static void test_entries(void)
 			printf("FAIL [%s]: nvlink %u x %u at %g GB/s\n", axl__db_key(e), e->fabric_version,
 			       e->fabric_links, e->fabric_link_gbps);
 		}
+		/* RoCE: ports, peer ports and rate together; 7 peers' ports fit in the chip's */
+		if ((e->roce_ports == 0) != (e->roce_peer_ports == 0) || (e->roce_ports == 0) != (e->roce_gbps < 0) ||
+		    (e->roce_ports && (e->roce_peer_ports * 7 > e->roce_ports || e->roce_gbps < 1 || e->roce_gbps > 200))) {
+			bad_numbers++;
+			printf("FAIL [%s]: roce %u ports (%u per peer) at %g GB/s\n", axl__db_key(e), e->roce_ports,
+			       e->roce_peer_ports, e->roce_gbps);
+		}
 		if (e->bandwidth_gbps > 0 && e->bandwidth_gbps > 20000) {
 			bad_numbers++;
 			printf("FAIL [%s]: implausible bandwidth %g GB/s\n", axl__db_key(e), e->bandwidth_gbps);

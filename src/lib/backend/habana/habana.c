@@ -72,6 +72,42 @@ static int habana_enrich(struct axl__scan *scan, size_t self, struct axl_device 
 	return 0;
 }
 
+/* Gaudi's scale-up links. Each Gaudi2/Gaudi3 has RoCE v2 Ethernet ports in the chip; on
+ * the vendor's 8-module baseboard (HLS-Gaudi2, HLS-3 and the servers built on it) 21 of
+ * them join every module to the other 7, 3 ports to each (the device database's "roce"
+ * key: ports, GB/s per port, ports per peer; Intel Gaudi Network Configuration), and 3 go
+ * to scale-out. sysfs does not say which box a card sits in, nor how the ports are cabled:
+ * the cards of one model that report distinct OAM slots (module_id 0-7) are taken to be
+ * one baseboard, as every such server wires it. A slot reported twice (more than one
+ * box), a slot out of range or two models leave the pairs on their PCIe paths. The
+ * link's bandwidth and count are the database's, hence its source. */
+static void habana_link(struct axl__scan *scan, size_t self)
+{
+	(void)self;
+	struct axl_inventory *inv = scan->inv;
+	struct axl_device *slot[8] = {0};
+	const struct axl__db_entry *e = NULL;
+	for (size_t i = 0; i < inv->devs.n; i++) {
+		struct axl_device *d = inv->devs.v[i];
+		if (!habana_owns(d) || d->parent || !d->db || !d->db->roce_peer_ports || !(d->db->roce_gbps > 0))
+			continue;
+		int64_t m = axl__int(d, AXL_ATTR_MODULE_ID, -1);
+		if (m < 0 || m > 7 || slot[m] || (e && d->db != e))
+			return;
+		e = d->db;
+		slot[m] = d;
+	}
+	for (int i = 0; i < 8; i++)
+		for (int j = i + 1; j < 8; j++) {
+			if (!slot[i] || !slot[j])
+				continue;
+			struct axl_link *l = axl__link_add(inv, slot[i], slot[j], "roce",
+							   e->roce_peer_ports * e->roce_gbps, AXL_SOURCE_DEVICEDB);
+			if (l)
+				l->link_count = e->roce_peer_ports;
+		}
+}
+
 /* runtime.c */
 const struct axl_runtime *axl__habana_runtime(const struct axl_device *dev);
 /* a simulated Gaudi (docs/sim.md): bound to the driver the visibility variables go by,
@@ -101,6 +137,7 @@ const struct axl__backend axl__backend_habana = {
 	.drivers = drivers,
 	.owns = habana_owns,
 	.enrich = habana_enrich,
+	.link = habana_link,
 	.sample_open = axl__habana_sample_open,
 	.sample = axl__habana_sample,
 	.sample_close = axl__habana_sample_close,
