@@ -304,6 +304,13 @@ struct axl__part_made {
 	const char *listed;
 };
 
+/* Whose a new partition is (a simulated node's backend records it with the instance):
+ * owner AXL_PARTITION_OWNER_WORKLOAD with the process pid, or _OPERATOR with pid 0. */
+struct axl__part_owner {
+	int owner;
+	int pid;
+};
+
 /* What partition.c asks of the backend that owns a device (docs/partitions.md). A
  * partition of a simulated node (ctx->sim) is a record of that node's state directory;
  * partition.c keeps the records of those, the backend of real ones. */
@@ -321,7 +328,7 @@ struct axl__part_ops {
 	 * and fill *out: out->id never holds ':' or ','. partition.c records one of the live
 	 * system in the state. */
 	int (*create)(axl_context *ctx, const struct axl_device *gpu, const char *profile,
-		      struct axl__part_made *out);
+		      const struct axl__part_owner *owner, struct axl__part_made *out);
 	/* Destroy the partition of gpu whose id (UUID) is id on the live system; *removed
 	 * (may be NULL): how many went. */
 	int (*destroy)(axl_context *ctx, const struct axl_device *gpu, const char *id, size_t *removed);
