@@ -92,6 +92,12 @@ AXL_API int axl_planner_add_inventory(axl_planner *planner, const axl_inventory 
  *  reason for a document that is not one (or whose schema_version is not a positive
  *  integer); a later schema_version adds a warning (axl_planner_warning). */
 AXL_API int axl_planner_add_json(axl_planner *planner, const char *text, size_t len, const char *name);
+/** Add a node from ai-hwaccel's registry JSON (the Rust crate's AcceleratorRegistry as
+ *  its serde derive writes it, schema_version 1 to 3; docs/plan.md "ai-hwaccel's
+ *  registry"): its available profiles as devices, its CPU profile as the host, its
+ *  fabrics as links. AXL_EPARSE naming the field for a registry serde would refuse; a
+ *  later schema_version is read as far as understood with one warning. */
+AXL_API int axl_planner_add_hwaccel_json(axl_planner *planner, const char *text, size_t len, const char *name);
 /** Devices added so far. */
 AXL_API size_t axl_planner_device_count(const axl_planner *planner);
 /** What reading the nodes noticed without refusing them: an "axl.inventory" document of

@@ -20,7 +20,8 @@
 static struct {
 	const char *model, *params, *quant, *kv_dtype, *devices, *engine, *objective;
 	const char *nodes[PLAN_MAX_NODE_FILES];
-	int nnodes, here, list;
+	const char *registries[PLAN_MAX_NODE_FILES];
+	int nnodes, nregistries, here, list;
 	long ctx, batch;
 	double network, memory_fraction, price_device_hour, price_node_hour;
 } a;
@@ -152,6 +153,11 @@ static int cmd_plan(struct opts *o, int argc, char **argv)
 			fprintf(stderr, "axl plan: --node needs a file, not ''\n");
 			return EXIT_USAGE;
 		}
+	for (int i = 0; i < a.nregistries; i++)
+		if (!a.registries[i][0]) {
+			fprintf(stderr, "axl plan: --registry needs a file, not ''\n");
+			return EXIT_USAGE;
+		}
 	const char *model_name = a.model;
 	if (a.params) {
 		/* a bare size: the same as naming it ("--params 7e9" is "7e9") */
@@ -161,7 +167,9 @@ static int cmd_plan(struct opts *o, int argc, char **argv)
 		}
 		model_name = a.params;
 	}
-	const int nnodes = a.nnodes;
+	/* --registry FILE: a node as ai-hwaccel's registry JSON describes it; counted with the
+	 * --node files (another node than this one) */
+	const int nnodes = a.nnodes + a.nregistries;
 	const char *const *nodes = a.nodes;
 	struct axl_plan_request req;
 	memset(&req, 0, sizeof req);
@@ -196,12 +204,12 @@ static int cmd_plan(struct opts *o, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (a.here && !nnodes) {
-		fprintf(stderr, "axl plan: --here is for adding this node to --node files\n");
+		fprintf(stderr, "axl plan: --here is for adding this node to --node or --registry files\n");
 		return EXIT_USAGE;
 	}
 	if (nnodes && !a.here && (o->sysroot || o->sim || o->backends || o->nenv)) {
 		fprintf(stderr, "axl plan: --sysroot, --sim, --backends and --env describe this node, which --node "
-				"FILE leaves out unless --here is given\n");
+				"FILE and --registry FILE leave out unless --here is given\n");
 		return EXIT_USAGE;
 	}
 
@@ -227,7 +235,23 @@ static int cmd_plan(struct opts *o, int argc, char **argv)
 			axl_context_free(ctx);
 		}
 	}
-	for (int i = 0; i < nnodes && rc == 0; i++) {
+	for (int i = 0; i < a.nregistries && rc == 0; i++) {
+		size_t len = 0;
+		char *text = read_node_file(a.registries[i], &len);
+		if (!text) {
+			rc = 1;
+			break;
+		}
+		char name[64];
+		node_name(a.registries[i], name, sizeof name);
+		size_t nw = axl_planner_warning_count(planner);
+		if (axl_planner_add_hwaccel_json(planner, text, len, name) != 0)
+			rc = fail_last(a.registries[i]);
+		for (; nw < axl_planner_warning_count(planner); nw++)
+			fprintf(stderr, "axl: warning: %s: %s\n", a.registries[i], axl_planner_warning(planner, nw)->message);
+		free(text);
+	}
+	for (int i = 0; i < a.nnodes && rc == 0; i++) {
 		size_t len = 0;
 		char *text = read_node_file(nodes[i], &len);
 		if (!text) {
@@ -246,16 +270,11 @@ static int cmd_plan(struct opts *o, int argc, char **argv)
 	}
 	/* a node without accelerators is planned on its host (docs/plan.md "CPU plans") */
 	axl_plan *plan = NULL;
-	int prc;
-	if (rc == 0 && (prc = axl_plan_compute(&plan, planner, model, &req)) != 0) {
-		/* options are checked first: only "no devices at all" gets the hint */
-		if (prc == AXL_ENOENT && axl_planner_device_count(planner) == 0)
-			fprintf(stderr, "axl: plan: no accelerators to plan on%s, and the host's memory is not known\n",
-				nnodes ? " in the --node files" : " on this node (--node FILE plans on another's axl list --json)");
-		else
-			fail_last("plan");
-		rc = 1;
-	}
+	/* options are checked first; then no devices at all (no accelerator, no host memory
+	 * known) is an empty plan whose reason the document gives: exit 0, as ai-hwaccel's
+	 * planner returns an empty plan for a registry without devices (docs/plan.md) */
+	if (rc == 0 && axl_plan_compute(&plan, planner, model, &req) != 0)
+		rc = fail_last("plan");
 	if (rc == 0) {
 		char *out = NULL;
 		size_t len = 0;
@@ -286,6 +305,7 @@ static const struct cli_opt options[] = {
 	{.type = CLI_OPT_STRING, .name = "kv-dtype", .value = &a.kv_dtype, .value_name = "D", .help = "the KV cache's type: fp32, bf16, fp16, fp8, int8 (default bf16; f16 for GGUF)"},
 	{.type = CLI_OPT_STRING, .name = "devices", .value = &a.devices, .value_name = "LIST", .help = "only these devices (nvidia:0,nvidia:1; node/id with --node); cpu: plan on\nthe host, its memory and memory bandwidth"},
 	{.type = CLI_OPT_LIST, .name = "node", .value = a.nodes, .value_name = "FILE", .help = "plan on the node whose axl list --json FILE is (repeatable), instead of\nthis one", .max = PLAN_MAX_NODE_FILES, .count = &a.nnodes},
+	{.type = CLI_OPT_LIST, .name = "registry", .value = a.registries, .value_name = "FILE", .help = "plan on the node that ai-hwaccel's registry JSON FILE describes (repeatable;\nits serde layout, schema_version 1-3)", .max = PLAN_MAX_NODE_FILES, .count = &a.nregistries},
 	{.type = CLI_OPT_FLAG, .name = "here", .value = &a.here, .help = "with --node: this node too (the global node options describe it)"},
 	{.type = CLI_OPT_RATE, .name = "network", .value = &a.network, .help = "between nodes, per direction, with its unit: 400Gb/s for a 400G NIC (50\nGB/s), or 50GB/s (default: the slowest node's fastest RDMA NIC, else\n100Gb/s)", .min = 0.001, .max = 10000},
 	{.type = CLI_OPT_RATE, .name = "network-gbps", .flags = CLI_OPT_REFUSED, .help = "is gone: it read GB/s where a 400G NIC's owner types 400; say --network 400Gb/s (bits) or --network 50GB/s (bytes)"},

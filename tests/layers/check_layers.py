@@ -52,10 +52,12 @@ VENDORS = {
 # gives examples ("nvidia:0") and axl topo's legend, and dcgm-exporter's metric families
 # (an output format axl writes for every vendor's devices)
 # and the planner's default price table (cloud instance types and their public prices),
-# and the limiter's sides (limiter/sides.c, one row per runtime the limiter holds)
+# and the limiter's sides (limiter/sides.c, one row per runtime the limiter holds),
+# and ai-hwaccel's device and interconnect kinds against axl's (lib/plan/hwaccel_table.c)
 VENDOR_TABLES = {"lib/backend/registry.c", "limiter/sides.c", "lib/plan/model_catalog.c", "lib/discover/host.c",
                  "lib/discover/clouds.c",
-                 "cli/commands.c", "lib/metrics/prom_dcgm.c", "lib/plan/price_table.c"}
+                 "cli/commands.c", "lib/metrics/prom_dcgm.c", "lib/plan/price_table.c",
+                 "lib/plan/hwaccel_table.c"}
 # the JSON contract's words for links (schema/axl-inventory.schema.json): values, which
 # code outside a vendor folder may compare and print like any other
 CONTRACT_WORDS = re.compile(r'"(nvlink|nvswitch|xgmi|neuronlink|xelink)"', re.I)

@@ -62,6 +62,14 @@ struct axl__hostfacts {
 /* The host device "cpu" of a node: 0, or -1 when its memory is not known. */
 int axl__host_pdev(const struct axl__hostfacts *h, struct axl__pdev *d);
 
+/* plan_node.c, for the readers of other node formats (plan_registry.c): a device with
+ * nothing known; a node of n devices (the error set on failure, the planner unchanged);
+ * the one warning of a document newer than the reader (AXL__NEWER_DOC) on the last node */
+void axl__pdev_init(struct axl__pdev *d);
+int axl__planner_add_node_devs(struct axl_planner *p, const char *name, double nic, const struct axl__pdev *devs,
+			       size_t n);
+void axl__planner_warn_newer(struct axl_planner *p, long long version, int known);
+
 struct axl__pnode {
 	char name[64];
 	size_t first, count;  /* its devices: devs[first .. first+count) */

@@ -174,7 +174,10 @@ int axl_plan_json(const axl_plan *pl, char **out, size_t *len)
 
 	axl__json_kbool(&w, "fits", pl->fits);
 	axl__json_kint(&w, "shortfall_bytes", pl->fits ? 0 : (int64_t)ceil(pl->shortfall));
-	if (!pl->fits) {
+	if (pl->reason[0]) {
+		/* an empty node: no devices, so no closest split; the plan is empty and says why */
+		axl__json_kstr(&w, "reason", pl->reason);
+	} else if (!pl->fits) {
 		/* how far short: no split and no estimate are given for a plan that does not fit */
 		axl__json_key(&w, "shortfall");
 		axl__json_obj(&w);

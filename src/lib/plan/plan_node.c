@@ -328,6 +328,23 @@ static int add_node_devs(struct axl_planner *p, const char *name, double nic, co
 	return 0;
 }
 
+/* for the other readers of nodes (plan_registry.c): the same blank device, node and warning */
+void axl__pdev_init(struct axl__pdev *d)
+{
+	pdev_init(d);
+}
+
+int axl__planner_add_node_devs(struct axl_planner *p, const char *name, double nic, const struct axl__pdev *devs,
+			       size_t n)
+{
+	return add_node_devs(p, name, nic, devs, n);
+}
+
+void axl__planner_warn_newer(struct axl_planner *p, long long version, int known)
+{
+	planner_warn(p, p->nnodes ? p->nodes[p->nnodes - 1].name : "", AXL__NEWER_DOC, version, known);
+}
+
 /* The node's instance type and its default price (price_table.c), unless the node file
  * gave one. */
 static void node_instance(struct axl__pnode *n, const char *type)

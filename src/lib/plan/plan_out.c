@@ -775,10 +775,35 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 	if (m->max_context > 0 && pl->ctx > m->max_context)
 		warn(pl, "%s: the context is longer than the model's maximum (%lld tokens)", m->id, m->max_context);
 	/* every option is checked before the devices, so a bad one is named on a node without
-	 * any; then no devices at all is AXL_ENOENT (the caller says where they would come from) */
+	 * any; then no devices at all (no accelerator, no host memory known) is an empty plan
+	 * with its reason, not an error: ai-hwaccel's plan_sharding returns an empty plan (no
+	 * shards, no estimate) for a registry without devices (docs/plan.md "An empty node") */
 	if (p->ndevs == 0 && !(req->devices && req->devices[0])) {
-		free(pl);
-		return axl__error(AXL_ENOENT, "no devices to plan on");
+		if (obj == AXL__OBJ_COST && !(pdev > 0) && !(pnode > 0)) {
+			/* the cost objective needs a price whatever the node */
+			free(pl);
+			return axl__error(AXL_EINVAL, "--objective cost needs a price per device-hour or node-hour");
+		}
+		struct axl__mm mm;
+		char err[200];
+		if (axl__mm_build(&mm, m, &pl->q, kvb, pl->ctx, err, sizeof err) != 0) {
+			free(pl);
+			return axl__error(AXL_EINVAL, "%s: %s", m->id, err);
+		}
+		pl->weights = mm.weights;
+		pl->kv_token = mm.kv_token_avg;
+		pl->kv_cache = mm.kv_token_avg * (double)pl->ctx * (double)pl->batch;
+		axl__mm_free(&mm);
+		pl->total = pl->weights + pl->kv_cache;
+		pl->need_bytes = pl->total;
+		pl->shortfall = pl->total;
+		pl->net = network_gbps(p, req, pl->net_note, sizeof pl->net_note);
+		snprintf(pl->reason, sizeof pl->reason, "no devices to plan on: %s",
+			 p->nnodes > 1 ? "the nodes have no accelerator and their hosts' memory is not known"
+			 : p->nnodes   ? "the node has no accelerator and its host's memory is not known"
+				       : "no node was given");
+		*out = pl;
+		return 0;
 	}
 	size_t *sel = NULL, nsel = 0;
 	if ((rc = select_devices(p, req->devices, &sel, &nsel)) != 0) {

@@ -68,6 +68,9 @@ struct axl_plan {
 	double need_bytes, avail_bytes;
 	int avail_devices;
 	char avail_what[160]; /* "2 x NVIDIA H100 80GB HBM3" */
+	/* an empty node (no accelerators, no host memory known): the plan is empty and says
+	 * why, as ai-hwaccel's plan_sharding returns an empty plan for no devices; "" otherwise */
+	char reason[160];
 };
 
 /* plan_text.c: names the document and the text share */

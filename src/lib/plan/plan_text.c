@@ -163,6 +163,11 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 		axl__sb_puts(&sb, "Fits          yes: ");
 		strat(&sb, b->tp, b->pp, b->dp, b->ep);
 		axl__sb_printf(&sb, " on %d device%s\n", b->tp * b->pp * b->dp, b->tp * b->pp * b->dp > 1 ? "s" : "");
+	} else if (pl->reason[0]) {
+		/* an empty node: an empty plan and why (docs/plan.md "An empty node") */
+		axl__sb_puts(&sb, "Fits          NO: needs ");
+		gb(&sb, pl->need_bytes);
+		axl__sb_printf(&sb, "; %s\nPlan          none (no shards, no estimate)\n", pl->reason);
 	} else {
 		/* no split and no speed: how far short, and (below) what would fit */
 		axl__sb_puts(&sb, "Fits          NO: needs ");
@@ -266,7 +271,7 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 				axl__sb_printf(&sb, "  (%s)", a->note);
 			axl__sb_putc(&sb, '\n');
 		}
-	} else if (!pl->fits) {
+	} else if (!pl->fits && !pl->reason[0]) {
 		axl__sb_puts(&sb, "What fits     nothing found: no other quantisation, no shorter context and no added devices (up to 64) fits\n");
 	}
 	if (sb.failed) {

@@ -389,7 +389,17 @@ static void test_api_errors(void)
 	axl_plan *pl = NULL;
 	CHECK(axl_planner_new(&p) == 0);
 	struct axl_plan_request r = {.version = AXL_PLAN_REQUEST_VERSION};
-	CHECK(axl_plan_compute(&pl, p, m, &r) == AXL_ENOENT); /* no devices */
+	/* no devices: an empty plan with its reason (as ai-hwaccel's planner), not an error */
+	CHECK(axl_plan_compute(&pl, p, m, &r) == 0 && pl);
+	struct axl_plan_summary sum;
+	CHECK(axl_plan_get_summary(pl, &sum) == 0 && !sum.fits && sum.tp == 0 && sum.shortfall_bytes > 0);
+	char *ej = NULL;
+	size_t ejl = 0;
+	CHECK(axl_plan_json(pl, &ej, &ejl) == 0 && strstr(ej, "\"reason\": \"no devices to plan on") &&
+	      strstr(ej, "\"plan\": null"));
+	free(ej);
+	axl_plan_free(pl);
+	pl = NULL;
 	/* a bad option is named before "no devices" (issue 34) */
 	r.quantization = "int5";
 	CHECK(axl_plan_compute(&pl, p, m, &r) == AXL_EINVAL && strstr(axl_error_last(), "int5"));
