@@ -244,8 +244,9 @@ static int add_registry(struct axl_planner *p, const struct axl__jv *root, const
 			snprintf(x->id, sizeof x->id, "%s:0", row->id_prefix);
 		for (size_t k = 0; k < n; k++)
 			if (!strcmp(pd[k].id, x->id)) {
+				snprintf(c->err, sizeof c->err, "%s: a second device %s", where, x->id);
 				free(pd);
-				return RFAIL(c, "%s: a second device %s", where, x->id);
+				return -1;
 			}
 		if (dname)
 			snprintf(x->model, sizeof x->model, "%s", dname);
