@@ -6,7 +6,8 @@
  *
  *   test_tf_host LIBRARY CASE
  *
- * CASE: symbols, lifecycle, devices, topology, threads, limits, params, canary, mounts,
+ * CASE: symbols, lifecycle, devices, topology, mixed (tests/sim/mixed.json), nics
+ * (the hgx-8x-h100 tree), roce (the gaudi2-8x tree), threads, limits, params, canary, mounts,
  * partitions (needs the partition API: after the merge), reference (TensorFusion's own
  * reference-test expectations, partitions included).
  */
@@ -211,7 +212,13 @@ static void t_nodes(void)
 					     "/dev/nvidia-modeset", "/dev/kfd", "/dev/vfio/vfio"};
 	size_t n = all_devices();
 	CHECK(n > 0);
+	/* TF_TEST_VENDOR: the vendor field every device must have (TensorFusion's spelling) */
+	const char *vendor = getenv("TF_TEST_VENDOR");
 	for (size_t i = 0; i < n; i++) {
+		if (vendor && strcmp(devs[i].basic.vendor, vendor) != 0) {
+			fprintf(stderr, "device %zu: vendor '%s', want '%s'\n", i, devs[i].basic.vendor, vendor);
+			failures++;
+		}
 		const char *node = devs[i].basic.deviceNode;
 		CHECK(terminated(node, sizeof devs[i].basic.deviceNode));
 		if (strncmp(node, "/dev/", 5) != 0) {
@@ -231,6 +238,110 @@ static void t_nodes(void)
 				failures++;
 			}
 	}
+}
+
+static const char *prop_of(const ExtendedDeviceInfo *d, const char *key)
+{
+	for (size_t k = 0; k < d->props.count && k < MAX_DEVICE_PROPERTIES; k++)
+		if (strcmp(d->props.properties[k].key, key) == 0)
+			return d->props.properties[k].value;
+	return NULL;
+}
+
+static int streq(const char *a, const char *b)
+{
+	if (a && b && strcmp(a, b) == 0)
+		return 1;
+	fprintf(stderr, "  got '%s', want '%s'\n", a ? a : "(none)", b ? b : "(none)");
+	return 0;
+}
+
+/* tests/sim/mixed.json: 2 x H100, 2 x L4, an RTX 4090 (NVIDIA) and an MI300X (AMD). Each
+ * device's index is its position in the list, unique across the two vendors, and the
+ * topology's deviceIndex and peerIndex are the same numbers; the vendor field is the
+ * device's vendor as TensorFusion spells it; the per-vendor index is the vendorIndex
+ * property; no NIC is known, so no NIC property is made up. */
+static void t_mixed(void)
+{
+	static const char *const model[] = {"H100", "H100", "L4", "L4", "RTX 4090", "MI300X"};
+	static const char *const vendor[] = {"NVIDIA", "NVIDIA", "NVIDIA", "NVIDIA", "NVIDIA", "AMD"};
+	static const char *const vidx[] = {"0", "1", "2", "3", "4", "0"};
+	size_t n = all_devices();
+	EQ(n, 6);
+	for (size_t i = 0; i < n && i < 6; i++) {
+		DeviceBasicInfo *b = &devs[i].basic;
+		EQ(b->index, (long long)i);
+		CHECK(strstr(b->model, model[i]) != NULL);
+		CHECK(streq(b->vendor, vendor[i]));
+		CHECK(streq(prop_of(&devs[i], "vendorIndex"), vidx[i]));
+		CHECK(prop_of(&devs[i], "nics") == NULL && prop_of(&devs[i], "nearestNic") == NULL);
+		for (size_t j = 0; j < i; j++)
+			CHECK(devs[j].basic.index != b->index);
+	}
+	static ExtendedDeviceTopology t;
+	static ExtendedDeviceTopologyV2 t2;
+	memset(&t, 0xAA, sizeof t);
+	memset(&t2, 0xAA, sizeof t2);
+	EQ(F.GetAllDevicesTopology(&t), ACCEL_SUCCESS);
+	EQ(F.GetAllDevicesTopologyV2(&t2), ACCEL_SUCCESS);
+	EQ(t.deviceCount, n);
+	EQ(t2.deviceCount, n);
+	for (size_t i = 0; i < n && i < 6; i++) {
+		CHECK(streq(t.devices[i].deviceUUID, devs[i].basic.uuid));
+		EQ(t.devices[i].deviceIndex, devs[i].basic.index);
+		EQ(t2.devices[i].deviceIndex, devs[i].basic.index);
+		EQ(t.devices[i].peerCount, n);
+		for (size_t j = 0; j < n && j < 6; j++) {
+			CHECK(streq(t.devices[i].peers[j].peerUUID, devs[j].basic.uuid));
+			EQ(t.devices[i].peers[j].peerIndex, devs[j].basic.index);
+			EQ(t2.devices[i].peers[j].peerIndex, devs[j].basic.index);
+		}
+	}
+	/* the two H100 are joined by NVLink; the MI300X shares no fabric with them */
+	EQ(t.devices[0].peers[1].topoLevel, TOPO_LEVEL_INTERNAL);
+	CHECK(t.devices[5].peers[0].topoLevel != TOPO_LEVEL_INTERNAL);
+}
+
+/* The hgx-8x-h100 tree: 12 RDMA NICs (mlx5_0..11, RoCE, 400 and 100 Gb/s ports). GPU 0
+ * sits behind one PCIe switch with mlx5_0..2, GPU 1 with mlx5_3 alone (`axl topo`). */
+static void t_nics(void)
+{
+	size_t n = all_devices();
+	EQ(n, 8);
+	CHECK(streq(prop_of(&devs[0], "nearestNic"), "mlx5_0"));
+	CHECK(streq(prop_of(&devs[0], "nearestNicPath"), "pcie-switch"));
+	CHECK(streq(prop_of(&devs[0], "nics"), "mlx5_0:pcie-switch:50,mlx5_1:pcie-switch:12.5,mlx5_2:pcie-switch:12.5"));
+	CHECK(streq(prop_of(&devs[1], "nearestNic"), "mlx5_3"));
+	CHECK(streq(prop_of(&devs[1], "nics"), "mlx5_3:pcie-switch:50"));
+	CHECK(streq(prop_of(&devs[7], "nics"), "mlx5_11:pcie-switch:50"));
+	for (size_t i = 0; i < n; i++) {
+		const char *v = prop_of(&devs[i], "nics");
+		CHECK(v && strncmp(v, "mlx5_", 5) == 0 && strstr(v, ":pcie-switch:") != NULL);
+	}
+}
+
+/* The gaudi2-8x tree: the 8 Gaudi2 of one baseboard, every pair joined by 3 RoCE ports
+ * of 12.5 GB/s (axl's "roce" links): a fabric link (INTERNAL) like NVLink, 37.5 GB/s. */
+static void t_roce(void)
+{
+	size_t n = all_devices();
+	EQ(n, 8);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(streq(devs[i].basic.vendor, "Habana"));
+		EQ(devs[i].basic.index, (long long)i);
+	}
+	static ExtendedDeviceTopology t;
+	static ExtendedDeviceTopologyV2 t2;
+	EQ(F.GetAllDevicesTopology(&t), ACCEL_SUCCESS);
+	EQ(F.GetAllDevicesTopologyV2(&t2), ACCEL_SUCCESS);
+	EQ(t.deviceCount, 8);
+	for (size_t i = 0; i < 8; i++)
+		for (size_t j = 0; j < 8; j++) {
+			EQ(t.devices[i].peers[j].topoLevel, i == j ? TOPO_LEVEL_SELF : TOPO_LEVEL_INTERNAL);
+			EQ(t2.devices[i].peers[j].topoLevel, i == j ? TOPO_LEVEL_SELF : TOPO_LEVEL_INTERNAL);
+			if (i != j)
+				EQ(t2.devices[i].peers[j].bandwidthBytesPerSec, 37500000000LL);
+		}
 }
 
 static void t_topology(void)
@@ -797,6 +908,12 @@ int main(int argc, char **argv)
 		t_nodes();
 	else if (!strcmp(c, "topology"))
 		t_topology();
+	else if (!strcmp(c, "mixed"))
+		t_mixed();
+	else if (!strcmp(c, "nics"))
+		t_nics();
+	else if (!strcmp(c, "roce"))
+		t_roce();
 	else if (!strcmp(c, "threads"))
 		t_threads();
 	else if (!strcmp(c, "limits"))

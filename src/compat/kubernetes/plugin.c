@@ -183,8 +183,8 @@ static bool partitions_enabled(const axl_device *d, const struct axl_runtime *rt
 	return false;
 }
 
-/* Islands: devices joined by NVLink, NVSwitch or xGMI links (union-find over the
- * inventory's links). island[i] for top-level device i: the smallest index of its
+/* Islands: devices joined by NVLink, NVSwitch, xGMI or RoCE links (the last: the Ethernet
+ * ports a Gaudi baseboard joins its modules with; union-find over the inventory's links). island[i] for top-level device i: the smallest index of its
  * island; -1 when it has no such link. */
 static void islands(const axl_inventory *inv, int *island, size_t n)
 {
@@ -201,7 +201,8 @@ static void islands(const axl_inventory *inv, int *island, size_t n)
 		up[i] = (int)i;
 	for (size_t l = 0; l < axl_inventory_link_count(inv); l++) {
 		const struct axl_link *k = axl_inventory_link(inv, l);
-		if (!k->kind || (strcmp(k->kind, "nvlink") && strcmp(k->kind, "nvswitch") && strcmp(k->kind, "xgmi")))
+		if (!k->kind || (strcmp(k->kind, "nvlink") && strcmp(k->kind, "nvswitch") && strcmp(k->kind, "xgmi") &&
+				 strcmp(k->kind, "roce")))
 			continue;
 		int a = -1, b = -1;
 		for (size_t i = 0; i < n; i++) {

@@ -2,7 +2,7 @@
 /*
  * What `axl device-plugin` advertises and hands out (docs/kubernetes.md), over libaxl's
  * public API: the resources of a node (one per Kubernetes resource name), their devices
- * (IDs, health, NUMA node, NVLink/xGMI island, shares), the preferred allocation, and a
+ * (IDs, health, NUMA node, NVLink/xGMI/RoCE island, shares), the preferred allocation, and a
  * container's allocation. No gRPC here (transport.h, glue.h); what a device needs in a
  * container comes from the command (the CDI spec axl cdi writes), through kp_edits_fn.
  */
@@ -65,7 +65,7 @@ struct kp_dev {
 	int share;     /* k, or -1 when not a share */
 	int healthy;
 	long long numa;       /* < 0: none */
-	int island;           /* devices joined by NVLink/NVSwitch/xGMI share a number; -1 none */
+	int island;           /* devices joined by NVLink/NVSwitch/xGMI/RoCE share a number; -1 none */
 	char *axl_id;         /* "nvidia:0", "nvidia:0/mig1.0" */
 	char *uuid;           /* NULL when none */
 	int64_t memory_bytes; /* < 0 unknown */

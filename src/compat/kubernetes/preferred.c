@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* GetPreferredAllocation (plugin.h's kp_preferred): the set of the size asked that spans
- * the fewest NVLink/xGMI islands, then NUMA nodes, then physical devices, and among
+ * the fewest NVLink/xGMI/RoCE islands, then NUMA nodes, then physical devices, and among
  * equally good sets the one that leaves the node the most whole (below). */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -76,7 +76,7 @@ static int groups_of(struct groups *g, const struct kp_resource *r, const struct
 	return 0;
 }
 
-/* A candidate set's cost, lower first: NVLink/xGMI islands it spans (a device without
+/* A candidate set's cost, lower first: NVLink/xGMI/RoCE islands it spans (a device without
  * one counts as its own), then NUMA nodes, then physical devices (shares of one device
  * first); then, level by level, the available devices it leaves in the groups it takes
  * from and the whole groups it breaks. */

@@ -77,6 +77,12 @@ const char *tf_vendor(const axl_device *d)
 
 int32_t tf_index(const struct tf_state *st, size_t i)
 {
+	(void)st;
+	return (int32_t)i; /* i < MAX_TOPOLOGY_DEVICES */
+}
+
+int32_t tf_vendor_index(const struct tf_state *st, size_t i)
+{
 	int64_t idx = -1;
 	if (axl_device_get_int(st->dev[i], AXL_ATTR_INDEX, &idx) == 0 && idx >= 0 && idx <= INT32_MAX)
 		return (int32_t)idx;
@@ -262,6 +268,49 @@ static const char *str_attr(const axl_device *d, axl_attr a)
 	return axl_device_get_str(d, a, &s) == 0 ? s : NULL;
 }
 
+/* "nics": the RDMA NICs nearest the device (every one on the path of its nearest NIC:
+ * the same path kind through as many PCIe switches), in the inventory's order, each
+ * "name:path:GB/s" ("name:path" when the rate is not known), as many as fit. The ABI has
+ * no NIC field: the properties are its place for them. */
+static void nics_prop(const struct tf_state *st, const axl_device *d, DeviceProperties *p)
+{
+	const char *id = axl_device_id(d), *nearest = str_attr(d, AXL_ATTR_NEAREST_NIC);
+	if (!nearest)
+		return;
+	const struct axl_link *best = NULL;
+	size_t nl = axl_inventory_nic_link_count(st->inv);
+	for (size_t k = 0; k < nl && !best; k++) {
+		const struct axl_link *l = axl_inventory_nic_link(st->inv, k);
+		if (l && l->a && l->b && l->kind && !strcmp(l->a, id) && !strcmp(l->b, nearest))
+			best = l;
+	}
+	if (!best)
+		return;
+	char buf[sizeof p->properties[0].value];
+	size_t o = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < nl; k++) {
+		const struct axl_link *l = axl_inventory_nic_link(st->inv, k);
+		if (!l || !l->a || !l->b || !l->kind || strcmp(l->a, id) || strcmp(l->kind, best->kind) ||
+		    l->pcie_switches != best->pcie_switches)
+			continue;
+		double gbps = -1;
+		for (size_t j = 0; j < axl_inventory_nic_count(st->inv); j++) {
+			const struct axl_nic *n = axl_inventory_nic(st->inv, j);
+			if (n && n->name && !strcmp(n->name, l->b) && n->rate_gbit >= 0)
+				gbps = n->rate_gbit / 8;
+		}
+		char e[128];
+		int w = gbps >= 0 ? snprintf(e, sizeof e, "%s%s:%s:%g", o ? "," : "", l->b, l->kind, gbps)
+				  : snprintf(e, sizeof e, "%s%s:%s", o ? "," : "", l->b, l->kind);
+		if (w < 0 || (size_t)w >= sizeof e || o + (size_t)w >= sizeof buf)
+			break;
+		memcpy(buf + o, e, (size_t)w + 1);
+		o += (size_t)w;
+	}
+	prop(p, "nics", buf);
+}
+
 /* The best dense peak for training/inference: BF16/FP16, else the best float format. */
 static double max_tflops(const axl_device *d)
 {
@@ -359,6 +408,11 @@ static void fill_device(struct tf_state *st, size_t i, const axl_sample *smp, Ex
 	prop_attr(p, d, "serial", AXL_ATTR_SERIAL);
 	prop_attr(p, d, "boardPartNumber", AXL_ATTR_BOARD_PART_NUMBER);
 	prop_attr(p, d, "nearestNic", AXL_ATTR_NEAREST_NIC);
+	prop_attr(p, d, "nearestNicPath", AXL_ATTR_NEAREST_NIC_PATH);
+	nics_prop(st, d, p);
+	char vi[16];
+	snprintf(vi, sizeof vi, "%d", (int)tf_vendor_index(st, i));
+	prop(p, "vendorIndex", vi);
 	if (axl_device_compute_unit_count(d) > 0) {
 		const struct axl_compute_unit *cu = axl_device_compute_unit(d, 0);
 		if (cu)
@@ -399,7 +453,7 @@ static void fill_device(struct tf_state *st, size_t i, const axl_sample *smp, Ex
 	c->maxPartitions = part ? max_partitions(d, part) : 0;
 	c->supportsPartitioning = part != NULL && c->maxPartitions > 0;
 	/* soft isolation: TensorFusion's LD_PRELOAD limiter intercepts the vendor's compute API */
-	c->supportsSoftIsolation = rt && (rt->flags & AXL_RUNTIME_PRELOAD_LIMITS) && b->index < 16;
+	c->supportsSoftIsolation = rt && (rt->flags & AXL_RUNTIME_PRELOAD_LIMITS) && tf_vendor_index(st, i) < 16;
 	/* limits bind only where the in-process limiter is there to hold workloads to them */
 	c->supportsHardIsolation = rt && (rt->flags & AXL_RUNTIME_PRELOAD_LIMITS) && tf_limiter_installed();
 	c->supportsSnapshot = false;
@@ -445,7 +499,10 @@ static TopoLevelType level_of(const struct axl_link *l)
 	if (!l || !l->kind)
 		return TOPO_LEVEL_UNKNOWN;
 	const char *k = l->kind;
-	if (!strcmp(k, "nvlink") || !strcmp(k, "nvswitch") || !strcmp(k, "xgmi") || !strcmp(k, "board"))
+	/* a direct fabric between the two: NVLink, NVSwitch, xGMI, the RoCE ports of a
+	 * Gaudi baseboard, one board */
+	if (!strcmp(k, "nvlink") || !strcmp(k, "nvswitch") || !strcmp(k, "xgmi") || !strcmp(k, "roce") ||
+	    !strcmp(k, "board"))
 		return TOPO_LEVEL_INTERNAL;
 	if (!strcmp(k, "pcie-switch"))
 		return l->pcie_switches > 1 ? TOPO_LEVEL_MULTI_SWITCH : TOPO_LEVEL_SINGLE_SWITCH;

@@ -184,8 +184,8 @@ static const char *level_name(TopoLevelType l)
 	}
 }
 
-/* deviceIndexArray: positions in GetAllDevices' list (each device's index when the node
- * has one vendor's devices). */
+/* deviceIndexArray: devices' indexes, which are their positions in GetAllDevices' list
+ * (unique across vendors on a mixed node). */
 TF_API Result GetDeviceTopology(int32_t *deviceIndexArray, size_t deviceCount, seed_ExtendedDeviceTopology *topology)
 {
 	if (!deviceIndexArray || deviceCount == 0 || !topology || deviceCount > MAX_TOPOLOGY_DEVICES)

@@ -36,8 +36,12 @@ void tf_copy(char *dst, size_t cap, const char *src);
 void tf_uuid(const axl_device *d, char *buf, size_t cap);
 /* The vendor name the host expects ("NVIDIA", "AMD", ...). */
 const char *tf_vendor(const axl_device *d);
-/* The per-vendor index (what *_VISIBLE_DEVICES counts). */
+/* The device's index as the host sees it: its position in AccelGetAllDevices' list, so
+ * unique across vendors (a mixed node's NVIDIA and AMD devices never share one). */
 int32_t tf_index(const struct tf_state *st, size_t i);
+/* The per-vendor index (what *_VISIBLE_DEVICES counts): axl's index attribute, else the
+ * position among the listed devices of the same vendor. */
+int32_t tf_vendor_index(const struct tf_state *st, size_t i);
 /* A listed device by the host's UUID (case-insensitive), else by axl_inventory_find()
  * (a partition, an id, a PCI address). NULL when none. *slot (may be NULL) gets the
  * listed position, or -1. */

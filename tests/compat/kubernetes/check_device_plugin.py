@@ -14,7 +14,8 @@ sockets, written from kubernetes' device manager), one case per run:
   preferred    GetPreferredAllocation on the 8xH100 NVSwitch sim (one NUMA node) and on a
                two-island sim (one xGMI island before one NUMA node), must-include kept;
                with one device in use, the rest of its island (NUMA node) is taken
-               first and the whole one kept whole, whatever the order of the IDs
+               first and the whole one kept whole, whatever the order of the IDs; the
+               gaudi2-8x tree's RoCE-joined Gaudi2 as one island likewise
   restart      the kubelet restarts (its start removes every socket in the directory):
                the plugin listens again, registers again, lists again
   device_loss  a sysroot node loses a GPU's device node: Unhealthy within a second and
@@ -435,6 +436,34 @@ def case_preferred(a, pb):
         rest = [u for u in uu if u not in (uu[0], uu[5])]
         got = c.preferred(rest, [], 3)
         check(len({island_of[g] for g in got}) == 1, "two broken islands: three GPUs from one: %s" % got)
+    stop(k, p)
+    # the gaudi2-8x tree: 8 Gaudi2 of one baseboard, every pair joined by RoCE ports (axl's
+    # "roce" links), one island as an NVSwitch node is: with one Gaudi2 in use, the rest of
+    # its NUMA node's part of the island is taken first and the other part kept whole
+    node = ["--sysroot", tree(a, "gaudi2-8x")]
+    inv = axl_json(a, node, "list", "--json")
+    check(sum(1 for ln in inv.get("links", []) if ln["kind"] == "roce") == 28, "gaudi2-8x: 28 roce links")
+    k, p = start(a, pb, node, ["habana.ai/gaudi"])
+    c = k.clients.get("habana.ai/gaudi")
+    if c:
+        devs = c.devices()
+        ids = sorted(devs)
+        numa = {i: tuple(devs[i][1]) for i in ids}
+        check(len(ids) == 8 and len(set(numa.values())) == 2 and all(len(v) == 1 for v in numa.values()),
+              "gaudi2-8x: 8 devices on 2 NUMA nodes: %s" % numa)
+        for gone in (ids[1], ids[6]):
+            rest = [i for i in ids if i != gone]
+            for avail in (rest, rest[::-1]):
+                what = "gaudi2-8x without %s (%s)" % (gone, "reversed" if avail[0] != rest[0] else "in order")
+                got = c.preferred(avail, [], 1)
+                check(len(got) == 1 and numa[got[0]] == numa[gone],
+                      "%s: one from its NUMA node: %s" % (what, [(g, numa[g]) for g in got]))
+                got = c.preferred(avail, [], 3)
+                check(sorted(got) == sorted(i for i in rest if numa[i] == numa[gone]),
+                      "%s: three are the rest of its NUMA node: %s" % (what, got))
+                got = c.preferred(avail, [], 4)
+                check(sorted(got) == sorted(i for i in ids if numa[i] != numa[gone]),
+                      "%s: four are the other NUMA node: %s" % (what, got))
     stop(k, p)
 
 

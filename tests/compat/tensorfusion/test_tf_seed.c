@@ -238,7 +238,35 @@ static void t_limiter(void)
 	EQ(AddWorkerProcess(NULL, "1"), RESULT_ERROR_INVALID_PARAM);
 }
 
-int main(void)
+/* test_tf_seed mixed, on tests/sim/mixed.json (5 NVIDIA devices, then an AMD MI300X):
+ * every index unique, the device's position; GetDeviceTopology takes those indexes and
+ * gives each asked device's own row; vendor per device. */
+static void t_mixed(void)
+{
+	static ExtendedDeviceInfo all[8];
+	size_t got = 0;
+	EQ(GetAllDevices(all, 8, &got), RESULT_SUCCESS);
+	EQ(got, 6);
+	for (size_t i = 0; i < got; i++) {
+		EQ(all[i].basic.index, (long long)i);
+		CHECK(strcmp(all[i].basic.vendor, i < 5 ? "NVIDIA" : "AMD") == 0);
+	}
+	if (got != 6)
+		return;
+	static ExtendedDeviceTopology t;
+	int32_t ask[3] = {all[5].basic.index, all[0].basic.index, all[1].basic.index};
+	EQ(GetDeviceTopology(ask, 3, &t), RESULT_SUCCESS);
+	EQ(t.deviceCount, 3);
+	CHECK(strcmp(t.devices[0].deviceUUID, all[5].basic.uuid) == 0);
+	CHECK(strcmp(t.devices[1].deviceUUID, all[0].basic.uuid) == 0);
+	CHECK(strcmp(t.devices[2].deviceUUID, all[1].basic.uuid) == 0);
+	CHECK(strcmp(t.topologyType, "Internal") != 0); /* the MI300X and the H100: no fabric */
+	int32_t pair[2] = {all[0].basic.index, all[1].basic.index};
+	EQ(GetDeviceTopology(pair, 2, &t), RESULT_SUCCESS);
+	CHECK(strcmp(t.topologyType, "Internal") == 0); /* the two H100: NVLink */
+}
+
+int main(int argc, char **argv)
 {
 	/* a private state directory (the partitions and limits made here), unless given */
 	char dir[] = "/tmp/axl-tf-seed-XXXXXX";
@@ -252,6 +280,10 @@ int main(void)
 	EQ(RegisterLogCallback(log_cb), RESULT_SUCCESS);
 	EQ(VirtualGPUInit(), RESULT_SUCCESS);
 	CHECK(logged > 0); /* the callback registered under the seed's name gets the library's lines */
+	if (argc > 1 && strcmp(argv[1], "mixed") == 0) {
+		t_mixed();
+		goto done;
+	}
 	t_devices();
 	t_topology();
 	t_partitions();
@@ -259,6 +291,7 @@ int main(void)
 	t_snapshot();
 	t_metrics();
 	t_limiter();
+done:
 	EQ(RegisterLogCallback(NULL), RESULT_SUCCESS);
 	if (dir[sizeof dir - 2] != 'X') {
 		char cmd[128];

@@ -11,7 +11,9 @@ static const char *const bin_dirs[] = {AXL__SYSTEM_BIN_DIRS, "/opt/aws/neuron/bi
 
 static const struct axl_runtime dev_rt = {
 	.kind = "aws.amazon.com/neuron",
-	.vendor = "AWS",
+	/* TensorFusion's name for the vendor (AcceleratorVendorAWSNeuron in NexusGPU/
+	 * tensor-fusion pkg/constants/vendors.go, commit 3e0a4901) */
+	.vendor = "AWSNeuron",
 	.libraries = libs,
 	.library_dirs = lib_dirs,
 	.binaries = bins,
