@@ -852,6 +852,6 @@ const struct cli_command cli_cmd_device_plugin = {
 	"with the kubelet and again when it restarts. Devices are listed with their NUMA\n"
 	"node and health, followed as device nodes come and go; Allocate hands out the\n"
 	"devices' CDI names (as axl cdi list prints them), device nodes and visibility\n"
-	"variables; GetPreferredAllocation keeps a request on one NVLink/xGMI island, then\n"
+	"variables; GetPreferredAllocation keeps a request on one NVLink/xGMI/RoCE island, then\n"
 	"one NUMA node. SIGTERM or SIGINT ends it and removes its sockets.",
 };
