@@ -84,8 +84,8 @@ if command -v clang >/dev/null 2>&1 && [ "$fuzz_seconds" -gt 0 ]; then
 	echo "== fuzzing with ASan+UBSan, ${fuzz_seconds}s per target"
 	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DAXL_WITH_FUZZ=ON \
 		-DAXL_SANITIZE=address,undefined >/dev/null
-	cmake --build build-fuzz -j"$jobs" --target fuzz_parse fuzz_json fuzz_tree fuzz_tar fuzz_vendors fuzz_fdinfo fuzz_gpumetrics fuzz_sim fuzz_safetensors fuzz_gguf fuzz_config fuzz_plan fuzz_compute fuzz_smbios fuzz_deviceplugin
-	for t in parse json tree tar vendors fdinfo gpumetrics sim safetensors gguf config plan compute smbios deviceplugin; do
+	cmake --build build-fuzz -j"$jobs" --target fuzz_parse fuzz_json fuzz_tree fuzz_tar fuzz_vendors fuzz_fdinfo fuzz_gpumetrics fuzz_sim fuzz_safetensors fuzz_gguf fuzz_config fuzz_plan fuzz_compute fuzz_smbios fuzz_deviceplugin fuzz_cliopt
+	for t in parse json tree tar vendors fdinfo gpumetrics sim safetensors gguf config plan compute smbios deviceplugin cliopt; do
 		bound="-max_total_time=$fuzz_seconds"
 		case $t in tree | vendors) [ "$fuzz_runs" -gt 0 ] && bound="-runs=$(((fuzz_runs + jobs - 1) / jobs))" ;; esac
 		fuzz build-fuzz "$t" "$bound"

@@ -630,7 +630,7 @@ static void parse_unknown(long line, char *v)
 	char *field = next_token(&cur);
 	char *reason = cur ? trim(cur) : NULL;
 	struct entry *e = g_cur;
-	int *flag;
+	int *flag = NULL; /* die() does not return */
 
 	if (!field || !reason || !*reason)
 		die(line, "unknown wants 'FIELD REASON' (memory, compute_units, peaks)");

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The planner on arbitrary node documents: axl_planner_add_json accepts an
- * axl.inventory or refuses it with a message; an accepted node is planned for a dense
+ * axl.inventory or refuses it with a message, and what it refuses goes to
+ * axl_planner_add_hwaccel_json, ai-hwaccel's registry reader, which accepts or refuses it
+ * the same way; an accepted node is planned for a dense
  * model and a MoE model with a request drawn from the input, and every answer keeps the
  * rules: a plan that fits has no shortfall, one that does not has one, and the JSON and
  * text are produced. Never a crash, a hang or a giant allocation. */
@@ -22,7 +24,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!axl_error_last() || !axl_error_last()[0])
 			abort();
 		axl_planner_free(p);
-		return 0;
+		p = NULL;
+		if (axl_planner_new(&p) != 0)
+			abort();
+		if (axl_planner_add_hwaccel_json(p, (const char *)data, size, "fuzz") != 0) {
+			if (!axl_error_last() || !axl_error_last()[0])
+				abort();
+			axl_planner_free(p);
+			return 0;
+		}
 	}
 	static const char *const models[] = {"llama3.2-1b", "qwen3-30b-a3b"};
 	static const char *const quants[] = {"bf16", "int4", "q4_k_m"};
