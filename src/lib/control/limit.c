@@ -158,10 +158,14 @@ AXL_API int axl_limit_list(axl_context *ctx, struct axl_limit **out, size_t *cou
 	*count = 0;
 	struct axl__state st;
 	int rc = axl__state_read(ctx, &st);
-	if (rc)
+	if (rc) {
+		axl__state_free(&st); /* as axl_partition_list does */
 		return rc;
-	if (!st.limits.n)
+	}
+	if (!st.limits.n) {
+		axl__state_free(&st); /* the partitions' records, when there are some */
 		return 0;
+	}
 	size_t size = st.limits.n * sizeof(struct axl_limit);
 	for (size_t i = 0; i < st.limits.n; i++)
 		size += strlen(st.limits.v[i].device) + 1 +
@@ -213,8 +217,10 @@ AXL_API int axl_limit_env(const axl_inventory *inv, const char *const *devices, 
 		return axl__error(AXL_EINVAL, "axl_limit_env: no inventory, or no devices");
 	struct axl__state st;
 	int rc = axl__state_read(inv->ctx, &st);
-	if (rc)
+	if (rc) {
+		axl__state_free(&st);
 		return rc;
+	}
 	struct axl__sb keys = AXL__SB_INIT, mem = AXL__SB_INIT, pct = AXL__SB_INIT, vend = AXL__SB_INIT;
 	/* each device's limits and the first backend that owns it: the vendors' variables */
 	struct axl__limit *lim = calloc(count ? 2 * count : 1, sizeof *lim);
