@@ -467,8 +467,8 @@ int cli_opt_parse(const char *cmd, const struct cli_opt *specs, int argc, char *
 					if (is_option(t) && t->alias == a[1])
 						s = t;
 			} else {
-				/* -name, as Go's flag package takes a long option (ROCm's plugin's
-				 * -resource_naming_strategy) */
+				/* -name, as Go's flag package takes a long option (the spellings
+				 * of other plugins a command accepts, written in its table) */
 				const char *eq = strchr(a, '=');
 				size_t len = eq ? (size_t)(eq - a - 1) : strlen(a + 1);
 				for (const struct cli_opt *t = specs; t->type != CLI_OPT_END; t++)
