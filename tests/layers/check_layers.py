@@ -18,7 +18,9 @@
             vendor's foreign ABI, which only its own folders include): not in a subsystem, backend/common, the command or
             the TensorFusion provider. (A vendor's folder may name what its runtimes read,
             as HIP reads CUDA_VISIBLE_DEVICES.) The registry (backend/registry.c), one
-            row per backend, is the one file that names them all.
+            row per backend, is the one file that names them all. Every vendor folder
+            must have an entry in VENDORS (a folder without one fails: it would be
+            unchecked), and every entry its folder under src/lib/backend/.
 
 Usage: check_layers.py --build DIR --src DIR [--case graph|includes|symbols] [--list]
 """
@@ -257,8 +259,36 @@ def strip_cli_tables(text):
     return CLI_HELP_MACRO.sub(blank, CLI_TABLE.sub(blank, text))
 
 
-def check_vendors(src):
+def vendor_folders(src):
+    """The vendor folders of the tree: src/lib/backend/<vendor>/ (common/ aside),
+    src/limiter/<vendor>/ and src/abi/<vendor>/, as (path relative to src, vendor)."""
+    out = []
+    for parent in ("lib/backend", "limiter", "abi"):
+        top = os.path.join(src, parent)
+        for d in sorted(os.listdir(top)) if os.path.isdir(top) else []:
+            if os.path.isdir(os.path.join(top, d)) and not (parent == "lib/backend" and d == "common"):
+                out.append(("%s/%s" % (parent, d), d))
+    return out
+
+
+def check_vendor_folders(src):
+    """Every vendor folder has its names in VENDORS (the build makes a layer of any folder
+    under src/lib/backend/, so a folder the map lacks would go unchecked), and every entry
+    of VENDORS has its backend folder."""
     bad = []
+    folders = vendor_folders(src)
+    for rel, v in folders:
+        if v not in VENDORS:
+            bad.append("src/%s/: a vendor folder with no entry in VENDORS (tests/layers/check_layers.py): "
+                       "add the words that name %s (docs/internals/new-vendor.md)" % (rel, v))
+    backends = {v for rel, v in folders if rel.startswith("lib/backend/")}
+    for v in sorted(set(VENDORS) - backends):
+        bad.append("VENDORS names '%s', which has no folder src/lib/backend/%s/ (renamed or removed?)" % (v, v))
+    return bad
+
+
+def check_vendors(src):
+    bad = check_vendor_folders(src)
     rx = {v: re.compile(p, re.I) for v, p in VENDORS.items()}
     public = public_names(src)
     ident = re.compile(r"\b(AXL_[A-Z0-9_]+|axl_[a-z0-9_]+)\b")
