@@ -6,7 +6,7 @@
 #  3. each libFuzzer target for a bounded time (AXL_FUZZ_SECONDS, default 30) when
 #     clang's fuzzer runtime is there, on every core (one libFuzzer job per core, sharing
 #     the corpus). AXL_FUZZ_RUNS=N runs the whole-tree targets (tree, vendors) to N
-#     inputs in all instead (10^6: about 28 and 8 core-minutes; docs/testing.md);
+#     inputs in all instead (10^6: about 28 and 8 core-minutes; docs/internals/testing.md);
 #  4. the whole-tree targets again, built with UBSan only, to AXL_FUZZ_DEPTH_RUNS inputs
 #     each (default 10^6: about 8 and 2 core-minutes; 0 skips it).
 # It installs from Debian's main component only (scripts/deps.sh --test, the vendors' user-

@@ -4,7 +4,7 @@
  * ABI axl calls or replaces (the CUDA driver, NVML, HIP, ROCm SMI, Level Zero): the
  * vendors' own names, types, constants and prototypes, never an axl type. The library,
  * the limiter and compat use them; tests/vendorabi compares each with the vendor's own
- * header as Debian ships it (docs/testing.md, "Vendor ABIs").
+ * header as Debian ships it (docs/internals/testing.md, "Vendor ABIs").
  *
  * A declaration newer than the header it is compared with sits under
  * `#if AXL_ABI_HAVE(version)`: the comparison defines AXL_ABI_HEADER_VERSION to the

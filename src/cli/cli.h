@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What the axl command's files share. The command uses libaxl's public API, and src/util
  * (strbuf, the JSON writer) that it shares with the library: every JSON document the
- * command writes itself goes through util's writer (docs/conventions.md). */
+ * command writes itself goes through util's writer (docs/internals/conventions.md). */
 #ifndef AXL_CLI_H
 #define AXL_CLI_H
 

@@ -51,7 +51,7 @@ bool axl__jv_num(const struct axl__jv *obj, const char *key, double *out);
 const char *axl__jv_str(const struct axl__jv *obj, const char *key);
 
 /* The one warning about an axl document of a later schema_version than this axl reads
- * (docs/conventions.md): printf arguments (long long) its version, (int) this axl's. */
+ * (docs/internals/conventions.md): printf arguments (long long) its version, (int) this axl's. */
 #define AXL__NEWER_DOC "schema_version %lld is newer than this axl reads (%d); reading what it understands"
 
 #endif

@@ -1,6 +1,6 @@
 #!/bin/sh
 # One JSON writer in the tree: src/util/json.c (axl__json_*), which libaxl, the command and
-# the provider share (docs/conventions.md). Outside src/util, no source may hold
+# the provider share (docs/internals/conventions.md). Outside src/util, no source may hold
 #   - a JSON string escaper: the "\u%04x" escape of control characters;
 #   - a JSON key written by hand: \"name\": in a C string ("{\"schema\":...");
 #   - a document opened by hand: "{\" or "[\" in a C string;

@@ -4,7 +4,7 @@
 UTF-8 and control characters: the documents are still UTF-8 JSON, the bytes escaped as
 util's writer escapes them (an invalid byte is U+FFFD, a control character \\uXXXX or
 \\n \\t \\r, DEL \\u007f). The command's old writer passed invalid UTF-8 through, so these
-documents were not JSON (docs/conventions.md: one JSON writer).
+documents were not JSON (docs/internals/conventions.md: one JSON writer).
 
   limits   axl limit list --json under a state directory whose name holds them
   cdi      axl cdi generate (JSON and YAML) and cdi list --json on a node with a vendor

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the files of the DRA kubelet glue share (the module axl-dra-kubelet.so,
+ * kubelet.h), in the device plugin's pattern (src/compat/kubernetes/glue.h):
+ * kubelet_serve.c: the two servers on their sockets and the kubelet's calls on the
+ * completion queue they share; kubelet_grpc.c: the module's entry points and the thread
+ * that makes a removed socket again.
+ *
+ * Threads: one drives the completion queue (dk_serve_loop: new calls, received requests,
+ * finished replies; the ops' callbacks run here, one request at a time); one watches the
+ * two directories (dk_watch_loop). The command's start() and stop() do their work on a
+ * thread of the module's own, joined before they return (kubelet_grpc.c, as grpc.c).
+ */
+#ifndef AXL_DRA_KUBELET_GLUE_H
+#define AXL_DRA_KUBELET_GLUE_H
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <grpc/byte_buffer.h>
+#include <grpc/byte_buffer_reader.h>
+#include <grpc/grpc.h>
+#include <grpc/grpc_security.h>
+#include <grpc/slice.h>
+#include <grpc/support/alloc.h>
+#include <grpc/support/log.h>
+#include <grpc/support/time.h>
+
+#include "dra.pb-c.h"
+#include "pluginregistration.pb-c.h"
+#include "kubelet.h"
+
+/* the generated names, shortened */
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesRequest DkPrepareReq;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesResponse DkPrepareResp;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesResponse__ClaimsEntry DkPrepareEntry;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourceResponse DkPrepareOne;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__Device DkDevice;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourcesRequest DkUnprepareReq;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourcesResponse DkUnprepareResp;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourcesResponse__ClaimsEntry DkUnprepareEntry;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourceResponse DkUnprepareOne;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__Claim DkClaim;
+
+/* k8s.io/kubelet pkg/apis/dra/{v1,v1beta1}/types.go DRAPluginService, and the gRPC
+ * service names of their api.proto packages */
+#define DK_SERVICE_V1 "v1.DRAPlugin"
+#define DK_SERVICE_V1BETA1 "v1beta1.DRAPlugin"
+#define DK_GRPC_V1 "/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/"
+#define DK_GRPC_V1BETA1 "/k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/"
+#define DK_GRPC_REG "/pluginregistration.Registration/"
+/* kubeletplugin/draplugin.go: "dra" is hard-coded; the registration socket is
+ * <driver name>-reg.sock */
+#define DK_DRA_SOCKET "dra.sock"
+#define DK_REG_SUFFIX "-reg.sock"
+/* a directory that is gone is looked for again this often (nothing else is timed) */
+#define DK_DIR_RETRY_MS 1000
+
+enum dk_tag_kind { DK_T_NEW, DK_T_RECV, DK_T_DONE, DK_T_SHUTDOWN };
+enum dk_method { DK_M_UNKNOWN, DK_M_GETINFO, DK_M_NOTIFY, DK_M_PREPARE, DK_M_UNPREPARE };
+enum { DK_REG = 0, DK_DRA = 1, DK_NSOCK = 2 };
+
+struct dk_plugin;
+struct dk_srv;
+struct dk_call;
+
+struct dk_tag {
+	enum dk_tag_kind kind;
+	struct dk_call *c;
+	struct dk_srv *s;
+};
+
+struct dk_call {
+	struct dk_plugin *p;
+	struct dk_srv *s;
+	grpc_call *call;
+	grpc_call_details det;
+	grpc_metadata_array md;
+	grpc_byte_buffer *in, *out;
+	int cancelled;
+	enum dk_method m;
+	grpc_slice details;
+	struct dk_tag t_new, t_recv, t_done;
+};
+
+/* one socket's server; replaced by a new one when its socket was removed */
+struct dk_srv {
+	struct dk_plugin *p;
+	int which;            /* DK_REG or DK_DRA */
+	grpc_server *gs;
+	int shutting;
+	struct dk_tag t_shutdown;
+	struct dk_srv *next_all;
+};
+
+struct dk_plugin {
+	struct dra_kubelet_config cfg;
+	struct dra_kubelet_ops ops;
+	char *paths[DK_NSOCK];  /* the registration socket, the DRA socket */
+	const char *dirs[DK_NSOCK];
+	ino_t inos[DK_NSOCK];   /* each socket as we made it */
+	struct dk_srv *srv[DK_NSOCK];
+	struct dk_srv *all;
+	grpc_completion_queue *cq;
+	pthread_t serve_thread, watch_thread;
+	int watch_started;
+	pthread_mutex_t lock;
+	int live_servers;
+	int stopping;
+	int evfd, ino;
+	int wd[DK_NSOCK];       /* inotify watches of the two directories (-1: none now) */
+	/* counted for the log and the tests: what the kubelet asked */
+	unsigned long n_getinfo, n_notify, n_prepare, n_unprepare, n_remade;
+	int registered;         /* the last NotifyRegistrationStatus said so */
+};
+
+void dk_say(struct dk_plugin *p, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void *dk_serve_loop(void *arg);
+void dk_call_free(struct dk_call *c);
+/* a server on socket which (the lock held, or p not yet shared) */
+struct dk_srv *dk_srv_start(struct dk_plugin *p, int which, char *err, size_t cap);
+/* shut s down; the serve loop learns when gRPC is done with it (the lock held) */
+void dk_srv_retire(struct dk_plugin *p, struct dk_srv *s);
+
+#endif

@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The DRA plugin's two servers and the kubelet's calls on them (kubelet_glue.h), as the
+ * completion queue they share sees them (the device plugin's serve.c, unary calls only):
+ *   request_call -> DK_T_NEW -> {send initial metadata, receive the request} -> DK_T_RECV
+ *   -> {send reply, send status, receive close} -> DK_T_DONE -> freed.
+ *
+ * What the kubelet sends and expects, from kubernetes/kubernetes and k8s.io/kubelet:
+ *  - pkg/kubelet/pluginmanager/operationexecutor/operation_generator.go: the plugin
+ *    watcher calls GetInfo on a socket that appears in the registry directory, hands
+ *    type, name, endpoint and supported_versions to the handler of that type (DRA:
+ *    pkg/kubelet/cm/dra/plugin/registration.go, ValidatePlugin/RegisterPlugin, which
+ *    refuses an empty supported_versions and picks the newest DRA service it knows from
+ *    it), then calls NotifyRegistrationStatus with the outcome;
+ *  - k8s.io/dynamic-resource-allocation kubeletplugin/draplugin.go (29367deb): GetInfo
+ *    names the DRA socket as endpoint and the services "v1.DRAPlugin",
+ *    "v1beta1.DRAPlugin"; NodePrepareResources answers a map claim UID -> {devices
+ *    {request_names, pool_name, device_name, cdi_device_ids}, error} with an entry for
+ *    every claim of the request, NodeUnprepareResources one {error} per claim UID.
+ * The v1 and v1beta1 messages are the same but for Device.share_id (field 5, v1 only,
+ * never set here), so one set of messages serves both services (dra.proto).
+ */
+#define _GNU_SOURCE
+#include "kubelet_glue.h"
+
+void dk_say(struct dk_plugin *p, int level, const char *fmt, ...)
+{
+	if (level >= 2 && !p->cfg.verbose)
+		return;
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	p->ops.say(p->ops.ud, level, msg);
+}
+
+static grpc_byte_buffer *pack(const ProtobufCMessage *m)
+{
+	size_t n = protobuf_c_message_get_packed_size(m);
+	grpc_slice s = grpc_slice_malloc(n);
+	protobuf_c_message_pack(m, GRPC_SLICE_START_PTR(s));
+	grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(&s, 1);
+	grpc_slice_unref(s);
+	return bb;
+}
+
+static ProtobufCMessage *unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffer *bb)
+{
+	if (!bb)
+		return NULL;
+	grpc_byte_buffer_reader rd;
+	if (!grpc_byte_buffer_reader_init(&rd, bb))
+		return NULL;
+	grpc_slice s = grpc_byte_buffer_reader_readall(&rd);
+	grpc_byte_buffer_reader_destroy(&rd);
+	ProtobufCMessage *m = protobuf_c_message_unpack(d, NULL, GRPC_SLICE_LENGTH(s), GRPC_SLICE_START_PTR(s));
+	grpc_slice_unref(s);
+	return m;
+}
+
+/* ---- calls ---------------------------------------------------------------------- */
+
+void dk_call_free(struct dk_call *c)
+{
+	if (c->call)
+		grpc_call_unref(c->call);
+	grpc_call_details_destroy(&c->det);
+	grpc_metadata_array_destroy(&c->md);
+	if (c->in)
+		grpc_byte_buffer_destroy(c->in);
+	if (c->out)
+		grpc_byte_buffer_destroy(c->out);
+	grpc_slice_unref(c->details);
+	free(c);
+}
+
+static void request_next(struct dk_srv *s)
+{
+	if (s->shutting)
+		return;
+	struct dk_call *c = calloc(1, sizeof *c);
+	if (!c)
+		return;
+	c->p = s->p;
+	c->s = s;
+	grpc_call_details_init(&c->det);
+	grpc_metadata_array_init(&c->md);
+	c->details = grpc_empty_slice();
+	c->t_new = (struct dk_tag){DK_T_NEW, c, s};
+	c->t_recv = (struct dk_tag){DK_T_RECV, c, s};
+	c->t_done = (struct dk_tag){DK_T_DONE, c, s};
+	if (grpc_server_request_call(s->gs, &c->call, &c->det, &c->md, s->p->cq, s->p->cq, &c->t_new) != GRPC_CALL_OK)
+		dk_call_free(c);
+}
+
+/* Which method, on which socket: the registration service is served on the registration
+ * socket only, the DRA services on the DRA socket only. */
+static enum dk_method method_of(const struct dk_srv *s, const grpc_slice m)
+{
+	if (s->which == DK_REG) {
+		if (grpc_slice_str_cmp(m, DK_GRPC_REG "GetInfo") == 0)
+			return DK_M_GETINFO;
+		if (grpc_slice_str_cmp(m, DK_GRPC_REG "NotifyRegistrationStatus") == 0)
+			return DK_M_NOTIFY;
+		return DK_M_UNKNOWN;
+	}
+	static const char *const pre[] = {DK_GRPC_V1, DK_GRPC_V1BETA1};
+	for (size_t i = 0; i < 2; i++) {
+		char name[128];
+		snprintf(name, sizeof name, "%sNodePrepareResources", pre[i]);
+		if (grpc_slice_str_cmp(m, name) == 0)
+			return DK_M_PREPARE;
+		snprintf(name, sizeof name, "%sNodeUnprepareResources", pre[i]);
+		if (grpc_slice_str_cmp(m, name) == 0)
+			return DK_M_UNPREPARE;
+	}
+	return DK_M_UNKNOWN;
+}
+
+/* Finish a unary call: the reply (may be NULL) and the status. */
+static void finish(struct dk_call *c, ProtobufCMessage *reply, grpc_status_code code, const char *msg)
+{
+	grpc_op ops[3];
+	memset(ops, 0, sizeof ops);
+	size_t n = 0;
+	if (reply && code == GRPC_STATUS_OK) {
+		c->out = pack(reply);
+		ops[n].op = GRPC_OP_SEND_MESSAGE;
+		ops[n++].data.send_message.send_message = c->out;
+	}
+	grpc_slice_unref(c->details);
+	c->details = grpc_slice_from_copied_string(msg ? msg : "");
+	ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
+	ops[n].data.send_status_from_server.status = code;
+	ops[n++].data.send_status_from_server.status_details = msg ? &c->details : NULL;
+	ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+	ops[n++].data.recv_close_on_server.cancelled = &c->cancelled;
+	if (grpc_call_start_batch(c->call, ops, n, &c->t_done, NULL) != GRPC_CALL_OK)
+		dk_call_free(c);
+}
+
+static void do_getinfo(struct dk_call *c)
+{
+	struct dk_plugin *p = c->p;
+	Pluginregistration__InfoRequest *rq =
+		(Pluginregistration__InfoRequest *)unpack(&pluginregistration__info_request__descriptor, c->in);
+	if (!rq) {
+		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT, "GetInfo: the request is not an InfoRequest");
+		return;
+	}
+	protobuf_c_message_free_unpacked(&rq->base, NULL);
+	static char *versions[] = {DK_SERVICE_V1, DK_SERVICE_V1BETA1};
+	Pluginregistration__PluginInfo o = PLUGINREGISTRATION__PLUGIN_INFO__INIT;
+	o.type = "DRAPlugin"; /* k8s.io/kubelet pkg/apis/pluginregistration/v1/constants.go DRAPlugin */
+	o.name = (char *)p->cfg.driver;
+	o.endpoint = p->paths[DK_DRA];
+	o.n_supported_versions = 2;
+	o.supported_versions = versions;
+	pthread_mutex_lock(&p->lock);
+	p->n_getinfo++;
+	pthread_mutex_unlock(&p->lock);
+	dk_say(p, 2, "GetInfo: the kubelet asked who we are");
+	finish(c, &o.base, GRPC_STATUS_OK, NULL);
+}
+
+static void do_notify(struct dk_call *c)
+{
+	struct dk_plugin *p = c->p;
+	Pluginregistration__RegistrationStatus *rq =
+		(Pluginregistration__RegistrationStatus *)unpack(&pluginregistration__registration_status__descriptor, c->in);
+	if (!rq) {
+		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT,
+		       "NotifyRegistrationStatus: the request is not a RegistrationStatus");
+		return;
+	}
+	pthread_mutex_lock(&p->lock);
+	p->n_notify++;
+	p->registered = rq->plugin_registered != 0;
+	pthread_mutex_unlock(&p->lock);
+	if (rq->plugin_registered)
+		dk_say(p, 1, "registered with the kubelet as %s (endpoint %s)", p->cfg.driver, p->paths[DK_DRA]);
+	else
+		dk_say(p, 0, "the kubelet refused the registration: %s", rq->error && *rq->error ? rq->error : "no reason given");
+	protobuf_c_message_free_unpacked(&rq->base, NULL);
+	Pluginregistration__RegistrationStatusResponse o = PLUGINREGISTRATION__REGISTRATION_STATUS_RESPONSE__INIT;
+	finish(c, &o.base, GRPC_STATUS_OK, NULL);
+}
+
+/* The claims of a request as the callbacks take them. */
+static struct dra_claim_ref *claim_refs(DkClaim **claims, size_t n)
+{
+	struct dra_claim_ref *r = calloc(n ? n : 1, sizeof *r);
+	for (size_t i = 0; r && i < n; i++) {
+		r[i].ns = claims[i]->namespace_;
+		r[i].uid = claims[i]->uid;
+		r[i].name = claims[i]->name;
+	}
+	return r;
+}
+
+static void do_prepare(struct dk_call *c)
+{
+	struct dk_plugin *p = c->p;
+	DkPrepareReq *rq = (DkPrepareReq *)unpack(&k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_request__descriptor, c->in);
+	if (!rq) {
+		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT,
+		       "NodePrepareResources: the request is not a NodePrepareResourcesRequest");
+		return;
+	}
+	pthread_mutex_lock(&p->lock);
+	p->n_prepare++;
+	pthread_mutex_unlock(&p->lock);
+	size_t n = rq->n_claims;
+	struct dra_claim_ref *refs = claim_refs(rq->claims, n);
+	struct dra_claim_out *out = NULL;
+	void *owner = NULL;
+	char err[512] = "";
+	if (!refs) {
+		finish(c, NULL, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+		protobuf_c_message_free_unpacked(&rq->base, NULL);
+		return;
+	}
+	if (n && p->ops.prepare(p->ops.ud, refs, n, &out, &owner, err, sizeof err) != 0) {
+		dk_say(p, 0, "NodePrepareResources failed: %s", err);
+		finish(c, NULL, GRPC_STATUS_INTERNAL, err);
+		free(refs);
+		protobuf_c_message_free_unpacked(&rq->base, NULL);
+		return;
+	}
+	size_t nd = 0;
+	for (size_t i = 0; i < n; i++)
+		nd += out[i].n_devs;
+	DkPrepareResp rs = K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_PREPARE_RESOURCES_RESPONSE__INIT;
+	DkPrepareEntry *ent = calloc(n ? n : 1, sizeof *ent);
+	DkPrepareEntry **entp = calloc(n ? n : 1, sizeof *entp);
+	DkPrepareOne *one = calloc(n ? n : 1, sizeof *one);
+	DkDevice *dv = calloc(nd ? nd : 1, sizeof *dv);
+	DkDevice **dvp = calloc(nd ? nd : 1, sizeof *dvp);
+	if (!ent || !entp || !one || !dv || !dvp) {
+		finish(c, NULL, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+	} else {
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_response__claims_entry__init(&ent[i]);
+			k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resource_response__init(&one[i]);
+			ent[i].key = (char *)out[i].uid;
+			ent[i].value = &one[i];
+			if (out[i].error) {
+				one[i].error = (char *)out[i].error;
+			} else {
+				one[i].devices = &dvp[k];
+				one[i].n_devices = out[i].n_devs;
+				for (size_t d = 0; d < out[i].n_devs; d++, k++) {
+					const struct dra_device_out *o = &out[i].devs[d];
+					k8s__io__kubelet__pkg__apis__dra__v1__device__init(&dv[k]);
+					dv[k].request_names = (char **)o->requests;
+					dv[k].n_request_names = o->n_requests;
+					dv[k].pool_name = (char *)o->pool;
+					dv[k].device_name = (char *)o->device;
+					dv[k].cdi_device_ids = (char **)o->cdi;
+					dv[k].n_cdi_device_ids = o->n_cdi;
+					dvp[k] = &dv[k];
+				}
+			}
+			entp[i] = &ent[i];
+		}
+		rs.n_claims = n;
+		rs.claims = entp;
+		finish(c, &rs.base, GRPC_STATUS_OK, NULL);
+	}
+	free(ent);
+	free(entp);
+	free(one);
+	free(dv);
+	free(dvp);
+	if (owner)
+		p->ops.release(p->ops.ud, owner);
+	free(refs);
+	protobuf_c_message_free_unpacked(&rq->base, NULL);
+}
+
+static void do_unprepare(struct dk_call *c)
+{
+	struct dk_plugin *p = c->p;
+	DkUnprepareReq *rq = (DkUnprepareReq *)unpack(
+		&k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_request__descriptor, c->in);
+	if (!rq) {
+		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT,
+		       "NodeUnprepareResources: the request is not a NodeUnprepareResourcesRequest");
+		return;
+	}
+	pthread_mutex_lock(&p->lock);
+	p->n_unprepare++;
+	pthread_mutex_unlock(&p->lock);
+	size_t n = rq->n_claims;
+	struct dra_claim_ref *refs = claim_refs(rq->claims, n);
+	struct dra_claim_out *out = NULL;
+	void *owner = NULL;
+	char err[512] = "";
+	if (!refs) {
+		finish(c, NULL, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+		protobuf_c_message_free_unpacked(&rq->base, NULL);
+		return;
+	}
+	if (n && p->ops.unprepare(p->ops.ud, refs, n, &out, &owner, err, sizeof err) != 0) {
+		dk_say(p, 0, "NodeUnprepareResources failed: %s", err);
+		finish(c, NULL, GRPC_STATUS_INTERNAL, err);
+		free(refs);
+		protobuf_c_message_free_unpacked(&rq->base, NULL);
+		return;
+	}
+	DkUnprepareResp rs = K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_UNPREPARE_RESOURCES_RESPONSE__INIT;
+	DkUnprepareEntry *ent = calloc(n ? n : 1, sizeof *ent);
+	DkUnprepareEntry **entp = calloc(n ? n : 1, sizeof *entp);
+	DkUnprepareOne *one = calloc(n ? n : 1, sizeof *one);
+	if (!ent || !entp || !one) {
+		finish(c, NULL, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_response__claims_entry__init(&ent[i]);
+			k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resource_response__init(&one[i]);
+			ent[i].key = (char *)out[i].uid;
+			ent[i].value = &one[i];
+			if (out[i].error)
+				one[i].error = (char *)out[i].error;
+			entp[i] = &ent[i];
+		}
+		rs.n_claims = n;
+		rs.claims = entp;
+		finish(c, &rs.base, GRPC_STATUS_OK, NULL);
+	}
+	free(ent);
+	free(entp);
+	free(one);
+	if (owner)
+		p->ops.release(p->ops.ud, owner);
+	free(refs);
+	protobuf_c_message_free_unpacked(&rq->base, NULL);
+}
+
+static void on_recv(struct dk_call *c, int ok)
+{
+	if (!ok) {
+		dk_call_free(c);
+		return;
+	}
+	switch (c->m) {
+	case DK_M_GETINFO:
+		do_getinfo(c);
+		break;
+	case DK_M_NOTIFY:
+		do_notify(c);
+		break;
+	case DK_M_PREPARE:
+		do_prepare(c);
+		break;
+	case DK_M_UNPREPARE:
+		do_unprepare(c);
+		break;
+	default: {
+		char msg[300];
+		char *m = grpc_slice_to_c_string(c->det.method);
+		snprintf(msg, sizeof msg, "axl's DRA plugin does not implement %s on this socket", m ? m : "this method");
+		gpr_free(m);
+		finish(c, NULL, GRPC_STATUS_UNIMPLEMENTED, msg);
+	}
+	}
+}
+
+static void on_new(struct dk_call *c, int ok)
+{
+	struct dk_plugin *p = c->p;
+	if (!ok) { /* the server is shutting down */
+		dk_call_free(c);
+		return;
+	}
+	pthread_mutex_lock(&p->lock);
+	request_next(c->s);
+	pthread_mutex_unlock(&p->lock);
+	c->m = method_of(c->s, c->det.method);
+	grpc_op ops[2];
+	memset(ops, 0, sizeof ops);
+	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+	ops[1].op = GRPC_OP_RECV_MESSAGE;
+	ops[1].data.recv_message.recv_message = &c->in;
+	if (grpc_call_start_batch(c->call, ops, 2, &c->t_recv, NULL) != GRPC_CALL_OK)
+		dk_call_free(c);
+}
+
+void *dk_serve_loop(void *arg)
+{
+	struct dk_plugin *p = arg;
+	for (;;) {
+		grpc_event ev = grpc_completion_queue_next(p->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
+		if (ev.type == GRPC_QUEUE_SHUTDOWN)
+			break;
+		if (ev.type != GRPC_OP_COMPLETE)
+			continue;
+		struct dk_tag *t = ev.tag;
+		switch (t->kind) {
+		case DK_T_NEW:
+			on_new(t->c, ev.success);
+			break;
+		case DK_T_RECV:
+			on_recv(t->c, ev.success);
+			break;
+		case DK_T_DONE:
+			dk_call_free(t->c);
+			break;
+		case DK_T_SHUTDOWN: {
+			struct dk_srv *s = t->s;
+			pthread_mutex_lock(&p->lock);
+			p->live_servers--;
+			int last = p->stopping && p->live_servers == 0;
+			grpc_server_destroy(s->gs);
+			s->gs = NULL;
+			pthread_mutex_unlock(&p->lock);
+			if (last)
+				grpc_completion_queue_shutdown(p->cq);
+			break;
+		}
+		}
+	}
+	return NULL;
+}
+
+/* ---- servers -------------------------------------------------------------------- */
+
+/* Is something listening on path? 1 yes, 0 a stale socket (or none), -1 not a socket. */
+static int socket_alive(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return 0;
+	if (!S_ISSOCK(st.st_mode))
+		return -1;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+	int r = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+	close(fd);
+	return r;
+}
+
+struct dk_srv *dk_srv_start(struct dk_plugin *p, int which, char *err, size_t cap)
+{
+	const char *path = p->paths[which];
+	struct sockaddr_un sa;
+	if (strlen(path) >= sizeof sa.sun_path) {
+		snprintf(err, cap, "%s: a unix socket's path is at most %zu bytes, this one has %zu", path,
+			 sizeof sa.sun_path - 1, strlen(path));
+		return NULL;
+	}
+	int alive = socket_alive(path);
+	if (alive == 1) {
+		snprintf(err, cap, "%s is in use by another process (another instance of the driver %s?)", path,
+			 p->cfg.driver);
+		return NULL;
+	}
+	if (alive < 0) {
+		snprintf(err, cap, "%s exists and is not a socket; not removing it", path);
+		return NULL;
+	}
+	struct stat st;
+	if (lstat(path, &st) == 0) {
+		dk_say(p, 1, "removing the stale socket %s of an earlier run", path);
+		if (unlink(path) != 0) {
+			snprintf(err, cap, "cannot remove the stale socket %s: %s", path, strerror(errno));
+			return NULL;
+		}
+	}
+	struct dk_srv *s = calloc(1, sizeof *s);
+	if (!s) {
+		snprintf(err, cap, "out of memory");
+		return NULL;
+	}
+	s->p = p;
+	s->which = which;
+	s->t_shutdown = (struct dk_tag){DK_T_SHUTDOWN, NULL, s};
+	s->gs = grpc_server_create(NULL, NULL);
+	grpc_server_register_completion_queue(s->gs, p->cq, NULL);
+	char addr[4200];
+	snprintf(addr, sizeof addr, "unix:%s", path);
+	grpc_server_credentials *cr = grpc_insecure_server_credentials_create();
+	int port = grpc_server_add_http2_port(s->gs, addr, cr);
+	grpc_server_credentials_release(cr);
+	if (port == 0 || lstat(path, &st) != 0) {
+		int e = access(p->dirs[which], W_OK) != 0 ? errno : 0;
+		snprintf(err, cap, "cannot listen on %s%s%s", path, e ? ": " : "", e ? strerror(e) : "");
+		grpc_server_destroy(s->gs);
+		free(s);
+		return NULL;
+	}
+	p->inos[which] = st.st_ino;
+	grpc_server_start(s->gs);
+	s->next_all = p->all;
+	p->all = s;
+	p->live_servers++;
+	request_next(s);
+	return s;
+}
+
+void dk_srv_retire(struct dk_plugin *p, struct dk_srv *s)
+{
+	s->shutting = 1;
+	grpc_server_shutdown_and_notify(s->gs, p->cq, &s->t_shutdown);
+	grpc_server_cancel_all_calls(s->gs);
+}
