@@ -133,34 +133,6 @@ int dra_prep_set_devices(struct dra_prep *p, const struct dra_dev *devs, size_t 
 	return 0;
 }
 
-int dra_device_name(const char *id, char *out, size_t cap)
-{
-	size_t k = 0;
-	int dash = 1; /* no leading '-', no two in a row */
-	for (const char *s = id; *s; s++) {
-		char c = *s;
-		if (c >= 'A' && c <= 'Z')
-			c = (char)(c - 'A' + 'a');
-		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
-			if (k + 1 >= cap)
-				return -1;
-			out[k++] = c;
-			dash = 0;
-		} else if (!dash) {
-			if (k + 1 >= cap)
-				return -1;
-			out[k++] = '-';
-			dash = 1;
-		}
-	}
-	while (k && out[k - 1] == '-')
-		k--;
-	if (k == 0 || k > 63 || cap == 0)
-		return -1;
-	out[k] = '\0';
-	return 0;
-}
-
 int dra_prep_open(struct dra_prep **out, const char *driver, const char *ckpt, const struct dra_claim_source *src,
 		  char *err, size_t cap)
 {

@@ -78,11 +78,6 @@ void dra_prep_free(struct dra_prep *p);
 /* Replace the devices (the command calls it again when devices come and go). 0 or -1
  * (out of memory: the devices are unchanged). */
 int dra_prep_set_devices(struct dra_prep *p, const struct dra_dev *devs, size_t n);
-/* A device name for the ResourceSlices and the answers from an axl device id: lower
- * case letters, digits and '-' (a DNS label), "nvidia:0" -> "nvidia-0". 0, or -1 when
- * it does not fit cap or would be empty. */
-int dra_device_name(const char *axl_id, char *out, size_t cap);
-
 /* kubelet.h's callbacks with ud = the struct dra_prep. */
 int dra_prep_prepare(void *ud, const struct dra_claim_ref *claims, size_t n, struct dra_claim_out **out, void **owner,
 		     char *err, size_t cap);

@@ -287,12 +287,6 @@ int main(int argc, char **argv)
 		dra_prep_free(p);
 	}
 
-	/* device names for the slices and the answers */
-	char nm[64];
-	CHECK(dra_device_name("vendor:0", nm, sizeof nm) == 0 && strcmp(nm, "vendor-0") == 0);
-	CHECK(dra_device_name("Vendor:0:1", nm, sizeof nm) == 0 && strcmp(nm, "vendor-0-1") == 0);
-	CHECK(dra_device_name("::", nm, sizeof nm) != 0);
-
 	free(a_json);
 	free(other);
 	free(unknown);
