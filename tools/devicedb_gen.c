@@ -157,6 +157,7 @@ struct entry {
 	struct vec parts;   /* struct part * */
 	struct vec sources; /* char * */
 	int unknown_memory, unknown_cus, unknown_peaks; /* "unknown" lines: why a fact is left out */
+	int unknown_l2, unknown_l1, unknown_shared, unknown_channels;
 	size_t n_matches;
 };
 
@@ -622,8 +623,10 @@ static void parse_roce(long line, char *v)
 	e->have_roce = 1;
 }
 
-/* "FIELD REASON": why a fact the entry leaves out is not known (memory, compute_units,
- * peaks); the reason names what was looked at. Checked against the entry when it ends. */
+#define UNKNOWN_FIELDS "memory, compute_units, peaks, l2_cache, l1_cache, shared_memory, memory_channels"
+
+/* "FIELD REASON": why a fact the entry leaves out is not known (UNKNOWN_FIELDS); the
+ * reason names what was looked at. Checked against the entry when it ends. */
 static void parse_unknown(long line, char *v)
 {
 	char *cur = v;
@@ -633,15 +636,23 @@ static void parse_unknown(long line, char *v)
 	int *flag = NULL; /* die() does not return */
 
 	if (!field || !reason || !*reason)
-		die(line, "unknown wants 'FIELD REASON' (memory, compute_units, peaks)");
+		die(line, "unknown wants 'FIELD REASON' (" UNKNOWN_FIELDS ")");
 	if (strcmp(field, "memory") == 0)
 		flag = &e->unknown_memory;
 	else if (strcmp(field, "compute_units") == 0)
 		flag = &e->unknown_cus;
 	else if (strcmp(field, "peaks") == 0)
 		flag = &e->unknown_peaks;
+	else if (strcmp(field, "l2_cache") == 0)
+		flag = &e->unknown_l2;
+	else if (strcmp(field, "l1_cache") == 0)
+		flag = &e->unknown_l1;
+	else if (strcmp(field, "shared_memory") == 0)
+		flag = &e->unknown_shared;
+	else if (strcmp(field, "memory_channels") == 0)
+		flag = &e->unknown_channels;
 	else
-		die(line, "unknown field '%s' in unknown (memory, compute_units, peaks)", field);
+		die(line, "unknown field '%s' in unknown (" UNKNOWN_FIELDS ")", field);
 	if (*flag)
 		die(line, "'unknown %s' given twice in entry [%s]", field, e->key);
 	check_text(line, "unknown", reason);
@@ -768,6 +779,9 @@ static void finish_entry(void)
 		die(e->line, "entry [%s] gives memory and says it is unknown", e->key);
 	if (e->unknown_cus && e->cus.n)
 		die(e->line, "entry [%s] gives compute_units and says they are unknown", e->key);
+	if ((e->unknown_l2 && e->have_l2) || (e->unknown_l1 && e->have_l1) ||
+	    (e->unknown_shared && e->have_shared) || (e->unknown_channels && e->have_channels))
+		die(e->line, "entry [%s] gives a cache or memory-channel figure and says it is unknown", e->key);
 	if (e->unknown_peaks) {
 		size_t i;
 
