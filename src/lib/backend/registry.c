@@ -1,19 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* The backend table, in probe order. "pci" must stay first: it is the base scan. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "backend.h"
 #include "runtime_files.h"
 
-static bool pci_owns(const struct axl_device *dev)
-{
-	(void)dev;
-	return false;
-}
+static const struct axl__runtime_ops pci_runtime = {
+	.files = axl__pci_runtime, /* backend/common/runtime_files.c */
+};
 
+/* the base scan (discover/pci.c): it owns no device (the ones no vendor claims fall to
+ * it by name) */
 static const struct axl__backend backend_pci = {
 	.name = "pci",
-	.owns = pci_owns,
-	.runtime = axl__pci_runtime, /* backend/common/runtime_files.c */
+	.runtime = &pci_runtime,
 };
 
 extern const struct axl__backend axl__backend_nvidia;

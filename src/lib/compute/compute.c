@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "backend.h"
 #include "compute_core.h"
 #include "compute_impl.h"
 #include "notify.h"
@@ -127,7 +128,7 @@ static bool of_row(const axl_device *d, const struct axl__backend *row)
 {
 	if (d->owner && strcmp(d->owner, row->name) == 0)
 		return true;
-	for (const struct axl__pci_vendor *v = row->pci_vendors; v && v->id; v++)
+	for (const struct axl__pci_vendor *v = row->facts ? row->facts->pci_vendors : NULL; v && v->id; v++)
 		if (d->prefix && ((v->prefix && strcmp(v->prefix, d->prefix) == 0) ||
 				  (v->npu_prefix && strcmp(v->npu_prefix, d->prefix) == 0)))
 			return true;
@@ -227,7 +228,7 @@ AXL_API int axl_compute_open(axl_compute **out, const axl_inventory *inv, const 
 	/* then the vendors' own in the table's order, then the vendor-neutral ones; "cpu"
 	 * asked for drives no accelerator. A vendor's runtime drives this machine's
 	 * devices: on a simulated or re-rooted node (another machine's, or a test's) it is
-	 * loaded only from a library named for it (the backend row's compute_library_env:
+	 * loaded only from a library named for it (the backend row's libs->compute_env:
 	 * a test double), as checkpoints are (control/checkpoint.c), never the system's.
 	 * The system's would find none of the node's devices and may act on this machine:
 	 * a vendor's driver library initialised as root without a device may make its

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "backend.h"
 
 /* One device a backend found, before it is matched to the inventory (compute.c matches
  * by PCI address, else UUID, never by ordinal). */
@@ -57,7 +57,7 @@ struct axl__cmem {
 struct axl__compute_ops {
 	const char *name;
 	/* Load the runtime (library: a file to load instead of the system's, from the
-	 * backend row's compute_library_env; NULL: the system's) and list its devices into
+	 * backend row's libs->compute_env; NULL: the system's) and list its devices into
 	 * *found (malloc'd, *n of them). Blocking calls go through ccall.h under
 	 * ctx->vendor_timeout_ms. */
 	int (*open)(const axl_context *ctx, const char *library, void **state, struct axl__compute_found **found,

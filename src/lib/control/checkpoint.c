@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "axl/checkpoint.h"
-#include "internal.h"
+#include "backend.h"
 
 static const char *const op_name[] = {"state", "lock", "checkpoint", "restore", "unlock"};
 
@@ -29,9 +29,9 @@ AXL_API int axl_process_checkpoint(const axl_inventory *inv, const char *device_
 	size_t self = axl__backend_total;
 	for (size_t b = 0; b < axl__backend_total && self == axl__backend_total; b++) {
 		const struct axl__backend *be = axl__backends[b];
-		if (!be->checkpoint || !axl__backend_on(ctx, b))
+		if (!be->checkpoint || !be->checkpoint->run || !axl__backend_on(ctx, b))
 			continue;
-		if (!d || (be->owns && be->owns(d)))
+		if (!d || axl__backend_owns(be, d))
 			self = b;
 	}
 	if (self == axl__backend_total) {
@@ -45,7 +45,7 @@ AXL_API int axl_process_checkpoint(const axl_inventory *inv, const char *device_
 				  "%s of pid %d: a %s context drives no driver (unless given a compute library to load)",
 				  op_name[op], pid, ctx->sim ? "simulated" : "re-rooted");
 	int st = -1;
-	int rc = axl__backends[self]->checkpoint(ctx, self, pid, (int)op, &st);
+	int rc = axl__backends[self]->checkpoint->run(ctx, axl__backends[self], pid, (int)op, &st);
 	if (rc == 0 && state)
 		*state = st;
 	return rc;

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "backend.h"
 #include "state.h"
 
 static bool same(const char *a, const char *b)
@@ -253,21 +253,21 @@ AXL_API int axl_limit_env(const axl_inventory *inv, const char *const *devices, 
 		csv_add(&pct, i, p >= 0 ? num : "none");
 		owner[i] = axl__backend_total;
 		for (size_t b = 0; b < axl__backend_total && owner[i] == axl__backend_total; b++)
-			if (axl__backends[b]->owns && axl__backends[b]->owns(dev))
+			if (axl__backend_owns(axl__backends[b], dev))
 				owner[i] = b;
 		lim[i].memory_bytes = m;
 		lim[i].compute_percent = p;
 	}
 	/* per backend, the limits of its devices in the request's order */
 	for (size_t b = 0; b < axl__backend_total; b++) {
-		if (!axl__backends[b]->limit_env)
+		if (!axl__backends[b]->limits || !axl__backends[b]->limits->env)
 			continue;
 		size_t n = 0;
 		for (size_t i = 0; i < count; i++)
 			if (owner[i] == b)
 				mine[n++] = lim[i];
 		if (n)
-			axl__backends[b]->limit_env(mine, n, &vend);
+			axl__backends[b]->limits->env(mine, n, &vend);
 	}
 	if (keys.failed || mem.failed || pct.failed || vend.failed) {
 		rc = axl__error(AXL_ENOMEM, "out of memory");

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "axl/partition.h"
-#include "internal.h"
+#include "backend.h"
 #include "state.h"
 
 #define NODES_MAX 24
@@ -70,7 +70,7 @@ static const struct axl__part_ops *ops_of(const axl_device *d)
 {
 	for (size_t b = 0; d && b < axl__backend_total; b++) {
 		const struct axl__backend *be = axl__backends[b];
-		if (be->parts && be->owns && be->owns(d))
+		if (be->parts && axl__backend_owns(be, d))
 			return be->parts;
 	}
 	return NULL;

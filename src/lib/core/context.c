@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "backend.h"
 
 void axl__log(const axl_context *ctx, axl_log_level level, const char *fmt, ...)
 {
@@ -47,12 +47,43 @@ AXL_API const char *axl_backend_name(size_t i)
 
 AXL_API const char *axl_backend_library_variable(size_t i)
 {
-	return i < axl__backend_total ? axl__backends[i]->library_env : NULL;
+	return i < axl__backend_total && axl__backends[i]->libs ? axl__backends[i]->libs->env : NULL;
 }
 
 bool axl__backend_on(const axl_context *ctx, size_t i)
 {
 	return i < 64 && (ctx->backend_mask >> i) & 1u;
+}
+
+size_t axl__backend_slot(const struct axl__backend *be)
+{
+	size_t b = 0;
+	while (b < axl__backend_total && axl__backends[b] != be)
+		b++;
+	return b;
+}
+
+bool axl__backend_owns(const struct axl__backend *be, const struct axl_device *dev)
+{
+	return be->discover && be->discover->owns && be->discover->owns(dev);
+}
+
+const char *axl__backend_library(const axl_context *ctx, const struct axl__backend *be)
+{
+	size_t b = axl__backend_slot(be);
+	return b < axl__backend_total ? ctx->library[b] : NULL;
+}
+
+const char *axl__backend_runtime_env(const axl_context *ctx, const struct axl__backend *be)
+{
+	size_t b = axl__backend_slot(be);
+	return b < axl__backend_total ? ctx->runtime_env[b] : NULL;
+}
+
+const char *axl__backend_compute_library(const axl_context *ctx, const struct axl__backend *be)
+{
+	size_t b = axl__backend_slot(be);
+	return b < axl__backend_total ? ctx->compute_library[b] : NULL;
 }
 
 AXL_API int axl_context_backend_enabled(const axl_context *ctx, const char *name)
@@ -74,14 +105,14 @@ int axl__visvars_init(axl_context *ctx)
 {
 	size_t cap = 0;
 	for (size_t b = 0; b < axl__backend_total; b++)
-		for (const char *const *n = axl__backends[b]->vis_vars; n && *n; n++)
+		for (const char *const *n = axl__backends[b]->vis ? axl__backends[b]->vis->vars : NULL; n && *n; n++)
 			cap++;
 	ctx->vis = calloc(cap + 1, sizeof *ctx->vis);
 	if (!ctx->vis)
 		return axl__error(AXL_ENOMEM, "out of memory");
 	/* a name two backends read (HIP reads CUDA's list) is one variable */
 	for (size_t b = 0; b < axl__backend_total; b++)
-		for (const char *const *n = axl__backends[b]->vis_vars; n && *n; n++) {
+		for (const char *const *n = axl__backends[b]->vis ? axl__backends[b]->vis->vars : NULL; n && *n; n++) {
 			size_t i = 0;
 			while (i < ctx->vis_n && strcmp(ctx->vis[i].name, *n) != 0)
 				i++;

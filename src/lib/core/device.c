@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backend.h"
 
 static const uint8_t attr_type[AXL_ATTR__COUNT] = {
 #define AXL__ATTR_TYPE(name, type, path) [AXL_ATTR_##name] = AXL__T_##type,
@@ -533,7 +533,7 @@ bool axl__node_is_shared(const char *p)
 	if (strcmp(p, "/dev/vfio/vfio") == 0)
 		return true;
 	for (size_t b = 0; b < axl__backend_total; b++)
-		if (in_names(axl__backends[b]->shared_nodes, p))
+		if (axl__backends[b]->facts && in_names(axl__backends[b]->facts->shared_nodes, p))
 			return true;
 	return false;
 }

@@ -4,15 +4,27 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "backend.h"
+
+void **axl__backend_state(struct axl_inventory *inv, const struct axl__backend *be)
+{
+	size_t b = axl__backend_slot(be);
+	return b < axl__backend_total ? &inv->bstate[b] : NULL;
+}
+
+void *axl__backend_state_of(const struct axl_inventory *inv, const struct axl__backend *be)
+{
+	size_t b = axl__backend_slot(be);
+	return b < axl__backend_total ? inv->bstate[b] : NULL;
+}
 
 AXL_API void axl_inventory_free(axl_inventory *inv)
 {
 	if (!inv)
 		return;
 	for (size_t b = 1; b < axl__backend_total; b++)
-		if (inv->bstate[b] && axl__backends[b]->release)
-			axl__backends[b]->release(inv, b);
+		if (inv->bstate[b] && axl__backends[b]->discover && axl__backends[b]->discover->release)
+			axl__backends[b]->discover->release(inv, axl__backends[b]);
 	for (size_t i = 0; i < inv->devs.n; i++)
 		axl__device_free(inv->devs.v[i]);
 	AXL__VEC_FREE(inv->devs);

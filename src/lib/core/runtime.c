@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backend.h"
 
 AXL_API const struct axl_runtime *axl_device_runtime(const axl_device *dev)
 {
@@ -19,10 +19,11 @@ AXL_API const struct axl_runtime *axl_device_runtime(const axl_device *dev)
 	 * that created or claims the device; "pci" (backend 0) for the rest */
 	for (size_t b = 1; b < axl__backend_total; b++) {
 		const struct axl__backend *be = axl__backends[b];
-		if ((dev->owner && strcmp(be->name, dev->owner) == 0) || (be->owns && be->owns(dev)))
-			return be->runtime ? be->runtime(dev) : NULL;
+		if ((dev->owner && strcmp(be->name, dev->owner) == 0) || axl__backend_owns(be, dev))
+			return be->runtime && be->runtime->files ? be->runtime->files(dev) : NULL;
 	}
-	return axl__backends[0]->runtime ? axl__backends[0]->runtime(dev) : NULL;
+	const struct axl__backend *pci = axl__backends[0];
+	return pci->runtime && pci->runtime->files ? pci->runtime->files(dev) : NULL;
 }
 
 AXL_API int axl_device_cdi_kind(const axl_device *dev, char *buf, size_t cap)

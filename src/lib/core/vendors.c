@@ -5,7 +5,7 @@
  * makers of accelerators that no backend reads yet are listed here.
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "backend.h"
 
 static const struct axl__pci_vendor no_backend[] = {
 	{.id = 0x1bcf, .name = "NEC", .prefix = "nec"},
@@ -28,7 +28,8 @@ const struct axl__pci_vendor *axl__pci_vendor(int id)
 	if (id <= 0 || id > 0xffff)
 		return NULL;
 	for (size_t b = 0; b < axl__backend_total; b++) {
-		const struct axl__pci_vendor *v = in_list(axl__backends[b]->pci_vendors, id);
+		const struct axl__backend_facts *facts = axl__backends[b]->facts;
+		const struct axl__pci_vendor *v = in_list(facts ? facts->pci_vendors : NULL, id);
 		if (v)
 			return v;
 	}

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backend.h"
 #include "devicedb.h"
 
 void axl__devicedb_apply(struct axl__scan *scan, struct axl_device *dev)

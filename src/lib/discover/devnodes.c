@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "backend.h"
 #include "discover.h"
 #include "util/parse.h"
 

@@ -4,7 +4,7 @@
 #ifndef AXL_LIB_DISCOVER_H
 #define AXL_LIB_DISCOVER_H
 
-#include "internal.h"
+#include "backend.h"
 
 /* Stages of discovery */
 int axl__host_scan(struct axl__scan *scan);

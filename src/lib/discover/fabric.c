@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "backend.h"
 #include "discover.h"
 #include "sysfs.h"
 #include "util/parse.h"
@@ -45,8 +45,8 @@ static void scan_switches(struct axl__scan *scan)
 		const char *kind = NULL;
 		int generation = -1;
 		for (size_t b = 0; b < axl__backend_total && !kind; b++)
-			if (axl__backends[b]->fabric_switch)
-				kind = axl__backends[b]->fabric_switch(f, &generation);
+			if (axl__backends[b]->fabric && axl__backends[b]->fabric->switch_of)
+				kind = axl__backends[b]->fabric->switch_of(f, &generation);
 		if (!kind)
 			continue;
 		struct axl_switch *s = AXL__VEC_PUSH(inv->switches);

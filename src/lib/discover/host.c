@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "backend.h"
 #include "discover.h"
 #include "sysfs.h"
 #include "util/parse.h"

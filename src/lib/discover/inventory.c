@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "backend.h"
 #include "util/jsonr.h"
 #include "visibility.h"
 #include "discover.h"
@@ -93,7 +93,7 @@ static void filter_disabled(struct axl_inventory *inv)
 		bool keep = axl__backend_on(inv->ctx, 0);
 		for (size_t b = 1; b < axl__backend_total; b++) {
 			const struct axl__backend *be = axl__backends[b];
-			if ((d->owner && strcmp(be->name, d->owner) == 0) || (be->owns && be->owns(d))) {
+			if ((d->owner && strcmp(be->name, d->owner) == 0) || axl__backend_owns(be, d)) {
 				keep = axl__backend_on(inv->ctx, b);
 				break;
 			}
@@ -190,8 +190,8 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 	}
 
 	for (size_t b = 1; b < axl__backend_total; b++)
-		if (axl__backends[b]->start && axl__backend_on(ctx, b))
-			axl__backends[b]->start(&scan, b);
+		if (axl__backends[b]->discover && axl__backends[b]->discover->start && axl__backend_on(ctx, b))
+			axl__backends[b]->discover->start(&scan, axl__backends[b]);
 
 	/* each stage's system calls through the seam: the count after it less the count
 	 * before it */
@@ -216,15 +216,16 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 			continue;
 		double tb = axl__now_ms();
 		unsigned long cb = axl__fs_calls(fs);
-		if (be->enumerate)
-			be->enumerate(&scan, b);
+		const struct axl__discover_ops *ops = be->discover;
+		if (ops && ops->enumerate)
+			ops->enumerate(&scan, be);
 		for (size_t i = 0; i < inv->devs.n; i++) {
 			struct axl_device *d = inv->devs.v[i];
-			if (be->owns && be->owns(d)) {
+			if (axl__backend_owns(be, d)) {
 				if (!d->owner || strcmp(d->owner, "pci") == 0)
 					d->owner = be->name;
-				if (be->enrich)
-					be->enrich(&scan, b, d);
+				if (ops->enrich)
+					ops->enrich(&scan, be, d);
 			}
 		}
 		add_timing(inv, be->name, axl__now_ms() - tb, axl__fs_calls(fs) - cb);
@@ -270,14 +271,15 @@ AXL_API int axl_inventory_open(axl_inventory **out, axl_context *ctx, unsigned f
 	 * every device has its id; its time counts to the backend's stage */
 	for (size_t b = 1; b < axl__backend_total; b++) {
 		const struct axl__backend *be = axl__backends[b];
-		if ((!be->finish && !be->link) || !axl__backend_on(ctx, b))
+		const struct axl__discover_ops *ops = be->discover;
+		if (!ops || (!ops->finish && !ops->link) || !axl__backend_on(ctx, b))
 			continue;
 		double tb = axl__now_ms();
 		unsigned long cb = axl__fs_calls(fs);
-		if (be->finish)
-			be->finish(&scan, b);
-		if (be->link)
-			be->link(&scan, b);
+		if (ops->finish)
+			ops->finish(&scan, be);
+		if (ops->link)
+			ops->link(&scan, be);
 		double ms = axl__now_ms() - tb;
 		for (size_t k = 0; k < inv->timings.n; k++)
 			if (strcmp(inv->timings.v[k].stage, be->name) == 0) {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "discover.h"
 
 /* What links.c knows of one device. */
@@ -34,7 +35,7 @@ static bool fabric_of(const struct axl_inventory *inv, const struct axl_device *
 	for (size_t b = 0; b < axl__backend_total; b++) {
 		const struct axl__backend *be = axl__backends[b];
 		memset(fab, 0, sizeof *fab);
-		if (be->fabric && be->fabric(inv, d, fab) && fab->kind)
+		if (be->fabric && be->fabric->device && be->fabric->device(inv, d, fab) && fab->kind)
 			return true;
 	}
 	return false;

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "backend.h"
 #include "capture.h"
 #include "devicedb.h"
 #include "sim.h"
@@ -298,12 +298,15 @@ static int context_open(axl_context **out, const struct axl_context_options *opt
 	bool libs_ok = true;
 	for (size_t b = 0; b < axl__backend_total; b++) {
 		const struct axl__backend *be = axl__backends[b];
-		const char *lib = be->library_env ? env_get(list, process, be->library_env) : NULL;
+		const struct axl__library_ops *libs = be->libs;
+		if (!libs)
+			continue;
+		const char *lib = libs->env ? env_get(list, process, libs->env) : NULL;
 		/* a runtime reads its own process environment, never the caller's list */
-		const char *rt = be->runtime_env && process ? getenv(be->runtime_env) : NULL;
+		const char *rt = libs->runtime_env && process ? getenv(libs->runtime_env) : NULL;
 		if (lib && *lib && !(ctx->library[b] = strdup(lib)))
 			libs_ok = false;
-		const char *clib = be->compute_library_env ? env_get(list, process, be->compute_library_env) : NULL;
+		const char *clib = libs->compute_env ? env_get(list, process, libs->compute_env) : NULL;
 		if (clib && *clib && !(ctx->compute_library[b] = strdup(clib)))
 			libs_ok = false;
 		if (rt && !(ctx->runtime_env[b] = strdup(rt)))

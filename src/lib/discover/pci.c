@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "backend.h"
 #include "discover.h"
 #include "sysfs.h"
 #include "util/parse.h"
@@ -61,7 +61,7 @@ static bool accel_driver(const char *drv)
 	if (!drv)
 		return false;
 	for (size_t b = 0; b < axl__backend_total; b++)
-		if (in_names(axl__backends[b]->drivers, drv))
+		if (axl__backends[b]->facts && in_names(axl__backends[b]->facts->drivers, drv))
 			return true;
 	return in_names(no_backend, drv);
 }

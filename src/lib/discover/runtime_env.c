@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "backend.h"
 #include "discover.h"
 #include "smbios.h"
 #include "util/parse.h"

@@ -18,6 +18,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "hwmon_sample.h"
 #include "sysfs.h"
 

@@ -3,12 +3,12 @@
  * Live metrics (include/axl/metrics.h), the parts the backends share.
  *
  * sample.c owns the sampler and the sample; each backend that can read metrics has
- * three hooks in its struct axl__backend (internal.h):
- *   sample_open(s, self)       once: find and open what it will read, for the sampler's
- *                              devices it handles, into s->bstate[self];
+ * a struct axl__sample_ops (core/backend.h) of three hooks:
+ *   open(s, self)              once: find and open what it will read, for the sampler's
+ *                              devices it handles, into *axl__sampler_state(s, self);
  *   sample(s, self, out)       each sample: read, and put values (axl__sput) or mark a
  *                              device lost (axl__slost); may add processes;
- *   sample_close(s, self)      release s->bstate[self].
+ *   close(s, self)             release *axl__sampler_state(s, self).
  * A hook must never fail the sample: what it cannot read stays unknown.
  */
 #ifndef AXL_LIB_SAMPLE_H
@@ -18,7 +18,7 @@
 
 #include "axl/metrics.h"
 #include "fdinfo.h"
-#include "internal.h"
+#include "backend.h"
 
 struct axl__sdev {
 	struct axl_device *dev;
@@ -58,6 +58,10 @@ struct axl_sampler {
 	struct axl__fdi_sweep fdi_prev;
 	bool have_fdi_prev;
 };
+
+/* be's slot in s: what its sample hooks keep between them (NULL when be is no row of
+ * the registry). */
+void **axl__sampler_state(struct axl_sampler *s, const struct axl__backend *be);
 
 /* The sampler's index of dev (or SIZE_MAX when it is not sampled). */
 size_t axl__sindex(const struct axl_sampler *s, const struct axl_device *dev);

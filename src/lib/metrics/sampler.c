@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "sample.h"
 
 /* ---- metric names ------------------------------------------------------------------ */
@@ -113,13 +114,19 @@ int axl_sampler_open(axl_sampler **out, const axl_inventory *inv, unsigned flags
 		}
 	}
 	if (s->ctx->sim_backend)
-		s->ctx->sim_backend->sample_open(s, 0);
+		s->ctx->sim_backend->sample->open(s, s->ctx->sim_backend);
 	else
 		for (size_t b = 0; b < axl__backend_total; b++)
-			if (axl__backends[b]->sample_open && axl__backend_on(s->ctx, b))
-				axl__backends[b]->sample_open(s, b);
+			if (axl__backends[b]->sample && axl__backends[b]->sample->open && axl__backend_on(s->ctx, b))
+				axl__backends[b]->sample->open(s, axl__backends[b]);
 	*out = s;
 	return 0;
+}
+
+void **axl__sampler_state(struct axl_sampler *s, const struct axl__backend *be)
+{
+	size_t b = axl__backend_slot(be);
+	return b < axl__backend_total ? &s->bstate[b] : NULL;
 }
 
 void axl_sampler_free(axl_sampler *s)
@@ -127,10 +134,10 @@ void axl_sampler_free(axl_sampler *s)
 	if (!s)
 		return;
 	for (size_t b = 0; b < axl__backend_total; b++)
-		if (axl__backends[b]->sample_close && s->bstate[b])
-			axl__backends[b]->sample_close(s, b);
+		if (axl__backends[b]->sample && axl__backends[b]->sample->close && s->bstate[b])
+			axl__backends[b]->sample->close(s, axl__backends[b]);
 	if (s->sim_state)
-		s->ctx->sim_backend->sample_close(s, 0);
+		s->ctx->sim_backend->sample->close(s, s->ctx->sim_backend);
 	if (s->alive_fd)
 		for (size_t i = 0; i < s->n; i++)
 			axl__sfile_close(&s->alive_fd[i]);
@@ -216,10 +223,11 @@ int axl_sampler_sample(axl_sampler *s, axl_sample **out)
 	/* with AXL_SAMPLER_NO_METRICS only the backends that watch health are asked */
 	bool metrics = !(s->flags & AXL_SAMPLER_NO_METRICS);
 	for (size_t b = 0; b < axl__backend_total; b++)
-		if (axl__backends[b]->sample && s->bstate[b] && (metrics || axl__backends[b]->sample_health))
-			axl__backends[b]->sample(s, b, smp);
+		if (axl__backends[b]->sample && axl__backends[b]->sample->sample && s->bstate[b] &&
+		    (metrics || axl__backends[b]->sample->health))
+			axl__backends[b]->sample->sample(s, axl__backends[b], smp);
 	if (s->sim_state && metrics)
-		s->ctx->sim_backend->sample(s, 0, smp);
+		s->ctx->sim_backend->sample->sample(s, s->ctx->sim_backend, smp);
 	/* a simulated node has no processes: no /proc sweep */
 	if (metrics && (s->flags & AXL_SAMPLER_PROCESSES) && !s->ctx->sim)
 		axl__sample_processes(s, smp);

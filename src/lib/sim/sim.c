@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "backend.h"
 #include "devicedb.h"
 #include "sim.h"
 #include "util/file.h"

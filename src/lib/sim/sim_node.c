@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "devicedb.h"
 #include "sample.h"
 #include "sim.h"
@@ -75,7 +76,7 @@ static const struct axl__sim_ops *ops_of_dev(const struct axl_device *d)
 {
 	for (size_t b = 0; b < axl__backend_total; b++) {
 		const struct axl__backend *be = axl__backends[b];
-		if (be->sim && be->owns && be->owns(d))
+		if (be->sim && axl__backend_owns(be, d))
 			return be->sim;
 	}
 	return NULL;
@@ -273,7 +274,7 @@ static double walk(double v, double step, double lo, double hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-static void sim_sample_open(struct axl_sampler *s, size_t self)
+static void sim_sample_open(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct sstate *st = calloc(1, sizeof *st);
 	if (!st)
@@ -312,7 +313,7 @@ static void sim_sample_open(struct axl_sampler *s, size_t self)
 	s->sim_state = st;
 }
 
-static void sim_sample(struct axl_sampler *s, size_t self, struct axl_sample *out)
+static void sim_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
 {
 	struct sstate *st = s->sim_state;
 	if (!st)
@@ -359,7 +360,7 @@ static void sim_sample(struct axl_sampler *s, size_t self, struct axl_sample *ou
 	}
 }
 
-static void sim_sample_close(struct axl_sampler *s, size_t self)
+static void sim_sample_close(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct sstate *st = s->sim_state;
 	if (!st)
@@ -371,9 +372,13 @@ static void sim_sample_close(struct axl_sampler *s, size_t self)
 
 /* The sampler reaches a simulated node through these hooks (ctx->sim_backend), as it
  * reaches the backends of a real one through theirs. */
+static const struct axl__sample_ops axl__sim_backend_sample = {
+	.open = sim_sample_open,
+	.sample = sim_sample,
+	.close = sim_sample_close,
+};
+
 const struct axl__backend axl__sim_backend = {
 	.name = "sim",
-	.sample_open = sim_sample_open,
-	.sample = sim_sample,
-	.sample_close = sim_sample_close,
+	.sample = &axl__sim_backend_sample,
 };

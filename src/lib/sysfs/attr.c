@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "sysfs.h"
 #include "util/parse.h"
 

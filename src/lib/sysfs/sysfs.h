@@ -4,7 +4,7 @@
 #ifndef AXL_LIB_SYSFS_H
 #define AXL_LIB_SYSFS_H
 
-#include "internal.h"
+#include "backend.h"
 
 /* ---- reading attributes (bounded, with warnings) ------------------------------- */
 enum {

@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "vdrv.h"
 
-/* What a backend keeps between its hooks (inv->bstate[self]). */
+/* What a backend keeps between its hooks (*axl__backend_state(inv, self)). */
 struct vdrv_state {
 	const struct axl__vdrv *d;
 	struct axl__vjob *job; /* its arg: the library's job (struct axl__vwork first) */
@@ -33,15 +34,15 @@ static void job_run(void *arg)
 	w->ms = axl__now_ms() - t0;
 }
 
-void axl__vdrv_start(const struct axl__vdrv *d, struct axl__scan *scan, size_t self)
+void axl__vdrv_start(const struct axl__vdrv *d, struct axl__scan *scan, const struct axl__backend *self)
 {
 	struct axl_inventory *inv = scan->inv;
-	const char *lib = scan->ctx->library[self];
+	const char *lib = axl__backend_library(scan->ctx, self);
 	struct vdrv_state *st = calloc(1, sizeof *st);
 	if (!st)
 		return;
 	st->d = d;
-	inv->bstate[self] = st;
+	*axl__backend_state(inv, self) = st;
 
 	if (axl__vlib_wedged(d->name)) {
 		axl__warn(inv, d->name, NULL, "%s did not answer an earlier call in this process; not used",
@@ -93,9 +94,9 @@ void axl__vdrv_start(const struct axl__vdrv *d, struct axl__scan *scan, size_t s
 	st->job = axl__vjob_start(job_run, job_free, w);
 }
 
-void axl__vdrv_release(struct axl_inventory *inv, size_t self)
+void axl__vdrv_release(struct axl_inventory *inv, const struct axl__backend *self)
 {
-	struct vdrv_state *st = inv->bstate[self];
+	struct vdrv_state *st = *axl__backend_state(inv, self);
 	if (!st)
 		return;
 	/* waited for, or never (the inventory failed early): the worker finishes alone */
@@ -103,13 +104,13 @@ void axl__vdrv_release(struct axl_inventory *inv, size_t self)
 		axl__vjob_free(st->job);
 	free(st->dev);
 	free(st);
-	inv->bstate[self] = NULL;
+	*axl__backend_state(inv, self) = NULL;
 }
 
-int axl__vdrv_enumerate(const struct axl__vdrv *d, struct axl__scan *scan, size_t self)
+int axl__vdrv_enumerate(const struct axl__vdrv *d, struct axl__scan *scan, const struct axl__backend *self)
 {
 	struct axl_inventory *inv = scan->inv;
-	struct vdrv_state *st = inv->bstate[self];
+	struct vdrv_state *st = *axl__backend_state(inv, self);
 	if (!st || !st->job || !axl__vlib_wait(inv, &st->job, d->name, d->display, d->devices))
 		return 0;
 	struct axl__vwork *w = axl__vjob_arg(st->job);
@@ -131,16 +132,16 @@ int axl__vdrv_enumerate(const struct axl__vdrv *d, struct axl__scan *scan, size_
 	return 0;
 }
 
-void axl__vdrv_link(struct axl__scan *scan, size_t self)
+void axl__vdrv_link(struct axl__scan *scan, const struct axl__backend *self)
 {
-	struct vdrv_state *st = scan->inv->bstate[self];
+	struct vdrv_state *st = *axl__backend_state(scan->inv, self);
 	if (st && st->collected && st->dev && st->d->link)
 		st->d->link(scan, axl__vjob_arg(st->job), st->dev);
 }
 
-void *axl__vdrv_job(const struct axl_inventory *inv, size_t self, struct axl_device ***dev)
+void *axl__vdrv_job(const struct axl_inventory *inv, const struct axl__backend *self, struct axl_device ***dev)
 {
-	const struct vdrv_state *st = inv->bstate[self];
+	const struct vdrv_state *st = axl__backend_state_of(inv, self);
 	if (!st || !st->job || !st->collected || !st->dev)
 		return NULL;
 	*dev = st->dev;

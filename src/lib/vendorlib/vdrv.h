@@ -6,13 +6,14 @@
  * inventory's thread). The backend hooks follow from that description:
  *   start    a wedged library is not used again; a re-rooted tree replays the capture's
  *            answers (axl-capture/<name>.jsonl), else the library is loaded (only where its
- *            kernel driver is, or when ctx->library[self] names one) and recorded into
+ *            kernel driver is, or when the row's libs->env names one) and recorded into
  *            a capture when one is being taken; the worker starts (vjob.h);
  *   enumerate  waits for it under the deadline, hands its records to the capture and its
  *            warnings to the inventory, then the library's apply step;
  *   link     the library's links, once ids are assigned;
  *   release  the worker finishes alone when it was not waited for.
- * A backend is then `AXL__VDRV_BACKEND(its_descriptor, ...)` in its struct axl__backend.
+ * A backend's discover table is then `AXL__VDRV_HOOKS(its_descriptor, prefix)`, its row
+ * `.discover = &prefix##_discover` (core/backend.h).
  */
 #ifndef AXL_VDRV_H
 #define AXL_VDRV_H
@@ -20,7 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "internal.h"
+#include "backend.h"
 #include "vcall.h"
 #include "vlib.h"
 
@@ -38,7 +39,7 @@ struct axl__vwork {
 enum axl__vdrv_quiet {
 	AXL__VDRV_WARN,       /* always (the kernel driver is there, the library should be) */
 	AXL__VDRV_WARN_THERE, /* unless no file of the library is installed at all */
-	AXL__VDRV_WARN_ASKED, /* only when ctx->library[self] named it */
+	AXL__VDRV_WARN_ASKED, /* only when the row's libs->env named it */
 };
 
 struct axl__vdrv {
@@ -57,7 +58,7 @@ struct axl__vdrv {
 	bool (*present)(const struct axl__fs *fs);
 	/* Before the worker starts, on the caller's thread: what it needs from the scan or
 	 * the context (j->w.q.v.mode says live or replay). Optional. */
-	void (*prepare)(struct axl__scan *scan, size_t self, void *job);
+	void (*prepare)(struct axl__scan *scan, const struct axl__backend *self, void *job);
 	/* The worker: every call (must not touch the inventory or the context). */
 	void (*collect)(void *job);
 	/* Free what the job allocated (not the job). Optional. */
@@ -71,33 +72,32 @@ struct axl__vdrv {
 	void (*link)(struct axl__scan *scan, void *job, struct axl_device **dev);
 };
 
-/* The hooks (d: the descriptor of the backend at index self). */
-void axl__vdrv_start(const struct axl__vdrv *d, struct axl__scan *scan, size_t self);
-int axl__vdrv_enumerate(const struct axl__vdrv *d, struct axl__scan *scan, size_t self);
-void axl__vdrv_link(struct axl__scan *scan, size_t self);
-void axl__vdrv_release(struct axl_inventory *inv, size_t self);
+/* The hooks (d: the descriptor of the backend whose row is self). */
+void axl__vdrv_start(const struct axl__vdrv *d, struct axl__scan *scan, const struct axl__backend *self);
+int axl__vdrv_enumerate(const struct axl__vdrv *d, struct axl__scan *scan, const struct axl__backend *self);
+void axl__vdrv_link(struct axl__scan *scan, const struct axl__backend *self);
+void axl__vdrv_release(struct axl_inventory *inv, const struct axl__backend *self);
 /* The job the inventory's worker collected and applied, NULL when there is none (the
  * library was not used or did not answer); *dev then maps its devices to the inventory's. */
-void *axl__vdrv_job(const struct axl_inventory *inv, size_t self, struct axl_device ***dev);
+void *axl__vdrv_job(const struct axl_inventory *inv, const struct axl__backend *self, struct axl_device ***dev);
 
 /* The hooks of a backend driven by descriptor D (a static const struct axl__vdrv), and
- * the fields of its struct axl__backend that they fill. */
+ * its discover table, prefix##_discover, that they fill. */
 #define AXL__VDRV_HOOKS(D, prefix)                                                \
-	static void prefix##_start(struct axl__scan *scan, size_t self)           \
+	static void prefix##_start(struct axl__scan *scan, const struct axl__backend *self)           \
 	{                                                                         \
 		axl__vdrv_start(&(D), scan, self);                                \
 	}                                                                         \
-	static int prefix##_enumerate(struct axl__scan *scan, size_t self)        \
+	static int prefix##_enumerate(struct axl__scan *scan, const struct axl__backend *self)        \
 	{                                                                         \
 		return axl__vdrv_enumerate(&(D), scan, self);                     \
 	}                                                                         \
-	static bool prefix##_owns(const struct axl_device *dev)                   \
-	{                                                                         \
-		(void)dev;                                                        \
-		return false; /* enriches another backend's devices; owns none */ \
-	}
-#define AXL__VDRV_BACKEND(prefix, env)                                                                           \
-	.enumerate = prefix##_enumerate, .owns = prefix##_owns, .start = prefix##_start, .link = axl__vdrv_link, \
-	.release = axl__vdrv_release, .library_env = (env)
+	/* no owns: it enriches another backend's devices */                     \
+	static const struct axl__discover_ops prefix##_discover = {               \
+		.start = prefix##_start,                                          \
+		.enumerate = prefix##_enumerate,                                  \
+		.link = axl__vdrv_link,                                           \
+		.release = axl__vdrv_release,                                     \
+	};
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "vlib.h"
 #include "capture.h"
 #include "util/rootpath.h"

@@ -12,7 +12,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 
-#include "internal.h"
+#include "backend.h"
 #include "vjob.h"
 #include "vrec.h"
 

@@ -11,8 +11,8 @@
  *   2. the variables a runtime reads in the process, each backend's (its `visibility`
  *      operation, backend/<vendor>/<vendor>_visibility.c). Their indices count only the devices
  *      the runtime can open (layer 1), in the runtime's order.
- * The backends say which of a device's nodes their runtime opens (`vis_node`) and what
- * their nodes are in a tree where /dev holds plain files (`vis_devnum`). No device is ever
+ * The backends say which of a device's nodes their runtime opens (`vis->node`) and what
+ * their nodes are in a tree where /dev holds plain files (`vis->devnum`). No device is ever
  * dropped: each gets visibility.visible and, when something restricts it,
  * visibility.reason.
  */
@@ -27,7 +27,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "backend.h"
 #include "visibility.h"
 
 /* ==== the toolkit of the backends' operations ======================================== */
@@ -98,7 +98,8 @@ static bool node_devnum(const struct axl__vis *v, const char *path, unsigned *mj
 	const char *rel = path + 5;
 	/* a driver's own nodes, whose numbers its backend knows */
 	for (size_t b = 0; b < axl__backend_total; b++)
-		if (axl__backends[b]->vis_devnum && axl__backends[b]->vis_devnum(v, rel, mj, mn))
+		if (axl__backends[b]->vis && axl__backends[b]->vis->devnum &&
+		    axl__backends[b]->vis->devnum(v, rel, mj, mn))
 			return true;
 	if (strcmp(rel, "vfio/vfio") == 0) {
 		*mj = 10; /* misc */
@@ -148,7 +149,8 @@ int axl__vis_node_ok(const struct axl__vis *v, const char *path, char *why, size
 static int node_kind(const char *p)
 {
 	for (size_t b = 0; b < axl__backend_total; b++) {
-		int k = axl__backends[b]->vis_node ? axl__backends[b]->vis_node(p) : AXL__VIS_NODE_OWN;
+		const struct axl__vis_ops *o = axl__backends[b]->vis;
+		int k = o && o->node ? o->node(p) : AXL__VIS_NODE_OWN;
 		if (k != AXL__VIS_NODE_OWN)
 			return k;
 	}
@@ -332,8 +334,8 @@ void axl__visibility_apply(struct axl__scan *scan)
 	}
 	/* then each backend's variables, in the table's order */
 	for (size_t b = 0; b < axl__backend_total; b++)
-		if (axl__backends[b]->visibility)
-			axl__backends[b]->visibility(v, b);
+		if (axl__backends[b]->vis && axl__backends[b]->vis->apply)
+			axl__backends[b]->vis->apply(v, axl__backends[b]);
 
 	for (size_t i = 0; i < n; i++) {
 		struct axl__vis_dev *x = &v->v[i];

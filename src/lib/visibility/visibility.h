@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Visibility (docs/visibility.md): the vendor-neutral part, and the toolkit the backends'
- * visibility operations are written with (struct axl__backend in internal.h). This layer
+ * visibility operations are written with (struct axl__vis_ops in core/backend.h). This layer
  * sits below the vendor folders: it knows how to check access to a device (its /dev nodes,
  * the device cgroup), how to read a list of entries, and how to turn verdicts into the
  * visible/reason attributes; each vendor folder knows its runtime's variables, their
@@ -99,7 +99,7 @@ int axl__vis_cgroup_allows(const char *devices_list, char type, unsigned major, 
 /* The source of the warnings visibility emits (axl__warn), the backends' included. */
 #define AXL__VIS_SRC "visibility"
 
-/* What a /dev node of a device is to its compute runtime (struct axl__backend.vis_node);
+/* What a /dev node of a device is to its compute runtime (struct axl__vis_ops.node);
  * the access check counts a device's nodes of its highest kind only. */
 enum {
 	AXL__VIS_NODE_OWN = 0,      /* one of the device's nodes, nothing more known */

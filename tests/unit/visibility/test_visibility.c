@@ -13,7 +13,7 @@
 
 #include "axl.h"
 #include "check.h"
-#include "internal.h"
+#include "backend.h"
 #include "visibility.h"
 #include "amdgpu_visibility.h"
 #include "nvidia_visibility.h"

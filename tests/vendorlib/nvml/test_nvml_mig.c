@@ -15,7 +15,7 @@
 
 #include "axl.h"
 #include "check.h"
-#include "internal.h"
+#include "backend.h"
 #include "nvml_mig.h"
 
 static const char *root;

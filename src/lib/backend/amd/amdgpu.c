@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "amdgpu.h"
 #include "amdgpu_visibility.h"
 #include "sysfs.h"
@@ -255,7 +256,7 @@ static void hwmon(struct axl__scan *scan, const struct devdir *d, struct axl_dev
 	close(hw.fd);
 }
 
-static int amdgpu_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
+static int amdgpu_enrich(struct axl__scan *scan, const struct axl__backend *self, struct axl_device *dev)
 {
 	struct axl_inventory *inv = scan->inv;
 	if (dev->topo_only || !dev->syspath)
@@ -381,7 +382,7 @@ static void profile_details(struct axl_inventory *inv, struct axl_device *dev)
 	}
 }
 
-static int amdgpu_finish(struct axl__scan *scan, size_t self)
+static int amdgpu_finish(struct axl__scan *scan, const struct axl__backend *self)
 {
 	struct axl_inventory *inv = scan->inv;
 	for (size_t i = 0; i < inv->devs.n; i++)
@@ -430,27 +431,55 @@ static const char *const drivers[] = {"amdgpu", "radeon", NULL};
 /* the KFD node every ROCm process opens */
 static const char *const shared_nodes[] = {"/dev/kfd", NULL};
 
-const struct axl__backend axl__backend_amdgpu = {
-	.name = "amdgpu",
+static const struct axl__backend_facts amdgpu_facts = {
 	.pci_vendors = pci_vendors,
 	.drivers = drivers,
 	.shared_nodes = shared_nodes,
-	.fabric = xgmi_fabric,
+};
+
+static const struct axl__discover_ops amdgpu_discover = {
 	.enumerate = axl__kfd_enumerate,
 	.owns = axl__amdgpu_owns,
 	.enrich = amdgpu_enrich,
 	.finish = amdgpu_finish,
-	.sample_open = axl__amdgpu_sample_open,
+};
+
+static const struct axl__fabric_ops amdgpu_fabric = {
+	.device = xgmi_fabric,
+};
+
+static const struct axl__sample_ops amdgpu_sample = {
+	.open = axl__amdgpu_sample_open,
 	.sample = axl__amdgpu_sample,
-	.sample_close = axl__amdgpu_sample_close,
-	.sample_health = true,
-	.runtime = axl__amd_runtime,
+	.close = axl__amdgpu_sample_close,
+	.health = true,
+};
+
+static const struct axl__vis_ops amdgpu_vis = {
+	.vars = axl__amdgpu_vis_vars,
+	.node = axl__amdgpu_vis_node,
+	.devnum = axl__amdgpu_vis_devnum,
+	.apply = axl__amdgpu_visibility,
+};
+
+static const struct axl__runtime_ops amdgpu_runtime = {
+	.files = axl__amd_runtime,
+};
+
+static const struct axl__library_ops amdgpu_libs = {
+	.compute_env = "AXL_HIP_LIBRARY",
+};
+
+const struct axl__backend axl__backend_amdgpu = {
+	.name = "amdgpu",
+	.facts = &amdgpu_facts,
+	.discover = &amdgpu_discover,
+	.fabric = &amdgpu_fabric,
+	.sample = &amdgpu_sample,
+	.vis = &amdgpu_vis,
+	.runtime = &amdgpu_runtime,
+	.libs = &amdgpu_libs,
 	.parts = &axl__amdgpu_parts,
 	.sim = &axl__amdgpu_sim,
-	.vis_vars = axl__amdgpu_vis_vars,
-	.vis_node = axl__amdgpu_vis_node,
-	.vis_devnum = axl__amdgpu_vis_devnum,
-	.visibility = axl__amdgpu_visibility,
 	.compute = &axl__compute_hip,
-	.compute_library_env = "AXL_HIP_LIBRARY",
 };

@@ -4,6 +4,7 @@
 #ifndef AXL_BACKEND_AMDGPU_H
 #define AXL_BACKEND_AMDGPU_H
 
+#include "backend.h"
 #include "backend_util.h"
 
 #define AXL__AMDGPU_SRC "amdgpu"
@@ -11,7 +12,7 @@
 /* Every GPU (or GPU partition) the KFD topology lists: CUs, XCCs, gfx target, memory,
  * render nodes, clocks; partitions grouped into their GPU as children ("xcp0", ...).
  * GPUs whose PCI function is not in the tree are added from the KFD alone. */
-int axl__kfd_enumerate(struct axl__scan *scan, size_t self);
+int axl__kfd_enumerate(struct axl__scan *scan, const struct axl__backend *self);
 
 /* XGMI ports and "xgmi" links between GPUs from the KFD io_links (needs device ids). */
 void axl__kfd_links(struct axl__scan *scan);
@@ -32,9 +33,9 @@ bool axl__amdgpu_dpm_levels(const char *text, int64_t *cur, int64_t *max);
 /* Live metrics (amdgpu_sample.c, sample.h). */
 struct axl_sampler;
 struct axl_sample;
-void axl__amdgpu_sample_open(struct axl_sampler *s, size_t self);
-void axl__amdgpu_sample(struct axl_sampler *s, size_t self, struct axl_sample *out);
-void axl__amdgpu_sample_close(struct axl_sampler *s, size_t self);
+void axl__amdgpu_sample_open(struct axl_sampler *s, const struct axl__backend *self);
+void axl__amdgpu_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out);
+void axl__amdgpu_sample_close(struct axl_sampler *s, const struct axl__backend *self);
 
 /* AMD compute ("compute": SPX, DPX, TPX, QPX, CPX) or memory ("memory": NPS1..NPS8)
  * partition mode, through the device's sysfs attributes current_compute_partition /

@@ -97,7 +97,7 @@ static int ras_ue(int fd, uint64_t *ue)
 	return 0;
 }
 
-void axl__amdgpu_sample_open(struct axl_sampler *s, size_t self)
+void axl__amdgpu_sample_open(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct astate *st = calloc(1, sizeof *st);
 	if (!st)
@@ -135,7 +135,7 @@ void axl__amdgpu_sample_open(struct axl_sampler *s, size_t self)
 		free(st);
 		return;
 	}
-	s->bstate[self] = st;
+	*axl__sampler_state(s, self) = st;
 }
 
 /* A percent file; false when the GPU went away. */
@@ -222,9 +222,9 @@ static bool ras_health(struct axl_sample *out, struct agpu *g)
 	return true;
 }
 
-void axl__amdgpu_sample(struct axl_sampler *s, size_t self, struct axl_sample *out)
+void axl__amdgpu_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
 {
-	struct astate *st = s->bstate[self];
+	struct astate *st = *axl__sampler_state(s, self);
 	bool health = s->flags & AXL_SAMPLER_HEALTH;
 	for (size_t k = 0; k < st->n; k++) {
 		struct agpu *g = &st->g[k];
@@ -258,9 +258,9 @@ void axl__amdgpu_sample(struct axl_sampler *s, size_t self, struct axl_sample *o
 	}
 }
 
-void axl__amdgpu_sample_close(struct axl_sampler *s, size_t self)
+void axl__amdgpu_sample_close(struct axl_sampler *s, const struct axl__backend *self)
 {
-	struct astate *st = s->bstate[self];
+	struct astate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
 		struct agpu *g = &st->g[k];
 		int *fds[] = {&g->busy, &g->mem_busy, &g->vram_used, &g->vram_total, &g->sclk, &g->mclk, &g->metrics};
@@ -272,5 +272,5 @@ void axl__amdgpu_sample_close(struct axl_sampler *s, size_t self)
 	}
 	free(st->g);
 	free(st);
-	s->bstate[self] = NULL;
+	*axl__sampler_state(s, self) = NULL;
 }

@@ -184,7 +184,7 @@ static bool is_amd(const struct axl_device *d)
 
 /* ROCR_VISIBLE_DEVICES over the GPU agents ROCr finds, then HIP's list over what it
  * leaves; a GPU in a compute-partition mode is one agent per partition (KFD node). */
-void axl__amdgpu_visibility(struct axl__vis *v, size_t self)
+void axl__amdgpu_visibility(struct axl__vis *v, const struct axl__backend *self)
 {
 	(void)self;
 	const char *rocr = axl__vis_var(v, "ROCR_VISIBLE_DEVICES");

@@ -5,6 +5,7 @@
 #ifndef AXL_AMDGPU_VISIBILITY_H
 #define AXL_AMDGPU_VISIBILITY_H
 
+#include "backend.h"
 #include "visibility.h"
 
 /* ROCR_VISIBLE_DEVICES over the GPU agents ROCr finds (KFD GPU nodes whose render node
@@ -22,6 +23,6 @@ void axl__vis_hip(const char *value, const struct axl__vis_item *items, size_t n
 extern const char *const axl__amdgpu_vis_vars[];
 int axl__amdgpu_vis_node(const char *path);
 bool axl__amdgpu_vis_devnum(const struct axl__vis *v, const char *rel, unsigned *major, unsigned *minor);
-void axl__amdgpu_visibility(struct axl__vis *v, size_t self);
+void axl__amdgpu_visibility(struct axl__vis *v, const struct axl__backend *self);
 
 #endif

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 
+#include "backend.h"
 #include "sysattr.h"
 #include "sysfs.h"
 #include "devicedb.h"
@@ -20,7 +21,7 @@ static bool xdna_owns(const struct axl_device *dev)
 	return strcmp(dev->prefix, "amdxdna") == 0;
 }
 
-static int xdna_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
+static int xdna_enrich(struct axl__scan *scan, const struct axl__backend *self, struct axl_device *dev)
 {
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
 	if (!drv || strcmp(drv, "amdxdna") != 0)
@@ -43,10 +44,22 @@ const struct axl_runtime *axl__amd_runtime(const struct axl_device *dev);
 
 static const char *const drivers[] = {"amdxdna", NULL};
 
-const struct axl__backend axl__backend_amdxdna = {
-	.name = "amdxdna",
+static const struct axl__backend_facts amdxdna_facts = {
 	.drivers = drivers,
+};
+
+static const struct axl__discover_ops amdxdna_discover = {
 	.owns = xdna_owns,
 	.enrich = xdna_enrich,
-	.runtime = axl__amd_runtime,
+};
+
+static const struct axl__runtime_ops amdxdna_runtime = {
+	.files = axl__amd_runtime,
+};
+
+const struct axl__backend axl__backend_amdxdna = {
+	.name = "amdxdna",
+	.facts = &amdxdna_facts,
+	.discover = &amdxdna_discover,
+	.runtime = &amdxdna_runtime,
 };

@@ -39,6 +39,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "amdgpu.h"
 #include "sysfs.h"
 #include "util/parse.h"
@@ -337,7 +338,7 @@ static void apply_kfd(struct axl__scan *scan, struct axl_device *dev, const stru
 	}
 }
 
-int axl__kfd_enumerate(struct axl__scan *scan, size_t self)
+int axl__kfd_enumerate(struct axl__scan *scan, const struct axl__backend *self)
 {
 	struct axl_inventory *inv = scan->inv;
 	axl__dir *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, KFD);

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend.h"
 #include "rsmi_job.h"
 #include "vlib.h"
 
@@ -336,7 +337,7 @@ static bool dpm_parses(const struct axl__fs *fs, const char *bdf, const char *fi
 /* PCI functions bound to amdgpu whose runtime PM state is "suspended", those without an
  * amdgpu hwmon directory and those whose clock tables ROCm SMI 5 cannot parse (live
  * only). */
-static void find_asleep(struct axl__scan *scan, size_t self, void *arg)
+static void find_asleep(struct axl__scan *scan, const struct axl__backend *self, void *arg)
 {
 	struct rs_job *j = arg;
 	(void)self;
@@ -416,7 +417,12 @@ static const struct axl__vdrv rsmi = {
 };
 AXL__VDRV_HOOKS(rsmi, rsmi)
 
+static const struct axl__library_ops rocm_smi_libs = {
+	.env = "AXL_ROCM_SMI_LIBRARY",
+};
+
 const struct axl__backend axl__backend_rocm_smi = {
 	.name = "rocm-smi",
-	AXL__VDRV_BACKEND(rsmi, "AXL_ROCM_SMI_LIBRARY"),
+	.discover = &rsmi_discover,
+	.libs = &rocm_smi_libs,
 };

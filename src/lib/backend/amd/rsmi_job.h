@@ -4,6 +4,7 @@
 #ifndef AXL_RSMI_JOB_H
 #define AXL_RSMI_JOB_H
 
+#include "backend.h"
 #include "backend_util.h"
 #include "vlib.h"
 #include "rsmi_call.h"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "amd_runtime.h"
 #include "runtime_files.h"
 

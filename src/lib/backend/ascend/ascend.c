@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "sysattr.h"
 
 static bool ascend_owns(const struct axl_device *dev)
@@ -24,7 +25,7 @@ static bool ascend_owns(const struct axl_device *dev)
 	return axl__int(dev, AXL_ATTR_VENDOR_ID, -1) == 0x19e5;
 }
 
-static int ascend_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
+static int ascend_enrich(struct axl__scan *scan, const struct axl__backend *self, struct axl_device *dev)
 {
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
 	if (!drv || strcmp(drv, "vfio-pci") == 0)
@@ -70,12 +71,24 @@ static const char *const drivers[] = {"drv_pcie", "devdrv_pcie", NULL};
 /* the management nodes every container needs (see the top of this file) */
 static const char *const shared_nodes[] = {"/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc", NULL};
 
-const struct axl__backend axl__backend_ascend = {
-	.name = "ascend",
+static const struct axl__backend_facts ascend_facts = {
 	.pci_vendors = pci_vendors,
 	.drivers = drivers,
 	.shared_nodes = shared_nodes,
+};
+
+static const struct axl__discover_ops ascend_discover = {
 	.owns = ascend_owns,
 	.enrich = ascend_enrich,
-	.runtime = axl__ascend_runtime,
+};
+
+static const struct axl__runtime_ops ascend_runtime = {
+	.files = axl__ascend_runtime,
+};
+
+const struct axl__backend axl__backend_ascend = {
+	.name = "ascend",
+	.facts = &ascend_facts,
+	.discover = &ascend_discover,
+	.runtime = &ascend_runtime,
 };

@@ -4,6 +4,7 @@
  * opens besides its /dev/davinciN: the manager, shared virtual memory and the host-device
  * channel. */
 #define _GNU_SOURCE
+#include "backend.h"
 #include "runtime_files.h"
 
 static const char *const libs[] = {"libascend_hal.so", "libdcmi.so", NULL};

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "backend_util.h"
 #include "sysfs.h"
 

@@ -3,7 +3,7 @@
 #ifndef AXL_BACKEND_UTIL_H
 #define AXL_BACKEND_UTIL_H
 
-#include "internal.h"
+#include "backend.h"
 
 /* Path ("/sys/bus/pci/devices/X/accel/accel0") of the first class device the driver
  * created under dev in class directory cls; false when there is none. */

@@ -9,10 +9,11 @@
 
 struct axl_sampler;
 struct axl_sample;
+struct axl__backend;
 
 #define AXL__SAMPLE_HOOKS(v)                                                            \
-	void axl__##v##_sample_open(struct axl_sampler *s, size_t self);                 \
-	void axl__##v##_sample(struct axl_sampler *s, size_t self, struct axl_sample *out); \
-	void axl__##v##_sample_close(struct axl_sampler *s, size_t self);
+	void axl__##v##_sample_open(struct axl_sampler *s, const struct axl__backend *self);                 \
+	void axl__##v##_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out); \
+	void axl__##v##_sample_close(struct axl_sampler *s, const struct axl__backend *self);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "sysattr.h"
 #include "sysfs.h"
 #include "devicedb.h"

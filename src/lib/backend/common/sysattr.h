@@ -9,6 +9,7 @@
 #ifndef AXL_BACKEND_SYSATTR_H
 #define AXL_BACKEND_SYSATTR_H
 
+#include "backend.h"
 #include "backend_util.h"
 #include "sysfs.h"
 

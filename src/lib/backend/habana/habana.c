@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "habana_sample.h"
 #include "sysfs.h"
 #include "devicedb.h"
@@ -37,7 +38,7 @@ static bool habana_owns(const struct axl_device *dev)
 	return axl__int(dev, AXL_ATTR_VENDOR_ID, -1) == 0x1da3;
 }
 
-static int habana_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
+static int habana_enrich(struct axl__scan *scan, const struct axl__backend *self, struct axl_device *dev)
 {
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
 	if (!drv || strcmp(drv, "habanalabs") != 0 || !dev->syspath)
@@ -81,7 +82,7 @@ static int habana_enrich(struct axl__scan *scan, size_t self, struct axl_device 
  * one baseboard, as every such server wires it. A slot reported twice (more than one
  * box), a slot out of range or two models leave the pairs on their PCIe paths. The
  * link's bandwidth and count are the database's, hence its source. */
-static void habana_link(struct axl__scan *scan, size_t self)
+static void habana_link(struct axl__scan *scan, const struct axl__backend *self)
 {
 	(void)self;
 	struct axl_inventory *inv = scan->inv;
@@ -131,19 +132,39 @@ static const struct axl__pci_vendor pci_vendors[] = {
 };
 static const char *const drivers[] = {"habanalabs", NULL};
 
-const struct axl__backend axl__backend_habana = {
-	.name = "habana",
+static const struct axl__backend_facts habana_facts = {
 	.pci_vendors = pci_vendors,
 	.drivers = drivers,
+};
+
+static const struct axl__discover_ops habana_discover = {
 	.owns = habana_owns,
 	.enrich = habana_enrich,
 	.link = habana_link,
-	.sample_open = axl__habana_sample_open,
+};
+
+static const struct axl__sample_ops habana_sample = {
+	.open = axl__habana_sample_open,
 	.sample = axl__habana_sample,
-	.sample_close = axl__habana_sample_close,
-	.runtime = axl__habana_runtime,
+	.close = axl__habana_sample_close,
+};
+
+static const struct axl__vis_ops habana_vis = {
+	.vars = axl__habana_vis_vars,
+	.devnum = axl__habana_vis_devnum,
+	.apply = axl__habana_visibility,
+};
+
+static const struct axl__runtime_ops habana_runtime = {
+	.files = axl__habana_runtime,
+};
+
+const struct axl__backend axl__backend_habana = {
+	.name = "habana",
+	.facts = &habana_facts,
+	.discover = &habana_discover,
+	.sample = &habana_sample,
+	.vis = &habana_vis,
+	.runtime = &habana_runtime,
 	.sim = &habana_sim,
-	.vis_vars = axl__habana_vis_vars,
-	.vis_devnum = axl__habana_vis_devnum,
-	.visibility = axl__habana_visibility,
 };

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "habana_sample.h"
 #include "sysattr.h"
 #include "sample.h"
@@ -30,7 +31,7 @@ struct hstate {
 	size_t n;
 };
 
-void axl__habana_sample_open(struct axl_sampler *s, size_t self)
+void axl__habana_sample_open(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct hstate *st = calloc(1, sizeof *st);
 	if (!st || !(st->d = calloc(s->n ? s->n : 1, sizeof *st->d))) {
@@ -64,12 +65,12 @@ void axl__habana_sample_open(struct axl_sampler *s, size_t self)
 		free(st);
 		return;
 	}
-	s->bstate[self] = st;
+	*axl__sampler_state(s, self) = st;
 }
 
-void axl__habana_sample(struct axl_sampler *s, size_t self, struct axl_sample *out)
+void axl__habana_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
 {
-	struct hstate *st = s->bstate[self];
+	struct hstate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
 		struct hdev *x = &st->d[k];
 		size_t i = x->index;
@@ -100,9 +101,9 @@ void axl__habana_sample(struct axl_sampler *s, size_t self, struct axl_sample *o
 	}
 }
 
-void axl__habana_sample_close(struct axl_sampler *s, size_t self)
+void axl__habana_sample_close(struct axl_sampler *s, const struct axl__backend *self)
 {
-	struct hstate *st = s->bstate[self];
+	struct hstate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
 		struct hdev *x = &st->d[k];
 		axl__sfile_close(&x->status);
@@ -112,5 +113,5 @@ void axl__habana_sample_close(struct axl_sampler *s, size_t self)
 	}
 	free(st->d);
 	free(st);
-	s->bstate[self] = NULL;
+	*axl__sampler_state(s, self) = NULL;
 }

@@ -60,7 +60,7 @@ static int64_t habana_index(const struct axl_device *d)
 
 /* HABANA_VISIBLE_DEVICES (the container runtime's: it explains what access shows), then
  * HABANA_VISIBLE_MODULES (the framework's: only the listed modules are used). */
-void axl__habana_visibility(struct axl__vis *v, size_t self)
+void axl__habana_visibility(struct axl__vis *v, const struct axl__backend *self)
 {
 	(void)self;
 	const char *mods = axl__vis_var(v, "HABANA_VISIBLE_MODULES"), *devs = axl__vis_var(v, "HABANA_VISIBLE_DEVICES");

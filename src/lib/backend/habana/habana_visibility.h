@@ -7,6 +7,6 @@
 
 extern const char *const axl__habana_vis_vars[];
 bool axl__habana_vis_devnum(const struct axl__vis *v, const char *rel, unsigned *major, unsigned *minor);
-void axl__habana_visibility(struct axl__vis *v, size_t self);
+void axl__habana_visibility(struct axl__vis *v, const struct axl__backend *self);
 
 #endif

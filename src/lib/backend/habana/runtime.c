@@ -2,6 +2,7 @@
 /* What a container needs to use a Habana Gaudi (include/axl/runtime.h): the driver's
  * user-space libraries (unversioned files), SynapseAI and hl-smi. */
 #define _GNU_SOURCE
+#include "backend.h"
 #include "runtime_files.h"
 
 static const char *const libs[] = {"libhl-thunk.so", "libhlml.so", "libSynapse.so", NULL};

@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "intel_sample.h"
 #include "sysfs.h"
 #include "sysattr.h"
@@ -228,7 +229,7 @@ static void mic_enrich(struct axl__scan *scan, struct axl_device *dev)
 	axl__adir_close(&d);
 }
 
-static int intel_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
+static int intel_enrich(struct axl__scan *scan, const struct axl__backend *self, struct axl_device *dev)
 {
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
 	if (!drv || !dev->syspath)
@@ -271,17 +272,37 @@ static const char *const drivers[] = {"i915", "xe", "intel_vpu", NULL};
 
 extern const struct axl__compute_ops axl__compute_level_zero; /* compute_ze.c */
 
-const struct axl__backend axl__backend_intel = {
-	.name = "intel",
+static const struct axl__backend_facts intel_facts = {
 	.pci_vendors = pci_vendors,
 	.drivers = drivers,
+};
+
+static const struct axl__discover_ops intel_discover = {
 	.owns = intel_owns,
 	.enrich = intel_enrich,
-	.sample_open = axl__intel_sample_open,
+};
+
+static const struct axl__sample_ops intel_sample = {
+	.open = axl__intel_sample_open,
 	.sample = axl__intel_sample,
-	.sample_close = axl__intel_sample_close,
-	.runtime = axl__intel_runtime,
-	/* the compute path loads the same libze_loader.so.1 sysman discovery does */
+	.close = axl__intel_sample_close,
+};
+
+static const struct axl__runtime_ops intel_runtime = {
+	.files = axl__intel_runtime,
+};
+
+/* the compute path loads the same libze_loader.so.1 sysman discovery does */
+static const struct axl__library_ops intel_libs = {
+	.compute_env = "AXL_ZE_LIBRARY",
+};
+
+const struct axl__backend axl__backend_intel = {
+	.name = "intel",
+	.facts = &intel_facts,
+	.discover = &intel_discover,
+	.sample = &intel_sample,
+	.runtime = &intel_runtime,
+	.libs = &intel_libs,
 	.compute = &axl__compute_level_zero,
-	.compute_library_env = "AXL_ZE_LIBRARY",
 };

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "intel_sample.h"
 #include "sysfs.h"
 #include "sysattr.h"
@@ -146,7 +147,7 @@ static void open_i915(struct axl_sampler *s, const struct axl_device *dev, struc
 	axl__shwmon_open(s, dev, "i915", &x->hw);
 }
 
-void axl__intel_sample_open(struct axl_sampler *s, size_t self)
+void axl__intel_sample_open(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct istate *st = calloc(1, sizeof *st);
 	if (!st || !(st->d = calloc(s->n ? s->n : 1, sizeof *st->d))) {
@@ -183,7 +184,7 @@ void axl__intel_sample_open(struct axl_sampler *s, size_t self)
 		free(st);
 		return;
 	}
-	s->bstate[self] = st;
+	*axl__sampler_state(s, self) = st;
 }
 
 /* fd as an unsigned integer into metric m times scale; false when the device went away. */
@@ -245,9 +246,9 @@ static void sample_npu(struct axl_sample *out, struct idev *x)
 		axl__slost(out, i);
 }
 
-void axl__intel_sample(struct axl_sampler *s, size_t self, struct axl_sample *out)
+void axl__intel_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
 {
-	struct istate *st = s->bstate[self];
+	struct istate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
 		struct idev *x = &st->d[k];
 		size_t i = x->index;
@@ -269,9 +270,9 @@ void axl__intel_sample(struct axl_sampler *s, size_t self, struct axl_sample *ou
 	}
 }
 
-void axl__intel_sample_close(struct axl_sampler *s, size_t self)
+void axl__intel_sample_close(struct axl_sampler *s, const struct axl__backend *self)
 {
-	struct istate *st = s->bstate[self];
+	struct istate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
 		struct idev *x = &st->d[k];
 		int *fds[] = {&x->clock, &x->status, &x->temp_pkg, &x->temp_vram, &x->busy, &x->freq, &x->mem};
@@ -283,5 +284,5 @@ void axl__intel_sample_close(struct axl_sampler *s, size_t self)
 	}
 	free(st->d);
 	free(st);
-	s->bstate[self] = NULL;
+	*axl__sampler_state(s, self) = NULL;
 }

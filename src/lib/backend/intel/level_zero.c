@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend.h"
 #include "ze_job.h"
 #include "vlib.h"
 
@@ -281,10 +282,10 @@ static bool intel_driver_here(const struct axl__fs *fs)
 }
 
 /* What the process was started with (ZES_ENABLE_SYSMAN=1): whether zeInit may serve. */
-static void prepare(struct axl__scan *scan, size_t self, void *arg)
+static void prepare(struct axl__scan *scan, const struct axl__backend *self, void *arg)
 {
 	struct ze_job *j = arg;
-	const char *zes = scan->ctx->runtime_env[self];
+	const char *zes = axl__backend_runtime_env(scan->ctx, self);
 	j->q.legacy_ok = zes && strcmp(zes, "1") == 0;
 }
 
@@ -353,8 +354,13 @@ static const struct axl__vdrv ze = {
 };
 AXL__VDRV_HOOKS(ze, ze)
 
+static const struct axl__library_ops level_zero_libs = {
+	.env = "AXL_ZE_LIBRARY",
+	.runtime_env = "ZES_ENABLE_SYSMAN",
+};
+
 const struct axl__backend axl__backend_level_zero = {
 	.name = SRC,
-	AXL__VDRV_BACKEND(ze, "AXL_ZE_LIBRARY"),
-	.runtime_env = "ZES_ENABLE_SYSMAN",
+	.discover = &ze_discover,
+	.libs = &level_zero_libs,
 };

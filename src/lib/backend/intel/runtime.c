@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 
+#include "backend.h"
 #include "runtime_files.h"
 
 static const char *const gpu_libs[] = {"libze_loader.so.*", "libze_intel_gpu.so.*", NULL};

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "backend.h"
 #include "ze_job.h"
 #include "devicedb.h"
 

@@ -4,6 +4,7 @@
 #ifndef AXL_ZE_JOB_H
 #define AXL_ZE_JOB_H
 
+#include "backend.h"
 #include "backend_util.h"
 #include "vlib.h"
 #include "ze_call.h"

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "neuron_sample.h"
 #include "sysfs.h"
 #include "devicedb.h"
@@ -123,7 +124,7 @@ static void memory_used(struct axl__scan *scan, const char *dir, struct axl_devi
 		axl__set_int(dev, AXL_ATTR_MEMORY_USED, AXL_SOURCE_SYSFS, (int64_t)sum);
 }
 
-static int neuron_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
+static int neuron_enrich(struct axl__scan *scan, const struct axl__backend *self, struct axl_device *dev)
 {
 	if (!bound(dev))
 		return 0;
@@ -169,7 +170,7 @@ static int neuron_enrich(struct axl__scan *scan, size_t self, struct axl_device 
 }
 
 /* A "neuronlink" link for every pair one of them lists, counting the ports. */
-static int neuron_finish(struct axl__scan *scan, size_t self)
+static int neuron_finish(struct axl__scan *scan, const struct axl__backend *self)
 {
 	struct axl_inventory *inv = scan->inv;
 	for (size_t i = 0; i < inv->devs.n; i++) {
@@ -248,16 +249,36 @@ static const struct axl__pci_vendor pci_vendors[] = {
 };
 static const char *const drivers[] = {"neuron", "neuron-driver", NULL};
 
-const struct axl__backend axl__backend_neuron = {
-	.name = "neuron",
+static const struct axl__backend_facts neuron_facts = {
 	.pci_vendors = pci_vendors,
 	.drivers = drivers,
+};
+
+static const struct axl__discover_ops neuron_discover = {
 	.owns = neuron_owns,
 	.enrich = neuron_enrich,
 	.finish = neuron_finish,
-	.sample_open = axl__neuron_sample_open,
+};
+
+static const struct axl__sample_ops neuron_sample = {
+	.open = axl__neuron_sample_open,
 	.sample = axl__neuron_sample,
-	.sample_close = axl__neuron_sample_close,
-	.runtime = axl__neuron_runtime,
-	.vis_devnum = neuron_vis_devnum,
+	.close = axl__neuron_sample_close,
+};
+
+static const struct axl__vis_ops neuron_vis = {
+	.devnum = neuron_vis_devnum,
+};
+
+static const struct axl__runtime_ops neuron_runtime = {
+	.files = axl__neuron_runtime,
+};
+
+const struct axl__backend axl__backend_neuron = {
+	.name = "neuron",
+	.facts = &neuron_facts,
+	.discover = &neuron_discover,
+	.sample = &neuron_sample,
+	.vis = &neuron_vis,
+	.runtime = &neuron_runtime,
 };

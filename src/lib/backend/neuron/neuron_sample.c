@@ -32,7 +32,7 @@ struct nstate {
 	size_t n;
 };
 
-void axl__neuron_sample_open(struct axl_sampler *s, size_t self)
+void axl__neuron_sample_open(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct nstate *st = calloc(1, sizeof *st);
 	if (!st || !(st->d = calloc(s->n ? s->n : 1, sizeof *st->d))) {
@@ -68,12 +68,12 @@ void axl__neuron_sample_open(struct axl_sampler *s, size_t self)
 		free(st);
 		return;
 	}
-	s->bstate[self] = st;
+	*axl__sampler_state(s, self) = st;
 }
 
-void axl__neuron_sample(struct axl_sampler *s, size_t self, struct axl_sample *out)
+void axl__neuron_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
 {
-	struct nstate *st = s->bstate[self];
+	struct nstate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
 		struct ndev *x = &st->d[k];
 		size_t i = x->index;
@@ -99,9 +99,9 @@ void axl__neuron_sample(struct axl_sampler *s, size_t self, struct axl_sample *o
 	}
 }
 
-void axl__neuron_sample_close(struct axl_sampler *s, size_t self)
+void axl__neuron_sample_close(struct axl_sampler *s, const struct axl__backend *self)
 {
-	struct nstate *st = s->bstate[self];
+	struct nstate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
 		axl__sfile_close(&st->d[k].reset);
 		for (int c = 0; c < st->d[k].ncore; c++)
@@ -109,5 +109,5 @@ void axl__neuron_sample_close(struct axl_sampler *s, size_t self)
 	}
 	free(st->d);
 	free(st);
-	s->bstate[self] = NULL;
+	*axl__sampler_state(s, self) = NULL;
 }

@@ -2,6 +2,7 @@
 /* What a container needs to use an AWS Inferentia or Trainium device (include/axl/
  * runtime.h): the Neuron runtime library and neuron-ls, from the Neuron SDK's places. */
 #define _GNU_SOURCE
+#include "backend.h"
 #include "runtime_files.h"
 
 static const char *const libs[] = {"libnrt.so.*", NULL};

@@ -106,12 +106,12 @@ static int work(void *arg)
 	return 0;
 }
 
-int axl__cuda_checkpoint(const axl_context *ctx, size_t self, int pid, int op, int *state)
+int axl__cuda_checkpoint(const axl_context *ctx, const struct axl__backend *self, int pid, int op, int *state)
 {
 	if (op < 0 || op > 4 || pid <= 0)
 		return axl__error(AXL_EINVAL, "cuda checkpoint: op %d, pid %d", op, pid);
 	char why[512];
-	const char *path = ctx->compute_library[self];
+	const char *path = axl__backend_compute_library(ctx, self);
 	const struct ck_fns *f = axl__vlib_open(&library, path, why, sizeof why, NULL);
 	if (!f)
 		return axl__error(AXL_ENOTSUP, "process checkpoints: %s", why);

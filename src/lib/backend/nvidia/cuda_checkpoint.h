@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-#include "internal.h"
+#include "backend.h"
 
-int axl__cuda_checkpoint(const axl_context *ctx, size_t self, int pid, int op, int *state);
+int axl__cuda_checkpoint(const axl_context *ctx, const struct axl__backend *self, int pid, int op, int *state);
 
 #endif

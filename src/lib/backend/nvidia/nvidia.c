@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "backend_util.h"
 #include "compute_cuda.h"
 #include "cuda_checkpoint.h"
@@ -25,7 +26,7 @@
 #define SRC "nvidia"
 #define GPUS "/proc/driver/nvidia/gpus"
 
-static int nvidia_enumerate(struct axl__scan *scan, size_t self)
+static int nvidia_enumerate(struct axl__scan *scan, const struct axl__backend *self)
 {
 	struct axl_inventory *inv = scan->inv;
 	axl__dir *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, GPUS);
@@ -97,7 +98,7 @@ static void driver_version(struct axl__scan *scan, struct axl_device *dev)
 	}
 }
 
-static int nvidia_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
+static int nvidia_enrich(struct axl__scan *scan, const struct axl__backend *self, struct axl_device *dev)
 {
 	struct axl_inventory *inv = scan->inv;
 	const char *addr = axl__str(dev, AXL_ATTR_PCI_ADDRESS);
@@ -234,25 +235,57 @@ static const char *const shared_nodes[] = {
 	"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset", NULL,
 };
 
-const struct axl__backend axl__backend_nvidia = {
-	.name = "nvidia",
+static const struct axl__backend_facts nvidia_facts = {
 	.pci_vendors = pci_vendors,
 	.drivers = drivers,
 	.shared_nodes = shared_nodes,
-	.fabric_switch = nvswitch_of,
-	.fabric = nvswitch_fabric,
+};
+
+static const struct axl__discover_ops nvidia_discover = {
 	.enumerate = nvidia_enumerate,
 	.owns = nvidia_owns,
 	.enrich = nvidia_enrich,
-	.runtime = axl__nvidia_runtime,
+};
+
+static const struct axl__fabric_ops nvidia_fabric = {
+	.switch_of = nvswitch_of,
+	.device = nvswitch_fabric,
+};
+
+static const struct axl__vis_ops nvidia_vis = {
+	.vars = axl__nvidia_vis_vars,
+	.node = axl__nvidia_vis_node,
+	.devnum = axl__nvidia_vis_devnum,
+	.apply = axl__nvidia_visibility,
+};
+
+static const struct axl__runtime_ops nvidia_runtime = {
+	.files = axl__nvidia_runtime,
+};
+
+static const struct axl__library_ops nvidia_libs = {
+	.compute_env = "AXL_CUDA_LIBRARY",
+};
+
+static const struct axl__limit_ops nvidia_limits = {
+	.env = axl__nvidia_limit_env,
+};
+
+static const struct axl__checkpoint_ops nvidia_checkpoint = {
+	.run = axl__cuda_checkpoint,
+};
+
+const struct axl__backend axl__backend_nvidia = {
+	.name = "nvidia",
+	.facts = &nvidia_facts,
+	.discover = &nvidia_discover,
+	.fabric = &nvidia_fabric,
+	.vis = &nvidia_vis,
+	.runtime = &nvidia_runtime,
+	.libs = &nvidia_libs,
 	.parts = &axl__nvidia_parts,
-	.limit_env = axl__nvidia_limit_env,
+	.limits = &nvidia_limits,
 	.sim = &axl__nvidia_sim,
-	.vis_vars = axl__nvidia_vis_vars,
-	.vis_node = axl__nvidia_vis_node,
-	.vis_devnum = axl__nvidia_vis_devnum,
-	.visibility = axl__nvidia_visibility,
 	.compute = &axl__compute_cuda,
-	.compute_library_env = "AXL_CUDA_LIBRARY",
-	.checkpoint = axl__cuda_checkpoint,
+	.checkpoint = &nvidia_checkpoint,
 };

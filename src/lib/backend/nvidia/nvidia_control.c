@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #include "devicedb.h"
-#include "internal.h"
+#include "backend.h"
 #include "nvidia_control.h"
 #include "nvml_mig.h"
 #include "partition_sim.h"

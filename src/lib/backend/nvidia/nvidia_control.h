@@ -4,7 +4,7 @@
 #ifndef AXL_NVIDIA_CONTROL_H
 #define AXL_NVIDIA_CONTROL_H
 
-#include "internal.h"
+#include "backend.h"
 
 extern const struct axl__part_ops axl__nvidia_parts;
 void axl__nvidia_limit_env(const struct axl__limit *limits, size_t n, struct axl__sb *out);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "devicedb.h"
-#include "internal.h"
+#include "backend.h"
 #include "nvidia_control.h"
 #include "partition_sim.h"
 

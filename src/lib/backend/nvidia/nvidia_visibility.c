@@ -268,7 +268,7 @@ static bool is_nvidia_gpu(const struct axl_device *d)
 }
 
 /* NVIDIA_VISIBLE_DEVICES, then CUDA_VISIBLE_DEVICES over the GPUs CUDA can open. */
-void axl__nvidia_visibility(struct axl__vis *v, size_t self)
+void axl__nvidia_visibility(struct axl__vis *v, const struct axl__backend *self)
 {
 	(void)self;
 	/* the GPUs the host numbers (NVML and nvidia-smi: PCI order, nvidia driver) */

@@ -5,6 +5,7 @@
 #ifndef AXL_NVIDIA_VISIBILITY_H
 #define AXL_NVIDIA_VISIBILITY_H
 
+#include "backend.h"
 #include "visibility.h"
 
 /*
@@ -27,6 +28,6 @@ void axl__vis_nvidia_runtime(const char *value, const struct axl__vis_item *item
 extern const char *const axl__nvidia_vis_vars[];
 int axl__nvidia_vis_node(const char *path);
 bool axl__nvidia_vis_devnum(const struct axl__vis *v, const char *rel, unsigned *major, unsigned *minor);
-void axl__nvidia_visibility(struct axl__vis *v, size_t self);
+void axl__nvidia_visibility(struct axl__vis *v, const struct axl__backend *self);
 
 #endif

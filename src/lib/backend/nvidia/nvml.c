@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "backend_util.h"
 #include "nvml_job.h"
 #include "vlib.h"
@@ -390,16 +391,26 @@ static const struct axl__vdrv nvml = {
 };
 AXL__VDRV_HOOKS(nvml, nvml)
 
-struct nv_job *axl__nvml_job(const struct axl_inventory *inv, size_t self, struct axl_device ***devs)
+struct nv_job *axl__nvml_job(const struct axl_inventory *inv, const struct axl__backend *self,
+			     struct axl_device ***devs)
 {
 	return axl__vdrv_job(inv, self, devs);
 }
 
+static const struct axl__sample_ops nvml_sample = {
+	.open = axl__nvml_sample_open,
+	.sample = axl__nvml_sample,
+	.close = axl__nvml_sample_close,
+	.health = true,
+};
+
+static const struct axl__library_ops nvml_libs = {
+	.env = "AXL_NVML_LIBRARY",
+};
+
 const struct axl__backend axl__backend_nvml = {
 	.name = "nvml",
-	AXL__VDRV_BACKEND(nvml, "AXL_NVML_LIBRARY"),
-	.sample_open = axl__nvml_sample_open,
-	.sample = axl__nvml_sample,
-	.sample_close = axl__nvml_sample_close,
-	.sample_health = true,
+	.discover = &nvml_discover,
+	.sample = &nvml_sample,
+	.libs = &nvml_libs,
 };

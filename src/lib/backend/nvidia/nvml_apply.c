@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "nvml_job.h"
 #include "util/parse.h"
 

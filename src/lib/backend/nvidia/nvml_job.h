@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 
+#include "backend.h"
 #include "backend_util.h"
 #include "vdrv.h"
 #include "nvml_call.h"
@@ -88,14 +89,15 @@ struct nv_job {
 
 /* The inventory's NVML answers (for the sampler, nvml_sample.c): NULL when NVML was not
  * used or did not answer; *devs then maps NVML index -> device (NULL not matched). */
-struct nv_job *axl__nvml_job(const struct axl_inventory *inv, size_t self, struct axl_device ***devs);
+struct nv_job *axl__nvml_job(const struct axl_inventory *inv, const struct axl__backend *self,
+			     struct axl_device ***devs);
 
 /* Live metrics (nvml_sample.c, sample.h). */
 struct axl_sampler;
 struct axl_sample;
-void axl__nvml_sample_open(struct axl_sampler *s, size_t self);
-void axl__nvml_sample(struct axl_sampler *s, size_t self, struct axl_sample *out);
-void axl__nvml_sample_close(struct axl_sampler *s, size_t self);
+void axl__nvml_sample_open(struct axl_sampler *s, const struct axl__backend *self);
+void axl__nvml_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out);
+void axl__nvml_sample_close(struct axl_sampler *s, const struct axl__backend *self);
 
 void axl__nvml_apply(struct axl__scan *scan, struct nv_job *j, struct axl_device **devs);
 void axl__nvml_link(struct axl__scan *scan, struct nv_job *j, struct axl_device **devs);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "backend.h"
 #include "nvml_mig.h"
 #include "nvml_call.h"
 #include "vjob.h"

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "internal.h"
+#include "backend.h"
 
 /* The NVIDIA driver's /proc/driver/nvidia-caps/mig-minors text (len bytes): lines
  * "gpu<minor>/gi<gi>/access <N>" and "gpu<minor>/gi<gi>/ci<ci>/access <N>". Appends

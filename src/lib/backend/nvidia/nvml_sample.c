@@ -540,7 +540,7 @@ static void abandon(struct nvs_state *st)
 	shared_unref(sh);
 }
 
-void axl__nvml_sample_open(struct axl_sampler *s, size_t self)
+void axl__nvml_sample_open(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct axl_device **devs = NULL;
 	struct nv_job *j = axl__nvml_job(s->inv, self, &devs);
@@ -624,7 +624,7 @@ void axl__nvml_sample_open(struct axl_sampler *s, size_t self)
 			sh->refs = 1; /* no thread: the calls run on the caller, without a deadline */
 		pthread_attr_destroy(&pa);
 	}
-	s->bstate[self] = st;
+	*axl__sampler_state(s, self) = st;
 	if (sh->health) {
 		/* events are recorded from the registration on: register now, not at the
 		 * first sample */
@@ -792,9 +792,9 @@ static void put_event(struct axl_sample *out, size_t i, const struct nvs_event *
 	}
 }
 
-void axl__nvml_sample(struct axl_sampler *s, size_t self, struct axl_sample *out)
+void axl__nvml_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
 {
-	struct nvs_state *st = s->bstate[self];
+	struct nvs_state *st = *axl__sampler_state(s, self);
 	struct nvs_shared *sh = st->sh;
 	if (st->dead || axl__vlib_wedged(SRC))
 		return;
@@ -835,9 +835,9 @@ void axl__nvml_sample(struct axl_sampler *s, size_t self, struct axl_sample *out
 		put_event(out, st->index[sh->ev[e].target], &sh->ev[e]);
 }
 
-void axl__nvml_sample_close(struct axl_sampler *s, size_t self)
+void axl__nvml_sample_close(struct axl_sampler *s, const struct axl__backend *self)
 {
-	struct nvs_state *st = s->bstate[self];
+	struct nvs_state *st = *axl__sampler_state(s, self);
 	if (st->sh) {
 		if (st->threaded) { /* it frees the event set as it leaves */
 			pthread_mutex_lock(&st->sh->lock);
@@ -850,5 +850,5 @@ void axl__nvml_sample_close(struct axl_sampler *s, size_t self)
 		shared_unref(st->sh);
 	}
 	state_free(st);
-	s->bstate[self] = NULL;
+	*axl__sampler_state(s, self) = NULL;
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "devicedb.h"
 #include "partition_sim.h"
 

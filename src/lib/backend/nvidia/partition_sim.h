@@ -4,7 +4,7 @@
 #ifndef AXL_LIB_PARTITION_SIM_H
 #define AXL_LIB_PARTITION_SIM_H
 
-#include "internal.h"
+#include "backend.h"
 #include "mig_rules.h"
 #include "state.h"
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "nvidia_runtime.h"
 #include "runtime_files.h"
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "sysattr.h"
 #include "sysfs.h"
 
@@ -25,7 +26,7 @@ static bool qaic_owns(const struct axl_device *dev)
 	return axl__int(dev, AXL_ATTR_VENDOR_ID, -1) == 0x17cb;
 }
 
-static int qaic_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
+static int qaic_enrich(struct axl__scan *scan, const struct axl__backend *self, struct axl_device *dev)
 {
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
 	if (!drv || strcmp(drv, "qaic") != 0)
@@ -82,11 +83,23 @@ static const struct axl__pci_vendor pci_vendors[] = {
 };
 static const char *const drivers[] = {"qaic", NULL};
 
-const struct axl__backend axl__backend_qaic = {
-	.name = "qaic",
+static const struct axl__backend_facts qaic_facts = {
 	.pci_vendors = pci_vendors,
 	.drivers = drivers,
+};
+
+static const struct axl__discover_ops qaic_discover = {
 	.owns = qaic_owns,
 	.enrich = qaic_enrich,
-	.runtime = axl__qaic_runtime,
+};
+
+static const struct axl__runtime_ops qaic_runtime = {
+	.files = axl__qaic_runtime,
+};
+
+const struct axl__backend axl__backend_qaic = {
+	.name = "qaic",
+	.facts = &qaic_facts,
+	.discover = &qaic_discover,
+	.runtime = &qaic_runtime,
 };

@@ -2,6 +2,7 @@
 /* What a container needs to use a Qualcomm Cloud AI 100 (include/axl/runtime.h): the
  * platform SDK's runtime library. */
 #define _GNU_SOURCE
+#include "backend.h"
 #include "runtime_files.h"
 
 static const char *const libs[] = {"libQAic.so.*", NULL};

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "tenstorrent_sample.h"
 #include "sysfs.h"
 #include "devicedb.h"
@@ -69,7 +70,7 @@ static void hwmon(struct axl__scan *scan, struct axl_device *dev)
 	axl__adir_close(&d);
 }
 
-static int tt_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
+static int tt_enrich(struct axl__scan *scan, const struct axl__backend *self, struct axl_device *dev)
 {
 	char cd[512];
 	struct axl__adir d;
@@ -100,14 +101,30 @@ static const struct axl__pci_vendor pci_vendors[] = {
 };
 static const char *const drivers[] = {"tenstorrent", NULL};
 
-const struct axl__backend axl__backend_tenstorrent = {
-	.name = "tenstorrent",
+static const struct axl__backend_facts tenstorrent_facts = {
 	.pci_vendors = pci_vendors,
 	.drivers = drivers,
+};
+
+static const struct axl__discover_ops tenstorrent_discover = {
 	.owns = tt_owns,
 	.enrich = tt_enrich,
-	.sample_open = axl__tenstorrent_sample_open,
+};
+
+static const struct axl__sample_ops tenstorrent_sample = {
+	.open = axl__tenstorrent_sample_open,
 	.sample = axl__tenstorrent_sample,
-	.sample_close = axl__tenstorrent_sample_close,
-	.runtime = axl__tenstorrent_runtime,
+	.close = axl__tenstorrent_sample_close,
+};
+
+static const struct axl__runtime_ops tenstorrent_runtime = {
+	.files = axl__tenstorrent_runtime,
+};
+
+const struct axl__backend axl__backend_tenstorrent = {
+	.name = "tenstorrent",
+	.facts = &tenstorrent_facts,
+	.discover = &tenstorrent_discover,
+	.sample = &tenstorrent_sample,
+	.runtime = &tenstorrent_runtime,
 };

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "tenstorrent_sample.h"
 #include "sysattr.h"
 #include "sample.h"
@@ -26,7 +27,7 @@ struct tstate {
 	size_t n;
 };
 
-void axl__tenstorrent_sample_open(struct axl_sampler *s, size_t self)
+void axl__tenstorrent_sample_open(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct tstate *st = calloc(1, sizeof *st);
 	if (!st || !(st->d = calloc(s->n ? s->n : 1, sizeof *st->d))) {
@@ -58,12 +59,12 @@ void axl__tenstorrent_sample_open(struct axl_sampler *s, size_t self)
 		free(st);
 		return;
 	}
-	s->bstate[self] = st;
+	*axl__sampler_state(s, self) = st;
 }
 
-void axl__tenstorrent_sample(struct axl_sampler *s, size_t self, struct axl_sample *out)
+void axl__tenstorrent_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
 {
-	struct tstate *st = s->bstate[self];
+	struct tstate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
 		struct tdev *x = &st->d[k];
 		size_t i = x->index;
@@ -82,14 +83,14 @@ void axl__tenstorrent_sample(struct axl_sampler *s, size_t self, struct axl_samp
 	}
 }
 
-void axl__tenstorrent_sample_close(struct axl_sampler *s, size_t self)
+void axl__tenstorrent_sample_close(struct axl_sampler *s, const struct axl__backend *self)
 {
-	struct tstate *st = s->bstate[self];
+	struct tstate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
 		axl__sfile_close(&st->d[k].aiclk);
 		axl__shwmon_close(&st->d[k].hw);
 	}
 	free(st->d);
 	free(st);
-	s->bstate[self] = NULL;
+	*axl__sampler_state(s, self) = NULL;
 }

@@ -2,6 +2,7 @@
 /* What a container needs to use a Cloud TPU (include/axl/runtime.h): libtpu. A Coral
  * Edge TPU (Global Unichip's vendor id) has no Kubernetes resource of its own. */
 #define _GNU_SOURCE
+#include "backend.h"
 #include "runtime_files.h"
 
 static const char *const libs[] = {"libtpu.so", NULL};

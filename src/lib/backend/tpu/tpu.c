@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 
+#include "backend.h"
 #include "devicedb.h"
 #include "sysattr.h"
 
@@ -22,7 +23,7 @@ static bool tpu_owns(const struct axl_device *dev)
 	return v == 0x1ae0 || v == 0x1ac1;
 }
 
-static int tpu_enrich(struct axl__scan *scan, size_t self, struct axl_device *dev)
+static int tpu_enrich(struct axl__scan *scan, const struct axl__backend *self, struct axl_device *dev)
 {
 	const char *drv = axl__str(dev, AXL_ATTR_DRIVER);
 	if (!drv)
@@ -72,12 +73,28 @@ static const struct axl__pci_vendor pci_vendors[] = {
 };
 static const char *const drivers[] = {"apex", "gasket", NULL};
 
-const struct axl__backend axl__backend_tpu = {
-	.name = "tpu",
+static const struct axl__backend_facts tpu_facts = {
 	.pci_vendors = pci_vendors,
 	.drivers = drivers,
+};
+
+static const struct axl__discover_ops tpu_discover = {
 	.owns = tpu_owns,
 	.enrich = tpu_enrich,
-	.fabric = ici_fabric,
-	.runtime = axl__tpu_runtime,
+};
+
+static const struct axl__fabric_ops tpu_fabric = {
+	.device = ici_fabric,
+};
+
+static const struct axl__runtime_ops tpu_runtime = {
+	.files = axl__tpu_runtime,
+};
+
+const struct axl__backend axl__backend_tpu = {
+	.name = "tpu",
+	.facts = &tpu_facts,
+	.discover = &tpu_discover,
+	.fabric = &tpu_fabric,
+	.runtime = &tpu_runtime,
 };
