@@ -8,7 +8,7 @@
 # which checks ran without it. A vendor package this architecture's archive does not have
 # is left out, and said.
 set -eu
-pkgs="build-essential cmake pkg-config opencl-c-headers libvulkan-dev libpci-dev zlib1g-dev pci.ids python3 python3-jsonschema g++ libmicrohttpd-dev libncurses-dev libgrpc-dev libprotobuf-c-dev protobuf-c-compiler"
+pkgs="build-essential cmake pkg-config opencl-c-headers libvulkan-dev libpci-dev zlib1g-dev pci.ids python3 python3-jsonschema g++ libmicrohttpd-dev libncurses-dev libgrpc-dev libprotobuf-c-dev protobuf-c-compiler libcurl4-openssl-dev"
 [ "${1:-}" = "--test" ] && pkgs="$pkgs clang libclang-rt-14-dev pciutils hwloc-nox hyperfine prometheus groff-base ocl-icd-libopencl1 pocl-opencl-icd libvulkan1 mesa-vulkan-drivers python3-pytest python3-pytest-asyncio python3-numpy python3-venv python3-pip python3-yaml strace podman runc uidmap mmdebstrap systemd python3-grpcio python3-protobuf protobuf-compiler"
 vendor_main="librocm-smi64-1 librocm-smi-dev libamdhip64-5 libamdhip64-dev libze1 libze-dev intel-opencl-icd"
 missing=""

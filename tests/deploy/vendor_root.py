@@ -20,7 +20,7 @@ import subprocess
 import time
 
 VENDOR_PKGS = ["libcuda1", "libnvidia-ml1", "nvidia-smi", "librocm-smi64-1", "libamdhip64-5", "libze1"]
-AXL_RUNTIME_PKGS = ["libmicrohttpd12", "libpci3", "pci.ids", "zlib1g", "libgrpc29", "libprotobuf-c1"]
+AXL_RUNTIME_PKGS = ["libmicrohttpd12", "libpci3", "pci.ids", "zlib1g", "libgrpc29", "libprotobuf-c1", "libcurl4"]
 SUITE = "bookworm"
 COMPONENTS = "main contrib non-free non-free-firmware"
 MIRROR = "http://deb.debian.org/debian"

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/* The node's accelerators as resource.k8s.io/v1 Device objects (slices.h). */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../util/json.h"
+#include "slices.h"
+
+#define STD_DOMAIN "resource.kubernetes.io/"
+
+void dra_dns_label(const char *s, char *out, size_t cap)
+{
+	size_t o = 0, most = cap - 1 < 63 ? cap - 1 : 63;
+	for (; *s && o < most; s++) {
+		unsigned char c = (unsigned char)*s;
+		char d = isalnum(c) ? (char)tolower(c) : '-';
+		if (d == '-' && (o == 0 || out[o - 1] == '-'))
+			continue;
+		out[o++] = d;
+	}
+	while (o > 0 && out[o - 1] == '-')
+		o--;
+	out[o] = 0;
+}
+
+void dra_quantity(long long v, char *out, size_t cap)
+{
+	/* resource.Quantity's canonical forms: a multiple of 1024 in the largest binary
+	 * suffix that keeps it whole (BinarySI), else of 1000 in the largest decimal one
+	 * (DecimalSI), else the number */
+	static const char *const bin[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
+	static const char *const dec[] = { "", "k", "M", "G", "T", "P", "E" };
+	int k = 0;
+	long long x = v;
+	if (v > 0 && v % 1024 == 0) {
+		while (k < 6 && x % 1024 == 0)
+			x /= 1024, k++;
+		snprintf(out, cap, "%lld%s", x, bin[k]);
+		return;
+	}
+	while (v > 0 && k < 6 && x % 1000 == 0)
+		x /= 1000, k++;
+	snprintf(out, cap, "%lld%s", x, dec[k]);
+}
+
+/* the driver's version as semver: up to three numbers, leading zeros dropped; false when
+ * it does not start with a number */
+static bool semver(const char *s, char *out, size_t cap)
+{
+	unsigned long long n[3] = { 0, 0, 0 };
+	int k = 0;
+	while (k < 3 && isdigit((unsigned char)*s)) {
+		char *end;
+		n[k++] = strtoull(s, &end, 10);
+		s = end;
+		if (*s != '.')
+			break;
+		s++;
+	}
+	if (!k)
+		return false;
+	snprintf(out, cap, "%llu.%llu.%llu", n[0], n[1], n[2]);
+	return true;
+}
+
+/* A string value cut to DeviceAttributeMaxValueLength bytes, at a UTF-8 boundary. */
+static void cut(const char *s, char *out)
+{
+	size_t n = strlen(s);
+	if (n > DRA_MAX_VALUE) {
+		n = DRA_MAX_VALUE;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(out, s, n);
+	out[n] = 0;
+}
+
+/* "pci0000:00": the root complex above the PCI function addr in <root>/sys, as
+ * deviceattribute.GetPCIeRootAttributeByPCIBusID finds it (the first component of the
+ * device's resolved sysfs path under /sys/devices). */
+static bool pcie_root(const char *root, const char *addr, char *out, size_t cap)
+{
+	char link[PATH_MAX], target[PATH_MAX];
+	snprintf(link, sizeof link, "%s/sys/bus/pci/devices/%s", strcmp(root, "/") == 0 ? "" : root, addr);
+	ssize_t n = readlink(link, target, sizeof target - 1);
+	if (n <= 0)
+		return false;
+	target[n] = 0;
+	const char *p = strstr(target, "devices/pci");
+	if (!p)
+		return false;
+	p += strlen("devices/");
+	size_t len = strcspn(p, "/");
+	if (len + 1 > cap || len < 4)
+		return false;
+	memcpy(out, p, len);
+	out[len] = 0;
+	return true;
+}
+
+/* Islands: devices joined by NVLink, NVSwitch, xGMI or RoCE links (union-find over the
+ * inventory's links, as the device plugin's preferred allocation groups them) */
+static void islands(const axl_inventory *inv, int *island, const char **kind, size_t n)
+{
+	int *up = malloc((n ? n : 1) * sizeof *up);
+	for (size_t i = 0; i < n; i++)
+		island[i] = -1, kind[i] = NULL;
+	if (!up)
+		return;
+	for (size_t i = 0; i < n; i++)
+		up[i] = (int)i;
+	for (size_t l = 0; l < axl_inventory_link_count(inv); l++) {
+		const struct axl_link *k = axl_inventory_link(inv, l);
+		if (!k->kind || (strcmp(k->kind, "nvlink") && strcmp(k->kind, "nvswitch") && strcmp(k->kind, "xgmi") &&
+				 strcmp(k->kind, "roce")))
+			continue;
+		int a = -1, b = -1;
+		for (size_t i = 0; i < n; i++) {
+			const char *id = axl_device_id(axl_inventory_device(inv, i));
+			if (k->a && strcmp(id, k->a) == 0)
+				a = (int)i;
+			if (k->b && strcmp(id, k->b) == 0)
+				b = (int)i;
+		}
+		if (a < 0 || b < 0)
+			continue;
+		kind[a] = kind[a] ? kind[a] : k->kind;
+		kind[b] = kind[b] ? kind[b] : k->kind;
+		island[a] = island[b] = 0; /* linked */
+		while (up[a] != a)
+			a = up[a];
+		while (up[b] != b)
+			b = up[b];
+		if (a != b)
+			up[a < b ? b : a] = a < b ? a : b;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int r = (int)i;
+		while (up[r] != r)
+			r = up[r];
+		island[i] = island[i] == 0 ? r : -1;
+	}
+	free(up);
+}
+
+struct attrs {
+	struct axl__json *w;
+	int n;
+};
+
+static void a_str(struct attrs *a, const char *name, const char *v)
+{
+	if (!v || !*v)
+		return;
+	char buf[DRA_MAX_VALUE + 1];
+	cut(v, buf);
+	axl__json_key(a->w, name);
+	axl__json_obj(a->w);
+	axl__json_kstr(a->w, "string", buf);
+	axl__json_obj_end(a->w);
+	a->n++;
+}
+
+static void a_int(struct attrs *a, const char *name, long long v)
+{
+	axl__json_key(a->w, name);
+	axl__json_obj(a->w);
+	axl__json_kint(a->w, "int", v);
+	axl__json_obj_end(a->w);
+	a->n++;
+}
+
+static void a_bool(struct attrs *a, const char *name, bool v)
+{
+	axl__json_key(a->w, name);
+	axl__json_obj(a->w);
+	axl__json_kbool(a->w, "bool", v);
+	axl__json_obj_end(a->w);
+	a->n++;
+}
+
+static void a_version(struct attrs *a, const char *name, const char *v)
+{
+	axl__json_key(a->w, name);
+	axl__json_obj(a->w);
+	axl__json_kstr(a->w, "version", v);
+	axl__json_obj_end(a->w);
+	a->n++;
+}
+
+int dra_devices_json(const axl_inventory *inv, const char *sysroot, dra_note_fn note, void *ud, char **out, char *err,
+		     size_t cap)
+{
+	*out = NULL;
+	size_t n = axl_inventory_device_count(inv);
+	int *isl = malloc((n ? n : 1) * sizeof *isl);
+	const char **ikind = malloc((n ? n : 1) * sizeof *ikind);
+	char(*names)[64] = calloc(n ? n : 1, sizeof *names);
+	if (!isl || !ikind || !names) {
+		free(isl);
+		free(ikind);
+		free(names);
+		snprintf(err, cap, "out of memory");
+		return -1;
+	}
+	islands(inv, isl, ikind, n);
+	/* names: axl's ids as DNS labels, made unique */
+	for (size_t i = 0; i < n; i++) {
+		char base[64];
+		dra_dns_label(axl_device_id(axl_inventory_device(inv, i)), base, sizeof base);
+		if (!*base)
+			snprintf(base, sizeof base, "device");
+		snprintf(names[i], sizeof names[i], "%s", base);
+		for (int k = 2;; k++) {
+			bool dup = false;
+			for (size_t j = 0; j < i && !dup; j++)
+				dup = strcmp(names[j], names[i]) == 0;
+			if (!dup)
+				break;
+			snprintf(names[i], sizeof names[i], "%.50s-%d", base, k);
+		}
+	}
+	struct axl__sb sb = AXL__SB_INIT;
+	struct axl__json w;
+	axl__json_init(&w, &sb, false);
+	axl__json_arr(&w);
+	for (size_t i = 0; i < n; i++) {
+		const axl_device *d = axl_inventory_device(inv, i);
+		const char *s;
+		int64_t v;
+		axl__json_obj(&w);
+		axl__json_kstr(&w, "name", names[i]);
+		axl__json_key(&w, "attributes");
+		axl__json_obj(&w);
+		struct attrs a = { &w, 1 }; /* the memory capacity counts too */
+		if (axl_device_get_str(d, AXL_ATTR_VENDOR, &s) == 0)
+			a_str(&a, "vendor", s);
+		if (axl_device_get_str(d, AXL_ATTR_MODEL, &s) == 0)
+			a_str(&a, "model", s);
+		if (axl_device_get_str(d, AXL_ATTR_ARCHITECTURE, &s) == 0)
+			a_str(&a, "architecture", s);
+		if (axl_device_family(d) != AXL_FAMILY_UNKNOWN)
+			a_str(&a, "family", axl_family_name(axl_device_family(d)));
+		if (axl_device_get_str(d, AXL_ATTR_UUID, &s) == 0)
+			a_str(&a, "uuid", s);
+		char ver[96];
+		if (axl_device_get_str(d, AXL_ATTR_DRIVER_VERSION, &s) == 0 && semver(s, ver, sizeof ver))
+			a_version(&a, "driverVersion", ver);
+		if (axl_device_get_int(d, AXL_ATTR_INDEX, &v) == 0)
+			a_int(&a, "index", v);
+		if (axl_device_compute_unit_count(d) > 0 && axl_device_compute_unit(d, 0)->count >= 0)
+			a_int(&a, "computeUnits", axl_device_compute_unit(d, 0)->count);
+		if (axl_device_get_int(d, AXL_ATTR_NUMA_NODE, &v) == 0 && v >= 0)
+			a_int(&a, "numaNode", v);
+		if (isl[i] >= 0) {
+			a_int(&a, "island", isl[i]);
+			a_str(&a, "interconnect", ikind[i]);
+		}
+		if (axl_device_get_str(d, AXL_ATTR_PCI_ADDRESS, &s) == 0 && *s) {
+			a_str(&a, STD_DOMAIN "pciBusID", s);
+			char rootc[64];
+			if (sysroot && pcie_root(sysroot, s, rootc, sizeof rootc))
+				a_str(&a, STD_DOMAIN "pcieRoot", rootc);
+		}
+		/* the number formats last: what the budget of 32 leaves room for */
+		size_t left_out = 0;
+		for (size_t k = 0; k < axl_device_precision_count(d); k++) {
+			const struct axl_precision *pr = axl_device_precision(d, k);
+			const char *f = axl_format_name(pr->format);
+			if (!f || pr->support == AXL_SUPPORT_UNKNOWN)
+				continue;
+			if (a.n >= DRA_MAX_ATTRS) {
+				left_out++;
+				continue;
+			}
+			char id[32];
+			size_t o = 0;
+			for (; f[o] && o < sizeof id - 1; o++)
+				id[o] = isalnum((unsigned char)f[o]) ? (char)tolower((unsigned char)f[o]) : '_';
+			id[o] = 0;
+			a_bool(&a, id, pr->support == AXL_SUPPORT_NATIVE);
+		}
+		axl__json_obj_end(&w);
+		if (left_out && note) {
+			char msg[256];
+			snprintf(msg, sizeof msg,
+				 "%s: %zu number format%s left out (at most %d attributes and capacities)", names[i],
+				 left_out, left_out == 1 ? "" : "s", DRA_MAX_ATTRS);
+			note(ud, msg);
+		}
+		if (axl_device_get_int(d, AXL_ATTR_MEMORY_TOTAL, &v) == 0 && v > 0) {
+			char q[48];
+			dra_quantity(v, q, sizeof q);
+			axl__json_key(&w, "capacity");
+			axl__json_obj(&w);
+			axl__json_key(&w, "memory");
+			axl__json_obj(&w);
+			axl__json_kstr(&w, "value", q);
+			axl__json_obj_end(&w);
+			axl__json_obj_end(&w);
+		}
+		axl__json_obj_end(&w);
+	}
+	axl__json_arr_end(&w);
+	free(isl);
+	free(ikind);
+	free(names);
+	if (w.overflow)
+		sb.failed = true;
+	*out = axl__sb_steal(&sb, NULL);
+	if (!*out) {
+		snprintf(err, cap, "out of memory");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The node's accelerators as resource.k8s.io/v1 Device objects, for the ResourceSlices of
+ * `axl dra-plugin` (the command's side: the module axl-dra.so publishes them, api.h).
+ * Written from kubernetes/kubernetes staging/src/k8s.io/api/resource/v1/types.go at
+ * 7fc9c57df50702c276dcdc36c1e8f652a923eb16 (Device, DeviceAttribute, DeviceCapacity,
+ * QualifiedName, the limits) and the standard attributes of
+ * staging/src/k8s.io/dynamic-resource-allocation/deviceattribute (resource.kubernetes.io/
+ * pcieRoot, resource.kubernetes.io/pciBusID).
+ *
+ * One Device per accelerator (partitions are item 4's), named after axl's id as a DNS
+ * label ("nvidia:0" is "nvidia-0"). Attributes without a domain are the driver's
+ * (device.attributes["<driver>"].model in CEL):
+ *   vendor, model, architecture, family, uuid (strings, at most 64 characters: longer ones
+ *   are cut); driverVersion (a version: the driver's numbers as semver, "535.261.03" is
+ *   535.261.3); index, computeUnits, numaNode, island (integers: island is the smallest
+ *   index of the devices joined with it by NVLink/NVSwitch/xGMI/RoCE); interconnect (the
+ *   kind of those links); one boolean per number format of the precision table, true
+ *   when the hardware has it natively (fp8, bf16, ...);
+ *   resource.kubernetes.io/pciBusID and resource.kubernetes.io/pcieRoot ("pci0000:00",
+ *   the root complex above the device in sysfs; left out on a simulated node).
+ * Capacity: memory (the total, as a quantity: "80Gi").
+ * A fact axl does not know is left out, never written as zero. At most 32 attributes and
+ * capacities together (ResourceSliceMaxAttributesAndCapacitiesPerDevice): the format
+ * booleans are the first left out, and said.
+ */
+#ifndef AXL_DRA_SLICES_H
+#define AXL_DRA_SLICES_H
+
+#include <stddef.h>
+
+#include "axl.h"
+
+/* the default --driver-name: a DNS subdomain, the attributes' domain */
+#define DRA_DEFAULT_DRIVER "gpu.axl.dev"
+/* ResourceSliceMaxAttributesAndCapacitiesPerDevice, DeviceAttributeMaxValueLength */
+#define DRA_MAX_ATTRS 32
+#define DRA_MAX_VALUE 64
+
+/* A line for the log (something left out). */
+typedef void (*dra_note_fn)(void *ud, const char *msg);
+
+/* The devices of inv as a JSON array of Device objects (malloc'd). sysroot: where the
+ * node's /sys is ("/" live, NULL on a simulated node: no pcieRoot). 0, or -1 with err. */
+int dra_devices_json(const axl_inventory *inv, const char *sysroot, dra_note_fn note, void *ud, char **out, char *err,
+		     size_t cap);
+
+/* s as a DNS label (RFC 1123: [a-z0-9-], alphanumeric at both ends, at most 63) into out;
+ * "" when nothing of it is left. */
+void dra_dns_label(const char *s, char *out, size_t cap);
+/* v bytes as a canonical Kubernetes quantity ("80Gi", "24G", "1000") */
+void dra_quantity(long long v, char *out, size_t cap);
+
+#endif
