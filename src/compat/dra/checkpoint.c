@@ -100,11 +100,11 @@ int dra_ckpt_load(struct dra_prep *p, char *err, size_t cap)
 	const char *schema = axl__jv_str(root, "schema"), *driver = axl__jv_str(root, "driver");
 	int64_t ver = 0;
 	const struct axl__jv *claims = axl__jv_get(root, "claims");
-	int ok = schema && strcmp(schema, DRA_CKPT_SCHEMA) == 0 && axl__jv_int(root, "schema_version", &ver) && driver &&
-		 claims && claims->type == AXL__J_ARR;
+	int ok = schema && strcmp(schema, DRA_CKPT_SCHEMA) == 0 && axl__jv_int(root, "schema_version", &ver) &&
+		 driver && claims && claims->type == AXL__J_ARR;
 	if (ok && ver > DRA_CKPT_VERSION) {
-		snprintf(err, cap, "the checkpoint %s has schema_version %lld, newer than this axl writes (%d)", p->ckpt,
-			 (long long)ver, DRA_CKPT_VERSION);
+		snprintf(err, cap, "the checkpoint %s has schema_version %lld, newer than this axl writes (%d)",
+			 p->ckpt, (long long)ver, DRA_CKPT_VERSION);
 		axl__jdoc_free(doc);
 		return -1;
 	}
@@ -124,8 +124,9 @@ int dra_ckpt_load(struct dra_prep *p, char *err, size_t cap)
 	}
 	axl__jdoc_free(doc);
 	if (!ok) {
-		snprintf(err, cap, "the checkpoint %s is not an %s document of version %d: move it away to start afresh",
-			 p->ckpt, DRA_CKPT_SCHEMA, DRA_CKPT_VERSION);
+		snprintf(err, cap,
+			 "the checkpoint %s is not an %s document of version %d: move it away to start afresh", p->ckpt,
+			 DRA_CKPT_SCHEMA, DRA_CKPT_VERSION);
 		for (size_t i = 0; i < p->nclaims; i++)
 			dra_prepared_clear(&p->claims[i]);
 		free(p->claims);

@@ -38,7 +38,7 @@ struct dra_device_out {
 	const char *const *requests; /* request names; none: every request of the claim */
 	size_t n_requests;
 	const char *pool, *device;
-	const char *const *cdi;      /* fully qualified CDI device ids */
+	const char *const *cdi; /* fully qualified CDI device ids */
 	size_t n_cdi;
 };
 
@@ -55,8 +55,8 @@ struct dra_claim_out {
  * message in err (the kubelet retries every claim). */
 struct dra_kubelet_ops {
 	void *ud;
-	int (*prepare)(void *ud, const struct dra_claim_ref *claims, size_t n, struct dra_claim_out **out,
-		       void **owner, char *err, size_t cap);
+	int (*prepare)(void *ud, const struct dra_claim_ref *claims, size_t n, struct dra_claim_out **out, void **owner,
+		       char *err, size_t cap);
 	int (*unprepare)(void *ud, const struct dra_claim_ref *claims, size_t n, struct dra_claim_out **out,
 			 void **owner, char *err, size_t cap);
 	void (*release)(void *ud, void *owner);

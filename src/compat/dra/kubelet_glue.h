@@ -56,11 +56,11 @@ typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__Claim DkClaim;
 
 /* k8s.io/kubelet pkg/apis/dra/{v1,v1beta1}/types.go DRAPluginService, and the gRPC
  * service names of their api.proto packages */
-#define DK_SERVICE_V1 "v1.DRAPlugin"
+#define DK_SERVICE_V1      "v1.DRAPlugin"
 #define DK_SERVICE_V1BETA1 "v1beta1.DRAPlugin"
-#define DK_GRPC_V1 "/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/"
-#define DK_GRPC_V1BETA1 "/k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/"
-#define DK_GRPC_REG "/pluginregistration.Registration/"
+#define DK_GRPC_V1         "/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/"
+#define DK_GRPC_V1BETA1    "/k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/"
+#define DK_GRPC_REG        "/pluginregistration.Registration/"
 /* kubeletplugin/draplugin.go: "dra" is hard-coded; the registration socket is
  * <driver name>-reg.sock */
 #define DK_DRA_SOCKET "dra.sock"
@@ -98,7 +98,7 @@ struct dk_call {
 /* one socket's server; replaced by a new one when its socket was removed */
 struct dk_srv {
 	struct dk_plugin *p;
-	int which;            /* DK_REG or DK_DRA */
+	int which; /* DK_REG or DK_DRA */
 	grpc_server *gs;
 	int shutting;
 	struct dk_tag t_shutdown;
@@ -108,9 +108,9 @@ struct dk_srv {
 struct dk_plugin {
 	struct dra_kubelet_config cfg;
 	struct dra_kubelet_ops ops;
-	char *paths[DK_NSOCK];  /* the registration socket, the DRA socket */
+	char *paths[DK_NSOCK]; /* the registration socket, the DRA socket */
 	const char *dirs[DK_NSOCK];
-	ino_t inos[DK_NSOCK];   /* each socket as we made it */
+	ino_t inos[DK_NSOCK]; /* each socket as we made it */
 	struct dk_srv *srv[DK_NSOCK];
 	struct dk_srv *all;
 	grpc_completion_queue *cq;
@@ -120,10 +120,10 @@ struct dk_plugin {
 	int live_servers;
 	int stopping;
 	int evfd, ino;
-	int wd[DK_NSOCK];       /* inotify watches of the two directories (-1: none now) */
+	int wd[DK_NSOCK]; /* inotify watches of the two directories (-1: none now) */
 	/* counted for the log and the tests: what the kubelet asked */
 	unsigned long n_getinfo, n_notify, n_prepare, n_unprepare, n_remade;
-	int registered;         /* the last NotifyRegistrationStatus said so */
+	int registered; /* the last NotifyRegistrationStatus said so */
 };
 
 void dk_say(struct dk_plugin *p, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -125,7 +125,7 @@ static void *watch_loop(void *arg)
 	struct dk_plugin *p = arg;
 	int missing = watch_dirs(p) != 0;
 	for (;;) {
-		struct pollfd pf[2] = {{p->evfd, POLLIN, 0}, {p->ino, POLLIN, 0}};
+		struct pollfd pf[2] = { { p->evfd, POLLIN, 0 }, { p->ino, POLLIN, 0 } };
 		int r = poll(pf, 2, missing ? DK_DIR_RETRY_MS : -1);
 		if (r < 0 && errno != EINTR)
 			break;
@@ -162,7 +162,7 @@ static void *apart_main(void *arg)
 
 static int apart(void (*fn)(void *), void *arg)
 {
-	struct apart a = {fn, arg};
+	struct apart a = { fn, arg };
 	pthread_t th;
 	int e = pthread_create(&th, NULL, apart_main, &a);
 	if (e == 0)
@@ -268,7 +268,8 @@ static int start_here(const struct dra_kubelet_config *cfg, const struct dra_kub
 	if (pthread_create(&p->watch_thread, NULL, watch_loop, p) == 0)
 		p->watch_started = 1;
 	else
-		dk_say(p, 0, "cannot start the thread that watches %s: a socket removed stays removed", p->dirs[DK_REG]);
+		dk_say(p, 0, "cannot start the thread that watches %s: a socket removed stays removed",
+		       p->dirs[DK_REG]);
 	dk_say(p, 1, "serving %s and %s for the kubelet", p->paths[DK_REG], p->paths[DK_DRA]);
 	*server = p;
 	return 0;
@@ -292,7 +293,7 @@ static void start_apart(void *arg)
 static int dk_start(const struct dra_kubelet_config *cfg, const struct dra_kubelet_ops *ops, void **server, char *err,
 		    size_t cap)
 {
-	struct start_call a = {cfg, ops, server, err, cap, -1};
+	struct start_call a = { cfg, ops, server, err, cap, -1 };
 	*server = NULL;
 	int e = apart(start_apart, &a);
 	if (e != 0) {
@@ -329,8 +330,9 @@ static void stop_here(void *server)
 		if (lstat(p->paths[i], &st) == 0 && st.st_ino == p->inos[i])
 			unlink(p->paths[i]);
 	}
-	dk_say(p, 2, "kubelet calls: GetInfo %lu, NotifyRegistrationStatus %lu, NodePrepareResources %lu, "
-		     "NodeUnprepareResources %lu; sockets made again %lu",
+	dk_say(p, 2,
+	       "kubelet calls: GetInfo %lu, NotifyRegistrationStatus %lu, NodePrepareResources %lu, "
+	       "NodeUnprepareResources %lu; sockets made again %lu",
 	       p->n_getinfo, p->n_notify, p->n_prepare, p->n_unprepare, p->n_remade);
 	grpc_shutdown_blocking();
 	plugin_free(p);

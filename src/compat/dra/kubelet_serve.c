@@ -87,9 +87,9 @@ static void request_next(struct dk_srv *s)
 	grpc_call_details_init(&c->det);
 	grpc_metadata_array_init(&c->md);
 	c->details = grpc_empty_slice();
-	c->t_new = (struct dk_tag){DK_T_NEW, c, s};
-	c->t_recv = (struct dk_tag){DK_T_RECV, c, s};
-	c->t_done = (struct dk_tag){DK_T_DONE, c, s};
+	c->t_new = (struct dk_tag){ DK_T_NEW, c, s };
+	c->t_recv = (struct dk_tag){ DK_T_RECV, c, s };
+	c->t_done = (struct dk_tag){ DK_T_DONE, c, s };
 	if (grpc_server_request_call(s->gs, &c->call, &c->det, &c->md, s->p->cq, s->p->cq, &c->t_new) != GRPC_CALL_OK)
 		dk_call_free(c);
 }
@@ -105,7 +105,7 @@ static enum dk_method method_of(const struct dk_srv *s, const grpc_slice m)
 			return DK_M_NOTIFY;
 		return DK_M_UNKNOWN;
 	}
-	static const char *const pre[] = {DK_GRPC_V1, DK_GRPC_V1BETA1};
+	static const char *const pre[] = { DK_GRPC_V1, DK_GRPC_V1BETA1 };
 	for (size_t i = 0; i < 2; i++) {
 		char name[128];
 		snprintf(name, sizeof name, "%sNodePrepareResources", pre[i]);
@@ -144,13 +144,13 @@ static void do_getinfo(struct dk_call *c)
 {
 	struct dk_plugin *p = c->p;
 	Pluginregistration__InfoRequest *rq =
-		(Pluginregistration__InfoRequest *)unpack(&pluginregistration__info_request__descriptor, c->in);
+	    (Pluginregistration__InfoRequest *)unpack(&pluginregistration__info_request__descriptor, c->in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT, "GetInfo: the request is not an InfoRequest");
 		return;
 	}
 	protobuf_c_message_free_unpacked(&rq->base, NULL);
-	static char *versions[] = {DK_SERVICE_V1, DK_SERVICE_V1BETA1};
+	static char *versions[] = { DK_SERVICE_V1, DK_SERVICE_V1BETA1 };
 	Pluginregistration__PluginInfo o = PLUGINREGISTRATION__PLUGIN_INFO__INIT;
 	o.type = "DRAPlugin"; /* k8s.io/kubelet pkg/apis/pluginregistration/v1/constants.go DRAPlugin */
 	o.name = (char *)p->cfg.driver;
@@ -167,8 +167,8 @@ static void do_getinfo(struct dk_call *c)
 static void do_notify(struct dk_call *c)
 {
 	struct dk_plugin *p = c->p;
-	Pluginregistration__RegistrationStatus *rq =
-		(Pluginregistration__RegistrationStatus *)unpack(&pluginregistration__registration_status__descriptor, c->in);
+	Pluginregistration__RegistrationStatus *rq = (Pluginregistration__RegistrationStatus *)unpack(
+	    &pluginregistration__registration_status__descriptor, c->in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT,
 		       "NotifyRegistrationStatus: the request is not a RegistrationStatus");
@@ -181,7 +181,8 @@ static void do_notify(struct dk_call *c)
 	if (rq->plugin_registered)
 		dk_say(p, 1, "registered with the kubelet as %s (endpoint %s)", p->cfg.driver, p->paths[DK_DRA]);
 	else
-		dk_say(p, 0, "the kubelet refused the registration: %s", rq->error && *rq->error ? rq->error : "no reason given");
+		dk_say(p, 0, "the kubelet refused the registration: %s",
+		       rq->error && *rq->error ? rq->error : "no reason given");
 	protobuf_c_message_free_unpacked(&rq->base, NULL);
 	Pluginregistration__RegistrationStatusResponse o = PLUGINREGISTRATION__REGISTRATION_STATUS_RESPONSE__INIT;
 	finish(c, &o.base, GRPC_STATUS_OK, NULL);
@@ -202,7 +203,8 @@ static struct dra_claim_ref *claim_refs(DkClaim **claims, size_t n)
 static void do_prepare(struct dk_call *c)
 {
 	struct dk_plugin *p = c->p;
-	DkPrepareReq *rq = (DkPrepareReq *)unpack(&k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_request__descriptor, c->in);
+	DkPrepareReq *rq = (DkPrepareReq *)unpack(
+	    &k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_request__descriptor, c->in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT,
 		       "NodePrepareResources: the request is not a NodePrepareResourcesRequest");
@@ -242,7 +244,8 @@ static void do_prepare(struct dk_call *c)
 	} else {
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++) {
-			k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_response__claims_entry__init(&ent[i]);
+			k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_response__claims_entry__init(
+			    &ent[i]);
 			k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resource_response__init(&one[i]);
 			ent[i].key = (char *)out[i].uid;
 			ent[i].value = &one[i];
@@ -284,7 +287,7 @@ static void do_unprepare(struct dk_call *c)
 {
 	struct dk_plugin *p = c->p;
 	DkUnprepareReq *rq = (DkUnprepareReq *)unpack(
-		&k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_request__descriptor, c->in);
+	    &k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_request__descriptor, c->in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT,
 		       "NodeUnprepareResources: the request is not a NodeUnprepareResourcesRequest");
@@ -318,7 +321,8 @@ static void do_unprepare(struct dk_call *c)
 		finish(c, NULL, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
 	} else {
 		for (size_t i = 0; i < n; i++) {
-			k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_response__claims_entry__init(&ent[i]);
+			k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_response__claims_entry__init(
+			    &ent[i]);
 			k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resource_response__init(&one[i]);
 			ent[i].key = (char *)out[i].uid;
 			ent[i].value = &one[i];
@@ -346,22 +350,15 @@ static void on_recv(struct dk_call *c, int ok)
 		return;
 	}
 	switch (c->m) {
-	case DK_M_GETINFO:
-		do_getinfo(c);
-		break;
-	case DK_M_NOTIFY:
-		do_notify(c);
-		break;
-	case DK_M_PREPARE:
-		do_prepare(c);
-		break;
-	case DK_M_UNPREPARE:
-		do_unprepare(c);
-		break;
+	case DK_M_GETINFO: do_getinfo(c); break;
+	case DK_M_NOTIFY: do_notify(c); break;
+	case DK_M_PREPARE: do_prepare(c); break;
+	case DK_M_UNPREPARE: do_unprepare(c); break;
 	default: {
 		char msg[300];
 		char *m = grpc_slice_to_c_string(c->det.method);
-		snprintf(msg, sizeof msg, "axl's DRA plugin does not implement %s on this socket", m ? m : "this method");
+		snprintf(msg, sizeof msg, "axl's DRA plugin does not implement %s on this socket",
+			 m ? m : "this method");
 		gpr_free(m);
 		finish(c, NULL, GRPC_STATUS_UNIMPLEMENTED, msg);
 	}
@@ -399,15 +396,9 @@ void *dk_serve_loop(void *arg)
 			continue;
 		struct dk_tag *t = ev.tag;
 		switch (t->kind) {
-		case DK_T_NEW:
-			on_new(t->c, ev.success);
-			break;
-		case DK_T_RECV:
-			on_recv(t->c, ev.success);
-			break;
-		case DK_T_DONE:
-			dk_call_free(t->c);
-			break;
+		case DK_T_NEW: on_new(t->c, ev.success); break;
+		case DK_T_RECV: on_recv(t->c, ev.success); break;
+		case DK_T_DONE: dk_call_free(t->c); break;
 		case DK_T_SHUTDOWN: {
 			struct dk_srv *s = t->s;
 			pthread_mutex_lock(&p->lock);
@@ -438,7 +429,7 @@ static int socket_alive(const char *path)
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return 0;
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
 	int r = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
 	close(fd);
@@ -479,7 +470,7 @@ struct dk_srv *dk_srv_start(struct dk_plugin *p, int which, char *err, size_t ca
 	}
 	s->p = p;
 	s->which = which;
-	s->t_shutdown = (struct dk_tag){DK_T_SHUTDOWN, NULL, s};
+	s->t_shutdown = (struct dk_tag){ DK_T_SHUTDOWN, NULL, s };
 	s->gs = grpc_server_create(NULL, NULL);
 	grpc_server_register_completion_queue(s->gs, p->cq, NULL);
 	char addr[4200];

@@ -272,7 +272,8 @@ static const char *resolve(struct dra_prep *p, struct owner *o, const struct dra
 		goto out;
 	}
 	if (strcmp(uid, r->uid) != 0) { /* draplugin.go getResourceClaims */
-		msg = oom(kprintf(o, "claim %s/%s got replaced (uid %s, the kubelet named %s)", r->ns, r->name, uid, r->uid));
+		msg = oom(
+		    kprintf(o, "claim %s/%s got replaced (uid %s, the kubelet named %s)", r->ns, r->name, uid, r->uid));
 		goto out;
 	}
 	if (!alloc || alloc->type != AXL__J_OBJ) {
@@ -294,24 +295,24 @@ static const char *resolve(struct dra_prep *p, struct owner *o, const struct dra
 		const char *drv = axl__jv_str(res, "driver"), *pool = axl__jv_str(res, "pool");
 		const char *dev = axl__jv_str(res, "device"), *req = axl__jv_str(res, "request");
 		if (!drv || !pool || !dev || !req) {
-			msg = oom(kprintf(o, "claim %s/%s: allocation result %zu lacks driver, pool, device or request", r->ns,
-				      r->name, i));
+			msg = oom(kprintf(o, "claim %s/%s: allocation result %zu lacks driver, pool, device or request",
+					  r->ns, r->name, i));
 			goto out;
 		}
 		if (strcmp(drv, p->driver) != 0)
 			continue; /* another driver's device of the same claim */
 		const struct dra_dev *d = find_dev(p, pool, dev);
 		if (!d) {
-			msg = oom(kprintf(o, "claim %s/%s: device %s/%s is not one of this node's devices of %s", r->ns, r->name,
-				      pool, dev, p->driver));
+			msg = oom(kprintf(o, "claim %s/%s: device %s/%s is not one of this node's devices of %s", r->ns,
+					  r->name, pool, dev, p->driver));
 			goto out;
 		}
 		const struct axl__jv *adm = axl__jv_get(res, "adminAccess");
 		int admin = adm && adm->type == AXL__J_BOOL && adm->b;
 		const struct dra_prepared *h = admin ? NULL : holder(p, r->uid, pool, dev);
 		if (h) {
-			msg = oom(kprintf(o, "claim %s/%s: device %s/%s is already prepared for claim %s/%s (uid %s)", r->ns,
-				      r->name, pool, dev, h->ns, h->name, h->uid));
+			msg = oom(kprintf(o, "claim %s/%s: device %s/%s is already prepared for claim %s/%s (uid %s)",
+					  r->ns, r->name, pool, dev, h->ns, h->name, h->uid));
 			goto out;
 		}
 		struct dra_pdev *pd = &c->devs[mine++];
@@ -332,7 +333,8 @@ static const char *resolve(struct dra_prep *p, struct owner *o, const struct dra
 		}
 	}
 	if (mine == 0) {
-		msg = oom(kprintf(o, "claim %s/%s has no device of the driver %s allocated", r->ns, r->name, p->driver));
+		msg =
+		    oom(kprintf(o, "claim %s/%s has no device of the driver %s allocated", r->ns, r->name, p->driver));
 		goto out;
 	}
 	if (!(c->uid = strdup(r->uid)) || !(c->ns = strdup(r->ns)) || !(c->name = strdup(r->name)))
@@ -372,7 +374,7 @@ int dra_prep_prepare(void *ud, const struct dra_claim_ref *claims, size_t n, str
 				a[i].error = "out of memory";
 			continue;
 		}
-		struct dra_prepared c = {0};
+		struct dra_prepared c = { 0 };
 		const char *msg = resolve(p, o, r, &c);
 		if (msg) {
 			dra_prepared_clear(&c);
@@ -437,8 +439,8 @@ int dra_prep_prepare(void *ud, const struct dra_claim_ref *claims, size_t n, str
 	return 0;
 }
 
-int dra_prep_unprepare(void *ud, const struct dra_claim_ref *claims, size_t n, struct dra_claim_out **out,
-		       void **owner, char *err, size_t cap)
+int dra_prep_unprepare(void *ud, const struct dra_claim_ref *claims, size_t n, struct dra_claim_out **out, void **owner,
+		       char *err, size_t cap)
 {
 	struct dra_prep *p = ud;
 	struct owner *o = calloc(1, sizeof *o);
@@ -474,7 +476,8 @@ int dra_prep_unprepare(void *ud, const struct dra_claim_ref *claims, size_t n, s
 				p->claims[p->nclaims++] = gone[k];
 				for (size_t i = 0; i < n; i++)
 					if (claims[i].uid && strcmp(claims[i].uid, gone[k].uid) == 0)
-						a[i].error = oom(kprintf(o, "cannot checkpoint the unprepared claim: %s", e));
+						a[i].error =
+						    oom(kprintf(o, "cannot checkpoint the unprepared claim: %s", e));
 				memset(&gone[k], 0, sizeof gone[k]);
 			}
 		}

@@ -59,7 +59,7 @@ struct dra_prepared {
 struct dra_prep {
 	pthread_mutex_t lock;
 	char *driver;
-	char *ckpt;   /* the checkpoint's path; NULL: none (kept in memory only) */
+	char *ckpt; /* the checkpoint's path; NULL: none (kept in memory only) */
 	struct dra_claim_source src;
 	struct dra_dev *devs;
 	size_t ndevs;
@@ -81,8 +81,8 @@ int dra_prep_set_devices(struct dra_prep *p, const struct dra_dev *devs, size_t 
 /* kubelet.h's callbacks with ud = the struct dra_prep. */
 int dra_prep_prepare(void *ud, const struct dra_claim_ref *claims, size_t n, struct dra_claim_out **out, void **owner,
 		     char *err, size_t cap);
-int dra_prep_unprepare(void *ud, const struct dra_claim_ref *claims, size_t n, struct dra_claim_out **out,
-		       void **owner, char *err, size_t cap);
+int dra_prep_unprepare(void *ud, const struct dra_claim_ref *claims, size_t n, struct dra_claim_out **out, void **owner,
+		       char *err, size_t cap);
 void dra_prep_release(void *ud, void *owner);
 
 /* checkpoint.c: p's prepared claims from its checkpoint / into it, atomically (a
@@ -92,8 +92,8 @@ int dra_ckpt_load(struct dra_prep *p, char *err, size_t cap);
 int dra_ckpt_write(struct dra_prep *p, char *err, size_t cap);
 void dra_prepared_clear(struct dra_prepared *c);
 
-#define DRA_CKPT_SCHEMA "axl.dra.checkpoint"
+#define DRA_CKPT_SCHEMA  "axl.dra.checkpoint"
 #define DRA_CKPT_VERSION 1
-#define DRA_CKPT_MAX (16u << 20)
+#define DRA_CKPT_MAX     (16u << 20)
 
 #endif

@@ -23,16 +23,16 @@
 #include "compat/dra/prepare.h"
 
 static int failures;
-#define CHECK(c)                                                                 \
-	do {                                                                     \
-		if (!(c)) {                                                      \
+#define CHECK(c)                                                                        \
+	do {                                                                            \
+		if (!(c)) {                                                             \
 			fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #c); \
-			failures++;                                              \
-		}                                                                \
+			failures++;                                                     \
+		}                                                                       \
 	} while (0)
 
 #define DRIVER "gpu.axl.example"
-#define POOL "node-a"
+#define POOL   "node-a"
 
 /* the fake API server: one claim per name, its JSON, or a refusal */
 struct fake_claim {
@@ -64,16 +64,19 @@ static int fake_fetch(void *ud, const char *ns, const char *name, const char *ui
 static char *claim_json(const char *name, const char *uid, const char *results)
 {
 	char *s = NULL;
-	if (asprintf(&s,
-		     "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\","
-		     "\"metadata\":{\"name\":\"%s\",\"namespace\":\"default\",\"uid\":\"%s\",\"resourceVersion\":\"41\"},"
-		     "\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpus\",\"exactly\":{\"deviceClassName\":\"gpu.axl.example\","
-		     "\"allocationMode\":\"ExactCount\",\"count\":2}}]}},"
-		     "\"status\":{\"allocation\":{\"devices\":{\"results\":%s},"
-		     "\"nodeSelector\":{\"nodeSelectorTerms\":[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\","
-		     "\"values\":[\"node-a\"]}]}]}},"
-		     "\"reservedFor\":[{\"resource\":\"pods\",\"name\":\"pod-%s\",\"uid\":\"pod-uid-%s\"}]}}",
-		     name, uid, results, name, name) < 0)
+	if (asprintf(
+		&s,
+		"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\","
+		"\"metadata\":{\"name\":\"%s\",\"namespace\":\"default\",\"uid\":\"%s\",\"resourceVersion\":\"41\"},"
+		"\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpus\",\"exactly\":{\"deviceClassName\":\"gpu.axl."
+		"example\","
+		"\"allocationMode\":\"ExactCount\",\"count\":2}}]}},"
+		"\"status\":{\"allocation\":{\"devices\":{\"results\":%s},"
+		"\"nodeSelector\":{\"nodeSelectorTerms\":[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":"
+		"\"In\","
+		"\"values\":[\"node-a\"]}]}]}},"
+		"\"reservedFor\":[{\"resource\":\"pods\",\"name\":\"pod-%s\",\"uid\":\"pod-uid-%s\"}]}}",
+		name, uid, results, name, name) < 0)
 		return NULL;
 	return s;
 }
@@ -100,7 +103,7 @@ static void set_devices(struct dra_prep *p)
 		snprintf(names[i], sizeof names[i], "gpu-%d", i);
 		snprintf(ids[i], sizeof ids[i], "example.com/gpu=%d", i);
 		cdi[i] = ids[i];
-		d[i] = (struct dra_dev){(char *)POOL, names[i], &cdi[i], 1};
+		d[i] = (struct dra_dev){ (char *)POOL, names[i], &cdi[i], 1 };
 	}
 	CHECK(dra_prep_set_devices(p, d, 8) == 0);
 }
@@ -118,38 +121,44 @@ int main(int argc, char **argv)
 		return 2;
 	snprintf(ckpt, sizeof ckpt, "%s/dra-" DRIVER ".json", work);
 
-	char *a_json = claim_json("a", "uid-a",
-				  "[{\"request\":\"gpus\",\"driver\":\"" DRIVER "\",\"pool\":\"" POOL "\",\"device\":\"gpu-0\"},"
-				  "{\"request\":\"gpus/large\",\"driver\":\"" DRIVER "\",\"pool\":\"" POOL "\",\"device\":\"gpu-1\"},"
-				  "{\"request\":\"nic\",\"driver\":\"nic.example.com\",\"pool\":\"" POOL "\",\"device\":\"eth0\"}]");
+	char *a_json = claim_json(
+	    "a", "uid-a",
+	    "[{\"request\":\"gpus\",\"driver\":\"" DRIVER "\",\"pool\":\"" POOL "\",\"device\":\"gpu-0\"},"
+	    "{\"request\":\"gpus/large\",\"driver\":\"" DRIVER "\",\"pool\":\"" POOL "\",\"device\":\"gpu-1\"},"
+	    "{\"request\":\"nic\",\"driver\":\"nic.example.com\",\"pool\":\"" POOL "\",\"device\":\"eth0\"}]");
 	char *other = claim_json("other", "uid-other",
-				 "[{\"request\":\"nic\",\"driver\":\"nic.example.com\",\"pool\":\"" POOL "\",\"device\":\"eth0\"}]");
-	char *unknown = claim_json("unknown", "uid-unknown",
-				   "[{\"request\":\"gpus\",\"driver\":\"" DRIVER "\",\"pool\":\"" POOL "\",\"device\":\"gpu-9\"}]");
-	char *taken = claim_json("taken", "uid-taken",
-				 "[{\"request\":\"gpus\",\"driver\":\"" DRIVER "\",\"pool\":\"" POOL "\",\"device\":\"gpu-0\"}]");
+				 "[{\"request\":\"nic\",\"driver\":\"nic.example.com\",\"pool\":\"" POOL
+				 "\",\"device\":\"eth0\"}]");
+	char *unknown =
+	    claim_json("unknown", "uid-unknown",
+		       "[{\"request\":\"gpus\",\"driver\":\"" DRIVER "\",\"pool\":\"" POOL "\",\"device\":\"gpu-9\"}]");
+	char *taken =
+	    claim_json("taken", "uid-taken",
+		       "[{\"request\":\"gpus\",\"driver\":\"" DRIVER "\",\"pool\":\"" POOL "\",\"device\":\"gpu-0\"}]");
 	char *admin = claim_json("admin", "uid-admin",
 				 "[{\"request\":\"gpus\",\"driver\":\"" DRIVER "\",\"pool\":\"" POOL
 				 "\",\"device\":\"gpu-0\",\"adminAccess\":true}]");
-	char *d_json = claim_json("d", "uid-d",
-				  "[{\"request\":\"gpus\",\"driver\":\"" DRIVER "\",\"pool\":\"" POOL "\",\"device\":\"gpu-7\"}]");
+	char *d_json =
+	    claim_json("d", "uid-d",
+		       "[{\"request\":\"gpus\",\"driver\":\"" DRIVER "\",\"pool\":\"" POOL "\",\"device\":\"gpu-7\"}]");
 	char *nofield = claim_json("nofield", "uid-nofield", "[{\"request\":\"gpus\",\"driver\":\"" DRIVER "\"}]");
 	const struct fake_claim claims[] = {
-		{"a", a_json},
-		{"other", other},
-		{"unknown", unknown},
-		{"taken", taken},
-		{"admin", admin},
-		{"d", d_json},
-		{"nofield", nofield},
-		{"malformed", "{\"metadata\": {\"uid\": \"uid-malformed\""},
-		{"unallocated", "{\"metadata\":{\"name\":\"unallocated\",\"namespace\":\"default\",\"uid\":\"uid-un\"},"
-				"\"status\":{}}"},
-		{"gone", NULL},
+		{ "a", a_json },
+		{ "other", other },
+		{ "unknown", unknown },
+		{ "taken", taken },
+		{ "admin", admin },
+		{ "d", d_json },
+		{ "nofield", nofield },
+		{ "malformed", "{\"metadata\": {\"uid\": \"uid-malformed\"" },
+		{ "unallocated",
+		  "{\"metadata\":{\"name\":\"unallocated\",\"namespace\":\"default\",\"uid\":\"uid-un\"},"
+		  "\"status\":{}}" },
+		{ "gone", NULL },
 	};
 	fake_claims = claims;
 	fake_n = sizeof claims / sizeof claims[0];
-	struct dra_claim_source src = {NULL, fake_fetch};
+	struct dra_claim_source src = { NULL, fake_fetch };
 	char err[512] = "";
 	struct dra_prep *p = NULL;
 	CHECK(dra_prep_open(&p, DRIVER, ckpt, &src, err, sizeof err) == 0);
@@ -158,7 +167,7 @@ int main(int argc, char **argv)
 	set_devices(p);
 
 	/* one claim: its two devices of this driver, not the other driver's NIC */
-	struct dra_claim_ref ra = {"default", "uid-a", "a"};
+	struct dra_claim_ref ra = { "default", "uid-a", "a" };
 	struct dra_claim_out *out = NULL;
 	void *own = NULL;
 	CHECK(dra_prep_prepare(p, &ra, 1, &out, &own, err, sizeof err) == 0);
@@ -167,7 +176,8 @@ int main(int argc, char **argv)
 		CHECK(strcmp(out[0].uid, "uid-a") == 0);
 		CHECK(strcmp(out[0].devs[0].device, "gpu-0") == 0 && strcmp(out[0].devs[0].pool, POOL) == 0);
 		CHECK(out[0].devs[0].n_cdi == 1 && strcmp(out[0].devs[0].cdi[0], "example.com/gpu=0") == 0);
-		CHECK(out[0].devs[1].n_requests == 1 && strcmp(out[0].devs[1].requests[0], "gpus") == 0); /* no "/large" */
+		CHECK(out[0].devs[1].n_requests == 1 &&
+		      strcmp(out[0].devs[1].requests[0], "gpus") == 0); /* no "/large" */
 		CHECK(strcmp(out[0].devs[1].cdi[0], "example.com/gpu=1") == 0);
 	}
 	dra_prep_release(p, own);
@@ -183,12 +193,17 @@ int main(int argc, char **argv)
 
 	/* a batch of bad claims and one good: an error each, the good one prepared */
 	struct dra_claim_ref batch[] = {
-		{"default", "uid-other", "other"},     {"default", "uid-unknown", "unknown"},
-		{"default", "uid-taken", "taken"},     {"default", "uid-malformed", "malformed"},
-		{"default", "uid-un", "unallocated"},  {"default", "uid-gone", "gone"},
-		{"default", "uid-replaced", "d"},      {"default", "uid-nofield", "nofield"},
-		{"default", "", "d"},                  {"default", "uid-d", "d"},
-		{"default", "uid-admin", "admin"},
+		{ "default", "uid-other", "other" },
+		{ "default", "uid-unknown", "unknown" },
+		{ "default", "uid-taken", "taken" },
+		{ "default", "uid-malformed", "malformed" },
+		{ "default", "uid-un", "unallocated" },
+		{ "default", "uid-gone", "gone" },
+		{ "default", "uid-replaced", "d" },
+		{ "default", "uid-nofield", "nofield" },
+		{ "default", "", "d" },
+		{ "default", "uid-d", "d" },
+		{ "default", "uid-admin", "admin" },
 	};
 	size_t nb = sizeof batch / sizeof batch[0];
 	CHECK(dra_prep_prepare(p, batch, nb, &out, &own, err, sizeof err) == 0);
@@ -231,7 +246,7 @@ int main(int argc, char **argv)
 	CHECK(fake_gets == gets && p->ckpt_writes == 0);
 
 	/* unprepare: a, an unknown claim (fine: idempotent), then a again */
-	struct dra_claim_ref un[] = {{"default", "uid-a", "a"}, {"default", "uid-never", "never"}};
+	struct dra_claim_ref un[] = { { "default", "uid-a", "a" }, { "default", "uid-never", "never" } };
 	CHECK(dra_prep_unprepare(p, un, 2, &out, &own, err, sizeof err) == 0);
 	CHECK(out && !out[0].error && !out[1].error && strcmp(out[1].uid, "uid-never") == 0);
 	dra_prep_release(p, own);
@@ -241,7 +256,7 @@ int main(int argc, char **argv)
 	dra_prep_release(p, own);
 	CHECK(p->ckpt_writes == 1);
 	/* gpu-0 is free again for another claim */
-	struct dra_claim_ref rt = {"default", "uid-taken", "taken"};
+	struct dra_claim_ref rt = { "default", "uid-taken", "taken" };
 	CHECK(dra_prep_prepare(p, &rt, 1, &out, &own, err, sizeof err) == 0);
 	CHECK(out && !out[0].error && out[0].n_devs == 1);
 	dra_prep_release(p, own);
@@ -267,7 +282,8 @@ int main(int argc, char **argv)
 	snprintf(bad, sizeof bad, "%s/bad.json", work);
 	FILE *f = fopen(bad, "w");
 	if (f) {
-		fputs("{\"schema\":\"axl.dra.checkpoint\",\"schema_version\":1,\"driver\":\"" DRIVER "\",\"claims\":[{\"uid\":1}]}",
+		fputs("{\"schema\":\"axl.dra.checkpoint\",\"schema_version\":1,\"driver\":\"" DRIVER
+		      "\",\"claims\":[{\"uid\":1}]}",
 		      f);
 		fclose(f);
 	}
