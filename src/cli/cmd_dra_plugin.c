@@ -28,6 +28,7 @@
 
 #include "cli.h"
 #include "../compat/dra/api.h"
+#include "../compat/dra/kubelet_plugin.h"
 #include "../compat/dra/slices.h"
 
 #define DRA_MODULE_NAME      "axl-dra.so"
@@ -189,8 +190,10 @@ static void watch_sim_file(struct watch *w, const char *sim)
 }
 
 /* ---- the kubelet side: registration and the DRA service ---------------------------- */
-/* (plugin registration in --kubelet-registry-dir, the DRA socket in --kubelet-plugin-dir,
- * NodePrepareResources/NodeUnprepareResources with CDI specs in --cdi-dir: added here) */
+/* src/compat/dra/kubelet_plugin.c: plugin registration in --kubelet-registry-dir, the DRA
+ * socket in --kubelet-plugin-dir (the module axl-dra-kubelet.so), NodePrepareResources/
+ * NodeUnprepareResources with the CDI specs in --cdi-dir, the claims read through the
+ * API-server module, what was prepared checkpointed in axl's state directory. */
 
 /* ---- the command -------------------------------------------------------------------- */
 
@@ -214,11 +217,6 @@ static int cmd_dra_plugin(struct opts *go, int argc, char **argv)
 			"axl dra-plugin: --driver-name %s: a lower-case DNS subdomain of at most 63 characters with "
 			"a dot is needed (it is also the attributes' domain)\n",
 			a.driver);
-		return EXIT_USAGE;
-	}
-	if (!a.publish_only) {
-		fprintf(stderr, "axl dra-plugin: the kubelet service (registration, NodePrepareResources) is not in "
-				"this build yet: run with --publish-only to publish the ResourceSlices alone\n");
 		return EXIT_USAGE;
 	}
 	const struct dra_api *api = load_module();
@@ -253,20 +251,37 @@ static int cmd_dra_plugin(struct opts *go, int argc, char **argv)
 		.ud = &d,
 	};
 	int rc = 1;
+	struct dra_kubelet *kl = NULL;
 	if (api->pub_start(d.conn, &pc, &d.pub, err, sizeof err) != 0) {
 		fprintf(stderr, "axl: dra-plugin: %s\n", err);
 		goto out;
 	}
 	fprintf(stderr, "axl: dra-plugin: publishing the ResourceSlices of driver %s, pool %s\n", a.driver, node);
 	publish(&d, scan(&d, 0));
+	if (!a.publish_only) {
+		struct dra_kubelet_args ka = { .o = &o,
+					       .driver = a.driver,
+					       .node = node,
+					       .registry_dir = a.registry_dir,
+					       .plugin_dir = a.plugin_dir,
+					       .cdi_dir = a.cdi_dir,
+					       .request = api->request,
+					       .conn = d.conn,
+					       .devices_json = dra_devices_json };
+		if ((rc = dra_kubelet_start(&kl, &ka)) != 0)
+			goto out;
+		rc = 1;
+	}
 	const char *why = "start";
 	while (watch_wait(&w, -1, &why)) {
 		if (o.verbose)
 			fprintf(stderr, "axl: dra-plugin: rediscovering (%s)\n", why);
 		publish(&d, scan(&d, 1));
+		dra_kubelet_rescan(kl, 1);
 	}
 	rc = 0;
 out:
+	dra_kubelet_stop(kl);
 	if (d.pub) {
 		struct dra_pub_stats st;
 		api->pub_stats(d.pub, &st);
