@@ -26,7 +26,13 @@ report() {
 	[ -f "$top/build-asan/junit.xml" ] && set -- "$@" --build "$top/build-asan" --junit "asan=$top/build-asan/junit.xml"
 	python3 tests/reallibs/report.py "$@" || true
 }
+# disk DIR: what a stage left on disk (a passing test's work folder is removed as it ends,
+# tests/workdir.py; a failing test's stays, to be read) and what the disk has left
+disk() {
+	echo "$1/: $(du -sh "$1" 2>/dev/null | cut -f1) after its tests; $(df -h . | awk 'NR == 2 { print $4 }') free on disk"
+}
 rm -f build/junit.xml build-asan/junit.xml
+echo "disk: $(df -h . | awk 'NR == 2 { print $4 }') free before the suite (it needs about 3 GiB)"
 fuzz_seconds=${AXL_FUZZ_SECONDS:-30}
 fuzz_runs=${AXL_FUZZ_RUNS:-0}
 depth_runs=${AXL_FUZZ_DEPTH_RUNS:-1000000}
@@ -39,6 +45,8 @@ ctest --test-dir build -j"$jobs" --output-on-failure --output-junit "$top/build/
 	exit 1
 }
 
+disk "build"
+
 echo "== build with ASan+UBSan and test"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DAXL_WERROR=ON -DAXL_SANITIZE=address,undefined >/dev/null
 cmake --build build-asan -j"$jobs"
@@ -50,6 +58,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 	report
 	exit 1
 }
+disk "build-asan"
 
 # fuzz DIR TARGET BOUND: one libFuzzer job per core, in DIR/run-TARGET (each job's
 # fuzz-<job>.log and any crash-* input land there), on DIR/corpus-TARGET seeded from

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -879,6 +880,24 @@ static void t_snapshot(int ok)
 	EQ(F.Snapshot(&c), ACCEL_ERROR_NOT_SUPPORTED);
 }
 
+/* the private state directory this test made, removed with what it holds at exit */
+static char made_dir[64];
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	remove(path);
+	return 0;
+}
+
+static void remove_made_dir(void)
+{
+	if (made_dir[0])
+		nftw(made_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -893,6 +912,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		setenv("AXL_STATE_DIR", dir, 1);
+		snprintf(made_dir, sizeof(made_dir), "%s", dir);
+		atexit(remove_made_dir);
 	}
 	lib_path = argv[1];
 	load(argv[1]);

@@ -41,15 +41,23 @@ static uint64_t take16(struct in *in)
 	return a | (uint64_t)take(in) << 8;
 }
 
+static char root[] = "/tmp/axl-fuzz-compute-XXXXXX";
+
+/* the empty tree goes when the fuzzer exits (each of libFuzzer's jobs makes one) */
+static void remove_root(void)
+{
+	rmdir(root);
+}
+
 static axl_inventory *inventory(void)
 {
 	static axl_inventory *inv;
 	if (inv)
 		return inv;
 	/* an empty tree: no accelerator, nothing of the machine the fuzzer runs on */
-	static char root[] = "/tmp/axl-fuzz-compute-XXXXXX";
 	if (!mkdtemp(root))
 		abort();
+	atexit(remove_root);
 	struct axl_context_options o = AXL_CONTEXT_OPTIONS_INIT;
 	o.flags = AXL_CONTEXT_NO_ENV | AXL_CONTEXT_NO_PCI_IDS;
 	o.sysroot = root;

@@ -314,4 +314,6 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    import workdir  # noqa: E402
+    sys.exit(workdir.finish(main()))

@@ -124,6 +124,7 @@ def start(axl, *args, env=None):
     open(path, "w").close()
     errf = open(path, "a+")
     p = subprocess.Popen([axl] + list(args), stdout=subprocess.DEVNULL, stderr=errf, env=e)
+    os.unlink(path)  # read through errf from here on: nothing is left behind in TMPDIR
     p.errf = errf
     return p
 
@@ -412,4 +413,6 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    import workdir  # noqa: E402
+    sys.exit(workdir.finish(main()))
