@@ -74,7 +74,8 @@ int main(void)
 		return 0;
 	}
 	__typeof__(cuInit) *p_init = (__typeof__(cuInit) *)dlsym(lib, "cuInit");
-	__typeof__(cuDevicePrimaryCtxRetain) *p_retain = (__typeof__(cuDevicePrimaryCtxRetain) *)dlsym(lib, "cuDevicePrimaryCtxRetain");
+	__typeof__(cuDevicePrimaryCtxRetain) *p_retain =
+	    (__typeof__(cuDevicePrimaryCtxRetain) *)dlsym(lib, "cuDevicePrimaryCtxRetain");
 	__typeof__(cuCtxSetCurrent) *p_set = (__typeof__(cuCtxSetCurrent) *)dlsym(lib, "cuCtxSetCurrent");
 	__typeof__(cuModuleLoadData) *p_load = (__typeof__(cuModuleLoadData) *)dlsym(lib, "cuModuleLoadData");
 	__typeof__(cuModuleGetFunction) *p_get = (__typeof__(cuModuleGetFunction) *)dlsym(lib, "cuModuleGetFunction");

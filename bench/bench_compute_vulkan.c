@@ -138,7 +138,8 @@ static double direct(uint64_t size, int runs, char *name, size_t cap)
 	for (int i = 0; i < 2; i++) {
 		VkBufferCreateInfo bci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
 					   .size = size,
-					   .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT };
+					   .usage =
+					       VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT };
 		TRY(vkCreateBuffer(dev, &bci, NULL, &buf[i]));
 		VkMemoryRequirements req;
 		vkGetBufferMemoryRequirements(dev, buf[i], &req);
@@ -179,7 +180,9 @@ static double direct(uint64_t size, int runs, char *name, size_t cap)
 		VkBufferCopy region = { 0, 0, size };
 		vkCmdCopyBuffer(cb, buf[0], buf[1], 1, &region);
 		TRY(vkEndCommandBuffer(cb));
-		VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb };
+		VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+				    .commandBufferCount = 1,
+				    .pCommandBuffers = &cb };
 		TRY(vkQueueSubmit(queue, 1, &si, fence));
 		TRY(vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX));
 		TRY(vkResetFences(dev, 1, &fence));
@@ -220,8 +223,9 @@ static double through_axl(uint64_t size, int runs, const char *name)
 	axl_buffer src, dst;
 	axl_queue q;
 	void *host;
-	if (axl_buffer_alloc(c, d, AXL_MEMORY_PINNED, size, &src) || axl_buffer_alloc(c, d, AXL_MEMORY_DEVICE, size, &dst) ||
-	    axl_queue_create(c, d, &q) || axl_buffer_host_pointer(c, src, &host)) {
+	if (axl_buffer_alloc(c, d, AXL_MEMORY_PINNED, size, &src) ||
+	    axl_buffer_alloc(c, d, AXL_MEMORY_DEVICE, size, &dst) || axl_queue_create(c, d, &q) ||
+	    axl_buffer_host_pointer(c, src, &host)) {
 		fprintf(stderr, "axl: %s\n", axl_error_last());
 		exit(1);
 	}

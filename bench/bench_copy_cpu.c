@@ -96,9 +96,9 @@ int main(int argc, char **argv)
 	axl_buffer bs, bd;
 	axl_queue q;
 	unsigned char *src, *dst;
-	if (axl_buffer_alloc(c, host, AXL_MEMORY_HOST, size, &bs) || axl_buffer_alloc(c, host, AXL_MEMORY_HOST, size, &bd) ||
-	    axl_buffer_host_pointer(c, bs, (void **)&src) || axl_buffer_host_pointer(c, bd, (void **)&dst) ||
-	    axl_queue_create(c, host, &q)) {
+	if (axl_buffer_alloc(c, host, AXL_MEMORY_HOST, size, &bs) ||
+	    axl_buffer_alloc(c, host, AXL_MEMORY_HOST, size, &bd) || axl_buffer_host_pointer(c, bs, (void **)&src) ||
+	    axl_buffer_host_pointer(c, bd, (void **)&dst) || axl_queue_create(c, host, &q)) {
 		fprintf(stderr, "bench_copy_cpu: %s\n", axl_error_last());
 		return 1;
 	}

@@ -109,7 +109,8 @@ int main(int argc, char **argv)
 		snprintf(q, sizeof q, "%s/comm", p);
 		put(q, "worker\n");
 		snprintf(q, sizeof q, "%s/cgroup", p);
-		put(q, "0::/system.slice/docker-4b2a1e0f9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f.scope\n");
+		put(q,
+		    "0::/system.slice/docker-4b2a1e0f9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f.scope\n");
 		bool drm = (pid - 1000) % every == 0;
 		for (int fd = 0; fd < fds; fd++) {
 			const char *target;

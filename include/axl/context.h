@@ -94,7 +94,8 @@ struct axl_context_options {
 	const char *driver_root;
 };
 
-#define AXL_CONTEXT_OPTIONS_INIT {AXL_CONTEXT_OPTIONS_VERSION, NULL, NULL, NULL, NULL, AXL_LOG_WARNING, 0u, NULL, NULL, NULL, NULL}
+#define AXL_CONTEXT_OPTIONS_INIT \
+	{AXL_CONTEXT_OPTIONS_VERSION, NULL, NULL, NULL, NULL, AXL_LOG_WARNING, 0u, NULL, NULL, NULL, NULL}
 
 /** Open a context. opts may be NULL for the defaults. On failure *out is NULL and
  *  axl_error_last() says why (for example a sysroot that is not a directory). */

@@ -62,8 +62,9 @@ AXL_API int axl_limit_set(const axl_inventory *inv, const char *device, int64_t 
 /**
  * Forget a device's limits. When inv (may be NULL) knows the device, its own record
  * goes (by UUID, or by id when it has none); otherwise device is matched against the
- * records' ids and UUIDs, so a limit of a device that is gone can still be cleared. Clearing what is not there succeeds: 0,
- * and *removed (may be NULL) says how many records went.
+ * records' ids and UUIDs, so a limit of a device that is gone can still be cleared.
+ * Clearing what is not there succeeds: 0, and *removed (may be NULL) says how many
+ * records went.
  */
 AXL_API int axl_limit_clear(axl_context *ctx, const axl_inventory *inv, const char *device,
 			    size_t *removed);

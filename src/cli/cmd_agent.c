@@ -91,19 +91,30 @@ static int cmd_agent(struct opts *o, int argc, char **argv)
 }
 
 static const struct cli_opt options[] = {
-	{.type = CLI_OPT_STRING, .name = "listen", .value = &so.listen, .value_name = "ADDR:PORT", .help = "127.0.0.1:9400 by default; 0.0.0.0:9400, [::1]:9400"},
-	{.type = CLI_OPT_STRING, .name = "labels-file", .value = &a.labels_file, .value_name = "PATH", .help = "the feature file to keep current (as axl labels -o PATH)"},
-	{.type = CLI_OPT_STRING, .name = "cdi-dir", .value = &a.cdi_dir, .value_name = "DIR", .help = "the directory of CDI specs to keep current (as axl cdi generate\n-o DIR)"},
-	{.type = CLI_OPT_CHOICE, .name = "cdi-format", .value = &a.cdi_format, .help = "json (default) or yaml", .choices = "json|yaml"},
-	{.type = CLI_OPT_DURATION, .name = "interval", .value = &a.interval_ms, .help = "rediscover this often (default 60s), and when a device node\nappears or goes", .min = 1, .max = 86400000},
+	{.type = CLI_OPT_STRING, .name = "listen", .value = &so.listen, .value_name = "ADDR:PORT",
+	 .help = "127.0.0.1:9400 by default; 0.0.0.0:9400, [::1]:9400"},
+	{.type = CLI_OPT_STRING, .name = "labels-file", .value = &a.labels_file, .value_name = "PATH",
+	 .help = "the feature file to keep current (as axl labels -o PATH)"},
+	{.type = CLI_OPT_STRING, .name = "cdi-dir", .value = &a.cdi_dir, .value_name = "DIR",
+	 .help = "the directory of CDI specs to keep current (as axl cdi generate\n-o DIR)"},
+	{.type = CLI_OPT_CHOICE, .name = "cdi-format", .value = &a.cdi_format, .help = "json (default) or yaml",
+	 .choices = "json|yaml"},
+	{.type = CLI_OPT_DURATION, .name = "interval", .value = &a.interval_ms,
+	 .help = "rediscover this often (default 60s), and when a device node\nappears or goes", .min = 1,
+	 .max = 86400000},
 	{.type = CLI_OPT_FLAG, .name = "dcgm", .value = &so.dcgm, .help = "also dcgm-exporter's DCGM_FI_* names"},
 	{.type = CLI_OPT_FLAG, .name = "processes", .value = &so.processes, .help = "also per-process series"},
-	{.type = CLI_OPT_STRING, .name = "expiry", .value = &lo.expiry, .value_name = "WHEN", .help = "(labels) a duration, renewed when half of it has passed, or an\nRFC 3339 time"},
-	{.type = CLI_OPT_STRING, .name = "prefix", .value = &lo.prefix, .value_name = "DOMAIN", .help = "(labels) the labels' prefix (default axl.dev)"},
-	{.type = CLI_OPT_FLAG, .name = "gfd", .value = &lo.gfd, .help = "(labels) also the nvidia.com/* names of GPU Feature Discovery"},
-	{.type = CLI_OPT_STRING, .name = "driver-root", .value = &a.driver_root, .value_name = "DIR", .help = "where the vendor's user-space files are looked for (the host's\n"
-	 "root mounted at /host in a container; default / or $AXL_DRIVER_ROOT)"},
-	{.type = CLI_OPT_STRING, .name = "driver-root-host", .value = &a.driver_root_host, .value_name = "PATH", .help = "what DIR is on the host (default /; $AXL_DRIVER_ROOT_HOST)"},
+	{.type = CLI_OPT_STRING, .name = "expiry", .value = &lo.expiry, .value_name = "WHEN",
+	 .help = "(labels) a duration, renewed when half of it has passed, or an\nRFC 3339 time"},
+	{.type = CLI_OPT_STRING, .name = "prefix", .value = &lo.prefix, .value_name = "DOMAIN",
+	 .help = "(labels) the labels' prefix (default axl.dev)"},
+	{.type = CLI_OPT_FLAG, .name = "gfd", .value = &lo.gfd,
+	 .help = "(labels) also the nvidia.com/* names of GPU Feature Discovery"},
+	{.type = CLI_OPT_STRING, .name = "driver-root", .value = &a.driver_root, .value_name = "DIR",
+	 .help = "where the vendor's user-space files are looked for (the host's\n"
+		 "root mounted at /host in a container; default / or $AXL_DRIVER_ROOT)"},
+	{.type = CLI_OPT_STRING, .name = "driver-root-host", .value = &a.driver_root_host, .value_name = "PATH",
+	 .help = "what DIR is on the host (default /; $AXL_DRIVER_ROOT_HOST)"},
 	{0},
 };
 

@@ -454,8 +454,8 @@ static void print_text(struct bench *b)
 			snprintf(pc, sizeof pc, "%.0f%%", 100 * r->med / r->theo);
 		/* why a test failed goes to standard error, in full */
 		printf("%-22s %-10s %-17s %-7s %9s %9s  %-22s %5s%s\n", x->id, axl_compute_device_backend(x->cd),
-		       test_text[r->t], r->ok ? axl_copy_path_name(r->path) : "-", gb, th, r->theo > 0 ? r->theo_src : "-",
-		       pc, r->err[0] ? "  failed" : "");
+		       test_text[r->t], r->ok ? axl_copy_path_name(r->path) : "-", gb, th,
+		       r->theo > 0 ? r->theo_src : "-", pc, r->err[0] ? "  failed" : "");
 	}
 	if (b->n < 2)
 		return;
@@ -536,7 +536,8 @@ static int bench_copy(struct opts *o, const char *const *ids, size_t nids, const
 		} else if (!strncmp(ids[i], "host/", 5)) {
 			for (size_t k = 1; k < axl_compute_device_count(b.c); k++) {
 				const axl_compute_device *d = axl_compute_device_at(b.c, k);
-				if (!axl_compute_device_inventory(d) && !strcmp(axl_compute_device_backend(d), ids[i] + 5))
+				if (!axl_compute_device_inventory(d) &&
+				    !strcmp(axl_compute_device_backend(d), ids[i] + 5))
 					cd = d;
 			}
 		} else {
@@ -548,8 +549,8 @@ static int bench_copy(struct opts *o, const char *const *ids, size_t nids, const
 			cd = axl_compute_device_of(b.c, d);
 		}
 		if (!cd) {
-			fprintf(stderr, "axl: bench copy: no compute backend drives '%s'%s%s (docs/compute.md)\n", ids[i],
-				backend ? " with backend " : "", backend ? backend : "");
+			fprintf(stderr, "axl: bench copy: no compute backend drives '%s'%s%s (docs/compute.md)\n",
+				ids[i], backend ? " with backend " : "", backend ? backend : "");
 			goto out;
 		}
 		b.dev[b.n++].cd = cd;
@@ -633,11 +634,18 @@ static int cmd_bench(struct opts *go, int argc, char **argv)
 }
 
 static const struct cli_opt copy_options[] = {
-	{.type = CLI_OPT_ARGS, .name = "ID", .value = &a.ids, .help = "a device (axl list), \"host\" for the host CPU, or \"host/BACKEND\"\nfor a runtime's device emulated on it (with --backend); default:\nevery device a compute backend drives, else the host CPU"},
-	{.type = CLI_OPT_STRING, .name = "backend", .value = &a.backend, .value_name = "BACKEND", .help = "cpu, cuda, hip, level-zero, opencl or vulkan (default: each\ndevice's own by priority; also AXL_COMPUTE)"},
-	{.type = CLI_OPT_SIZE, .name = "size", .value = &a.size, .help = "bytes per copy (default 64MiB; 256MiB, 1GiB, 4096B)", .min = 1, .max = 1099511627776.0},
-	{.type = CLI_OPT_COUNT, .name = "iterations", .value = &a.iterations, .help = "timed copies per figure (default 10)", .min = 1, .max = 100000},
-	{.type = CLI_OPT_FLAG, .name = "pageable", .value = &a.pageable, .help = "ordinary host memory instead of pinned"},
+	{.type = CLI_OPT_ARGS, .name = "ID", .value = &a.ids,
+	 .help = "a device (axl list), \"host\" for the host CPU, or \"host/BACKEND\"\nfor a runtime's device "
+	         "emulated on it (with --backend); default:\nevery device a compute backend drives, else the host CPU"},
+	{.type = CLI_OPT_STRING, .name = "backend", .value = &a.backend, .value_name = "BACKEND",
+	 .help = "cpu, cuda, hip, level-zero, opencl or vulkan (default: each\ndevice's own by priority; also "
+	         "AXL_COMPUTE)"},
+	{.type = CLI_OPT_SIZE, .name = "size", .value = &a.size,
+	 .help = "bytes per copy (default 64MiB; 256MiB, 1GiB, 4096B)", .min = 1, .max = 1099511627776.0},
+	{.type = CLI_OPT_COUNT, .name = "iterations", .value = &a.iterations,
+	 .help = "timed copies per figure (default 10)", .min = 1, .max = 100000},
+	{.type = CLI_OPT_FLAG, .name = "pageable", .value = &a.pageable,
+	 .help = "ordinary host memory instead of pinned"},
 	{0},
 };
 

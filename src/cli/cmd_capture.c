@@ -174,7 +174,9 @@ static int cmd_capture(struct opts *o, int argc, char **argv)
 }
 
 static const struct cli_opt options[] = {
-	{.type = CLI_OPT_STRING, .name = "output", .alias = 'o', .value = &output, .value_name = "FILE", .help = "where to write it (default axl-capture-HOSTNAME.tar.gz), atomically;\n- : standard output (not a terminal)"},
+	{.type = CLI_OPT_STRING, .name = "output", .alias = 'o', .value = &output, .value_name = "FILE",
+	 .help = "where to write it (default axl-capture-HOSTNAME.tar.gz), atomically;\n- : standard output (not a "
+	         "terminal)"},
 	{0},
 };
 

@@ -517,7 +517,8 @@ static void remove_legacy(const struct cdi_job *j, const char *legacy)
 			fprintf(stderr, "axl: cdi: %s holds axl's earlier kind %s, which clashes with the vendor's own "
 					"specs, and cannot be removed: %s\n", path, legacy, strerror(errno));
 		else if (!j->quiet)
-			printf("removed %s (axl's earlier kind %s clashes with the vendor's own specs)\n", path, legacy);
+			printf("removed %s (axl's earlier kind %s clashes with the vendor's own specs)\n", path,
+			       legacy);
 		else if (j->o->verbose)
 			fprintf(stderr, "axl: cdi: removed %s (axl's earlier kind %s)\n", path, legacy);
 	}
@@ -705,7 +706,9 @@ static int cdi_watch(struct opts *o, struct cdi_job *j)
 		ok |= !rc;
 		if (o->verbose)
 			fprintf(stderr, "axl: cdi (%s): %s\n", why,
-				rc ? "failed" : wrote ? "rewrote the specs that changed" : "unchanged, nothing rewritten");
+				rc      ? "failed"
+				: wrote ? "rewrote the specs that changed"
+					: "unchanged, nothing rewritten");
 	} while (watch_wait(&w, -1, &why));
 	watch_close(&w);
 	cdi_job_free(j);
@@ -786,16 +789,23 @@ static int cmd_cdi(struct opts *o, int argc, char **argv)
 	 "where the vendor's user-space files are looked for (the host's\n"                                        \
 	 "root mounted at /host in a container; default / or $AXL_DRIVER_ROOT):\n"                                 \
 	 "links resolve inside it; NVML, ROCm SMI and Level Zero load from it"},                                  \
-	{.type = CLI_OPT_STRING, .name = "driver-root-host", .value = &a.driver_root_host, .value_name = "PATH", .help = \
+	{.type = CLI_OPT_STRING, .name = "driver-root-host", .value = &a.driver_root_host, .value_name = "PATH",      \
+	 .help =                                                                                                  \
 	 "what DIR is on the host (default /: the paths inside DIR are the\n"                                      \
 	 "host's; /run/nvidia/driver for the GPU Operator's driver container;\n"                                   \
 	 "$AXL_DRIVER_ROOT_HOST)"}
 
 static const struct cli_opt generate_options[] = {
-	{.type = CLI_OPT_STRING, .name = "output", .alias = 'o', .value = &a.output, .value_name = "DIR", .help = "write one file per kind there, axl-CLASS.json (or .yaml), each\nreplaced atomically and only when its content changed; the\nfolder is made when missing; - (or none): standard output"},
-	{.type = CLI_OPT_CHOICE, .name = "format", .value = &a.format, .help = "json (default) or yaml", .choices = "json|yaml"},
-	{.type = CLI_OPT_FLAG, .name = "watch", .value = &a.watch, .help = "keep DIR current: rediscover every --interval and when a device\nnode appears or goes; rewrite only what changed; remove the spec\nof a kind that is gone; SIGTERM or SIGINT ends it"},
-	{.type = CLI_OPT_DURATION, .name = "interval", .value = &a.interval_ms, .help = "(--watch) the period (default 60s)", .min = 1, .max = 86400000},
+	{.type = CLI_OPT_STRING, .name = "output", .alias = 'o', .value = &a.output, .value_name = "DIR",
+	 .help = "write one file per kind there, axl-CLASS.json (or .yaml), each\nreplaced atomically and only when "
+	         "its content changed; the\nfolder is made when missing; - (or none): standard output"},
+	{.type = CLI_OPT_CHOICE, .name = "format", .value = &a.format, .help = "json (default) or yaml",
+	 .choices = "json|yaml"},
+	{.type = CLI_OPT_FLAG, .name = "watch", .value = &a.watch,
+	 .help = "keep DIR current: rediscover every --interval and when a device\nnode appears or goes; rewrite only "
+	         "what changed; remove the spec\nof a kind that is gone; SIGTERM or SIGINT ends it"},
+	{.type = CLI_OPT_DURATION, .name = "interval", .value = &a.interval_ms,
+	 .help = "(--watch) the period (default 60s)", .min = 1, .max = 86400000},
 	DRIVER_ROOT_OPTIONS,
 	{0},
 };

@@ -408,7 +408,8 @@ static int op_allocate(void *ud, size_t r, const char *const *ids, size_t n, str
 	int rc = res ? kp_allocate(res, &d->kopt, ids, n, out, owner, code, err, cap) : -1;
 	if (!res) {
 		*code = K8S_NOT_FOUND;
-		snprintf(err, cap, "no device of this resource is left on the node (asked: '%s')", n && ids[0] ? ids[0] : "");
+		snprintf(err, cap, "no device of this resource is left on the node (asked: '%s')",
+			 n && ids[0] ? ids[0] : "");
 	}
 	pthread_mutex_unlock(&d->lock);
 	if (rc == 0 && d->o->verbose)
@@ -489,8 +490,8 @@ static int serve_new(struct dp *d, bool later)
 			slice_free(s);
 			return -1;
 		}
-		fprintf(stderr, "axl: device-plugin: %s%s: %zu device%s on %s/%s\n", res->name, later ? " appeared" : "",
-			res->n, res->n == 1 ? "" : "s", d->dir, res->socket);
+		fprintf(stderr, "axl: device-plugin: %s%s: %zu device%s on %s/%s\n", res->name,
+			later ? " appeared" : "", res->n, res->n == 1 ? "" : "s", d->dir, res->socket);
 	}
 	if (s->n == 0) {
 		slice_free(s);
@@ -515,7 +516,8 @@ static int serve_new(struct dp *d, bool later)
 	};
 	char err[512];
 	if (d->t->start(&cfg, &ops, &s->server, err, sizeof err) != 0) {
-		fprintf(stderr, "axl: device-plugin: %s%s\n", err, later ? " (tried again at the next rediscovery)" : "");
+		fprintf(stderr, "axl: device-plugin: %s%s\n", err,
+			later ? " (tried again at the next rediscovery)" : "");
 		slice_free(s);
 		return -1;
 	}
@@ -537,9 +539,13 @@ static void say_health(const struct dp *d, const struct kp_node *old, const stru
 						was = a->devs[j].healthy;
 				const char *err = kp_health_why(d->health, b->devs[k].axl_id);
 				if (was != b->devs[k].healthy && b->devs[k].share <= 0)
-					fprintf(stderr, "axl: device-plugin: %s %s (%s): %s%s%s\n", s->names[r], b->devs[k].unit,
-						b->devs[k].axl_id, b->devs[k].healthy ? "healthy" : "unhealthy (",
-						b->devs[k].healthy ? "" : err ? err : "lost", b->devs[k].healthy ? "" : ")");
+					fprintf(stderr, "axl: device-plugin: %s %s (%s): %s%s%s\n", s->names[r],
+						b->devs[k].unit, b->devs[k].axl_id,
+						b->devs[k].healthy ? "healthy" : "unhealthy (",
+						b->devs[k].healthy ? ""
+						: err              ? err
+								   : "lost",
+						b->devs[k].healthy ? "" : ")");
 			}
 		}
 }
@@ -595,15 +601,16 @@ static const struct k8s_transport *load_module(void)
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		const char *e = dlerror();
-		fprintf(stderr, "axl: device-plugin: cannot load %s: %s (it needs libgrpc29 and libprotobuf-c1)\n", path,
-			e ? e : "dlopen failed");
+		fprintf(stderr, "axl: device-plugin: cannot load %s: %s (it needs libgrpc29 and libprotobuf-c1)\n",
+			path, e ? e : "dlopen failed");
 		return NULL;
 	}
-	const struct k8s_transport *(*entry)(void) = (const struct k8s_transport *(*)(void))dlsym(h, K8S_TRANSPORT_SYMBOL);
+	const struct k8s_transport *(*entry)(void) =
+	    (const struct k8s_transport *(*)(void))dlsym(h, K8S_TRANSPORT_SYMBOL);
 	const struct k8s_transport *t = entry ? entry() : NULL;
 	if (!t || t->abi != K8S_TRANSPORT_ABI) {
-		fprintf(stderr, "axl: device-plugin: %s is not this axl's module (ABI %d, want %d)\n", path, t ? t->abi : -1,
-			K8S_TRANSPORT_ABI);
+		fprintf(stderr, "axl: device-plugin: %s is not this axl's module (ABI %d, want %d)\n", path,
+			t ? t->abi : -1, K8S_TRANSPORT_ABI);
 		return NULL;
 	}
 	return t; /* never unloaded: gRPC's threads live in it */
@@ -679,8 +686,8 @@ static int cmd_device_plugin(struct opts *go, int argc, char **argv)
 	struct kp_health_policy pol;
 	char note[512], perr[256];
 	if (kp_health_policy(&pol, a.checks, a.has_recovery ? (double)a.recovery_ms / 1000 : -1,
-			     getenv("DP_DISABLE_HEALTHCHECKS"), getenv("DP_ENABLE_HEALTHCHECKS"), note, sizeof note, perr,
-			     sizeof perr) != 0) {
+			     getenv("DP_DISABLE_HEALTHCHECKS"), getenv("DP_ENABLE_HEALTHCHECKS"), note, sizeof note,
+			     perr, sizeof perr) != 0) {
 		fprintf(stderr, "axl device-plugin: %s\n", perr);
 		return EXIT_USAGE;
 	}
@@ -689,14 +696,16 @@ static int cmd_device_plugin(struct opts *go, int argc, char **argv)
 		if (limiter) {
 			snprintf(limpath, sizeof limpath, "%s", limiter);
 		} else if (!find_file(NULL, "limiter", LIMITER_NAME, limpath, sizeof limpath)) {
-			fprintf(stderr, "axl: device-plugin: --shares %d needs the limiter (%s) to hold each share: not found "
-					"beside axl nor in %s; name it with --limiter PATH\n",
+			fprintf(stderr,
+				"axl: device-plugin: --shares %d needs the limiter (%s) to hold each share: not found "
+				"beside axl nor in %s; name it with --limiter PATH\n",
 				d.kopt.shares, LIMITER_NAME, AXL_PKGLIBDIR);
 			return 1;
 		}
 		if (limpath[0] != '/' || access(limpath, R_OK) != 0) {
 			fprintf(stderr, "axl: device-plugin: --limiter %s: %s\n", limpath,
-				limpath[0] != '/' ? "an absolute path is needed (the kubelet mounts it)" : strerror(errno));
+				limpath[0] != '/' ? "an absolute path is needed (the kubelet mounts it)"
+						  : strerror(errno));
 			return 1;
 		}
 		d.kopt.limiter = limpath;
@@ -710,16 +719,20 @@ static int cmd_device_plugin(struct opts *go, int argc, char **argv)
 		if (axl__file_read(prepath, 4096, 0, &text, &len) == 0 && strcmp(text, KP_LIMITER_PATH "\n") == 0) {
 			d.kopt.preload_file = prepath;
 		} else {
-			fprintf(stderr, "axl: device-plugin: %s %s: shares preload the limiter with LD_PRELOAD, which replaces a "
-					"workload's own\n", prepath, text ? "does not hold " KP_LIMITER_PATH : "is missing");
+			fprintf(
+			    stderr,
+			    "axl: device-plugin: %s %s: shares preload the limiter with LD_PRELOAD, which replaces a "
+			    "workload's own\n",
+			    prepath, text ? "does not hold " KP_LIMITER_PATH : "is missing");
 		}
 		free(text);
 	}
 	struct stat st;
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "axl: device-plugin: the kubelet's device plugin directory %s %s\n", dir,
-			errno == ENOENT || !S_ISDIR(st.st_mode) ? "does not exist (is a kubelet running here? --kubelet-dir names another)"
-								   : strerror(errno));
+			errno == ENOENT || !S_ISDIR(st.st_mode)
+			    ? "does not exist (is a kubelet running here? --kubelet-dir names another)"
+			    : strerror(errno));
 		return 1;
 	}
 	if (access(dir, W_OK | X_OK) != 0) {
@@ -750,8 +763,9 @@ static int cmd_device_plugin(struct opts *go, int argc, char **argv)
 	if (!d.node || !sockets_fit(dir, d.node))
 		goto out;
 	if (d.node->n == 0)
-		fprintf(stderr, "axl: device-plugin: no accelerator to advertise on this node: waiting for one (rediscovering "
-				"when device nodes come or go, and every %.0f s)\n",
+		fprintf(stderr,
+			"axl: device-plugin: no accelerator to advertise on this node: waiting for one (rediscovering "
+			"when device nodes come or go, and every %.0f s)\n",
 			w.interval);
 	else if (serve_new(&d, false) != 0)
 		goto out;
@@ -826,20 +840,42 @@ out:
 	"-resource_naming_strategy"
 
 static const struct cli_opt options[] = {
-	{.type = CLI_OPT_STRING, .name = "kubelet-dir", .value = &a.dir, .value_name = "DIR", .help = "the kubelet's socket directory (default\n/var/lib/kubelet/device-plugins)"},
-	{.type = CLI_OPT_CHOICE, .name = "mig-strategy", .value = &a.parts[0], .help = STRATEGY_HELP, .choices = "none|single|mixed"},
-	{.type = CLI_OPT_CHOICE, .name = "resource-naming-strategy", .value = &a.parts[1], .flags = CLI_OPT_HIDDEN, .choices = "none|single|mixed"},
-	{.type = CLI_OPT_CHOICE, .name = "resource_naming_strategy", .value = &a.parts[2], .flags = CLI_OPT_HIDDEN, .choices = "none|single|mixed"},
-	{.type = CLI_OPT_COUNT, .name = "shares", .value = &a.shares, .help = "advertise each device N times (IDs <id>::<k>), each share held\nto 1/N of the memory and compute by the preloaded limiter", .min = 1, .max = MAX_SHARES},
-	{.type = CLI_OPT_STRING, .name = "limiter", .value = &a.limiter, .value_name = "PATH", .help = "the limiter to mount (default: beside axl, or the installed one);\nthe ld.so.preload beside it is mounted at /etc/ld.so.preload"},
-	{.type = CLI_OPT_CHOICE, .name = "device-list-strategy", .value = &a.list, .help = "cdi-cri (default): the devices' CDI names; mounts: no CDI\n(containerd < 1.7, CRI-O without CDI), the spec's device nodes,\nenvironment and library mounts in the answer itself", .choices = "cdi-cri|cdi|mounts"},
-	{.type = CLI_OPT_DURATION, .name = "interval", .value = &a.interval_ms, .help = "rediscover this often (default 60s), and when device nodes change", .min = 1, .max = 86400000},
-	{.type = CLI_OPT_DURATION, .name = "register-timeout", .value = &a.reg_timeout_ms, .help = "how long one Register call may take (default 10s)", .min = 100, .max = 600000},
-	{.type = CLI_OPT_CHOICE, .name = "health-checks", .value = &a.checks, .help = "all (default): a device with a critical error its vendor reports\n(NVML's Xids but an application's, double-bit ECC; amdgpu's RAS\nuncorrectable errors) is Unhealthy; none: only a device that is\ngone. DP_DISABLE_HEALTHCHECKS and DP_ENABLE_HEALTHCHECKS are read\nas NVIDIA's plugin reads them", .choices = "all|none"},
-	{.type = CLI_OPT_DURATION, .name = "health-recovery", .value = &a.recovery_ms, .help = "Healthy again this long after its last error (default 5m; 0: not\nuntil the plugin restarts)", .count = &a.has_recovery},
-	{.type = CLI_OPT_STRING, .name = "driver-root", .value = &a.driver_root, .value_name = "DIR", .help = "where the vendor's user-space files are looked for (the host's\n"
-	 "root mounted at /host in a container; default / or $AXL_DRIVER_ROOT)"},
-	{.type = CLI_OPT_STRING, .name = "driver-root-host", .value = &a.driver_root_host, .value_name = "PATH", .help = "what DIR is on the host (default /; /run/nvidia/driver for the GPU\nOperator's driver container; $AXL_DRIVER_ROOT_HOST)"},
+	{.type = CLI_OPT_STRING, .name = "kubelet-dir", .value = &a.dir, .value_name = "DIR",
+	 .help = "the kubelet's socket directory (default\n/var/lib/kubelet/device-plugins)"},
+	{.type = CLI_OPT_CHOICE, .name = "mig-strategy", .value = &a.parts[0], .help = STRATEGY_HELP,
+	 .choices = "none|single|mixed"},
+	{.type = CLI_OPT_CHOICE, .name = "resource-naming-strategy", .value = &a.parts[1], .flags = CLI_OPT_HIDDEN,
+	 .choices = "none|single|mixed"},
+	{.type = CLI_OPT_CHOICE, .name = "resource_naming_strategy", .value = &a.parts[2], .flags = CLI_OPT_HIDDEN,
+	 .choices = "none|single|mixed"},
+	{.type = CLI_OPT_COUNT, .name = "shares", .value = &a.shares,
+	 .help = "advertise each device N times (IDs <id>::<k>), each share held\nto 1/N of the memory and compute by "
+	         "the preloaded limiter", .min = 1, .max = MAX_SHARES},
+	{.type = CLI_OPT_STRING, .name = "limiter", .value = &a.limiter, .value_name = "PATH",
+	 .help = "the limiter to mount (default: beside axl, or the installed one);\nthe ld.so.preload beside it is "
+	         "mounted at /etc/ld.so.preload"},
+	{.type = CLI_OPT_CHOICE, .name = "device-list-strategy", .value = &a.list,
+	 .help = "cdi-cri (default): the devices' CDI names; mounts: no CDI\n(containerd < 1.7, CRI-O without CDI), "
+	         "the spec's device nodes,\nenvironment and library mounts in the answer itself",
+	 .choices = "cdi-cri|cdi|mounts"},
+	{.type = CLI_OPT_DURATION, .name = "interval", .value = &a.interval_ms,
+	 .help = "rediscover this often (default 60s), and when device nodes change", .min = 1, .max = 86400000},
+	{.type = CLI_OPT_DURATION, .name = "register-timeout", .value = &a.reg_timeout_ms,
+	 .help = "how long one Register call may take (default 10s)", .min = 100, .max = 600000},
+	{.type = CLI_OPT_CHOICE, .name = "health-checks", .value = &a.checks,
+	 .help = "all (default): a device with a critical error its vendor reports\n(NVML's Xids but an "
+	         "application's, double-bit ECC; amdgpu's RAS\nuncorrectable errors) is Unhealthy; none: only a "
+	         "device that is\ngone. DP_DISABLE_HEALTHCHECKS and DP_ENABLE_HEALTHCHECKS are read\nas NVIDIA's "
+	         "plugin reads them", .choices = "all|none"},
+	{.type = CLI_OPT_DURATION, .name = "health-recovery", .value = &a.recovery_ms,
+	 .help = "Healthy again this long after its last error (default 5m; 0: not\nuntil the plugin restarts)",
+	 .count = &a.has_recovery},
+	{.type = CLI_OPT_STRING, .name = "driver-root", .value = &a.driver_root, .value_name = "DIR",
+	 .help = "where the vendor's user-space files are looked for (the host's\n"
+		 "root mounted at /host in a container; default / or $AXL_DRIVER_ROOT)"},
+	{.type = CLI_OPT_STRING, .name = "driver-root-host", .value = &a.driver_root_host, .value_name = "PATH",
+	 .help = "what DIR is on the host (default /; /run/nvidia/driver for the GPU\nOperator's driver container; "
+	         "$AXL_DRIVER_ROOT_HOST)"},
 	{0},
 };
 

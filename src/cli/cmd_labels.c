@@ -334,7 +334,8 @@ static void partitioning(struct lset *s, const struct group *g, const char *np, 
 		int mode_mixed = 0, max_mixed = 0;
 		int64_t maxp = -2;
 		for (size_t i = 0; i < g->n; i++)
-			for (size_t j = 0; of_model(g->dev[i], model) && j < axl_device_partitioning_count(g->dev[i]); j++) {
+			for (size_t j = 0; of_model(g->dev[i], model) && j < axl_device_partitioning_count(g->dev[i]);
+			     j++) {
 				const struct axl_partitioning *p = axl_device_partitioning(g->dev[i], j);
 				if (strcmp(p->technology, tech[k]) != 0)
 					continue;
@@ -678,12 +679,23 @@ static int cmd_labels(struct opts *o, int argc, char **argv)
 }
 
 static const struct cli_opt options[] = {
-	{.type = CLI_OPT_STRING, .name = "output", .alias = 'o', .value = &output, .value_name = "FILE", .help = "write it there atomically, only when its content changed (NFD\nreads /etc/kubernetes/node-feature-discovery/features.d/); the\nfolder is made when missing; - (or none): standard output"},
-	{.type = CLI_OPT_STRING, .name = "expiry", .value = &lo.expiry, .value_name = "WHEN", .help = "'# +expiry-time=': a duration from now (90s, 12h, 7d, 1h30m) or\nan RFC 3339 time; with --watch a duration is renewed when half\nof it has passed"},
-	{.type = CLI_OPT_STRING, .name = "prefix", .value = &lo.prefix, .value_name = "DOMAIN", .help = "the labels' prefix (default axl.dev; '' for none, which NFD turns\ninto feature.node.kubernetes.io)"},
-	{.type = CLI_OPT_FLAG, .name = "gfd", .value = &lo.gfd, .help = "also the nvidia.com/* names NVIDIA's GPU Feature Discovery uses\n(gpu.product, gpu.count, gpu.memory, ...)"},
-	{.type = CLI_OPT_FLAG, .name = "watch", .value = &watch, .help = "keep FILE current: rediscover every --interval and when a device\nnode appears or goes; rewrite only when the labels changed;\nSIGTERM or SIGINT ends it"},
-	{.type = CLI_OPT_DURATION, .name = "interval", .value = &interval_ms, .help = "(--watch) the period (default 60s)", .min = 1, .max = 86400000},
+	{.type = CLI_OPT_STRING, .name = "output", .alias = 'o', .value = &output, .value_name = "FILE",
+	 .help = "write it there atomically, only when its content changed (NFD\nreads "
+	         "/etc/kubernetes/node-feature-discovery/features.d/); the\nfolder is made when missing; - (or none): "
+	         "standard output"},
+	{.type = CLI_OPT_STRING, .name = "expiry", .value = &lo.expiry, .value_name = "WHEN",
+	 .help = "'# +expiry-time=': a duration from now (90s, 12h, 7d, 1h30m) or\nan RFC 3339 time; with --watch a "
+	         "duration is renewed when half\nof it has passed"},
+	{.type = CLI_OPT_STRING, .name = "prefix", .value = &lo.prefix, .value_name = "DOMAIN",
+	 .help = "the labels' prefix (default axl.dev; '' for none, which NFD turns\ninto feature.node.kubernetes.io)"},
+	{.type = CLI_OPT_FLAG, .name = "gfd", .value = &lo.gfd,
+	 .help = "also the nvidia.com/* names NVIDIA's GPU Feature Discovery uses\n(gpu.product, gpu.count, "
+	         "gpu.memory, ...)"},
+	{.type = CLI_OPT_FLAG, .name = "watch", .value = &watch,
+	 .help = "keep FILE current: rediscover every --interval and when a device\nnode appears or goes; rewrite "
+	         "only when the labels changed;\nSIGTERM or SIGINT ends it"},
+	{.type = CLI_OPT_DURATION, .name = "interval", .value = &interval_ms,
+	 .help = "(--watch) the period (default 60s)", .min = 1, .max = 86400000},
 	{0},
 };
 

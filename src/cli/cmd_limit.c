@@ -273,7 +273,8 @@ static int cmd_limit(struct opts *go, int argc, char **argv)
 }
 
 const struct cli_command cli_cmd_limit = {
-	"limit", cmd_limit, CLI_G_NODE | CLI_G_JSON, NULL, subs, "memory and compute limits of workloads, and their environment",
+	"limit", cmd_limit, CLI_G_NODE | CLI_G_JSON, NULL, subs,
+	"memory and compute limits of workloads, and their environment",
 	"Record a device's limits for workloads in the state directory, forget them, list\n"
 	"them, or print the environment a workload on these devices gets (AXL_LIMIT_*, and\n"
 	"HAMi-core's CUDA_DEVICE_* for NVIDIA); docs/limits.md. set and clear say what they\n"

@@ -273,16 +273,26 @@ static int cmd_list(struct opts *o, int argc, char **argv)
 }
 
 static const struct cli_opt options[] = {
-	{.type = CLI_OPT_FLAG, .name = "all", .value = &a.all, .help = "also the host CPU and every PCI function considered, and why"},
-	{.type = CLI_OPT_FLAG, .name = "timing", .value = &a.timing, .help = "time spent per discovery stage (with --json: a \"timing\" object)"},
-	{.type = CLI_OPT_STRING, .name = "family", .value = &a.family, .value_name = "F", .help = "only devices of family F: gpu, npu, tpu, asic, fpga, cpu (with --all)"},
-	{.type = CLI_OPT_STRING, .name = "vendor", .value = &a.vendor, .value_name = "V", .help = "only devices of vendor V (\"NVIDIA\") or id prefix V (\"nvidia\")"},
-	{.type = CLI_OPT_SIZE, .name = "min-memory", .value = &a.min_memory, .help = "only devices with at least SIZE of memory (40GiB, 80GB; a unit is needed)", .count = &a.has_min_memory},
-	{.type = CLI_OPT_STRING, .name = "precision", .value = &a.precision, .value_name = "P", .help = "only devices that run format P natively: fp64, fp32, tf32, bf16,\nfp16, fp8, int8, fp6, fp4, int4"},
+	{.type = CLI_OPT_FLAG, .name = "all", .value = &a.all,
+	 .help = "also the host CPU and every PCI function considered, and why"},
+	{.type = CLI_OPT_FLAG, .name = "timing", .value = &a.timing,
+	 .help = "time spent per discovery stage (with --json: a \"timing\" object)"},
+	{.type = CLI_OPT_STRING, .name = "family", .value = &a.family, .value_name = "F",
+	 .help = "only devices of family F: gpu, npu, tpu, asic, fpga, cpu (with --all)"},
+	{.type = CLI_OPT_STRING, .name = "vendor", .value = &a.vendor, .value_name = "V",
+	 .help = "only devices of vendor V (\"NVIDIA\") or id prefix V (\"nvidia\")"},
+	{.type = CLI_OPT_SIZE, .name = "min-memory", .value = &a.min_memory,
+	 .help = "only devices with at least SIZE of memory (40GiB, 80GB; a unit is needed)",
+	 .count = &a.has_min_memory},
+	{.type = CLI_OPT_STRING, .name = "precision", .value = &a.precision, .value_name = "P",
+	 .help = "only devices that run format P natively: fp64, fp32, tf32, bf16,\nfp16, fp8, int8, fp6, fp4, int4"},
 	{.type = CLI_OPT_FLAG, .name = "visible", .value = &a.visible, .help = "only devices this process may use"},
 	{.type = CLI_OPT_FLAG, .name = "hidden", .value = &a.hidden, .help = "only devices this process may not use"},
-	{.type = CLI_OPT_COUNT, .name = "numa", .value = &a.numa, .help = "only devices on NUMA node N", .max = 65535, .count = &a.has_numa},
-	{.type = CLI_OPT_CHOICE, .name = "best", .value = &a.best, .help = "the one matching device ranked first: memory (bytes), bandwidth\n(memory GB/s) or compute (dense BF16/FP16/FP32 TFLOPS)", .choices = "memory|bandwidth|compute"},
+	{.type = CLI_OPT_COUNT, .name = "numa", .value = &a.numa, .help = "only devices on NUMA node N", .max = 65535,
+	 .count = &a.has_numa},
+	{.type = CLI_OPT_CHOICE, .name = "best", .value = &a.best,
+	 .help = "the one matching device ranked first: memory (bytes), bandwidth\n(memory GB/s) or compute (dense "
+	         "BF16/FP16/FP32 TFLOPS)", .choices = "memory|bandwidth|compute"},
 	{0},
 };
 

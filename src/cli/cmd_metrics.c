@@ -22,8 +22,8 @@ static void print_table(const axl_sample *smp, const char *only)
 		const char *id = axl_device_id(axl_sample_device(smp, i));
 		if (only && strcmp(only, id) != 0)
 			continue;
-		char util[16], used[24], tot[24], mem[48], pw[24], lim[24], t[16], hot[16], sm[24], mc[24], ce[24], ue[24],
-			ecc[64];
+		char util[16], used[24], tot[24], mem[48], pw[24], lim[24], t[16], hot[16], sm[24], mc[24], ce[24],
+		    ue[24], ecc[64];
 		metric_text(smp, i, AXL_METRIC_UTILIZATION, util, sizeof util);
 		metric_text(smp, i, AXL_METRIC_MEMORY_USED, used, sizeof used);
 		metric_text(smp, i, AXL_METRIC_MEMORY_TOTAL, tot, sizeof tot);
@@ -47,8 +47,8 @@ static void print_table(const axl_sample *smp, const char *only)
 		if (only && strcmp(only, p->device) != 0)
 			continue;
 		if (!shown++)
-			printf("\n%-16s %8s %-16s %-8s %10s %5s %s\n", "DEVICE", "PID", "NAME", "TYPE", "MEMORY", "UTIL",
-			       "CONTAINER");
+			printf("\n%-16s %8s %-16s %-8s %10s %5s %s\n", "DEVICE", "PID", "NAME", "TYPE", "MEMORY",
+			       "UTIL", "CONTAINER");
 		char mem[24] = "-", util[16] = "-";
 		if (p->memory_used_bytes >= 0)
 			human_bytes(p->memory_used_bytes, mem, sizeof mem);
@@ -68,8 +68,8 @@ static void print_workloads(const axl_sample *smp, const char *only)
 		if (only && (!w->device || strcmp(only, w->device) != 0))
 			continue;
 		if (!shown++)
-			printf("\n%-16s %-20s %10s %10s %8s %8s %5s %s\n", "WORKLOAD DEVICE", "UUID", "MEM USED", "MEM LIMIT",
-			       "COMPUTE", "LIMIT", "PROCS", "REGION");
+			printf("\n%-16s %-20s %10s %10s %8s %8s %5s %s\n", "WORKLOAD DEVICE", "UUID", "MEM USED",
+			       "MEM LIMIT", "COMPUTE", "LIMIT", "PROCS", "REGION");
 		char mu[24], ml[24] = "-", cu[16] = "-", cl[16] = "-";
 		human_bytes(w->memory_used_bytes, mu, sizeof mu);
 		if (w->memory_limit_bytes >= 0)
@@ -78,8 +78,8 @@ static void print_workloads(const axl_sample *smp, const char *only)
 			snprintf(cu, sizeof cu, "%.0f%%", w->compute_used_percent);
 		if (w->compute_limit_percent >= 0)
 			snprintf(cl, sizeof cl, "%d%%", w->compute_limit_percent);
-		printf("%-16s %-20.20s %10s %10s %8s %8s %5d %s\n", w->device ? w->device : "-", w->uuid ? w->uuid : "-", mu,
-		       ml, cu, cl, w->processes, w->region);
+		printf("%-16s %-20.20s %10s %10s %8s %8s %5d %s\n", w->device ? w->device : "-",
+		       w->uuid ? w->uuid : "-", mu, ml, cu, cl, w->processes, w->region);
 	}
 }
 
@@ -197,9 +197,13 @@ static int cmd_metrics(struct opts *o, int argc, char **argv)
 
 static const struct cli_opt options[] = {
 	{.type = CLI_OPT_ARG, .name = "ID", .value = &device, .help = "only this device (axl list shows the ids)"},
-	{.type = CLI_OPT_DURATION, .name = "interval", .value = &interval_ms, .help = "sample every DURATION (500ms, 2s) and go on; with --json, one\ndocument per line", .min = 1, .max = 86400000},
-	{.type = CLI_OPT_COUNT, .name = "count", .value = &count_arg, .help = "stop after N samples (default 1, or forever with --interval)", .min = 1, .max = 1e15},
-	{.type = CLI_OPT_FLAG, .name = "no-processes", .value = &no_processes, .help = "do not list processes (skips the /proc sweep)"},
+	{.type = CLI_OPT_DURATION, .name = "interval", .value = &interval_ms,
+	 .help = "sample every DURATION (500ms, 2s) and go on; with --json, one\ndocument per line", .min = 1,
+	 .max = 86400000},
+	{.type = CLI_OPT_COUNT, .name = "count", .value = &count_arg,
+	 .help = "stop after N samples (default 1, or forever with --interval)", .min = 1, .max = 1e15},
+	{.type = CLI_OPT_FLAG, .name = "no-processes", .value = &no_processes,
+	 .help = "do not list processes (skips the /proc sweep)"},
 	{0},
 };
 

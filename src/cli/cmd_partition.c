@@ -124,8 +124,8 @@ static int part_profiles(const axl_inventory *inv, const char *id, int json)
 				axl__json_kstr(&w, "technology", pt->technology);
 				axl__json_kstr(&w, "name", pt->profiles[j]);
 				if (pp) {
-					const char *k[] = {"id", "memory_bytes", "compute_units", "slices", "max_instances",
-							   "free_instances"};
+					const char *k[] = {"id", "memory_bytes", "compute_units", "slices",
+							   "max_instances", "free_instances"};
 					int64_t v[] = {pp->id, pp->memory_bytes, pp->compute_units, pp->slices,
 						       pp->max_instances, pp->free_instances};
 					for (int q = 0; q < 6; q++)
@@ -135,8 +135,8 @@ static int part_profiles(const axl_inventory *inv, const char *id, int json)
 				axl__json_obj_end(&w);
 			} else {
 				if (!any)
-					printf("%-8s %-12s %4s %10s %5s %7s %4s %5s\n", "TECH", "PROFILE", "ID", "MEMORY", "SMS",
-					       "SLICES", "MAX", "FREE");
+					printf("%-8s %-12s %4s %10s %5s %7s %4s %5s\n", "TECH", "PROFILE", "ID",
+					       "MEMORY", "SMS", "SLICES", "MAX", "FREE");
 				/* unknown (no details, or a value the driver did not give): "-" */
 				char mem[32] = "-", c[5][24];
 				if (pp && pp->memory_bytes >= 0)
@@ -296,7 +296,8 @@ static int part_mode(axl_context *ctx, const axl_inventory *inv, const char *id,
 		return 0;
 	}
 	if (!yes) {
-		fprintf(stderr, "axl: partition mode: nothing changed: add --yes to switch (or --dry-run to only see this)\n");
+		fprintf(stderr,
+			"axl: partition mode: nothing changed: add --yes to switch (or --dry-run to only see this)\n");
 		return 1;
 	}
 	if (axl_partition_set_mode(ctx, inv, id, kind, mode, AXL_PARTITION_CONFIRM))
@@ -318,7 +319,8 @@ static const struct cli_opt create_options[] = {
 	{.type = CLI_OPT_ARG, .name = "DEVICE", .value = &a.device, .flags = CLI_OPT_REQUIRED,
 	 .help = "the physical device (id, UUID or PCI address)"},
 	{.type = CLI_OPT_ARG, .name = "PROFILE", .value = &a.profile, .flags = CLI_OPT_REQUIRED,
-	 .help = "1g.10gb, mig-1g.10gb, an NVML profile id (19), or 1g.7gb: the\nsmallest offered with at least that memory"},
+	 .help = "1g.10gb, mig-1g.10gb, an NVML profile id (19), or 1g.7gb: the\nsmallest offered with at least "
+		 "that memory"},
 	{0},
 };
 
@@ -378,7 +380,8 @@ static int cmd_partition(struct opts *go, int argc, char **argv)
 		return EXIT_USAGE;
 	const char *sub = s->name;
 	if (o.json && s->opts != list_options && s->opts != create_options && s->opts != profiles_options) {
-		fprintf(stderr, "axl partition %s: prints no document (--json is for list, create and profiles)\n", sub);
+		fprintf(stderr, "axl partition %s: prints no document (--json is for list, create and profiles)\n",
+			sub);
 		return EXIT_USAGE;
 	}
 	if (a.dry && a.yes) {

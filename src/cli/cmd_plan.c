@@ -76,8 +76,8 @@ static int plan_list(int json)
 		axl__json_key(&w, "models");
 		axl__json_arr(&w);
 	} else
-		printf("%-44s %-22s %-16s %9s %9s %6s %9s  %s\n", "ID", "ALIAS", "ARCHITECTURE", "PARAMS(B)", "ACTIVE(B)",
-		       "LAYERS", "MAX CTX", "CATALOG ENTRY");
+		printf("%-44s %-22s %-16s %9s %9s %6s %9s  %s\n", "ID", "ALIAS", "ARCHITECTURE", "PARAMS(B)",
+		       "ACTIVE(B)", "LAYERS", "MAX CTX", "CATALOG ENTRY");
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *id = axl_model_catalog_id(i);
@@ -186,14 +186,15 @@ static int cmd_plan(struct opts *o, int argc, char **argv)
 	req.price_per_device_hour = a.price_device_hour;
 	req.price_per_node_hour = a.price_node_hour;
 	if (a.list) {
-		if (model_name || nnodes || a.here || req.quantization || req.kv_dtype || req.devices || req.context_tokens ||
-		    req.batch || req.network_gbps > 0 || req.engine || req.memory_fraction > 0 || req.objective ||
-		    req.price_per_device_hour > 0 || req.price_per_node_hour > 0) {
+		if (model_name || nnodes || a.here || req.quantization || req.kv_dtype || req.devices ||
+		    req.context_tokens || req.batch || req.network_gbps > 0 || req.engine || req.memory_fraction > 0 ||
+		    req.objective || req.price_per_device_hour > 0 || req.price_per_node_hour > 0) {
 			fprintf(stderr, "axl plan: --list takes no model and no other option than --json\n");
 			return EXIT_USAGE;
 		}
 		if (o->sysroot || o->sim || o->backends || o->nenv) {
-			fprintf(stderr, "axl plan: --list reads no node (--sysroot, --sim, --backends and --env mean nothing to it)\n");
+			fprintf(stderr, "axl plan: --list reads no node (--sysroot, --sim, --backends and --env mean "
+					"nothing to it)\n");
 			return EXIT_USAGE;
 		}
 		return plan_list(o->json);
@@ -248,7 +249,8 @@ static int cmd_plan(struct opts *o, int argc, char **argv)
 		if (axl_planner_add_hwaccel_json(planner, text, len, name) != 0)
 			rc = fail_last(a.registries[i]);
 		for (; nw < axl_planner_warning_count(planner); nw++)
-			fprintf(stderr, "axl: warning: %s: %s\n", a.registries[i], axl_planner_warning(planner, nw)->message);
+			fprintf(stderr, "axl: warning: %s: %s\n", a.registries[i],
+				axl_planner_warning(planner, nw)->message);
 		free(text);
 	}
 	for (int i = 0; i < a.nnodes && rc == 0; i++) {
@@ -296,29 +298,61 @@ static int cmd_plan(struct opts *o, int argc, char **argv)
 }
 
 static const struct cli_opt options[] = {
-	{.type = CLI_OPT_ARG, .name = "MODEL|SIZE", .value = &a.model, .help = "a catalog name (axl plan --list), a config.json, safetensors or GGUF\nfile, or a bare size such as 7B"},
-	{.type = CLI_OPT_FLAG, .name = "list", .value = &a.list, .help = "the built-in model catalog instead of a plan (with --json: axl.models)"},
-	{.type = CLI_OPT_STRING, .name = "params", .value = &a.params, .value_name = "N", .help = "a bare size in parameters (7e9), the same as naming 7B"},
-	{.type = CLI_OPT_STRING, .name = "quant", .value = &a.quant, .value_name = "Q|auto", .help = "the weights: bf16, fp16, fp8, int8, int4, awq, gptq, mxfp4, q8_0,\nq4_k_m, ...; auto: the best-quality format the devices the plan uses run\nnatively that fits (default: the model's own)"},
-	{.type = CLI_OPT_COUNT, .name = "ctx", .value = &a.ctx, .help = "context tokens per sequence (default: the model's maximum, at most 8192)", .min = 1, .max = (double)AXL_PLAN_MAX_CONTEXT},
-	{.type = CLI_OPT_COUNT, .name = "batch", .value = &a.batch, .help = "sequences decoded together (default 1)", .min = 1, .max = AXL_PLAN_MAX_BATCH},
-	{.type = CLI_OPT_STRING, .name = "kv-dtype", .value = &a.kv_dtype, .value_name = "D", .help = "the KV cache's type: fp32, bf16, fp16, fp8, int8 (default bf16; f16 for GGUF)"},
-	{.type = CLI_OPT_STRING, .name = "devices", .value = &a.devices, .value_name = "LIST", .help = "only these devices (nvidia:0,nvidia:1; node/id with --node); cpu: plan on\nthe host, its memory and memory bandwidth"},
-	{.type = CLI_OPT_LIST, .name = "node", .value = a.nodes, .value_name = "FILE", .help = "plan on the node whose axl list --json FILE is (repeatable), instead of\nthis one", .max = PLAN_MAX_NODE_FILES, .count = &a.nnodes},
-	{.type = CLI_OPT_LIST, .name = "registry", .value = a.registries, .value_name = "FILE", .help = "plan on the node that ai-hwaccel's registry JSON FILE describes (repeatable;\nits serde layout, schema_version 1-3)", .max = PLAN_MAX_NODE_FILES, .count = &a.nregistries},
-	{.type = CLI_OPT_FLAG, .name = "here", .value = &a.here, .help = "with --node: this node too (the global node options describe it)"},
-	{.type = CLI_OPT_RATE, .name = "network", .value = &a.network, .help = "between nodes, per direction, with its unit: 400Gb/s for a 400G NIC (50\nGB/s), or 50GB/s (default: the slowest node's fastest RDMA NIC, else\n100Gb/s)", .min = 0.001, .max = 10000},
-	{.type = CLI_OPT_RATE, .name = "network-gbps", .flags = CLI_OPT_REFUSED, .help = "is gone: it read GB/s where a 400G NIC's owner types 400; say --network 400Gb/s (bits) or --network 50GB/s (bytes)"},
-	{.type = CLI_OPT_STRING, .name = "engine", .value = &a.engine, .value_name = "E", .help = "the serving engine the estimates are for: vllm (default), sglang, trt-llm,\nllama.cpp, pytorch (docs/plan.md \"Calibration\")"},
-	{.type = CLI_OPT_NUMBER, .name = "memory-fraction", .value = &a.memory_fraction, .value_name = "F", .help = "the share of each device's memory the engine gives the model (default:\nthe engine's, vllm 0.90)", .min = 0.01, .max = 1},
-	{.type = CLI_OPT_STRING, .name = "objective", .value = &a.objective, .value_name = "O", .help = "devices (default: the fewest devices that fit, then the fastest), latency\n(one sequence's decode), throughput (the batch's decode), cost (per\nmillion tokens: needs a price); without case"},
-	{.type = CLI_OPT_NUMBER, .name = "price-device-hour", .value = &a.price_device_hour, .value_name = "P", .help = "a price per device-hour, for the cost per million tokens (default: the\nnode file's, or the price table's for the node's instance type)", .min = 0.0001, .max = 100000},
-	{.type = CLI_OPT_NUMBER, .name = "price-node-hour", .value = &a.price_node_hour, .value_name = "P", .help = "a price per node-hour instead (every node the plan uses is paid whole)", .min = 0.0001, .max = 100000},
+	{.type = CLI_OPT_ARG, .name = "MODEL|SIZE", .value = &a.model,
+	 .help = "a catalog name (axl plan --list), a config.json, safetensors or GGUF\nfile, or a bare size such as "
+	         "7B"},
+	{.type = CLI_OPT_FLAG, .name = "list", .value = &a.list,
+	 .help = "the built-in model catalog instead of a plan (with --json: axl.models)"},
+	{.type = CLI_OPT_STRING, .name = "params", .value = &a.params, .value_name = "N",
+	 .help = "a bare size in parameters (7e9), the same as naming 7B"},
+	{.type = CLI_OPT_STRING, .name = "quant", .value = &a.quant, .value_name = "Q|auto",
+	 .help = "the weights: bf16, fp16, fp8, int8, int4, awq, gptq, mxfp4, q8_0,\nq4_k_m, ...; auto: the "
+	         "best-quality format the devices the plan uses run\nnatively that fits (default: the model's own)"},
+	{.type = CLI_OPT_COUNT, .name = "ctx", .value = &a.ctx,
+	 .help = "context tokens per sequence (default: the model's maximum, at most 8192)", .min = 1,
+	 .max = (double)AXL_PLAN_MAX_CONTEXT},
+	{.type = CLI_OPT_COUNT, .name = "batch", .value = &a.batch, .help = "sequences decoded together (default 1)",
+	 .min = 1, .max = AXL_PLAN_MAX_BATCH},
+	{.type = CLI_OPT_STRING, .name = "kv-dtype", .value = &a.kv_dtype, .value_name = "D",
+	 .help = "the KV cache's type: fp32, bf16, fp16, fp8, int8 (default bf16; f16 for GGUF)"},
+	{.type = CLI_OPT_STRING, .name = "devices", .value = &a.devices, .value_name = "LIST",
+	 .help = "only these devices (nvidia:0,nvidia:1; node/id with --node); cpu: plan on\nthe host, its memory and "
+	         "memory bandwidth"},
+	{.type = CLI_OPT_LIST, .name = "node", .value = a.nodes, .value_name = "FILE",
+	 .help = "plan on the node whose axl list --json FILE is (repeatable), instead of\nthis one",
+	 .max = PLAN_MAX_NODE_FILES, .count = &a.nnodes},
+	{.type = CLI_OPT_LIST, .name = "registry", .value = a.registries, .value_name = "FILE",
+	 .help = "plan on the node that ai-hwaccel's registry JSON FILE describes (repeatable;\nits serde layout, "
+	         "schema_version 1-3)", .max = PLAN_MAX_NODE_FILES, .count = &a.nregistries},
+	{.type = CLI_OPT_FLAG, .name = "here", .value = &a.here,
+	 .help = "with --node: this node too (the global node options describe it)"},
+	{.type = CLI_OPT_RATE, .name = "network", .value = &a.network,
+	 .help = "between nodes, per direction, with its unit: 400Gb/s for a 400G NIC (50\nGB/s), or 50GB/s (default: "
+	         "the slowest node's fastest RDMA NIC, else\n100Gb/s)", .min = 0.001, .max = 10000},
+	{.type = CLI_OPT_RATE, .name = "network-gbps", .flags = CLI_OPT_REFUSED,
+	 .help = "is gone: it read GB/s where a 400G NIC's owner types 400; say --network 400Gb/s (bits) or --network "
+	         "50GB/s (bytes)"},
+	{.type = CLI_OPT_STRING, .name = "engine", .value = &a.engine, .value_name = "E",
+	 .help = "the serving engine the estimates are for: vllm (default), sglang, trt-llm,\nllama.cpp, pytorch "
+	         "(docs/plan.md \"Calibration\")"},
+	{.type = CLI_OPT_NUMBER, .name = "memory-fraction", .value = &a.memory_fraction, .value_name = "F",
+	 .help = "the share of each device's memory the engine gives the model (default:\nthe engine's, vllm 0.90)",
+	 .min = 0.01, .max = 1},
+	{.type = CLI_OPT_STRING, .name = "objective", .value = &a.objective, .value_name = "O",
+	 .help = "devices (default: the fewest devices that fit, then the fastest), latency\n(one sequence's decode), "
+	         "throughput (the batch's decode), cost (per\nmillion tokens: needs a price); without case"},
+	{.type = CLI_OPT_NUMBER, .name = "price-device-hour", .value = &a.price_device_hour, .value_name = "P",
+	 .help = "a price per device-hour, for the cost per million tokens (default: the\nnode file's, or the price "
+	         "table's for the node's instance type)", .min = 0.0001, .max = 100000},
+	{.type = CLI_OPT_NUMBER, .name = "price-node-hour", .value = &a.price_node_hour, .value_name = "P",
+	 .help = "a price per node-hour instead (every node the plan uses is paid whole)", .min = 0.0001,
+	 .max = 100000},
 	{0},
 };
 
 const struct cli_command cli_cmd_plan = {
-	"plan", cmd_plan, CLI_G_NODE | CLI_G_JSON, options, NULL, "will a model fit, how to split it, how fast it will run",
+	"plan", cmd_plan, CLI_G_NODE | CLI_G_JSON, options, NULL,
+	"will a model fit, how to split it, how fast it will run",
 	"Will a model fit on this node, or on the nodes whose axl list --json are the --node\n"
 	"FILEs; how to split it over the devices, and how fast it will decode and prefill\n"
 	"(docs/plan.md). Without accelerators, or with --devices cpu, the plan is on the\n"

@@ -247,7 +247,8 @@ static int parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t
 	} else {
 		const char *colon = strrchr(spec, ':');
 		if (!colon || (size_t)(colon - spec) >= sizeof host || strchr(spec, ':') != colon) {
-			fprintf(stderr, "axl: --listen takes ADDR:PORT (an IPv6 address in brackets: [::1]:9400), not '%s'\n",
+			fprintf(stderr,
+				"axl: --listen takes ADDR:PORT (an IPv6 address in brackets: [::1]:9400), not '%s'\n",
 				spec);
 			return -1;
 		}
@@ -378,7 +379,8 @@ int serve_start(const struct opts *o, const struct serve_opts *sopt, int ready, 
 		 "<li><a href=\"healthz\">/healthz</a>: ok when serving</li>\n"
 		 "<li><a href=\"inventory\">/inventory</a>: the devices (axl.inventory JSON)</li>\n"
 		 "</ul>\n</body></html>\n",
-		 nacc, nacc == 1 ? "" : "s", sv->prom_flags & AXL_METRICS_DCGM ? " (also under dcgm-exporter's names)" : "");
+		 nacc, nacc == 1 ? "" : "s",
+		 sv->prom_flags & AXL_METRICS_DCGM ? " (also under dcgm-exporter's names)" : "");
 	sv->index = text_response(sv->index_html, "text/html; charset=utf-8");
 	if (!sv->healthz || !sv->starting || !sv->inventory || !sv->not_found || !sv->not_allowed || !sv->index) {
 		fprintf(stderr, "axl: out of memory\n");
@@ -397,11 +399,11 @@ int serve_start(const struct opts *o, const struct serve_opts *sopt, int ready, 
 		flags |= MHD_USE_IPv6;
 	if (o->verbose)
 		flags |= MHD_USE_ERROR_LOG;
-	sv->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				      MHD_OPTION_THREAD_POOL_SIZE, (unsigned)POOL_THREADS, MHD_OPTION_CONNECTION_LIMIT,
-				      (unsigned)CONNECTION_LIMIT, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PER_IP_LIMIT,
-				      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
-				      MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_END);
+	sv->daemon = MHD_start_daemon(
+	    flags, 0, NULL, NULL, handle, sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE,
+	    (unsigned)POOL_THREADS, MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PER_IP_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)CONNECTION_TIMEOUT_S, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_END);
 	if (!sv->daemon) {
 		fprintf(stderr, "axl: cannot listen on %s: %s\n", sopt->listen ? sopt->listen : DEFAULT_LISTEN,
 			errno ? strerror(errno) : "libmicrohttpd could not start");
@@ -447,10 +449,15 @@ static int cmd_serve(struct opts *o, int argc, char **argv)
 #endif
 
 static const struct cli_opt options[] = {
-	{.type = CLI_OPT_STRING, .name = "listen", .value = &so.listen, .value_name = "ADDR:PORT", .help = "127.0.0.1:9400 by default; 0.0.0.0:9400 for every IPv4 address,\n[::1]:9400 for IPv6"},
-	{.type = CLI_OPT_DURATION, .name = "interval", .value = &so.interval_ms, .help = "sample at most every DURATION (default 100ms); scrapes in between\nshare the last sample", .min = 1, .max = 86400000},
-	{.type = CLI_OPT_FLAG, .name = "dcgm", .value = &so.dcgm, .help = "also dcgm-exporter's DCGM_FI_* names, for its dashboards"},
-	{.type = CLI_OPT_FLAG, .name = "processes", .value = &so.processes, .help = "also per-process series (one per process and device)"},
+	{.type = CLI_OPT_STRING, .name = "listen", .value = &so.listen, .value_name = "ADDR:PORT",
+	 .help = "127.0.0.1:9400 by default; 0.0.0.0:9400 for every IPv4 address,\n[::1]:9400 for IPv6"},
+	{.type = CLI_OPT_DURATION, .name = "interval", .value = &so.interval_ms,
+	 .help = "sample at most every DURATION (default 100ms); scrapes in between\nshare the last sample", .min = 1,
+	 .max = 86400000},
+	{.type = CLI_OPT_FLAG, .name = "dcgm", .value = &so.dcgm,
+	 .help = "also dcgm-exporter's DCGM_FI_* names, for its dashboards"},
+	{.type = CLI_OPT_FLAG, .name = "processes", .value = &so.processes,
+	 .help = "also per-process series (one per process and device)"},
 	{0},
 };
 

@@ -118,8 +118,8 @@ static int cmd_show(struct opts *o, int argc, char **argv)
 		size_t nc = axl_device_compute_unit_count(d);
 		for (size_t i = 0; i < nc; i++) {
 			const struct axl_compute_unit *c = axl_device_compute_unit(d, i);
-			printf("  %-*s %s x %lld [%s]\n", kw, i == 0 ? "compute_units" : "", c->name, (long long)c->count,
-			       axl_source_name(c->source));
+			printf("  %-*s %s x %lld [%s]\n", kw, i == 0 ? "compute_units" : "", c->name,
+			       (long long)c->count, axl_source_name(c->source));
 		}
 		size_t np = axl_device_precision_count(d);
 		for (size_t i = 0; i < np; i++) {
@@ -151,17 +151,22 @@ static int cmd_show(struct opts *o, int argc, char **argv)
 				if (x->memory_bytes >= 0)
 					human_bytes(x->memory_bytes, mem, sizeof mem);
 				char c[5][24];
-				printf("  %-*s   %-12s id=%s mem=%s units=%s slices=%s instances=%s free=%s\n", kw, "", x->name,
-				       cli_cell(x->id, c[0], sizeof c[0]), mem, cli_cell(x->compute_units, c[1], sizeof c[1]),
-				       cli_cell(x->slices, c[2], sizeof c[2]), cli_cell(x->max_instances, c[3], sizeof c[3]),
+				printf("  %-*s   %-12s id=%s mem=%s units=%s slices=%s instances=%s free=%s\n", kw, "",
+				       x->name, cli_cell(x->id, c[0], sizeof c[0]), mem,
+				       cli_cell(x->compute_units, c[1], sizeof c[1]),
+				       cli_cell(x->slices, c[2], sizeof c[2]),
+				       cli_cell(x->max_instances, c[3], sizeof c[3]),
 				       cli_cell(x->free_instances, c[4], sizeof c[4]));
 			}
 		}
 		for (size_t i = 0; i < axl_device_port_count(d); i++) {
 			const struct axl_port *p = axl_device_port(d, i);
 			char ix[24];
-			printf("  %-*s %s %s %s", kw, i == 0 ? "ports" : "", p->technology, cli_cell(p->index, ix, sizeof ix),
-			       p->active == 1 ? "up" : p->active == 0 ? "down" : "-");
+			printf("  %-*s %s %s %s", kw, i == 0 ? "ports" : "", p->technology,
+			       cli_cell(p->index, ix, sizeof ix),
+			       p->active == 1   ? "up"
+			       : p->active == 0 ? "down"
+						: "-");
 			if (p->remote_kind)
 				printf(" to %s", p->remote_kind);
 			if (p->remote_id || p->remote_pci)
@@ -184,8 +189,11 @@ static int cmd_show(struct opts *o, int argc, char **argv)
 }
 
 static const struct cli_opt options[] = {
-	{.type = CLI_OPT_ARG, .name = "ID", .value = &id, .help = "an axl id (nvidia:0, nvidia:0/mig1.0), a UUID or a PCI address\n(axl list shows them)", .flags = CLI_OPT_REQUIRED},
-	{.type = CLI_OPT_FLAG, .name = "all", .value = &all, .help = "also the host CPU (cpu:0) and every PCI function considered"},
+	{.type = CLI_OPT_ARG, .name = "ID", .value = &id,
+	 .help = "an axl id (nvidia:0, nvidia:0/mig1.0), a UUID or a PCI address\n(axl list shows them)",
+	 .flags = CLI_OPT_REQUIRED},
+	{.type = CLI_OPT_FLAG, .name = "all", .value = &all,
+	 .help = "also the host CPU (cpu:0) and every PCI function considered"},
 	{0},
 };
 

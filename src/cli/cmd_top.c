@@ -478,10 +478,14 @@ static int cmd_top(struct opts *o, int argc, char **argv)
 }
 
 static const struct cli_opt options[] = {
-	{.type = CLI_OPT_DURATION, .name = "interval", .value = &interval_ms, .help = "refresh every DURATION (default 1s; 500ms, 2s)", .min = 1, .max = 86400000},
-	{.type = CLI_OPT_COUNT, .name = "count", .value = &count_arg, .help = "stop after N frames", .min = 1, .max = 1e15},
+	{.type = CLI_OPT_DURATION, .name = "interval", .value = &interval_ms,
+	 .help = "refresh every DURATION (default 1s; 500ms, 2s)", .min = 1, .max = 86400000},
+	{.type = CLI_OPT_COUNT, .name = "count", .value = &count_arg, .help = "stop after N frames", .min = 1,
+	 .max = 1e15},
 	{.type = CLI_OPT_FLAG, .name = "no-processes", .value = &no_processes, .help = "no process list"},
-	{.type = CLI_OPT_FLAG, .name = "batch", .value = &batch_arg, .help = "plain-text frames of COLUMNS x LINES (default 80x24; also when not on\na terminal): --count of them, default 1"},
+	{.type = CLI_OPT_FLAG, .name = "batch", .value = &batch_arg,
+	 .help = "plain-text frames of COLUMNS x LINES (default 80x24; also when not on\na terminal): --count of "
+	         "them, default 1"},
 	{0},
 };
 

@@ -336,7 +336,8 @@ static int cmd_topo(struct opts *o, int argc, char **argv)
 			size_t room = devs > WIDTH ? devs : WIDTH, per = (room - (size_t)lw) / (size_t)nw;
 			for (size_t from = 0; from < nn; from += per) {
 				printf("\n");
-				print_matrix(inv, rows, nr, false, from, from + per < nn ? from + per : nn, lw, cw, nw, 0);
+				print_matrix(inv, rows, nr, false, from, from + per < nn ? from + per : nn, lw, cw, nw,
+					     0);
 			}
 		}
 		print_devices(inv, rows, nr, lw);
@@ -352,8 +353,10 @@ static int cmd_topo(struct opts *o, int argc, char **argv)
 }
 
 static const struct cli_opt options[] = {
-	{.type = CLI_OPT_FLAG, .name = "all", .value = &all, .help = "also the host CPU and every PCI function considered (with --json)"},
-	{.type = CLI_OPT_FLAG, .name = "timing", .value = &timing, .help = "the time spent per discovery stage (with --json)"},
+	{.type = CLI_OPT_FLAG, .name = "all", .value = &all,
+	 .help = "also the host CPU and every PCI function considered (with --json)"},
+	{.type = CLI_OPT_FLAG, .name = "timing", .value = &timing,
+	 .help = "the time spent per discovery stage (with --json)"},
 	{0},
 };
 

@@ -175,7 +175,8 @@ void metric_text(const axl_sample *smp, size_t i, axl_metric m, char *buf, size_
 		buf[0] = '\0';
 		for (unsigned b = 0; b < 32 && o < cap; b++)
 			if (bits & (1u << b) && axl_throttle_name(1u << b))
-				o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? "," : "", axl_throttle_name(1u << b));
+				o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? "," : "",
+						      axl_throttle_name(1u << b));
 		if (!bits)
 			snprintf(buf, cap, "none");
 	} else if (!strcmp(unit, "percent"))

@@ -34,8 +34,8 @@ int cli_dlopen(const char *command, const char *env, const char *soname, const c
 	for (size_t i = 0; i < n; i++) {
 		void *sym = dlsym(h, syms[i].name);
 		if (!sym) {
-			fprintf(stderr, "axl: %s needs %s (Debian package %s): %s has no %s\n", command, soname, package,
-				name, syms[i].name);
+			fprintf(stderr, "axl: %s needs %s (Debian package %s): %s has no %s\n", command, soname,
+				package, name, syms[i].name);
 			dlclose(h);
 			return 1;
 		}

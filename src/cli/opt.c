@@ -485,7 +485,8 @@ int cli_opt_parse(const char *cmd, const struct cli_opt *specs, int argc, char *
 			}
 			if (takes_value(s) && !val) {
 				if (i + 1 >= argc) {
-					fprintf(stderr, "axl %s: --%s needs a value (%s)\n", cmd, s->name, type_value_name(s));
+					fprintf(stderr, "axl %s: --%s needs a value (%s)\n", cmd, s->name,
+						type_value_name(s));
 					return EXIT_USAGE;
 				}
 				val = argv[++i];

@@ -75,7 +75,8 @@ int watch_open(struct watch *w, const struct opts *o, int64_t interval_ms)
 	snprintf(w->dev, sizeof w->dev, "%s/dev", o->sysroot ? o->sysroot : "");
 	w->ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 	if (w->ino < 0) {
-		fprintf(stderr, "axl: watch: inotify: %s (refreshing every %.0f s only)\n", strerror(errno), w->interval);
+		fprintf(stderr, "axl: watch: inotify: %s (refreshing every %.0f s only)\n", strerror(errno),
+			w->interval);
 		return 0;
 	}
 	w->wd_dev = inotify_add_watch(w->ino, w->dev, EVENTS | IN_ONLYDIR);
@@ -111,7 +112,8 @@ static int drain(struct watch *w)
 				continue;
 			any = 1;
 			/* a directory of nodes made after we started (a driver loaded): watch it */
-			if (e->wd == w->wd_dev && e->len && (e->mask & (IN_CREATE | IN_MOVED_TO)) && (e->mask & IN_ISDIR))
+			if (e->wd == w->wd_dev && e->len && (e->mask & (IN_CREATE | IN_MOVED_TO)) &&
+			    (e->mask & IN_ISDIR))
 				for (size_t i = 0; subdirs[i]; i++)
 					if (strcmp(e->name, subdirs[i]) == 0)
 						add_sub(w, e->name);

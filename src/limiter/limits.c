@@ -64,7 +64,8 @@ void axl__lim_limits_axl(int i, struct axl__lim_dev *d)
 	int n = count_fields(devs);
 	if (!ver || strcmp(ver, "1")) {
 		if (i == 0)
-			axl__lim_log(AXL__LOG_ERROR, "AXL_LIMIT_VERSION=%s: only version 1 is known; allocations refused",
+			axl__lim_log(AXL__LOG_ERROR,
+				     "AXL_LIMIT_VERSION=%s: only version 1 is known; allocations refused",
 				     ver ? ver : "(unset)");
 		d->broken = 1;
 		return;
@@ -86,8 +87,10 @@ void axl__lim_limits_axl(int i, struct axl__lim_dev *d)
 			char *end;
 			unsigned long long v = strtoull(val, &end, 10);
 			if (!isdigit((unsigned char)val[0]) || *end || v == 0 || v > INT64_MAX) {
-				axl__lim_log(AXL__LOG_ERROR, "AXL_LIMIT_MEMORY_BYTES entry %d '%s' (device %d, %s) is not a "
-					     "positive number of bytes; allocations on it refused", j, val, i, d->uuid);
+				axl__lim_log(AXL__LOG_ERROR,
+					     "AXL_LIMIT_MEMORY_BYTES entry %d '%s' (device %d, %s) is not a "
+					     "positive number of bytes; allocations on it refused",
+					     j, val, i, d->uuid);
 				d->broken = 1;
 			} else {
 				axl__lim_memory_min(d, (int64_t)v);
@@ -97,8 +100,8 @@ void axl__lim_limits_axl(int i, struct axl__lim_dev *d)
 			char *end;
 			long v = strtol(val, &end, 10);
 			if (!isdigit((unsigned char)val[0]) || *end || v < 1 || v > 100)
-				axl__lim_log(AXL__LOG_ERROR, "AXL_LIMIT_COMPUTE_PERCENT entry %d '%s' is not 1..100; ignored",
-					     j, val);
+				axl__lim_log(AXL__LOG_ERROR,
+					     "AXL_LIMIT_COMPUTE_PERCENT entry %d '%s' is not 1..100; ignored", j, val);
 			else
 				axl__lim_compute_min(d, (int)v);
 		}
@@ -157,8 +160,9 @@ void axl__lim_region_attach(axl__region **out, struct axl__lim_dev *devs, const 
 		int k = devs[i].uuid[0] ? axl__region_find(*out, devs[i].uuid) : -1;
 		devs[i].rdev = k >= 0 ? k : -1;
 		if (k < 0 && devs[i].memory >= 0) {
-			axl__lim_log(AXL__LOG_ERROR, "%s device %d %s is not in the region %s; allocations on it refused",
-				     side, i, devs[i].uuid, path);
+			axl__lim_log(AXL__LOG_ERROR,
+				     "%s device %d %s is not in the region %s; allocations on it refused", side, i,
+				     devs[i].uuid, path);
 			devs[i].broken = 1;
 		}
 	}

@@ -129,7 +129,8 @@ int main(void)
 	S(struct axl_device_filter, 40);
 	/* version 1 callers pass the struct without env: the library reads that much */
 	if (AXL_CONTEXT_OPTIONS_VERSION != 4 || offsetof(struct axl_context_options, env) != 56 ||
-	    offsetof(struct axl_context_options, sim) != 64 || offsetof(struct axl_context_options, driver_root) != 72) {
+	    offsetof(struct axl_context_options, sim) != 64 ||
+	    offsetof(struct axl_context_options, driver_root) != 72) {
 		printf("axl_context_options version 2 adds env at 56 (version 1 ends there), version 3 sim at 64, "
 		       "version 4 driver_root at 72\n");
 		failed++;
@@ -235,7 +236,8 @@ int main(void)
 	    AXL_ATTR_MEMORY_L1_PER_UNIT != 71 || AXL_ATTR_MEMORY_STACKS != 74 || AXL_ATTR_INTERCONNECT_KIND != 75 ||
 	    AXL_ATTR_INTERCONNECT_BANDWIDTH != 78 || AXL_ATTR__COUNT != 79 ||
 	    AXL_HOST_MEMORY_LIMIT != 9 || AXL_FORMAT_INT4 != 9 || AXL_SOURCE_ENV != 7 || AXL_SOURCE_NVML != 8 ||
-	    AXL_SOURCE_LEVEL_ZERO != 10 || AXL_SOURCE_SIM != 11 || AXL_SOURCE__COUNT != 12 || AXL_ENOTSYS != -13 || AXL_EBUSY != -14 || AXL_ENOSPC != -15 || AXL_CONTEXT_RECORD != 4 ||
+	    AXL_SOURCE_LEVEL_ZERO != 10 || AXL_SOURCE_SIM != 11 || AXL_SOURCE__COUNT != 12 || AXL_ENOTSYS != -13 ||
+	    AXL_EBUSY != -14 || AXL_ENOSPC != -15 || AXL_CONTEXT_RECORD != 4 ||
 	    AXL_CAPTURE_OPTIONS_VERSION != 1 || AXL_COMPUTE_OPTIONS_VERSION != 1 || AXL_MEMORY_DEVICE != 1 ||
 	    AXL_MEMORY_PINNED != 2 || AXL_MEMORY_HOST != 3 || AXL_COPY_PATH_HOST != 1 || AXL_COPY_PATH_DEVICE != 2 ||
 	    AXL_COPY_PATH_PEER != 3 || AXL_COPY_PATH_STAGED != 4 ||

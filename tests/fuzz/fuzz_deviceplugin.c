@@ -57,7 +57,8 @@ static const char islands_spec[] =
 	"{\"model\":\"AMD Instinct MI210\",\"count\":2,\"numa_node\":0},"
 	"{\"model\":\"AMD Instinct MI210\",\"count\":2,\"numa_node\":1}],\"links\":["
 	"{\"a\":0,\"b\":1,\"kind\":\"xgmi\"},{\"a\":0,\"b\":2,\"kind\":\"xgmi\"},{\"a\":0,\"b\":3,\"kind\":\"xgmi\"},"
-	"{\"a\":4,\"b\":5,\"kind\":\"xgmi\"},{\"a\":4,\"b\":6,\"kind\":\"xgmi\"},{\"a\":4,\"b\":7,\"kind\":\"xgmi\"}]}\n";
+	"{\"a\":4,\"b\":5,\"kind\":\"xgmi\"},{\"a\":4,\"b\":6,\"kind\":\"xgmi\"},"
+	"{\"a\":4,\"b\":7,\"kind\":\"xgmi\"}]}\n";
 
 /* The resources of the simulated node text describes, with shares N each. */
 static struct kp_node *build(const char *text, int shares)
@@ -114,7 +115,8 @@ static void islands_kept(void)
 				void *owner;
 				int code;
 				char err[256];
-				if (kp_preferred(r, avail, na, NULL, 0, size, &out, &n, &owner, &code, err, sizeof err) != 0 ||
+				if (kp_preferred(r, avail, na, NULL, 0, size, &out, &n, &owner, &code, err,
+						 sizeof err) != 0 ||
 				    n != (size_t)size)
 					abort();
 				for (size_t i = 0; i < n; i++) {

@@ -68,7 +68,8 @@ static void reader(const uint8_t *data, size_t size)
 			continue;
 		}
 		const struct axl__jv *c = &v->items[idx[top]];
-		if (v->type == AXL__J_OBJ && !utf8_ok((const unsigned char *)v->keys[idx[top]], strlen(v->keys[idx[top]])))
+		if (v->type == AXL__J_OBJ &&
+		    !utf8_ok((const unsigned char *)v->keys[idx[top]], strlen(v->keys[idx[top]])))
 			abort();
 		idx[top]++;
 		if (c->type == AXL__J_STR && (strlen(c->s) != c->len || !utf8_ok((const unsigned char *)c->s, c->len)))

@@ -68,7 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				axl_sample *smp;
 				if (axl_sampler_sample(s, &smp) == 0) {
 					double v;
-					if (axl_sample_get(smp, 0, AXL_METRIC_UTILIZATION, &v, NULL) || v < 0 || v > 100)
+					if (axl_sample_get(smp, 0, AXL_METRIC_UTILIZATION, &v, NULL) || v < 0 ||
+					    v > 100)
 						abort();
 					axl_sample_free(smp);
 				}

@@ -136,7 +136,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				double v;
 				if (axl_sample_get(s, i, (axl_metric)m, &v, NULL) != 0)
 					continue;
-				if (v != v || v < -300 || (strcmp(axl_metric_unit((axl_metric)m), "percent") == 0 && v > 100))
+				if (v != v || v < -300 ||
+				    (strcmp(axl_metric_unit((axl_metric)m), "percent") == 0 && v > 100))
 					abort();
 				if (m != AXL_METRIC_TEMPERATURE && m != AXL_METRIC_TEMPERATURE_HOTSPOT &&
 				    m != AXL_METRIC_TEMPERATURE_MEMORY && v < 0)

@@ -162,8 +162,9 @@ static void lone(unsigned pct, int graphs, int axl)
 		RC(cuDeviceGetUuid(&u, d));
 		const unsigned char *b = (const unsigned char *)u.bytes;
 		char id[64];
-		snprintf(id, sizeof id, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-			 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+		snprintf(id, sizeof id, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+			 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+			 b[15]);
 		setenv("AXL_LIMIT_VERSION", "1", 1);
 		setenv("AXL_LIMIT_DEVICES", id, 1);
 		setenv("AXL_LIMIT_MEMORY_BYTES", "none", 1);
@@ -171,7 +172,8 @@ static void lone(unsigned pct, int graphs, int axl)
 	} else {
 		setenv("CUDA_DEVICE_SM_LIMIT", v, 1);
 	}
-	double wall = 0, share = run(graphs, env_s("AXL_CLIMIT_TEST_WARM", 6), env_s("AXL_CLIMIT_TEST_SECONDS", 10), &wall);
+	double wall = 0,
+	       share = run(graphs, env_s("AXL_CLIMIT_TEST_WARM", 6), env_s("AXL_CLIMIT_TEST_SECONDS", 10), &wall);
 	printf("%s at %u%% (%s): busy share %.2f%% over %.1f s\n", graphs ? "graphs" : "kernels", pct,
 	       axl ? "AXL_LIMIT_COMPUTE_PERCENT" : "CUDA_DEVICE_SM_LIMIT", share, wall);
 	CHECK(share >= pct - 5.0 && share <= pct + 5.0);

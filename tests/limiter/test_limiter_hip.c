@@ -98,7 +98,8 @@ static void case_paths(void)
 	/* through dlsym, as a program loading the runtime at run time does */
 	void *h = dlopen(getenv("AXL_LIMITER_HIP_LIBRARY"), RTLD_NOW);
 	CHECK(h != NULL);
-	hipError_t (*ma)(void **, size_t, hipStream_t) = (hipError_t(*)(void **, size_t, hipStream_t))dlsym(h, "hipMallocAsync");
+	hipError_t (*ma)(void **, size_t, hipStream_t) =
+	    (hipError_t(*)(void **, size_t, hipStream_t))dlsym(h, "hipMallocAsync");
 	hipError_t (*fa)(void *, hipStream_t) = (hipError_t(*)(void *, hipStream_t))dlsym(h, "hipFreeAsync");
 	CHECK(ma == hipMallocAsync && ma != real_sym("hipMallocAsync")); /* the limiter's entry */
 	CHECK(dlsym(h, "hipMemcpyAsync") == real_sym("hipMemcpyAsync")); /* not accounted: the runtime's */

@@ -126,8 +126,10 @@ static void run(void *nvml, int linked)
 	CHECK((void *)p_mem != (void *)d_mem && (void *)p_mem2 != (void *)d_mem2);
 	int (*init)(void) = (int (*)(void))dlsym(nvml, "nvmlInit_v2");
 	int (*count)(unsigned *) = (int (*)(unsigned *))dlsym(nvml, "nvmlDeviceGetCount_v2");
-	int (*handle)(unsigned, nvmlDevice_t *) = (int (*)(unsigned, nvmlDevice_t *))dlsym(nvml, "nvmlDeviceGetHandleByIndex_v2");
-	int (*uuid)(nvmlDevice_t, char *, unsigned) = (int (*)(nvmlDevice_t, char *, unsigned))dlsym(nvml, "nvmlDeviceGetUUID");
+	int (*handle)(unsigned, nvmlDevice_t *) =
+	    (int (*)(unsigned, nvmlDevice_t *))dlsym(nvml, "nvmlDeviceGetHandleByIndex_v2");
+	int (*uuid)(nvmlDevice_t, char *, unsigned) =
+	    (int (*)(nvmlDevice_t, char *, unsigned))dlsym(nvml, "nvmlDeviceGetUUID");
 	CHECK(init && count && handle && uuid);
 	EQ(init(), 0);
 	unsigned n = 0;

@@ -44,7 +44,8 @@ from .bep1000 import BEP1000_PLUGINS, AcceleratorWorkloadConfig, BEP1000Interfac
 
 __all__ = [
     "HAVE_AGENT", "ContainerMeasurement", "DeviceSlotInfo", "DiscretePropertyAllocMap",
-    "FractionAllocMap", "Measurement", "MetricTypes", "MountInfo", "MountTypes", "NodeMeasurement", "AGENT_IMPORT_ERROR",
+    "FractionAllocMap", "Measurement", "MetricTypes", "MountInfo", "MountTypes", "NodeMeasurement",
+    "AGENT_IMPORT_ERROR",
     "ProcessMeasurement", "SlotName", "SlotTypes",
     "AxlComputeDevice", "BackendAIPluginError", "ResourceTxtError", "read_resource_txt",
     "AxlLifecycleHook", "Workload", "WorkloadConfig", "WorkloadMount",

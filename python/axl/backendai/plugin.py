@@ -142,7 +142,8 @@ class AxlComputePlugin(_PluginBase):
             # reserved_memory, 64 MiB by default; written as <KEY>_RESERVED_MEMORY)
             self.reserved_memory = int(Decimal(str(self.plugin_config.get("reserved_memory", 64 << 20))))
         except InvalidOperation:
-            raise BackendAIPluginError("quantum_size, unit_mem, unit_proc and reserved_memory must be numbers") from None
+            raise BackendAIPluginError(
+                "quantum_size, unit_mem, unit_proc and reserved_memory must be numbers") from None
         if self.quantum_size <= 0 or self.unit_mem <= 0 or self.unit_proc <= 0:
             raise BackendAIPluginError("quantum_size, unit_mem and unit_proc must be positive")
 
@@ -548,7 +549,8 @@ class AxlComputePlugin(_PluginBase):
             return "nvidia"
         return "devices"
 
-    async def generate_docker_args(self, docker: Any, device_alloc: Mapping[Any, Mapping[Any, Any]]) -> Mapping[str, Any]:
+    async def generate_docker_args(self, docker: Any,
+                                   device_alloc: Mapping[Any, Mapping[Any, Any]]) -> Mapping[str, Any]:
         """Docker create parameters that give the container its devices: NVIDIA driver
         device requests, CDI device names (Podman, as `axl cdi` names them) or the
         devices' nodes with cgroup permissions and groups."""
@@ -797,14 +799,17 @@ class AxlComputePlugin(_PluginBase):
                     if p.memory_used_bytes is not None:
                         mem[cid] = mem.get(cid, Decimal(0)) + p.memory_used_bytes
                     if p.utilization_percent is not None:
-                        util[cid] = util.get(cid, Decimal(0)) + _dec_or_none(p.utilization_percent)  # type: ignore[operator]
+                        pct = _dec_or_none(p.utilization_percent)
+                        util[cid] = util.get(cid, Decimal(0)) + pct  # type: ignore[operator]
         out = []
         if mem:
-            out.append(ContainerMeasurement(f"{self.key}_mem", MetricTypes.GAUGE, per_container={  # type: ignore[arg-type]
+            out.append(ContainerMeasurement(
+                f"{self.key}_mem", MetricTypes.GAUGE, per_container={  # type: ignore[arg-type]
                 c: Measurement(v, _sum_or_none(mine[x].memory_size for x in used[c])) for c, v in mem.items()},
                 stats_filter=frozenset({"max"}), unit_hint="bytes"))
         if util:
-            out.append(ContainerMeasurement(f"{self.key}_util", MetricTypes.UTILIZATION, per_container={  # type: ignore[arg-type]
+            out.append(ContainerMeasurement(
+                f"{self.key}_util", MetricTypes.UTILIZATION, per_container={  # type: ignore[arg-type]
                 c: Measurement(v, Decimal(100 * len(used[c]))) for c, v in util.items()},
                 stats_filter=frozenset({"avg", "max"}), unit_hint="percent"))
         return out
@@ -824,7 +829,8 @@ class AxlComputePlugin(_PluginBase):
             if p.memory_used_bytes is not None:
                 mem[p.pid] = mem.get(p.pid, Decimal(0)) + p.memory_used_bytes
             if p.utilization_percent is not None:
-                util[p.pid] = util.get(p.pid, Decimal(0)) + _dec_or_none(p.utilization_percent)  # type: ignore[operator]
+                pct = _dec_or_none(p.utilization_percent)
+                util[p.pid] = util.get(p.pid, Decimal(0)) + pct  # type: ignore[operator]
         out = []
         if mem:
             out.append(ProcessMeasurement(f"{self.key}_mem", MetricTypes.GAUGE,  # type: ignore[arg-type]

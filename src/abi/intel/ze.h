@@ -253,7 +253,8 @@ ze_result_t zeMemFree(ze_context_handle_t hContext, void *ptr);
 
 /* ---- immediate command lists, events ---- */
 ze_result_t zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
-					 const ze_command_queue_desc_t *altdesc, ze_command_list_handle_t *phCommandList);
+					 const ze_command_queue_desc_t *altdesc,
+					 ze_command_list_handle_t *phCommandList);
 ze_result_t zeCommandListDestroy(ze_command_list_handle_t hCommandList);
 ze_result_t zeCommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void *dstptr, const void *srcptr,
 					  size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,

@@ -131,8 +131,8 @@ void axl__ccall_direct_here(void)
 int axl__ccall_run(struct axl__ccall *p, int (*fn)(void *), void *arg, size_t size, const char *what)
 {
 	if (axl__vlib_wedged(p->lib))
-		return axl__error(AXL_ETIMEDOUT, "%s: %s not called: a call into %s hung earlier in this process", p->lib,
-				  what, p->lib);
+		return axl__error(AXL_ETIMEDOUT, "%s: %s not called: a call into %s hung earlier in this process",
+				  p->lib, what, p->lib);
 	if (p->timeout_ms <= 0 || direct)
 		return fn(arg);
 	pthread_mutex_lock(&p->lock);

@@ -42,7 +42,8 @@ struct ocl_fns {
 	cl_int (*clGetDeviceIDs)(cl_platform_id, cl_device_type, cl_uint, cl_device_id *, cl_uint *);
 	cl_int (*clGetDeviceInfo)(cl_device_id, cl_device_info, size_t, void *, size_t *);
 	cl_context (*clCreateContext)(const cl_context_properties *, cl_uint, const cl_device_id *,
-				      void(CL_CALLBACK *)(const char *, const void *, size_t, void *), void *, cl_int *);
+				      void(CL_CALLBACK *)(const char *, const void *, size_t, void *), void *,
+				      cl_int *);
 	cl_command_queue (*clCreateCommandQueue)(cl_context, cl_device_id, cl_command_queue_properties, cl_int *);
 	cl_mem (*clCreateBuffer)(cl_context, cl_mem_flags, size_t, void *, cl_int *);
 	void *(*clEnqueueMapBuffer)(cl_command_queue, cl_mem, cl_bool, cl_map_flags, size_t, size_t, cl_uint,
@@ -200,7 +201,8 @@ static int fail(const struct ocl_dev *d, cl_int e, const char *call, uint64_t by
 static bool host_available(const axl_context *ctx, uint64_t *avail)
 {
 	char buf[8192];
-	if (!ctx->fs.rerooted && !ctx->sim && axl__fs_read(&ctx->fs, AXL__FS_ROOT, "/proc/meminfo", buf, sizeof buf) > 0) {
+	if (!ctx->fs.rerooted && !ctx->sim &&
+	    axl__fs_read(&ctx->fs, AXL__FS_ROOT, "/proc/meminfo", buf, sizeof buf) > 0) {
 		const char *p = strstr(buf, "MemAvailable:");
 		unsigned long long kb;
 		if (p && sscanf(p, "MemAvailable: %llu kB", &kb) == 1) {
@@ -265,7 +267,8 @@ static bool add_dev(struct open_arg *a, cl_device_id id)
 	snprintf(d->label, sizeof d->label, "opencl:%zu (%s)", a->n, fd->name);
 	int major = 0, minor = 0;
 	if (sscanf(version, "OpenCL %d.%d", &major, &minor) != 2 || major * 10 + minor < 12) {
-		axl__log(a->st->ctx, AXL_LOG_INFO, "compute opencl: %s is '%s', OpenCL 1.2 is needed", d->label, version);
+		axl__log(a->st->ctx, AXL_LOG_INFO, "compute opencl: %s is '%s', OpenCL 1.2 is needed", d->label,
+			 version);
 		return false;
 	}
 	if (has_word(ext, "cl_khr_pci_bus_info")) {

@@ -28,7 +28,8 @@ static int staged(struct axl__cqueue *qo, const struct axl__cbuf *d, uint64_t do
 	void *fq = NULL, *ev[2] = { NULL, NULL };
 	int rc = fd->ops->queue_create(fd->state, fd->native, &fq);
 	for (int k = 0; !rc && k < 2; k++) {
-		bounce[k] = (struct axl__cmem){ .size = chunk, .kind = AXL_MEMORY_PINNED, .dev = fd->native, .ops = fd->ops };
+		bounce[k] =
+		    (struct axl__cmem){ .size = chunk, .kind = AXL_MEMORY_PINNED, .dev = fd->native, .ops = fd->ops };
 		if ((rc = fd->ops->alloc(fd->state, fd->native, &bounce[k])))
 			bounce[k].ops = NULL;
 	}
@@ -115,7 +116,8 @@ int axl__compute_route(axl_compute *c, struct axl__cqueue *qo, const struct axl_
 	if (near(d, qd) && near(s, qd)) {
 		rc = qd->ops->copy(qd->state, qo->native, &d->m, doff, &s->m, soff, size, &p);
 	} else if (!near(d, qd) && !near(s, qd)) {
-		return axl__error(AXL_EINVAL, "axl_copy: the queue is on %s, and neither buffer is host memory or memory of %s",
+		return axl__error(AXL_EINVAL,
+				  "axl_copy: the queue is on %s, and neither buffer is host memory or memory of %s",
 				  dev_id(qd), dev_id(qd));
 	} else {
 		const struct axl__cbuf *far = near(d, qd) ? s : d, *other = far == s ? d : s;

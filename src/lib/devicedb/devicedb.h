@@ -109,11 +109,23 @@ static inline const char *axl__db_memory_type(const struct axl__db_entry *e) { r
 static inline const char *axl__db_ici_topology(const struct axl__db_entry *e) { return axl__db_s(e->s_ici_topology); }
 /* An entry's lists: the first row (n_cus, n_prec, n_parts rows follow) */
 static inline const struct axl__db_cu *axl__db_cus(const struct axl__db_entry *e) { return axl__db_cu_tab + e->i_cus; }
-static inline const struct axl__db_prec *axl__db_precs(const struct axl__db_entry *e) { return axl__db_prec_tab + e->i_prec; }
-static inline const struct axl__db_part *axl__db_parts(const struct axl__db_entry *e) { return axl__db_part_tab + e->i_parts; }
+static inline const struct axl__db_prec *axl__db_precs(const struct axl__db_entry *e)
+{
+	return axl__db_prec_tab + e->i_prec;
+}
+static inline const struct axl__db_part *axl__db_parts(const struct axl__db_entry *e)
+{
+	return axl__db_part_tab + e->i_parts;
+}
 /* An entry's source i < n_sources; a partitioning's profile k < n_profiles */
-static inline const char *axl__db_source(const struct axl__db_entry *e, size_t i) { return axl__db_s(axl__db_str_tab[e->i_sources + i]); }
-static inline const char *axl__db_profile(const struct axl__db_part *p, size_t k) { return axl__db_s(axl__db_str_tab[p->i_profiles + k]); }
+static inline const char *axl__db_source(const struct axl__db_entry *e, size_t i)
+{
+	return axl__db_s(axl__db_str_tab[e->i_sources + i]);
+}
+static inline const char *axl__db_profile(const struct axl__db_part *p, size_t k)
+{
+	return axl__db_s(axl__db_str_tab[p->i_profiles + k]);
+}
 
 /* One way to recognise an entry. Rows are sorted by (vendor, device, has_sub desc,
  * subvendor, subdevice, has_rev desc, revision) so the most specific match comes first. */

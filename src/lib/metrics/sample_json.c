@@ -151,7 +151,8 @@ int axl_sample_json(const axl_sample *smp, unsigned flags, char **out, size_t *l
 		axl__json_obj(&w);
 		for (unsigned m = 0; m < AXL_METRIC__COUNT; m++)
 			if (d->src[m])
-				axl__json_kstr(&w, axl_metric_name((axl_metric)m), axl_source_name((axl_source)d->src[m]));
+				axl__json_kstr(&w, axl_metric_name((axl_metric)m),
+					       axl_source_name((axl_source)d->src[m]));
 		axl__json_obj_end(&w);
 		axl__json_obj_end(&w);
 	}

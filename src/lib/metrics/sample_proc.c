@@ -158,7 +158,7 @@ void axl__sample_processes(struct axl_sampler *s, struct axl_sample *smp)
 			if (di == SIZE_MAX || smp->d[di].state == AXL_SAMPLE_LOST)
 				continue;
 			struct axl_process *row =
-				axl__sproc_add(smp, p->pid, axl_device_id(s->devs[di]), p->comm, "drm", AXL_SOURCE_PROCFS);
+			    axl__sproc_add(smp, p->pid, axl_device_id(s->devs[di]), p->comm, "drm", AXL_SOURCE_PROCFS);
 			if (!row)
 				continue;
 			row->cgroup = axl__sstr(smp, p->cgroup);

@@ -341,7 +341,8 @@ static void write_processes(struct axl__sb *sb, const struct axl_sample *smp)
 					   : pf[f].which == 1 ? q->utilization_percent
 					   : pf[f].which == 2 ? q->encoder_utilization_percent
 							      : q->decoder_utilization_percent;
-				dup = w >= 0 && q->pid == p->pid && q->device && p->device && !strcmp(q->device, p->device);
+				dup = w >= 0 && q->pid == p->pid && q->device && p->device &&
+				      !strcmp(q->device, p->device);
 			}
 			if (dup)
 				continue;
@@ -409,10 +410,12 @@ static void write_workloads(struct axl__sb *sb, const struct axl_sample *smp)
 		const char *name, *help;
 		int which;
 	} wf[] = {
-		{"axl_workload_memory_used_bytes", "Device memory a limited workload's live processes hold, in bytes.", 0},
+		{"axl_workload_memory_used_bytes", "Device memory a limited workload's live processes hold, in bytes.",
+		 0},
 		{"axl_workload_memory_limit_bytes", "A limited workload's device memory limit, in bytes.", 1},
 		{"axl_workload_compute_limit_ratio", "A limited workload's compute limit, 0 to 1 of the device.", 2},
-		{"axl_workload_compute_used_ratio", "A limited workload's measured share of the device's compute, 0 to 1.", 3},
+		{"axl_workload_compute_used_ratio",
+		 "A limited workload's measured share of the device's compute, 0 to 1.", 3},
 		{"axl_workload_processes", "Live processes attached to a limited workload's region.", 4},
 	};
 	for (size_t f = 0; f < sizeof wf / sizeof *wf; f++) {
@@ -470,7 +473,8 @@ int axl_sample_prometheus(const axl_sample *smp, unsigned flags, char **out, siz
 			write_workloads(&sb, smp);
 		if (flags & AXL_METRICS_DCGM)
 			write_dcgm(&sb, smp, lab);
-		put_family(&sb, "axl_sample_duration_seconds", "gauge", "How long taking this sample took, in seconds.");
+		put_family(&sb, "axl_sample_duration_seconds", "gauge",
+			   "How long taking this sample took, in seconds.");
 		axl__sb_printf(&sb, "axl_sample_duration_seconds %.9f\n", smp->cost_us / 1e6);
 	}
 	for (size_t i = 0; i < smp->n; i++) {

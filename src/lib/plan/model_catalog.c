@@ -11,95 +11,122 @@
 #include "model_catalog.h"
 
 static const struct axl__catalog_entry catalog[] = {
-	/* https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json; HF card: 7B, safetensors 6.74B; checked: config copy in scaleapi llm-engine tests (all arch fields) */
+	/* https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json; HF card: 7B, safetensors 6.74B;
+	 * checked: config copy in scaleapi llm-engine tests (all arch fields) */
 	{.id = "meta-llama/Llama-2-7b-hf", .alias = "llama2-7b", .arch = "llama",
 	 .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 32, .head_dim = 128, .intermediate = 11008,
 	 .vocab = 32000, .tied = false, .max_context = 4096, .attn = AXL__ATTN_MHA,
 	 .pub_params = 6740000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/meta-llama/Llama-2-13b-hf/blob/main/config.json; HF safetensors 13.0B; checked: maxtext llama2-13b.yml (dims, heads, vocab, untied); (unverified: max_context) */
+	/* https://huggingface.co/meta-llama/Llama-2-13b-hf/blob/main/config.json; HF safetensors 13.0B; checked:
+	 * maxtext llama2-13b.yml (dims, heads, vocab, untied); (unverified: max_context) */
 	{.id = "meta-llama/Llama-2-13b-hf", .alias = "llama2-13b", .arch = "llama",
 	 .layers = 40, .hidden = 5120, .heads = 40, .kv_heads = 40, .head_dim = 128, .intermediate = 13824,
 	 .vocab = 32000, .tied = false, .max_context = 4096, .attn = AXL__ATTN_MHA,
 	 .pub_params = 13000000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/meta-llama/Llama-2-70b-hf/blob/main/config.json; HF safetensors 69B; (unverified: all fields; no config.json copy found) */
+	/* https://huggingface.co/meta-llama/Llama-2-70b-hf/blob/main/config.json; HF safetensors 69B; (unverified: all
+	 * fields; no config.json copy found) */
 	{.id = "meta-llama/Llama-2-70b-hf", .alias = "llama2-70b", .arch = "llama",
 	 .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128, .intermediate = 28672,
 	 .vocab = 32000, .tied = false, .max_context = 4096, .attn = AXL__ATTN_GQA,
 	 .pub_params = 69000000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json; HF safetensors 8.03B; checked: config copy (dims, heads, vocab, max_position 8192); (unverified: tied) */
+	/* https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json; HF safetensors 8.03B; checked:
+	 * config copy (dims, heads, vocab, max_position 8192); (unverified: tied) */
 	{.id = "meta-llama/Meta-Llama-3-8B", .alias = "llama3-8b", .arch = "llama",
 	 .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 14336,
 	 .vocab = 128256, .tied = false, .max_context = 8192, .attn = AXL__ATTN_GQA,
 	 .pub_params = 8030000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/meta-llama/Meta-Llama-3-70B/blob/main/config.json; HF safetensors 70.6B; (unverified: all fields; no config.json copy found) */
+	/* https://huggingface.co/meta-llama/Meta-Llama-3-70B/blob/main/config.json; HF safetensors 70.6B; (unverified:
+	 * all fields; no config.json copy found) */
 	{.id = "meta-llama/Meta-Llama-3-70B", .alias = "llama3-70b", .arch = "llama",
 	 .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128, .intermediate = 28672,
 	 .vocab = 128256, .tied = false, .max_context = 8192, .attn = AXL__ATTN_GQA,
 	 .pub_params = 70600000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json; HF safetensors 8.03B; checked: config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
+	/* https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json; HF safetensors 8.03B; checked:
+	 * config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
 	{.id = "meta-llama/Llama-3.1-8B", .alias = "llama3.1-8b", .arch = "llama",
 	 .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 14336,
 	 .vocab = 128256, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
 	 .pub_params = 8030000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/meta-llama/Llama-3.1-70B/blob/main/config.json; HF safetensors 70.6B; (unverified: all fields; no config.json copy found) */
+	/* https://huggingface.co/meta-llama/Llama-3.1-70B/blob/main/config.json; HF safetensors 70.6B; (unverified: all
+	 * fields; no config.json copy found) */
 	{.id = "meta-llama/Llama-3.1-70B", .alias = "llama3.1-70b", .arch = "llama",
 	 .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128, .intermediate = 28672,
 	 .vocab = 128256, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
 	 .pub_params = 70600000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json; HF safetensors 406B (card: 405B); checked: maxtext llama3.1-405b.yml (126 layers, dims, heads, vocab); (unverified: max_context) */
+	/* https://huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json; HF safetensors 406B (card: 405B);
+	 * checked: maxtext llama3.1-405b.yml (126 layers, dims, heads, vocab); (unverified: max_context) */
 	{.id = "meta-llama/Llama-3.1-405B", .alias = "llama3.1-405b", .arch = "llama",
 	 .layers = 126, .hidden = 16384, .heads = 128, .kv_heads = 8, .head_dim = 128, .intermediate = 53248,
 	 .vocab = 128256, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
 	 .pub_params = 406000000000LL, .pub_active = 0LL, .pub_unit = 1000000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/meta-llama/Llama-3.2-1B/blob/main/config.json; card: 1.23B, safetensors 1.24B; (unverified: all fields; no config.json copy found) */
+	/* https://huggingface.co/meta-llama/Llama-3.2-1B/blob/main/config.json; card: 1.23B, safetensors 1.24B;
+	 * (unverified: all fields; no config.json copy found) */
 	{.id = "meta-llama/Llama-3.2-1B", .alias = "llama3.2-1b", .arch = "llama",
 	 .layers = 16, .hidden = 2048, .heads = 32, .kv_heads = 8, .head_dim = 64, .intermediate = 8192,
 	 .vocab = 128256, .tied = true, .max_context = 131072, .attn = AXL__ATTN_GQA,
 	 .pub_params = 1240000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/meta-llama/Llama-3.2-3B/blob/main/config.json; card: 3.21B; checked: config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
+	/* https://huggingface.co/meta-llama/Llama-3.2-3B/blob/main/config.json; card: 3.21B; checked: config.json copy
+	 * in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
 	{.id = "meta-llama/Llama-3.2-3B", .alias = "llama3.2-3b", .arch = "llama",
 	 .layers = 28, .hidden = 3072, .heads = 24, .kv_heads = 8, .head_dim = 128, .intermediate = 8192,
 	 .vocab = 128256, .tied = true, .max_context = 131072, .attn = AXL__ATTN_GQA,
 	 .pub_params = 3210000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/meta-llama/Llama-3.3-70B-Instruct/blob/main/config.json; card: 70B, safetensors 70.6B; checked: maxtext llama3.3-70b.yml (dims, heads, vocab, untied); (unverified: max_context) */
+	/* https://huggingface.co/meta-llama/Llama-3.3-70B-Instruct/blob/main/config.json; card: 70B, safetensors 70.6B;
+	 * checked: maxtext llama3.3-70b.yml (dims, heads, vocab, untied); (unverified: max_context) */
 	{.id = "meta-llama/Llama-3.3-70B-Instruct", .alias = "llama3.3-70b", .arch = "llama",
 	 .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128, .intermediate = 28672,
 	 .vocab = 128256, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
 	 .pub_params = 70600000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E/blob/main/config.json; card: 17B active, 109B total (with the vision encoder); checked: transformers 4.51 dump of this repo's config (text_config: max_position_embeddings 262144 for the base model; 10485760, seen in other copies, is probably the -Instruct config), maxtext llama4-17b-16e.yml (experts, moe/dense intermediate, nope every 4th layer -> 36 chunked layers of 8192) */
+	/* https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E/blob/main/config.json; card: 17B active, 109B total
+	 * (with the vision encoder); checked: transformers 4.51 dump of this repo's config (text_config:
+	 * max_position_embeddings 262144 for the base model; 10485760, seen in other copies, is probably the -Instruct
+	 * config), maxtext llama4-17b-16e.yml (experts, moe/dense intermediate, nope every 4th layer -> 36 chunked
+	 * layers of 8192) */
 	{.id = "meta-llama/Llama-4-Scout-17B-16E", .alias = "llama4-scout", .arch = "llama4",
 	 .layers = 48, .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128, .intermediate = 16384,
-	 .vocab = 202048, .tied = false, .max_context = 262144, .attn = AXL__ATTN_GQA, .sliding_window = 8192, .sliding_layers = 36,
+	 .vocab = 202048, .tied = false, .max_context = 262144, .attn = AXL__ATTN_GQA, .sliding_window = 8192,
+	 .sliding_layers = 36,
 	 .experts = 16, .experts_per_token = 1, .shared_experts = 1, .moe_intermediate = 8192, .dense_layers = 0,
 	 .pub_params = 109000000000LL, .pub_active = 17000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/meta-llama/Llama-4-Maverick-17B-128E/blob/main/config.json; card: 17B active, 400B total; interleave_moe_layer_step 2: 24 dense layers (intermediate_size_mlp 16384); checked: maxtext llama4-17b-128e.yml (128 experts, interleave 2, dims); (unverified: max_context 1048576 seen only in a TensorRT-LLM test copy of a Maverick config, likely the -Instruct one) */
+	/* https://huggingface.co/meta-llama/Llama-4-Maverick-17B-128E/blob/main/config.json; card: 17B active, 400B
+	 * total; interleave_moe_layer_step 2: 24 dense layers (intermediate_size_mlp 16384); checked: maxtext
+	 * llama4-17b-128e.yml (128 experts, interleave 2, dims); (unverified: max_context 1048576 seen only in a
+	 * TensorRT-LLM test copy of a Maverick config, likely the -Instruct one) */
 	{.id = "meta-llama/Llama-4-Maverick-17B-128E", .alias = "llama4-maverick", .arch = "llama4",
 	 .layers = 48, .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128, .intermediate = 16384,
-	 .vocab = 202048, .tied = false, .max_context = 1048576, .attn = AXL__ATTN_GQA, .sliding_window = 8192, .sliding_layers = 36,
+	 .vocab = 202048, .tied = false, .max_context = 1048576, .attn = AXL__ATTN_GQA, .sliding_window = 8192,
+	 .sliding_layers = 36,
 	 .experts = 128, .experts_per_token = 1, .shared_experts = 1, .moe_intermediate = 8192, .dense_layers = 24,
 	 .pub_params = 400000000000LL, .pub_active = 17000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json; HF safetensors 7.24B; checked: maxtext mistral-7b.yml (dims, heads, vocab), config copy (max_position 32768); (unverified: sliding_window) */
+	/* https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json; HF safetensors 7.24B; checked:
+	 * maxtext mistral-7b.yml (dims, heads, vocab), config copy (max_position 32768);
+	 * (unverified: sliding_window) */
 	{.id = "mistralai/Mistral-7B-v0.1", .alias = "mistral-7b-v0.1", .arch = "mistral",
 	 .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 14336,
-	 .vocab = 32000, .tied = false, .max_context = 32768, .attn = AXL__ATTN_GQA, .sliding_window = 4096, .sliding_layers = 32,
+	 .vocab = 32000, .tied = false, .max_context = 32768, .attn = AXL__ATTN_GQA, .sliding_window = 4096,
+	 .sliding_layers = 32,
 	 .pub_params = 7240000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/mistralai/Mistral-7B-v0.3/blob/main/config.json; HF safetensors 7.25B; (unverified: all fields; no config.json copy found) */
+	/* https://huggingface.co/mistralai/Mistral-7B-v0.3/blob/main/config.json; HF safetensors 7.25B; (unverified:
+	 * all fields; no config.json copy found) */
 	{.id = "mistralai/Mistral-7B-v0.3", .alias = "mistral-7b-v0.3", .arch = "mistral",
 	 .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 14336,
 	 .vocab = 32768, .tied = false, .max_context = 32768, .attn = AXL__ATTN_GQA,
 	 .pub_params = 7250000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/mistralai/Mistral-Small-24B-Base-2501/blob/main/config.json; card: 24B, safetensors 23.6B; (unverified: all fields; no config.json copy found) */
+	/* https://huggingface.co/mistralai/Mistral-Small-24B-Base-2501/blob/main/config.json; card: 24B, safetensors
+	 * 23.6B; (unverified: all fields; no config.json copy found) */
 	{.id = "mistralai/Mistral-Small-24B-Base-2501", .alias = "mistral-small-24b", .arch = "mistral",
 	 .layers = 40, .hidden = 5120, .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 32768,
 	 .vocab = 131072, .tied = false, .max_context = 32768, .attn = AXL__ATTN_GQA,
 	 .pub_params = 23600000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/mistralai/Mixtral-8x7B-v0.1/blob/main/config.json; Mistral: 46.7B total, 12.9B active; checked: MixtralConfig dumps of the 8x7B config (all arch fields) */
+	/* https://huggingface.co/mistralai/Mixtral-8x7B-v0.1/blob/main/config.json; Mistral: 46.7B total, 12.9B active;
+	 * checked: MixtralConfig dumps of the 8x7B config (all arch fields) */
 	{.id = "mistralai/Mixtral-8x7B-v0.1", .alias = "mixtral-8x7b", .arch = "mixtral",
 	 .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 14336,
 	 .vocab = 32000, .tied = false, .max_context = 32768, .attn = AXL__ATTN_GQA,
 	 .experts = 8, .experts_per_token = 2, .shared_experts = 0, .moe_intermediate = 14336, .dense_layers = 0,
 	 .pub_params = 46700000000LL, .pub_active = 12900000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/mistralai/Mixtral-8x22B-v0.1/blob/main/config.json; Mistral: 141B total, 39B active; checked: config copy in scaleapi llm-engine tests (vocab_size 32000, max_position 65536, all arch fields) */
+	/* https://huggingface.co/mistralai/Mixtral-8x22B-v0.1/blob/main/config.json; Mistral: 141B total, 39B active;
+	 * checked: config copy in scaleapi llm-engine tests (vocab_size 32000, max_position 65536, all arch fields) */
 	{.id = "mistralai/Mixtral-8x22B-v0.1", .alias = "mixtral-8x22b", .arch = "mixtral",
 	 .layers = 56, .hidden = 6144, .heads = 48, .kv_heads = 8, .head_dim = 128, .intermediate = 16384,
 	 .vocab = 32000, .tied = false, .max_context = 65536, .attn = AXL__ATTN_GQA,
@@ -108,182 +135,248 @@ static const struct axl__catalog_entry catalog[] = {
 	 /* Mixtral-8x22B-Instruct-v0.1 has the v3 tokenizer (vocab 32768; checked: its card encodes
 	  * with MistralTokenizer.v3): no variant resolves here */
 	 .instruct_context = -1},
-	/* https://huggingface.co/Qwen/Qwen2.5-0.5B/blob/main/config.json; card: 0.49B; checked: config.json copy (all fields; max_position 32768) */
+	/* https://huggingface.co/Qwen/Qwen2.5-0.5B/blob/main/config.json; card: 0.49B; checked: config.json copy (all
+	 * fields; max_position 32768) */
 	{.id = "Qwen/Qwen2.5-0.5B", .alias = "qwen2.5-0.5b", .arch = "qwen2",
 	 .layers = 24, .hidden = 896, .heads = 14, .kv_heads = 2, .head_dim = 64, .intermediate = 4864,
 	 .vocab = 151936, .tied = true, .max_context = 32768, .attn = AXL__ATTN_GQA,
 	 .qkv_bias = true,
 	 .pub_params = 490000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/Qwen/Qwen2.5-1.5B/blob/main/config.json; card: 1.54B; checked: model card via ZHUI/paddlenlp_model_readme (28 layers, 12/2 heads, tied); (unverified: max_context: the card says 32,768 and the -Instruct config has 32768; the base config was not found) */
+	/* https://huggingface.co/Qwen/Qwen2.5-1.5B/blob/main/config.json; card: 1.54B; checked: model card via
+	 * ZHUI/paddlenlp_model_readme (28 layers, 12/2 heads, tied); (unverified: max_context: the card says 32,768 and
+	 * the -Instruct config has 32768; the base config was not found) */
 	{.id = "Qwen/Qwen2.5-1.5B", .alias = "qwen2.5-1.5b", .arch = "qwen2",
 	 .layers = 28, .hidden = 1536, .heads = 12, .kv_heads = 2, .head_dim = 128, .intermediate = 8960,
 	 .vocab = 151936, .tied = true, .max_context = 131072, .attn = AXL__ATTN_GQA,
 	 .qkv_bias = true, .instruct_context = 32768,
 	 .pub_params = 1540000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/Qwen/Qwen2.5-3B/blob/main/config.json; card: 3.09B; checked: config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
+	/* https://huggingface.co/Qwen/Qwen2.5-3B/blob/main/config.json; card: 3.09B; checked: config.json copy in
+	 * citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
 	{.id = "Qwen/Qwen2.5-3B", .alias = "qwen2.5-3b", .arch = "qwen2",
 	 .layers = 36, .hidden = 2048, .heads = 16, .kv_heads = 2, .head_dim = 128, .intermediate = 11008,
 	 .vocab = 151936, .tied = true, .max_context = 32768, .attn = AXL__ATTN_GQA,
 	 .qkv_bias = true,
 	 .pub_params = 3090000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json; card: 7.61B; checked: config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
+	/* https://huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json; card: 7.61B; checked: config.json copy in
+	 * citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
 	{.id = "Qwen/Qwen2.5-7B", .alias = "qwen2.5-7b", .arch = "qwen2",
 	 .layers = 28, .hidden = 3584, .heads = 28, .kv_heads = 4, .head_dim = 128, .intermediate = 18944,
 	 .vocab = 152064, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
 	 .qkv_bias = true, .instruct_context = 32768,
 	 .pub_params = 7610000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/Qwen/Qwen2.5-14B/blob/main/config.json; card: 14.7B; checked: config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
+	/* https://huggingface.co/Qwen/Qwen2.5-14B/blob/main/config.json; card: 14.7B; checked: config.json copy in
+	 * citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
 	{.id = "Qwen/Qwen2.5-14B", .alias = "qwen2.5-14b", .arch = "qwen2",
 	 .layers = 48, .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128, .intermediate = 13824,
 	 .vocab = 152064, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
 	 .qkv_bias = true, .instruct_context = 32768,
 	 .pub_params = 14700000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/Qwen/Qwen2.5-32B/blob/main/config.json; HF safetensors 32.8B (card: 32.5B); checked: config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields), card 32.5B */
+	/* https://huggingface.co/Qwen/Qwen2.5-32B/blob/main/config.json; HF safetensors 32.8B (card: 32.5B); checked:
+	 * config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields), card 32.5B */
 	{.id = "Qwen/Qwen2.5-32B", .alias = "qwen2.5-32b", .arch = "qwen2",
 	 .layers = 64, .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128, .intermediate = 27648,
 	 .vocab = 152064, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
 	 .qkv_bias = true, .instruct_context = 32768,
 	 .pub_params = 32800000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/Qwen/Qwen2.5-72B/blob/main/config.json; card: 72.7B; (unverified: all fields; no config.json copy found) */
+	/* https://huggingface.co/Qwen/Qwen2.5-72B/blob/main/config.json; card: 72.7B; (unverified: all fields; no
+	 * config.json copy found) */
 	{.id = "Qwen/Qwen2.5-72B", .alias = "qwen2.5-72b", .arch = "qwen2",
 	 .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128, .intermediate = 29568,
 	 .vocab = 152064, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA,
 	 .qkv_bias = true, .instruct_context = 32768,
 	 .pub_params = 72700000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/Qwen/Qwen3-0.6B/blob/main/config.json; card: 0.6B; checked: maxtext qwen3-0.6b.yml (dims, heads, head_dim, tied); (unverified: max_context) */
+	/* https://huggingface.co/Qwen/Qwen3-0.6B/blob/main/config.json; card: 0.6B; checked: maxtext qwen3-0.6b.yml
+	 * (dims, heads, head_dim, tied); (unverified: max_context) */
 	{.id = "Qwen/Qwen3-0.6B", .alias = "qwen3-0.6b", .arch = "qwen3",
 	 .layers = 28, .hidden = 1024, .heads = 16, .kv_heads = 8, .head_dim = 128, .intermediate = 3072,
 	 .vocab = 151936, .tied = true, .max_context = 40960, .attn = AXL__ATTN_GQA,
 	 .pub_params = 600000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/Qwen/Qwen3-1.7B/blob/main/config.json; card: 1.7B; checked: maxtext qwen3-1.7b.yml (dims, heads, head_dim, tied); (unverified: max_context) */
+	/* https://huggingface.co/Qwen/Qwen3-1.7B/blob/main/config.json; card: 1.7B; checked: maxtext qwen3-1.7b.yml
+	 * (dims, heads, head_dim, tied); (unverified: max_context) */
 	{.id = "Qwen/Qwen3-1.7B", .alias = "qwen3-1.7b", .arch = "qwen3",
 	 .layers = 28, .hidden = 2048, .heads = 16, .kv_heads = 8, .head_dim = 128, .intermediate = 6144,
 	 .vocab = 151936, .tied = true, .max_context = 40960, .attn = AXL__ATTN_GQA,
 	 .pub_params = 1700000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/Qwen/Qwen3-4B/blob/main/config.json; card: 4.0B; checked: config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
+	/* https://huggingface.co/Qwen/Qwen3-4B/blob/main/config.json; card: 4.0B; checked: config.json copy in
+	 * citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
 	{.id = "Qwen/Qwen3-4B", .alias = "qwen3-4b", .arch = "qwen3",
 	 .layers = 36, .hidden = 2560, .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 9728,
 	 .vocab = 151936, .tied = true, .max_context = 40960, .attn = AXL__ATTN_GQA,
 	 .pub_params = 4000000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/Qwen/Qwen3-8B/blob/main/config.json; card: 8.2B; checked: config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
+	/* https://huggingface.co/Qwen/Qwen3-8B/blob/main/config.json; card: 8.2B; checked: config.json copy in
+	 * citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
 	{.id = "Qwen/Qwen3-8B", .alias = "qwen3-8b", .arch = "qwen3",
 	 .layers = 36, .hidden = 4096, .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 12288,
 	 .vocab = 151936, .tied = false, .max_context = 40960, .attn = AXL__ATTN_GQA,
 	 .pub_params = 8200000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/Qwen/Qwen3-14B/blob/main/config.json; card: 14.8B; checked: config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
+	/* https://huggingface.co/Qwen/Qwen3-14B/blob/main/config.json; card: 14.8B; checked: config.json copy in
+	 * citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
 	{.id = "Qwen/Qwen3-14B", .alias = "qwen3-14b", .arch = "qwen3",
 	 .layers = 40, .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128, .intermediate = 17408,
 	 .vocab = 151936, .tied = false, .max_context = 40960, .attn = AXL__ATTN_GQA,
 	 .pub_params = 14800000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/Qwen/Qwen3-32B/blob/main/config.json; card: 32.8B; checked: config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
+	/* https://huggingface.co/Qwen/Qwen3-32B/blob/main/config.json; card: 32.8B; checked: config.json copy in
+	 * citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields) */
 	{.id = "Qwen/Qwen3-32B", .alias = "qwen3-32b", .arch = "qwen3",
 	 .layers = 64, .hidden = 5120, .heads = 64, .kv_heads = 8, .head_dim = 128, .intermediate = 25600,
 	 .vocab = 151936, .tied = false, .max_context = 40960, .attn = AXL__ATTN_GQA,
 	 .pub_params = 32800000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/Qwen/Qwen3-30B-A3B/blob/main/config.json; card: 30.5B total, 3.3B active; checked: config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields incl. 128 experts, 8 per token, moe_intermediate 768, no shared experts, mlp_only_layers empty) */
+	/* https://huggingface.co/Qwen/Qwen3-30B-A3B/blob/main/config.json; card: 30.5B total, 3.3B active; checked:
+	 * config.json copy in citsjtu2020/LLM-Prof sglang/Model_Config.md (all fields incl. 128 experts, 8 per token,
+	 * moe_intermediate 768, no shared experts, mlp_only_layers empty) */
 	{.id = "Qwen/Qwen3-30B-A3B", .alias = "qwen3-30b-a3b", .arch = "qwen3_moe",
 	 .layers = 48, .hidden = 2048, .heads = 32, .kv_heads = 4, .head_dim = 128, .intermediate = 6144,
 	 .vocab = 151936, .tied = false, .max_context = 40960, .attn = AXL__ATTN_GQA,
 	 .experts = 128, .experts_per_token = 8, .shared_experts = 0, .moe_intermediate = 768, .dense_layers = 0,
 	 .pub_params = 30500000000LL, .pub_active = 3300000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/Qwen/Qwen3-235B-A22B/blob/main/config.json; card: 235B total, 22B active; checked: maxtext qwen3-235b-a22b.yml (hidden, 64/4 heads, moe_intermediate 1536, 8 per token, vocab); (unverified: layers, intermediate, experts, max_context) */
+	/* https://huggingface.co/Qwen/Qwen3-235B-A22B/blob/main/config.json; card: 235B total, 22B active; checked:
+	 * maxtext qwen3-235b-a22b.yml (hidden, 64/4 heads, moe_intermediate 1536, 8 per token, vocab); (unverified:
+	 * layers, intermediate, experts, max_context) */
 	{.id = "Qwen/Qwen3-235B-A22B", .alias = "qwen3-235b-a22b", .arch = "qwen3_moe",
 	 .layers = 94, .hidden = 4096, .heads = 64, .kv_heads = 4, .head_dim = 128, .intermediate = 12288,
 	 .vocab = 151936, .tied = false, .max_context = 40960, .attn = AXL__ATTN_GQA,
 	 .experts = 128, .experts_per_token = 8, .shared_experts = 0, .moe_intermediate = 1536, .dense_layers = 0,
 	 .pub_params = 235000000000LL, .pub_active = 22000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/deepseek-ai/DeepSeek-V2-Lite/blob/main/config.json; card: 15.7B total, 2.4B active; checked: Megatron/maxtext-style DeepSeek-V2-Lite configs (27 layers, 1 dense, 64+2 experts, 6 per token, MLA ranks, q_lora none); (unverified: max_context) */
+	/* https://huggingface.co/deepseek-ai/DeepSeek-V2-Lite/blob/main/config.json; card: 15.7B total, 2.4B active;
+	 * checked: Megatron/maxtext-style DeepSeek-V2-Lite configs (27 layers, 1 dense, 64+2 experts, 6 per token, MLA
+	 * ranks, q_lora none); (unverified: max_context) */
 	{.id = "deepseek-ai/DeepSeek-V2-Lite", .alias = "deepseek-v2-lite", .arch = "deepseek_v2",
 	 .layers = 27, .hidden = 2048, .heads = 16, .kv_heads = 16, .head_dim = 192, .intermediate = 10944,
 	 .vocab = 102400, .tied = false, .max_context = 163840, .attn = AXL__ATTN_MLA,
 	 .experts = 64, .experts_per_token = 6, .shared_experts = 2, .moe_intermediate = 1408, .dense_layers = 1,
 	 .kv_lora_rank = 512, .q_lora_rank = 0, .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128,
-	 .pub_params = 15700000000LL, .pub_active = 2400000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL, .pub_active_no_emb = true},
-	/* https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json; card: 671B total + 14B MTP module (HF 685B), 37B active; checked: config.json copies (MLA ranks, 256+1 experts, 8 per token, 61 layers, max_position 163840), maxtext deepseek3-671b.yml (3 dense layers); (unverified: vocab) */
+	 .pub_params = 15700000000LL, .pub_active = 2400000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL,
+	 .pub_active_no_emb = true},
+	/* https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json; card: 671B total + 14B MTP module (HF
+	 * 685B), 37B active; checked: config.json copies (MLA ranks, 256+1 experts, 8 per token, 61 layers,
+	 * max_position 163840), maxtext deepseek3-671b.yml (3 dense layers); (unverified: vocab) */
 	{.id = "deepseek-ai/DeepSeek-V3", .alias = "deepseek-v3", .arch = "deepseek_v3",
 	 .layers = 61, .hidden = 7168, .heads = 128, .kv_heads = 128, .head_dim = 192, .intermediate = 18432,
 	 .vocab = 129280, .tied = false, .max_context = 163840, .attn = AXL__ATTN_MLA,
 	 .experts = 256, .experts_per_token = 8, .shared_experts = 1, .moe_intermediate = 2048, .dense_layers = 3,
 	 .kv_lora_rank = 512, .q_lora_rank = 1536, .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128,
-	 .pub_params = 671000000000LL, .pub_active = 37000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL, .dtype = "fp8"},
-	/* https://huggingface.co/deepseek-ai/DeepSeek-R1/blob/main/config.json; card: 671B total + 14B MTP module (HF 685B), 37B active; same architecture as DeepSeek-V3 (checked there); (unverified: vocab, and the R1 config itself) */
+	 .pub_params = 671000000000LL, .pub_active = 37000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL,
+	 .dtype = "fp8"},
+	/* https://huggingface.co/deepseek-ai/DeepSeek-R1/blob/main/config.json; card: 671B total + 14B MTP module (HF
+	 * 685B), 37B active; same architecture as DeepSeek-V3 (checked there); (unverified: vocab, and the R1 config
+	 * itself) */
 	{.id = "deepseek-ai/DeepSeek-R1", .alias = "deepseek-r1", .arch = "deepseek_v3",
 	 .layers = 61, .hidden = 7168, .heads = 128, .kv_heads = 128, .head_dim = 192, .intermediate = 18432,
 	 .vocab = 129280, .tied = false, .max_context = 163840, .attn = AXL__ATTN_MLA,
 	 .experts = 256, .experts_per_token = 8, .shared_experts = 1, .moe_intermediate = 2048, .dense_layers = 3,
 	 .kv_lora_rank = 512, .q_lora_rank = 1536, .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128,
-	 .pub_params = 671000000000LL, .pub_active = 37000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL, .dtype = "fp8"},
-	/* https://huggingface.co/google/gemma-2-2b/blob/main/config.json; HF safetensors 2.61B; checked: maxtext hf_model_configs.py Gemma2Config (dims, heads; head_dim and sliding_window 4096 by default), alternating local/global -> 13 sliding; (unverified: max_context) */
+	 .pub_params = 671000000000LL, .pub_active = 37000000000LL, .pub_unit = 1000000000LL, .pub_extra = 0LL,
+	 .dtype = "fp8"},
+	/* https://huggingface.co/google/gemma-2-2b/blob/main/config.json; HF safetensors 2.61B; checked: maxtext
+	 * hf_model_configs.py Gemma2Config (dims, heads; head_dim and sliding_window 4096 by default), alternating
+	 * local/global -> 13 sliding; (unverified: max_context) */
 	{.id = "google/gemma-2-2b", .alias = "gemma2-2b", .arch = "gemma2",
 	 .layers = 26, .hidden = 2304, .heads = 8, .kv_heads = 4, .head_dim = 256, .intermediate = 9216,
-	 .vocab = 256000, .tied = true, .max_context = 8192, .attn = AXL__ATTN_GQA, .sliding_window = 4096, .sliding_layers = 13,
+	 .vocab = 256000, .tied = true, .max_context = 8192, .attn = AXL__ATTN_GQA, .sliding_window = 4096,
+	 .sliding_layers = 13,
 	 .pub_params = 2610000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/google/gemma-2-9b/blob/main/config.json; HF safetensors 9.24B; checked: config.json copy (all fields) and maxtext hf_model_configs.py; alternating -> 21 sliding */
+	/* https://huggingface.co/google/gemma-2-9b/blob/main/config.json; HF safetensors 9.24B; checked: config.json
+	 * copy (all fields) and maxtext hf_model_configs.py; alternating -> 21 sliding */
 	{.id = "google/gemma-2-9b", .alias = "gemma2-9b", .arch = "gemma2",
 	 .layers = 42, .hidden = 3584, .heads = 16, .kv_heads = 8, .head_dim = 256, .intermediate = 14336,
-	 .vocab = 256000, .tied = true, .max_context = 8192, .attn = AXL__ATTN_GQA, .sliding_window = 4096, .sliding_layers = 21,
+	 .vocab = 256000, .tied = true, .max_context = 8192, .attn = AXL__ATTN_GQA, .sliding_window = 4096,
+	 .sliding_layers = 21,
 	 .pub_params = 9240000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/google/gemma-2-27b/blob/main/config.json; HF safetensors 27.2B; checked: maxtext hf_model_configs.py (head_dim 128, sliding_window 4096, dims); alternating -> 23 sliding; (unverified: max_context) */
+	/* https://huggingface.co/google/gemma-2-27b/blob/main/config.json; HF safetensors 27.2B; checked: maxtext
+	 * hf_model_configs.py (head_dim 128, sliding_window 4096, dims); alternating -> 23 sliding; (unverified:
+	 * max_context) */
 	{.id = "google/gemma-2-27b", .alias = "gemma2-27b", .arch = "gemma2",
 	 .layers = 46, .hidden = 4608, .heads = 32, .kv_heads = 16, .head_dim = 128, .intermediate = 36864,
-	 .vocab = 256000, .tied = true, .max_context = 8192, .attn = AXL__ATTN_GQA, .sliding_window = 4096, .sliding_layers = 23,
+	 .vocab = 256000, .tied = true, .max_context = 8192, .attn = AXL__ATTN_GQA, .sliding_window = 4096,
+	 .sliding_layers = 23,
 	 .pub_params = 27200000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/google/gemma-3-1b-pt/blob/main/config.json; Gemma 3 report table 1: 302M embedding + 698M non-embedding; checked: config copy in a Rust test (1152 hidden, 4/1 heads, head_dim 256, sliding_window_pattern 6 -> 22 sliding, max_position 32768), keras-hub preset 999,885,952 params; (unverified: intermediate, sliding_window) */
+	/* https://huggingface.co/google/gemma-3-1b-pt/blob/main/config.json; Gemma 3 report table 1: 302M embedding +
+	 * 698M non-embedding; checked: config copy in a Rust test (1152 hidden, 4/1 heads, head_dim 256,
+	 * sliding_window_pattern 6 -> 22 sliding, max_position 32768), keras-hub preset 999,885,952 params;
+	 * (unverified: intermediate, sliding_window) */
 	{.id = "google/gemma-3-1b-pt", .alias = "gemma3-1b", .arch = "gemma3_text",
 	 .layers = 26, .hidden = 1152, .heads = 4, .kv_heads = 1, .head_dim = 256, .intermediate = 6912,
-	 .vocab = 262144, .tied = true, .max_context = 32768, .attn = AXL__ATTN_GQA, .sliding_window = 512, .sliding_layers = 22,
+	 .vocab = 262144, .tied = true, .max_context = 32768, .attn = AXL__ATTN_GQA, .sliding_window = 512,
+	 .sliding_layers = 22,
 	 .pub_params = 1000000000LL, .pub_active = 0LL, .pub_unit = 1000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/google/gemma-3-4b-pt/blob/main/config.json; Gemma 3 report table 1, text only: 675M + 3,209M (+417M vision encoder, not counted); checked: maxtext gemma3-4b.yml (dims, heads, head_dim, sliding 1024; 5 local : 1 global -> 29 sliding); (unverified: vocab 262208 of the HF text_config, maxtext uses the 262144 tokenizer) */
+	/* https://huggingface.co/google/gemma-3-4b-pt/blob/main/config.json; Gemma 3 report table 1, text only: 675M +
+	 * 3,209M (+417M vision encoder, not counted); checked: maxtext gemma3-4b.yml (dims, heads, head_dim, sliding
+	 * 1024; 5 local : 1 global -> 29 sliding); (unverified: vocab 262208 of the HF text_config, maxtext uses the
+	 * 262144 tokenizer) */
 	{.id = "google/gemma-3-4b-pt", .alias = "gemma3-4b", .arch = "gemma3",
 	 .layers = 34, .hidden = 2560, .heads = 8, .kv_heads = 4, .head_dim = 256, .intermediate = 10240,
-	 .vocab = 262208, .tied = true, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 1024, .sliding_layers = 29,
+	 .vocab = 262208, .tied = true, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 1024,
+	 .sliding_layers = 29,
 	 .pub_params = 3884000000LL, .pub_active = 0LL, .pub_unit = 1000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/google/gemma-3-12b-pt/blob/main/config.json; Gemma 3 report table 1, text only: 1,012M + 10,759M (+417M vision encoder); checked: maxtext gemma3-12b.yml (dims, heads, 15360, sliding 1024; 40 sliding); (unverified: vocab 262208 of the HF text_config) */
+	/* https://huggingface.co/google/gemma-3-12b-pt/blob/main/config.json; Gemma 3 report table 1, text only: 1,012M
+	 * + 10,759M (+417M vision encoder); checked: maxtext gemma3-12b.yml (dims, heads, 15360, sliding 1024; 40
+	 * sliding); (unverified: vocab 262208 of the HF text_config) */
 	{.id = "google/gemma-3-12b-pt", .alias = "gemma3-12b", .arch = "gemma3",
 	 .layers = 48, .hidden = 3840, .heads = 16, .kv_heads = 8, .head_dim = 256, .intermediate = 15360,
-	 .vocab = 262208, .tied = true, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 1024, .sliding_layers = 40,
+	 .vocab = 262208, .tied = true, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 1024,
+	 .sliding_layers = 40,
 	 .pub_params = 11771000000LL, .pub_active = 0LL, .pub_unit = 1000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/google/gemma-3-27b-pt/blob/main/config.json; Gemma 3 report table 1, text only: 1,416M + 25,600M (+417M vision encoder); checked: maxtext gemma3-27b.yml (dims, heads, head_dim 128, vocab 262208, sliding 1024, rope scaling 8; 52 sliding) */
+	/* https://huggingface.co/google/gemma-3-27b-pt/blob/main/config.json; Gemma 3 report table 1, text only: 1,416M
+	 * + 25,600M (+417M vision encoder); checked: maxtext gemma3-27b.yml (dims, heads, head_dim 128, vocab 262208,
+	 * sliding 1024, rope scaling 8; 52 sliding) */
 	{.id = "google/gemma-3-27b-pt", .alias = "gemma3-27b", .arch = "gemma3",
 	 .layers = 62, .hidden = 5376, .heads = 32, .kv_heads = 16, .head_dim = 128, .intermediate = 21504,
-	 .vocab = 262208, .tied = true, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 1024, .sliding_layers = 52,
+	 .vocab = 262208, .tied = true, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 1024,
+	 .sliding_layers = 52,
 	 .pub_params = 27016000000LL, .pub_active = 0LL, .pub_unit = 1000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/microsoft/Phi-3-mini-4k-instruct/blob/main/config.json; HF safetensors 3.82B (card: 3.8B); checked: config.json copies (sliding_window 2047, all fields), keras-hub 3,821,079,552 params */
+	/* https://huggingface.co/microsoft/Phi-3-mini-4k-instruct/blob/main/config.json; HF safetensors 3.82B (card:
+	 * 3.8B); checked: config.json copies (sliding_window 2047, all fields), keras-hub 3,821,079,552 params */
 	{.id = "microsoft/Phi-3-mini-4k-instruct", .alias = "phi3-mini", .arch = "phi3",
 	 .layers = 32, .hidden = 3072, .heads = 32, .kv_heads = 32, .head_dim = 96, .intermediate = 8192,
-	 .vocab = 32064, .tied = false, .max_context = 4096, .attn = AXL__ATTN_MHA, .sliding_window = 2047, .sliding_layers = 32,
+	 .vocab = 32064, .tied = false, .max_context = 4096, .attn = AXL__ATTN_MHA, .sliding_window = 2047,
+	 .sliding_layers = 32,
 	 .pub_params = 3820000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/microsoft/Phi-3-medium-4k-instruct/blob/main/config.json; card: 14B, safetensors 14.0B; checked: config copy in scaleapi llm-engine tests (sliding_window 2047, 10 kv heads, all fields) */
+	/* https://huggingface.co/microsoft/Phi-3-medium-4k-instruct/blob/main/config.json; card: 14B, safetensors
+	 * 14.0B; checked: config copy in scaleapi llm-engine tests (sliding_window 2047, 10 kv heads, all fields) */
 	{.id = "microsoft/Phi-3-medium-4k-instruct", .alias = "phi3-medium", .arch = "phi3",
 	 .layers = 40, .hidden = 5120, .heads = 40, .kv_heads = 10, .head_dim = 128, .intermediate = 17920,
-	 .vocab = 32064, .tied = false, .max_context = 4096, .attn = AXL__ATTN_GQA, .sliding_window = 2047, .sliding_layers = 40,
+	 .vocab = 32064, .tied = false, .max_context = 4096, .attn = AXL__ATTN_GQA, .sliding_window = 2047,
+	 .sliding_layers = 40,
 	 .pub_params = 14000000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/microsoft/phi-4/blob/main/config.json; card: 14B, safetensors 14.7B; checked: config copy in a test (dims, 40/10 heads, vocab 100352, max_position 16384); (unverified: tied) */
+	/* https://huggingface.co/microsoft/phi-4/blob/main/config.json; card: 14B, safetensors 14.7B; checked: config
+	 * copy in a test (dims, 40/10 heads, vocab 100352, max_position 16384); (unverified: tied) */
 	{.id = "microsoft/phi-4", .alias = "phi4", .arch = "phi3",
 	 .layers = 40, .hidden = 5120, .heads = 40, .kv_heads = 10, .head_dim = 128, .intermediate = 17920,
 	 .vocab = 100352, .tied = false, .max_context = 16384, .attn = AXL__ATTN_GQA,
 	 .pub_params = 14700000000LL, .pub_active = 0LL, .pub_unit = 100000000LL, .pub_extra = 0LL},
-	/* https://huggingface.co/openai/gpt-oss-20b/blob/main/config.json; card: 21B total (20.9B), 3.6B active; checked: config summaries (EchoCog/gpt-oss-20b docs, hf-model-inspector report: all fields, alternating sliding 128 -> 12, attention_bias) */
+	/* https://huggingface.co/openai/gpt-oss-20b/blob/main/config.json; card: 21B total (20.9B), 3.6B active;
+	 * checked: config summaries (EchoCog/gpt-oss-20b docs, hf-model-inspector report: all fields, alternating
+	 * sliding 128 -> 12, attention_bias) */
 	{.id = "openai/gpt-oss-20b", .alias = "gpt-oss-20b", .arch = "gpt_oss",
 	 .layers = 24, .hidden = 2880, .heads = 64, .kv_heads = 8, .head_dim = 64, .intermediate = 2880,
-	 .vocab = 201088, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 128, .sliding_layers = 12,
+	 .vocab = 201088, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 128,
+	 .sliding_layers = 12,
 	 .experts = 32, .experts_per_token = 4, .shared_experts = 0, .moe_intermediate = 2880, .dense_layers = 0,
 	 .qkv_bias = true, .o_bias = true, .mlp_bias = true,
-	 .pub_params = 20900000000LL, .pub_active = 3600000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL, .pub_active_no_emb = true, .dtype = "mxfp4"},
-	/* https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json; card: 117B total (116.8B), 5.1B active; checked: maxtext gpt-oss-120b.yml (128 experts, 4 per token, dims, biases, sliding 128 every other layer) */
+	 .pub_params = 20900000000LL, .pub_active = 3600000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL,
+	 .pub_active_no_emb = true, .dtype = "mxfp4"},
+	/* https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json; card: 117B total (116.8B), 5.1B active;
+	 * checked: maxtext gpt-oss-120b.yml (128 experts, 4 per token, dims, biases, sliding 128 every other layer) */
 	{.id = "openai/gpt-oss-120b", .alias = "gpt-oss-120b", .arch = "gpt_oss",
 	 .layers = 36, .hidden = 2880, .heads = 64, .kv_heads = 8, .head_dim = 64, .intermediate = 2880,
-	 .vocab = 201088, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 128, .sliding_layers = 18,
+	 .vocab = 201088, .tied = false, .max_context = 131072, .attn = AXL__ATTN_GQA, .sliding_window = 128,
+	 .sliding_layers = 18,
 	 .experts = 128, .experts_per_token = 4, .shared_experts = 0, .moe_intermediate = 2880, .dense_layers = 0,
 	 .qkv_bias = true, .o_bias = true, .mlp_bias = true,
-	 .pub_params = 116800000000LL, .pub_active = 5100000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL, .pub_active_no_emb = true, .dtype = "mxfp4"},
-	/* https://huggingface.co/tiiuae/falcon-7b/blob/main/config.json; HF count 7.22B includes the lm_head tensor the checkpoint stores though tied to the embedding; checked: config copies (4544 hidden, 32 layers, 71 heads, multi_query, vocab 65024); tied: the config sets no tie_word_embeddings and transformers' FalconConfig keeps the default true; (unverified: max_context, from the card) */
+	 .pub_params = 116800000000LL, .pub_active = 5100000000LL, .pub_unit = 100000000LL, .pub_extra = 0LL,
+	 .pub_active_no_emb = true, .dtype = "mxfp4"},
+	/* https://huggingface.co/tiiuae/falcon-7b/blob/main/config.json; HF count 7.22B includes the lm_head tensor the
+	 * checkpoint stores though tied to the embedding; checked: config copies (4544 hidden, 32 layers, 71 heads,
+	 * multi_query, vocab 65024); tied: the config sets no tie_word_embeddings and transformers' FalconConfig keeps
+	 * the default true; (unverified: max_context, from the card) */
 	{.id = "tiiuae/falcon-7b", .alias = "falcon-7b", .arch = "falcon",
 	 .layers = 32, .hidden = 4544, .heads = 71, .kv_heads = 1, .head_dim = 64, .intermediate = 18176,
 	 .vocab = 65024, .tied = true, .max_context = 2048, .attn = AXL__ATTN_GQA,
 	 .mlp_matrices = 2,
 	 .pub_params = 7220000000LL, .pub_active = 0LL, .pub_unit = 10000000LL, .pub_extra = 295469056LL},
-	/* https://huggingface.co/tiiuae/falcon-40b/blob/main/config.json; HF count 41.8B includes the lm_head tensor the checkpoint stores though tied; checked: conversion scripts (60 layers, 8192, 128/8 heads), vocab 65024; tied as falcon-7b; (unverified: max_context, from the card) */
+	/* https://huggingface.co/tiiuae/falcon-40b/blob/main/config.json; HF count 41.8B includes the lm_head tensor
+	 * the checkpoint stores though tied; checked: conversion scripts (60 layers, 8192, 128/8 heads), vocab 65024;
+	 * tied as falcon-7b; (unverified: max_context, from the card) */
 	{.id = "tiiuae/falcon-40b", .alias = "falcon-40b", .arch = "falcon",
 	 .layers = 60, .hidden = 8192, .heads = 128, .kv_heads = 8, .head_dim = 64, .intermediate = 32768,
 	 .vocab = 65024, .tied = true, .max_context = 2048, .attn = AXL__ATTN_GQA,
@@ -308,7 +401,8 @@ const struct axl__catalog_entry *axl__catalog_at(size_t i)
  * was found; the others are marked. */
 static const char variants[][64] = {
 	"meta-llama/Llama-3.1-8B-Instruct",   /* checked: same config as the base (rope scaling, 131072) */
-	"meta-llama/Llama-3.1-70B-Instruct",  /* (unverified: no config.json copy found; Meta ships one config per size) */
+	/* (unverified: no config.json copy found; Meta ships one config per size) */
+	"meta-llama/Llama-3.1-70B-Instruct",
 	"meta-llama/Llama-3.1-405B-Instruct", /* (unverified) */
 	"meta-llama/Llama-3.2-1B-Instruct",   /* (unverified) */
 	"meta-llama/Llama-3.2-3B-Instruct",   /* (unverified) */
@@ -321,7 +415,8 @@ static const char variants[][64] = {
 	"Qwen/Qwen2.5-7B-Instruct",           /* checked: config copy (transformers AutoConfig dump) context 32768 */
 	"Qwen/Qwen2.5-14B-Instruct",          /* checked: card (48 layers, 40/8 heads, 14.7B); (unverified: 32768) */
 	"Qwen/Qwen2.5-32B-Instruct",          /* checked: card (64 layers, 40/8 heads); (unverified: 32768) */
-	"Qwen/Qwen2.5-72B-Instruct",          /* checked: config copy (80 layers, 29568, max_position_embeddings 32768) */
+	/* checked: config copy (80 layers, 29568, max_position_embeddings 32768) */
+	"Qwen/Qwen2.5-72B-Instruct",
 	"google/gemma-2-2b-it",               /* (unverified) */
 	"google/gemma-2-9b-it",               /* (unverified) */
 	"google/gemma-2-27b-it",              /* (unverified) */

@@ -18,7 +18,8 @@ int64_t axl__model_params(const struct axl__model *m, int64_t *active)
 		if (m->kv_lora_rank <= 0 || m->qk_rope_dim < 0 || m->qk_nope_dim <= 0 || m->v_head_dim <= 0)
 			return -1;
 		int64_t qd = (int64_t)m->heads * (m->qk_nope_dim + m->qk_rope_dim);
-		int64_t q = m->q_lora_rank > 0 ? h * m->q_lora_rank + m->q_lora_rank + (int64_t)m->q_lora_rank * qd : h * qd;
+		int64_t q =
+		    m->q_lora_rank > 0 ? h * m->q_lora_rank + m->q_lora_rank + (int64_t)m->q_lora_rank * qd : h * qd;
 		int64_t kv_a = h * (m->kv_lora_rank + m->qk_rope_dim) + m->kv_lora_rank;
 		int64_t kv_b = (int64_t)m->kv_lora_rank * m->heads * (m->qk_nope_dim + m->v_head_dim);
 		int64_t o = (int64_t)m->heads * m->v_head_dim * h;
@@ -199,7 +200,8 @@ static int read_config(struct cfg *c, struct axl__model *m)
 	else if (get_bool(c, "multi_query", false))
 		m->kv_heads = 1;
 	if (m->kv_heads > m->heads) {
-		fail(c, "config.json: num_key_value_heads %d is more than num_attention_heads %d", m->kv_heads, m->heads);
+		fail(c, "config.json: num_key_value_heads %d is more than num_attention_heads %d", m->kv_heads,
+		     m->heads);
 		return -1;
 	}
 	if (m->heads % m->kv_heads) {
@@ -213,7 +215,9 @@ static int read_config(struct cfg *c, struct axl__model *m)
 		m->head_dim = (int)v;
 	} else {
 		if (m->hidden % m->heads) {
-			fail(c, "config.json: hidden_size %d is not a multiple of num_attention_heads %d and head_dim is missing",
+			fail(c,
+			     "config.json: hidden_size %d is not a multiple of num_attention_heads %d and head_dim is "
+			     "missing",
 			     m->hidden, m->heads);
 			return -1;
 		}

@@ -82,8 +82,8 @@ int axl__model_from_size(int64_t params, struct axl__model *m, char *note, size_
 	m->alias[0] = m->catalog_id[0] = 0;
 	m->published_dtype[0] = 0;
 	snprintf(note, cap,
-		 "no config: assumed the architecture of %s (%d layers, hidden %d, %d heads, %d KV heads, vocabulary %lld), "
-		 "MLP width %d for %.3g B parameters",
+		 "no config: assumed the architecture of %s (%d layers, hidden %d, %d heads, %d KV heads, "
+		 "vocabulary %lld), MLP width %d for %.3g B parameters",
 		 ref.id, m->layers, m->hidden, m->heads, m->kv_heads, (long long)m->vocab, I, (double)m->params / 1e9);
 	return 0;
 }

@@ -765,7 +765,8 @@ int axl__plan_search_goal(const struct axl_planner *p, const size_t *sel, size_t
 					stage_memory(&c, cur);
 					cur->shortfall = 0;
 					for (int s = 0; s < pp; s++) {
-						double over = cur->stage[s].need - (double)groups[cur->stage[s].group].mem;
+						double over =
+						    cur->stage[s].need - (double)groups[cur->stage[s].group].mem;
 						if (over > 0)
 							cur->shortfall += over * t;
 					}
@@ -774,7 +775,8 @@ int axl__plan_search_goal(const struct axl_planner *p, const size_t *sel, size_t
 				/* resolve group indices to devices for the caller */
 				for (int r = 0; r < cur->dp && r < MAXDP; r++)
 					for (int s = 0; s < pp; s++) {
-						const struct pgroup *g = &groups[r == 0 ? cur->stage[s].group : cur->rep[r][s]];
+						const struct pgroup *g =
+						    &groups[r == 0 ? cur->stage[s].group : cur->rep[r][s]];
 						for (int d = 0; d < t; d++)
 							cur->devs[r][s][d] = (uint16_t)g->dev[d];
 						if (r == 0) {

@@ -91,7 +91,8 @@ static const struct axl__engine engines[] = {
 		.band_hi = 1.20,
 		.rows = 0,
 		.basis = "no SGLang measurement recorded: pytorch's factors (graph-captured decode)",
-		.fraction_source = "assumed 0.88: SGLang picks mem_fraction_static from the GPU's memory when not given",
+		.fraction_source =
+			"assumed 0.88: SGLang picks mem_fraction_static from the GPU's memory when not given",
 	},
 	{
 		.name = "trt-llm",
@@ -107,7 +108,8 @@ static const struct axl__engine engines[] = {
 		.band_hi = 1.20,
 		.rows = 0,
 		.basis = "no TensorRT-LLM measurement recorded: pytorch's factors (graph-captured decode)",
-		.fraction_source = "TensorRT-LLM's kv_cache_free_gpu_mem_fraction default, 0.90, taken of the whole memory",
+		.fraction_source =
+			"TensorRT-LLM's kv_cache_free_gpu_mem_fraction default, 0.90, taken of the whole memory",
 	},
 };
 

@@ -71,8 +71,8 @@ int axl__host_pdev(const struct axl__hostfacts *h, struct axl__pdev *d)
 		d->tflops[AXL__PF_INT8] = i8 * k;
 		if (n < sizeof d->assumed)
 			n += (size_t)snprintf(d->assumed + n, sizeof d->assumed - n,
-					      "%speak compute assumed at %.1f GHz on %lld cores", n ? "; " : "", HOST_GHZ,
-					      (long long)h->cores);
+					      "%speak compute assumed at %.1f GHz on %lld cores", n ? "; " : "",
+					      HOST_GHZ, (long long)h->cores);
 	}
 	return 0;
 }

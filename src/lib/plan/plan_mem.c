@@ -192,7 +192,8 @@ int axl__mm_build(struct axl__mm *mm, const struct axl__model *m, const struct a
 	if (m->hidden <= 0)
 		return fail(err, errcap, "the model's hidden size is not known");
 	if (m->heads <= 0)
-		return fail(err, errcap, "the model's attention heads are not known (a config.json beside the weights gives them)");
+		return fail(err, errcap,
+			    "the model's attention heads are not known (a config.json beside the weights gives them)");
 	if (m->vocab <= 0)
 		return fail(err, errcap, "the model's vocabulary size is not known");
 	const bool mla = m->attn == AXL__ATTN_MLA;
@@ -259,7 +260,8 @@ int axl__mm_build(struct axl__mm *mm, const struct axl__model *m, const struct a
 	}
 	double attn_flops = mla ? 2.0 * m->heads * (m->qk_nope_dim + m->qk_rope_dim) + 2.0 * m->heads * m->v_head_dim
 				: 4.0 * m->heads * m->head_dim;
-	double kv_token = (mla ? (double)(m->kv_lora_rank + m->qk_rope_dim) : 2.0 * m->kv_heads * m->head_dim) * kv_bytes;
+	double kv_token =
+	    (mla ? (double)(m->kv_lora_rank + m->qk_rope_dim) : 2.0 * m->kv_heads * m->head_dim) * kv_bytes;
 	double I = m->intermediate > 0 ? m->intermediate : 0, mi = moe ? m->moe_intermediate : 0;
 	int shared = moe && m->shared_experts > 0 ? m->shared_experts : 0;
 	int widest = (int)I;
@@ -283,15 +285,17 @@ int axl__mm_build(struct axl__mm *mm, const struct axl__model *m, const struct a
 		l->attn_flops = attn_flops;
 		double split;
 		if (mla) {
-			int64_t qd = (int64_t)m->heads * (m->qk_nope_dim + m->qk_rope_dim), vd = (int64_t)m->heads * m->v_head_dim;
+			int64_t qd = (int64_t)m->heads * (m->qk_nope_dim + m->qk_rope_dim),
+				vd = (int64_t)m->heads * m->v_head_dim;
 			if (m->q_lora_rank > 0)
 				split = tb(gx, q, AXL__GC_OTHER, i, 0, h * m->q_lora_rank, H) +
 					tb(gx, q, AXL__GC_OTHER, i, 0, (double)m->q_lora_rank * qd, m->q_lora_rank);
 			else
 				split = tb(gx, q, AXL__GC_ATTN_Q, i, 0, h * qd, H);
 			split += tb(gx, q, AXL__GC_OTHER, i, 0, h * (m->kv_lora_rank + m->qk_rope_dim), H);
-			split += tb(gx, q, AXL__GC_ATTN_V, i, 0,
-				    (double)m->kv_lora_rank * m->heads * (m->qk_nope_dim + m->v_head_dim), m->kv_lora_rank);
+			split +=
+			    tb(gx, q, AXL__GC_ATTN_V, i, 0,
+			       (double)m->kv_lora_rank * m->heads * (m->qk_nope_dim + m->v_head_dim), m->kv_lora_rank);
 			split += tb(gx, q, AXL__GC_ATTN_OUT, i, 0, (double)vd * h, vd);
 		} else {
 			int64_t qd = (int64_t)m->heads * m->head_dim, kvd = (int64_t)m->kv_heads * m->head_dim;
@@ -304,7 +308,8 @@ int axl__mm_build(struct axl__mm *mm, const struct axl__model *m, const struct a
 		double flop_params = attn_params;
 		if (!is_moe) {
 			int64_t In = (int64_t)I;
-			double mlp = tb(gx, q, AXL__GC_FFN_UP, i, 0, h * I, H) + tb(gx, q, AXL__GC_FFN_DOWN, i, down_seq++, h * I, In);
+			double mlp = tb(gx, q, AXL__GC_FFN_UP, i, 0, h * I, H) +
+				     tb(gx, q, AXL__GC_FFN_DOWN, i, down_seq++, h * I, In);
 			if (mm3 >= 3)
 				mlp += (mm3 - 2) * tb(gx, q, AXL__GC_FFN_GATE, i, 0, h * I, H);
 			split += mlp;
@@ -313,7 +318,8 @@ int axl__mm_build(struct axl__mm *mm, const struct axl__model *m, const struct a
 			l->fixed_read = split + repl;
 		} else {
 			int64_t Mi = m->moe_intermediate;
-			double gu = tb(gx, q, AXL__GC_FFN_GATE, i, 0, h * mi, H) + tb(gx, q, AXL__GC_FFN_UP, i, 0, h * mi, H);
+			double gu =
+			    tb(gx, q, AXL__GC_FFN_GATE, i, 0, h * mi, H) + tb(gx, q, AXL__GC_FFN_UP, i, 0, h * mi, H);
 			double one = gu + tb(gx, q, AXL__GC_FFN_DOWN, i, down_seq++, h * mi, Mi) +
 				     (m->mlp_bias ? (2 * mi + h) * small : 0);
 			double sh = 0;

@@ -186,12 +186,13 @@ int axl_model_open(axl_model **out, const char *name)
 		char hint[400];
 		if (axl__catalog_suggest(name, hint, sizeof hint) == 2)
 			rc = axl__error(AXL_ENOENT,
-					"%s: not a file and not in the catalog: its config differs from the catalog's %s "
-					"in more than generation settings (give its config.json)",
+					"%s: not a file and not in the catalog: its config differs from the catalog's "
+					"%s in more than generation settings (give its config.json)",
 					name, hint);
 		else
-			rc = axl__error(AXL_ENOENT, "%s: not a file and not in the catalog (%s%s%saxl plan --list shows it)",
-					name, hint[0] ? "did you mean " : "", hint, hint[0] ? "? " : "");
+			rc = axl__error(AXL_ENOENT,
+					"%s: not a file and not in the catalog (%s%s%saxl plan --list shows it)", name,
+					hint[0] ? "did you mean " : "", hint, hint[0] ? "? " : "");
 	}
 	if (rc != 0) {
 		free(md);

@@ -355,8 +355,8 @@ static void node_instance(struct axl__pnode *n, const char *type)
 	const struct axl__price_row *r = axl__price_lookup(type);
 	if (r && isnan(n->price_node_hour) && isnan(n->price_device_hour)) {
 		n->price_node_hour = r->usd_per_hour;
-		snprintf(n->price_source, sizeof n->price_source, "price table: %s on-demand, %s, %.150s", r->instance_type,
-			 r->date, r->source);
+		snprintf(n->price_source, sizeof n->price_source, "price table: %s on-demand, %s, %.150s",
+			 r->instance_type, r->date, r->source);
 	}
 }
 
@@ -385,7 +385,8 @@ static void pdev_from_device(struct axl__pdev *x, const axl_device *d)
 	double bw;
 	if (axl_device_get_num(d, AXL_ATTR_MEMORY_BANDWIDTH, &bw) == 0 && bw >= 0 && isfinite(bw))
 		x->bandwidth_gbps = bw;
-	x->pcie_gbps = axl__pcie_link_gbps(dev_int(d, AXL_ATTR_LINK_CURRENT_GEN), dev_int(d, AXL_ATTR_LINK_CURRENT_WIDTH));
+	x->pcie_gbps =
+	    axl__pcie_link_gbps(dev_int(d, AXL_ATTR_LINK_CURRENT_GEN), dev_int(d, AXL_ATTR_LINK_CURRENT_WIDTH));
 	int64_t numa = dev_int(d, AXL_ATTR_NUMA_NODE);
 	x->numa_node = numa >= 0 && numa <= 65535 ? (int)numa : -1;
 	size_t np = axl_device_precision_count(d);
@@ -446,7 +447,8 @@ AXL_API int axl_planner_add_inventory(axl_planner *planner, const axl_inventory 
 	double nic = -1;
 	for (size_t i = 0; i < axl_inventory_nic_count(inv); i++) {
 		const struct axl_nic *c = axl_inventory_nic(inv, i);
-		if (c && c->state && !strcasecmp(c->state, "ACTIVE") && isfinite(c->rate_gbit) && c->rate_gbit / 8 > nic)
+		if (c && c->state && !strcasecmp(c->state, "ACTIVE") && isfinite(c->rate_gbit) &&
+		    c->rate_gbit / 8 > nic)
 			nic = c->rate_gbit / 8;
 	}
 	const char *host = NULL;
@@ -688,12 +690,14 @@ static int add_json(struct axl_planner *p, const struct axl__jv *root, const cha
 	if (jobj(c, root, "price", "document", &price))
 		return -1;
 	if (price) {
-		const struct axl__jv *a = axl__jv_get(price, "per_node_hour"), *b = axl__jv_get(price, "per_device_hour");
+		const struct axl__jv *a = axl__jv_get(price, "per_node_hour"),
+				     *b = axl__jv_get(price, "per_device_hour");
 		if ((a && a->type != AXL__J_NULL && (a->type != AXL__J_NUM || !(a->num > 0) || !isfinite(a->num))) ||
 		    (b && b->type != AXL__J_NULL && (b->type != AXL__J_NUM || !(b->num > 0) || !isfinite(b->num))))
-			return JFAIL(c, "price: per_node_hour and per_device_hour are positive numbers (a price per hour)");
-		if (jnum(c, price, "per_node_hour", "price", &pnode) || jnum(c, price, "per_device_hour", "price", &pdev) ||
-		    jstr(c, price, "source", "price", &psrc))
+			return JFAIL(
+			    c, "price: per_node_hour and per_device_hour are positive numbers (a price per hour)");
+		if (jnum(c, price, "per_node_hour", "price", &pnode) ||
+		    jnum(c, price, "per_device_hour", "price", &pdev) || jstr(c, price, "source", "price", &psrc))
 			return -1;
 	}
 	double nic = -1;
@@ -753,11 +757,13 @@ static int add_json(struct axl_planner *p, const struct axl__jv *root, const cha
 	if (pnode > 0 || pdev > 0) {
 		nd->price_node_hour = pnode > 0 ? pnode : NAN;
 		nd->price_device_hour = pdev > 0 ? pdev : NAN;
-		snprintf(nd->price_source, sizeof nd->price_source, "node file%s%.200s", psrc ? ": " : "", psrc ? psrc : "");
+		snprintf(nd->price_source, sizeof nd->price_source, "node file%s%.200s", psrc ? ": " : "",
+			 psrc ? psrc : "");
 	}
 	node_instance(nd, itype);
 	if (ver && ver->i > AXL__PLAN_NODE_VERSION)
-		planner_warn(p, p->nodes[p->nnodes - 1].name, AXL__NEWER_DOC, (long long)ver->i, AXL__PLAN_NODE_VERSION);
+		planner_warn(p, p->nodes[p->nnodes - 1].name, AXL__NEWER_DOC, (long long)ver->i,
+			     AXL__PLAN_NODE_VERSION);
 	for (size_t i = 0; links && i < links->len; i++) {
 		const struct axl__jv *l = &links->items[i];
 		double g;

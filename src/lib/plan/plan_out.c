@@ -108,9 +108,9 @@ static double network_gbps(const struct axl_planner *p, const struct axl_plan_re
 /* ---- one search with its own memory model --------------------------------------------- */
 
 static int run(const struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
-	       const struct axl__model *m, const struct axl__quant *q, double kvb, int64_t ctx, int64_t batch, double net,
-	       const struct pgoal *goal,
-	       struct pcand *best, struct pcand *alts, int nalts, int *na, struct axl__mm *keep)
+	       const struct axl__model *m, const struct axl__quant *q, double kvb, int64_t ctx, int64_t batch,
+	       double net, const struct pgoal *goal, struct pcand *best, struct pcand *alts, int nalts, int *na,
+	       struct axl__mm *keep)
 {
 	struct axl__mm mm;
 	char err[200];
@@ -288,8 +288,8 @@ static int runs_native(const struct axl__pdev *d, const struct axl__quant *q)
 	if (!d->has_precision)
 		return -1;
 	if (strcmp(q->name, "int4") == 0)
-		return d->support[AXL__PF_INT4] == AXL_SUPPORT_NATIVE || d->support[AXL__PF_BF16] == AXL_SUPPORT_NATIVE ||
-		       d->support[AXL__PF_FP16] == AXL_SUPPORT_NATIVE;
+		return d->support[AXL__PF_INT4] == AXL_SUPPORT_NATIVE ||
+		       d->support[AXL__PF_BF16] == AXL_SUPPORT_NATIVE || d->support[AXL__PF_FP16] == AXL_SUPPORT_NATIVE;
 	return d->support[q->compute] == AXL_SUPPORT_NATIVE;
 }
 
@@ -306,8 +306,9 @@ static void not_native_list(const struct axl_planner *p, const size_t *sel, size
 		const char *model = d->model[0] ? d->model : d->id;
 		bool seen = false;
 		for (size_t j = 0; j < i && !seen; j++)
-			seen = runs_native(&p->devs[sel[j]], q) != 1 &&
-			       strcmp(p->devs[sel[j]].model[0] ? p->devs[sel[j]].model : p->devs[sel[j]].id, model) == 0;
+			seen =
+			    runs_native(&p->devs[sel[j]], q) != 1 &&
+			    strcmp(p->devs[sel[j]].model[0] ? p->devs[sel[j]].model : p->devs[sel[j]].id, model) == 0;
 		if (seen)
 			continue;
 		const char *why = !d->has_precision ? "no precision rows"
@@ -357,12 +358,13 @@ static void warn_not_native(struct axl_plan *pl, const struct axl_planner *p, co
 			snprintf(many, sizeof many, " and %d more", more);
 		const char *label = used[i] < pl->nlabel ? pl->label[used[i]] : d->id;
 		if (natives[0])
-			snprintf(pl->warn[pl->nwarn++], sizeof pl->warn[0], "%s%s is not native on %s%s (%s), which %s %s natively",
-				 pl->q.name, how, label, many, model, more ? "run" : "runs", natives);
+			snprintf(pl->warn[pl->nwarn++], sizeof pl->warn[0],
+				 "%s%s is not native on %s%s (%s), which %s %s natively", pl->q.name, how, label, many,
+				 model, more ? "run" : "runs", natives);
 		else
 			snprintf(pl->warn[pl->nwarn++], sizeof pl->warn[0],
-				 "%s%s is not native on %s%s (%s), whose precision rows name no native format", pl->q.name, how,
-				 label, many, model);
+				 "%s%s is not native on %s%s (%s), whose precision rows name no native format",
+				 pl->q.name, how, label, many, model);
 	}
 }
 
@@ -427,8 +429,8 @@ static int choose_auto(struct axl_plan *pl, const struct axl_planner *p, const s
 			struct pqtry *t;
 			if (q.body_bits > own.body_bits + 1e-9) {
 				if (pass == 0 && (t = qtry_add(pl, q.name, "skipped")))
-					snprintf(t->detail, sizeof t->detail, "more bits than the model is published in (%s)",
-						 own.name);
+					snprintf(t->detail, sizeof t->detail,
+						 "more bits than the model is published in (%s)", own.name);
 				continue;
 			}
 			size_t n = 0;
@@ -465,8 +467,8 @@ static int choose_auto(struct axl_plan *pl, const struct axl_planner *p, const s
 					snprintf(t->detail, sizeof t->detail, "not native on any device%s (%s)",
 						 unknown ? " whose precisions are known" : "", why);
 					size_t l = strlen(refused);
-					snprintf(refused + l, sizeof refused - l, "%s%s is not native on any device%s", l ? "; " : "",
-						 q.name, unknown ? " whose precisions are known" : "");
+					snprintf(refused + l, sizeof refused - l, "%s%s is not native on any device%s",
+						 l ? "; " : "", q.name, unknown ? " whose precisions are known" : "");
 				}
 				continue;
 			}
@@ -503,15 +505,18 @@ static int choose_auto(struct axl_plan *pl, const struct axl_planner *p, const s
 				}
 				if (pass == 0)
 					snprintf(pl->quant_reason, sizeof pl->quant_reason,
-						 "auto: %s, the best-quality format that runs natively on the devices the plan "
+						 "auto: %s, the best-quality format that runs natively on the devices "
+						 "the plan "
 						 "uses (%s) and fits%s%s%s",
 						 q.name, what, refused[0] ? " (" : "", refused, refused[0] ? ")" : "");
 				else
-					snprintf(pl->quant_reason, sizeof pl->quant_reason,
-						 "auto: %s, the best-quality format that fits on the devices the plan uses (%s); "
-						 "the inventory lists no precisions for %s, so %s is assumed to run there "
-						 "(fp8 is planned only where native%s%s)",
-						 q.name, what, unk, q.name, refused[0] ? "; " : "", refused);
+					snprintf(
+					    pl->quant_reason, sizeof pl->quant_reason,
+					    "auto: %s, the best-quality format that fits on the devices the plan uses "
+					    "(%s); "
+					    "the inventory lists no precisions for %s, so %s is assumed to run there "
+					    "(fp8 is planned only where native%s%s)",
+					    q.name, what, unk, q.name, refused[0] ? "; " : "", refused);
 				done = true;
 				break;
 			}
@@ -521,16 +526,19 @@ static int choose_auto(struct axl_plan *pl, const struct axl_planner *p, const s
 				t->short_bytes = isfinite(sh) ? sh : 0;
 				if (isfinite(sh)) {
 					gbs(num, sizeof num, sh);
-					snprintf(t->detail, sizeof t->detail, "%s short on the devices that run it %s (%s)", num,
+					snprintf(t->detail, sizeof t->detail,
+						 "%s short on the devices that run it %s (%s)", num,
 						 pass ? "or whose precisions are not known" : "natively", what);
 				} else {
-					snprintf(t->detail, sizeof t->detail, "no split over the devices that run it %s (%s)",
+					snprintf(t->detail, sizeof t->detail,
+						 "no split over the devices that run it %s (%s)",
 						 pass ? "or whose precisions are not known" : "natively", what);
 				}
 			}
 			size_t l = strlen(refused);
 			if (isfinite(sh))
-				snprintf(refused + l, sizeof refused - l, "%s%s does not fit: %s short", l ? "; " : "", q.name, num);
+				snprintf(refused + l, sizeof refused - l, "%s%s does not fit: %s short", l ? "; " : "",
+					 q.name, num);
 			else
 				snprintf(refused + l, sizeof refused - l, "%s%s does not fit", l ? "; " : "", q.name);
 			if (sh < closest_short || nclosest == 0) {
@@ -554,9 +562,10 @@ static int choose_auto(struct axl_plan *pl, const struct axl_planner *p, const s
 			axl__quant_parse(own.from_file ? "bf16" : own.name, &pl->q);
 			memcpy(sub, sel, nsel * sizeof *sel);
 			*nsub = nsel;
-			snprintf(pl->quant_reason, sizeof pl->quant_reason,
-				 "auto: the devices run none of bf16, fp16, fp8, int8, int4 natively (%s); planned with %s",
-				 refused, pl->q.name);
+			snprintf(
+			    pl->quant_reason, sizeof pl->quant_reason,
+			    "auto: the devices run none of bf16, fp16, fp8, int8, int4 natively (%s); planned with %s",
+			    refused, pl->q.name);
 		}
 	}
 	free(c), free(set), free(bf16set);
@@ -587,7 +596,8 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 		struct axl__quant q;
 		if (strcmp(qs[i], pl->q.name) == 0 || axl__quant_parse(qs[i], &q) != 0)
 			continue;
-		if (run(pl, p, sel, nsel, m, &q, kvb, pl->ctx, pl->batch, net, goal, c, NULL, 0, NULL, NULL) != 1 || !c->fits)
+		if (run(pl, p, sel, nsel, m, &q, kvb, pl->ctx, pl->batch, net, goal, c, NULL, 0, NULL, NULL) != 1 ||
+		    !c->fits)
 			continue;
 		add_alt(pl, "quantization", c, q.name, pl->ctx, NULL, p);
 		nq++;
@@ -630,7 +640,8 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 		size_t *gsel = NULL, gn = 0;
 		int rc = grow(p, sel, nsel, tmpl, k, &g, &gsel, &gn);
 		if (rc == 0)
-			rc = run(pl, &g, gsel, gn, m, &pl->q, kvb, pl->ctx, pl->batch, net, &ggoal, c, NULL, 0, NULL, NULL);
+			rc = run(pl, &g, gsel, gn, m, &pl->q, kvb, pl->ctx, pl->batch, net, &ggoal, c, NULL, 0, NULL,
+				 NULL);
 		free(gsel);
 		planner_release(&g);
 		if (rc == 1 && c->fits) {
@@ -641,7 +652,8 @@ static void alternatives(struct axl_plan *pl, const struct axl_planner *p, const
 					for (int d = 0; d < c->tp; d++)
 						added += c->devs[r][s][d] >= p->ndevs;
 			snprintf(note, sizeof note, "%d more %s: %d device%s in all", added,
-				 p->devs[tmpl].model[0] ? p->devs[tmpl].model : p->devs[tmpl].id, all, all > 1 ? "s" : "");
+				 p->devs[tmpl].model[0] ? p->devs[tmpl].model : p->devs[tmpl].id, all,
+				 all > 1 ? "s" : "");
 			add_alt(pl, "devices", c, pl->q.name, pl->ctx, note, NULL);
 			break;
 		}
@@ -660,7 +672,8 @@ static int plan_goal(struct axl_plan *pl, const struct axl_planner *p, const siz
 	pl->obj = goal->obj;
 	*node_price = NULL;
 	if (goal->device_hour > 0 || goal->node_hour > 0) {
-		snprintf(pl->price_basis, sizeof pl->price_basis, "%s", goal->device_hour > 0 ? "device-hour" : "node-hour");
+		snprintf(pl->price_basis, sizeof pl->price_basis, "%s",
+			 goal->device_hour > 0 ? "device-hour" : "node-hour");
 		snprintf(pl->price_source, sizeof pl->price_source, "as given");
 		pl->price_given = goal->device_hour > 0 ? goal->device_hour : goal->node_hour;
 		return 0;
@@ -723,20 +736,23 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 	if (!(frac == 0 || (frac > 0 && frac <= 1)))
 		return axl__error(AXL_EINVAL, "memory fraction %g out of range (more than 0, at most 1)", frac);
 	if (req->context_tokens < 0 || req->context_tokens > AXL_PLAN_MAX_CONTEXT)
-		return axl__error(AXL_ERANGE, "context %lld tokens out of range (1 to %lld)", (long long)req->context_tokens,
-				  (long long)AXL_PLAN_MAX_CONTEXT);
+		return axl__error(AXL_ERANGE, "context %lld tokens out of range (1 to %lld)",
+				  (long long)req->context_tokens, (long long)AXL_PLAN_MAX_CONTEXT);
 	if (req->batch < 0 || req->batch > AXL_PLAN_MAX_BATCH)
-		return axl__error(AXL_ERANGE, "batch %lld out of range (1 to %d)", (long long)req->batch, AXL_PLAN_MAX_BATCH);
+		return axl__error(AXL_ERANGE, "batch %lld out of range (1 to %d)", (long long)req->batch,
+				  AXL_PLAN_MAX_BATCH);
 	/* version 2: the objective and the prices */
 	const char *objective = req->version >= 2 ? req->objective : NULL;
 	double pdev = req->version >= 2 ? req->price_per_device_hour : 0;
 	double pnode = req->version >= 2 ? req->price_per_node_hour : 0;
 	int obj = objective && objective[0] ? axl__pobj_parse(objective) : AXL__OBJ_DEVICES;
 	if (obj < 0)
-		return axl__error(AXL_EINVAL, "unknown objective \"%s\" (devices, latency, throughput, cost)", objective);
+		return axl__error(AXL_EINVAL, "unknown objective \"%s\" (devices, latency, throughput, cost)",
+				  objective);
 	if (!(pdev >= 0) || !isfinite(pdev) || !(pnode >= 0) || !isfinite(pnode))
 		return axl__error(AXL_EINVAL, "a price per %s-hour must be a positive number, not %g",
-				  !(pdev >= 0) || !isfinite(pdev) ? "device" : "node", !(pdev >= 0) || !isfinite(pdev) ? pdev : pnode);
+				  !(pdev >= 0) || !isfinite(pdev) ? "device" : "node",
+				  !(pdev >= 0) || !isfinite(pdev) ? pdev : pnode);
 	if (pdev > 0 && pnode > 0)
 		return axl__error(AXL_EINVAL, "give a price per device-hour or per node-hour, not both");
 	const struct axl__model *m = &model->m;
@@ -755,15 +771,17 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 	} else if (req->quantization && req->quantization[0]) {
 		if (axl__quant_parse(req->quantization, &pl->q) != 0) {
 			free(pl);
-			return axl__error(AXL_EINVAL,
-					  "unknown quantisation \"%s\" (auto, fp32, bf16, fp16, fp8, int8, int4, awq, gptq, "
-					  "or a GGUF type such as q4_k_m, q8_0)",
-					  req->quantization);
+			return axl__error(
+			    AXL_EINVAL,
+			    "unknown quantisation \"%s\" (auto, fp32, bf16, fp16, fp8, int8, int4, awq, gptq, "
+			    "or a GGUF type such as q4_k_m, q8_0)",
+			    req->quantization);
 		}
 	} else {
 		axl__quant_default(m, &pl->q);
 	}
-	const char *kvn = req->kv_dtype && req->kv_dtype[0] ? req->kv_dtype : (m->source == AXL__MSRC_GGUF ? "fp16" : "bf16");
+	const char *kvn =
+	    req->kv_dtype && req->kv_dtype[0] ? req->kv_dtype : (m->source == AXL__MSRC_GGUF ? "fp16" : "bf16");
 	double kvb = axl__kv_dtype_bytes(kvn, pl->kv);
 	if (kvb <= 0) {
 		free(pl);
@@ -813,8 +831,9 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 	for (size_t i = 0; i < nsel; i++) {
 		const struct axl__pdev *d = &p->devs[sel[i]];
 		if (d->host && d->assumed[0] && pl->nwarn < MAXWARN)
-			snprintf(pl->warn[pl->nwarn++], sizeof pl->warn[0], "%s%s%s: %s", p->nnodes > 1 ? p->nodes[d->node].name : "",
-				 p->nnodes > 1 ? "/" : "", d->id, d->assumed);
+			snprintf(pl->warn[pl->nwarn++], sizeof pl->warn[0], "%s%s%s: %s",
+				 p->nnodes > 1 ? p->nodes[d->node].name : "", p->nnodes > 1 ? "/" : "", d->id,
+				 d->assumed);
 	}
 	/* a plan on hosts alone, with no engine named, is planned as llama.cpp runs a model on a
 	 * CPU (docs/plan.md "CPU plans"): its factors and its memory fraction (all of it) */
@@ -847,8 +866,9 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 	struct pcand *splits = calloc(4, sizeof *splits);
 	struct axl__mm mm;
 	int ns = 0;
-	rc = splits ? run(pl, p, sel, nsel, m, &pl->q, kvb, pl->ctx, pl->batch, net, &goal, &pl->best, splits, 4, &ns, &mm)
-		    : axl__error(AXL_ENOMEM, "out of memory");
+	rc = splits
+		 ? run(pl, p, sel, nsel, m, &pl->q, kvb, pl->ctx, pl->batch, net, &goal, &pl->best, splits, 4, &ns, &mm)
+		 : axl__error(AXL_ENOMEM, "out of memory");
 	if (rc < 0) {
 		free(sel), free(splits), free(pl), free(node_price);
 		return rc;
@@ -887,7 +907,8 @@ int axl_plan_compute(axl_plan **out, const axl_planner *p, const axl_model *mode
 	}
 	for (size_t i = 0; i < p->ndevs; i++) {
 		if (p->nnodes > 1)
-			snprintf(pl->label[i], sizeof pl->label[i], "%s/%s", p->nodes[p->devs[i].node].name, p->devs[i].id);
+			snprintf(pl->label[i], sizeof pl->label[i], "%s/%s", p->nodes[p->devs[i].node].name,
+				 p->devs[i].id);
 		else
 			snprintf(pl->label[i], sizeof pl->label[i], "%s", p->devs[i].id);
 	}

@@ -121,8 +121,9 @@ static int accel_of(struct rctx *c, const struct axl__jv *a, const char *where,
 		variant = a->keys[0];
 		body = &a->items[0];
 	} else {
-		return RFAIL(c, "%s.accelerator: %s where a variant belongs (a unit variant's name, or an object of one "
-				"struct variant)",
+		return RFAIL(c,
+			     "%s.accelerator: %s where a variant belongs (a unit variant's name, or an object of one "
+			     "struct variant)",
 			     where, a->type == AXL__J_OBJ ? "an object without exactly one member" : type_name(a));
 	}
 	*row = axl__hwaccel_kind_find(variant);
@@ -213,13 +214,14 @@ static int add_registry(struct axl_planner *p, const struct axl__jv *root, const
 		    (!acc && RFAIL(c, "%s: \"accelerator\" is missing", where)) ||
 		    accel_of(c, acc, where, &row, &dev_id, &gen) ||
 		    (!av && RFAIL(c, "%s: \"available\" is missing", where)) ||
-		    (av->type != AXL__J_BOOL && RFAIL(c, "%s.available: %s where a boolean belongs", where, type_name(av))) ||
+		    (av->type != AXL__J_BOOL &&
+		     RFAIL(c, "%s.available: %s where a boolean belongs", where, type_name(av))) ||
 		    ruint(c, pr, "memory_bytes", where, true, INT64_MAX, &mem) ||
 		    ruint(c, pr, "memory_used_bytes", where, false, INT64_MAX, &used) ||
 		    ruint(c, pr, "numa_node", where, false, UINT32_MAX, &numa) ||
-		    rnum(c, pr, "memory_bandwidth_gbps", where, &bw) || rnum(c, pr, "pcie_bandwidth_gbps", where, &pcie) ||
-		    rstr(c, pr, "device_name", where, &dname) || rstr(c, pr, "compute_capability", where, &s) ||
-		    rstr(c, pr, "driver_version", where, &s)) {
+		    rnum(c, pr, "memory_bandwidth_gbps", where, &bw) ||
+		    rnum(c, pr, "pcie_bandwidth_gbps", where, &pcie) || rstr(c, pr, "device_name", where, &dname) ||
+		    rstr(c, pr, "compute_capability", where, &s) || rstr(c, pr, "driver_version", where, &s)) {
 			free(pd);
 			return -1;
 		}
@@ -311,8 +313,8 @@ static int add_registry(struct axl_planner *p, const struct axl__jv *root, const
 		for (size_t a = 0; a < n; a++)
 			for (size_t b = a + 1; b < n; b++) {
 				const char *ia = pd[a].id, *ib = pd[b].id;
-				if (strncmp(ia, l->id_prefix, plen) || ia[plen] != ':' || strncmp(ib, l->id_prefix, plen) ||
-				    ib[plen] != ':')
+				if (strncmp(ia, l->id_prefix, plen) || ia[plen] != ':' ||
+				    strncmp(ib, l->id_prefix, plen) || ib[plen] != ':')
 					continue;
 				enum axl__plink k = axl__plink_of(l->axl_kind);
 				const struct axl__plink_info *cur = axl__planner_link(p, first + a, first + b);

@@ -127,8 +127,8 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 	axl__sb_putc(&sb, '\n');
 	if (pl->model.assumption[0])
 		axl__sb_printf(&sb, "Assumed       %s\n", pl->model.assumption);
-	axl__sb_printf(&sb, "Request       %s weights, context %lld tokens, batch %lld, KV cache %s\n", axl__plan_quant_label(pl),
-		       (long long)pl->ctx, (long long)pl->batch, pl->kv);
+	axl__sb_printf(&sb, "Request       %s weights, context %lld tokens, batch %lld, KV cache %s\n",
+		       axl__plan_quant_label(pl), (long long)pl->ctx, (long long)pl->batch, pl->kv);
 	if (pl->quant_reason[0])
 		axl__sb_printf(&sb, "Quantization  %s\n", pl->quant_reason);
 	for (int i = 0; i < pl->nqtry; i++)
@@ -138,8 +138,8 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 	axl__sb_printf(&sb, "Engine        %s, %s (%s); %.0f%% of each device's memory (%s)\n", pl->eng->name,
 		       pl->eng->rows > 0 ? "calibrated" : "NOT calibrated", pl->eng->basis, pl->frac * 100,
 		       pl->frac_given ? "as given" : pl->eng->fraction_source);
-	axl__sb_printf(&sb, "Objective     %s%s: %s\n", axl__pobj_name(pl->obj), pl->obj_default ? " (the default)" : "",
-		       axl__pobj_rule(pl->obj));
+	axl__sb_printf(&sb, "Objective     %s%s: %s\n", axl__pobj_name(pl->obj),
+		       pl->obj_default ? " (the default)" : "", axl__pobj_rule(pl->obj));
 	axl__sb_puts(&sb, "Memory        weights ");
 	gb(&sb, pl->weights);
 	axl__sb_puts(&sb, ", KV cache ");
@@ -184,11 +184,12 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 		for (int r = 0; r < b->dp && r < MAXDP; r++)
 			for (int s = 0; s < b->pp; s++) {
 				const struct pstage *st = &b->stage[s];
-				axl__sb_printf(&sb, "  %s%-2d stage %-2d layers %3d-%-3d ", b->dp > 1 ? "replica " : "", r, s,
-					       st->first, st->last);
+				axl__sb_printf(&sb, "  %s%-2d stage %-2d layers %3d-%-3d ", b->dp > 1 ? "replica " : "",
+					       r, s, st->first, st->last);
 				for (int d = 0; d < b->tp; d++) {
 					size_t di = b->devs[r][s][d];
-					axl__sb_printf(&sb, "%s%s", d ? "," : "", di < pl->nlabel ? pl->label[di] : "?");
+					axl__sb_printf(&sb, "%s%s", d ? "," : "",
+						       di < pl->nlabel ? pl->label[di] : "?");
 				}
 				axl__sb_puts(&sb, "  ");
 				gb(&sb, st->need);
@@ -196,7 +197,8 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 				gb(&sb, (double)st->mem_cap);
 				axl__sb_puts(&sb, b->tp > 1 ? " each" : "");
 				if (b->tp > 1)
-					axl__sb_printf(&sb, " (%s %.0f GB/s)", axl__plan_link_name(st->link), st->link_gbps);
+					axl__sb_printf(&sb, " (%s %.0f GB/s)", axl__plan_link_name(st->link),
+						       st->link_gbps);
 				axl__sb_putc(&sb, '\n');
 			}
 		if (b->dp > MAXDP)
@@ -222,21 +224,25 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 		rate(&sb, b->decode_roof);
 		axl__sb_puts(&sb, ", prefill ");
 		rate(&sb, b->prefill_roof);
-		axl__sb_printf(&sb,
-			       " (estimates apply %.0f%% of memory bandwidth, %.0f us per layer, %.0f%% of peak compute; "
-			       "docs/plan.md)\n",
-			       pl->eng->mem_eff[axl__wclass_of(&pl->q)] * 100, pl->eng->layer_s * 1e6,
-			       axl__plan_factors.compute_eff * 100);
+		axl__sb_printf(
+		    &sb,
+		    " (estimates apply %.0f%% of memory bandwidth, %.0f us per layer, %.0f%% of peak compute; "
+		    "docs/plan.md)\n",
+		    pl->eng->mem_eff[axl__wclass_of(&pl->q)] * 100, pl->eng->layer_s * 1e6,
+		    axl__plan_factors.compute_eff * 100);
 		if (pl->obj == AXL__OBJ_LATENCY || pl->batch > 1) {
 			axl__sb_puts(&sb, "Latency       one sequence alone ");
 			rate(&sb, b->decode_single);
 			axl__sb_putc(&sb, '\n');
 		}
-		double dc = axl__cost_per_mtok(b->cost_hour, b->decode), pc = axl__cost_per_mtok(b->cost_hour, b->prefill);
+		double dc = axl__cost_per_mtok(b->cost_hour, b->decode),
+		       pc = axl__cost_per_mtok(b->cost_hour, b->prefill);
 		if (pl->price_basis[0] && isfinite(b->cost_hour)) {
-			axl__sb_printf(&sb, "Cost          %.4g per hour for %d device%s on %d node%s; per million tokens: decode ",
-				       b->cost_hour, b->tp * b->pp * b->dp, b->tp * b->pp * b->dp > 1 ? "s" : "", b->nodes,
-				       b->nodes > 1 ? "s" : "");
+			axl__sb_printf(
+			    &sb,
+			    "Cost          %.4g per hour for %d device%s on %d node%s; per million tokens: decode ",
+			    b->cost_hour, b->tp * b->pp * b->dp, b->tp * b->pp * b->dp > 1 ? "s" : "", b->nodes,
+			    b->nodes > 1 ? "s" : "");
 			axl__sb_printf(&sb, isfinite(dc) ? "%.4g" : "unknown", dc);
 			axl__sb_puts(&sb, ", prefill ");
 			axl__sb_printf(&sb, isfinite(pc) ? "%.4g" : "unknown", pc);
@@ -244,10 +250,11 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 		}
 		int ch = axl__plan_cheaper_alt(pl);
 		if (ch >= 0)
-			axl__sb_printf(&sb, "Cheaper       %s weights: %.4g per million decoded tokens against %.4g "
-					    "(alternative %d)\n",
-				       pl->alt[ch].quant, axl__cost_per_mtok(pl->alt[ch].cost_hour, pl->alt[ch].decode), dc,
-				       ch + 1);
+			axl__sb_printf(&sb,
+				       "Cheaper       %s weights: %.4g per million decoded tokens against %.4g "
+				       "(alternative %d)\n",
+				       pl->alt[ch].quant, axl__cost_per_mtok(pl->alt[ch].cost_hour, pl->alt[ch].decode),
+				       dc, ch + 1);
 		else if (pl->obj == AXL__OBJ_COST && isfinite(dc))
 			axl__sb_puts(&sb, "Cheaper       no other format that fits costs less per decoded token\n");
 	}
@@ -272,7 +279,8 @@ int axl_plan_text(const axl_plan *pl, char **out, size_t *len)
 			axl__sb_putc(&sb, '\n');
 		}
 	} else if (!pl->fits && !pl->reason[0]) {
-		axl__sb_puts(&sb, "What fits     nothing found: no other quantisation, no shorter context and no added devices (up to 64) fits\n");
+		axl__sb_puts(&sb, "What fits     nothing found: no other quantisation, no shorter context and no added "
+				  "devices (up to 64) fits\n");
 	}
 	if (sb.failed) {
 		axl__sb_free(&sb);

@@ -17,7 +17,8 @@ static const struct axl__price_row rows[] = {
 	 "https://www.factualminds.com/blog/amazon-ec2-on-demand-pricing-instance-families-2026/ (us-east-1, Linux "
 	 "on-demand, 1 x A10G)"},
 	{"p4d.24xlarge", "aws", 8, 32.77, "2026-06",
-	 "https://www.usage.ai/blogs/finops/ai-ml-cost/gpu-instance-cost-optimization/ (on-demand, 8 x A100 40GB; the same "
+	 "https://www.usage.ai/blogs/finops/ai-ml-cost/gpu-instance-cost-optimization/ "
+	 "(on-demand, 8 x A100 40GB; the same "
 	 "figure in https://www.usage.ai/blogs/aws/ai-ml-cost/trainium-vs-gpu-instances/ and, US East, Q2 2024, in "
 	 "https://www.xither.com/compare/gpu-compute-costs-on-prem-vs-cloud-vs-spot-instances)"},
 	{"trn1.32xlarge", "aws", 16, 21.50, "2026-06",

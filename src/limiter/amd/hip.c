@@ -145,7 +145,8 @@ static void read_devices(void)
 	if (!g_rtf.get_count || g_rtf.get_count(&n) != hipSuccess)
 		return; /* again next time */
 	if (n > AXL__REGION_MAX_DEVICES) {
-		axl__lim_log(AXL__LOG_WARN, "%d HIP devices; the limiter accounts the first %d", n, AXL__REGION_MAX_DEVICES);
+		axl__lim_log(AXL__LOG_WARN, "%d HIP devices; the limiter accounts the first %d", n,
+			     AXL__REGION_MAX_DEVICES);
 		n = AXL__REGION_MAX_DEVICES;
 	}
 	int limited = 0;
@@ -168,7 +169,8 @@ static void read_devices(void)
 		if (d->uuid[0])
 			axl__lim_limits_axl(i, d);
 		else if (getenv("AXL_LIMIT_DEVICES"))
-			axl__lim_log(AXL__LOG_WARN, "HIP device %d has neither a UUID nor a PCI bus id: not limited", i);
+			axl__lim_log(AXL__LOG_WARN, "HIP device %d has neither a UUID nor a PCI bus id: not limited",
+				     i);
 		d->compute = -1; /* the HIP side enforces memory only */
 		if (d->memory >= 0 || d->broken)
 			limited = 1;
@@ -235,8 +237,10 @@ static hipError_t charge(int ordinal, uint64_t bytes, const char *fn, axl__regio
 	if (!d)
 		return hipSuccess;
 	if (d->broken) {
-		axl__lim_log(AXL__LOG_WARN, "HIP device %d (%s): %s of %llu bytes refused: its memory limit is malformed "
-			     "or cannot be enforced", ordinal, d->uuid, fn, (unsigned long long)bytes);
+		axl__lim_log(AXL__LOG_WARN,
+			     "HIP device %d (%s): %s of %llu bytes refused: its memory limit is malformed "
+			     "or cannot be enforced",
+			     ordinal, d->uuid, fn, (unsigned long long)bytes);
 		return hipErrorOutOfMemory;
 	}
 	if (d->rdev < 0 || !*r)
@@ -245,8 +249,9 @@ static hipError_t charge(int ordinal, uint64_t bytes, const char *fn, axl__regio
 	if (axl__region_reserve(*r, d->rdev, bytes, &left) != 0) {
 		struct axl__region_limit l;
 		axl__region_limit_get(*r, d->rdev, &l);
-		axl__lim_log(AXL__LOG_WARN, "HIP device %d (%s): %s of %llu bytes refused: %llu bytes left of the limit %lld",
-			     ordinal, d->uuid, fn, (unsigned long long)bytes, (unsigned long long)left,
+		axl__lim_log(AXL__LOG_WARN,
+			     "HIP device %d (%s): %s of %llu bytes refused: %llu bytes left of the limit %lld", ordinal,
+			     d->uuid, fn, (unsigned long long)bytes, (unsigned long long)left,
 			     (long long)l.memory_bytes);
 		return hipErrorOutOfMemory;
 	}

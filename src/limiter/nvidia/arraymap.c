@@ -106,7 +106,8 @@ void axl__lim_arraymap_created(int kind, uint64_t res, unsigned flags)
 		a->deferred = 1;
 	pthread_mutex_unlock(&g_arrays.lock);
 	if (!a)
-		axl__lim_log(AXL__LOG_ERROR, "out of host memory: a deferred-mapping array is followed as a sparse one");
+		axl__lim_log(AXL__LOG_ERROR,
+			     "out of host memory: a deferred-mapping array is followed as a sparse one");
 }
 
 struct axl__lim_arraymap_taken {
@@ -200,7 +201,7 @@ static int region(const CUarrayMapInfo *m, int deferred, struct region *r)
 		r->layer = m->subresource.miptail.layer;
 		r->lo[0] = m->subresource.miptail.offset;
 		r->hi[0] = m->subresource.miptail.size > UINT64_MAX - r->lo[0] ? UINT64_MAX
-										 : r->lo[0] + m->subresource.miptail.size;
+									       : r->lo[0] + m->subresource.miptail.size;
 		r->hi[1] = r->hi[2] = 1;
 	} else {
 		return 0;
@@ -273,7 +274,8 @@ static void cut(struct array *a, const struct region *r, struct box **gone)
 				axl__lim_vmm_unhold(made[k]->pool); /* not the last: x holds the entry */
 				free(made[k]);
 			}
-			axl__lim_log(AXL__LOG_ERROR, "out of host memory: an unmapped region of a tile pool stays counted");
+			axl__lim_log(AXL__LOG_ERROR,
+				     "out of host memory: an unmapped region of a tile pool stays counted");
 			x->next = keep;
 			keep = x;
 			continue;
@@ -306,7 +308,8 @@ static CUresult map_array(int sym, CUarrayMapInfo *list, unsigned int count, CUs
 	/* each map's reference, before the call */
 	unsigned char *held = calloc(count, 1);
 	if (!held) {
-		axl__lim_log(AXL__LOG_ERROR, "out of host memory: cuMemMapArrayAsync of %u entries not followed", count);
+		axl__lim_log(AXL__LOG_ERROR, "out of host memory: cuMemMapArrayAsync of %u entries not followed",
+			     count);
 		return real(list, count, s);
 	}
 	for (unsigned i = 0; i < count; i++)
@@ -331,7 +334,8 @@ static CUresult map_array(int sym, CUarrayMapInfo *list, unsigned int count, CUs
 		struct region r;
 		if (!resource(m, &kind, &res) || !region(m, (a = array_of(kind, res, 0)) && a->deferred, &r)) {
 			if (held[i]) /* a kind of map this file does not know: counted, not followed */
-				axl__lim_log(AXL__LOG_WARN, "cuMemMapArrayAsync: an entry of resource type %d, subresource "
+				axl__lim_log(AXL__LOG_WARN,
+					     "cuMemMapArrayAsync: an entry of resource type %d, subresource "
 					     "type %d: its tile pool stays counted until the end of the process",
 					     (int)m->resourceType, (int)m->subresourceType);
 			continue;
@@ -345,7 +349,8 @@ static CUresult map_array(int sym, CUarrayMapInfo *list, unsigned int count, CUs
 			a = array_of(kind, res, 1);
 		if (!x || !a) {
 			free(x);
-			axl__lim_log(AXL__LOG_ERROR, "out of host memory: a tile pool mapped into an array stays counted "
+			axl__lim_log(AXL__LOG_ERROR,
+				     "out of host memory: a tile pool mapped into an array stays counted "
 				     "until the end of the process");
 			continue;
 		}

@@ -126,8 +126,8 @@ static void create_climit(void)
 	if (!have || rc != 0)
 		free(m); /* not handed over */
 	if (rc != 0) {
-		axl__lim_log(AXL__LOG_ERROR, "compute: cannot start the compute limiter (error %d); launches not limited",
-			     rc);
+		axl__lim_log(AXL__LOG_ERROR,
+			     "compute: cannot start the compute limiter (error %d); launches not limited", rc);
 		return;
 	}
 	for (int i = 0; i < AXL__REGION_MAX_DEVICES; i++)
@@ -242,7 +242,8 @@ static unsigned gbucket(CUgraphExec e)
 static uint64_t count_kernels(CUgraph g, int depth)
 {
 	size_t n = 0;
-	if (!g || depth > 8 || !axl__lim_drv.graph_get_nodes || axl__lim_drv.graph_get_nodes(g, NULL, &n) != CUDA_SUCCESS)
+	if (!g || depth > 8 || !axl__lim_drv.graph_get_nodes ||
+	    axl__lim_drv.graph_get_nodes(g, NULL, &n) != CUDA_SUCCESS)
 		return 1;
 	if (n == 0)
 		return 0;
@@ -342,7 +343,8 @@ static void forget_graph(CUgraphExec e)
 	} while (0)
 
 AXL__LIM_API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
-				     unsigned int by, unsigned int bz, unsigned int sh, CUstream s, void **kp, void **ex)
+				     unsigned int by, unsigned int bz, unsigned int sh, CUstream s, void **kp,
+				     void **ex)
 {
 	NOT_THERE(cuLaunchKernel);
 	admit(1, s, 0);
@@ -350,8 +352,8 @@ AXL__LIM_API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int
 }
 
 AXL__LIM_API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-					  unsigned int bx, unsigned int by, unsigned int bz, unsigned int sh, CUstream s,
-					  void **kp, void **ex)
+					  unsigned int bx, unsigned int by, unsigned int bz, unsigned int sh,
+					  CUstream s, void **kp, void **ex)
 {
 	NOT_THERE(cuLaunchKernel_ptsz);
 	admit(1, s, 1);

@@ -288,8 +288,10 @@ static CUresult alloc_node_admit(const CUmemLocation *loc, uint64_t bytes, const
 	struct axl__lim_dev *d = axl__lim_device(ord, &r);
 	struct axl__region_limit l;
 	if (d && d->broken) {
-		axl__lim_log(AXL__LOG_WARN, "device %d (%s): %s of %llu bytes refused: its memory limit is malformed or "
-			     "cannot be enforced", ord, d->uuid, fn, (unsigned long long)bytes);
+		axl__lim_log(AXL__LOG_WARN,
+			     "device %d (%s): %s of %llu bytes refused: its memory limit is malformed or "
+			     "cannot be enforced",
+			     ord, d->uuid, fn, (unsigned long long)bytes);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	if (d && d->rdev >= 0 && r && axl__region_limit_get(r, d->rdev, &l) == 0 && l.memory_bytes >= 0 &&

@@ -177,7 +177,8 @@ static int64_t parse_hami_size(const char *s)
 		mul = 1ull << 20, end++;
 	else if (*end == 'g' || *end == 'G')
 		mul = 1ull << 30, end++;
-	if (*end || (v && mul > 1 && v > (unsigned long long)INT64_MAX / mul) || v * mul > (unsigned long long)INT64_MAX)
+	if (*end || (v && mul > 1 && v > (unsigned long long)INT64_MAX / mul) ||
+	    v * mul > (unsigned long long)INT64_MAX)
 		return -2;
 	return v ? (int64_t)(v * mul) : -1;
 }
@@ -224,7 +225,8 @@ static void read_devices(void)
 	if (!axl__lim_drv.device_get_count || axl__lim_drv.device_get_count(&n) != CUDA_SUCCESS)
 		return; /* not initialised yet: again next time */
 	if (n > AXL__REGION_MAX_DEVICES) {
-		axl__lim_log(AXL__LOG_WARN, "%d devices; the limiter accounts the first %d", n, AXL__REGION_MAX_DEVICES);
+		axl__lim_log(AXL__LOG_WARN, "%d devices; the limiter accounts the first %d", n,
+			     AXL__REGION_MAX_DEVICES);
 		n = AXL__REGION_MAX_DEVICES;
 	}
 	int limited = 0;

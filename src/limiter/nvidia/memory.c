@@ -111,8 +111,9 @@ static CUresult charge(int ordinal, uint64_t bytes, const char *fn, struct charg
 	if (refused) {
 		struct axl__region_limit l;
 		axl__region_limit_get(r, d->rdev, &l);
-		axl__lim_log(AXL__LOG_WARN, "device %d (%s): %s of %llu bytes refused: %llu bytes left of the limit %lld",
-			     ordinal, d->uuid, fn, (unsigned long long)bytes, (unsigned long long)left,
+		axl__lim_log(AXL__LOG_WARN,
+			     "device %d (%s): %s of %llu bytes refused: %llu bytes left of the limit %lld", ordinal,
+			     d->uuid, fn, (unsigned long long)bytes, (unsigned long long)left,
 			     (long long)l.memory_bytes);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
@@ -218,8 +219,8 @@ AXL__LIM_API CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, C
 
 AXL__LIM_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream s)
 {
-	ALLOC_POOL(cuMemAllocFromPoolAsync, dptr, bytesize, pool, REAL(cuMemAllocFromPoolAsync)(dptr, bytesize, pool, s),
-		   s, 0);
+	ALLOC_POOL(cuMemAllocFromPoolAsync, dptr, bytesize, pool,
+		   REAL(cuMemAllocFromPoolAsync)(dptr, bytesize, pool, s), s, 0);
 }
 
 AXL__LIM_API CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
@@ -715,8 +716,8 @@ AXL__LIM_API CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DE
 {
 	NOREAL(cuArray3DCreate_v2);
 	uint64_t bytes =
-		desc ? array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format, desc->NumChannels, desc->Flags, 1)
-		     : 0;
+	    desc ? array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format, desc->NumChannels, desc->Flags, 1)
+		 : 0;
 	struct charge c;
 	CUresult rc = array_begin(bytes, "cuArray3DCreate_v2", &c);
 	if (rc != CUDA_SUCCESS)
@@ -731,8 +732,8 @@ AXL__LIM_API CUresult cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCR
 {
 	NOREAL(cuArray3DCreate);
 	uint64_t bytes =
-		desc ? array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format, desc->NumChannels, desc->Flags, 1)
-		     : 0;
+	    desc ? array_bytes(desc->Width, desc->Height, desc->Depth, desc->Format, desc->NumChannels, desc->Flags, 1)
+		 : 0;
 	struct charge c;
 	CUresult rc = array_begin(bytes, "cuArray3DCreate", &c);
 	if (rc != CUDA_SUCCESS)

@@ -162,14 +162,14 @@ static void lookup(const char *name, int version, unsigned long long flags, gpa_
 		g_lookups++;
 		const char *fn = v2 ? "cuGetProcAddress_v2" : "cuGetProcAddress";
 		if (drc != lrc || (v2 && ds != ls)) {
-			FAIL("%s %s(\"%s\", %d, %llu): the limiter returns %d (status %d), the driver %d (status %d)\n", route,
-			     fn, name, version, flags, lrc, ls, drc, ds);
+			FAIL("%s %s(\"%s\", %d, %llu): the limiter returns %d (status %d), the driver %d (status %d)\n",
+			     route, fn, name, version, flags, lrc, ls, drc, ds);
 			continue;
 		}
 		if (!d) {
 			if (l)
-				FAIL("%s %s(\"%s\", %d, %llu): the limiter answers %p where the driver answers NULL\n", route, fn,
-				     name, version, flags, l);
+				FAIL("%s %s(\"%s\", %d, %llu): the limiter answers %p where the driver answers NULL\n",
+				     route, fn, name, version, flags, l);
 			continue;
 		}
 		g_answered++;
@@ -178,13 +178,15 @@ static void lookup(const char *name, int version, unsigned long long flags, gpa_
 		if (expected_for(d, &want, &which)) {
 			g_swapped++;
 			if (!want)
-				FAIL("%s %s(\"%s\", %d, %llu): the driver answers %s, which the limiter does not define\n", route,
-				     fn, name, version, flags, which);
+				FAIL("%s %s(\"%s\", %d, %llu): the driver answers %s, which the limiter does not "
+				     "define\n",
+				     route, fn, name, version, flags, which);
 			else if (l != want)
-				FAIL("%s %s(\"%s\", %d, %llu): %p, not the limiter's %s (%p); the driver's is %p\n", route, fn,
-				     name, version, flags, l, which, want, d);
+				FAIL("%s %s(\"%s\", %d, %llu): %p, not the limiter's %s (%p); the driver's is %p\n",
+				     route, fn, name, version, flags, l, which, want, d);
 		} else if (l != d) {
-			FAIL("%s %s(\"%s\", %d, %llu): the limiter answers %p for the driver's %p (%s), which is not limited\n",
+			FAIL("%s %s(\"%s\", %d, %llu): the limiter answers %p for the driver's %p (%s), which is not "
+			     "limited\n",
 			     route, fn, name, version, flags, l, d, export_at(d) ? export_at(d) : "not an export");
 		}
 		if (!export_at(d)) {
@@ -199,8 +201,10 @@ static void lookup(const char *name, int version, unsigned long long flags, gpa_
 			}
 			g_unmapped++;
 			if (lim)
-				FAIL("%s %s(\"%s\", %d, %llu): the driver answers %p, no export's address: the limiter cannot "
-				     "account it\n", route, fn, name, version, flags, d);
+				FAIL("%s %s(\"%s\", %d, %llu): the driver answers %p, no export's address: the limiter "
+				     "cannot "
+				     "account it\n",
+				     route, fn, name, version, flags, d);
 		}
 	}
 }
@@ -226,7 +230,8 @@ int main(int argc, char **argv)
 		if (!e->drv)
 			FAIL("%s: listed as an export, but libcuda.so.1's .dynsym does not define it\n", e->name);
 		if (e->limited && !e->lim)
-			FAIL("%s: limited, but the limiter does not define it: every route reaches the driver\n", e->name);
+			FAIL("%s: limited, but the limiter does not define it: every route reaches the driver\n",
+			     e->name);
 		if (!e->limited && e->lim)
 			FAIL("%s: the limiter defines it, but the classification says it is not limited\n", e->name);
 		ndefined += e->lim != NULL;
@@ -289,7 +294,8 @@ int main(int argc, char **argv)
 					lookup(base, g_versions[v], flags[f], dgpa, dgpa2, lgpa, lgpa2, "dlsym'd");
 				if (g_exp[i].limited) {
 					/* the linked entry points too (the same functions: the answers agree) */
-					lookup(base, g_versions[v], flags[f], dgpa, dgpa2, linked_gpa, linked_gpa2, "linked");
+					lookup(base, g_versions[v], flags[f], dgpa, dgpa2, linked_gpa, linked_gpa2,
+					       "linked");
 				}
 			}
 	}

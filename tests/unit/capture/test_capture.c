@@ -209,7 +209,8 @@ static void test_record_and_replay(void)
 	CHECK_STR(buf, "0x10de\n");
 	CHECK_INT(axl__fs_read(&rp->fs, AXL__FS_ROOT, "sys/bus/pci/devices/0000:01:00.0/class", buf, sizeof buf), 9);
 	CHECK_INT(axl__fs_read(&rp->fs, AXL__FS_ROOT, DEV "/long", buf, 5), -EFBIG); /* as it was */
-	CHECK_INT(axl__fs_read(&rp->fs, AXL__FS_ROOT, "proc/sys/kernel/hostname", buf, sizeof buf), 0); /* only opened */
+	/* only opened */
+	CHECK_INT(axl__fs_read(&rp->fs, AXL__FS_ROOT, "proc/sys/kernel/hostname", buf, sizeof buf), 0);
 	CHECK_INT(axl__fs_read(&rp->fs, AXL__FS_ROOT, DEV "/not_read", buf, sizeof buf), 0);  /* listed, not read */
 	CHECK_INT(axl__fs_read(&rp->fs, AXL__FS_ROOT, "sys/bus/pci/drivers/nvidia/bind", buf, sizeof buf), -ENOENT);
 	CHECK(axl__fs_readlink(&rp->fs, AXL__FS_ROOT, "sys/bus/pci/devices/0000:01:00.0/driver", buf, sizeof buf) > 0);
@@ -247,10 +248,12 @@ static void test_record_and_replay(void)
 			once &= seen[i][j] == 1;
 	CHECK(once);
 	char *nvml1 = text;
-	CHECK_INT(axl__fs_read_alloc(&rp->fs, AXL__FS_ROOT, AXL__CAPTURE_DIR "/rocm_smi.jsonl", 1 << 20, &text, &len), 0);
+	CHECK_INT(axl__fs_read_alloc(&rp->fs, AXL__FS_ROOT, AXL__CAPTURE_DIR "/rocm_smi.jsonl", 1 << 20, &text, &len),
+		  0);
 	CHECK_INT(len, 16 * strlen("{\"fn\":\"rsmi_init\",\"ret\":0}\n"));
 	free(text);
-	CHECK_INT(axl__fs_read_alloc(&rp->fs, AXL__FS_ROOT, AXL__CAPTURE_DIR "/manifest.json", 1 << 20, &text, &len), 0);
+	CHECK_INT(axl__fs_read_alloc(&rp->fs, AXL__FS_ROOT, AXL__CAPTURE_DIR "/manifest.json", 1 << 20, &text, &len),
+		  0);
 	CHECK(text && strstr(text, "\"schema\": \"axl.capture\"") && strstr(text, "\"library\": \"nvml\"") &&
 	      strstr(text, "\"records\": 800"));
 	free(text);
@@ -282,7 +285,8 @@ static void test_record_and_replay(void)
 	CHECK(text && nvml1 && strcmp(text, nvml1) == 0);
 	free(text);
 	free(nvml1);
-	CHECK_INT(axl__fs_read_alloc(&r2->fs, AXL__FS_ROOT, AXL__CAPTURE_DIR "/manifest.json", 1 << 20, &text, &len), 0);
+	CHECK_INT(axl__fs_read_alloc(&r2->fs, AXL__FS_ROOT, AXL__CAPTURE_DIR "/manifest.json", 1 << 20, &text, &len),
+		  0);
 	CHECK(text && strstr(text, "\"library\": \"level_zero\"") && strstr(text, "\"replayed\": true") &&
 	      strstr(text, "\"rerooted\": true"));
 	free(text);

@@ -40,7 +40,8 @@ static const axl_compute_device *vk_device(axl_compute *c)
 {
 	for (size_t i = 1; i < axl_compute_device_count(c); i++) {
 		const axl_compute_device *d = axl_compute_device_at(c, i);
-		if (strcmp(axl_compute_device_backend(d), "vulkan") == 0 && strstr(axl_compute_device_name(d), "llvmpipe"))
+		if (strcmp(axl_compute_device_backend(d), "vulkan") == 0 &&
+		    strstr(axl_compute_device_name(d), "llvmpipe"))
 			return d;
 	}
 	return NULL;

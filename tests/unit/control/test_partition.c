@@ -127,7 +127,8 @@ static void api_sim(const char *dir)
 	if (!f)
 		return;
 	fputs("{\"schema\":\"axl.sim\",\"schema_version\":1,\"devices\":[{\"model\":\"NVIDIA H100 80GB HBM3\","
-	      "\"uuids\":[\"stub-device-0\",\"stub-device-1\"],\"mig\":true},{\"model\":\"NVIDIA H100 80GB HBM3\",\"count\":1,\"mig\":false}]}\n",
+	      "\"uuids\":[\"stub-device-0\",\"stub-device-1\"],\"mig\":true},{\"model\":\"NVIDIA H100 80GB "
+	      "HBM3\",\"count\":1,\"mig\":false}]}\n",
 	      f);
 	fclose(f);
 	char sv[600];

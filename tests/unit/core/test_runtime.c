@@ -67,7 +67,8 @@ int main(int argc, char **argv)
 		CHECK(!rt || !rt->kind || strcmp(kind, rt->kind) != 0);
 		for (size_t c = 0; c < axl_device_child_count(d); c++) {
 			char ck[64];
-			CHECK(axl_device_cdi_kind(axl_device_child(d, c), ck, sizeof ck) == kn && strcmp(ck, kind) == 0);
+			CHECK(axl_device_cdi_kind(axl_device_child(d, c), ck, sizeof ck) == kn &&
+			      strcmp(ck, kind) == 0);
 		}
 		char tiny[8] = "x";
 		CHECK(axl_device_cdi_kind(d, tiny, sizeof tiny) == AXL_ERANGE && tiny[0] == '\0');

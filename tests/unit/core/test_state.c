@@ -123,9 +123,11 @@ static void test_basic(void)
 	/* the owner round trip, and records that break its rules */
 	{
 		static const char *const ok[] = {
-			"{\"schema\":\"axl.state\",\"schema_version\":1,\"partitions\":[{\"device\":\"d\",\"kind\":\"mig\","
+			"{\"schema\":\"axl.state\",\"schema_version\":1,"
+			"\"partitions\":[{\"device\":\"d\",\"kind\":\"mig\","
 			"\"partition\":\"p\",\"pid\":0,\"owner\":\"operator\"}]}",
-			"{\"schema\":\"axl.state\",\"schema_version\":1,\"partitions\":[{\"device\":\"d\",\"kind\":\"mig\","
+			"{\"schema\":\"axl.state\",\"schema_version\":1,"
+			"\"partitions\":[{\"device\":\"d\",\"kind\":\"mig\","
 			"\"partition\":\"p\",\"pid\":7}]}"};
 		static const int want[] = {AXL_PARTITION_OWNER_OPERATOR, AXL_PARTITION_OWNER_UNKNOWN};
 		for (int i = 0; i < 2; i++) {
@@ -136,16 +138,20 @@ static void test_basic(void)
 				CHECK_INT(t.parts.v[0].owner, want[i]);
 			size_t len = 0;
 			char *txt = axl__state_format(&t, &len);
-			CHECK(txt && (i == 0 ? strstr(txt, "\"owner\": \"operator\"") != NULL : strstr(txt, "owner") == NULL));
+			CHECK(txt &&
+			      (i == 0 ? strstr(txt, "\"owner\": \"operator\"") != NULL : strstr(txt, "owner") == NULL));
 			free(txt);
 			axl__state_free(&t);
 		}
 		static const char *const bad[] = {
-			"{\"schema\":\"axl.state\",\"schema_version\":1,\"partitions\":[{\"device\":\"d\",\"kind\":\"mig\","
+			"{\"schema\":\"axl.state\",\"schema_version\":1,"
+			"\"partitions\":[{\"device\":\"d\",\"kind\":\"mig\","
 			"\"partition\":\"p\",\"pid\":0,\"owner\":\"root\"}]}",
-			"{\"schema\":\"axl.state\",\"schema_version\":1,\"partitions\":[{\"device\":\"d\",\"kind\":\"mig\","
+			"{\"schema\":\"axl.state\",\"schema_version\":1,"
+			"\"partitions\":[{\"device\":\"d\",\"kind\":\"mig\","
 			"\"partition\":\"p\",\"pid\":0,\"owner\":\"workload\"}]}",
-			"{\"schema\":\"axl.state\",\"schema_version\":1,\"partitions\":[{\"device\":\"d\",\"kind\":\"mig\","
+			"{\"schema\":\"axl.state\",\"schema_version\":1,"
+			"\"partitions\":[{\"device\":\"d\",\"kind\":\"mig\","
 			"\"partition\":\"p\",\"pid\":9,\"owner\":\"operator\"}]}"};
 		for (int i = 0; i < 3; i++) {
 			struct axl__state t;
@@ -169,29 +175,39 @@ static void test_malformed(void)
 		const char *text, *msg;
 		int rc;
 	} cases[] = {
-		{"{\"schema\":\"axl.state\",\n\"schema_version\":1,\n\"limits\":[\n{\"device\":\"a:0\",\"memory_bytes\":1},\n"
+		{"{\"schema\":\"axl.state\",\n\"schema_version\":1,\n\"limits\":[\n"
+		 "{\"device\":\"a:0\",\"memory_bytes\":1},\n"
 		 "{\"device\":\"a:1\",\"memory_bytes\":2},\n{\"device\":\"a:2\",\n\"memory_bytes\":-5}]}",
 		 "state.json:7: limits[2].memory_bytes: must be a positive integer", AXL_EPARSE},
-		{"{\"schema\":\"axl.state\",\"schema_version\":1,\n\"limits\":[{\"device\":\"a:0\",\n\"compute_percent\":101}]}",
+		{"{\"schema\":\"axl.state\",\"schema_version\":1,\n\"limits\":[{\"device\":\"a:0\",\n"
+		 "\"compute_percent\":101}]}",
 		 "state.json:3: limits[0].compute_percent: must be an integer from 1 to 100", AXL_EPARSE},
 		{"{\"schema\":\"axl.state\",\"schema_version\":1,\n\"limits\":[\n{\"memory_bytes\":1}]}",
 		 "state.json:3: limits[0].device: missing", AXL_EPARSE},
 		{"{\"schema\":\"axl.state\",\"schema_version\":1,\n\"limits\":[{\"device\":\"a:0\"}]}",
 		 "state.json:2: limits[0]: neither memory_bytes nor compute_percent", AXL_EPARSE},
-		{"{\"schema\":\"axl.state\",\"schema_version\":1,\n\"limits\":{}}", "state.json:2: limits: must be an array",
+		{"{\"schema\":\"axl.state\",\"schema_version\":1,\n\"limits\":{}}",
+		 "state.json:2: limits: must be an array",
 		 AXL_EPARSE},
-		{"{\"schema\":\"axl.state\",\"schema_version\":1,\n\"limits\":[\n7]}", "state.json:3: limits[0]: must be an object",
+		{"{\"schema\":\"axl.state\",\"schema_version\":1,\n\"limits\":[\n7]}",
+		 "state.json:3: limits[0]: must be an object",
 		 AXL_EPARSE},
-		{"{\"schema\":\"axl.state\",\"schema_version\":1,\"partitions\":[\n{\"device\":\"a:0\",\"kind\":\"mig\"}]}",
+		{"{\"schema\":\"axl.state\",\"schema_version\":1,\"partitions\":[\n"
+		 "{\"device\":\"a:0\",\"kind\":\"mig\"}]}",
 		 "state.json:2: partitions[0].partition: missing", AXL_EPARSE},
-		{"{\"schema\":\"axl.state\",\"schema_version\":1,\"partitions\":[{\"device\":\"a:0\",\n\"kind\":\"\",\"partition\":\"1\"}]}",
+		{"{\"schema\":\"axl.state\",\"schema_version\":1,\"partitions\":[{\"device\":\"a:0\",\n"
+		 "\"kind\":\"\",\"partition\":\"1\"}]}",
 		 "state.json:2: partitions[0].kind: must be a non-empty string", AXL_EPARSE},
-		{"{\"schema\":\"axl.stat\",\"schema_version\":1}", "state.json:1: schema: must be \"axl.state\"", AXL_EPARSE},
-		{"{\"schema\":\"axl.state\",\n\"schema_version\":\"1\"}", "state.json:2: schema_version: must be a positive integer",
+		{"{\"schema\":\"axl.stat\",\"schema_version\":1}", "state.json:1: schema: must be \"axl.state\"",
 		 AXL_EPARSE},
-		{"{\"schema\":\"axl.state\",\n\"schema_version\":2}", "state.json:2: schema_version 2: this axl reads 1",
+		{"{\"schema\":\"axl.state\",\n\"schema_version\":\"1\"}",
+		 "state.json:2: schema_version: must be a positive integer",
+		 AXL_EPARSE},
+		{"{\"schema\":\"axl.state\",\n\"schema_version\":2}",
+		 "state.json:2: schema_version 2: this axl reads 1",
 		 AXL_EVERSION},
-		{"{\"schema\":\"axl.state\",\n\"schema_version\":1,\n\"limits\":[\n{\"device\":\"a:0\",", "state.json:4: not JSON",
+		{"{\"schema\":\"axl.state\",\n\"schema_version\":1,\n\"limits\":[\n{\"device\":\"a:0\",",
+		 "state.json:4: not JSON",
 		 AXL_EPARSE},
 		{"[]", "state.json:1: the document must be an object", AXL_EPARSE},
 		{"", "state.json:1: not JSON", AXL_EPARSE},

@@ -672,8 +672,9 @@ static void test_malformed(void)
 
 	CHECK(!axl__fdinfo_container_id("/user.slice/user-1000.slice", p, sizeof p));
 	CHECK(axl__fdinfo_container_id(
-		"/kubepods/besteffort/pod1/cri-containerd-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope",
-		p, sizeof p));
+	    "/kubepods/besteffort/pod1/"
+	    "cri-containerd-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope",
+	    p, sizeof p));
 	CHECK_STR(p, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
 }
 

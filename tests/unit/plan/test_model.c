@@ -44,15 +44,16 @@ static void catalog_params(void)
 		int ok = p > 0 && rel(p, pub) <= tol;
 		CHECK(ok);
 		if (!ok)
-			fprintf(stderr, "%s: computed %lld, published %lld (%.2f%%)\n", e->id, (long long)p, (long long)pub,
-				100 * rel(p, pub));
+			fprintf(stderr, "%s: computed %lld, published %lld (%.2f%%)\n", e->id, (long long)p,
+				(long long)pub, 100 * rel(p, pub));
 		CHECK(m.params == p);
 		if (e->pub_active > 0) {
 			/* within 2.5% (DeepSeek-V2-Lite's "2.4B" is the farthest: 2.45B, +2.1%), or
 			 * half the published figure's last digit ("17B": 0.5B) */
 			int64_t a = e->pub_active_no_emb ? active - e->vocab * (int64_t)e->hidden : active;
 			double aunit = e->pub_active % 1000000000LL == 0 ? 1e9 : 1e8;
-			double atol = aunit / 2 / (double)e->pub_active > 0.025 ? aunit / 2 / (double)e->pub_active : 0.025;
+			double atol =
+			    aunit / 2 / (double)e->pub_active > 0.025 ? aunit / 2 / (double)e->pub_active : 0.025;
 			int aok = rel(a, e->pub_active) <= atol;
 			CHECK(aok);
 			if (!aok)
@@ -244,18 +245,21 @@ static void malformed(void)
 		"hidden_size -4096 is out of range");
 	refused("{" BASE ",\"num_hidden_layers\":32,\"num_key_value_heads\":64}",
 		"num_key_value_heads 64 is more than num_attention_heads 32");
-	refused("{" BASE ",\"num_hidden_layers\":32,\"num_key_value_heads\":5}", "not a multiple of num_key_value_heads");
+	refused("{" BASE ",\"num_hidden_layers\":32,\"num_key_value_heads\":5}",
+		"not a multiple of num_key_value_heads");
 	refused("{\"hidden_size\":4000,\"intermediate_size\":1,\"num_attention_heads\":3,\"vocab_size\":1,"
 		"\"num_hidden_layers\":2}",
 		"hidden_size 4000 is not a multiple of num_attention_heads 3");
-	refused("{" BASE ",\"num_hidden_layers\":32,\"vocab_size\":99999999999}", "vocab_size 99999999999 is out of range");
+	refused("{" BASE ",\"num_hidden_layers\":32,\"vocab_size\":99999999999}",
+		"vocab_size 99999999999 is out of range");
 	refused("{\"hidden_size\":4096,\"num_attention_heads\":32,\"vocab_size\":32000,\"num_hidden_layers\":32}",
 		"intermediate_size is missing");
 	refused("{" BASE ",\"num_hidden_layers\":32,\"num_local_experts\":8}", "num_experts_per_tok is missing");
 	refused("{" BASE ",\"num_hidden_layers\":32,\"num_local_experts\":8,\"num_experts_per_tok\":9}",
 		"num_experts_per_tok 9 is out of range");
 	refused("{" BASE ",\"num_hidden_layers\":32,\"kv_lora_rank\":512}", "qk_rope_head_dim is missing");
-	refused("{" BASE ",\"num_hidden_layers\":32,\"tie_word_embeddings\":1}", "tie_word_embeddings is not true or false");
+	refused("{" BASE ",\"num_hidden_layers\":32,\"tie_word_embeddings\":1}",
+		"tie_word_embeddings is not true or false");
 	refused("{" BASE ",\"num_hidden_layers\":32,\"max_position_embeddings\":-1}", "max_position_embeddings -1");
 	/* a small err buffer and NULL are safe */
 	struct axl__model m;

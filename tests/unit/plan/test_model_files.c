@@ -250,7 +250,8 @@ static void test_safetensors(void)
 	CHECK(st_refuses("[1,2]", 0, "not a JSON object"));
 	CHECK(st_refuses("{\"a\":", 0, "not JSON"));
 	uint8_t lie[16] = {0xff, 0xff, 0, 0, 0, 0, 0, 0, '{', '}'};
-	CHECK(axl__model_from_safetensors_mem(lie, 10, "lie", &m, err, sizeof err) == -1 && strstr(err, "beyond the file"));
+	CHECK(axl__model_from_safetensors_mem(lie, 10, "lie", &m, err, sizeof err) == -1 &&
+	      strstr(err, "beyond the file"));
 	uint8_t huge[16] = {0, 0, 0, 0, 1, 0, 0, 0, '{', '}'};
 	CHECK(axl__model_from_safetensors_mem(huge, 10, "huge", &m, err, sizeof err) == -1 && strstr(err, "limit"));
 	CHECK(axl__model_from_safetensors("/nonexistent/x.safetensors", &m, err, sizeof err) == -1 &&

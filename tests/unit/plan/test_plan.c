@@ -190,7 +190,8 @@ static void test_split(void)
 	 * layers, capped by its memory */
 	double mem2[] = {100, 100}, bw2[] = {3000, 1000};
 	struct axl_planner *p = hand(2, mem2, bw2, AXL__PL_PCIE, 32);
-	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, NULL, 0, NULL) == 1);
+	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, NULL, 0,
+			       NULL) == 1);
 	CHECK(best->fits && best->pp == 2 && best->tp == 1);
 	int n0 = best->stage[0].last - best->stage[0].first + 1, n1 = best->stage[1].last - best->stage[1].first + 1;
 	CHECK(n0 + n1 == 80 && best->stage[0].first == 0 && best->stage[1].first == n0);
@@ -202,13 +203,15 @@ static void test_split(void)
 	/* equal devices: equal halves */
 	double mem3[] = {100, 100}, bw3[] = {2000, 2000};
 	p = hand(2, mem3, bw3, AXL__PL_PCIE, 32);
-	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, NULL, 0, NULL) == 1);
+	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, NULL, 0,
+			       NULL) == 1);
 	CHECK(best->fits && (best->tp == 2 || (best->pp == 2 && best->stage[0].last == 39)));
 	axl_planner_free(p);
 	/* fast devices with little memory: the layers go by memory, not speed */
 	double mem4[] = {80, 160}, bw4[] = {4000, 1000};
 	p = hand(2, mem4, bw4, AXL__PL_PCIE, 32);
-	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, NULL, 0, NULL) == 1);
+	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, NULL, 0,
+			       NULL) == 1);
 	CHECK(best->fits && best->pp == 2);
 	for (int s = 0; s < 2; s++)
 		CHECK(best->stage[s].need <= (double)best->stage[s].mem_cap);
@@ -216,7 +219,8 @@ static void test_split(void)
 	/* too small in all: no fit, the shortfall is at least the memory missing */
 	double mem5[] = {40, 40}, bw5[] = {1000, 1000};
 	p = hand(2, mem5, bw5, AXL__PL_FABRIC, 100);
-	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, NULL, 0, NULL) == 1);
+	CHECK(axl__plan_search(p, sel, 2, &m, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, NULL, 0,
+			       NULL) == 1);
 	CHECK(!best->fits && best->shortfall >= mm.weights - 80e9);
 	axl_planner_free(p);
 	axl__mm_free(&mm);
@@ -231,7 +235,8 @@ static void test_split(void)
 	size_t sel8[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 	struct pcand *alts = calloc(8, sizeof *alts);
 	int na = 0;
-	CHECK(axl__plan_search(p, sel8, 8, &ph, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, alts, 8, &na) == 1);
+	CHECK(axl__plan_search(p, sel8, 8, &ph, &mm, &q, 4096, 1, 12.5, axl__engine_find(NULL), 1.0, best, alts, 8,
+			       &na) == 1);
 	CHECK(best->tp != 4 && best->tp != 8);
 	bool two = best->tp == 2;
 	for (int i = 0; i < na; i++) {
@@ -262,11 +267,14 @@ static void test_sweep(void)
 				continue;
 			}
 			for (size_t k = 0; k < sizeof quants / sizeof quants[0]; k++) {
-				struct axl_plan_request r = {.version = AXL_PLAN_REQUEST_VERSION, .quantization = quants[k],
-							     .context_tokens = 4096, .batch = (int64_t)(1 + i % 8)};
+				struct axl_plan_request r = { .version = AXL_PLAN_REQUEST_VERSION,
+							      .quantization = quants[k],
+							      .context_tokens = 4096,
+							      .batch = (int64_t)(1 + i % 8) };
 				axl_plan *pl = NULL;
 				if (axl_plan_compute(&pl, p, m, &r) != 0) {
-					fprintf(stderr, "%s on %s: %s\n", axl_model_catalog_id(i), nodes[n], axl_error_last());
+					fprintf(stderr, "%s on %s: %s\n", axl_model_catalog_id(i), nodes[n],
+						axl_error_last());
 					bad++;
 					continue;
 				}
@@ -283,7 +291,8 @@ static void test_sweep(void)
 					bad++;
 				char *js = NULL, *tx = NULL;
 				size_t jl, tl;
-				if (axl_plan_json(pl, &js, &jl) != 0 || axl_plan_text(pl, &tx, &tl) != 0 || jl < 100 || tl < 100)
+				if (axl_plan_json(pl, &js, &jl) != 0 || axl_plan_text(pl, &tx, &tl) != 0 || jl < 100 ||
+				    tl < 100)
 					bad++;
 				/* the document's roofline figures bound the estimates */
 				const char *d = js ? strstr(js, "\"decode_tokens_per_s\": ") : NULL;
@@ -291,8 +300,8 @@ static void test_sweep(void)
 				if (d && dr && d[23] != 'n' && dr[32] != 'n') {
 					double e = strtod(d + 23, NULL), roof = strtod(dr + 32, NULL);
 					if (!(e <= roof + 0.01)) {
-						fprintf(stderr, "%s %s on %s: decode %g above roofline %g\n", axl_model_catalog_id(i),
-							quants[k], nodes[n], e, roof);
+						fprintf(stderr, "%s %s on %s: decode %g above roofline %g\n",
+							axl_model_catalog_id(i), quants[k], nodes[n], e, roof);
 						bad++;
 					}
 				}
@@ -331,16 +340,18 @@ static void test_physics(void)
 		}
 		int na = 0;
 		for (int64_t batch = 1; batch <= 64; batch *= 8) {
-			if (axl__plan_search(p, sel, 8, &m, &mm, &q, 8192, batch, 12.5, axl__engine_find(NULL), 1.0, best, alts, 8, &na) != 1) {
+			if (axl__plan_search(p, sel, 8, &m, &mm, &q, 8192, batch, 12.5, axl__engine_find(NULL), 1.0,
+					     best, alts, 8, &na) != 1) {
 				violations++;
 				continue;
 			}
 			for (int k = -1; k < na; k++) {
 				const struct pcand *c = k < 0 ? best : &alts[k];
-				if (!(c->decode <= c->decode_roof) || !(c->prefill <= c->prefill_roof) || !(c->decode > 0)) {
-					fprintf(stderr, "%s tp %d pp %d batch %lld: decode %g / %g, prefill %g / %g\n", m.id,
-						c->tp, c->pp, (long long)batch, c->decode, c->decode_roof, c->prefill,
-						c->prefill_roof);
+				if (!(c->decode <= c->decode_roof) || !(c->prefill <= c->prefill_roof) ||
+				    !(c->decode > 0)) {
+					fprintf(stderr, "%s tp %d pp %d batch %lld: decode %g / %g, prefill %g / %g\n",
+						m.id, c->tp, c->pp, (long long)batch, c->decode, c->decode_roof,
+						c->prefill, c->prefill_roof);
 					violations++;
 				}
 				/* one GPU's bandwidth bounds a single sequence on one GPU: every weight but
@@ -364,8 +375,8 @@ static void test_physics(void)
 					next = c->stage[s].last + 1;
 				}
 				if (next != m.layers) {
-					fprintf(stderr, "%s tp %d pp %d: layers end at %d of %d\n", m.id, c->tp, c->pp, next,
-						m.layers);
+					fprintf(stderr, "%s tp %d pp %d: layers end at %d of %d\n", m.id, c->tp, c->pp,
+						next, m.layers);
 					violations++;
 				}
 			}
@@ -485,7 +496,9 @@ static void test_api_errors(void)
 static void test_host(void)
 {
 	struct axl__pdev d;
-	const char *amx[] = {"avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni", "amx_tile", "amx_bf16", "amx_int8"};
+	const char *amx[] = {
+		"avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni", "amx_tile", "amx_bf16", "amx_int8"
+	};
 	struct axl__hostfacts h = {.mem_total = 512LL << 30, .mem_limit = 64LL << 30, .mem_bw = 307200000000LL,
 				   .sockets = 1, .cores = 56, .model = "a server", .isa = amx, .nisa = 8};
 	CHECK(axl__host_pdev(&h, &d) == 0 && d.host && strcmp(d.id, "cpu") == 0);
@@ -548,7 +561,8 @@ static void test_objective(void)
 	CHECK(axl__price_count() > 0);
 	for (size_t i = 0; i < axl__price_count(); i++) {
 		const struct axl__price_row *r = axl__price_at(i);
-		CHECK(r->usd_per_hour > 0 && r->devices > 0 && strlen(r->date) >= 4 && strncmp(r->source, "https://", 8) == 0);
+		CHECK(r->usd_per_hour > 0 && r->devices > 0 && strlen(r->date) >= 4 &&
+		      strncmp(r->source, "https://", 8) == 0);
 		CHECK(axl__price_lookup(r->instance_type) == r);
 	}
 	CHECK(axl__price_lookup("P5.48XLARGE") && !axl__price_lookup("p5.48xlarge2") && !axl__price_lookup(NULL));

@@ -197,7 +197,8 @@ static void golden(const char *name, size_t expect, enum axl__plink kind01)
 	CHECK(p->nodes[0].name[0] != 0);
 	/* no CPU device of the document's; the host (its memory known) after the accelerators */
 	for (size_t i = 0; i < p->ndevs; i++)
-		CHECK(p->devs[i].family != AXL_FAMILY_CPU || (p->devs[i].host && i == expect && p->ndevs == expect + 1));
+		CHECK(p->devs[i].family != AXL_FAMILY_CPU ||
+		      (p->devs[i].host && i == expect && p->ndevs == expect + 1));
 	if (expect >= 2)
 		CHECK_INT(axl__planner_link(p, 0, 1)->kind, kind01);
 	/* the same document twice: two nodes with the same ids */
@@ -293,11 +294,13 @@ static void bad(void)
 		 "{\"schema\":\"axl.inventory\",\"devices\":[{\"id\":\"%s\",\"family\":\"gpu\","
 		 "\"memory\":{\"total_bytes\":1000,\"visible_bytes\":800,\"used_bytes\":900,\"bandwidth_gbps\":-3},"
 		 "\"precision\":[{\"format\":\"BF16\",\"support\":\"emulated\",\"peak_tflops\":5},"
-		 "{\"format\":\"FP16\",\"support\":\"native\",\"peak_tflops\":7},{\"format\":\"FP6\",\"support\":\"native\"}]},"
+		 "{\"format\":\"FP16\",\"support\":\"native\",\"peak_tflops\":7},{\"format\":\"FP6\",\"support\":"
+		 "\"native\"}]},"
 		 "{\"id\":\"b:0\",\"pci\":{\"link\":{\"current_gen\":3,\"current_width\":8}}},"
 		 "{\"id\":\"c:0\",\"pci\":{\"link\":{\"current_gen\":4,\"current_width\":4}}},"
 		 "{\"id\":\"cpu:0\",\"family\":\"cpu\"}],"
-		 "\"links\":[{\"a\":\"b:0\",\"b\":\"c:0\",\"kind\":\"host-bridge\"},{\"a\":\"b:0\",\"b\":\"zz\",\"kind\":\"nvlink\"},"
+		 "\"links\":[{\"a\":\"b:0\",\"b\":\"c:0\",\"kind\":\"host-bridge\"},{\"a\":\"b:0\",\"b\":\"zz\","
+		 "\"kind\":\"nvlink\"},"
 		 "{\"a\":\"b:0\",\"b\":\"%s\",\"kind\":\"warp-drive\"}],"
 		 "\"nics\":[{\"state\":\"DOWN\",\"rate_gbit\":800},{\"state\":\"ACTIVE\",\"rate_gbit\":200}]}",
 		 longid, longid);
@@ -397,7 +400,8 @@ static void versions(void)
 	if (w) {
 		CHECK_STR(w->source, "plan");
 		CHECK_STR(w->path, "node-a");
-		CHECK_STR(w->message, "schema_version 99 is newer than this axl reads (2); reading what it understands");
+		CHECK_STR(w->message,
+			  "schema_version 99 is newer than this axl reads (2); reading what it understands");
 	}
 	CHECK(axl_planner_warning(p99, 1) == NULL);
 	CHECK(axl_planner_warning(NULL, 0) == NULL);
@@ -457,8 +461,9 @@ static void nic_rates(void)
 	CHECK(nic_of(NICDOC(",\"schema_version\":2", "{\"state\":\"ACTIVE\",\"rate_gbit\":400}")) < 0);
 	CHECK(nic_of(NICDOC(",\"schema_version\":1", "{\"state\":\"ACTIVE\",\"rate_gbps\":50}")) < 0);
 	/* the fastest active port */
-	CHECK(nic_of(NICDOC(",\"schema_version\":2", "{\"state\":\"ACTIVE\",\"rate_gbps\":12.5},"
-						     "{\"state\":\"DOWN\",\"rate_gbps\":100},{\"state\":\"ACTIVE\",\"rate_gbps\":25}")) == 25);
+	CHECK(nic_of(NICDOC(",\"schema_version\":2",
+			    "{\"state\":\"ACTIVE\",\"rate_gbps\":12.5},"
+			    "{\"state\":\"DOWN\",\"rate_gbps\":100},{\"state\":\"ACTIVE\",\"rate_gbps\":25}")) == 25);
 #undef NICDOC
 }
 

@@ -150,7 +150,8 @@ static void parse_msg(const char *text, const char *want)
 
 static void parser(void)
 {
-	parse_msg("{\n\"schema\":\"axl.sim\",\"schema_version\":1,\n\"devices\":[{\"model\":\"NVIDIA L4\",\n\"count\":2000}]}",
+	parse_msg("{\n\"schema\":\"axl.sim\",\"schema_version\":1,\n\"devices\":[{\"model\":\"NVIDIA "
+		  "L4\",\n\"count\":2000}]}",
 		  "t.json:4: devices[0].count: must be an integer 1..1024");
 	parse_msg("{\"schema\":\"axl.sim\",\"schema_version\":1,\"devices\":[{\"model\":\"NVIDIA L4\",\"count\":1,"
 		  "\"count\":2}]}", "t.json:1: devices[0].count: appears twice");
@@ -160,11 +161,13 @@ static void parser(void)
 		  "t.json:1: devices[0]: needs uuids (a list of strings) or count");
 	parse_msg("{\"schema\":\"axl.sim\",\"schema_version\":1,\"devices\":[{\"model\":\"NVIDIA L4\",\"count\":1000},"
 		  "{\"model\":\"NVIDIA L4\",\"count\":25}]}", "devices[1].count: more than 1024 devices in all");
-	parse_msg("{\"schema\":\"axl.sim\",\"schema_version\":1,\"devices\":[{\"model\":\"NVIDIA L4\",\"uuids\":[\"a b\"]}]}",
-		  "devices[0].uuids[0]: 'a b' holds a character other than printable ASCII");
+	parse_msg(
+	    "{\"schema\":\"axl.sim\",\"schema_version\":1,\"devices\":[{\"model\":\"NVIDIA L4\",\"uuids\":[\"a b\"]}]}",
+	    "devices[0].uuids[0]: 'a b' holds a character other than printable ASCII");
 	/* a good one: generated UUIDs are stable and of NVIDIA's form */
-	const char *good = "{\"schema\":\"axl.sim\",\"schema_version\":1,\"devices\":[{\"model\":\"nvidia-h100-sxm5-80gb\","
-			   "\"count\":3,\"mig\":false}],\"links\":[{\"a\":0,\"b\":2,\"kind\":\"nvlink\",\"count\":4}]}";
+	const char *good =
+	    "{\"schema\":\"axl.sim\",\"schema_version\":1,\"devices\":[{\"model\":\"nvidia-h100-sxm5-80gb\","
+	    "\"count\":3,\"mig\":false}],\"links\":[{\"a\":0,\"b\":2,\"kind\":\"nvlink\",\"count\":4}]}";
 	struct axl__sim *s1 = NULL, *s2 = NULL;
 	char err[512];
 	CHECK_INT(axl__sim_parse("g.json", good, strlen(good), &s1, err, sizeof err), 0);

@@ -38,7 +38,8 @@ int main(void)
 	struct axl__jdoc *doc = NULL;
 	const struct axl__jv *v = parse(
 		" {\"f\":\"nvmlDeviceGetName\",\"d\":\"0\",\"a\":[1,2],\"r\":0,\"o\":\"NVIDIA H100 80GB HBM3\","
-		"\"big\":9223372036854775807,\"neg\":-12,\"x\":1.5e3,\"t\":true,\"n\":null,\"s\":\"a\\u00e9\\ud83d\\ude00\\n\","
+		"\"big\":9223372036854775807,\"neg\":-12,\"x\":1.5e3,\"t\":true,\"n\":null,"
+		"\"s\":\"a\\u00e9\\ud83d\\ude00\\n\","
 		"\"o2\":{},\"e\":[], \"dup\":1, \"dup\":2} ",
 		&doc);
 	CHECK(v != NULL);

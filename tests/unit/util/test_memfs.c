@@ -164,19 +164,22 @@ static void answers(const struct axl__fs *fs, int dirfd, const char *path, char 
 		close(rfd);
 	}
 	listing(fs, dirfd, path, ls, sizeof ls);
-	snprintf(out, cap, "read64=%ld '%s' read=%ld %zu alloc=%d %zu '%.20s' link=%ld '%s' path=%d dir=%d rd=%d '%s' exists=%d isdir=%d ls=%s",
+	snprintf(out, cap,
+		 "read64=%ld '%s' read=%ld %zu alloc=%d %zu '%.20s' link=%ld '%s' path=%d dir=%d rd=%d '%s' exists=%d "
+		 "isdir=%d ls=%s",
 		 r1, head, r2, strlen(buf), r3, len, all ? all : "", r4, lnk, kind, dfd >= 0 ? 0 : dfd,
 		 rfd >= 0 ? 0 : rfd, pr, axl__fs_exists(fs, dirfd, path), axl__fs_isdir(fs, dirfd, path), ls);
 	free(all);
 }
 
 static const char *const from_root[] = {
-	DEV "/vendor", "/" DEV "/class", DEV "/empty", DEV, DEV "/", DEV "/vendor/", "sys/bus/pci/devices/0000:01:00.0/vendor",
-	"sys/bus/pci/devices/0000:01:00.0", "sys/bus/pci/devices/0000:01:00.0/", DEV "/driver", DEV "/driver/bind",
-	DEV "/subsystem/drivers/amdgpu", "sys/class/drm/card0/hwmon/hwmon0/temp1_input", "sys/escape",
-	"sys/escape/cpuinfo", "sys/loop1", "sys/loop1/x", "sys/dangling", "sys/missing", "proc/cpuinfo",
-	"proc/secret", "proc/77/fd/5", "dev/dri/renderD128", "/", "", ".", "..", "sys/../../proc/secret",
-	"sys/./bus//pci/devices/../devices/0000:01:00.0/class", DEV "/vendor/x", "proc/77/fd",
+	DEV "/vendor", "/" DEV "/class", DEV "/empty", DEV, DEV "/", DEV "/vendor/",
+	"sys/bus/pci/devices/0000:01:00.0/vendor", "sys/bus/pci/devices/0000:01:00.0",
+	"sys/bus/pci/devices/0000:01:00.0/", DEV "/driver", DEV "/driver/bind", DEV "/subsystem/drivers/amdgpu",
+	"sys/class/drm/card0/hwmon/hwmon0/temp1_input", "sys/escape", "sys/escape/cpuinfo", "sys/loop1", "sys/loop1/x",
+	"sys/dangling", "sys/missing", "proc/cpuinfo", "proc/secret", "proc/77/fd/5", "dev/dri/renderD128", "/", "",
+	".", "..", "sys/../../proc/secret", "sys/./bus//pci/devices/../devices/0000:01:00.0/class", DEV "/vendor/x",
+	"proc/77/fd",
 };
 static const char *const from_dev[] = {
 	"vendor", "hwmon/hwmon0/temp1_input", "hwmon", ".", "", "driver", "driver/bind", "subsystem",
@@ -224,7 +227,8 @@ static void seam_calls(void)
 		for (int k = 1; k < 3; k++) {
 			answers(fs[k], AXL__FS_ROOT, from_root[i], got, sizeof got);
 			if (strcmp(want, got) != 0)
-				fprintf(stderr, "'%s' (tree %d):\n disk:   %s\n memory: %s\n", from_root[i], k, want, got);
+				fprintf(stderr, "'%s' (tree %d):\n disk:   %s\n memory: %s\n", from_root[i], k, want,
+					got);
 			CHECK(strcmp(want, got) == 0);
 		}
 	}
@@ -244,7 +248,8 @@ static void seam_calls(void)
 		for (int k = 1; k < 3; k++) {
 			answers(fs[k], dfd[k], from_dev[i], got, sizeof got);
 			if (strcmp(want, got) != 0)
-				fprintf(stderr, "dev + '%s' (tree %d):\n disk:   %s\n memory: %s\n", from_dev[i], k, want, got);
+				fprintf(stderr, "dev + '%s' (tree %d):\n disk:   %s\n memory: %s\n", from_dev[i], k,
+					want, got);
 			CHECK(strcmp(want, got) == 0);
 		}
 	}
@@ -297,8 +302,8 @@ static void whole_tree(const char *dir)
 		while (want[i] && want[i] == got[i])
 			i++;
 		size_t from = i > 200 ? i - 200 : 0;
-		fprintf(stderr, "%s: the inventories differ at byte %zu:\n disk:   ...%.300s\n memory: ...%.300s\n", dir, i,
-			want + from, got + from);
+		fprintf(stderr, "%s: the inventories differ at byte %zu:\n disk:   ...%.300s\n memory: ...%.300s\n",
+			dir, i, want + from, got + from);
 		CHECK(0);
 	} else if (want && got) {
 		printf("%s: %zu bytes of inventory, the same from memory\n", dir, strlen(want));

@@ -117,10 +117,12 @@ int main(void)
 	char p[1024];
 	snprintf(p, sizeof p, "%s/proc/4242/fd/5", root);
 	CHECK(symlink("/dev/dri/renderD128", p) == 0);
-	put("proc/4242/fdinfo/5", "pos:\t0\nflags:\t02\ndrm-driver:\tamdgpu\ndrm-pdev:\t0000:c2:00.0\ndrm-client-id:\t7\n");
+	put("proc/4242/fdinfo/5",
+	    "pos:\t0\nflags:\t02\ndrm-driver:\tamdgpu\ndrm-pdev:\t0000:c2:00.0\ndrm-client-id:\t7\n");
 	CHECK_INT(axl__amdgpu_set_partition_mode(&fs, &gpu, "compute", "CPX"), 0);
 	put(DEV "/current_compute_partition", "SPX\n");
-	put("proc/4242/fdinfo/5", "pos:\t0\nflags:\t02\ndrm-driver:\tamdgpu\ndrm-pdev:\t0000:c1:00.0\ndrm-client-id:\t7\n");
+	put("proc/4242/fdinfo/5",
+	    "pos:\t0\nflags:\t02\ndrm-driver:\tamdgpu\ndrm-pdev:\t0000:c1:00.0\ndrm-client-id:\t7\n");
 	CHECK_INT(axl__amdgpu_set_partition_mode(&fs, &gpu, "compute", "CPX"), AXL_EBUSY);
 	CHECK(strstr(axl_error_last(), "4242") != NULL);
 	get(DEV "/current_compute_partition", buf, sizeof buf);

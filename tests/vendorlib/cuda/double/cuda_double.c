@@ -871,7 +871,8 @@ static CUresult alloc_in(int dev, CUdeviceptr *dptr, size_t bytesize, unsigned p
 	if (bytesize > SIZE_MAX - ALLOC_ALIGN)
 		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
 	size_t charged = (bytesize + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN;
-	if (oom_fault(bytesize) || charged > d->total - d->used || *cursor > end || end - *cursor < charged + ALLOC_ALIGN)
+	if (oom_fault(bytesize) || charged > d->total - d->used || *cursor > end ||
+	    end - *cursor < charged + ALLOC_ALIGN)
 		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
 	if (grow((void **)&g_allocs, &g_capallocs, g_nallocs + 1, sizeof(*g_allocs)) != 0)
 		FAIL(CUDA_ERROR_OUT_OF_MEMORY);
@@ -2202,7 +2203,9 @@ static int array_3d(const struct obj *o)
 static void tile_dims(const struct obj *o, uint64_t t[3])
 {
 	static const unsigned d2[5][2] = { { 256, 256 }, { 256, 128 }, { 128, 128 }, { 128, 64 }, { 64, 64 } };
-	static const unsigned d3[5][3] = { { 64, 32, 32 }, { 32, 32, 32 }, { 32, 32, 16 }, { 32, 16, 16 }, { 16, 16, 16 } };
+	static const unsigned d3[5][3] = {
+		{ 64, 32, 32 }, { 32, 32, 32 }, { 32, 32, 16 }, { 32, 16, 16 }, { 16, 16, 16 }
+	};
 	unsigned k = o->aelem == 1 ? 0 : o->aelem == 2 ? 1 : o->aelem == 4 ? 2 : o->aelem == 8 ? 3 : 4;
 	if (array_3d(o)) {
 		t[0] = d3[k][0];
@@ -2311,7 +2314,8 @@ static CUresult tmap_entry(const CUarrayMapInfo *m, int dev, unsigned *aid, stru
 		r->layer = layer;
 		*bytes = tiles * TILE_BYTES;
 	} else if (m->subresourceType == CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL) {
-		uint64_t off = m->subresource.miptail.offset, size = m->subresource.miptail.size, tail = miptail_bytes(o);
+		uint64_t off = m->subresource.miptail.offset, size = m->subresource.miptail.size,
+			 tail = miptail_bytes(o);
 		if (miptail_first(o) == o->alevels || m->subresource.miptail.layer >= layers || size == 0 ||
 		    off % TILE_BYTES || size % TILE_BYTES || off > tail || size > tail - off)
 			return CUDA_ERROR_INVALID_VALUE;
@@ -2492,7 +2496,8 @@ API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *n
 		FAIL(CUDA_ERROR_NOT_FOUND);
 	/* one function handle per kernel: look for the one made before */
 	for (size_t i = 0; i < g_nobjs; i++)
-		if (g_objs[i].live && g_objs[i].kind == OBJ_FUNCTION && g_objs[i].module == id && g_objs[i].index == k) {
+		if (g_objs[i].live && g_objs[i].kind == OBJ_FUNCTION && g_objs[i].module == id &&
+		    g_objs[i].index == k) {
 			*hfunc = (CUfunction)(uintptr_t)obj_handle((unsigned)i + 1);
 			goto done;
 		}
@@ -2831,7 +2836,8 @@ API CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, c
 	if (!obj_id((uint64_t)(uintptr_t)nodeParams->func, OBJ_FUNCTION))
 		FAIL(CUDA_ERROR_INVALID_HANDLE);
 	const CUDA_KERNEL_NODE_PARAMS *p = nodeParams;
-	unsigned grid[3] = { p->gridDimX, p->gridDimY, p->gridDimZ }, block[3] = { p->blockDimX, p->blockDimY, p->blockDimZ };
+	unsigned grid[3] = { p->gridDimX, p->gridDimY, p->gridDimZ },
+		 block[3] = { p->blockDimX, p->blockDimY, p->blockDimZ };
 	/* nodes run in the order they were added (dependencies are checked, not ordered by) */
 	rc = graph_add(id, p->func, grid, block, p->sharedMemBytes, kernel_duration(p->kernelParams), phGraphNode);
 	LEAVE;
@@ -2967,7 +2973,8 @@ API CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGra
 			*phGraphExec = NULL;
 		}
 	}
-	instantiateParams->result_out = rc == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : CUDA_GRAPH_INSTANTIATE_ERROR;
+	instantiateParams->result_out =
+	    rc == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : CUDA_GRAPH_INSTANTIATE_ERROR;
 	return rc;
 }
 
@@ -3380,19 +3387,20 @@ API CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
 	X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet)    \
 	X(cuDeviceGetName) X(cuDeviceGetPCIBusId) X(cuDeviceGetUuid) X(cuDeviceTotalMem_v2) X(cuDeviceGetAttribute) \
 	X(cuDeviceCanAccessPeer) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)        \
-	X(cuCtxGetCurrent) X(cuCtxGetDevice) X(cuCtxSynchronize) X(cuCtxEnablePeerAccess) X(cuMemAlloc_v2) X(cuMemFree_v2)            \
-	X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemGetInfo) X(cuMemcpyHtoDAsync_v2) X(cuMemcpyDtoHAsync_v2)          \
-	X(cuMemcpyDtoDAsync_v2) X(cuMemsetD8Async) X(cuStreamCreate) X(cuStreamDestroy_v2) X(cuStreamSynchronize)   \
-	X(cuStreamQuery) X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuEventQuery)                    \
-	X(cuEventElapsedTime) X(cuEventDestroy_v2) X(cuMemAllocPitch_v2) X(cuMemAllocManaged) X(cuMemAllocAsync)    \
-	X(cuMemFreeAsync) X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuDeviceGetDefaultMemPool)                       \
-	X(cuMemAllocFromPoolAsync) X(cuMemPoolTrimTo) X(cuMemPoolGetAttribute) X(cuMemPoolSetAttribute) X(cuDeviceGetMemPool) X(cuMemCreate) X(cuMemRelease)       \
-	X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)                      \
-	X(cuMemRetainAllocationHandle) X(cuGraphAddNode) X(cuGraphAddNode_v2) X(cuMemMapArrayAsync)                 \
-	X(cuMemGetAllocationGranularity) X(cuArrayCreate_v2) X(cuArrayDestroy) X(cuMipmappedArrayCreate)            \
-	X(cuMipmappedArrayDestroy) X(cuModuleLoadData) X(cuModuleGetFunction) X(cuModuleUnload) X(cuLaunchKernel)   \
-	X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel) X(cuStreamBeginCapture_v2) X(cuStreamIsCapturing) X(cuStreamEndCapture)           \
-	X(cuGraphCreate) X(cuGraphAddKernelNode_v2) X(cuGraphGetNodes) X(cuGraphKernelNodeGetParams_v2)             \
+	X(cuCtxGetCurrent) X(cuCtxGetDevice) X(cuCtxSynchronize) X(cuCtxEnablePeerAccess) X(cuMemAlloc_v2)          \
+	X(cuMemFree_v2) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemGetInfo) X(cuMemcpyHtoDAsync_v2)                  \
+	X(cuMemcpyDtoHAsync_v2) X(cuMemcpyDtoDAsync_v2) X(cuMemsetD8Async) X(cuStreamCreate) X(cuStreamDestroy_v2)  \
+	X(cuStreamSynchronize) X(cuStreamQuery) X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize)             \
+	X(cuEventQuery) X(cuEventElapsedTime) X(cuEventDestroy_v2) X(cuMemAllocPitch_v2) X(cuMemAllocManaged)       \
+	X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuDeviceGetDefaultMemPool)    \
+	X(cuMemAllocFromPoolAsync) X(cuMemPoolTrimTo) X(cuMemPoolGetAttribute) X(cuMemPoolSetAttribute)             \
+	X(cuDeviceGetMemPool) X(cuMemCreate) X(cuMemRelease) X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemMap) \
+	X(cuMemUnmap) X(cuMemSetAccess) X(cuMemRetainAllocationHandle) X(cuGraphAddNode) X(cuGraphAddNode_v2)       \
+	X(cuMemMapArrayAsync) X(cuMemGetAllocationGranularity) X(cuArrayCreate_v2) X(cuArrayDestroy)                \
+	X(cuMipmappedArrayCreate) X(cuMipmappedArrayDestroy) X(cuModuleLoadData) X(cuModuleGetFunction)             \
+	X(cuModuleUnload) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)                        \
+	X(cuStreamBeginCapture_v2) X(cuStreamIsCapturing) X(cuStreamEndCapture) X(cuGraphCreate)                    \
+	X(cuGraphAddKernelNode_v2) X(cuGraphGetNodes) X(cuGraphKernelNodeGetParams_v2)                              \
 	X(cuGraphInstantiateWithFlags) X(cuGraphInstantiate_v2) X(cuGraphLaunch) X(cuGraphExecDestroy)              \
 	X(cuGraphDestroy) X(cuGetProcAddress) X(cuGetProcAddress_v2) X(cuMemAlloc) X(cuMemAllocPitch) X(cuMemFree)  \
 	X(cuDeviceTotalMem) X(cuArrayCreate) X(cuArray3DCreate) X(cuArray3DCreate_v2) X(cuGraphNodeGetType)         \
@@ -3476,7 +3484,8 @@ static CUresult get_proc(const char *fn, const char *symbol, void **pfn, int cud
 {
 	ENTER(fn);
 	CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-	if (!symbol || !pfn || (flags & ~(CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)))
+	if (!symbol || !pfn ||
+	    (flags & ~(CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)))
 		FAIL(CUDA_ERROR_INVALID_VALUE);
 	*pfn = NULL;
 	const char *best = NULL;

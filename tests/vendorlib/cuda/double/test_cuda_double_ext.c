@@ -21,7 +21,8 @@
 	X(cuStreamCreate) X(cuStreamSynchronize) X(cuStreamQuery) X(cuEventCreate) X(cuEventRecord)               \
 	X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemAllocPitch_v2) X(cuMemAllocManaged) X(cuMemAllocAsync) \
 	X(cuMemFreeAsync) X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuDeviceGetDefaultMemPool)                     \
-	X(cuMemAllocFromPoolAsync) X(cuMemPoolTrimTo) X(cuMemPoolGetAttribute) X(cuMemPoolSetAttribute) X(cuMemCreate) X(cuMemRelease)     \
+	X(cuMemAllocFromPoolAsync) X(cuMemPoolTrimTo) X(cuMemPoolGetAttribute) X(cuMemPoolSetAttribute)            \
+	X(cuMemCreate) X(cuMemRelease)                                                                            \
 	X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)                    \
 	X(cuMemGetAllocationGranularity) X(cuArrayCreate_v2) X(cuArrayDestroy) X(cuMipmappedArrayCreate)          \
 	X(cuMipmappedArrayDestroy) X(cuModuleLoadData) X(cuModuleGetFunction) X(cuModuleUnload)                   \
@@ -739,7 +740,8 @@ static void suite_graphmem(void)
 	RC(p_cuGraphCreate(&g, 0), CUDA_SUCCESS);
 	ap.bytesize = MIB(3);
 	RC(p_cuGraphAddMemAllocNode(&an, g, NULL, 0, &ap), CUDA_SUCCESS);
-	CUDA_GRAPH_INSTANTIATE_PARAMS ip = { CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD, s, NULL, CUDA_GRAPH_INSTANTIATE_ERROR };
+	CUDA_GRAPH_INSTANTIATE_PARAMS ip = { CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD, s, NULL,
+					     CUDA_GRAPH_INSTANTIATE_ERROR };
 	RC(p_cuGraphInstantiateWithParams(&e, g, &ip), CUDA_SUCCESS);
 	EQ(ip.result_out, CUDA_GRAPH_INSTANTIATE_SUCCESS);
 	EQ(used(), base + MIB(3));

@@ -563,7 +563,8 @@ static hipError_t dev_alloc(void **ptr, size_t size, int d)
   }
   struct dev *v = &g_dev[d];
   uint64_t inuse = v->used + v->allocated;
-  if (size > v->total || inuse > v->total - size || (g_has_oom && (v->allocated > g_oom_at || size > g_oom_at - v->allocated)))
+  if (size > v->total || inuse > v->total - size ||
+      (g_has_oom && (v->allocated > g_oom_at || size > g_oom_at - v->allocated)))
     return hipErrorOutOfMemory;
   struct alloc *a = new_alloc(size, d);
   if (!a)
@@ -926,7 +927,8 @@ static const struct {
     {hipErrorNoDevice, "hipErrorNoDevice", "no ROCm-capable device is detected"},
     {hipErrorInvalidDevice, "hipErrorInvalidDevice", "invalid device ordinal"},
     {hipErrorInvalidContext, "hipErrorInvalidContext", "invalid device context"},
-    {hipErrorPeerAccessUnsupported, "hipErrorPeerAccessUnsupported", "peer access is not supported between these two devices"},
+    {hipErrorPeerAccessUnsupported, "hipErrorPeerAccessUnsupported",
+     "peer access is not supported between these two devices"},
     {hipErrorInvalidHandle, "hipErrorInvalidHandle", "invalid resource handle"},
     {hipErrorNotReady, "hipErrorNotReady", "device not ready"},
     {hipErrorIllegalAddress, "hipErrorIllegalAddress", "an illegal memory access was encountered"},

@@ -737,12 +737,12 @@ int main(int argc, char **argv)
     void (*fn)(void);
     int needs_current;
   } suites[] = {
-      {"init", suite_init, 1},       {"nodevice", suite_nodevice, 1},   {"badjson", suite_badjson, 1},
+      {"init", suite_init, 1}, {"nodevice", suite_nodevice, 1}, {"badjson", suite_badjson, 1},
       {"enumerate", suite_enumerate, 1}, {"partitions", suite_partitions, 1}, {"fixtures", suite_fixtures, 1},
-      {"alloc", suite_alloc, 1},     {"copy", suite_copy, 1},           {"peer", suite_peer, 1},
-      {"memset", suite_memset, 1},   {"streams", suite_streams, 1},     {"meminfo", suite_meminfo, 1},   {"allocpaths", suite_allocpaths, 1},
-      {"oom", suite_oom, 1},         {"lost", suite_lost, 1},           {"lost_code", suite_lost_code, 1},
-      {"hang", suite_hang, 1},       {"threads", suite_threads, 1},     {"old", suite_old, 0},
+      {"alloc", suite_alloc, 1}, {"copy", suite_copy, 1}, {"peer", suite_peer, 1}, {"memset", suite_memset, 1},
+      {"streams", suite_streams, 1}, {"meminfo", suite_meminfo, 1}, {"allocpaths", suite_allocpaths, 1},
+      {"oom", suite_oom, 1}, {"lost", suite_lost, 1}, {"lost_code", suite_lost_code, 1}, {"hang", suite_hang, 1},
+      {"threads", suite_threads, 1}, {"old", suite_old, 0},
   };
   if (argc != 2) {
     fprintf(stderr, "usage: %s SUITE\n", argv[0]);

@@ -130,7 +130,10 @@ typedef enum nvmlClockType_enum {
 
 typedef enum nvmlPStates_enum { NVML_PSTATE_0 = 0, NVML_PSTATE_15 = 15, NVML_PSTATE_UNKNOWN = 32 } nvmlPstates_t;
 
-typedef enum nvmlPcieUtilCounter_enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 } nvmlPcieUtilCounter_t;
+typedef enum nvmlPcieUtilCounter_enum {
+	NVML_PCIE_UTIL_TX_BYTES = 0,
+	NVML_PCIE_UTIL_RX_BYTES = 1
+} nvmlPcieUtilCounter_t;
 
 typedef enum nvmlNvLinkCapability_enum {
   NVML_NVLINK_CAP_P2P_SUPPORTED = 0,
@@ -514,10 +517,12 @@ _Static_assert(sizeof(nvmlProcessInfo_t) == 24, "nvmlProcessInfo_t size");
 _Static_assert(offsetof(nvmlProcessInfo_t, gpuInstanceId) == 16, "nvmlProcessInfo_t.gpuInstanceId");
 _Static_assert(offsetof(nvmlProcessInfo_t, computeInstanceId) == 20, "nvmlProcessInfo_t.computeInstanceId");
 _Static_assert(sizeof(nvmlDeviceAttributes_t) == 40, "nvmlDeviceAttributes_t size");
-_Static_assert(offsetof(nvmlDeviceAttributes_t, gpuInstanceSliceCount) == 24, "nvmlDeviceAttributes_t.gpuInstanceSliceCount");
+_Static_assert(offsetof(nvmlDeviceAttributes_t, gpuInstanceSliceCount) == 24,
+	       "nvmlDeviceAttributes_t.gpuInstanceSliceCount");
 _Static_assert(offsetof(nvmlDeviceAttributes_t, memorySizeMB) == 32, "nvmlDeviceAttributes_t.memorySizeMB");
 _Static_assert(sizeof(nvmlGpuInstanceProfileInfo_t) == 48, "nvmlGpuInstanceProfileInfo_t size");
-_Static_assert(offsetof(nvmlGpuInstanceProfileInfo_t, multiprocessorCount) == 16, "GpuInstanceProfileInfo.multiprocessorCount");
+_Static_assert(offsetof(nvmlGpuInstanceProfileInfo_t, multiprocessorCount) == 16,
+	       "GpuInstanceProfileInfo.multiprocessorCount");
 _Static_assert(offsetof(nvmlGpuInstanceProfileInfo_t, memorySizeMB) == 40, "GpuInstanceProfileInfo.memorySizeMB");
 _Static_assert(sizeof(nvmlGpuInstanceProfileInfo_v2_t) == 152, "nvmlGpuInstanceProfileInfo_v2_t size");
 _Static_assert(offsetof(nvmlGpuInstanceProfileInfo_v2_t, id) == 4, "GpuInstanceProfileInfo_v2.id");

@@ -1094,10 +1094,11 @@ static void suite_fail(void)
   unsigned u;
   nvmlMemory_t mem;
   use_xml("telegraf-dual_2080-v13.xml");
-  setenv("AXL_NVML_DOUBLE_FAIL",
-         "nvmlDeviceGetMemoryInfo@1=GPU_IS_LOST,nvmlDeviceGetName=NO_PERMISSION,"
-         "nvmlSystemGetDriverVersion=UNKNOWN,nvmlDeviceGetSerial=10,nvmlDeviceGetHandleByIndex_v2@1=NVML_ERROR_NOT_FOUND",
-         1);
+  setenv(
+      "AXL_NVML_DOUBLE_FAIL",
+      "nvmlDeviceGetMemoryInfo@1=GPU_IS_LOST,nvmlDeviceGetName=NO_PERMISSION,"
+      "nvmlSystemGetDriverVersion=UNKNOWN,nvmlDeviceGetSerial=10,nvmlDeviceGetHandleByIndex_v2@1=NVML_ERROR_NOT_FOUND",
+      1);
   RC(p_nvmlInit_v2(), NVML_SUCCESS);
   nvmlDevice_t a = gpu(0), b = NULL;
   RC(p_nvmlDeviceGetMemoryInfo(a, &mem), NVML_SUCCESS);

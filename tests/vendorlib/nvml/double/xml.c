@@ -214,7 +214,10 @@ static int parse_reference(struct parser *p)
   return fail(p, "unknown entity");
 }
 
-static int name_start(int c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == ':' || c >= 0x80; }
+static int name_start(int c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == ':' || c >= 0x80;
+}
 static int name_char(int c) { return name_start(c) || (c >= '0' && c <= '9') || c == '-' || c == '.'; }
 
 static const char *parse_name(struct parser *p)

@@ -83,32 +83,50 @@ static const struct {
   const char *name;
   const char *text;
 } statuses[] = {
-    {RSMI_STATUS_SUCCESS, "SUCCESS", "RSMI_STATUS_SUCCESS: The function has been executed successfully."},
-    {RSMI_STATUS_INVALID_ARGS, "INVALID_ARGS", "RSMI_STATUS_INVALID_ARGS: The provided arguments do not meet the preconditions required for input."},
-    {RSMI_STATUS_NOT_SUPPORTED, "NOT_SUPPORTED", "RSMI_STATUS_NOT_SUPPORTED: This function is not supported in the current environment."},
-    {RSMI_STATUS_FILE_ERROR, "FILE_ERROR", "RSMI_STATUS_FILE_ERROR: There was an error in finding or opening a file or directory."},
-    {RSMI_STATUS_PERMISSION, "PERMISSION", "RSMI_STATUS_PERMISSION: The user ID of the calling process does not have sufficient permission to execute a command."},
-    {RSMI_STATUS_OUT_OF_RESOURCES, "OUT_OF_RESOURCES", "RSMI_STATUS_OUT_OF_RESOURCES: Unable to acquire memory or other resource"},
-    {RSMI_STATUS_INTERNAL_EXCEPTION, "INTERNAL_EXCEPTION", "RSMI_STATUS_INTERNAL_EXCEPTION: An internal exception was caught"},
-    {RSMI_STATUS_INPUT_OUT_OF_BOUNDS, "INPUT_OUT_OF_BOUNDS", "RSMI_STATUS_INPUT_OUT_OF_BOUNDS: The provided input is out of allowable or safe range"},
-    {RSMI_STATUS_INIT_ERROR, "INIT_ERROR", "RSMI_STATUS_INIT_ERROR: An error occurred during initialization"},
-    {RSMI_STATUS_NOT_YET_IMPLEMENTED, "NOT_YET_IMPLEMENTED", "RSMI_STATUS_NOT_YET_IMPLEMENTED: The called function has not been implemented in this system"},
-    {RSMI_STATUS_NOT_FOUND, "NOT_FOUND", "RSMI_STATUS_NOT_FOUND: An item required to complete the call was not found"},
-    {RSMI_STATUS_INSUFFICIENT_SIZE, "INSUFFICIENT_SIZE", "RSMI_STATUS_INSUFFICIENT_SIZE: Not enough resources were available to fully execute the call"},
-    {RSMI_STATUS_INTERRUPT, "INTERRUPT", "RSMI_STATUS_INTERRUPT: An interrupt occurred while executing the function"},
-    {RSMI_STATUS_UNEXPECTED_SIZE, "UNEXPECTED_SIZE", "RSMI_STATUS_UNEXPECTED_SIZE: Data (usually from reading a file) was out of range"},
-    {RSMI_STATUS_NO_DATA, "NO_DATA", "RSMI_STATUS_NO_DATA: No data was found for a given input"},
-    {RSMI_STATUS_UNEXPECTED_DATA, "UNEXPECTED_DATA", "RSMI_STATUS_UNEXPECTED_DATA: The data read or provided was not what was expected"},
-    {RSMI_STATUS_BUSY, "BUSY", "RSMI_STATUS_BUSY: A resource or mutex could not be acquired because it is already being used"},
-    {RSMI_STATUS_REFCOUNT_OVERFLOW, "REFCOUNT_OVERFLOW", "RSMI_STATUS_REFCOUNT_OVERFLOW: An internal reference counter exceeded INT32_MAX"},
-    {RSMI_STATUS_SETTING_UNAVAILABLE, "SETTING_UNAVAILABLE", "RSMI_STATUS_SETTING_UNAVAILABLE: Requested setting is unavailable for the current device"},
-    {RSMI_STATUS_AMDGPU_RESTART_ERR, "AMDGPU_RESTART_ERR", "RSMI_STATUS_AMDGPU_RESTART_ERR: Could not successfully restart the amdgpu driver"},
+	{ RSMI_STATUS_SUCCESS, "SUCCESS", "RSMI_STATUS_SUCCESS: The function has been executed successfully." },
+	{ RSMI_STATUS_INVALID_ARGS, "INVALID_ARGS",
+	  "RSMI_STATUS_INVALID_ARGS: The provided arguments do not meet the preconditions required for input." },
+	{ RSMI_STATUS_NOT_SUPPORTED, "NOT_SUPPORTED",
+	  "RSMI_STATUS_NOT_SUPPORTED: This function is not supported in the current environment." },
+	{ RSMI_STATUS_FILE_ERROR, "FILE_ERROR",
+	  "RSMI_STATUS_FILE_ERROR: There was an error in finding or opening a file or directory." },
+	{ RSMI_STATUS_PERMISSION, "PERMISSION",
+	  "RSMI_STATUS_PERMISSION: The user ID of the calling process does not have sufficient permission to execute a "
+	  "command." },
+	{ RSMI_STATUS_OUT_OF_RESOURCES, "OUT_OF_RESOURCES",
+	  "RSMI_STATUS_OUT_OF_RESOURCES: Unable to acquire memory or other resource" },
+	{ RSMI_STATUS_INTERNAL_EXCEPTION, "INTERNAL_EXCEPTION",
+	  "RSMI_STATUS_INTERNAL_EXCEPTION: An internal exception was caught" },
+	{ RSMI_STATUS_INPUT_OUT_OF_BOUNDS, "INPUT_OUT_OF_BOUNDS",
+	  "RSMI_STATUS_INPUT_OUT_OF_BOUNDS: The provided input is out of allowable or safe range" },
+	{ RSMI_STATUS_INIT_ERROR, "INIT_ERROR", "RSMI_STATUS_INIT_ERROR: An error occurred during initialization" },
+	{ RSMI_STATUS_NOT_YET_IMPLEMENTED, "NOT_YET_IMPLEMENTED",
+	  "RSMI_STATUS_NOT_YET_IMPLEMENTED: The called function has not been implemented in this system" },
+	{ RSMI_STATUS_NOT_FOUND, "NOT_FOUND",
+	  "RSMI_STATUS_NOT_FOUND: An item required to complete the call was not found" },
+	{ RSMI_STATUS_INSUFFICIENT_SIZE, "INSUFFICIENT_SIZE",
+	  "RSMI_STATUS_INSUFFICIENT_SIZE: Not enough resources were available to fully execute the call" },
+	{ RSMI_STATUS_INTERRUPT, "INTERRUPT",
+	  "RSMI_STATUS_INTERRUPT: An interrupt occurred while executing the function" },
+	{ RSMI_STATUS_UNEXPECTED_SIZE, "UNEXPECTED_SIZE",
+	  "RSMI_STATUS_UNEXPECTED_SIZE: Data (usually from reading a file) was out of range" },
+	{ RSMI_STATUS_NO_DATA, "NO_DATA", "RSMI_STATUS_NO_DATA: No data was found for a given input" },
+	{ RSMI_STATUS_UNEXPECTED_DATA, "UNEXPECTED_DATA",
+	  "RSMI_STATUS_UNEXPECTED_DATA: The data read or provided was not what was expected" },
+	{ RSMI_STATUS_BUSY, "BUSY",
+	  "RSMI_STATUS_BUSY: A resource or mutex could not be acquired because it is already being used" },
+	{ RSMI_STATUS_REFCOUNT_OVERFLOW, "REFCOUNT_OVERFLOW",
+	  "RSMI_STATUS_REFCOUNT_OVERFLOW: An internal reference counter exceeded INT32_MAX" },
+	{ RSMI_STATUS_SETTING_UNAVAILABLE, "SETTING_UNAVAILABLE",
+	  "RSMI_STATUS_SETTING_UNAVAILABLE: Requested setting is unavailable for the current device" },
+	{ RSMI_STATUS_AMDGPU_RESTART_ERR, "AMDGPU_RESTART_ERR",
+	  "RSMI_STATUS_AMDGPU_RESTART_ERR: Could not successfully restart the amdgpu driver" },
 #if AXL_ABI_HAVE(60400)
-    {RSMI_STATUS_DRM_ERROR, "DRM_ERROR", "RSMI_STATUS_DRM_ERROR: Error when calling libdrm"},
-    {RSMI_STATUS_FAIL_LOAD_MODULE, "FAIL_LOAD_MODULE", "RSMI_STATUS_FAIL_LOAD_MODULE: Fail to load lib"},
-    {RSMI_STATUS_FAIL_LOAD_SYMBOL, "FAIL_LOAD_SYMBOL", "RSMI_STATUS_FAIL_LOAD_SYMBOL: Fail to load symbol"},
+	{ RSMI_STATUS_DRM_ERROR, "DRM_ERROR", "RSMI_STATUS_DRM_ERROR: Error when calling libdrm" },
+	{ RSMI_STATUS_FAIL_LOAD_MODULE, "FAIL_LOAD_MODULE", "RSMI_STATUS_FAIL_LOAD_MODULE: Fail to load lib" },
+	{ RSMI_STATUS_FAIL_LOAD_SYMBOL, "FAIL_LOAD_SYMBOL", "RSMI_STATUS_FAIL_LOAD_SYMBOL: Fail to load symbol" },
 #endif
-    {RSMI_STATUS_UNKNOWN_ERROR, "UNKNOWN_ERROR", "RSMI_STATUS_UNKNOWN_ERROR: An unknown error occurred"},
+	{ RSMI_STATUS_UNKNOWN_ERROR, "UNKNOWN_ERROR", "RSMI_STATUS_UNKNOWN_ERROR: An unknown error occurred" },
 };
 
 static int parse_code(const char *s, rsmi_status_t *out)
@@ -541,7 +559,9 @@ static int extra_line(char *line, unsigned lineno)
     for (int t = 3; t < nt; t++) {
       if (kv(tok[t], "type", &v)) {
         add.has_type = 1;
-        add.type = strcmp(v, "xgmi") == 0 ? RSMI_IOLINK_TYPE_XGMI : strcmp(v, "pcie") == 0 ? RSMI_IOLINK_TYPE_PCIEXPRESS : 0;
+	add.type = strcmp(v, "xgmi") == 0   ? RSMI_IOLINK_TYPE_XGMI
+		   : strcmp(v, "pcie") == 0 ? RSMI_IOLINK_TYPE_PCIEXPRESS
+					    : 0;
       } else if (kv(tok[t], "hops", &v) && parse_u64(v, 10, &x) == 0) {
         add.has_hops = 1, add.hops = x;
       } else if (kv(tok[t], "weight", &v) && parse_u64(v, 10, &x) == 0) {

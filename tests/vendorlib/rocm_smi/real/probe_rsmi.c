@@ -15,8 +15,8 @@
  *   {"f":"rsmi_dev_gpu_clk_freq_get","d":0,"a":0,"rc":0,"n":2,"cur":0,"v":500000000}
  * "v" is there only when rc is RSMI_STATUS_SUCCESS (for a clock: the current level's Hz,
  * when the library says which level is current). A clock is asked in a child process, and
- * "signal" says the library killed it (an assert on a clock table it cannot parse). Exit 0 when every line was written, 2
- * when the library could not be loaded or lacks a function.
+ * "signal" says the library killed it (an assert on a clock table it cannot parse). Exit 0
+ * when every line was written, 2 when the library could not be loaded or lacks a function.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
