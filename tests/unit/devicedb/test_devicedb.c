@@ -194,6 +194,25 @@ static void test_entries(void)
 	CHECK(bad_fields == 0, "%zu entries with missing fields", bad_fields);
 	CHECK(bad_numbers == 0, "%zu entries with bad figures", bad_numbers);
 	CHECK(bad_lists == 0, "%zu bad compute-unit/precision/partition rows", bad_lists);
+	/* The memory hierarchy read from vendors' whitepapers, programming guides and ROCm's GPU
+	 * specifications (issue 35 item 2): floors at the counts of that work, so that a fact
+	 * cannot vanish without this test saying so. Raise them as entries gain facts. */
+	{
+		size_t l1 = 0, l2 = 0, shared = 0, channels = 0;
+
+		for (size_t i = 0; i < axl__db_entry_count; i++) {
+			const struct axl__db_entry *e = &axl__db_entries[i];
+
+			l1 += e->l1_bytes_per_unit != 0;
+			l2 += e->l2_bytes != 0;
+			shared += e->shared_bytes_per_unit != 0;
+			channels += e->memory_channels != 0;
+		}
+		CHECK(l1 >= 70 && l2 >= 51 && shared >= 56 && channels >= 30,
+		      "memory hierarchy: %zu entries with L1 (floor 70), %zu with L2 (51), "
+		      "%zu with shared memory (56), %zu with memory channels (30)",
+		      l1, l2, shared, channels);
+	}
 }
 
 static void test_match_rows(void)
