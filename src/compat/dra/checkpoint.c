@@ -25,6 +25,30 @@
 #include "../../util/jsonr.h"
 #include "../../util/strbuf.h"
 
+static void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* here, not in prepare.c, so that prepare.c uses this file and not the other way round
+ * (layers.roles: no circle between files) */
+void dra_prepared_clear(struct dra_prepared *c)
+{
+	for (size_t i = 0; c->devs && i < c->n; i++) {
+		strv_free(c->devs[i].requests, c->devs[i].n_requests);
+		free(c->devs[i].pool);
+		free(c->devs[i].device);
+		strv_free(c->devs[i].cdi, c->devs[i].n_cdi);
+	}
+	free(c->devs);
+	free(c->uid);
+	free(c->ns);
+	free(c->name);
+	memset(c, 0, sizeof *c);
+}
+
 static int strv_read(const struct axl__jv *arr, char ***out, size_t *n)
 {
 	*out = NULL;

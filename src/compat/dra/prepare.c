@@ -95,21 +95,6 @@ static void devs_free(struct dra_dev *d, size_t n)
 	free(d);
 }
 
-void dra_prepared_clear(struct dra_prepared *c)
-{
-	for (size_t i = 0; c->devs && i < c->n; i++) {
-		strv_free(c->devs[i].requests, c->devs[i].n_requests);
-		free(c->devs[i].pool);
-		free(c->devs[i].device);
-		strv_free(c->devs[i].cdi, c->devs[i].n_cdi);
-	}
-	free(c->devs);
-	free(c->uid);
-	free(c->ns);
-	free(c->name);
-	memset(c, 0, sizeof *c);
-}
-
 int dra_prep_set_devices(struct dra_prep *p, const struct dra_dev *devs, size_t n)
 {
 	struct dra_dev *d = calloc(n ? n : 1, sizeof *d);
