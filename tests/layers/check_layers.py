@@ -20,7 +20,10 @@
             as HIP reads CUDA_VISIBLE_DEVICES.) The registry (backend/registry.c), one
             row per backend, is the one file that names them all. Every vendor folder
             must have an entry in VENDORS (a folder without one fails: it would be
-            unchecked), and every entry its folder under src/lib/backend/.
+            unchecked), and every entry its folder under src/lib/backend/. Nor, outside
+            those folders, a vendor's private data by a generic name: an axl__ struct a
+            vendor folder declares (what its row's per-device block holds,
+            core/backend.h), or a field the core's objects once carried (VENDOR_FIELDS).
 
 Usage: check_layers.py --build DIR --src DIR [--case graph|includes|symbols] [--list]
 """
@@ -60,6 +63,9 @@ VENDOR_TABLES = {"lib/backend/registry.c", "limiter/sides.c", "lib/plan/model_ca
                  "lib/discover/clouds.c",
                  "cli/commands.c", "lib/metrics/prom_dcgm.c", "lib/plan/price_table.c",
                  "lib/plan/hwaccel_table.c"}
+# fields of one vendor's that the core's objects once carried under generic names; they
+# live in the vendor's per-device block now (struct axl__nvidia_dev, struct axl__kfd_dev)
+VENDOR_FIELDS = re.compile(r"\b(driver_minor|topo_unique_id|topo_only|topo_nodes|topo_node_count|topo_present)\b")
 # the JSON contract's words for links (schema/axl-inventory.schema.json): values, which
 # code outside a vendor folder may compare and print like any other
 CONTRACT_WORDS = re.compile(r'"(nvlink|nvswitch|xgmi|neuronlink|xelink)"', re.I)
@@ -287,9 +293,28 @@ def check_vendor_folders(src):
     return bad
 
 
+def vendor_dir(rel):
+    return any(rel.startswith("lib/backend/%s/" % v) or rel.startswith("limiter/%s/" % v) or
+               rel.startswith("abi/%s/" % v) for v in VENDORS)
+
+
+def vendor_structs(src):
+    """The axl__ structs the vendor folders declare: their private data."""
+    names = set()
+    for dp, _, fs in os.walk(src):
+        for f in fs:
+            path = os.path.join(dp, f)
+            if f.endswith((".c", ".h")) and vendor_dir(os.path.relpath(path, src)):
+                text = strip_comments(open(path, errors="replace").read())
+                names.update(re.findall(r"^(?:typedef )?struct (axl__\w+) \{", text, re.M))
+    return names
+
+
 def check_vendors(src):
     bad = check_vendor_folders(src)
     rx = {v: re.compile(p, re.I) for v, p in VENDORS.items()}
+    private = vendor_structs(src)
+    private_rx = re.compile(r"\bstruct (%s)\b" % "|".join(sorted(private))) if private else None
     public = public_names(src)
     ident = re.compile(r"\b(AXL_[A-Z0-9_]+|axl_[a-z0-9_]+)\b")
     for dp, _, fs in os.walk(src):
@@ -306,13 +331,17 @@ def check_vendors(src):
             text = CONTRACT_WORDS.sub('""', text)
             text = ident.sub(lambda m: "" if m.group(1) in public else m.group(1), text)
             lines = text.split("\n")
-            if any(rel.startswith("lib/backend/%s/" % v) or rel.startswith("limiter/%s/" % v) or
-                   rel.startswith("abi/%s/" % v) for v in VENDORS):
+            if vendor_dir(rel):
                 continue  # a vendor's own folder (which may name what its runtimes read)
             for v, r in rx.items():
                 for i, line in enumerate(lines):
                     if r.search(line):
                         bad.append("src/%s:%d names %s: %s" % (rel, i + 1, v, line.strip()[:90]))
+            for i, line in enumerate(lines):
+                m = VENDOR_FIELDS.search(line) or (private_rx and private_rx.search(line))
+                if m:
+                    bad.append("src/%s:%d uses a vendor's private data (%s): %s" %
+                               (rel, i + 1, m.group(0), line.strip()[:90]))
     return bad
 
 

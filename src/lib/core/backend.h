@@ -25,7 +25,8 @@
  * Hooks receive their row (self). What a backend keeps between the hooks of one
  * inventory or sampler is in the slot axl__backend_state / axl__sampler_state gives
  * it; what it keeps per device, in the block of device_size bytes the core allocates
- * for the devices it owns (axl__device_data). Each vendor file ends with the tables it
+ * for the devices it owns (axl__device_data), a struct declared in its own folder: no
+ * vendor's field is in the core's objects (tests/layers checks the names). Each vendor file ends with the tables it
  * implements; the file holding the row ends with the row.
  */
 #ifndef AXL_BACKEND_H
@@ -318,6 +319,9 @@ struct axl__checkpoint_ops {
 /* ---- the row ------------------------------------------------------------------------ */
 struct axl__backend {
 	const char *name;
+	/* The size of the block it keeps per device it owns (its own struct, declared in
+	 * its folder), 0: none. See axl__device_data. */
+	size_t device_size;
 	const struct axl__backend_facts *facts;
 	const struct axl__discover_ops *discover;
 	const struct axl__fabric_ops *fabric;
@@ -345,6 +349,12 @@ size_t axl__backend_slot(const struct axl__backend *be);
 void **axl__backend_state(struct axl_inventory *inv, const struct axl__backend *be);
 /* What be's slot in inv holds (NULL: nothing, or be is no row). */
 void *axl__backend_state_of(const struct axl_inventory *inv, const struct axl__backend *be);
+/* be's block for dev (device_size bytes, zeroed, from inv's arena), made at the first
+ * call; NULL when be declares none, on allocation failure, or when dev holds another
+ * backend's block. */
+void *axl__device_data(struct axl_inventory *inv, struct axl_device *dev, const struct axl__backend *be);
+/* be's block for dev, NULL when it has none. */
+const void *axl__device_data_of(const struct axl_device *dev, const struct axl__backend *be);
 /* What the context read for be's libs (NULL: nothing). */
 const char *axl__backend_library(const axl_context *ctx, const struct axl__backend *be);
 const char *axl__backend_runtime_env(const axl_context *ctx, const struct axl__backend *be);

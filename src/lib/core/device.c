@@ -226,9 +226,25 @@ struct axl_device *axl__device_new(struct axl_inventory *inv, const char *owner,
 	dev->owner = owner;
 	dev->prefix = prefix;
 	dev->numa_node = -1;
-	dev->driver_minor = -1;
 	dev->visible_in_list = true;
 	return dev;
+}
+
+void *axl__device_data(struct axl_inventory *inv, struct axl_device *dev, const struct axl__backend *be)
+{
+	if (dev->bdata)
+		return dev->bdata_of == be ? dev->bdata : NULL;
+	if (!be->device_size)
+		return NULL;
+	dev->bdata = axl__arena_alloc(&inv->arena, be->device_size);
+	if (dev->bdata)
+		dev->bdata_of = be;
+	return dev->bdata;
+}
+
+const void *axl__device_data_of(const struct axl_device *dev, const struct axl__backend *be)
+{
+	return dev->bdata_of == be ? dev->bdata : NULL;
 }
 
 struct axl_device *axl__child_new(struct axl_inventory *inv, struct axl_device *parent,
@@ -251,7 +267,6 @@ struct axl_device *axl__child_new(struct axl_inventory *inv, struct axl_device *
 	dev->owner = parent->owner;
 	dev->prefix = parent->prefix;
 	dev->numa_node = -1;
-	dev->driver_minor = -1;
 	dev->visible_in_list = true;
 	return dev;
 }

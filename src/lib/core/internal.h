@@ -83,6 +83,7 @@ int axl__visvar_set(axl_context *ctx, const char *name, const char *value);
 struct axl__sim;
 struct axl__db_entry;
 struct axl__compute_ops;
+struct axl__backend;
 struct axl_context {
 	struct axl__fs fs;
 	struct axl__sim *sim; /* a simulated node (sim.h), or NULL: read the system */
@@ -178,12 +179,11 @@ struct axl_device {
 	const struct axl__db_entry *db;
 	unsigned sources;
 	bool visible_in_list;
-	/* what the owning backend keeps about the device between its hooks */
-	int driver_minor;        /* the minor of the driver's own character device, -1 unknown */
-	uint64_t topo_unique_id; /* its unique id in the driver's topology tree, 0 unknown */
-	bool topo_only;          /* seen only in that tree: no PCI function to read */
-	const int *topo_nodes;   /* its nodes in that tree, one per partition (arena) */
-	size_t topo_node_count;
+	/* what the owning backend keeps about the device between its hooks: a block of its
+	 * row's device_size bytes, in the inventory's arena, made when the backend first
+	 * asks (core/backend.h: axl__device_data); NULL until then */
+	void *bdata;
+	const struct axl__backend *bdata_of;
 	/* devices with the same non-zero id share a direct fabric (discover/links.c asks the
 	 * owning backend's fabric op what it is) */
 	uint64_t fabric_domain;
@@ -223,7 +223,6 @@ struct axl_inventory {
 	AXL__VEC(struct axl_switch) switches;
 	AXL__VEC(struct axl__nic) nics;
 	AXL__VEC(struct axl_link) nic_links;
-	bool topo_present; /* a backend found the driver's topology tree (enumerate) */
 	void *bstate[AXL__BACKENDS_MAX]; /* per backend (by table index): what it keeps between hooks */
 };
 

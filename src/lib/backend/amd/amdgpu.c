@@ -259,7 +259,7 @@ static void hwmon(struct axl__scan *scan, const struct devdir *d, struct axl_dev
 static int amdgpu_enrich(struct axl__scan *scan, const struct axl__backend *self, struct axl_device *dev)
 {
 	struct axl_inventory *inv = scan->inv;
-	if (dev->topo_only || !dev->syspath)
+	if (axl__kfd_of(dev)->only || !dev->syspath)
 		return 0;
 	struct devdir d = {inv, axl__fs_opendir_fd(scan->fs, AXL__FS_ROOT, dev->syspath), dev->syspath};
 	if (d.fd < 0)
@@ -312,7 +312,7 @@ static int amdgpu_enrich(struct axl__scan *scan, const struct axl__backend *self
 				     axl__str(seen, AXL_ATTR_DRIVER_VERSION));
 		else
 			axl__module_version(scan, dev, "amdgpu");
-		if (inv->topo_present || axl__fs_exists(scan->fs, AXL__FS_ROOT, "/sys/class/kfd/kfd"))
+		if (axl__kfd_present(inv) || axl__fs_exists(scan->fs, AXL__FS_ROOT, "/sys/class/kfd/kfd"))
 			axl__add_node(inv, dev, "/dev/kfd");
 	}
 	return 0;
@@ -472,6 +472,7 @@ static const struct axl__library_ops amdgpu_libs = {
 
 const struct axl__backend axl__backend_amdgpu = {
 	.name = "amdgpu",
+	.device_size = sizeof(struct axl__kfd_dev),
 	.facts = &amdgpu_facts,
 	.discover = &amdgpu_discover,
 	.fabric = &amdgpu_fabric,

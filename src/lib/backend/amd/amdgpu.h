@@ -14,6 +14,22 @@
  * GPUs whose PCI function is not in the tree are added from the KFD alone. */
 int axl__kfd_enumerate(struct axl__scan *scan, const struct axl__backend *self);
 
+/* What the amdgpu row keeps per device it owns (its device_size block, core/backend.h:
+ * axl__device_data), from the KFD topology (kfd.c). */
+struct axl__kfd_dev {
+	uint64_t unique_id; /* its unique id in the KFD topology, 0 unknown */
+	bool only;          /* seen only in that tree: no PCI function to read */
+	const int *nodes;   /* its KFD nodes, one per partition (arena) */
+	size_t node_count;
+};
+extern const struct axl__backend axl__backend_amdgpu;
+/* dev's KFD facts (all zero when it has none) */
+const struct axl__kfd_dev *axl__kfd_of(const struct axl_device *dev);
+/* dev's KFD facts to write; NULL when the block could not be made */
+struct axl__kfd_dev *axl__kfd_dev(struct axl_inventory *inv, struct axl_device *dev);
+/* Did this inventory's scan find the KFD topology (axl__kfd_enumerate)? */
+bool axl__kfd_present(const struct axl_inventory *inv);
+
 /* XGMI ports and "xgmi" links between GPUs from the KFD io_links (needs device ids). */
 void axl__kfd_links(struct axl__scan *scan);
 

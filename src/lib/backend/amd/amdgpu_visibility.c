@@ -15,7 +15,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "backend.h"
+#include "amdgpu.h"
 #include "amdgpu_visibility.h"
 #include "util/parse.h"
 
@@ -254,7 +255,7 @@ void axl__amdgpu_visibility(struct axl__vis *v, const struct axl__backend *self)
 			const struct axl_device *d = v->v[j].d;
 			if (!is_amd(d))
 				continue;
-			if (k->unique ? d->topo_unique_id == k->unique
+			if (k->unique ? axl__kfd_of(d)->unique_id == k->unique
 				      : (d->has_pci && d->domain == k->domain && d->bus == bus && d->devno == dn &&
 					 d->fn == fn))
 				k->dev = (long)j;

@@ -315,10 +315,13 @@ static void apply_kfd(struct axl__scan *scan, struct axl_device *dev, const stru
 	if (ids) {
 		for (size_t i = 0; i < parts; i++)
 			ids[i] = g[i].node;
-		dev->topo_nodes = ids;
-		dev->topo_node_count = parts;
+		struct axl__kfd_dev *k = axl__kfd_dev(inv, dev);
+		if (k) {
+			k->nodes = ids;
+			k->node_count = parts;
+		}
 	}
-	if (dev->topo_only) {
+	if (axl__kfd_of(dev)->only) {
 		/* the whole GPU's VRAM in use (the same on every partition) */
 		char path[160];
 		uint64_t used;
@@ -338,13 +341,33 @@ static void apply_kfd(struct axl__scan *scan, struct axl_device *dev, const stru
 	}
 }
 
+const struct axl__kfd_dev *axl__kfd_of(const struct axl_device *dev)
+{
+	static const struct axl__kfd_dev none;
+	const struct axl__kfd_dev *k = axl__device_data_of(dev, &axl__backend_amdgpu);
+	return k ? k : &none;
+}
+
+struct axl__kfd_dev *axl__kfd_dev(struct axl_inventory *inv, struct axl_device *dev)
+{
+	return axl__device_data(inv, dev, &axl__backend_amdgpu);
+}
+
+/* what the amdgpu row's slot holds once the scan found the topology (nothing else) */
+static char kfd_seen;
+
+bool axl__kfd_present(const struct axl_inventory *inv)
+{
+	return axl__backend_state_of(inv, &axl__backend_amdgpu) == &kfd_seen;
+}
+
 int axl__kfd_enumerate(struct axl__scan *scan, const struct axl__backend *self)
 {
 	struct axl_inventory *inv = scan->inv;
 	axl__dir *d = axl__fs_opendir(scan->fs, AXL__FS_ROOT, KFD);
 	if (!d)
 		return 0;
-	inv->topo_present = true;
+	*axl__backend_state(inv, self) = &kfd_seen;
 	AXL__VEC(struct kfd_node) nodes = {0};
 	struct dirent *e;
 	while ((e = axl__fs_readdir(d)) != NULL) {
@@ -388,7 +411,7 @@ int axl__kfd_enumerate(struct axl__scan *scan, const struct axl__backend *self)
 		unsigned bus = (unsigned)(loc >> 8), devno = (unsigned)((loc >> 3) & 31),
 			 fn = (unsigned)(loc & 7);
 		struct axl_device *dev = axl__find_pci(inv, (unsigned)g->domain, bus, devno, fn);
-		if (dev && dev->topo_unique_id && dev->topo_unique_id != g->unique) {
+		if (dev && axl__kfd_of(dev)->unique_id && axl__kfd_of(dev)->unique_id != g->unique) {
 			char path[160];
 			snprintf(path, sizeof path, KFD "/%d", g->node);
 			axl__warn(inv, SRC, path, "a second GPU claims PCI function %04x:%02x:%02x.%u",
@@ -399,7 +422,10 @@ int axl__kfd_enumerate(struct axl__scan *scan, const struct axl__backend *self)
 			dev = axl__device_new(inv, SRC, "amdgpu");
 			if (!dev)
 				break;
-			dev->topo_only = true;
+			struct axl__kfd_dev *k = axl__kfd_dev(inv, dev);
+			if (!k)
+				break;
+			k->only = true;
 			dev->has_pci = true;
 			dev->domain = (unsigned)g->domain;
 			dev->bus = bus;
@@ -417,7 +443,10 @@ int axl__kfd_enumerate(struct axl__scan *scan, const struct axl__backend *self)
 			axl__set_int(dev, AXL_ATTR_FAMILY, AXL_SOURCE_DERIVED, AXL_FAMILY_GPU);
 			axl__set_str(inv, dev, AXL_ATTR_VENDOR, AXL_SOURCE_DERIVED, "AMD");
 		}
-		dev->topo_unique_id = g->unique;
+		struct axl__kfd_dev *k = axl__kfd_dev(inv, dev);
+		if (!k)
+			break;
+		k->unique_id = g->unique;
 		apply_kfd(scan, dev, group, n);
 	}
 	free(used);
@@ -432,8 +461,9 @@ static struct axl_device *gpu_of_node(struct axl_inventory *inv, uint64_t node)
 {
 	for (size_t i = 0; i < inv->devs.n; i++) {
 		struct axl_device *d = inv->devs.v[i];
-		for (size_t k = 0; k < d->topo_node_count; k++)
-			if ((uint64_t)d->topo_nodes[k] == node)
+		const struct axl__kfd_dev *kd = axl__kfd_of(d);
+		for (size_t k = 0; k < kd->node_count; k++)
+			if ((uint64_t)kd->nodes[k] == node)
 				return d;
 	}
 	return NULL;
@@ -499,7 +529,7 @@ static void gpu_links(struct axl__scan *scan, struct axl_device *dev, int *budge
 {
 	struct axl_inventory *inv = scan->inv;
 	char links[128];
-	snprintf(links, sizeof links, KFD "/%d/io_links", dev->topo_nodes[0]);
+	snprintf(links, sizeof links, KFD "/%d/io_links", axl__kfd_of(dev)->nodes[0]);
 	int fd = axl__fs_opendir_fd(scan->fs, AXL__FS_ROOT, links);
 	if (fd < 0)
 		return;
@@ -573,7 +603,7 @@ void axl__kfd_links(struct axl__scan *scan)
 		struct axl_device *d = inv->devs.v[i];
 		/* XGMI io_links exist only within a hive; partitioned GPUs have none worth
 		 * reading (see the top of this file) */
-		if (d->topo_node_count == 1 && d->fabric_domain)
+		if (axl__kfd_of(d)->node_count == 1 && d->fabric_domain)
 			gpu_links(scan, d, &budget);
 	}
 	/* in device order, as the generic pass writes its links */

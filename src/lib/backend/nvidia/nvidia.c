@@ -17,6 +17,7 @@
 #include "compute_cuda.h"
 #include "cuda_checkpoint.h"
 #include "nvidia_control.h"
+#include "nvidia_dev.h"
 #include "nvidia_visibility.h"
 
 #include "devicedb.h"
@@ -118,7 +119,7 @@ static int nvidia_enrich(struct axl__scan *scan, const struct axl__backend *self
 		if (axl__kv_find(buf, "Device Minor", ':', v, sizeof v) == 0) {
 			int64_t minor;
 			if (axl__parse_i64(v, &minor) == 0 && minor >= 0 && minor < 256)
-				dev->driver_minor = (int)minor;
+				axl__nvidia_set_minor(inv, dev, (int)minor);
 			else {
 				char path[256];
 				snprintf(path, sizeof path, "%s/information", dir);
@@ -151,9 +152,10 @@ static int nvidia_enrich(struct axl__scan *scan, const struct axl__backend *self
 		driver_version(scan, dev);
 		/* the nodes only when the driver told the minor: without it we would
 		 * hand a container the control nodes but not the GPU */
-		if (dev->driver_minor >= 0) {
+		int minor = axl__nvidia_minor(dev);
+		if (minor >= 0) {
 			char node[32];
-			snprintf(node, sizeof node, "/dev/nvidia%d", dev->driver_minor);
+			snprintf(node, sizeof node, "/dev/nvidia%d", minor);
 			axl__add_node(inv, dev, node);
 			axl__add_node(inv, dev, "/dev/nvidiactl");
 			axl__add_node(inv, dev, "/dev/nvidia-uvm");
@@ -235,6 +237,22 @@ static const char *const shared_nodes[] = {
 	"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset", NULL,
 };
 
+int axl__nvidia_minor(const struct axl_device *dev)
+{
+	const struct axl__nvidia_dev *nv = axl__device_data_of(dev, &axl__backend_nvidia);
+	return nv && nv->minor_known ? nv->minor : -1;
+}
+
+bool axl__nvidia_set_minor(struct axl_inventory *inv, struct axl_device *dev, int minor)
+{
+	struct axl__nvidia_dev *nv = axl__device_data(inv, dev, &axl__backend_nvidia);
+	if (!nv)
+		return false;
+	nv->minor = minor;
+	nv->minor_known = true;
+	return true;
+}
+
 static const struct axl__backend_facts nvidia_facts = {
 	.pci_vendors = pci_vendors,
 	.drivers = drivers,
@@ -277,6 +295,7 @@ static const struct axl__checkpoint_ops nvidia_checkpoint = {
 
 const struct axl__backend axl__backend_nvidia = {
 	.name = "nvidia",
+	.device_size = sizeof(struct axl__nvidia_dev),
 	.facts = &nvidia_facts,
 	.discover = &nvidia_discover,
 	.fabric = &nvidia_fabric,

@@ -9,6 +9,7 @@
 #include "devicedb.h"
 #include "backend.h"
 #include "nvidia_control.h"
+#include "nvidia_dev.h"
 #include "partition_sim.h"
 
 static int nvswitch_check(const struct axl__db_entry *e, char *why, size_t cap)
@@ -38,9 +39,9 @@ static void sim_device(struct axl_inventory *inv, struct axl_device *d, const st
 {
 	/* /dev/nvidiaN with N its minor (the MIG capability minors of partition_sim.c count
 	 * from the same N), and the driver's control and UVM nodes every CUDA process opens */
-	d->driver_minor = (int)at->minor;
+	axl__nvidia_set_minor(inv, d, (int)at->minor);
 	char node[32];
-	snprintf(node, sizeof node, "/dev/nvidia%d", d->driver_minor);
+	snprintf(node, sizeof node, "/dev/nvidia%d", (int)at->minor);
 	axl__add_node(inv, d, node);
 	axl__add_node(inv, d, "/dev/nvidiactl");
 	axl__add_node(inv, d, "/dev/nvidia-uvm");

@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "nvml_job.h"
+#include "nvidia_dev.h"
 #include "util/parse.h"
 
 #define SRC "nvml"
@@ -257,7 +258,7 @@ static void apply_mig(struct axl__scan *scan, unsigned i, const struct nv_gpu *g
 		for (size_t n = 0; n < dev->nodes.n; n++)
 			axl__add_node(inv, c, dev->nodes.v[n]);
 		if (m->has_gi && m->has_ci)
-			mig_nodes(scan, c, dev->driver_minor, m->gi, m->ci, minors);
+			mig_nodes(scan, c, axl__nvidia_minor(dev), m->gi, m->ci, minors);
 	}
 }
 
@@ -344,8 +345,8 @@ static void apply_gpu(struct axl__scan *scan, struct nv_job *j, unsigned i, stru
 		axl__add_cu(inv, dev, "CUDA core", g->u[U_CORES], N);
 	if (g->has_u[U_MINOR]) {
 		if (g->u[U_MINOR] < 256) {
-			if (dev->driver_minor < 0) {
-				dev->driver_minor = (int)g->u[U_MINOR];
+			if (axl__nvidia_minor(dev) < 0) {
+				axl__nvidia_set_minor(inv, dev, (int)g->u[U_MINOR]);
 				char node[32];
 				snprintf(node, sizeof node, "/dev/nvidia%u", g->u[U_MINOR]);
 				axl__add_node(inv, dev, node);

@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "devicedb.h"
 #include "partition_sim.h"
+#include "nvidia_dev.h"
 
 #define SIM AXL_SOURCE_SIM
 #define MAX_INST 16
@@ -216,7 +217,7 @@ int axl__sim_mig_create(axl_context *ctx, const struct axl_device *gpu, const st
 	out->gpu_instance = c.gi;
 	out->compute_instance = 0;
 	/* the GPU minor its MIG capability minors count from (nvidia_sim.c set it) */
-	axl__sim_mig_nodes(gpu->driver_minor >= 0 ? (size_t)gpu->driver_minor : 0, c.gi, out->nodes[0],
+	axl__sim_mig_nodes(axl__nvidia_minor(gpu) >= 0 ? (size_t)axl__nvidia_minor(gpu) : 0, c.gi, out->nodes[0],
 			   out->nodes[1]);
 	out->nnodes = 2;
 	return 0;
