@@ -808,6 +808,7 @@ static void *run(void *ud)
 		double t = now_s();
 		if (have_want && t >= retry_at) {
 			int rc = 0;
+			bool talked = p->need_list || p->need_sync; /* a request answered, or refused */
 			if (p->need_list) {
 				watch_end(p);
 				rc = list(p) == 0 ? 0 : -1;
@@ -838,7 +839,10 @@ static void *run(void *ud)
 				if (rc < 0)
 					say(p, 2, "trying again in %.1f s", wait * jitter);
 			} else {
-				backoff = p->cfg.backoff_min_s;
+				/* only an answer resets the backoff: a watch started is not one (that it
+				 * cannot connect is known later, in watch_done) */
+				if (talked)
+					backoff = p->cfg.backoff_min_s;
 				retry_at = 0;
 			}
 		}
@@ -864,7 +868,9 @@ static void *run(void *ud)
 					if (rc == 1) {
 						p->need_list = true;
 						retry_at = 0;
-					} else if (rc < 0) {
+					} else if (rc == 0) {
+						backoff = p->cfg.backoff_min_s; /* it lived: the server is well */
+					} else {
 						count(p, &p->st.failures);
 						double jitter = 1.0 + 0.2 * ((double)(rand() % 1000) / 1000.0);
 						retry_at = now_s() + backoff * jitter;
