@@ -13,7 +13,8 @@ staging/src/k8s.io/api/resource/v1/types.go (ResourceClaim: metadata, spec.devic
 {results [] {request, driver, pool, device, adminAccess}}, nodeSelector}, status.reservedFor).
 
 usage: check_kubelet.py AXL WORKDIR CASE   (CASE: register, prepare, restart, bad, idle, bench)
-The work directory is removed when the check passes, kept when it fails.
+The work directory is removed when the check passes (unless AXL_KEEP_WORK=1, as
+tests/workdir.py), kept when it fails.
 """
 import glob
 import json
@@ -542,7 +543,8 @@ def main():
     except Fail as e:
         print("FAIL: %s\n(the work directory %s is kept)" % (e, work))
         return 1
-    shutil.rmtree(work, ignore_errors=True)
+    if not os.environ.get("AXL_KEEP_WORK"):  # as tests/workdir.py: kept to be read when asked
+        shutil.rmtree(work, ignore_errors=True)
     print("ok")
     return 0
 
