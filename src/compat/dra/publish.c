@@ -73,6 +73,11 @@ struct pub {
 	CURLM *multi;
 	/* the thread's own */
 	char **chunk; /* the slices' devices, canonical JSON arrays */
+	/* chunk k as the server stored it, where that differs from what was sent (a field it
+	 * drops: an alpha field whose feature gate is off); NULL: as sent. Without it, each
+	 * watch event of our own write would look like a change and be written again. */
+	char **stored;
+	char *last_canon; /* the devices of the last object a write answered with */
 	size_t nchunk;
 	struct have *have;
 	size_t nhave;
@@ -287,7 +292,8 @@ static bool pool_matches(const struct pub *p)
 		}
 		bool found = false;
 		for (size_t k = 0; k < p->nchunk && !found; k++)
-			if (!used[k] && strcmp(h->canon, p->chunk[k]) == 0)
+			if (!used[k] && (strcmp(h->canon, p->chunk[k]) == 0 ||
+					 (p->stored[k] && strcmp(h->canon, p->stored[k]) == 0)))
 				used[k] = found = true;
 		ok = found;
 	}
@@ -299,10 +305,14 @@ static bool pool_matches(const struct pub *p)
 
 static void chunks_free(struct pub *p)
 {
-	for (size_t i = 0; i < p->nchunk; i++)
+	for (size_t i = 0; i < p->nchunk; i++) {
 		free(p->chunk[i]);
+		free(p->stored ? p->stored[i] : NULL);
+	}
 	free(p->chunk);
+	free(p->stored);
 	p->chunk = NULL;
+	p->stored = NULL;
 	p->nchunk = 0;
 }
 
@@ -345,6 +355,11 @@ static int chunk_devices(struct pub *p, const char *devices, char *err, size_t c
 	}
 	chunks_free(p);
 	p->chunk = ch;
+	if (!(p->stored = calloc(n ? n : 1, sizeof *p->stored))) {
+		chunks_free(p);
+		snprintf(err, cap, "out of memory");
+		return -1;
+	}
 	p->nchunk = n;
 	return 0;
 }
@@ -550,8 +565,12 @@ static int write_one(struct pub *p, const char *method, const char *path, const 
 	if (status == 200 || status == 201 || status == 202) {
 		count(p, counter);
 		struct axl__jdoc *doc = NULL;
-		if (strcmp(method, "DELETE") != 0 && axl__jdoc_parse(resp, len, &doc, err, sizeof err) == 0)
+		if (strcmp(method, "DELETE") != 0 && axl__jdoc_parse(resp, len, &doc, err, sizeof err) == 0) {
+			const struct axl__jv *devs = axl__jv_get(axl__jv_get(axl__jdoc_root(doc), "spec"), "devices");
+			free(p->last_canon);
+			p->last_canon = devs && devs->type == AXL__J_ARR ? canon_str(devs) : strdup("[]");
 			have_upsert(p, axl__jdoc_root(doc), false);
+		}
 		axl__jdoc_free(doc);
 	} else if (strcmp(method, "DELETE") == 0 && status == 404) {
 		rc = 0; /* gone already */
@@ -596,6 +615,8 @@ static int sync_pool(struct pub *p)
 			rc = -1;
 			break;
 		}
+		free(p->last_canon);
+		p->last_canon = NULL;
 		if (k < nold) {
 			snprintf(path, sizeof path, "%s/%s", SLICES_PATH, names[k]);
 			rc = write_one(p, "PUT", path, body, &p->st.updates);
@@ -603,6 +624,16 @@ static int sync_pool(struct pub *p)
 			rc = write_one(p, "POST", SLICES_PATH, body, &p->st.creates);
 		}
 		free(body);
+		if (rc == 0 && p->last_canon && strcmp(p->last_canon, p->chunk[k]) != 0) {
+			if (!p->stored[k] || strcmp(p->stored[k], p->last_canon) != 0)
+				say(p, 1,
+				    "the API server stored slice %zu of the pool otherwise than it was sent (a field "
+				    "it does not keep?): taken as published",
+				    k);
+			free(p->stored[k]);
+			p->stored[k] = p->last_canon;
+			p->last_canon = NULL;
+		}
 	}
 	for (size_t i = p->nchunk; i < nold && rc == 0; i++) {
 		char path[1024];
@@ -987,6 +1018,7 @@ void dra_pub_stop(void *pub, int remove)
 	chunks_free(p);
 	pthread_mutex_destroy(&p->lock);
 	free(p->want);
+	free(p->last_canon);
 	free(p->rv);
 	free(p->node_uid);
 	free(p->driver);

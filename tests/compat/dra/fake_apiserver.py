@@ -30,7 +30,8 @@ Control (no token, same port): GET /_fake/stats (request counts, rejections, the
 POST /_fake/fault {"status": 500, "count": 3, "methods": ["PUT"], "path": "regex"} (the next
 count matching requests are answered with status), POST /_fake/tokens {"tokens": [...]},
 POST /_fake/close_watches, POST /_fake/compact (forget the event history: watches from an
-older version get 410), POST /_fake/reset_counts.
+older version get 410), POST /_fake/reset_counts, POST /_fake/drop_attribute {"name": ...}
+(that device attribute is not stored, as a server drops a field whose feature gate is off).
 
 --state FILE keeps the store across a restart (as etcd does); the event history is not
 kept, so a watch from before the restart gets 410, as after a compaction.
@@ -93,6 +94,7 @@ class Store:
         self.log = []  # (time, method, kind, status)
         self.rejected = []
         self.closing = 0  # bumped to end every watch
+        self.dropped = set()  # device attributes not kept (as a field whose feature gate is off)
         doc = json.load(open(args.schema))
         root = strict(doc)
         self.validator = jsonschema.Draft7Validator(
@@ -217,6 +219,13 @@ def validate_slice(store, obj, old):
                                   for r in refs):
             errs.append("metadata.ownerReferences: not the node %s (uid %s): %s" % (node, n["metadata"]["uid"], refs))
     return errs
+
+
+def drop(store, obj):
+    """What a server does with a field it does not keep: it is gone from what is stored."""
+    for d in (obj.get("spec") or {}).get("devices") or []:
+        for name in store.dropped:
+            (d.get("attributes") or {}).pop(name, None)
 
 
 def selector_match(obj, sel):
@@ -368,6 +377,7 @@ class Handler(BaseHTTPRequestHandler):
                     st.rejected.append({"name": name, "errors": errs})
                     return self.send_json(422, status(422, "Invalid", "; ".join(errs)))
             md["generation"] = 1
+            drop(st, obj)
             obj = st.stamp(obj)
             objs[name] = obj
             st.event(coll, "ADDED", obj)
@@ -395,6 +405,7 @@ class Handler(BaseHTTPRequestHandler):
                 if errs:
                     st.rejected.append({"name": name, "errors": errs})
                     return self.send_json(422, status(422, "Invalid", "; ".join(errs)))
+            drop(st, obj)
             md["uid"] = old["metadata"]["uid"]
             md["creationTimestamp"] = old["metadata"]["creationTimestamp"]
             md["generation"] = old["metadata"].get("generation", 1) + (obj.get("spec") != old.get("spec"))
@@ -477,6 +488,8 @@ class Handler(BaseHTTPRequestHandler):
             elif what == "close_watches":
                 st.closing += 1
                 st.lock.notify_all()
+            elif what == "drop_attribute":
+                st.dropped.add(body["name"])
             elif what == "compact":
                 st.history = []
                 st.history_from = st.rv + 1
