@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Partitions below the CLI (src/lib/partition.c, mig_rules.c, partition_sim.c):
+/* Partitions below the CLI (src/lib/partition.c, mig_rules.c, mig_sim.c):
  *  - the MIG rules of every GPU axl knows: on an empty GPU each profile fits exactly its
  *    instance limit, instances never share a memory slice nor exceed the compute
  *    slices, and the combinations the MIG user guide allows (and refuses) on an H100;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The cuda compute backend (src/lib/backend/nvidia/compute_cuda.c) over the CUDA double,
+ * The cuda compute backend (src/lib/backend/nvidia/cuda_compute.c) over the CUDA double,
  * through the compute API, on the recorded HGX H100 node (8 GPUs). The double lists the
  * same GPUs in reverse order and without UUIDs (make_inputs.py), so only PCI addresses
  * can match them. One case per process: the double reads its fault variables once.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The hip compute backend (src/lib/backend/amd/compute_hip.c) against the HIP double, on
+ * The hip compute backend (src/lib/backend/amd/hip_compute.c) against the HIP double, on
  * the synthetic 8 x MI300X node made into a tree by mktree.py (tests/trees/nodes/
  * mi300x-8x.json, GPUs at 0000:0c:00.0, 0000:15:00.0, 0000:1e:00.0, ...). The double's
  * capture (fixtures/mi300x-8x-hip.json) lists three GPUs in another order than the node's:

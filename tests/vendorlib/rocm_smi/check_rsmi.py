@@ -397,7 +397,7 @@ def check_board(args, node):
         i = [x for x, c in cap.gpus() if address(c["PCI Bus"]) == d["pci"]["address"]][0]
         if d["pci"]["address"] == "0000:bf:00.0" and node == "mi300x-8x":
             # its pp_dpm_sclk is damaged ('busy'): the real ROCm SMI reads that same file, and
-            # ROCm SMI 5 asserts on it (rocm_smi.real.mi300x-8x), so axl does not ask (rocm_smi.c
+            # ROCm SMI 5 asserts on it (rocm_smi.real.mi300x-8x), so axl does not ask (rsmi.c
             # dpm_parses) and the current clock stays unknown, whatever the double would say
             eq((d["clocks"].get("graphics_mhz"), fs.get("clocks.graphics_mhz")), (None, None),
                t + " current clock not asked of ROCm SMI")

@@ -37,7 +37,7 @@ void axl__kfd_links(struct axl__scan *scan);
  * "QPX" 4, "CPX" one per XCC: xcc, < 1 when not known); -1 for other names. */
 int axl__amd_mode_instances(const char *mode, int64_t xcc);
 
-/* The hip compute backend (compute_hip.c): AMD GPUs through the HIP runtime. */
+/* The hip compute backend (hip_compute.c): AMD GPUs through the HIP runtime. */
 extern const struct axl__compute_ops axl__compute_hip;
 
 /* Is this device amdgpu's (prefix or bound driver)? */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What the ROCm SMI worker collects (rocm_smi.c) and the main thread applies to the
+/* What the ROCm SMI worker collects (rsmi.c) and the main thread applies to the
  * inventory (rsmi_apply.c). Plain data: the worker never touches the inventory. */
 #ifndef AXL_RSMI_JOB_H
 #define AXL_RSMI_JOB_H
@@ -20,7 +20,7 @@ struct rs_dev {
 	uint64_t bdf;   /* domain << 32 | partition << 28 | bus << 8 | device << 3 | function */
 	bool partition; /* a partition of a GPU (bits 28..31 set): only ids are asked */
 	bool asleep;    /* runtime-suspended: clocks and power are not asked (they wake it) */
-	bool no_hwmon;  /* no amdgpu hwmon directory: power is not asked (see rocm_smi.c) */
+	bool no_hwmon;  /* no amdgpu hwmon directory: power is not asked (see rsmi.c) */
 	unsigned u16[RSQ_U16__N];
 	bool has_u16[RSQ_U16__N];
 	char str[RSQ_STR__N][AXL_RSMI_STR];

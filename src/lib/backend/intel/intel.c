@@ -270,7 +270,7 @@ static const struct axl__pci_vendor pci_vendors[] = {
 };
 static const char *const drivers[] = {"i915", "xe", "intel_vpu", NULL};
 
-extern const struct axl__compute_ops axl__compute_level_zero; /* compute_ze.c */
+extern const struct axl__compute_ops axl__compute_level_zero; /* ze_compute.c */
 
 static const struct axl__backend_facts intel_facts = {
 	.pci_vendors = pci_vendors,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What the Level Zero worker collects (level_zero.c) and the main thread applies to the
+/* What the Level Zero worker collects (ze.c) and the main thread applies to the
  * inventory (ze_apply.c). Plain data: the worker never touches the inventory. */
 #ifndef AXL_ZE_JOB_H
 #define AXL_ZE_JOB_H

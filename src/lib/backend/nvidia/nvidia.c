@@ -14,7 +14,7 @@
 
 #include "backend.h"
 #include "backend_util.h"
-#include "compute_cuda.h"
+#include "cuda_compute.h"
 #include "cuda_checkpoint.h"
 #include "nvidia_control.h"
 #include "nvidia_dev.h"

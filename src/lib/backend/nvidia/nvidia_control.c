@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What control/ asks of NVIDIA (internal.h, struct axl__part_ops; docs/partitions.md,
  * docs/limits.md): MIG partitions, made through NVML on the live system (nvml_mig.c) and
- * as state records on a simulated node (partition_sim.c), the profile names a request
+ * as state records on a simulated node (mig_sim.c), the profile names a request
  * may use, the nodes and variables a container needs for a MIG device, and the limits
  * in the environment HAMi-core reads. axl never switches MIG mode. */
 #define _GNU_SOURCE
@@ -16,7 +16,7 @@
 #include "backend.h"
 #include "nvidia_control.h"
 #include "nvml_mig.h"
-#include "partition_sim.h"
+#include "mig_sim.h"
 
 static const struct axl__part *mig_of(const struct axl_device *d)
 {

@@ -2,7 +2,7 @@
 /* What the nvidia row keeps per device it owns (its device_size block, core/backend.h:
  * axl__device_data): the minor of the driver's own character device, /dev/nvidiaN, as
  * /proc/driver/nvidia (nvidia.c), NVML (nvml_apply.c) or a simulated node's spec
- * (nvidia_sim.c) tells it; the MIG capability minors count from it (partition_sim.c). */
+ * (nvidia_sim.c) tells it; the MIG capability minors count from it (mig_sim.c). */
 #ifndef AXL_NVIDIA_DEV_H
 #define AXL_NVIDIA_DEV_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A simulated NVIDIA GPU (internal.h, struct axl__sim_ops; docs/sim.md): the nodes the
- * driver makes for it, its MIG mode and instances (partition_sim.c), NVLink between
+ * driver makes for it, its MIG mode and instances (mig_sim.c), NVLink between
  * two GPUs and an NVSwitch fabric joining a group. */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include "backend.h"
 #include "nvidia_control.h"
 #include "nvidia_dev.h"
-#include "partition_sim.h"
+#include "mig_sim.h"
 
 static int nvswitch_check(const struct axl__db_entry *e, char *why, size_t cap)
 {
@@ -37,7 +37,7 @@ static double nvlink_gbps(const struct axl__db_entry *a, const struct axl__db_en
 /* After the device database's facts: the nodes, the MIG mode the spec sets, the instances. */
 static void sim_device(struct axl_inventory *inv, struct axl_device *d, const struct axl__sim_place *at)
 {
-	/* /dev/nvidiaN with N its minor (the MIG capability minors of partition_sim.c count
+	/* /dev/nvidiaN with N its minor (the MIG capability minors of mig_sim.c count
 	 * from the same N), and the driver's control and UVM nodes every CUDA process opens */
 	axl__nvidia_set_minor(inv, d, (int)at->minor);
 	char node[32];

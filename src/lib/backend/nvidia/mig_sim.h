@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* MIG on simulated nodes (partition_sim.c, docs/partitions.md): instances are records
+/* MIG on simulated nodes (mig_sim.c, docs/partitions.md): instances are records
  * of the simulated node's own state directory, placed by the GPU's rules (mig_rules.h). */
-#ifndef AXL_LIB_PARTITION_SIM_H
-#define AXL_LIB_PARTITION_SIM_H
+#ifndef AXL_NVIDIA_MIG_SIM_H
+#define AXL_NVIDIA_MIG_SIM_H
 
 #include "backend.h"
 #include "mig_rules.h"

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "ccall.h"
-#include "compute_cuda.h"
+#include "cuda_compute.h"
 #include "compute_impl.h"
 #include "cuda_api.h"
 #include "nvidia_runtime.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* MIG on simulated nodes (partition_sim.h). Nothing here touches hardware: an instance
+/* MIG on simulated nodes (mig_sim.h). Nothing here touches hardware: an instance
  * is a record of the simulated node's state directory with its GPU instance id and
  * start memory slice, placed by the rules of mig_rules.c. */
 #define _GNU_SOURCE
@@ -11,7 +11,7 @@
 
 #include "backend.h"
 #include "devicedb.h"
-#include "partition_sim.h"
+#include "mig_sim.h"
 #include "nvidia_dev.h"
 
 #define SIM AXL_SOURCE_SIM
