@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* A node from ai-hwaccel's registry JSON (axl plan --registry FILE, docs/plan.md
- * "ai-hwaccel's registry"): the crate's AcceleratorRegistry as its serde derive writes it
- * (src/registry.rs, src/profile.rs, src/system_io.rs of MacCracken/ai-hwaccel at
- * 1db91af8, registry schema_version 1-3). Its kinds map to axl's through one table
- * (hwaccel_table.c); the devices are the planner's like an axl.inventory's. */
+ * "ai-hwaccel's registry"), in either layout ai-hwaccel has written:
+ *  - schema_version 1-3: the Rust crate's AcceleratorRegistry as its serde derive writes
+ *    it (src/registry.rs, src/profile.rs, src/system_io.rs of MacCracken/ai-hwaccel at
+ *    1db91af8), unknown fields refused as its deny_unknown_fields refuses them;
+ *  - schema_version 4-5: the Cyrius port's registry_to_json and profile_to_json
+ *    (src/json_out.cyr at dd58800c, 2.3.18), unknown fields ignored as its own readers
+ *    (profile_from_json, the Python binding's from_dict) ignore them.
+ * Its kinds map to axl's through one table (hwaccel_table.c); the devices are the
+ * planner's like an axl.inventory's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +161,58 @@ static int accel_of(struct rctx *c, const struct axl__jv *a, const char *where,
 	return 0;
 }
 
+/* The same for schema 4 and later: "accelerator" is accel_name()'s display string,
+ * "accel_type_id" (version 5) the AcceleratorType enum's value and the one the port reads
+ * back; the generation an enum value ("tpu_version": 1 is V5e), absent when unknown. */
+static int accel_of4(struct rctx *c, const struct axl__jv *pr, const struct axl__jv *a, const char *where,
+		     const struct axl__hwaccel_kind **row, int64_t *dev_id, const char **gen)
+{
+	*gen = NULL;
+	*row = NULL;
+	if (a->type != AXL__J_STR)
+		return RFAIL(c, "%s.accelerator: %s where a string belongs", where, type_name(a));
+	int64_t tid;
+	if (ruint(c, pr, "accel_type_id", where, false, INT32_MAX, &tid))
+		return -1;
+	if (tid >= 0 && !(*row = axl__hwaccel_kind_type(tid)))
+		return RFAIL(c, "%s.accel_type_id: %lld, not a type ai-hwaccel has", where, (long long)tid);
+	if (!*row && !(*row = axl__hwaccel_kind_display(a->s)))
+		return RFAIL(c, "%s.accelerator: unknown type \"%.40s\"", where, a->s);
+	if (ruint(c, pr, "device_id", where, false, UINT32_MAX, dev_id))
+		return -1;
+	if (*dev_id < 0)
+		*dev_id = 0; /* the port's default (profile_from_json) */
+	int64_t n;
+	if ((*row)->count_key4 && ruint(c, pr, (*row)->count_key4, where, false, UINT32_MAX, &n))
+		return -1;
+	if ((*row)->gen_key4) {
+		int64_t g;
+		if (ruint(c, pr, (*row)->gen_key4, where, false, 64, &g))
+			return -1;
+		size_t nv = 0;
+		while ((*row)->gen_values[nv])
+			nv++;
+		if (g >= (int64_t)nv)
+			return RFAIL(c, "%s.%s: %lld, not a value ai-hwaccel has", where, (*row)->gen_key4, (long long)g);
+		if (g >= 0)
+			*gen = (*row)->gen_values[g];
+	}
+	return 0;
+}
+
+/* An integer member x1000 of schema 4 (GB/s x1000: "mem_bandwidth_x1000") as a number; -1
+ * when absent. */
+static int rx1000(struct rctx *c, const struct axl__jv *o, const char *key, const char *where, double *out)
+{
+	int64_t v;
+	*out = -1;
+	if (ruint(c, o, key, where, false, INT64_MAX, &v))
+		return -1;
+	if (v >= 0)
+		*out = (double)v / 1000.0;
+	return 0;
+}
+
 static int add_registry(struct axl_planner *p, const struct axl__jv *root, const char *name, struct rctx *c)
 {
 	static const char *const reg_keys[] = {"schema_version", "profiles", "warnings", "system_io", NULL};
@@ -172,8 +229,10 @@ static int add_registry(struct axl_planner *p, const struct axl__jv *root, const
 	if (ver == 0)
 		return RFAIL(c, "registry.schema_version: 0 (the crate's versions start at 1)");
 	if (ver < 0)
-		ver = AXL__HWACCEL_SCHEMA_VERSION; /* serde's default: the crate's own */
-	const bool strict = ver <= AXL__HWACCEL_SCHEMA_VERSION;
+		ver = 3; /* serde's default: the Rust crate's own */
+	/* schema 4 on: the Cyrius port's layout, whose readers ignore unknown fields */
+	const bool display = ver >= AXL__HWACCEL_DISPLAY_SCHEMA;
+	const bool strict = !display;
 	if (known_keys(c, root, "registry", reg_keys, strict))
 		return -1;
 	const struct axl__jv *profs = axl__jv_get(root, "profiles");
@@ -212,15 +271,19 @@ static int add_registry(struct axl_planner *p, const struct axl__jv *root, const
 		double bw, pcie;
 		if (known_keys(c, pr, where, prof_keys, strict) ||
 		    (!acc && RFAIL(c, "%s: \"accelerator\" is missing", where)) ||
-		    accel_of(c, acc, where, &row, &dev_id, &gen) ||
+		    (display ? accel_of4(c, pr, acc, where, &row, &dev_id, &gen)
+			     : accel_of(c, acc, where, &row, &dev_id, &gen)) ||
 		    (!av && RFAIL(c, "%s: \"available\" is missing", where)) ||
 		    (av->type != AXL__J_BOOL &&
 		     RFAIL(c, "%s.available: %s where a boolean belongs", where, type_name(av))) ||
 		    ruint(c, pr, "memory_bytes", where, true, INT64_MAX, &mem) ||
 		    ruint(c, pr, "memory_used_bytes", where, false, INT64_MAX, &used) ||
 		    ruint(c, pr, "numa_node", where, false, UINT32_MAX, &numa) ||
-		    rnum(c, pr, "memory_bandwidth_gbps", where, &bw) ||
-		    rnum(c, pr, "pcie_bandwidth_gbps", where, &pcie) || rstr(c, pr, "device_name", where, &dname) ||
+		    (display ? rx1000(c, pr, "mem_bandwidth_x1000", where, &bw)
+			     : rnum(c, pr, "memory_bandwidth_gbps", where, &bw)) ||
+		    (display ? rx1000(c, pr, "pcie_bandwidth_x1000", where, &pcie)
+			     : rnum(c, pr, "pcie_bandwidth_gbps", where, &pcie)) ||
+		    rstr(c, pr, "device_name", where, &dname) ||
 		    rstr(c, pr, "compute_capability", where, &s) || rstr(c, pr, "driver_version", where, &s)) {
 			free(pd);
 			return -1;
@@ -279,17 +342,27 @@ static int add_registry(struct axl_planner *p, const struct axl__jv *root, const
 			free(pd);
 			return RFAIL(c, "%s: %s where an object belongs", where, type_name(ic));
 		}
-		if (rstr(c, ic, "kind", where, &kind) || rnum(c, ic, "bandwidth_gbps", where, &g) ||
-		    rstr(c, ic, "state", where, &state)) {
+		/* schema 4 on: bandwidth_bytes_per_sec, and a "state" the port writes as an
+		 * integer (json_out.cyr's _ic_to_json: 0, or the address of the state's text):
+		 * a port's state says nothing, so its NICs count as up */
+		int64_t bps = -1;
+		if (rstr(c, ic, "kind", where, &kind) ||
+		    (display ? ruint(c, ic, "bandwidth_bytes_per_sec", where, false, INT64_MAX, &bps)
+			     : rnum(c, ic, "bandwidth_gbps", where, &g)) ||
+		    (!display && rstr(c, ic, "state", where, &state))) {
 			free(pd);
 			return -1;
 		}
-		const struct axl__hwaccel_link *l = axl__hwaccel_link_find(kind);
+		if (display) {
+			g = bps >= 0 ? (double)bps / 1e9 : -1;
+			state = NULL;
+		}
+		const struct axl__hwaccel_link *l = axl__hwaccel_link_find(kind, display);
 		if (!kind || (!l && strict)) {
 			free(pd);
 			return RFAIL(c, "%s.kind: %s", where, kind ? "an unknown variant" : "is missing");
 		}
-		if (l && !l->axl_kind && g > nic && (!state || strstr(state, "ACTIVE") || strstr(state, "Active")))
+		if (l && l->nic && g > nic && (!state || strstr(state, "ACTIVE") || strstr(state, "Active")))
 			nic = g;
 	}
 	size_t first = p->ndevs;
@@ -303,10 +376,15 @@ static int add_registry(struct axl_planner *p, const struct axl__jv *root, const
 	/* a fabric of the registry (system-wide, as the crate records it) joins every device
 	 * of its kind at its bandwidth: the crate's planner reads it so too */
 	for (size_t i = 0; ics && i < ics->len; i++) {
-		const struct axl__hwaccel_link *l = axl__hwaccel_link_find(axl__jv_str(&ics->items[i], "kind"));
+		const struct axl__hwaccel_link *l =
+			axl__hwaccel_link_find(axl__jv_str(&ics->items[i], "kind"), display);
 		double g = -1;
-		if (!l || !l->axl_kind || !axl__jv_num(&ics->items[i], "bandwidth_gbps", &g) || !(g > 0))
+		if (!l || !l->axl_kind ||
+		    !axl__jv_num(&ics->items[i], display ? "bandwidth_bytes_per_sec" : "bandwidth_gbps", &g) ||
+		    !(g > 0))
 			g = -1;
+		else if (display)
+			g /= 1e9;
 		if (!l || !l->axl_kind)
 			continue;
 		size_t plen = strlen(l->id_prefix);

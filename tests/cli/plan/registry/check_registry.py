@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """axl plan --registry FILE (docs/plan.md "ai-hwaccel's registry"): ai-hwaccel's registry
-JSON, as the Rust crate's serde derive writes AcceleratorRegistry, planned on; malformed
-registries refused naming the file and the field; an empty node's empty plan.
+JSON, as the Rust crate's serde derive writes AcceleratorRegistry (schema 1-3) and as the
+Cyrius port's registry_to_json writes it (schema 4-5), planned on; malformed registries
+refused naming the file and the field; an empty node's empty plan. The files and where
+they come from: PROVENANCE.md.
 
 The registries here are written by hand from the crate's structs at MacCracken/ai-hwaccel
 commit 1db91af878a32f9ebdb0c7aa1af18e5151e5ba73 (1.2.0, the last Rust release, registry
@@ -26,6 +28,8 @@ SCHEMA = os.path.join(SRC, "schema", "axl-plan.schema.json")
 H100 = os.path.join(HERE, "h100x2-nvlink.json")
 TPU = os.path.join(HERE, "tpu-v5e.json")
 EMPTY = os.path.join(HERE, "empty.json")
+V4 = os.path.join(HERE, "cyrius-v4-renoir.json")
+V5 = os.path.join(HERE, "cyrius-v5-h100x2.json")
 
 failures = []
 
@@ -104,8 +108,9 @@ def case_registry(axl, work):
     check(rc != 0 and "axl.inventory" in err, "registry as --node: %d %s" % (rc, err))
     rc, out, err = run(axl, ["plan", "llama3.1-8b", "--registry", H100, "--sysroot", work])
     check(rc != 0 and "--registry" in err, "--sysroot with --registry: %d %s" % (rc, err))
-    # a newer registry: read, with one warning naming the file and both versions
-    with open(H100) as f:
+    # a newer registry (the port's layout): read, with one warning naming the file and
+    # both versions
+    with open(V5) as f:
         doc = json.load(f)
     doc["schema_version"] = 9
     doc["profiles"][1]["hbm_stacks"] = 5
@@ -113,8 +118,78 @@ def case_registry(axl, work):
     with open(newer, "w") as f:
         json.dump(doc, f)
     rc, out, err = run(axl, ["plan", "llama3.1-8b", "--registry", newer])
-    check(rc == 0 and err.count("warning") == 1 and newer in err and "9" in err and "(3)" in err,
+    check(rc == 0 and err.count("warning") == 1 and newer in err and "9" in err and "(5)" in err,
           "newer registry: %d %r" % (rc, err))
+
+
+def case_registry_cyrius(axl, work):
+    # ai-hwaccel's own fixture (schema 4): the ROCm and the Vulkan view of one laptop GPU,
+    # named as axl names them, memory_bytes less memory_used_bytes; the host's 64 GB
+    d = plan_json(axl, ["llama3.2-1b", "--registry", V4, "--devices", "amdgpu:0", "--quant", "int4"], "v4 amdgpu")
+    if d:
+        sh = d["plan"]["shards"] if d["plan"] else []
+        check(d["fits"] and [s["device"] for s in sh] == ["amdgpu:0"], "v4: %s" % d.get("plan"))
+        # what is free (memory_bytes - memory_used_bytes), below 0.90 of the total
+        check(all(s["capacity_bytes"] == 3221225472 - 645857280 for s in sh), "v4 capacity: %s" % sh)
+    rc, out, err = run(axl, ["plan", "llama3.1-8b", "--registry", V4])
+    check(rc == 0 and "AMD Radeon (PCI 0x1002:0x1638)" in out and "RADV RENOIR" in out, "v4 text: %d %r %r" %
+          (rc, out[:600], err))
+    d = plan_json(axl, ["llama3.1-8b", "--registry", V4, "--devices", "cpu"], "v4 cpu")
+    if d:
+        check(d["fits"] and d["plan"]["shards"][0]["capacity_bytes"] <= 64166064128, "v4 cpu: %s" % d["plan"])
+    # schema 5 of the H100 node: the same plan as the serde layout's (tp 2 over NVLink at
+    # 450 GB/s, the roofline from mem_bandwidth_x1000 3352300), the unavailable Gaudi not
+    # planned on, the InfiniBand port (state an address: said nothing) the network
+    d = plan_json(axl, ["llama3.1-70b", "--registry", V5], "v5 registry")
+    if d:
+        check(d["fits"] and d["plan"]["strategy"]["tp"] == 2, "70b on v5: %s" % d.get("plan"))
+        sh = d["plan"]["shards"]
+        check(sorted(s["device"] for s in sh) == ["nvidia:0", "nvidia:1"], "v5 devices: %s" % sh)
+        check(all(s.get("tp_link") == "fabric" and s.get("tp_link_gbps") == 450 for s in sh), "v5 link: %s" % sh)
+        check("habana:0" not in json.dumps(d), "v5: the unavailable Gaudi planned on")
+        roof = d["estimate"]["decode_roofline_tokens_per_s"]
+        w = d["memory"]["weights_bytes"] / 2
+        check(roof is not None and roof <= 3352.3e9 / w * 1.0001, "v5 roofline %s above 3352.3 GB/s / %d" % (roof, w))
+        d0 = plan_json(axl, ["llama3.1-70b", "--registry", H100], "serde registry")
+        if d0:
+            check(d0["plan"]["strategy"] == d["plan"]["strategy"] and d0["estimate"] == d["estimate"],
+                  "v5 and serde layouts of one node differ: %s / %s" % (d["estimate"], d0["estimate"]))
+    d2 = plan_json(axl, ["llama3.1-405b", "--registry", V5, "--registry", V5, "--quant", "int4"], "two v5")
+    if d2:
+        check(d2["estimate"] is None or d2["estimate"]["factors"]["network_gbps"] == 50,
+              "v5 network: %s" % (d2["estimate"] and d2["estimate"]["factors"]))
+    # the port's readers ignore fields they do not know; so does axl for its layout
+    with open(V5) as f:
+        good = json.load(f)
+    doc = json.loads(json.dumps(good))
+    doc["profiles"][1]["hbm_stacks"] = 5
+    doc["telemetry"] = {"x": 1}
+    extra = os.path.join(work, "v5-extra.json")
+    with open(extra, "w") as f:
+        json.dump(doc, f)
+    rc, out, err = run(axl, ["plan", "llama3.1-8b", "--registry", extra])
+    check(rc == 0 and "warning" not in err, "v5 with fields the port does not write: %d %r" % (rc, err))
+
+    def bad(mutate, want, what):
+        doc = json.loads(json.dumps(good))
+        mutate(doc)
+        path = os.path.join(work, "bad5-%s.json" % what)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        rc, out, err = run(axl, ["plan", "llama3.1-8b", "--registry", path])
+        check(rc == 1 and path in err and want in err and not out, "%s: rc %d %r (want %r)" % (what, rc, err, want))
+
+    bad(lambda d: d["profiles"][1].__setitem__("accel_type_id", 99), "profiles[1].accel_type_id: 99", "typeid")
+    bad(lambda d: (d["profiles"][1].pop("accel_type_id"), d["profiles"][1].__setitem__("accelerator", "Abacus GPU")),
+        "unknown type \"Abacus GPU\"", "display")
+    bad(lambda d: d["profiles"][1].__setitem__("accelerator", {"CudaGpu": {"device_id": 0}}),
+        "profiles[1].accelerator: an object where a string belongs", "serdeinv5")
+    bad(lambda d: d["profiles"][3].__setitem__("gaudi_gen", 7), "profiles[3].gaudi_gen: 7", "gen")
+    bad(lambda d: d["profiles"][1].__setitem__("mem_bandwidth_x1000", 3352.3), "profiles[1].mem_bandwidth_x1000",
+        "bwfloat")
+    bad(lambda d: d["system_io"]["interconnects"][0].__setitem__("bandwidth_bytes_per_sec", "fast"),
+        "interconnects[0].bandwidth_bytes_per_sec", "icbw")
+    bad(lambda d: d["profiles"][2].__setitem__("device_id", 0), "a second device nvidia:0", "dup")
 
 
 def case_registry_bad(axl, work):
@@ -170,7 +245,8 @@ def case_registry_empty(axl, work):
     check(rc == 1 and "int3" in err and not out, "bad option on an empty registry: %d %r" % (rc, err))
 
 
-CASES = {"registry": case_registry, "registry_bad": case_registry_bad, "registry_empty": case_registry_empty}
+CASES = {"registry": case_registry, "registry_bad": case_registry_bad, "registry_empty": case_registry_empty,
+         "registry_cyrius": case_registry_cyrius}
 
 
 def main():
