@@ -609,6 +609,35 @@ def test_emulated_precision(tmp_path):
         run(p.cleanup())
 
 
+def test_gpc_and_ai_core(tmp_path):
+    """The BEP's own examples of a compute unit, "GPC" and "AI Core", as the vendors name
+    them: GPCs where NVIDIA's whitepapers give a count (H100 SXM5: 8; A100: 7; V100: 6),
+    after the SMs; an Ascend 310's 2 AI Cores (Huawei's CANN guides). Where a count is not
+    published for the model (H100 PCIe: "7 or 8 GPCs"), there is none."""
+    cases = [("cuda", "NVIDIA H100 80GB HBM3", [("SM", 132), ("Tensor Core", 528), ("GPC", 8)]),
+             ("cuda", "NVIDIA A100-SXM4-80GB", [("SM", 108), ("Tensor Core", 432), ("GPC", 7)]),
+             ("cuda", "NVIDIA H100 PCIe", None),
+             ("ascend", "Huawei Ascend 310", [("AI Core", 2)])]
+    for key, model, want in cases:
+        sim = tmp_path / "cu.json"
+        sim.write_text(json.dumps({"schema": "axl.sim", "schema_version": 1,
+                                   "devices": [{"model": model, "count": 1}]}))
+        p = bep1000.BEP1000_PLUGINS[key]({"sim": str(sim)}, {})
+        run(p.init())
+        (d,) = run(p.list_devices())
+        check_device(d, model)
+        got = [(c.name, c.count) for c in d.compute_units]
+        for c in d.compute_units:
+            x = PROPOSED["ComputeUnit"](name=c.name, count=c.count)
+            assert (x.name, x.count) == (c.name, c.count)
+        if want is None:
+            assert got and "GPC" not in [n for n, _ in got], (model, got)
+        else:
+            assert got == want, (model, got)
+            assert d.device_info()["compute_units"] == [{"name": n, "count": c} for n, c in want]
+        run(p.cleanup())
+
+
 def test_partioning_support_either_spelling():
     """read_partitioning_support reads the corrected key, the BEP's spelling, or both
     when they agree; a document with neither has none."""

@@ -308,11 +308,27 @@ static void test_facts(void)
 	const struct axl__db_entry *pcie = axl__db_lookup(0x10de, 0x2331, -1, -1, -1);
 	CHECK(pcie && pcie->fabric_version == 0 && pcie->fabric_link_gbps < 0,
 	      "H100 PCIe: a bridge NVLink is not described");
-	CHECK(e && e->n_cus == 2 && strcmp(axl__db_s(axl__db_cus(e)[0].s_name), "SM") == 0 && axl__db_cus(e)[0].count == 132,
+	CHECK(e && e->n_cus == 3 && strcmp(axl__db_s(axl__db_cus(e)[0].s_name), "SM") == 0 &&
+		      axl__db_cus(e)[0].count == 132,
 	      "H100 SMs");
-	CHECK(e && e->n_cus == 2 && strcmp(axl__db_s(axl__db_cus(e)[1].s_name), "Tensor Core") == 0 &&
+	CHECK(e && e->n_cus == 3 && strcmp(axl__db_s(axl__db_cus(e)[1].s_name), "Tensor Core") == 0 &&
 		      axl__db_cus(e)[1].count == 528,
 	      "H100 Tensor Cores (a compute unit name of two words)");
+	/* GPCs as NVIDIA's whitepapers count them, after the SMs (the first unit is the one
+	 * integrations take as the device's processing units) */
+	CHECK(e && e->n_cus == 3 && strcmp(axl__db_s(axl__db_cus(e)[2].s_name), "GPC") == 0 &&
+		      axl__db_cus(e)[2].count == 8,
+	      "H100 SXM5 GPCs");
+	CHECK(pcie && pcie->n_cus >= 1 && strcmp(axl__db_s(axl__db_cus(pcie)[pcie->n_cus - 1].s_name), "GPC") != 0,
+	      "H100 PCIe: '7 or 8 GPCs' in the whitepaper, so none given");
+	{
+		const struct axl__db_entry *a310 = axl__db_lookup(0x19e5, 0xd100, -1, -1, -1);
+		CHECK(a310 && a310->n_cus == 1 && strcmp(axl__db_s(axl__db_cus(a310)[0].s_name), "AI Core") == 0 &&
+			      axl__db_cus(a310)[0].count == 2,
+		      "Ascend 310: 2 AI Cores, named as Huawei names them");
+		const struct axl__db_entry *a910b = axl__db_lookup(0x19e5, 0xd802, -1, -1, -1);
+		CHECK(a910b && a910b->n_cus == 0, "Ascend 910B: the variants differ in AI Cores, none given");
+	}
 	CHECK(e && e->l1_bytes_per_unit == 256u << 10 && e->shared_bytes_per_unit == 228u << 10,
 	      "H100 L1 %llu and shared memory %llu per SM",
 	      e ? (unsigned long long)e->l1_bytes_per_unit : 0ull,
