@@ -331,7 +331,7 @@ static char *relpath(const char *dir, const char *p)
 	return asprintf(&out, "%s/%s", dir, p) < 0 ? NULL : out;
 }
 
-static void conn_free(struct dra_conn *c)
+void dra_conn_free(struct dra_conn *c)
 {
 	if (!c)
 		return;
@@ -511,7 +511,7 @@ static void curl_init_once(void)
 	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-static int conn_open(const struct dra_conn_config *cfg, void **out, char *err, size_t cap)
+int dra_conn_open(const struct dra_conn_config *cfg, void **out, char *err, size_t cap)
 {
 	*out = NULL;
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -579,7 +579,7 @@ static int conn_open(const struct dra_conn_config *cfg, void **out, char *err, s
 	*out = c;
 	return 0;
 fail:
-	conn_free(c);
+	dra_conn_free(c);
 	return -1;
 }
 
@@ -726,33 +726,4 @@ int dra_conn_do(struct dra_conn *c, const char *method, const char *path, const 
 	*resp = b.p;
 	*len = b.n;
 	return 0;
-}
-
-/* ---- the module's table ------------------------------------------------------------ */
-
-static int api_request(void *conn, const char *method, const char *path, const char *body, long *status, char **resp,
-		       size_t *len, char *err, size_t cap)
-{
-	return dra_conn_do(conn, method, path, body, status, resp, len, err, cap);
-}
-
-static void api_close(void *conn)
-{
-	conn_free(conn);
-}
-
-__attribute__((visibility("default"))) const struct dra_api *axl_dra_api(void);
-const struct dra_api *axl_dra_api(void)
-{
-	static const struct dra_api api = {
-		.abi = DRA_API_ABI,
-		.open = conn_open,
-		.request = api_request,
-		.close = api_close,
-		.pub_start = dra_pub_start,
-		.pub_set = dra_pub_set,
-		.pub_stats = dra_pub_stats,
-		.pub_stop = dra_pub_stop,
-	};
-	return &api;
 }

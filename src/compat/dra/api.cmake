@@ -2,7 +2,7 @@
 # Included from the top CMakeLists.txt after the axl command's objects (axl_cli_obj).
 # The command (src/cli/cmd_dra_plugin.c) and what builds the Device objects from the
 # inventory (slices.c) are in the command, as every command is. The HTTPS client and the
-# ResourceSlice publisher (api.c, publish.c) are a module that `axl dra-plugin` loads: libcurl
+# ResourceSlice publisher (api.c, publish.c; module.c the entry) are a module that `axl dra-plugin` loads: libcurl
 # with OpenSSL (libcurl4-openssl-dev, from Debian), which linking into axl would load at
 # every start of every command (lean.* tests). util's JSON reader and writer are linked in
 # from its archive (hidden symbols), so the module's only export is axl_dra_api.
@@ -14,7 +14,7 @@ if(PKG_CONFIG_FOUND)
 endif()
 if(CURL_FOUND)
   set(AXL_HAVE_CURL ON)
-  add_library(axl_dra MODULE ${AXL_DRA_SRC}/api.c ${AXL_DRA_SRC}/publish.c)
+  add_library(axl_dra MODULE ${AXL_DRA_SRC}/module.c ${AXL_DRA_SRC}/api.c ${AXL_DRA_SRC}/publish.c)
   set_target_properties(axl_dra PROPERTIES PREFIX "" OUTPUT_NAME axl-dra
     LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/dra C_VISIBILITY_PRESET hidden)
   target_include_directories(axl_dra PRIVATE ${AXL_DRA_SRC} ${CURL_INCLUDE_DIRS})

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Inside the module axl-dra.so: the API-server client of api.c, for publish.c. */
+/* Inside the module axl-dra.so: the API-server client of api.c, for publish.c and the
+ * module's entry (module.c). */
 #ifndef AXL_DRA_CLIENT_H
 #define AXL_DRA_CLIENT_H
 
@@ -21,6 +22,9 @@ int dra_conn_do(struct dra_conn *c, const char *method, const char *path, const 
 		size_t *len, char *err, size_t cap);
 /* the server's URL, for messages */
 const char *dra_conn_server(const struct dra_conn *c);
+/* A connection to the API server of cfg (api.h's open) and its end (close). */
+int dra_conn_open(const struct dra_conn_config *cfg, void **out, char *err, size_t cap);
+void dra_conn_free(struct dra_conn *c);
 
 /* publish.c */
 int dra_pub_start(void *conn, const struct dra_pub_config *cfg, void **pub, char *err, size_t cap);
