@@ -4,6 +4,8 @@
  - the Debian 12 base is imported with deploy/container/mkbase.sh unless it exists;
    the image is built from the repository (podman's layer cache keeps the package steps);
  - size and start time (`podman run --rm IMAGE version`, median of 5) are printed;
+ - the DRA driver's modules (axl-dra.so, axl-dra-kubelet.so) are in the image, and
+   `axl dra-plugin` loads the first (stopping at a missing kubeconfig, past the module);
  - every run is as the DaemonSet runs it: read-only root, no capability, no new
    privileges, host /sys and /dev read-only, the host's PID namespace (its /proc), the
    host's root read-only at /host and AXL_DRIVER_ROOT=/host;
@@ -288,6 +290,15 @@ def main():
     lines = r.stdout.split()
     check(lines[:1] == ["10001"], "the image's user is not 10001: %r" % lines[:1])
     check(not any(x.endswith(("/cc", "/gcc", "/cmake")) for x in lines), "build tools in the image: %r" % lines)
+    # the DRA driver's modules (docs/kubernetes.md, deploy/kubernetes/dra), where axl
+    # dra-plugin looks for them; the API-server one loads (its libcurl is in the image):
+    # with no API server to reach, the command stops at the kubeconfig, past the module
+    r = run(["podman", "run", "--rm", "--entrypoint", "/bin/sh", a.image, "-c",
+             "ls /usr/lib/x86_64-linux-gnu/axl/axl-dra.so /usr/lib/x86_64-linux-gnu/axl/axl-dra-kubelet.so"], env)
+    check(r.returncode == 0, "the image lacks the DRA modules: %s" % r.stderr.strip())
+    r = run(["podman", "run", "--rm", a.image, "dra-plugin", "--node-name", "n", "--kubeconfig", "/nonexistent"], env)
+    check(r.returncode != 0 and "axl-dra.so" not in r.stderr and "/nonexistent" in r.stderr,
+          "axl dra-plugin in the image: the module did not load, or the missing kubeconfig went unsaid: %r" % r.stderr)
 
     # start time: the whole `podman run --rm IMAGE version`
     times = []

@@ -29,6 +29,20 @@ Every manifest parses (python3-yaml) and the Kustomize base names them all; then
    the Service by its labels, in its namespace, at that port and /metrics;
  - the all-nodes overlay: a patch of the same DaemonSet whose one term keeps linux and
    the image's architecture.
+ - deploy/kubernetes/dra (axl dra-plugin, as kubernetes-sigs/dra-example-driver's chart
+   deploys its kubelet plugin): the DaemonSet runs `axl dra-plugin` with options `axl help
+   dra-plugin` lists, as the ServiceAccount the ClusterRoleBinding binds, NODE_NAME from
+   spec.nodeName, the kubelet's registry and plugin folders, the CDI folder and the
+   checkpoint's AXL_STATE_DIR from the host at the same paths, writable; the ClusterRole's
+   rules exactly dra-example-driver's (resourceslices get/list/watch/create/update/patch/
+   delete, resourceclaims get/list/watch, nodes get); the ValidatingAdmissionPolicy
+   matches slice writes of the driver's account and compares the user's extra
+   authentication.kubernetes.io/node-name with spec.nodeName; every DeviceClass and every
+   claim of docs/kubernetes.md is resource.k8s.io/v1 with a DNS-subdomain name, its CEL
+   reading the driver's or resource.kubernetes.io's attributes (a class's after has()),
+   a class pinning device.driver; the extendedResourceNames are the vendors' usual names,
+   one class each; claims name classes the folder makes. (That the attributes read are
+   those the driver publishes: check_dra_classes.py, deploy.dra_classes.)
 
 usage: check_manifests.py --axl BIN
 """
@@ -97,6 +111,212 @@ def check_args(axl, args):
         given[o] = args[i + 1] if i + 1 < len(args) else None
         i += 2
     return given
+
+
+# ---- deploy/kubernetes/dra: axl dra-plugin (docs/kubernetes.md, Dynamic Resource Allocation)
+DDIR = os.path.join(KDIR, "dra")
+DOCS = os.path.join(TOP, "docs", "kubernetes.md")
+DRIVER = "gpu.axl.dev"
+# kubernetes-sigs/dra-example-driver, deployments/helm/dra-example-driver/templates/
+# clusterrole.yaml at 31914ceacda29bbc55208ef75e68c0991e1c9568: what a node's driver is
+# granted (its resourceclaims/status and resourceclaims/driver writes left out: axl writes
+# no claim status)
+DRA_RULES = {
+    ("resource.k8s.io", "resourceslices"): ["get", "list", "watch", "create", "update", "patch", "delete"],
+    ("resource.k8s.io", "resourceclaims"): ["get", "list", "watch"],
+    ("", "nodes"): ["get"],
+}
+# the vendors' usual extended resource names (their device plugins': NVIDIA's
+# k8s-device-plugin, ROCm's k8s-device-plugin, Intel's gpu_plugin), by the vendor a class
+# selects
+VENDOR_RESOURCES = {"NVIDIA": "nvidia.com/gpu", "AMD": "amd.com/gpu", "Intel": "gpu.intel.com/i915"}
+DNS_LABEL = r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?"
+DNS_SUBDOMAIN = r"(?=.{1,253}$)%s(\.%s)*" % (DNS_LABEL, DNS_LABEL)
+# device.attributes["DOMAIN"].NAME, device.capacity["DOMAIN"].NAME
+CEL_REF = re.compile(r'device\.(attributes|capacity)\[\s*["\']([^"\']+)["\']\s*\]\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)')
+
+
+def cel_refs(expr):
+    """the (attributes|capacity, domain, name) an expression reads, and whether every
+    device.attributes/device.capacity in it was understood"""
+    refs = CEL_REF.findall(expr)
+    whole = len(refs) == len(re.findall(r"device\.(?:attributes|capacity)\b", expr))
+    return refs, whole
+
+
+def dra_documents():
+    """the documents of deploy/kubernetes/dra, by file"""
+    kust = load(os.path.join(DDIR, "kustomization.yaml"))[0]
+    files = sorted(f for f in os.listdir(DDIR) if f.endswith(".yaml") and f != "kustomization.yaml")
+    check(sorted(kust["resources"]) == files, "dra: kustomization resources %r, folder holds %r" % (kust["resources"], files))
+    return kust, {f: load(os.path.join(DDIR, f)) for f in files}
+
+
+def doc_claims():
+    """the YAML examples of docs/kubernetes.md that are resource.k8s.io objects"""
+    text = open(DOCS).read()
+    out = []
+    for block in re.findall(r"```yaml\n(.*?)```", text, re.S):
+        for d in yaml.safe_load_all(block):
+            if isinstance(d, dict) and str(d.get("apiVersion", "")).startswith("resource.k8s.io"):
+                out.append(d)
+    return out
+
+
+def selectors_of(obj):
+    """(where, CEL expression) of a DeviceClass's or a claim's selectors"""
+    out = []
+    if obj["kind"] == "DeviceClass":
+        for s in obj["spec"].get("selectors", []):
+            out.append((obj["metadata"]["name"], s["cel"]["expression"]))
+    else:
+        for r in obj["spec"]["devices"]["requests"]:
+            for s in r.get("exactly", {}).get("selectors", []):
+                out.append(("%s/%s" % (obj["metadata"]["name"], r["name"]), s["cel"]["expression"]))
+    return out
+
+
+def check_dra(axl, ns):
+    kust, byfile = dra_documents()
+    docs = {}
+    for f, ds in byfile.items():
+        for d in ds:
+            check({"apiVersion", "kind", "metadata"} <= set(d), "dra/%s: a document without apiVersion/kind/metadata" % f)
+            docs.setdefault(d["kind"], []).append(d)
+    check(set(docs) == {"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "DaemonSet",
+                        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "DeviceClass"},
+          "dra: kinds %r" % sorted(docs))
+    check(docs["Namespace"][0]["metadata"]["name"] == ns, "dra: namespace %s, the base's is %s" % (docs["Namespace"][0]["metadata"]["name"], ns))
+    sa = docs["ServiceAccount"][0]["metadata"]
+    check(sa.get("namespace") == ns, "dra: service account in %r" % sa.get("namespace"))
+
+    # the DaemonSet
+    ds = docs["DaemonSet"][0]
+    check(ds["apiVersion"] == "apps/v1" and ds["metadata"].get("namespace") == ns, "dra: DaemonSet %s in %r" % (ds["apiVersion"], ds["metadata"].get("namespace")))
+    pod = ds["spec"]["template"]
+    sel = ds["spec"]["selector"]["matchLabels"]
+    check(all(pod["metadata"]["labels"].get(k) == v for k, v in sel.items()), "dra: DaemonSet selector does not match its pods")
+    spec = pod["spec"]
+    check(spec.get("serviceAccountName") == sa["name"], "dra: pods run as %r, not %s" % (spec.get("serviceAccountName"), sa["name"]))
+    check(spec.get("automountServiceAccountToken") is not False, "dra: the service-account token is not mounted (the driver needs it)")
+    check(len(spec["containers"]) == 1, "dra: %d containers" % len(spec["containers"]))
+    c = spec["containers"][0]
+    names = [i["name"] for i in kust.get("images", [])]
+    check(c["image"].rsplit(":", 1)[0] in names, "dra: image %s is not the one kustomization's images: rewrites" % c["image"])
+    check(c.get("command") == ["/usr/bin/axl"], "dra: command %r" % c.get("command"))
+    args = c.get("args", [])
+    check(args[:1] == ["dra-plugin"], "dra: the DaemonSet runs axl %r, not dra-plugin" % args[:1])
+    given = check_args(axl, args) if args[:1] == ["dra-plugin"] else {}
+    check("--publish-only" not in given, "dra: --publish-only: no kubelet service")
+    driver = given.get("--driver-name", DRIVER)
+    check(driver == DRIVER, "dra: --driver-name %s, the DeviceClasses select %s" % (driver, DRIVER))
+    env = {e["name"]: e for e in c.get("env", [])}
+    check("--node-name" not in given and env.get("NODE_NAME", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == "spec.nodeName",
+          "dra: NODE_NAME is not the downward API's spec.nodeName (--node-name's default)")
+    mounts = {m["mountPath"]: m for m in c.get("volumeMounts", [])}
+    vols = {v["name"]: v for v in spec.get("volumes", [])}
+    check({m["name"] for m in mounts.values()} == set(vols), "dra: a volume is not mounted, or a mount names no volume")
+    folders = {"--kubelet-registry-dir": given.get("--kubelet-registry-dir", "/var/lib/kubelet/plugins_registry"),
+               "--kubelet-plugin-dir": given.get("--kubelet-plugin-dir", "/var/lib/kubelet/plugins/" + driver),
+               "--cdi-dir": given.get("--cdi-dir", "/var/run/cdi")}
+    check(folders["--kubelet-registry-dir"] == "/var/lib/kubelet/plugins_registry", "dra: registry dir %s is not the kubelet's" % folders["--kubelet-registry-dir"])
+    check(folders["--kubelet-plugin-dir"] == "/var/lib/kubelet/plugins/" + driver, "dra: plugin dir %s" % folders["--kubelet-plugin-dir"])
+    check(folders["--cdi-dir"] in ("/var/run/cdi", "/etc/cdi"), "dra: --cdi-dir %s is no CDI spec folder" % folders["--cdi-dir"])
+    state = env.get("AXL_STATE_DIR", {}).get("value")
+    for what, path in list(folders.items()) + [("AXL_STATE_DIR (the checkpoint)", state)]:
+        m = next((m for p, m in mounts.items() if path and (path == p or path.startswith(p.rstrip("/") + "/"))), None)
+        v = vols.get(m["name"], {}) if m else {}
+        host = v.get("hostPath", {}).get("path")
+        check(m is not None and not m.get("readOnly") and host is not None and host + path[len(m["mountPath"]):] == path,
+              "dra: %s %s is not the host's folder at the same path, writable" % (what, path))
+    for p in ("/sys", "/dev", "/host"):
+        check(p in mounts and mounts[p].get("readOnly") is True, "dra: %s not mounted read-only" % p)
+    check(env.get("AXL_DRIVER_ROOT", {}).get("value") == "/host", "dra: AXL_DRIVER_ROOT is not /host")
+    sc = c.get("securityContext", {})
+    check(sc.get("readOnlyRootFilesystem") is True, "dra: root file system not read-only")
+    check(not (sc.get("privileged") and sc.get("allowPrivilegeEscalation") is False), "dra: privileged without privilege escalation")
+    req, lim = c.get("resources", {}).get("requests", {}), c.get("resources", {}).get("limits", {})
+    check(quantity(req.get("cpu")) is not None and quantity(req["cpu"]) <= 0.05, "dra: cpu request %r" % req.get("cpu"))
+    check(quantity(lim.get("memory")) is not None, "dra: no memory limit")
+    check(spec.get("affinity") is not None and spec.get("tolerations"), "dra: no node affinity or tolerations")
+
+    # RBAC: exactly the reference's rules, bound to the DaemonSet's service account
+    role = docs["ClusterRole"][0]
+    rules = {}
+    for r in role["rules"]:
+        for g in r["apiGroups"]:
+            for res in r["resources"]:
+                check((g, res) not in rules, "dra: %s/%s in two rules" % (g, res))
+                rules[(g, res)] = r["verbs"]
+                check("resourceNames" not in r, "dra: rule %r has resourceNames" % r)
+    check({k: sorted(v) for k, v in rules.items()} == {k: sorted(v) for k, v in DRA_RULES.items()},
+          "dra: ClusterRole rules %r, dra-example-driver's are %r" % (rules, DRA_RULES))
+    rb = docs["ClusterRoleBinding"][0]
+    check(rb["roleRef"] == {"kind": "ClusterRole", "name": role["metadata"]["name"], "apiGroup": "rbac.authorization.k8s.io"},
+          "dra: binding's roleRef %r" % rb["roleRef"])
+    check(rb["subjects"] == [{"kind": "ServiceAccount", "name": sa["name"], "namespace": ns}], "dra: binding's subjects %r" % rb["subjects"])
+
+    # the ValidatingAdmissionPolicy: the driver's writes of slices, on its own node only
+    vap = docs["ValidatingAdmissionPolicy"][0]
+    check(vap["apiVersion"] == "admissionregistration.k8s.io/v1", "dra: VAP apiVersion %s" % vap["apiVersion"])
+    rr = vap["spec"]["matchConstraints"]["resourceRules"]
+    check(any(r["resources"] == ["resourceslices"] and "resource.k8s.io" in r["apiGroups"] and "v1" in r["apiVersions"]
+              and set(r["operations"]) >= {"CREATE", "UPDATE", "DELETE"} for r in rr), "dra: VAP does not match slice writes: %r" % rr)
+    check(vap["spec"].get("failurePolicy") == "Fail", "dra: VAP failurePolicy %r" % vap["spec"].get("failurePolicy"))
+    conds = " ".join(m["expression"] for m in vap["spec"].get("matchConditions", []))
+    check("system:serviceaccount:%s:%s" % (ns, sa["name"]) in conds, "dra: VAP does not pick the driver's service account: %s" % conds)
+    exprs = " ".join(v["expression"] for v in vap["spec"].get("variables", []) + vap["spec"]["validations"])
+    check("'authentication.kubernetes.io/node-name'" in exprs and "request.userInfo.extra" in exprs, "dra: VAP does not read the node-name extra")
+    check(re.search(r"\.spec\.\??nodeName", exprs) is not None and "oldObject" in exprs, "dra: VAP does not compare spec.nodeName (of the deleted object too)")
+    vb = docs["ValidatingAdmissionPolicyBinding"][0]
+    check(vb["spec"]["policyName"] == vap["metadata"]["name"] and vb["spec"]["validationActions"] == ["Deny"],
+          "dra: VAP binding %r" % vb["spec"])
+
+    # the DeviceClasses and the claims of docs/kubernetes.md
+    classes = docs["DeviceClass"]
+    claims = doc_claims()
+    check(len(claims) >= 3, "dra: %d resource.k8s.io examples in docs/kubernetes.md, 3 claims wanted" % len(claims))
+    cnames = {d["metadata"]["name"] for d in classes}
+    ern = {}
+    for d in classes + claims:
+        name = d["metadata"]["name"]
+        check(d["apiVersion"] == "resource.k8s.io/v1", "%s: apiVersion %s" % (name, d["apiVersion"]))
+        check(re.fullmatch(DNS_SUBDOMAIN, name) is not None, "%s: not a DNS subdomain" % name)
+        for where, expr in selectors_of(d):
+            check(re.search(r'device\.driver\s*==\s*"%s"' % re.escape(DRIVER), expr) is not None or d["kind"] != "DeviceClass",
+                  "%s: the selector does not pin device.driver to %s" % (where, DRIVER))
+            refs, whole = cel_refs(expr)
+            check(whole, "%s: a device.attributes/capacity read the check cannot parse: %s" % (where, expr))
+            for kind, dom, attr in refs:
+                check(dom in (DRIVER, "resource.kubernetes.io"), "%s: domain %s" % (where, dom))
+                # a robust expression checks an attribute's presence before reading it
+                # (the resource.k8s.io/v1 DeviceSelector's documentation); capacities and
+                # the model read after the class's vendor pin are the claims' own choice
+                if d["kind"] == "DeviceClass" and kind == "attributes":
+                    check('has(device.attributes["%s"].%s)' % (dom, attr) in expr, "%s: reads %s without has()" % (where, attr))
+    for d in classes:
+        e = d["spec"].get("extendedResourceName")
+        if e is None:
+            continue
+        check(e not in ern.values(), "dra: two classes serve %s" % e)
+        ern[d["metadata"]["name"]] = e
+        vendor = re.search(r'\.vendor\s*==\s*"([^"]+)"', " ".join(x for _, x in selectors_of(d)))
+        check(vendor is not None and VENDOR_RESOURCES.get(vendor.group(1)) == e,
+              "%s: extendedResourceName %s, the vendor's usual name is %s" % (d["metadata"]["name"], e,
+                                                                               vendor and VENDOR_RESOURCES.get(vendor.group(1))))
+    check(set(ern.values()) == set(VENDOR_RESOURCES.values()), "dra: extended resources served %r" % sorted(ern.values()))
+    for cl in claims:
+        check(cl["kind"] in ("ResourceClaim", "ResourceClaimTemplate"), "docs: a %s among the claims" % cl["kind"])
+        for r in cl["spec"]["devices"]["requests"]:
+            ex = r.get("exactly", {})
+            check(ex.get("deviceClassName") in cnames, "docs: claim %s asks for class %r, which deploy/kubernetes/dra does not make"
+                  % (cl["metadata"]["name"], ex.get("deviceClassName")))
+            for cap in ex.get("capacity", {}).get("requests", {}):
+                check(quantity(ex["capacity"]["requests"][cap]) is not None, "docs: claim %s: capacity %s" % (cl["metadata"]["name"], cap))
+        for con in cl["spec"]["devices"].get("constraints", []):
+            ma = con.get("matchAttribute", "")
+            check(ma.startswith(DRIVER + "/") or ma.startswith("resource.kubernetes.io/"), "docs: matchAttribute %s" % ma)
+    return classes, claims
 
 
 def main():
@@ -299,6 +519,8 @@ def main():
             keys = {e["key"]: e.get("values") for e in t["matchExpressions"]}
             check(keys == {"kubernetes.io/os": ["linux"], "kubernetes.io/arch": ["amd64"]},
                   "overlay term is not every linux amd64 node: %r" % t)
+
+    check_dra(a.axl, ns)
 
     if failures:
         print("%d failure(s)" % len(failures))
