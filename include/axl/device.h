@@ -155,7 +155,8 @@ AXL_API const char *axl_support_name(axl_support support);
 	X(INTERCONNECT_KIND, S, "interconnect.kind")                              \
 	X(INTERCONNECT_TOPOLOGY, S, "interconnect.topology")                      \
 	X(INTERCONNECT_PORTS, I, "interconnect.ports")                            \
-	X(INTERCONNECT_BANDWIDTH, F, "interconnect.bandwidth_gbps")
+	X(INTERCONNECT_BANDWIDTH, F, "interconnect.bandwidth_gbps")               \
+	X(MEMORY_SHARED_SYSTEM, I, "memory.shared_system_bytes")
 
 typedef enum axl_attr {
 #define AXL__ATTR_ENUM(name, type, path) AXL_ATTR_##name,

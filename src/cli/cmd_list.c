@@ -65,8 +65,16 @@ static void list_row(const axl_device *d, int depth)
 {
 	char mem[32] = "-", link[32] = "-", numa[16] = "-", drv[96] = "-", id[64];
 	int64_t v, g, w;
-	if (axl_device_get_int(d, AXL_ATTR_MEMORY_TOTAL, &v) == 0)
+	char shared[64] = "";
+	if (axl_device_get_int(d, AXL_ATTR_MEMORY_TOTAL, &v) == 0) {
 		human_bytes(v, mem, sizeof mem);
+	} else if (axl_device_get_int(d, AXL_ATTR_MEMORY_SHARED_SYSTEM, &v) == 0) {
+		/* no memory of its own (an NPU): the host's, said as such, not as device memory */
+		char h[32];
+		human_bytes(v, h, sizeof h);
+		snprintf(mem, sizeof mem, "shared");
+		snprintf(shared, sizeof shared, "  (shared system memory: %s)", h);
+	}
 	if (axl_device_get_int(d, AXL_ATTR_LINK_CURRENT_GEN, &g) == 0 &&
 	    axl_device_get_int(d, AXL_ATTR_LINK_CURRENT_WIDTH, &w) == 0)
 		snprintf(link, sizeof link, "Gen%lld x%lld", (long long)g, (long long)w);
@@ -90,7 +98,8 @@ static void list_row(const axl_device *d, int depth)
 	}
 	char vis[600] = "";
 	visibility_note(d, vis, sizeof vis);
-	printf("%-14s %-36.36s %-10s %-10s %-5s %s%s\n", id, model ? model : "(unknown)", mem, link, numa, drv, vis);
+	printf("%-14s %-36.36s %-10s %-10s %-5s %s%s%s\n", id, model ? model : "(unknown)", mem, link, numa, drv,
+	       shared, vis);
 	for (size_t i = 0; i < axl_device_child_count(d); i++)
 		list_row(axl_device_child(d, i), depth + 1);
 }

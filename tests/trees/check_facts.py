@@ -14,7 +14,11 @@ carries "unknown = FIELD REASON" for it in data/devices.db. A device the databas
 know (no devicedb_key: an unknown model) has that as its reason, and is named in the
 report; the host's CPUs are described by the host, not by the database, and are named too.
 An entry that says a fact is unknown while axl reports it is an error as well (the reason
-would be stale).
+would be stale), and so is a reason of fewer than three words (it must say what was looked
+at). A device with no memory of its own that works in the host's system memory (an NPU)
+reports memory.shared_system_bytes, said as such and never as total_bytes: an entry whose
+memory reason says "system memory" must come with it, and a device that reports it must not
+report device memory too.
 """
 
 import argparse
@@ -106,12 +110,24 @@ def main():
                     told.append("%s: %s: a model data/devices.db does not know" % (where, ", ".join(missing)))
                 continue
             reasons = db.get(key, {})
+            mem = dev.get("memory") or {}
+            if "shared_system_bytes" in mem and "total_bytes" in mem:
+                errs.append("%s: reports both device memory and shared system memory" % where)
+            if "system memory" in reasons.get("memory", "") and not mem.get("shared_system_bytes"):
+                errs.append("%s: [%s] says it works in the host's system memory, and axl does not report "
+                            "memory.shared_system_bytes" % (where, key))
             for f in FIELDS:
+                if f in reasons and len(reasons[f].split()) < 3:
+                    errs.append("%s: [%s]'s reason for %s, %r, does not say what was looked at"
+                                % (where, key, f, reasons[f]))
                 if not have[f] and f not in reasons:
                     errs.append("%s: no %s and [%s] in data/devices.db says no reason (unknown = %s REASON)"
                                 % (where, f, key, f))
                 elif not have[f]:
-                    told.append("%s: %s: %s" % (where, f, reasons[f]))
+                    extra = ""
+                    if f == "memory" and mem.get("shared_system_bytes"):
+                        extra = " (shares %d bytes of the host's system memory)" % mem["shared_system_bytes"]
+                    told.append("%s: %s: %s%s" % (where, f, reasons[f], extra))
                 elif f in reasons:
                     errs.append("%s: axl reports %s, but [%s] says it is unknown" % (where, f, key))
     seen = set()
