@@ -448,20 +448,6 @@ static const struct axl__fabric_ops amdgpu_fabric = {
 	.device = xgmi_fabric,
 };
 
-static const struct axl__sample_ops amdgpu_sample = {
-	.open = axl__amdgpu_sample_open,
-	.sample = axl__amdgpu_sample,
-	.close = axl__amdgpu_sample_close,
-	.health = true,
-};
-
-static const struct axl__vis_ops amdgpu_vis = {
-	.vars = axl__amdgpu_vis_vars,
-	.node = axl__amdgpu_vis_node,
-	.devnum = axl__amdgpu_vis_devnum,
-	.apply = axl__amdgpu_visibility,
-};
-
 static const struct axl__runtime_ops amdgpu_runtime = {
 	.files = axl__amd_runtime,
 };
@@ -476,8 +462,8 @@ const struct axl__backend axl__backend_amdgpu = {
 	.facts = &amdgpu_facts,
 	.discover = &amdgpu_discover,
 	.fabric = &amdgpu_fabric,
-	.sample = &amdgpu_sample,
-	.vis = &amdgpu_vis,
+	.sample = &axl__amdgpu_sample_ops,
+	.vis = &axl__amdgpu_vis,
 	.runtime = &amdgpu_runtime,
 	.libs = &amdgpu_libs,
 	.parts = &axl__amdgpu_parts,

@@ -47,11 +47,7 @@ bool axl__amdgpu_owns(const struct axl_device *dev);
 bool axl__amdgpu_dpm_levels(const char *text, int64_t *cur, int64_t *max);
 
 /* Live metrics (amdgpu_sample.c, sample.h). */
-struct axl_sampler;
-struct axl_sample;
-void axl__amdgpu_sample_open(struct axl_sampler *s, const struct axl__backend *self);
-void axl__amdgpu_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out);
-void axl__amdgpu_sample_close(struct axl_sampler *s, const struct axl__backend *self);
+extern const struct axl__sample_ops axl__amdgpu_sample_ops;
 
 /* AMD compute ("compute": SPX, DPX, TPX, QPX, CPX) or memory ("memory": NPS1..NPS8)
  * partition mode, through the device's sysfs attributes current_compute_partition /

@@ -97,7 +97,7 @@ static int ras_ue(int fd, uint64_t *ue)
 	return 0;
 }
 
-void axl__amdgpu_sample_open(struct axl_sampler *s, const struct axl__backend *self)
+static void axl__amdgpu_sample_open(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct astate *st = calloc(1, sizeof *st);
 	if (!st)
@@ -222,7 +222,7 @@ static bool ras_health(struct axl_sample *out, struct agpu *g)
 	return true;
 }
 
-void axl__amdgpu_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
+static void axl__amdgpu_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
 {
 	struct astate *st = *axl__sampler_state(s, self);
 	bool health = s->flags & AXL_SAMPLER_HEALTH;
@@ -258,7 +258,7 @@ void axl__amdgpu_sample(struct axl_sampler *s, const struct axl__backend *self, 
 	}
 }
 
-void axl__amdgpu_sample_close(struct axl_sampler *s, const struct axl__backend *self)
+static void axl__amdgpu_sample_close(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct astate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
@@ -274,3 +274,10 @@ void axl__amdgpu_sample_close(struct axl_sampler *s, const struct axl__backend *
 	free(st);
 	*axl__sampler_state(s, self) = NULL;
 }
+
+const struct axl__sample_ops axl__amdgpu_sample_ops = {
+	.open = axl__amdgpu_sample_open,
+	.sample = axl__amdgpu_sample,
+	.close = axl__amdgpu_sample_close,
+	.health = true,
+};

@@ -359,3 +359,10 @@ out:
 	free(final);
 	AXL__VEC_FREE(nodes);
 }
+
+const struct axl__vis_ops axl__amdgpu_vis = {
+	.vars = axl__amdgpu_vis_vars,
+	.node = axl__amdgpu_vis_node,
+	.devnum = axl__amdgpu_vis_devnum,
+	.apply = axl__amdgpu_visibility,
+};

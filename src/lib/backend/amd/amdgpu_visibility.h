@@ -24,5 +24,7 @@ extern const char *const axl__amdgpu_vis_vars[];
 int axl__amdgpu_vis_node(const char *path);
 bool axl__amdgpu_vis_devnum(const struct axl__vis *v, const char *rel, unsigned *major, unsigned *minor);
 void axl__amdgpu_visibility(struct axl__vis *v, const struct axl__backend *self);
+/* its visibility table (the file ends with it), for its row */
+extern const struct axl__vis_ops axl__amdgpu_vis;
 
 #endif

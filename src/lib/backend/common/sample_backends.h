@@ -1,19 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* AXL__SAMPLE_HOOKS(v): the declarations of a backend's live-metric hooks (sample.h),
- * axl__<v>_sample_open, axl__<v>_sample and axl__<v>_sample_close, for a vendor's header
- * to name once (its sampling file defines them, its backend row points at them). */
+/* AXL__SAMPLE_HOOKS(v): the declaration of a backend's live-metric table (struct
+ * axl__sample_ops, core/backend.h), axl__<v>_sample_ops, for a vendor's header to name
+ * once: its sampling file ends with it, its backend row points at it. */
 #ifndef AXL_BACKEND_SAMPLE_BACKENDS_H
 #define AXL_BACKEND_SAMPLE_BACKENDS_H
 
 #include <stddef.h>
 
-struct axl_sampler;
-struct axl_sample;
-struct axl__backend;
+struct axl__sample_ops;
 
-#define AXL__SAMPLE_HOOKS(v)                                                            \
-	void axl__##v##_sample_open(struct axl_sampler *s, const struct axl__backend *self);                 \
-	void axl__##v##_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out); \
-	void axl__##v##_sample_close(struct axl_sampler *s, const struct axl__backend *self);
+#define AXL__SAMPLE_HOOKS(v) extern const struct axl__sample_ops axl__##v##_sample_ops;
 
 #endif

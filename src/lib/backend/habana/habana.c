@@ -143,18 +143,6 @@ static const struct axl__discover_ops habana_discover = {
 	.link = habana_link,
 };
 
-static const struct axl__sample_ops habana_sample = {
-	.open = axl__habana_sample_open,
-	.sample = axl__habana_sample,
-	.close = axl__habana_sample_close,
-};
-
-static const struct axl__vis_ops habana_vis = {
-	.vars = axl__habana_vis_vars,
-	.devnum = axl__habana_vis_devnum,
-	.apply = axl__habana_visibility,
-};
-
 static const struct axl__runtime_ops habana_runtime = {
 	.files = axl__habana_runtime,
 };
@@ -163,8 +151,8 @@ const struct axl__backend axl__backend_habana = {
 	.name = "habana",
 	.facts = &habana_facts,
 	.discover = &habana_discover,
-	.sample = &habana_sample,
-	.vis = &habana_vis,
+	.sample = &axl__habana_sample_ops,
+	.vis = &axl__habana_vis,
 	.runtime = &habana_runtime,
 	.sim = &habana_sim,
 };

@@ -31,7 +31,7 @@ struct hstate {
 	size_t n;
 };
 
-void axl__habana_sample_open(struct axl_sampler *s, const struct axl__backend *self)
+static void axl__habana_sample_open(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct hstate *st = calloc(1, sizeof *st);
 	if (!st || !(st->d = calloc(s->n ? s->n : 1, sizeof *st->d))) {
@@ -68,7 +68,7 @@ void axl__habana_sample_open(struct axl_sampler *s, const struct axl__backend *s
 	*axl__sampler_state(s, self) = st;
 }
 
-void axl__habana_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
+static void axl__habana_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
 {
 	struct hstate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
@@ -101,7 +101,7 @@ void axl__habana_sample(struct axl_sampler *s, const struct axl__backend *self, 
 	}
 }
 
-void axl__habana_sample_close(struct axl_sampler *s, const struct axl__backend *self)
+static void axl__habana_sample_close(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct hstate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
@@ -115,3 +115,9 @@ void axl__habana_sample_close(struct axl_sampler *s, const struct axl__backend *
 	free(st);
 	*axl__sampler_state(s, self) = NULL;
 }
+
+const struct axl__sample_ops axl__habana_sample_ops = {
+	.open = axl__habana_sample_open,
+	.sample = axl__habana_sample,
+	.close = axl__habana_sample_close,
+};

@@ -136,3 +136,9 @@ out:
 	free(map);
 	free(pos);
 }
+
+const struct axl__vis_ops axl__habana_vis = {
+	.vars = axl__habana_vis_vars,
+	.devnum = axl__habana_vis_devnum,
+	.apply = axl__habana_visibility,
+};

@@ -207,12 +207,6 @@ static void i915_enrich(struct axl__scan *scan, struct axl_device *dev)
 
 static void npu_enrich(struct axl__scan *scan, struct axl_device *dev)
 {
-	/* no memory of its own: ivpu gives the NPU buffers from the host's system memory
-	 * (shmem GEM objects), so what it can use is the host's memory */
-	const struct axl_host *h = &scan->inv->host;
-	if (h->attr[AXL_HOST_MEMORY_TOTAL].src)
-		axl__set_int(dev, AXL_ATTR_MEMORY_SHARED_SYSTEM, (axl_source)h->attr[AXL_HOST_MEMORY_TOTAL].src,
-			     h->attr[AXL_HOST_MEMORY_TOTAL].v.i);
 	struct axl__adir d;
 	if (!axl__adir_open(&d, scan, dev->syspath, SRC))
 		return;
@@ -288,12 +282,6 @@ static const struct axl__discover_ops intel_discover = {
 	.enrich = intel_enrich,
 };
 
-static const struct axl__sample_ops intel_sample = {
-	.open = axl__intel_sample_open,
-	.sample = axl__intel_sample,
-	.close = axl__intel_sample_close,
-};
-
 static const struct axl__runtime_ops intel_runtime = {
 	.files = axl__intel_runtime,
 };
@@ -307,7 +295,7 @@ const struct axl__backend axl__backend_intel = {
 	.name = "intel",
 	.facts = &intel_facts,
 	.discover = &intel_discover,
-	.sample = &intel_sample,
+	.sample = &axl__intel_sample_ops,
 	.runtime = &intel_runtime,
 	.libs = &intel_libs,
 	.compute = &axl__compute_level_zero,

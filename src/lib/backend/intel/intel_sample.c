@@ -147,7 +147,7 @@ static void open_i915(struct axl_sampler *s, const struct axl_device *dev, struc
 	axl__shwmon_open(s, dev, "i915", &x->hw);
 }
 
-void axl__intel_sample_open(struct axl_sampler *s, const struct axl__backend *self)
+static void axl__intel_sample_open(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct istate *st = calloc(1, sizeof *st);
 	if (!st || !(st->d = calloc(s->n ? s->n : 1, sizeof *st->d))) {
@@ -246,7 +246,7 @@ static void sample_npu(struct axl_sample *out, struct idev *x)
 		axl__slost(out, i);
 }
 
-void axl__intel_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
+static void axl__intel_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
 {
 	struct istate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
@@ -270,7 +270,7 @@ void axl__intel_sample(struct axl_sampler *s, const struct axl__backend *self, s
 	}
 }
 
-void axl__intel_sample_close(struct axl_sampler *s, const struct axl__backend *self)
+static void axl__intel_sample_close(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct istate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
@@ -286,3 +286,9 @@ void axl__intel_sample_close(struct axl_sampler *s, const struct axl__backend *s
 	free(st);
 	*axl__sampler_state(s, self) = NULL;
 }
+
+const struct axl__sample_ops axl__intel_sample_ops = {
+	.open = axl__intel_sample_open,
+	.sample = axl__intel_sample,
+	.close = axl__intel_sample_close,
+};

@@ -260,12 +260,6 @@ static const struct axl__discover_ops neuron_discover = {
 	.finish = neuron_finish,
 };
 
-static const struct axl__sample_ops neuron_sample = {
-	.open = axl__neuron_sample_open,
-	.sample = axl__neuron_sample,
-	.close = axl__neuron_sample_close,
-};
-
 static const struct axl__vis_ops neuron_vis = {
 	.devnum = neuron_vis_devnum,
 };
@@ -278,7 +272,7 @@ const struct axl__backend axl__backend_neuron = {
 	.name = "neuron",
 	.facts = &neuron_facts,
 	.discover = &neuron_discover,
-	.sample = &neuron_sample,
+	.sample = &axl__neuron_sample_ops,
 	.vis = &neuron_vis,
 	.runtime = &neuron_runtime,
 };

@@ -32,7 +32,7 @@ struct nstate {
 	size_t n;
 };
 
-void axl__neuron_sample_open(struct axl_sampler *s, const struct axl__backend *self)
+static void axl__neuron_sample_open(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct nstate *st = calloc(1, sizeof *st);
 	if (!st || !(st->d = calloc(s->n ? s->n : 1, sizeof *st->d))) {
@@ -71,7 +71,7 @@ void axl__neuron_sample_open(struct axl_sampler *s, const struct axl__backend *s
 	*axl__sampler_state(s, self) = st;
 }
 
-void axl__neuron_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
+static void axl__neuron_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
 {
 	struct nstate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
@@ -99,7 +99,7 @@ void axl__neuron_sample(struct axl_sampler *s, const struct axl__backend *self, 
 	}
 }
 
-void axl__neuron_sample_close(struct axl_sampler *s, const struct axl__backend *self)
+static void axl__neuron_sample_close(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct nstate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
@@ -111,3 +111,9 @@ void axl__neuron_sample_close(struct axl_sampler *s, const struct axl__backend *
 	free(st);
 	*axl__sampler_state(s, self) = NULL;
 }
+
+const struct axl__sample_ops axl__neuron_sample_ops = {
+	.open = axl__neuron_sample_open,
+	.sample = axl__neuron_sample,
+	.close = axl__neuron_sample_close,
+};

@@ -270,13 +270,6 @@ static const struct axl__fabric_ops nvidia_fabric = {
 	.device = nvswitch_fabric,
 };
 
-static const struct axl__vis_ops nvidia_vis = {
-	.vars = axl__nvidia_vis_vars,
-	.node = axl__nvidia_vis_node,
-	.devnum = axl__nvidia_vis_devnum,
-	.apply = axl__nvidia_visibility,
-};
-
 static const struct axl__runtime_ops nvidia_runtime = {
 	.files = axl__nvidia_runtime,
 };
@@ -299,7 +292,7 @@ const struct axl__backend axl__backend_nvidia = {
 	.facts = &nvidia_facts,
 	.discover = &nvidia_discover,
 	.fabric = &nvidia_fabric,
-	.vis = &nvidia_vis,
+	.vis = &axl__nvidia_vis,
 	.runtime = &nvidia_runtime,
 	.libs = &nvidia_libs,
 	.parts = &axl__nvidia_parts,

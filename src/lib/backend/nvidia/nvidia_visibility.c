@@ -432,3 +432,10 @@ out:
 	free(map);
 	free(pos);
 }
+
+const struct axl__vis_ops axl__nvidia_vis = {
+	.vars = axl__nvidia_vis_vars,
+	.node = axl__nvidia_vis_node,
+	.devnum = axl__nvidia_vis_devnum,
+	.apply = axl__nvidia_visibility,
+};

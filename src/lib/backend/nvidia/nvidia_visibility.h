@@ -29,5 +29,7 @@ extern const char *const axl__nvidia_vis_vars[];
 int axl__nvidia_vis_node(const char *path);
 bool axl__nvidia_vis_devnum(const struct axl__vis *v, const char *rel, unsigned *major, unsigned *minor);
 void axl__nvidia_visibility(struct axl__vis *v, const struct axl__backend *self);
+/* its visibility table (the file ends with it), for its row */
+extern const struct axl__vis_ops axl__nvidia_vis;
 
 #endif

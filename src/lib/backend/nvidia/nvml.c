@@ -397,13 +397,6 @@ struct nv_job *axl__nvml_job(const struct axl_inventory *inv, const struct axl__
 	return axl__vdrv_job(inv, self, devs);
 }
 
-static const struct axl__sample_ops nvml_sample = {
-	.open = axl__nvml_sample_open,
-	.sample = axl__nvml_sample,
-	.close = axl__nvml_sample_close,
-	.health = true,
-};
-
 static const struct axl__library_ops nvml_libs = {
 	.env = "AXL_NVML_LIBRARY",
 };
@@ -411,6 +404,6 @@ static const struct axl__library_ops nvml_libs = {
 const struct axl__backend axl__backend_nvml = {
 	.name = "nvml",
 	.discover = &nvml_discover,
-	.sample = &nvml_sample,
+	.sample = &axl__nvml_sample_ops,
 	.libs = &nvml_libs,
 };

@@ -95,9 +95,7 @@ struct nv_job *axl__nvml_job(const struct axl_inventory *inv, const struct axl__
 /* Live metrics (nvml_sample.c, sample.h). */
 struct axl_sampler;
 struct axl_sample;
-void axl__nvml_sample_open(struct axl_sampler *s, const struct axl__backend *self);
-void axl__nvml_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out);
-void axl__nvml_sample_close(struct axl_sampler *s, const struct axl__backend *self);
+extern const struct axl__sample_ops axl__nvml_sample_ops;
 
 void axl__nvml_apply(struct axl__scan *scan, struct nv_job *j, struct axl_device **devs);
 void axl__nvml_link(struct axl__scan *scan, struct nv_job *j, struct axl_device **devs);

@@ -540,7 +540,7 @@ static void abandon(struct nvs_state *st)
 	shared_unref(sh);
 }
 
-void axl__nvml_sample_open(struct axl_sampler *s, const struct axl__backend *self)
+static void axl__nvml_sample_open(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct axl_device **devs = NULL;
 	struct nv_job *j = axl__nvml_job(s->inv, self, &devs);
@@ -792,7 +792,7 @@ static void put_event(struct axl_sample *out, size_t i, const struct nvs_event *
 	}
 }
 
-void axl__nvml_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
+static void axl__nvml_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
 {
 	struct nvs_state *st = *axl__sampler_state(s, self);
 	struct nvs_shared *sh = st->sh;
@@ -835,7 +835,7 @@ void axl__nvml_sample(struct axl_sampler *s, const struct axl__backend *self, st
 		put_event(out, st->index[sh->ev[e].target], &sh->ev[e]);
 }
 
-void axl__nvml_sample_close(struct axl_sampler *s, const struct axl__backend *self)
+static void axl__nvml_sample_close(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct nvs_state *st = *axl__sampler_state(s, self);
 	if (st->sh) {
@@ -852,3 +852,10 @@ void axl__nvml_sample_close(struct axl_sampler *s, const struct axl__backend *se
 	state_free(st);
 	*axl__sampler_state(s, self) = NULL;
 }
+
+const struct axl__sample_ops axl__nvml_sample_ops = {
+	.open = axl__nvml_sample_open,
+	.sample = axl__nvml_sample,
+	.close = axl__nvml_sample_close,
+	.health = true,
+};

@@ -111,12 +111,6 @@ static const struct axl__discover_ops tenstorrent_discover = {
 	.enrich = tt_enrich,
 };
 
-static const struct axl__sample_ops tenstorrent_sample = {
-	.open = axl__tenstorrent_sample_open,
-	.sample = axl__tenstorrent_sample,
-	.close = axl__tenstorrent_sample_close,
-};
-
 static const struct axl__runtime_ops tenstorrent_runtime = {
 	.files = axl__tenstorrent_runtime,
 };
@@ -125,6 +119,6 @@ const struct axl__backend axl__backend_tenstorrent = {
 	.name = "tenstorrent",
 	.facts = &tenstorrent_facts,
 	.discover = &tenstorrent_discover,
-	.sample = &tenstorrent_sample,
+	.sample = &axl__tenstorrent_sample_ops,
 	.runtime = &tenstorrent_runtime,
 };

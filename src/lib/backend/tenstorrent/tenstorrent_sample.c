@@ -27,7 +27,7 @@ struct tstate {
 	size_t n;
 };
 
-void axl__tenstorrent_sample_open(struct axl_sampler *s, const struct axl__backend *self)
+static void axl__tenstorrent_sample_open(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct tstate *st = calloc(1, sizeof *st);
 	if (!st || !(st->d = calloc(s->n ? s->n : 1, sizeof *st->d))) {
@@ -62,7 +62,7 @@ void axl__tenstorrent_sample_open(struct axl_sampler *s, const struct axl__backe
 	*axl__sampler_state(s, self) = st;
 }
 
-void axl__tenstorrent_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
+static void axl__tenstorrent_sample(struct axl_sampler *s, const struct axl__backend *self, struct axl_sample *out)
 {
 	struct tstate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
@@ -83,7 +83,7 @@ void axl__tenstorrent_sample(struct axl_sampler *s, const struct axl__backend *s
 	}
 }
 
-void axl__tenstorrent_sample_close(struct axl_sampler *s, const struct axl__backend *self)
+static void axl__tenstorrent_sample_close(struct axl_sampler *s, const struct axl__backend *self)
 {
 	struct tstate *st = *axl__sampler_state(s, self);
 	for (size_t k = 0; k < st->n; k++) {
@@ -94,3 +94,9 @@ void axl__tenstorrent_sample_close(struct axl_sampler *s, const struct axl__back
 	free(st);
 	*axl__sampler_state(s, self) = NULL;
 }
+
+const struct axl__sample_ops axl__tenstorrent_sample_ops = {
+	.open = axl__tenstorrent_sample_open,
+	.sample = axl__tenstorrent_sample,
+	.close = axl__tenstorrent_sample_close,
+};
