@@ -207,6 +207,12 @@ static void i915_enrich(struct axl__scan *scan, struct axl_device *dev)
 
 static void npu_enrich(struct axl__scan *scan, struct axl_device *dev)
 {
+	/* no memory of its own: ivpu gives the NPU buffers from the host's system memory
+	 * (shmem GEM objects), so what it can use is the host's memory */
+	const struct axl_host *h = &scan->inv->host;
+	if (h->attr[AXL_HOST_MEMORY_TOTAL].src)
+		axl__set_int(dev, AXL_ATTR_MEMORY_SHARED_SYSTEM, (axl_source)h->attr[AXL_HOST_MEMORY_TOTAL].src,
+			     h->attr[AXL_HOST_MEMORY_TOTAL].v.i);
 	struct axl__adir d;
 	if (!axl__adir_open(&d, scan, dev->syspath, SRC))
 		return;
