@@ -30,6 +30,7 @@
 #include "../compat/dra/api.h"
 #include "../compat/dra/kubelet_plugin.h"
 #include "../compat/dra/slices.h"
+#include "../compat/kubernetes/health.h"
 
 #define DRA_MODULE_NAME      "axl-dra.so"
 #define DEFAULT_REGISTRY_DIR "/var/lib/kubelet/plugins_registry"
@@ -45,9 +46,11 @@
 /* The options (the table closes the file) */
 static struct {
 	const char *kubeconfig, *node, *driver, *registry_dir, *plugin_dir, *cdi_dir, *driver_root, *driver_root_host;
-	int publish_only, delete_on_exit;
-	int64_t interval_ms, api_timeout_ms, backoff_ms, watch_timeout_ms;
-} a = { .driver = DRA_DEFAULT_DRIVER,
+	const char *checks;
+	int publish_only, delete_on_exit, has_recovery;
+	int64_t interval_ms, api_timeout_ms, backoff_ms, watch_timeout_ms, recovery_ms;
+} a = { .checks = "all",
+	.driver = DRA_DEFAULT_DRIVER,
 	.registry_dir = DEFAULT_REGISTRY_DIR,
 	.cdi_dir = "/var/run/cdi",
 	.api_timeout_ms = 10000,
@@ -118,7 +121,105 @@ struct dra {
 	void *conn;
 	void *pub;
 	char *devices; /* what the publisher was last given */
+	/* health as device taints (health.h, as axl device-plugin judges it): NULL when off */
+	struct kp_health *health;
+	axl_sampler *hs;
+	axl_context *hctx;
+	axl_inventory *hinv;
+	char *hsig;
 };
+
+/* ---- health: the vendors' errors as device taints (health.h) ------------------------ */
+/* The health sampler is kept as axl device-plugin keeps its own (cmd_device_plugin.c):
+ * opened on a rediscovery's inventory when its devices differ from those watched, asked
+ * every HEALTH_PERIOD_S. */
+
+#define HEALTH_PERIOD_S 5.0
+
+static void health_say(void *ud, bool counted, const char *msg)
+{
+	const struct dra *d = ud;
+	if (counted || d->o->verbose)
+		fprintf(stderr, "axl: dra-plugin: %s\n", msg);
+}
+
+static char *signature(const axl_inventory *inv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < axl_inventory_device_count(inv); i++) {
+		const axl_device *dev = axl_inventory_device(inv, i);
+		for (size_t c = 0; c <= axl_device_child_count(dev); c++) {
+			const axl_device *x = c ? axl_device_child(dev, c - 1) : dev;
+			const char *uuid = NULL;
+			axl_device_get_str(x, AXL_ATTR_UUID, &uuid);
+			fprintf(f, "%s|%s;", axl_device_id(x), uuid ? uuid : "");
+		}
+	}
+	return fclose(f) == 0 ? buf : (free(buf), NULL);
+}
+
+static bool health_poll(struct dra *d)
+{
+	axl_sample *smp = NULL;
+	if (!d->hs || axl_sampler_sample(d->hs, &smp) != 0)
+		return false;
+	bool became = kp_health_take(d->health, smp, watch_now(), health_say, d);
+	axl_sample_free(smp);
+	return became;
+}
+
+static void health_close(struct dra *d)
+{
+	axl_sampler_free(d->hs);
+	axl_inventory_free(d->hinv);
+	axl_context_free(d->hctx);
+	free(d->hsig);
+	d->hs = NULL;
+	d->hinv = NULL;
+	d->hctx = NULL;
+	d->hsig = NULL;
+}
+
+/* True when ctx and inv are kept (watched from now on). */
+static bool health_watch(struct dra *d, axl_context *ctx, axl_inventory *inv)
+{
+	char *sig = signature(inv);
+	if (!sig || (d->hs && strcmp(sig, d->hsig) == 0) || (!d->hs && !*sig)) {
+		free(sig);
+		return false;
+	}
+	axl_sampler *s = NULL;
+	if (axl_sampler_open(&s, inv, AXL_SAMPLER_HEALTH | AXL_SAMPLER_NO_METRICS) != 0) {
+		fprintf(stderr, "axl: dra-plugin: the devices' errors cannot be watched: %s\n", axl_error_last());
+		free(sig);
+		return false;
+	}
+	health_poll(d);
+	health_close(d);
+	d->hctx = ctx;
+	d->hinv = inv;
+	d->hs = s;
+	d->hsig = sig;
+	return true;
+}
+
+static bool taint_of(void *ud, const char *axl_id, struct dra_taint *t)
+{
+	const struct dra *d = ud;
+	const char *value = NULL;
+	long long since = 0;
+	int sev = kp_health_severity(d->health, axl_id, &since, &value);
+	if (!sev)
+		return false;
+	t->effect = sev >= KP_SEVERE_EVICT ? "NoExecute" : "NoSchedule";
+	t->value = value;
+	t->added = since;
+	return true;
+}
 
 static void say(void *ud, int level, const char *msg)
 {
@@ -142,13 +243,21 @@ static char *scan(struct dra *d, int quiet)
 		return NULL;
 	const char *root = axl_context_is_simulated(ctx) ? NULL : axl_context_sysroot(ctx);
 	char *json = NULL, err[256];
-	if (dra_devices_json(inv, root ? root : (axl_context_is_simulated(ctx) ? NULL : "/"), quiet ? NULL : note, d,
-			     &json, err, sizeof err) != 0)
+	bool kept = false;
+	if (d->health) { /* the devices with a recent critical error are tainted */
+		kept = health_watch(d, ctx, inv);
+		kp_health_expire(d->health, watch_now(), health_say, d);
+	}
+	if (dra_devices_json_taints(inv, root ? root : (axl_context_is_simulated(ctx) ? NULL : "/"), a.driver,
+				    d->health ? taint_of : NULL, d, quiet ? NULL : note, d, &json, err,
+				    sizeof err) != 0)
 		fprintf(stderr, "axl: dra-plugin: %s\n", err);
 	if (!quiet)
 		print_warnings(inv);
-	axl_inventory_free(inv);
-	axl_context_free(ctx);
+	if (!kept) {
+		axl_inventory_free(inv);
+		axl_context_free(ctx);
+	}
 	return json;
 }
 
@@ -219,10 +328,22 @@ static int cmd_dra_plugin(struct opts *go, int argc, char **argv)
 			a.driver);
 		return EXIT_USAGE;
 	}
+	struct kp_health_policy pol;
+	char hnote[512], perr[256];
+	if (kp_health_policy(&pol, a.checks, a.has_recovery ? (double)a.recovery_ms / 1000 : -1,
+			     getenv("DP_DISABLE_HEALTHCHECKS"), getenv("DP_ENABLE_HEALTHCHECKS"), hnote, sizeof hnote,
+			     perr, sizeof perr) != 0) {
+		fprintf(stderr, "axl dra-plugin: %s\n", perr);
+		return EXIT_USAGE;
+	}
 	const struct dra_api *api = load_module();
 	if (!api)
 		return 1;
 	struct dra d = { .o = &o, .api = api };
+	if (*hnote)
+		fprintf(stderr, "axl: dra-plugin: %s\n", hnote);
+	if (!pol.none && (!pol.off || pol.errors_all || pol.nkeep))
+		d.health = kp_health_new(&pol);
 	struct dra_conn_config cc = {
 		.kubeconfig = a.kubeconfig,
 		.host = getenv("KUBERNETES_SERVICE_HOST"),
@@ -273,7 +394,31 @@ static int cmd_dra_plugin(struct opts *go, int argc, char **argv)
 		rc = 1;
 	}
 	const char *why = "start";
-	while (watch_wait(&w, -1, &why)) {
+	double period = w.interval < HEALTH_PERIOD_S ? w.interval : HEALTH_PERIOD_S;
+	double next_health = watch_now() + period, next_scan = watch_now() + w.interval;
+	for (;;) {
+		/* asleep until the next rediscovery, health sample or recovery, whichever is first */
+		double wake = next_scan;
+		if (d.hs) {
+			double back = kp_health_next(d.health);
+			wake = next_health < wake ? next_health : wake;
+			wake = back >= 0 && back < wake ? back : wake;
+		}
+		double left = wake - watch_now();
+		if (!watch_wait(&w, left > 0.001 ? left : 0.001, &why))
+			break;
+		double tnow = watch_now();
+		bool rescan = strcmp(why, "interval") != 0 || tnow >= next_scan - 0.001;
+		if (d.hs && tnow >= next_health - 0.001) {
+			next_health = tnow + period;
+			if (health_poll(&d))
+				rescan = true, why = "a device's error";
+		}
+		if (d.health && kp_health_expire(d.health, tnow + 0.001, health_say, &d))
+			rescan = true, why = "a device's recovery";
+		if (!rescan)
+			continue;
+		next_scan = tnow + w.interval;
 		if (o.verbose)
 			fprintf(stderr, "axl: dra-plugin: rediscovering (%s)\n", why);
 		publish(&d, scan(&d, 1));
@@ -297,6 +442,8 @@ out:
 	watch_close(&w);
 	api->close(d.conn);
 	free(d.devices);
+	health_close(&d);
+	kp_health_free(d.health);
 	return rc;
 }
 
@@ -366,6 +513,19 @@ static const struct cli_opt options[] = {
 	  .help = "one WATCH's timeoutSeconds (default 5m)",
 	  .min = 1000,
 	  .max = 3600000 },
+	{ .type = CLI_OPT_CHOICE,
+	  .name = "health-checks",
+	  .value = &a.checks,
+	  .help = "all (default): a device with an error its vendor reports is\ntainted (health.h, as axl "
+		  "device-plugin judges it): NoExecute\nfor a critical one, NoSchedule for one counted only by "
+		  "the\nvariables or a failed watch; none: no taints.\nDP_DISABLE_HEALTHCHECKS and "
+		  "DP_ENABLE_HEALTHCHECKS are read as\naxl device-plugin reads them",
+	  .choices = "all|none" },
+	{ .type = CLI_OPT_DURATION,
+	  .name = "health-recovery",
+	  .value = &a.recovery_ms,
+	  .help = "the taint goes this long after the last error (default 5m; 0:\nnot until a restart)",
+	  .count = &a.has_recovery },
 	{ .type = CLI_OPT_STRING,
 	  .name = "driver-root",
 	  .value = &a.driver_root,

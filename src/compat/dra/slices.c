@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../util/json.h"
@@ -198,6 +199,23 @@ static void a_version(struct attrs *a, const char *name, const char *v)
 int dra_devices_json(const axl_inventory *inv, const char *sysroot, dra_note_fn note, void *ud, char **out, char *err,
 		     size_t cap)
 {
+	return dra_devices_json_taints(inv, sysroot, NULL, NULL, NULL, note, ud, out, err, cap);
+}
+
+/* RFC 3339 in UTC, as metav1.Time is written */
+static void rfc3339(long long t, char *out, size_t cap)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	if (gmtime_r(&tt, &tm))
+		strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	else
+		snprintf(out, cap, "1970-01-01T00:00:00Z");
+}
+
+int dra_devices_json_taints(const axl_inventory *inv, const char *sysroot, const char *driver, dra_taint_fn taint,
+			    void *tud, dra_note_fn note, void *ud, char **out, char *err, size_t cap)
+{
 	*out = NULL;
 	size_t n = axl_inventory_device_count(inv);
 	int *isl = malloc((n ? n : 1) * sizeof *isl);
@@ -305,6 +323,22 @@ int dra_devices_json(const axl_inventory *inv, const char *sysroot, dra_note_fn 
 			axl__json_kstr(&w, "value", q);
 			axl__json_obj_end(&w);
 			axl__json_obj_end(&w);
+		}
+		struct dra_taint t = { 0 };
+		if (taint && driver && taint(tud, axl_device_id(d), &t) && t.effect) {
+			char key[320], when[40];
+			snprintf(key, sizeof key, "%s/unhealthy", driver);
+			rfc3339(t.added, when, sizeof when);
+			axl__json_key(&w, "taints");
+			axl__json_arr(&w);
+			axl__json_obj(&w);
+			axl__json_kstr(&w, "key", key);
+			if (t.value && *t.value)
+				axl__json_kstr(&w, "value", t.value);
+			axl__json_kstr(&w, "effect", t.effect);
+			axl__json_kstr(&w, "timeAdded", when);
+			axl__json_obj_end(&w);
+			axl__json_arr_end(&w);
 		}
 		axl__json_obj_end(&w);
 	}

@@ -27,6 +27,7 @@
 #ifndef AXL_DRA_SLICES_H
 #define AXL_DRA_SLICES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "axl.h"
@@ -44,6 +45,22 @@ typedef void (*dra_note_fn)(void *ud, const char *msg);
  * node's /sys is ("/" live, NULL on a simulated node: no pcieRoot). 0, or -1 with err. */
 int dra_devices_json(const axl_inventory *inv, const char *sysroot, dra_note_fn note, void *ud, char **out, char *err,
 		     size_t cap);
+
+/* A device's health as a DeviceTaint (types.go's DeviceTaint, behind the DRADeviceTaints
+ * gate): key "<driver>/unhealthy", value (a label value), effect "NoSchedule" or
+ * "NoExecute", timeAdded (wall-clock seconds, sent so that a republish is the same). */
+struct dra_taint {
+	const char *effect;
+	const char *value;
+	long long added;
+};
+/* The taint of the device with this axl id; false when it has none. */
+typedef bool (*dra_taint_fn)(void *ud, const char *axl_id, struct dra_taint *t);
+
+/* dra_devices_json with taints: each device for which taint answers gets one, its key in
+ * the domain driver. */
+int dra_devices_json_taints(const axl_inventory *inv, const char *sysroot, const char *driver, dra_taint_fn taint,
+			    void *tud, dra_note_fn note, void *ud, char **out, char *err, size_t cap);
 
 /* s as a DNS label (RFC 1123: [a-z0-9-], alphanumeric at both ends, at most 63) into out;
  * "" when nothing of it is left. */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "health.h"
 
@@ -82,7 +83,8 @@ int kp_health_policy(struct kp_health_policy *p, const char *checks, double reco
 	}
 	if (recovery_s >= 0) {
 		if (recovery_s > 86400) {
-			snprintf(err, cap, "--health-recovery takes 0s..1d (0: until a restart), not %.0f s", recovery_s);
+			snprintf(err, cap, "--health-recovery takes 0s..1d (0: until a restart), not %.0f s",
+				 recovery_s);
 			return -1;
 		}
 		p->recovery_s = recovery_s;
@@ -137,7 +139,8 @@ void kp_health_describe(const struct kp_health_policy *p, char *out, size_t cap)
 	else
 		snprintf(after, sizeof after, "Unhealthy until the plugin restarts");
 	if (p->off && !p->errors_all && !p->nkeep)
-		snprintf(out, cap, "health checks off (DP_DISABLE_HEALTHCHECKS): only a device that is gone is Unhealthy");
+		snprintf(out, cap,
+			 "health checks off (DP_DISABLE_HEALTHCHECKS): only a device that is gone is Unhealthy");
 	else
 		snprintf(out, cap, "health: %s%s%s%s%s%s; %s",
 			 p->off ? "only the Xids enabled" : "the errors vendors call critical",
@@ -151,6 +154,9 @@ struct mark {
 	char id[128];
 	char why[384];
 	double until; /* < 0: until a restart */
+	int severity; /* the worst of its events since it was marked (kp_health_severity) */
+	long long since; /* wall-clock seconds when it was marked */
+	char value[64];  /* the worst event as a label value */
 };
 
 struct kp_health {
@@ -222,8 +228,19 @@ bool kp_health_take(struct kp_health *h, const axl_sample *smp, double now,
 				h->cap = nc;
 			}
 			m = &h->m[h->n++];
+			memset(m, 0, sizeof *m);
 			snprintf(m->id, sizeof m->id, "%s", id);
+			m->since = (long long)time(NULL);
 			became = true;
+		}
+		int sev = e->critical && e->kind != AXL_HEALTH_WATCH_FAILED ? KP_SEVERE_EVICT : KP_SEVERE_NO_NEW;
+		if (sev > m->severity) {
+			m->severity = sev;
+			if (e->kind == AXL_HEALTH_DRIVER_ERROR)
+				snprintf(m->value, sizeof m->value, "DriverError-%lld", (long long)e->code);
+			else
+				snprintf(m->value, sizeof m->value, "%s",
+					 e->kind == AXL_HEALTH_UNCORRECTABLE ? "Uncorrectable" : "WatchFailed");
 		}
 		snprintf(m->why, sizeof m->why, "%s", e->message);
 		m->until = h->p.recovery_s > 0 ? now + h->p.recovery_s : -1;
@@ -282,6 +299,23 @@ const char *kp_health_why(const struct kp_health *h, const char *axl_id)
 	if (!m && slash)
 		m = find(h, axl_id, (size_t)(slash - axl_id));
 	return m ? m->why : NULL;
+}
+
+int kp_health_severity(const struct kp_health *h, const char *axl_id, long long *since, const char **value)
+{
+	if (!h || !axl_id)
+		return 0;
+	const struct mark *m = find(h, axl_id, strlen(axl_id));
+	const char *slash = strchr(axl_id, '/');
+	if (!m && slash)
+		m = find(h, axl_id, (size_t)(slash - axl_id));
+	if (!m)
+		return 0;
+	if (since)
+		*since = m->since;
+	if (value)
+		*value = m->value;
+	return m->severity;
 }
 
 double kp_health_next(const struct kp_health *h)

@@ -62,6 +62,18 @@ void kp_health_apply(const struct kp_health *h, struct kp_node *node, const axl_
 /* Why the device with this axl id (or its parent, "nvidia:0" of "nvidia:0/mig1.0") is
  * marked; NULL when it is not. */
 const char *kp_health_why(const struct kp_health *h, const char *axl_id);
+/* How bad a marked device's errors are, for `axl dra-plugin`'s device taints
+ * (docs/kubernetes.md, "Health as device taints"): 0 not marked; KP_SEVERE_NO_NEW (a taint
+ * NoSchedule: no new claim gets it) when its worst counted event is one its vendor does not
+ * take the device out of service for (counted by DP_ENABLE_HEALTHCHECKS or a kept code) or a
+ * failed watch (health not known); KP_SEVERE_EVICT (NoExecute: the pods using it are evicted
+ * too) for one the vendor calls critical. The worst since it was marked; since: the wall-clock
+ * second it was marked; value: the worst event as a label value ("DriverError-79",
+ * "Uncorrectable", "WatchFailed"), held by h. A partition answers for its parent as
+ * kp_health_why does. */
+#define KP_SEVERE_NO_NEW 1
+#define KP_SEVERE_EVICT  2
+int kp_health_severity(const struct kp_health *h, const char *axl_id, long long *since, const char **value);
 /* The soonest time a marked device is Healthy again; < 0 when none will be. */
 double kp_health_next(const struct kp_health *h);
 

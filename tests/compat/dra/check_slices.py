@@ -5,13 +5,14 @@ limits by the server, with what a scheduler reads from them; devices that come a
 faults (500s, 409s, a restart of the server, a wrong token, slices changed by someone
 else) survived with a bounded number of requests.
 
-usage: check_slices.py --axl AXL --work DIR --case CASE   (CASE: sims, change, limits, faults, stop)
+usage: check_slices.py --axl AXL --work DIR --case CASE   (CASE: sims, change, limits, faults, stop, health)
 The work directory is removed when the check passes, kept when it fails (tests/workdir.py).
 """
 import argparse
 import base64
 import json
 import os
+import re
 import shutil
 import signal
 import ssl
@@ -149,12 +150,15 @@ users:
 
 
 class Plugin:
-    def __init__(self, axl, work, sim, node, kcfg, extra=()):
+    def __init__(self, axl, work, sim, node, kcfg, extra=(), node_args=None):
         self.log = os.path.join(work, "plugin-%s.log" % node)
         logf = open(self.log, "a+")
         env = dict(os.environ)
         env.pop("KUBERNETES_SERVICE_HOST", None)
-        self.proc = subprocess.Popen([axl, "dra-plugin", "--sim", sim, "--publish-only", "--kubeconfig", kcfg,
+        for k in ("DP_DISABLE_HEALTHCHECKS", "DP_ENABLE_HEALTHCHECKS"):
+            env.pop(k, None)
+        self.proc = subprocess.Popen([axl, "dra-plugin"] + (node_args or ["--sim", sim]) +
+                                     ["--publish-only", "--kubeconfig", kcfg,
                                       "--node-name", node, "--api-backoff", "200ms", "-v"] + list(extra),
                                      stdout=logf, stderr=logf, env=env)
 
@@ -466,24 +470,106 @@ def case_stop(axl, work, srv, kcfg):
           [l for l in p.text().splitlines() if "certificate" in l.lower()][0][:120])
 
 
+def case_health(axl, work, srv, kcfg):
+    """Health as device taints: the 8xMI300X tree (tests/trees/nodes/mi300x-8x.json) with
+    amdgpu's ras/<block>_err_count files written while the plugin runs, as
+    tests/compat/kubernetes/check_device_plugin_health.py's amd case does: a rising "ue:" is
+    an uncorrectable error the vendor takes the GPU out of service for, so that GPU gets the
+    taint gpu.axl.dev/unhealthy=Uncorrectable:NoExecute within two health samples, the other
+    seven none; a rising "ce:" taints nothing; the taint is gone --health-recovery seconds after
+    the last error; --health-checks none taints nothing."""
+    trees = os.path.join(HERE, "..", "..", "trees")
+    t = os.path.join(work, "tree-mi300x-8x")
+    subprocess.run([sys.executable, os.path.join(trees, "mktree.py"), os.path.join(trees, "nodes", "mi300x-8x.json"),
+                    t], check=True, stdout=subprocess.DEVNULL)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AXL_")}
+    r = subprocess.run([axl, "--sysroot", t, "list", "--json"], capture_output=True, text=True, env=env, timeout=60)
+    check(r.returncode == 0, "axl list: %s" % r.stderr[-300:])
+    gpus = [d for d in json.loads(r.stdout).get("devices", []) if d["id"].startswith("amdgpu:")]
+    check(len(gpus) == 8, "8 MI300X: %s" % [d["id"] for d in gpus])
+
+    def ras(d):
+        return os.path.join(os.path.realpath(os.path.join(t, "sys", "bus", "pci", "devices", d["pci"]["address"])),
+                            "ras")
+
+    def put(path, text):
+        with open(path, "w") as f:  # in place, as the driver's file changes
+            f.write(text)
+    for d in gpus:
+        os.makedirs(ras(d), exist_ok=True)
+        put(os.path.join(ras(d), "umc_err_count"), "ue: 0\nce: 0\nde: 0\n")
+        put(os.path.join(ras(d), "gfx_err_count"), "ue: 0\nce: 0\n")
+    victim, other = gpus[2], gpus[6]
+    label = {d["id"]: d["id"].replace(":", "-") for d in gpus}
+    recovery = 3
+
+    def taints(node):
+        devs = pool_devices(srv, node) or []
+        return {d["name"]: d.get("taints") for d in devs if d.get("taints")}
+    p = Plugin(axl, work, None, "node-h", kcfg, ["--interval", "1s", "--health-recovery", "%ds" % recovery],
+               node_args=["--sysroot", t])
+    try:
+        devs = wait_for("the 8 GPUs published", lambda: pool_devices(srv, "node-h"), 15, p)
+        check(len(devs) == 8, "8 devices: %s" % [d["name"] for d in devs])
+        check(not taints("node-h"), "no taint at the start: %s" % taints("node-h"))
+        put(os.path.join(ras(other), "umc_err_count"), "ue: 0\nce: 17\nde: 3\n")
+        time.sleep(2.5)
+        check(not taints("node-h"), "corrected errors taint nothing: %s" % taints("node-h"))
+        t0 = time.monotonic()
+        put(os.path.join(ras(victim), "umc_err_count"), "ue: 2\nce: 0\nde: 0\n")
+        got = wait_for("the victim's taint", lambda: taints("node-h"), 10, p)
+        dt = time.monotonic() - t0
+        print("taint published %.2f s after the error" % dt)
+        check(dt <= 4, "tainted within two health samples and a write (%.2f s)" % dt)
+        check(list(got) == [label[victim["id"]]], "only %s tainted: %s" % (victim["id"], got))
+        tt = got[label[victim["id"]]]
+        check(len(tt) == 1 and tt[0]["key"] == DRIVER + "/unhealthy" and tt[0]["effect"] == "NoExecute"
+              and tt[0].get("value") == "Uncorrectable"
+              and re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", tt[0].get("timeAdded", "")),
+              "the taint: %s" % tt)
+        # the taint stays while nothing changes: no rewrite of a stable taint
+        gen = srv.pool("node-h")[0]["spec"]["pool"]["generation"]
+        time.sleep(1.5)
+        check(srv.pool("node-h")[0]["spec"]["pool"]["generation"] == gen, "a stable taint is not rewritten")
+        t1 = time.monotonic()
+        wait_for("the taint gone after recovery", lambda: not taints("node-h") and pool_devices(srv, "node-h"),
+                 recovery + 8, p)
+        print("taint gone %.2f s after it appeared (--health-recovery %ds)" % (time.monotonic() - t1 + 1.5, recovery))
+        check(time.monotonic() - t0 >= recovery - 0.2, "not before --health-recovery")
+    finally:
+        p.stop()
+    # --health-checks none: no taint
+    put(os.path.join(ras(victim), "umc_err_count"), "ue: 2\nce: 0\nde: 0\n")
+    p = Plugin(axl, work, None, "node-x", kcfg, ["--interval", "1s", "--health-checks", "none"],
+               node_args=["--sysroot", t])
+    try:
+        wait_for("the 8 GPUs published", lambda: pool_devices(srv, "node-x"), 15, p)
+        put(os.path.join(ras(victim), "umc_err_count"), "ue: 5\nce: 0\nde: 0\n")
+        time.sleep(3)
+        check(not taints("node-x"), "--health-checks none taints nothing: %s" % taints("node-x"))
+    finally:
+        p.stop()
+    check(not srv.stats()["rejected"], "slices refused: %s" % srv.stats()["rejected"])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--axl", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--case", required=True, choices=["sims", "change", "limits", "faults", "stop"])
+    ap.add_argument("--case", required=True, choices=["sims", "change", "limits", "faults", "stop", "health"])
     args = ap.parse_args()
     axl, case = args.axl, args.case
     work = os.path.abspath(args.work)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     make_certs(work)
-    nodes = ["node-0", "node-1", "node-2", "node-c", "node-big", "node-f", "node-s", "node-x"]
+    nodes = ["node-0", "node-1", "node-2", "node-c", "node-big", "node-f", "node-s", "node-x", "node-h"]
     srv = Server(work, nodes)
     srv.start()
     try:
         kcfg = kubeconfig(work, srv.port, ca_inline=case in ("sims", "limits"))
         {"sims": case_sims, "change": case_change, "faults": case_faults, "limits": case_limits,
-         "stop": case_stop}[case](axl, work, srv, kcfg)
+         "stop": case_stop, "health": case_health}[case](axl, work, srv, kcfg)
     except Fail as e:
         print("FAIL: %s\n(the work directory %s is kept)" % (e, work))
         return 1
