@@ -150,13 +150,14 @@ users:
 
 
 class Plugin:
-    def __init__(self, axl, work, sim, node, kcfg, extra=(), node_args=None):
+    def __init__(self, axl, work, sim, node, kcfg, extra=(), node_args=None, env_extra=None):
         self.log = os.path.join(work, "plugin-%s.log" % node)
         logf = open(self.log, "a+")
         env = dict(os.environ)
         env.pop("KUBERNETES_SERVICE_HOST", None)
         for k in ("DP_DISABLE_HEALTHCHECKS", "DP_ENABLE_HEALTHCHECKS"):
             env.pop(k, None)
+        env.update(env_extra or {})
         self.proc = subprocess.Popen([axl, "dra-plugin"] + (node_args or ["--sim", sim]) +
                                      ["--publish-only", "--kubeconfig", kcfg,
                                       "--node-name", node, "--api-backoff", "200ms", "-v"] + list(extra),
@@ -552,11 +553,60 @@ def case_health(axl, work, srv, kcfg):
     check(not srv.stats()["rejected"], "slices refused: %s" % srv.stats()["rejected"])
 
 
+def case_health_nvml(axl, work, srv, kcfg, double):
+    """The effect by severity, on the 8xH100 tree with NVML answering from the double and
+    events injected through $AXL_NVML_DOUBLE_EVENTS (as check_device_plugin_health.py's nvml
+    case): with DP_ENABLE_HEALTHCHECKS=13, an application's Xid 13 counts but its vendor does
+    not take the GPU out of service for it: NoSchedule, value DriverError-13; Xid 79 then
+    (fallen off the bus) makes it NoExecute, DriverError-79; gone after --health-recovery."""
+    tests = os.path.join(HERE, "..", "..")
+    trees = os.path.join(tests, "trees")
+    t = os.path.join(work, "tree-hgx-8x-h100")
+    subprocess.run([sys.executable, os.path.join(trees, "mktree.py"), os.path.join(trees, "nodes", "hgx-8x-h100.json"),
+                    t], check=True, stdout=subprocess.DEVNULL)
+    events = os.path.join(work, "nvml.events")
+    with open(events, "w") as f:
+        f.write("# NVML events, one a line: <uuid> xid N | <uuid> dbe\n")
+    env = {"AXL_NVML_LIBRARY": double, "AXL_NVML_DOUBLE_EVENTS": events,
+           "AXL_NVML_DOUBLE_XML": os.path.join(tests, "vendorlib", "nvml", "double", "fixtures", "hgx-8x-h100-q2x.xml"),
+           "DP_ENABLE_HEALTHCHECKS": "13"}
+
+    def tainted():
+        devs = pool_devices(srv, "node-h") or []
+        return {d["name"]: d["taints"] for d in devs if d.get("taints")}
+    p = Plugin(axl, work, None, "node-h", kcfg, ["--interval", "1s", "--health-recovery", "4s"],
+               node_args=["--sysroot", t], env_extra=env)
+    try:
+        devs = wait_for("the 8 GPUs published", lambda: pool_devices(srv, "node-h"), 15, p)
+        uuids = {d["name"]: d["attributes"].get("uuid", {}).get("string") for d in devs}
+        check(len(devs) == 8 and all(uuids.values()), "8 GPUs with UUIDs: %s" % uuids)
+        name = sorted(uuids)[3]
+        with open(events, "a") as f:
+            f.write("%s xid 13\n" % uuids[name])
+        got = wait_for("Xid 13's taint", tainted, 6, p)
+        tt = got.get(name) or [{}]
+        check(list(got) == [name] and tt[0].get("effect") == "NoSchedule" and tt[0].get("value") == "DriverError-13",
+              "Xid 13 counted by DP_ENABLE_HEALTHCHECKS: NoSchedule on %s only: %s" % (name, got))
+        with open(events, "a") as f:
+            f.write("%s xid 79\n" % uuids[name])
+        got = wait_for("Xid 79's NoExecute", lambda: (tainted().get(name) or [{}])[0].get("effect") == "NoExecute"
+                       and tainted(), 6, p)
+        tt = got[name]
+        check(tt[0].get("value") == "DriverError-79" and list(got) == [name],
+              "Xid 79: NoExecute, DriverError-79, on %s only: %s" % (name, got))
+        print("Xid 13: NoSchedule; Xid 79: NoExecute on %s" % name)
+        wait_for("the taint gone after recovery", lambda: not tainted() and pool_devices(srv, "node-h"), 12, p)
+    finally:
+        p.stop()
+    check(not srv.stats()["rejected"], "slices refused: %s" % srv.stats()["rejected"])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--axl", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--case", required=True, choices=["sims", "change", "limits", "faults", "stop", "health"])
+    ap.add_argument("--case", required=True, choices=["sims", "change", "limits", "faults", "stop", "health", "health_nvml"])
+    ap.add_argument("--double", help="the NVML double (libnvidia-ml.so.1), for health_nvml")
     args = ap.parse_args()
     axl, case = args.axl, args.case
     work = os.path.abspath(args.work)
@@ -569,7 +619,8 @@ def main():
     try:
         kcfg = kubeconfig(work, srv.port, ca_inline=case in ("sims", "limits"))
         {"sims": case_sims, "change": case_change, "faults": case_faults, "limits": case_limits,
-         "stop": case_stop, "health": case_health}[case](axl, work, srv, kcfg)
+         "stop": case_stop, "health": case_health,
+         "health_nvml": lambda *x: case_health_nvml(*x, args.double)}[case](axl, work, srv, kcfg)
     except Fail as e:
         print("FAIL: %s\n(the work directory %s is kept)" % (e, work))
         return 1
