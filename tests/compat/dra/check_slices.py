@@ -537,6 +537,18 @@ def case_health(axl, work, srv, kcfg):
                  recovery + 8, p)
         print("taint gone %.2f s after it appeared (--health-recovery %ds)" % (time.monotonic() - t1 + 1.5, recovery))
         check(time.monotonic() - t0 >= recovery - 0.2, "not before --health-recovery")
+        # a server without the DRADeviceTaints gate drops the field: the slice it stores is
+        # taken as published once, not written again at each watch event of that write
+        srv.call("POST", "/_fake/drop_field", {"name": "taints"})
+        put(os.path.join(ras(victim), "umc_err_count"), "ue: 3\nce: 0\nde: 0\n")
+        wait_for("the write of the tainted devices", lambda: "otherwise than it was sent" in p.text(), 6, p)
+        time.sleep(0.5)
+        t2 = time.time()
+        time.sleep(2)
+        reqs = srv.requests(t2)
+        check(not reqs, "taints dropped by the server: no rewrite loop: %s" % reqs[:10])
+        check(not taints("node-h"), "the server kept no taint: %s" % taints("node-h"))
+        print("taints dropped by the server: said once, no request in the 2 s after")
     finally:
         p.stop()
     # --health-checks none: no taint

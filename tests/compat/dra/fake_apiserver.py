@@ -31,7 +31,9 @@ POST /_fake/fault {"status": 500, "count": 3, "methods": ["PUT"], "path": "regex
 count matching requests are answered with status), POST /_fake/tokens {"tokens": [...]},
 POST /_fake/close_watches, POST /_fake/compact (forget the event history: watches from an
 older version get 410), POST /_fake/reset_counts, POST /_fake/drop_attribute {"name": ...}
-(that device attribute is not stored, as a server drops a field whose feature gate is off).
+(that device attribute is not stored, as a server drops a field whose feature gate is off),
+POST /_fake/drop_field {"name": ...} (that Device field is not stored: "taints" on a server
+without the DRADeviceTaints gate).
 
 --state FILE keeps the store across a restart (as etcd does); the event history is not
 kept, so a watch from before the restart gets 410, as after a compaction.
@@ -95,6 +97,7 @@ class Store:
         self.rejected = []
         self.closing = 0  # bumped to end every watch
         self.dropped = set()  # device attributes not kept (as a field whose feature gate is off)
+        self.dropped_fields = set()  # Device fields not kept (taints without DRADeviceTaints)
         doc = json.load(open(args.schema))
         root = strict(doc)
         self.validator = jsonschema.Draft7Validator(
@@ -226,6 +229,8 @@ def drop(store, obj):
     for d in (obj.get("spec") or {}).get("devices") or []:
         for name in store.dropped:
             (d.get("attributes") or {}).pop(name, None)
+        for name in store.dropped_fields:
+            d.pop(name, None)
 
 
 def selector_match(obj, sel):
@@ -490,6 +495,8 @@ class Handler(BaseHTTPRequestHandler):
                 st.lock.notify_all()
             elif what == "drop_attribute":
                 st.dropped.add(body["name"])
+            elif what == "drop_field":
+                st.dropped_fields.add(body["name"])
             elif what == "compact":
                 st.history = []
                 st.history_from = st.rv + 1
