@@ -1017,7 +1017,8 @@ static const char *cmt(const char *s)
 	char *b = buf[k++ & 3];
 	size_t n = 0;
 	for (; s && *s && n + 1 < sizeof buf[0]; s++)
-		b[n++] = (s[0] == '*' && s[1] == '/') || (unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f ? '?' : *s;
+		b[n++] =
+		    (s[0] == '*' && s[1] == '/') || (unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f ? '?' : *s;
 	b[n] = 0;
 	return b;
 }
@@ -1040,8 +1041,8 @@ static void emit(void)
 		first[4 * i] = row16(n_cu, "compute units");
 		for (size_t j = 0; j < e->cus.n; j++, n_cu++) {
 			struct cu *c = e->cus.v[j];
-			out("\t{.s_name = %luu, .count = %luu}, /* %s: %s */\n", pool_off(c->name), c->count, cmt(e->key),
-			    cmt(c->name));
+			out("\t{.s_name = %luu, .count = %luu}, /* %s: %s */\n", pool_off(c->name), c->count,
+			    cmt(e->key), cmt(c->name));
 		}
 	}
 	if (!n_cu)
@@ -1072,8 +1073,8 @@ static void emit(void)
 			struct part *p = e->parts.v[j];
 			prof_first[pi] = row16(n_str, "strings");
 			for (size_t k = 0; k < p->profiles.n; k++, n_str++)
-				out("\t%luu, /* %s %s profile: %s */\n", pool_off(p->profiles.v[k]), cmt(e->key), cmt(p->tech),
-				    cmt(p->profiles.v[k]));
+				out("\t%luu, /* %s %s profile: %s */\n", pool_off(p->profiles.v[k]), cmt(e->key),
+				    cmt(p->tech), cmt(p->profiles.v[k]));
 		}
 		first[4 * i + 3] = row16(n_str, "strings");
 		for (size_t j = 0; j < e->sources.n; j++, n_str++) {
@@ -1089,7 +1090,8 @@ static void emit(void)
 		first[4 * i + 2] = row16(n_part, "partitionings");
 		for (size_t j = 0; j < e->parts.n; j++, pi++, n_part++) {
 			struct part *p = e->parts.v[j];
-			out("\t{.s_technology = %luu, .max_partitions = %ld, .i_profiles = %zuu, .n_profiles = %zuu}, /* %s %s */\n",
+			out("\t{.s_technology = %luu, .max_partitions = %ld, .i_profiles = %zuu, .n_profiles = %zuu}, "
+			    "/* %s %s */\n",
 			    pool_off(p->tech), p->max, p->profiles.n ? prof_first[pi] : 0, p->profiles.n, cmt(e->key),
 			    cmt(p->tech));
 		}
@@ -1134,8 +1136,8 @@ static void emit(void)
 		} else {
 			out("\t\t.s_ici_topology = 0u, .ici_ports = 0u, .ici_gbps = -1.0,\n");
 		}
-		out("\t\t.roce_ports = %luu, .roce_peer_ports = %luu, .roce_gbps = ", e->have_roce ? e->roce_ports : 0ul,
-		    e->have_roce ? e->roce_peer_ports : 0ul);
+		out("\t\t.roce_ports = %luu, .roce_peer_ports = %luu, .roce_gbps = ",
+		    e->have_roce ? e->roce_ports : 0ul, e->have_roce ? e->roce_peer_ports : 0ul);
 		out_double(e->have_roce ? e->roce_gbps : -1.0);
 		out(",\n");
 		out("\t\t.i_cus = %zuu, .n_cus = %zuu, .i_prec = %zuu, .n_prec = %zuu,\n", e->cus.n ? first[4 * i] : 0,

@@ -70,9 +70,8 @@ struct cli_command {
 };
 /* The commands (cmd_<name>.c) */
 extern const struct cli_command cli_cmd_list, cli_cmd_show, cli_cmd_topo, cli_cmd_capture, cli_cmd_metrics,
-	cli_cmd_serve, cli_cmd_top, cli_cmd_cdi, cli_cmd_labels, cli_cmd_agent, cli_cmd_device_plugin, cli_cmd_dra_plugin,
-	cli_cmd_limit,
-	cli_cmd_partition, cli_cmd_plan, cli_cmd_bench, cli_cmd_version, cli_cmd_help;
+    cli_cmd_serve, cli_cmd_top, cli_cmd_cdi, cli_cmd_labels, cli_cmd_agent, cli_cmd_device_plugin, cli_cmd_dra_plugin,
+    cli_cmd_limit, cli_cmd_partition, cli_cmd_plan, cli_cmd_bench, cli_cmd_version, cli_cmd_help;
 const struct cli_command *cli_command_find(const char *name);
 /* The subcommand argv[0] of c, its table parsed from argv[1..argc) ("axl cdi generate
  * ..."): the subcommand, or NULL after a message (unknown or missing subcommand, a bad

@@ -9,9 +9,10 @@
 #include "cli.h"
 
 static const struct cli_command *const commands[] = {
-	&cli_cmd_list,  &cli_cmd_show,          &cli_cmd_topo,  &cli_cmd_capture,   &cli_cmd_metrics, &cli_cmd_serve,
-	&cli_cmd_top,   &cli_cmd_cdi,           &cli_cmd_labels, &cli_cmd_agent,    &cli_cmd_device_plugin, &cli_cmd_dra_plugin,
-	&cli_cmd_limit, &cli_cmd_partition,     &cli_cmd_plan,  &cli_cmd_bench,     &cli_cmd_version, &cli_cmd_help,
+	&cli_cmd_list,          &cli_cmd_show,       &cli_cmd_topo,  &cli_cmd_capture,   &cli_cmd_metrics,
+	&cli_cmd_serve,         &cli_cmd_top,        &cli_cmd_cdi,   &cli_cmd_labels,    &cli_cmd_agent,
+	&cli_cmd_device_plugin, &cli_cmd_dra_plugin, &cli_cmd_limit, &cli_cmd_partition, &cli_cmd_plan,
+	&cli_cmd_bench,         &cli_cmd_version,    &cli_cmd_help,
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
@@ -197,7 +198,8 @@ const struct cli_sub *cli_sub_parse(const struct cli_command *c, int argc, char 
 		fprintf(stderr, "axl %s: no subcommand '%s'; did you mean %s? (axl help %s)\n", c->name, argv[0], near,
 			c->name);
 	else
-		fprintf(stderr, "axl %s: no subcommand '%s': it has %s (axl help %s)\n", c->name, argv[0], list, c->name);
+		fprintf(stderr, "axl %s: no subcommand '%s': it has %s (axl help %s)\n", c->name, argv[0], list,
+			c->name);
 	return NULL;
 }
 
@@ -285,5 +287,6 @@ const char cli_topo_legend_fabrics[] = "  XGMI = AMD Infinity Fabric (one XGMI h
 				       "  NL#  = # AWS NeuronLink ports\n";
 const char cli_topo_legend_xelink[] = "  XL#  = a bonded set of # Intel Xe Links\n";
 const char cli_topo_legend_ici[] = "  ICI  = Google TPU inter-chip interconnect (one slice: a torus or mesh)\n";
-const char cli_topo_legend_roce[] = "  RC#  = # RoCE ports of Intel Gaudi's on-chip Ethernet joining the pair (one 8-module baseboard)\n";
+const char cli_topo_legend_roce[] =
+    "  RC#  = # RoCE ports of Intel Gaudi's on-chip Ethernet joining the pair (one 8-module baseboard)\n";
 const char cli_topo_legend_unknown[] = "  -    = not known\n";

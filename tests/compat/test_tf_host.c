@@ -311,7 +311,8 @@ static void t_nics(void)
 	EQ(n, 8);
 	CHECK(streq(prop_of(&devs[0], "nearestNic"), "mlx5_0"));
 	CHECK(streq(prop_of(&devs[0], "nearestNicPath"), "pcie-switch"));
-	CHECK(streq(prop_of(&devs[0], "nics"), "mlx5_0:pcie-switch:50,mlx5_1:pcie-switch:12.5,mlx5_2:pcie-switch:12.5"));
+	CHECK(
+	    streq(prop_of(&devs[0], "nics"), "mlx5_0:pcie-switch:50,mlx5_1:pcie-switch:12.5,mlx5_2:pcie-switch:12.5"));
 	CHECK(streq(prop_of(&devs[1], "nearestNic"), "mlx5_3"));
 	CHECK(streq(prop_of(&devs[1], "nics"), "mlx5_3:pcie-switch:50"));
 	CHECK(streq(prop_of(&devs[7], "nics"), "mlx5_11:pcie-switch:50"));

@@ -17,8 +17,9 @@ int kp_allocate(const struct kp_resource *r, const struct kp_options *o, const c
 	if (n == 0)
 		return kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap, "no device ID in the request for %s", r->name);
 	if (n > r->n)
-		return kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap, "%zu device IDs asked of %s, which has %zu (first: '%s')", n,
-			      r->name, r->n, ids[0] ? ids[0] : "");
+		return kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap,
+				 "%zu device IDs asked of %s, which has %zu (first: '%s')", n, r->name, r->n,
+				 ids[0] ? ids[0] : "");
 	const struct kp_dev **d = calloc(n, sizeof *d);
 	if (!d)
 		return kp_refuse(code, K8S_INTERNAL, err, cap, "out of memory");
@@ -26,14 +27,15 @@ int kp_allocate(const struct kp_resource *r, const struct kp_options *o, const c
 		d[i] = kp_dev_of(r, ids[i]);
 		int rc = 0;
 		if (!d[i])
-			rc = kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap, "unknown device ID '%s' for %s", ids[i] ? ids[i] : "",
-				    r->name);
+			rc = kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap, "unknown device ID '%s' for %s",
+				       ids[i] ? ids[i] : "", r->name);
 		else if (!d[i]->healthy)
-			rc = kp_refuse(code, K8S_FAILED_PRECONDITION, err, cap, "device ID '%s' of %s is unhealthy", ids[i],
-				    r->name);
+			rc = kp_refuse(code, K8S_FAILED_PRECONDITION, err, cap, "device ID '%s' of %s is unhealthy",
+				       ids[i], r->name);
 		for (size_t j = 0; j < i && rc == 0; j++)
 			if (d[j] == d[i])
-				rc = kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap, "device ID '%s' is asked twice", ids[i]);
+				rc = kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap, "device ID '%s' is asked twice",
+					       ids[i]);
 		if (rc) {
 			free(d);
 			return -1;
@@ -112,7 +114,8 @@ int kp_allocate(const struct kp_resource *r, const struct kp_options *o, const c
 		size_t len = 1;
 		bool all = true;
 		for (size_t u = 0; u < nu; u++) {
-			all &= units[u]->uuid != NULL && units[u]->visible_env && strcmp(units[u]->visible_env, vis) == 0;
+			all &=
+			    units[u]->uuid != NULL && units[u]->visible_env && strcmp(units[u]->visible_env, vis) == 0;
 			len += units[u]->uuid ? strlen(units[u]->uuid) + 1 : 0;
 		}
 		char *v = all ? kp_pmalloc(&p, len) : NULL;

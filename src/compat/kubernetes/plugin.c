@@ -184,8 +184,9 @@ static bool partitions_enabled(const axl_device *d, const struct axl_runtime *rt
 }
 
 /* Islands: devices joined by NVLink, NVSwitch, xGMI or RoCE links (the last: the Ethernet
- * ports a Gaudi baseboard joins its modules with; union-find over the inventory's links). island[i] for top-level device i: the smallest index of its
- * island; -1 when it has no such link. */
+ * ports a Gaudi baseboard joins its modules with; union-find over the inventory's links).
+ * island[i] for top-level device i: the smallest index of its island; -1 when it has no
+ * such link. */
 static void islands(const axl_inventory *inv, int *island, size_t n)
 {
 	int *up = malloc((n ? n : 1) * sizeof *up);
@@ -299,7 +300,8 @@ static int advertise(struct kp_node *node, const char *rname, const axl_device *
 		/* a partition without a UUID of its own (AMD's): its device's stable ID and the
 		 * partition's name there ("GPU-5ec3b1f3a2b8f8a0/xcp3"), which does not move when
 		 * another device goes and axl's indexes shift */
-		const char *pid = axl_device_id(parent), *cid = axl_device_id(d), *puuid = str_attr(parent, AXL_ATTR_UUID);
+		const char *pid = axl_device_id(parent), *cid = axl_device_id(d),
+			   *puuid = str_attr(parent, AXL_ATTR_UUID);
 		size_t pl = strlen(pid);
 		const char *part = strncmp(cid, pid, pl) == 0 && cid[pl] == '/' ? cid + pl + 1 : cid;
 		snprintf(unit, sizeof unit, "%s/%s", puuid ? puuid : pci ? pci : pid, part);
@@ -309,7 +311,8 @@ static int advertise(struct kp_node *node, const char *rname, const axl_device *
 	const axl_device *top = parent ? parent : d;
 	int shares = o->shares > 1 && rt && (rt->flags & AXL_RUNTIME_PRELOAD_LIMITS) ? o->shares : 1;
 	if (o->shares > 1 && shares == 1) {
-		snprintf(msg, sizeof msg, "%s: no limiter holds this kind of device: advertised whole, not as %d shares",
+		snprintf(msg, sizeof msg,
+			 "%s: no limiter holds this kind of device: advertised whole, not as %d shares",
 			 axl_device_id(d), o->shares);
 		if (note)
 			note(ud, msg);
@@ -331,7 +334,8 @@ static int advertise(struct kp_node *node, const char *rname, const axl_device *
 		dv.id = strdup(id);
 		dv.unit = strdup(unit);
 		dv.share = shares > 1 ? k : -1;
-		dv.healthy = !fatal_state(d) && !fatal_state(top) && !node_gone(o, d) && (d == top || !node_gone(o, top));
+		dv.healthy =
+		    !fatal_state(d) && !fatal_state(top) && !node_gone(o, d) && (d == top || !node_gone(o, top));
 		dv.numa = int_attr(top, AXL_ATTR_NUMA_NODE, -1);
 		/* a MIG device does not use its GPU's links; partitions that replace their device
 		 * (AMD's) come in the island kp_build gives: their device, so that a request is
@@ -378,7 +382,9 @@ static int advertise_replaced(struct kp_node *node, const char *rname, const axl
 	bool bad;
 	bool named = profile_resource(rt, d, mode, sizeof mode, &bad);
 	if (bad && note) {
-		snprintf(msg, sizeof msg, "%s: the vendor's name for its partition mode, '%s', is not one the kubelet takes: advertised as %s",
+		snprintf(msg, sizeof msg,
+			 "%s: the vendor's name for its partition mode, '%s', is not one the kubelet takes: advertised "
+			 "as %s",
 			 axl_device_id(d), mode, rname);
 		note(ud, msg);
 	}
@@ -388,15 +394,16 @@ static int advertise_replaced(struct kp_node *node, const char *rname, const axl
 			m->dev = axl_device_id(d);
 			snprintf(m->first, sizeof m->first, "%s", mode);
 		} else if (strcmp(m->first, mode) != 0) {
-			snprintf(msg, sizeof msg, "%s and %s are in different partition modes (%s, %s)", m->dev, axl_device_id(d),
-				 m->first, mode);
+			snprintf(msg, sizeof msg, "%s and %s are in different partition modes (%s, %s)", m->dev,
+				 axl_device_id(d), m->first, mode);
 			if (o->parts == KP_PARTS_SINGLE) {
 				snprintf(err, cap, "%s single: %s; use %s mixed", opt, msg, opt);
 				return -1;
 			}
 			if (!m->said && note) {
 				size_t l = strlen(msg);
-				snprintf(msg + l, sizeof msg - l, ": every partition is advertised as %s alike (%s mixed names them apart)",
+				snprintf(msg + l, sizeof msg - l,
+					 ": every partition is advertised as %s alike (%s mixed names them apart)",
 					 rname, opt);
 				note(ud, msg);
 			}
@@ -448,7 +455,8 @@ int kp_build(const axl_inventory *inv, const struct kp_options *o, kp_edits_fn f
 		const char *rname = rt ? (rt->resource ? rt->resource : rt->kind) : NULL;
 		if (!rname) {
 			const char *model = str_attr(d, AXL_ATTR_MODEL);
-			snprintf(msg, sizeof msg, "%s (%s): no Kubernetes resource name is known for it: not advertised",
+			snprintf(msg, sizeof msg,
+				 "%s (%s): no Kubernetes resource name is known for it: not advertised",
 				 axl_device_id(d), model ? model : "unknown model");
 			if (note)
 				note(ud, msg);
@@ -461,7 +469,8 @@ int kp_build(const axl_inventory *inv, const struct kp_options *o, kp_edits_fn f
 		if (o->parts != KP_PARTS_NONE && partitions_enabled(d, rt)) {
 			size_t nc = axl_device_child_count(d);
 			if (nc == 0) {
-				snprintf(msg, sizeof msg, "%s: %s mode is enabled but no partition exists: nothing to advertise",
+				snprintf(msg, sizeof msg,
+					 "%s: %s mode is enabled but no partition exists: nothing to advertise",
 					 axl_device_id(d), rt->partitions);
 				if (o->parts == KP_PARTS_SINGLE) {
 					snprintf(err, cap, "%s single: %s", opt, msg);
@@ -484,7 +493,9 @@ int kp_build(const axl_inventory *inv, const struct kp_options *o, kp_edits_fn f
 						break;
 					}
 					if (single_profile && strcmp(single_profile, prof) != 0) {
-						snprintf(err, cap, "%s single: more than one %s profile on the node (%s and %s); use %s mixed",
+						snprintf(err, cap,
+							 "%s single: more than one %s profile on the node (%s and %s); "
+							 "use %s mixed",
 							 opt, rt->partitions, single_profile, prof, opt);
 						rc = -1;
 						break;
@@ -496,12 +507,16 @@ int kp_build(const axl_inventory *inv, const struct kp_options *o, kp_edits_fn f
 					bool bad;
 					if (!profile_resource(rt, ch, name, sizeof name, &bad)) {
 						if (bad)
-							snprintf(msg, sizeof msg, "%s: the vendor's resource name for profile %s, '%s', is not one the kubelet takes: not advertised",
+							snprintf(msg, sizeof msg,
+								 "%s: the vendor's resource name for profile %s, '%s', "
+								 "is not one the kubelet takes: not advertised",
 								 axl_device_id(ch), prof ? prof : "?", name);
 						else
-							snprintf(msg, sizeof msg, "%s: %s: not advertised", axl_device_id(ch),
-								 !prof ? "its profile is not known"
-								       : "the vendor names no resource for its profile");
+							snprintf(msg, sizeof msg, "%s: %s: not advertised",
+								 axl_device_id(ch),
+								 !prof
+								     ? "its profile is not known"
+								     : "the vendor names no resource for its profile");
 						if (note)
 							note(ud, msg);
 						continue;
@@ -517,7 +532,9 @@ int kp_build(const axl_inventory *inv, const struct kp_options *o, kp_edits_fn f
 	}
 	free(isl);
 	if (rc == 0 && single_whole && single_part) {
-		snprintf(err, cap, "%s single: every device must have its partition mode alike (%s is whole, %s is a partition); use %s mixed",
+		snprintf(err, cap,
+			 "%s single: every device must have its partition mode alike (%s is whole, %s is a partition); "
+			 "use %s mixed",
 			 opt, single_whole, single_part, opt);
 		rc = -1;
 	}
@@ -550,7 +567,8 @@ int kp_keep_lost(struct kp_node *now, const struct kp_node *prev)
 			dv.uuid = xdup(pd->uuid);
 			dv.healthy = 0;
 			memset(&dv.ed, 0, sizeof dv.ed);
-			if (!dv.id || !dv.unit || !dv.axl_id || edits_copy(&dv.ed, &pd->ed) != 0 || add_dev(nr, &dv) != 0) {
+			if (!dv.id || !dv.unit || !dv.axl_id || edits_copy(&dv.ed, &pd->ed) != 0 ||
+			    add_dev(nr, &dv) != 0) {
 				dev_free(&dv);
 				return -1;
 			}

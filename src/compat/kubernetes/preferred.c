@@ -196,13 +196,14 @@ int kp_preferred(const struct kp_resource *r, const char *const *avail, size_t n
 	*n = 0;
 	*owner = NULL;
 	if (size <= 0)
-		return kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap, "allocation_size %d: at least 1 device is asked", size);
+		return kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap, "allocation_size %d: at least 1 device is asked",
+				 size);
 	if ((size_t)size > na)
-		return kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap, "allocation_size %d is more than the %zu available device IDs",
-			      size, na);
+		return kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap,
+				 "allocation_size %d is more than the %zu available device IDs", size, na);
 	if (nm > (size_t)size)
-		return kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap, "%zu must-include device IDs do not fit in allocation_size %d",
-			      nm, size);
+		return kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap,
+				 "%zu must-include device IDs do not fit in allocation_size %d", nm, size);
 	const struct kp_dev **av = calloc(na, sizeof *av);
 	size_t *musts = calloc(nm ? nm : 1, sizeof *musts), *set = calloc((size_t)size, sizeof *set),
 	       *best = calloc((size_t)size, sizeof *best);
@@ -215,11 +216,13 @@ int kp_preferred(const struct kp_resource *r, const char *const *avail, size_t n
 	for (size_t i = 0; i < na && rc == 0; i++) {
 		av[i] = kp_dev_of(r, avail[i]);
 		if (!av[i])
-			rc = kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap, "unknown device ID '%s' in available_deviceIDs of %s",
-				    avail[i] ? avail[i] : "", r->name);
+			rc = kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap,
+				       "unknown device ID '%s' in available_deviceIDs of %s", avail[i] ? avail[i] : "",
+				       r->name);
 		for (size_t j = 0; j < i && rc == 0; j++)
 			if (av[j] == av[i])
-				rc = kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap, "device ID '%s' is listed twice", avail[i]);
+				rc = kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap, "device ID '%s' is listed twice",
+					       avail[i]);
 	}
 	size_t nmust = 0;
 	for (size_t i = 0; i < nm && rc == 0; i++) {
@@ -228,8 +231,8 @@ int kp_preferred(const struct kp_resource *r, const char *const *avail, size_t n
 			k++;
 		if (k == na)
 			rc = kp_refuse(code, K8S_INVALID_ARGUMENT, err, cap,
-				    "must-include device ID '%s' is not among the available_deviceIDs of %s", must[i] ? must[i] : "",
-				    r->name);
+				       "must-include device ID '%s' is not among the available_deviceIDs of %s",
+				       must[i] ? must[i] : "", r->name);
 		else if (!chosen[k])
 			chosen[k] = true, musts[nmust++] = k;
 	}
@@ -245,7 +248,9 @@ int kp_preferred(const struct kp_resource *r, const char *const *avail, size_t n
 			tried = av[b]->island == av[a]->island && av[b]->numa == av[a]->numa;
 		if (tried)
 			continue;
-		struct grow x = {(const struct kp_dev *const *)av, &g, na, av[a]->island, av[a]->numa, set, 0, left, chosen};
+		struct grow x = {
+			(const struct kp_dev *const *)av, &g, na, av[a]->island, av[a]->numa, set, 0, left, chosen
+		};
 		memset(chosen, 0, na * sizeof *chosen);
 		for (size_t i = 0; i < na; i++)
 			for (int lv = 0; lv < LV_N; lv++)

@@ -54,8 +54,8 @@ static int register_one(struct plugin *p, size_t r, char *err, size_t cap)
 		int cancelled = 0;
 		for (;;) {
 			ev = grpc_completion_queue_pluck(
-				q, &tag, gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_millis(100, GPR_TIMESPAN)),
-				NULL);
+			    q, &tag,
+			    gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_millis(100, GPR_TIMESPAN)), NULL);
 			if (ev.type != GRPC_QUEUE_TIMEOUT)
 				break;
 			pthread_mutex_lock(&p->lock);
@@ -71,11 +71,11 @@ static int register_one(struct plugin *p, size_t r, char *err, size_t cap)
 		} else {
 			char *d = grpc_slice_to_c_string(details);
 			if (status == GRPC_STATUS_DEADLINE_EXCEEDED)
-				snprintf(err, cap, "the kubelet at %s did not answer Register within %.0f s", p->kubelet,
-					 p->cfg.register_timeout_s);
+				snprintf(err, cap, "the kubelet at %s did not answer Register within %.0f s",
+					 p->kubelet, p->cfg.register_timeout_s);
 			else
-				snprintf(err, cap, "the kubelet at %s refused Register (status %d: %s)", p->kubelet, (int)status,
-					 d && *d ? d : "no details");
+				snprintf(err, cap, "the kubelet at %s refused Register (status %d: %s)", p->kubelet,
+					 (int)status, d && *d ? d : "no details");
 			gpr_free(d);
 		}
 	} else {
@@ -89,7 +89,8 @@ static int register_one(struct plugin *p, size_t r, char *err, size_t cap)
 	grpc_metadata_array_destroy(&tmd);
 	grpc_slice_unref(details);
 	grpc_completion_queue_shutdown(q);
-	while (grpc_completion_queue_pluck(q, NULL, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type != GRPC_QUEUE_SHUTDOWN)
+	while (grpc_completion_queue_pluck(q, NULL, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type !=
+	       GRPC_QUEUE_SHUTDOWN)
 		;
 	grpc_completion_queue_destroy(q);
 	grpc_channel_destroy(ch);
@@ -111,7 +112,8 @@ static int register_all(struct plugin *p)
 		pthread_mutex_lock(&p->lock);
 		struct srv *s = p->srv[r];
 		if (!p->stopping && (!s || lstat(p->paths[r], &st) != 0 || st.st_ino != p->inos[r])) {
-			k8s_glue_say(p, 1, "%s: the kubelet removed %s: listening again", p->cfg.resources[r], p->paths[r]);
+			k8s_glue_say(p, 1, "%s: the kubelet removed %s: listening again", p->cfg.resources[r],
+				     p->paths[r]);
 			if (s)
 				k8s_glue_srv_retire(p, s);
 			p->srv[r] = k8s_glue_srv_start(p, r, err, sizeof err);
@@ -128,7 +130,8 @@ static int register_all(struct plugin *p)
 			return -1;
 		if (register_one(p, r, err, sizeof err) == 0) {
 			p->registered[r] = 1;
-			k8s_glue_say(p, 1, "%s: registered with the kubelet (endpoint %s)", p->cfg.resources[r], p->cfg.sockets[r]);
+			k8s_glue_say(p, 1, "%s: registered with the kubelet (endpoint %s)", p->cfg.resources[r],
+				     p->cfg.sockets[r]);
 		} else {
 			p->registered[r] = 0;
 			k8s_glue_say(p, 0, "%s: %s", p->cfg.resources[r], err);

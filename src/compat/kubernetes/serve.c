@@ -182,7 +182,8 @@ static void do_preferred(struct call *c)
 	V1beta1__PreferredAllocationRequest *rq = (V1beta1__PreferredAllocationRequest *)unpack(
 		&v1beta1__preferred_allocation_request__descriptor, c->in);
 	if (!rq) {
-		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT, "GetPreferredAllocation: the request is not a PreferredAllocationRequest");
+		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT,
+		       "GetPreferredAllocation: the request is not a PreferredAllocationRequest");
 		return;
 	}
 	size_t nc = rq->n_container_requests;
@@ -201,9 +202,10 @@ static void do_preferred(struct call *c)
 		const char *const *ids = NULL;
 		size_t n = 0;
 		int k = K8S_INTERNAL;
-		if (p->ops.preferred(p->ops.ud, c->r, (const char *const *)q->available_deviceids, q->n_available_deviceids,
-				     (const char *const *)q->must_include_deviceids, q->n_must_include_deviceids,
-				     q->allocation_size, &ids, &n, &owners[i], &k, err, sizeof err) != 0) {
+		if (p->ops.preferred(p->ops.ud, c->r, (const char *const *)q->available_deviceids,
+				     q->n_available_deviceids, (const char *const *)q->must_include_deviceids,
+				     q->n_must_include_deviceids, q->allocation_size, &ids, &n, &owners[i], &k, err,
+				     sizeof err) != 0) {
 			code = k;
 			break;
 		}
@@ -245,7 +247,8 @@ static int fill_container(V1beta1__ContainerAllocateResponse *o, struct cblocks 
 	V1beta1__ContainerAllocateResponse__EnvsEntry *ev = b->blk[0] = calloc(k->n_envs + 1, sizeof *ev);
 	V1beta1__ContainerAllocateResponse__EnvsEntry **evp = b->blk[1] = calloc(k->n_envs + 1, sizeof *evp);
 	V1beta1__ContainerAllocateResponse__AnnotationsEntry *an = b->blk[2] = calloc(k->n_annotations + 1, sizeof *an);
-	V1beta1__ContainerAllocateResponse__AnnotationsEntry **anp = b->blk[3] = calloc(k->n_annotations + 1, sizeof *anp);
+	V1beta1__ContainerAllocateResponse__AnnotationsEntry **anp = b->blk[3] =
+	    calloc(k->n_annotations + 1, sizeof *anp);
 	V1beta1__Mount *mo = b->blk[4] = calloc(k->n_mounts + 1, sizeof *mo);
 	V1beta1__Mount **mop = b->blk[5] = calloc(k->n_mounts + 1, sizeof *mop);
 	V1beta1__DeviceSpec *ds = b->blk[6] = calloc(k->n_nodes + 1, sizeof *ds);
@@ -302,7 +305,8 @@ static int fill_container(V1beta1__ContainerAllocateResponse *o, struct cblocks 
 static void do_allocate(struct call *c)
 {
 	struct plugin *p = c->p;
-	V1beta1__AllocateRequest *rq = (V1beta1__AllocateRequest *)unpack(&v1beta1__allocate_request__descriptor, c->in);
+	V1beta1__AllocateRequest *rq =
+	    (V1beta1__AllocateRequest *)unpack(&v1beta1__allocate_request__descriptor, c->in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT, "Allocate: the request is not an AllocateRequest");
 		return;
@@ -324,8 +328,8 @@ static void do_allocate(struct call *c)
 		struct k8s_container k;
 		memset(&k, 0, sizeof k);
 		int kc = K8S_INTERNAL;
-		if (p->ops.allocate(p->ops.ud, c->r, (const char *const *)q->devices_ids, q->n_devices_ids, &k, &owners[i],
-				    &kc, err, sizeof err) != 0) {
+		if (p->ops.allocate(p->ops.ud, c->r, (const char *const *)q->devices_ids, q->n_devices_ids, &k,
+				    &owners[i], &kc, err, sizeof err) != 0) {
 			code = kc;
 			break;
 		}
@@ -567,7 +571,8 @@ struct srv *k8s_glue_srv_start(struct plugin *p, size_t r, char *err, size_t cap
 	const char *path = p->paths[r];
 	struct sockaddr_un sa;
 	if (strlen(path) >= sizeof sa.sun_path) {
-		snprintf(err, cap, "%s: a unix socket's path is at most %zu bytes, this one has %zu (a shorter --kubelet-dir)",
+		snprintf(err, cap,
+			 "%s: a unix socket's path is at most %zu bytes, this one has %zu (a shorter --kubelet-dir)",
 			 path, sizeof sa.sun_path - 1, strlen(path));
 		return NULL;
 	}

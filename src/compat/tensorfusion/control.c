@@ -160,7 +160,8 @@ static AccelResult snapshot_do(const SnapshotContext *c, bool resume)
 		step--; /* the step that failed: undo those before it */
 		for (;;) {
 			while (step-- > 0)
-				(void)axl_process_checkpoint(st->inv, dev_id, (int)c->processIds[i], back[k][step], NULL);
+				(void)axl_process_checkpoint(st->inv, dev_id, (int)c->processIds[i], back[k][step],
+							     NULL);
 			if (i == 0)
 				break;
 			i--;

@@ -444,7 +444,8 @@ static void fill_device(struct tf_state *st, size_t i, const axl_sample *smp, Ex
 	size_t o = 0;
 	for (int s = 1; s < AXL_SOURCE__COUNT && o < sizeof buf; s++)
 		if (src & (1u << s))
-			o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", o ? "," : "", axl_source_name((axl_source)s));
+			o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", o ? "," : "",
+					      axl_source_name((axl_source)s));
 	prop(p, "sources", buf);
 	prop(p, "simulated", axl_context_is_simulated(st->ctx) ? "true" : NULL);
 
@@ -553,17 +554,20 @@ static AccelResult topology(int go, void *out)
 		tf_uuid(d, uuid, UUID_STRING_LENGTH);
 		*idx = tf_index(st, i);
 		int64_t v;
-		*numa = axl_device_get_int(d, AXL_ATTR_NUMA_NODE, &v) == 0 && v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
+		*numa =
+		    axl_device_get_int(d, AXL_ATTR_NUMA_NODE, &v) == 0 && v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
 		size_t np = 0;
 		for (size_t j = 0; j < n && np < MAX_TOPOLOGY_DEVICES; j++) {
-			const struct axl_link *l = i == j ? NULL : link_between(st->inv, axl_device_id(d), axl_device_id(st->dev[j]));
+			const struct axl_link *l =
+			    i == j ? NULL : link_between(st->inv, axl_device_id(d), axl_device_id(st->dev[j]));
 			TopoLevelType lvl = i == j ? TOPO_LEVEL_SELF : level_of(l);
 			if (go) {
 				DeviceTopoNodeV2 *pn = &((ExtendedDeviceTopologyV2 *)out)->devices[i].peers[np];
 				tf_uuid(st->dev[j], pn->peerUUID, sizeof pn->peerUUID);
 				pn->peerIndex = tf_index(st, j);
 				pn->topoLevel = lvl;
-				pn->bandwidthBytesPerSec = l && l->bandwidth_gbps > 0 ? (int64_t)llround(l->bandwidth_gbps * 1e9) : 0;
+				pn->bandwidthBytesPerSec =
+				    l && l->bandwidth_gbps > 0 ? (int64_t)llround(l->bandwidth_gbps * 1e9) : 0;
 			} else {
 				DeviceTopoNode *pn = &((ExtendedDeviceTopology *)out)->devices[i].peers[np];
 				tf_uuid(st->dev[j], pn->peerUUID, sizeof pn->peerUUID);

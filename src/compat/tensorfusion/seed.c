@@ -262,7 +262,8 @@ TF_API bool AssignPartition(PartitionAssignment *assignment)
 	}
 	/* the seed's assignment has no device nodes: the host of its era mounts none */
 	for (size_t i = 0; i < MAX_PARTITION_DEVICE_NODES && pr->deviceNodes[i][0]; i++)
-		tf_log("INFO", "assign partition: device node %.200s not passed (the seed interface has no field for it)",
+		tf_log("INFO",
+		       "assign partition: device node %.200s not passed (the seed interface has no field for it)",
 		       pr->deviceNodes[i]);
 	free(pr);
 	return true;

@@ -41,9 +41,9 @@ AXL_API int axl_process_checkpoint(const axl_inventory *inv, const char *device_
 		return axl__error(AXL_ENOTSUP, "no enabled backend checkpoints processes");
 	}
 	if ((ctx->sim || ctx->fs.rerooted) && !ctx->compute_library[self])
-		return axl__error(AXL_ENOTSYS,
-				  "%s of pid %d: a %s context drives no driver (unless given a compute library to load)",
-				  op_name[op], pid, ctx->sim ? "simulated" : "re-rooted");
+		return axl__error(
+		    AXL_ENOTSYS, "%s of pid %d: a %s context drives no driver (unless given a compute library to load)",
+		    op_name[op], pid, ctx->sim ? "simulated" : "re-rooted");
 	int st = -1;
 	int rc = axl__backends[self]->checkpoint->run(ctx, axl__backends[self], pid, (int)op, &st);
 	if (rc == 0 && state)

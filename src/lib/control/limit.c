@@ -92,8 +92,8 @@ AXL_API int axl_limit_set(const axl_inventory *inv, const char *device, int64_t 
 	if (memory_bytes > 0 && axl_device_get_int(dev, AXL_ATTR_MEMORY_TOTAL, &total) == 0 &&
 	    memory_bytes > total)
 		return axl__error(AXL_ERANGE,
-				  "limit for %s: memory limit %.2f GiB (%" PRId64 " bytes) is more than its %.2f GiB (%" PRId64
-				  " bytes)",
+				  "limit for %s: memory limit %.2f GiB (%" PRId64
+				  " bytes) is more than its %.2f GiB (%" PRId64 " bytes)",
 				  id, (double)memory_bytes / (1 << 30), memory_bytes, (double)total / (1 << 30), total);
 	const char *uuid = NULL;
 	if (axl_device_get_str(dev, AXL_ATTR_UUID, &uuid) || (uuid && !*uuid))

@@ -48,8 +48,9 @@ static int may_change(axl_context *ctx, const char *what)
 	if (ctx->fs.rerooted)
 		return axl__error(AXL_ENOTSYS, "%s: re-rooted context: axl never drives another node's hardware", what);
 	if (!privileged())
-		return axl__error(AXL_EPERM, "%s: changing partitions needs root or CAP_SYS_ADMIN (euid %u has neither)",
-				  what, (unsigned)geteuid());
+		return axl__error(AXL_EPERM,
+				  "%s: changing partitions needs root or CAP_SYS_ADMIN (euid %u has neither)", what,
+				  (unsigned)geteuid());
 	return 0;
 }
 
@@ -59,8 +60,8 @@ static int find_gpu(const axl_inventory *inv, const char *device, const axl_devi
 	if (!d)
 		return axl__error(AXL_ENOENT, "no device '%.200s'", device);
 	if (d->parent)
-		return axl__error(AXL_EINVAL, "%s is a partition itself: give its physical device (%s)", axl_device_id(d),
-				  axl_device_id(d->parent));
+		return axl__error(AXL_EINVAL, "%s is a partition itself: give its physical device (%s)",
+				  axl_device_id(d), axl_device_id(d->parent));
 	*out = d;
 	return 0;
 }
@@ -545,12 +546,13 @@ AXL_API int axl_partition_set_mode(axl_context *ctx, const axl_inventory *inv, c
 		for (size_t k = 0; k < d->children.n && len < sizeof kids - 64; k++)
 			len += (size_t)snprintf(kids + len, sizeof kids - len, "%s%s", k ? ", " : "",
 						axl_device_id(d->children.v[k]));
-		return axl__error(AXL_EINVAL,
-				  "%s: switching the %s partition mode %s -> %.40s destroys %s%s%s and needs the device "
-				  "idle: confirm with AXL_PARTITION_CONFIRM (axl partition mode --yes)",
-				  axl_device_id(d), kind, cur ? cur : "(current not known)", mode,
-				  d->children.n ? "its partitions (" : "every partition of the device (it has none now",
-				  d->children.n ? kids : "", ")");
+		return axl__error(
+		    AXL_EINVAL,
+		    "%s: switching the %s partition mode %s -> %.40s destroys %s%s%s and needs the device "
+		    "idle: confirm with AXL_PARTITION_CONFIRM (axl partition mode --yes)",
+		    axl_device_id(d), kind, cur ? cur : "(current not known)", mode,
+		    d->children.n ? "its partitions (" : "every partition of the device (it has none now",
+		    d->children.n ? kids : "", ")");
 	}
 	const struct axl__part_ops *ops = ops_of(d);
 	if (!ops || !ops->set_mode)

@@ -8,7 +8,8 @@
 
 double axl__pcie_gbps(const struct axl_device *d)
 {
-	return axl__pcie_link_gbps(axl__int(d, AXL_ATTR_LINK_CURRENT_GEN, -1), axl__int(d, AXL_ATTR_LINK_CURRENT_WIDTH, -1));
+	return axl__pcie_link_gbps(axl__int(d, AXL_ATTR_LINK_CURRENT_GEN, -1),
+				   axl__int(d, AXL_ATTR_LINK_CURRENT_WIDTH, -1));
 }
 
 struct axl_link *axl__link_new(struct axl_inventory *inv, size_t prior, const struct axl_device *a,

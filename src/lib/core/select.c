@@ -49,7 +49,8 @@ static bool matches(const struct axl_device *d, const struct axl_device_filter *
 	if (f->precision >= 0) {
 		bool native = false;
 		for (size_t i = 0; i < d->precs.n; i++)
-			native |= (int)d->precs.v[i].format == f->precision && d->precs.v[i].support == AXL_SUPPORT_NATIVE;
+			native |=
+			    (int)d->precs.v[i].format == f->precision && d->precs.v[i].support == AXL_SUPPORT_NATIVE;
 		if (!native)
 			return false;
 	}

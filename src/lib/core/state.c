@@ -198,7 +198,8 @@ static int load_parts(struct loader *ld, const struct axl__jv *arr, struct axl__
 							    : -1;
 		free(owner);
 		if (p->owner < 0)
-			return bad(ld, axl__jv_get(r, "owner"), "partitions[%zu].owner: must be \"workload\" or \"operator\"", i);
+			return bad(ld, axl__jv_get(r, "owner"),
+				   "partitions[%zu].owner: must be \"workload\" or \"operator\"", i);
 		if (p->owner == AXL_PARTITION_OWNER_WORKLOAD && pid == 0)
 			return bad(ld, r, "partitions[%zu]: a workload's record needs its pid", i);
 		if (p->owner == AXL_PARTITION_OWNER_OPERATOR && pid != 0)

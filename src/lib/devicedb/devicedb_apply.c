@@ -82,7 +82,8 @@ void axl__devicedb_apply(struct axl__scan *scan, struct axl_device *dev)
 		int cu_conflict = 0;
 		for (unsigned i = 0; i < e->n_cus; i++)
 			for (size_t j = 0; j < dev->cus.n; j++)
-				if (dev->cus.v[j].source != S && strcmp(dev->cus.v[j].name, axl__db_s(axl__db_cus(e)[i].s_name)) == 0 &&
+				if (dev->cus.v[j].source != S &&
+				    strcmp(dev->cus.v[j].name, axl__db_s(axl__db_cus(e)[i].s_name)) == 0 &&
 				    dev->cus.v[j].count != (int64_t)axl__db_cus(e)[i].count)
 					cu_conflict = 1;
 		for (unsigned i = 0; i < e->n_cus && !cu_conflict; i++)

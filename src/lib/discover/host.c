@@ -180,7 +180,8 @@ static void scan_cpuinfo(struct axl__scan *scan)
 			if (axl__parse_u64(v, 0, &part) == 0)
 				for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
 					if (parts[i].part == part)
-						axl__host_set_str(inv, AXL_HOST_CPU_MODEL, AXL_SOURCE_DERIVED, parts[i].name);
+						axl__host_set_str(inv, AXL_HOST_CPU_MODEL, AXL_SOURCE_DERIVED,
+								  parts[i].name);
 		} else if (strcmp(k, "cpu") == 0 && strncmp(v, "POWER", 5) == 0) {
 			power = true;
 			if (!inv->host.attr[AXL_HOST_CPU_MODEL].src)

@@ -91,7 +91,8 @@ static void link_pair(struct axl_inventory *inv, size_t prior, size_t i, size_t 
 			l->bandwidth_gbps = ga < gb ? ga : gb;
 		} else if (!na->fab.links && !nb->fab.links && na->fab.link_gbps > 0 && nb->fab.link_gbps > 0) {
 			/* ports not known: link_gbps is each device's whole bandwidth into it */
-			l->bandwidth_gbps = na->fab.link_gbps < nb->fab.link_gbps ? na->fab.link_gbps : nb->fab.link_gbps;
+			l->bandwidth_gbps =
+			    na->fab.link_gbps < nb->fab.link_gbps ? na->fab.link_gbps : nb->fab.link_gbps;
 		}
 	} else {
 		l->kind = axl__path_kind(path);

@@ -102,7 +102,8 @@ static int state_dir_init(axl_context *ctx, const char *explicit_dir, const char
 	char buf[4096];
 	if (explicit_dir && *explicit_dir) {
 		if (explicit_dir[0] != '/' || strlen(explicit_dir) > 3000)
-			return axl__error(AXL_EINVAL, "AXL_STATE_DIR='%.200s': must be an absolute path (at most 3000 bytes)",
+			return axl__error(AXL_EINVAL,
+					  "AXL_STATE_DIR='%.200s': must be an absolute path (at most 3000 bytes)",
 					  explicit_dir);
 		snprintf(buf, sizeof buf, "%s", explicit_dir);
 	} else if (ctx->fs.rerooted) {
@@ -184,8 +185,9 @@ static int context_open(axl_context **out, const struct axl_context_options *opt
 	const char *sim = opts->sim;
 	if (sysroot && *sysroot && sim && *sim) {
 		axl_context_free(ctx);
-		return axl__error(AXL_EINVAL, "a simulated node (sim '%s') has no sysroot ('%s'): give one or the other",
-				  sim, sysroot);
+		return axl__error(AXL_EINVAL,
+				  "a simulated node (sim '%s') has no sysroot ('%s'): give one or the other", sim,
+				  sysroot);
 	}
 	/* an option wins over the other's variable; both variables set is an error */
 	if (!(sysroot && *sysroot) && !(sim && *sim)) {
@@ -193,9 +195,10 @@ static int context_open(axl_context **out, const struct axl_context_options *opt
 		sim = env_get(list, process, "AXL_SIM");
 		if (sysroot && *sysroot && sim && *sim) {
 			axl_context_free(ctx);
-			return axl__error(AXL_EINVAL,
-					  "AXL_SIM ('%s') and AXL_SYSROOT ('%s') are both set: a simulated node has no sysroot",
-					  sim, sysroot);
+			return axl__error(
+			    AXL_EINVAL,
+			    "AXL_SIM ('%s') and AXL_SYSROOT ('%s') are both set: a simulated node has no sysroot", sim,
+			    sysroot);
 		}
 	} else if (sim && *sim) {
 		sysroot = NULL;
@@ -262,7 +265,8 @@ static int context_open(axl_context **out, const struct axl_context_options *opt
 		long ms = strtol(timeout, &end, 10);
 		if (*end || ms < 1 || ms > 3600000) {
 			axl_context_free(ctx);
-			return axl__error(AXL_EINVAL, "AXL_VENDOR_TIMEOUT_MS='%s': not a number of milliseconds (1..3600000)",
+			return axl__error(AXL_EINVAL,
+					  "AXL_VENDOR_TIMEOUT_MS='%s': not a number of milliseconds (1..3600000)",
 					  timeout);
 		}
 		ctx->vendor_timeout_ms = (int)ms;
@@ -275,7 +279,8 @@ static int context_open(axl_context **out, const struct axl_context_options *opt
 		/* the tree is the root (sysroot, when given, only names it in messages) */
 		axl__fs_init_mem(&ctx->fs, mem);
 	} else if (!ctx->sim) {
-		rc = axl__capture_unpack(sysroot, tmpbase && *tmpbase == '/' ? tmpbase : "/tmp", zlib, &ctx->replay_dir);
+		rc =
+		    axl__capture_unpack(sysroot, tmpbase && *tmpbase == '/' ? tmpbase : "/tmp", zlib, &ctx->replay_dir);
 		if (rc) {
 			axl_context_free(ctx);
 			return rc;

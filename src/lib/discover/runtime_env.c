@@ -273,7 +273,8 @@ static void scan_memory_devices(struct axl__scan *scan)
 	rc = axl__smbios_memory((const uint8_t *)buf, len, &m);
 	free(buf);
 	if (rc < 0) {
-		axl__warn(inv, SRC, "/" DMI_TABLE, "a structure runs past the end of the table: memory bandwidth unknown");
+		axl__warn(inv, SRC, "/" DMI_TABLE,
+			  "a structure runs past the end of the table: memory bandwidth unknown");
 		return;
 	}
 	if (m.populated == 0)

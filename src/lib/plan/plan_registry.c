@@ -193,7 +193,8 @@ static int accel_of4(struct rctx *c, const struct axl__jv *pr, const struct axl_
 		while ((*row)->gen_values[nv])
 			nv++;
 		if (g >= (int64_t)nv)
-			return RFAIL(c, "%s.%s: %lld, not a value ai-hwaccel has", where, (*row)->gen_key4, (long long)g);
+			return RFAIL(c, "%s.%s: %lld, not a value ai-hwaccel has", where, (*row)->gen_key4,
+				     (long long)g);
 		if (g >= 0)
 			*gen = (*row)->gen_values[g];
 	}

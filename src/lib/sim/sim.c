@@ -173,7 +173,8 @@ static void close_names(const char *model, char *out, size_t cap)
 			if (l >= 2) {
 				char w[64];
 				snprintf(w, sizeof w, "%.*s", (int)(l < 63 ? l : 63), s);
-				if (strcasestr(axl__db_name(&axl__db_entries[e]), w) || strcasestr(axl__db_key(&axl__db_entries[e]), w))
+				if (strcasestr(axl__db_name(&axl__db_entries[e]), w) ||
+				    strcasestr(axl__db_key(&axl__db_entries[e]), w))
 					score += (int)l;
 			}
 		}
@@ -190,7 +191,8 @@ static void close_names(const char *model, char *out, size_t cap)
 	}
 	size_t o = 0;
 	for (int k = 0; k < 4 && best[k] > 0 && o < cap; k++)
-		o += (size_t)snprintf(out + o, cap - o, "%s\"%s\"", k ? ", " : "", axl__db_name(&axl__db_entries[idx[k]]));
+		o += (size_t)snprintf(out + o, cap - o, "%s\"%s\"", k ? ", " : "",
+				      axl__db_name(&axl__db_entries[idx[k]]));
 }
 
 static bool has_parts(const struct axl__db_entry *e, const char *technology)
@@ -479,7 +481,8 @@ static int parse_host(const struct pctx *p, struct axl__sim *sim, const struct a
 			sim->memory_bandwidth = v;
 		if (get_str(p, h, "cloud_provider", "host.cloud_provider", sim->cloud_provider,
 			    sizeof sim->cloud_provider) < 0 ||
-		    get_str(p, h, "instance_type", "host.instance_type", sim->instance_type, sizeof sim->instance_type) < 0)
+		    get_str(p, h, "instance_type", "host.instance_type", sim->instance_type,
+			    sizeof sim->instance_type) < 0)
 			return -1;
 		if (sim->instance_type[0] && !sim->cloud_provider[0])
 			return perr(p, axl__jv_get(h, "instance_type"), "host.instance_type",

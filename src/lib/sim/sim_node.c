@@ -339,8 +339,8 @@ static void sim_sample(struct axl_sampler *s, const struct axl__backend *self, s
 		axl__sput(out, i, AXL_METRIC_UTILIZATION, round(u * 1000) / 10, SIM);
 		axl__sput(out, i, AXL_METRIC_MEMORY_UTILIZATION, round(u * 600 * (0.8 + 0.2 * d->mem)) / 10, SIM);
 		if (d->mem_total > 0)
-			axl__sput(out, i, AXL_METRIC_MEMORY_USED, floor((double)d->mem_total * d->mem / 1048576) * 1048576,
-				  SIM);
+			axl__sput(out, i, AXL_METRIC_MEMORY_USED,
+				  floor((double)d->mem_total * d->mem / 1048576) * 1048576, SIM);
 		axl__sput(out, i, AXL_METRIC_POWER, round(power * 100) / 100, SIM);
 		axl__sput(out, i, AXL_METRIC_ENERGY, round(d->energy * 1000) / 1000, SIM);
 		axl__sput(out, i, AXL_METRIC_TEMPERATURE, round(d->temp * 10) / 10, SIM);

@@ -81,7 +81,8 @@ void axl__vdrv_start(const struct axl__vdrv *d, struct axl__scan *scan, const st
 			 * node without the kernel driver, where it had nothing to tell (a fleet's
 			 * one configuration on every node) */
 			bool driver = !d->present || d->present(scan->fs);
-			if (driver && (d->quiet == AXL__VDRV_WARN || (d->quiet == AXL__VDRV_WARN_THERE && !absent) || lib))
+			if (driver &&
+			    (d->quiet == AXL__VDRV_WARN || (d->quiet == AXL__VDRV_WARN_THERE && !absent) || lib))
 				axl__warn(inv, d->name, lib, "%s not loaded: %s", d->display, why);
 			free(w);
 			return;

@@ -57,7 +57,8 @@ int axl__vlib_replay(struct axl__scan *scan, const char *src, const char *explic
 	int rc = axl__fs_read_alloc(scan->fs, AXL__FS_ROOT, file, AXL__CAPTURE_VENDOR_MAX, &text, &len);
 	if (rc != 0) {
 		if (rc == -EFBIG)
-			axl__warn(scan->inv, src, file, "larger than %u MiB; not replayed", AXL__CAPTURE_VENDOR_MAX >> 20);
+			axl__warn(scan->inv, src, file, "larger than %u MiB; not replayed",
+				  AXL__CAPTURE_VENDOR_MAX >> 20);
 		return 0;
 	}
 	char why[256] = "";

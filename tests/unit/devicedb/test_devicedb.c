@@ -94,9 +94,10 @@ static void test_entries(void)
 	for (size_t i = 0; i < axl__db_entry_count; i++) {
 		const struct axl__db_entry *e = &axl__db_entries[i];
 
-		if (!axl__db_key(e) || !*axl__db_key(e) || !axl__db_name(e) || !*axl__db_name(e) || !axl__db_vendor(e) || !*axl__db_vendor(e) ||
-		    e->family == AXL_FAMILY_UNKNOWN || e->family >= AXL_FAMILY__COUNT ||
-		    e->n_sources < 1 || e->i_sources + e->n_sources > axl__db_str_tab_count) {
+		if (!axl__db_key(e) || !*axl__db_key(e) || !axl__db_name(e) || !*axl__db_name(e) ||
+		    !axl__db_vendor(e) || !*axl__db_vendor(e) || e->family == AXL_FAMILY_UNKNOWN ||
+		    e->family >= AXL_FAMILY__COUNT || e->n_sources < 1 ||
+		    e->i_sources + e->n_sources > axl__db_str_tab_count) {
 			bad_fields++;
 			printf("FAIL entry %zu [%s]: missing name/vendor/family/source\n", i,
 			       axl__db_key(e) ? axl__db_key(e) : "?");
@@ -143,7 +144,8 @@ static void test_entries(void)
 		}
 		/* RoCE: ports, peer ports and rate together; 7 peers' ports fit in the chip's */
 		if ((e->roce_ports == 0) != (e->roce_peer_ports == 0) || (e->roce_ports == 0) != (e->roce_gbps < 0) ||
-		    (e->roce_ports && (e->roce_peer_ports * 7 > e->roce_ports || e->roce_gbps < 1 || e->roce_gbps > 200))) {
+		    (e->roce_ports &&
+		     (e->roce_peer_ports * 7 > e->roce_ports || e->roce_gbps < 1 || e->roce_gbps > 200))) {
 			bad_numbers++;
 			printf("FAIL [%s]: roce %u ports (%u per peer) at %g GB/s\n", axl__db_key(e), e->roce_ports,
 			       e->roce_peer_ports, e->roce_gbps);
@@ -157,7 +159,8 @@ static void test_entries(void)
 		    e->i_parts + e->n_parts > axl__db_part_count)
 			bad_lists++;
 		for (size_t j = 0; j < e->n_cus; j++)
-			if (!axl__db_s(axl__db_cus(e)[j].s_name) || !*axl__db_s(axl__db_cus(e)[j].s_name) || axl__db_cus(e)[j].count == 0)
+			if (!axl__db_s(axl__db_cus(e)[j].s_name) || !*axl__db_s(axl__db_cus(e)[j].s_name) ||
+			    axl__db_cus(e)[j].count == 0)
 				bad_lists++;
 		for (size_t j = 0; j < e->n_prec; j++) {
 			const struct axl__db_prec *p = &axl__db_precs(e)[j];
@@ -344,8 +347,8 @@ static void test_facts(void)
 		CHECK(int4_none, "H100 has INT4 marked unsupported");
 	}
 	for (size_t i = 0; e && i < e->n_prec; i++)
-		if (axl__db_precs(e)[i].format == AXL_FORMAT_FP16 && axl__db_precs(e)[i].support == AXL_SUPPORT_NATIVE &&
-		    near(axl__db_precs(e)[i].tflops, 989.4))
+		if (axl__db_precs(e)[i].format == AXL_FORMAT_FP16 &&
+		    axl__db_precs(e)[i].support == AXL_SUPPORT_NATIVE && near(axl__db_precs(e)[i].tflops, 989.4))
 			fp16 = 1;
 	CHECK(fp16, "H100 dense FP16 989.4");
 	CHECK(e && e->n_parts >= 1 && strcmp(axl__db_s(axl__db_parts(e)[0].s_technology), "MIG") == 0 &&
@@ -367,7 +370,8 @@ static void test_facts(void)
 		int mc = 0, xcc = 0;
 
 		for (size_t i = 0; e && i < e->n_cus; i++) {
-			if (strcmp(axl__db_s(axl__db_cus(e)[i].s_name), "Matrix Core") == 0 && axl__db_cus(e)[i].count == 1216)
+			if (strcmp(axl__db_s(axl__db_cus(e)[i].s_name), "Matrix Core") == 0 &&
+			    axl__db_cus(e)[i].count == 1216)
 				mc = 1;
 			if (strcmp(axl__db_s(axl__db_cus(e)[i].s_name), "XCC") == 0 && axl__db_cus(e)[i].count == 8)
 				xcc = 1;

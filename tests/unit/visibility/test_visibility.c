@@ -261,7 +261,8 @@ static void build_tree(void)
 		char rel[128], info[512];
 		snprintf(rel, sizeof rel, "proc/driver/nvidia/gpus/0000:%02x:00.0/information", 0x10 + i);
 		snprintf(info, sizeof info,
-			 "Model: \t\t NVIDIA H100 80GB HBM3\nIRQ:   \t\t 0\nGPU UUID: \t GPU-%d1111111-2222-3333-4444-555555555555\n"
+			 "Model: \t\t NVIDIA H100 80GB HBM3\nIRQ:   \t\t 0\nGPU UUID: \t "
+			 "GPU-%d1111111-2222-3333-4444-555555555555\n"
 			 "Video BIOS: \t 96.00.99.00.01\nBus Type: \t PCIe\nDMA Size: \t 52 bits\n"
 			 "DMA Mask: \t 0xfffffffffffff\nBus Location: \t 0000:%02x:00.0\nDevice Minor: \t %d\n"
 			 "GPU Excluded:\t No\n",
@@ -402,7 +403,8 @@ static void test_mig(void)
 	}
 	/* without MIG devices the entry cannot be resolved: no verdict, a reason */
 	const axl_device *g0 = axl_inventory_device(inv, 0);
-	CHECK_STR(verdict(g0), "?: CUDA_VISIBLE_DEVICES=MIG-bbbb: cannot tell: 'MIG-bbbb' names a MIG device and axl does not know the MIG devices (no NVML)");
+	CHECK_STR(verdict(g0), "?: CUDA_VISIBLE_DEVICES=MIG-bbbb: cannot tell: 'MIG-bbbb' names a MIG device and axl "
+			       "does not know the MIG devices (no NVML)");
 	CHECK_STR(verdict(axl_inventory_device(inv, 1)), "hidden: /dev/nvidia1 is absent");
 
 	struct axl_device *gpu = inv->devs.v[0];
@@ -430,29 +432,37 @@ static void test_mig(void)
 	rerun(ctx, inv);
 	CHECK_STR(verdict(c0), "visible: CUDA_VISIBLE_DEVICES=MIG-aaaa lists it as CUDA device 0");
 	CHECK_STR(verdict(c1), "hidden: /dev/nvidia-caps/nvidia-cap30 is absent");
-	CHECK_STR(verdict(g0), "hidden: partly visible: CUDA_VISIBLE_DEVICES=MIG-aaaa lists only nvidia:0/mig1.0 of it");
+	CHECK_STR(verdict(g0),
+		  "hidden: partly visible: CUDA_VISIBLE_DEVICES=MIG-aaaa lists only nvidia:0/mig1.0 of it");
 	CHECK_STR(verdict(axl_inventory_device(inv, 2)), "hidden: CUDA_VISIBLE_DEVICES=MIG-aaaa does not list it");
 
 	/* the format before R470: MIG-<GPU UUID>/<GI>/<CI> */
 	put("dev/nvidia-caps/nvidia-cap30", "");
 	set_var(ctx, "MIG-GPU-01111111-2222-3333-4444-555555555555/2/0,MIG-aaaa");
 	rerun(ctx, inv);
-	CHECK_STR(verdict(c1), "visible: CUDA_VISIBLE_DEVICES=MIG-GPU-01111111-2222-3333-4444-555555555555/2/0,MIG-aaaa lists it as CUDA device 0");
-	CHECK_STR(verdict(c0), "visible: CUDA_VISIBLE_DEVICES=MIG-GPU-01111111-2222-3333-4444-555555555555/2/0,MIG-aaaa lists it as CUDA device 1");
+	CHECK_STR(verdict(c1),
+		  "visible: CUDA_VISIBLE_DEVICES=MIG-GPU-01111111-2222-3333-4444-555555555555/2/0,MIG-aaaa lists it as "
+		  "CUDA device 0");
+	CHECK_STR(verdict(c0),
+		  "visible: CUDA_VISIBLE_DEVICES=MIG-GPU-01111111-2222-3333-4444-555555555555/2/0,MIG-aaaa lists it as "
+		  "CUDA device 1");
 	CHECK(strncmp(verdict(g0), "hidden: partly visible: ", 24) == 0);
 
 	/* the GPU by index brings its MIG devices; an unknown MIG UUID now stops the list */
 	set_var(ctx, "1,MIG-ffff");
 	rerun(ctx, inv);
-	CHECK_STR(verdict(axl_inventory_device(inv, 2)), "visible: CUDA_VISIBLE_DEVICES=1,MIG-ffff lists it as CUDA device 0");
-	CHECK_STR(verdict(g0), "hidden: CUDA_VISIBLE_DEVICES=1,MIG-ffff does not list it (CUDA stops at 'MIG-ffff', which is not an index)");
+	CHECK_STR(verdict(axl_inventory_device(inv, 2)),
+		  "visible: CUDA_VISIBLE_DEVICES=1,MIG-ffff lists it as CUDA device 0");
+	CHECK_STR(verdict(g0), "hidden: CUDA_VISIBLE_DEVICES=1,MIG-ffff does not list it (CUDA stops at 'MIG-ffff', "
+			       "which is not an index)");
 	set_var(ctx, "0");
 	rerun(ctx, inv);
 	CHECK_STR(verdict(g0), "visible: CUDA_VISIBLE_DEVICES=0 lists it as CUDA device 0");
 	CHECK_STR(verdict(c1), "visible: CUDA_VISIBLE_DEVICES=0 lists its GPU as CUDA device 0");
 	set_var(ctx, "MIG-ffff");
 	rerun(ctx, inv);
-	CHECK_STR(verdict(c0), "hidden: CUDA_VISIBLE_DEVICES=MIG-ffff does not list it (CUDA stops at 'MIG-ffff', which matches no MIG device)");
+	CHECK_STR(verdict(c0), "hidden: CUDA_VISIBLE_DEVICES=MIG-ffff does not list it (CUDA stops at 'MIG-ffff', "
+			       "which matches no MIG device)");
 	/* no variable: everything that opens is visible, with no reason */
 	set_var(ctx, NULL);
 	rerun(ctx, inv);

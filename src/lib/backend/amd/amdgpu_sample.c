@@ -213,7 +213,8 @@ static bool ras_health(struct axl_sample *out, struct agpu *g)
 			continue; /* not now: the count stands */
 		if (g->ras_seen[r] && ue > g->ras_ue[r])
 			axl__shealth(out, g->index, AXL_HEALTH_UNCORRECTABLE, true, (int64_t)(ue - g->ras_ue[r]),
-				     AXL_SOURCE_SYSFS, "RAS: %llu new uncorrectable error%s in %s (%llu since the driver loaded)",
+				     AXL_SOURCE_SYSFS,
+				     "RAS: %llu new uncorrectable error%s in %s (%llu since the driver loaded)",
 				     (unsigned long long)(ue - g->ras_ue[r]), ue - g->ras_ue[r] == 1 ? "" : "s",
 				     g->ras_block[r], (unsigned long long)ue);
 		g->ras_ue[r] = ue;

@@ -276,7 +276,8 @@ static int run_open(void *arg)
 		if (f->DeviceGetUuid && f->DeviceGetUuid(&u, i) == hipSuccess) {
 			bool hex = true;
 			for (int k = 0; k < 16; k++)
-				hex &= (u.bytes[k] >= '0' && u.bytes[k] <= '9') || (u.bytes[k] >= 'a' && u.bytes[k] <= 'f') ||
+				hex &= (u.bytes[k] >= '0' && u.bytes[k] <= '9') ||
+				       (u.bytes[k] >= 'a' && u.bytes[k] <= 'f') ||
 				       (u.bytes[k] >= 'A' && u.bytes[k] <= 'F');
 			if (hex && strspn(u.bytes, "0") < 16) /* all zeros: none */
 				snprintf(x->uuid, sizeof x->uuid, "GPU-%.16s", u.bytes);
@@ -374,8 +375,9 @@ static int hip_alloc(void *state, void *dev, struct axl__cmem *m)
 	struct hip_state *st = state;
 	struct hip_dev *d = dev;
 	if (m->size > SIZE_MAX)
-		return axl__error(AXL_ENOMEM, "compute hip: %" PRIu64 " bytes on %s: more than this process can address",
-				  m->size, d->id);
+		return axl__error(AXL_ENOMEM,
+				  "compute hip: %" PRIu64 " bytes on %s: more than this process can address", m->size,
+				  d->id);
 	if (m->kind == AXL_MEMORY_HOST) {
 		/* plain host memory: HIP is not needed for it */
 		void *p = NULL;
@@ -393,8 +395,9 @@ static int hip_alloc(void *state, void *dev, struct axl__cmem *m)
 	if (j.rc == hipErrorOutOfMemory && !pinned) {
 		uint64_t fr = 0, tot = 0;
 		if (hip_mem_info(st, d, &fr, &tot))
-			return axl__error(AXL_ENOMEM, "compute hip: hipMalloc of %" PRIu64 " bytes on %s: out of memory",
-					  m->size, d->id);
+			return axl__error(AXL_ENOMEM,
+					  "compute hip: hipMalloc of %" PRIu64 " bytes on %s: out of memory", m->size,
+					  d->id);
 		return axl__error(AXL_ENOMEM,
 				  "compute hip: hipMalloc of %" PRIu64 " bytes on %s: out of memory (%" PRIu64
 				  " bytes free of %" PRIu64 ")",
@@ -538,8 +541,8 @@ static int hip_peer_copy(void *state, void *q, const struct axl__cmem *dst, uint
 				    hq->s);
 	if (hr != hipSuccess) {
 		char extra[96];
-		snprintf(extra, sizeof extra, "%" PRIu64 " bytes from hip device %d to hip device %d", size, sd->ordinal,
-			 dd->ordinal);
+		snprintf(extra, sizeof extra, "%" PRIu64 " bytes from hip device %d to hip device %d", size,
+			 sd->ordinal, dd->ordinal);
 		return fail(st, hq->dev, "hipMemcpyPeerAsync", hr, extra);
 	}
 	return 0;

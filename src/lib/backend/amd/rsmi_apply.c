@@ -247,7 +247,8 @@ static void apply_dev(struct axl__scan *scan, struct rs_job *j, unsigned i, stru
 		if (v > 0 && v < limit && (!total || v <= total))
 			axl__fill_int(dev, AXL_ATTR_MEMORY_VISIBLE, R, (int64_t)v);
 		else
-			axl__warn(inv, SRC, NULL, "GPU %u: visible VRAM of %llu bytes? ignored", i, (unsigned long long)v);
+			axl__warn(inv, SRC, NULL, "GPU %u: visible VRAM of %llu bytes? ignored", i,
+				  (unsigned long long)v);
 	}
 	if (d->has_mem_total[RS_MEM_GTT]) {
 		uint64_t g = d->mem_total[RS_MEM_GTT];
@@ -273,7 +274,8 @@ static void apply_dev(struct axl__scan *scan, struct rs_job *j, unsigned i, stru
 		if (d->cap > 0 && d->cap < pmax)
 			axl__fill_num(dev, AXL_ATTR_POWER_LIMIT, R, (double)d->cap / 1e6);
 		else if (d->cap)
-			axl__warn(inv, SRC, NULL, "GPU %u: a power cap of %llu uW? ignored", i, (unsigned long long)d->cap);
+			axl__warn(inv, SRC, NULL, "GPU %u: a power cap of %llu uW? ignored", i,
+				  (unsigned long long)d->cap);
 	}
 	if (d->has_cap_default) {
 		if (d->cap_default > 0 && d->cap_default < pmax)
@@ -334,7 +336,8 @@ static bool linked(const struct axl_inventory *inv, const char *ia, const char *
 {
 	for (size_t k = 0; k < inv->links.n; k++) {
 		const struct axl_link *l = &inv->links.v[k];
-		if ((strcmp(l->a, ia) == 0 && strcmp(l->b, ib) == 0) || (strcmp(l->a, ib) == 0 && strcmp(l->b, ia) == 0))
+		if ((strcmp(l->a, ia) == 0 && strcmp(l->b, ib) == 0) ||
+		    (strcmp(l->a, ib) == 0 && strcmp(l->b, ia) == 0))
 			return true;
 	}
 	return false;
@@ -381,8 +384,8 @@ void axl__rsmi_link(struct axl__scan *scan, struct rs_job *j, struct axl_device 
 					count = (int)(p->bw_max / p->bw_min);
 				gbps = (double)p->bw_max / 1000.0;
 			} else if (p->bw_min || p->bw_max) {
-				axl__warn(inv, SRC, NULL, "GPU %u: XGMI bandwidth %llu..%llu MB/s to GPU %u? ignored", p->a,
-					  (unsigned long long)p->bw_min, (unsigned long long)p->bw_max, p->b);
+				axl__warn(inv, SRC, NULL, "GPU %u: XGMI bandwidth %llu..%llu MB/s to GPU %u? ignored",
+					  p->a, (unsigned long long)p->bw_min, (unsigned long long)p->bw_max, p->b);
 			}
 		}
 		unsigned p2p = 0;
@@ -393,8 +396,8 @@ void axl__rsmi_link(struct axl__scan *scan, struct rs_job *j, struct axl_device 
 			else if (p->p2p == 0)
 				p2p = AXL_P2P_KNOWN;
 			else
-				axl__warn(inv, SRC, NULL, "GPU %u: P2P accessible = %u to GPU %u? ignored", p->a, p->p2p,
-					  p->b);
+				axl__warn(inv, SRC, NULL, "GPU %u: P2P accessible = %u to GPU %u? ignored", p->a,
+					  p->p2p, p->b);
 		}
 		struct axl_link *l = axl__link_add(inv, a, b, "xgmi", gbps, R);
 		if (l) {

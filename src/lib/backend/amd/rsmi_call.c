@@ -64,9 +64,14 @@ static bool usable(const void *table, const char *name, char *why, size_t cap)
 	return false;
 }
 
-const struct axl__vlibrary axl__rsmi_library = {
-	sonames, sizeof sonames / sizeof *sonames, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__rsmi_fns),
-	usable, &cache, axl__amd_gpu_lib_dirs};
+const struct axl__vlibrary axl__rsmi_library = { sonames,
+						 sizeof sonames / sizeof *sonames,
+						 symbols,
+						 sizeof symbols / sizeof *symbols,
+						 sizeof(struct axl__rsmi_fns),
+						 usable,
+						 &cache,
+						 axl__amd_gpu_lib_dirs };
 
 const char *axl__rsmi_strerror(rsmi_status_t r)
 {

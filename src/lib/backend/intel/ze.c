@@ -243,7 +243,8 @@ static void collect(void *arg)
 	if (j->init_rc != ZE_RESULT_SUCCESS)
 		goto out;
 	if (q->legacy && q->zes_init_called)
-		jwarn(j, "zesInit: %s (0x%x); using zeInit", axl__ze_strerror(q->zes_init_rc), (unsigned)q->zes_init_rc);
+		jwarn(j, "zesInit: %s (0x%x); using zeInit", axl__ze_strerror(q->zes_init_rc),
+		      (unsigned)q->zes_init_rc);
 	ze_driver_handle_t drv[8];
 	uint32_t ndrv = 8;
 	ze_result_t r = axl__zeq_drivers(q, drv, &ndrv);
@@ -299,10 +300,12 @@ static bool ready(struct axl__scan *scan, void *arg, size_t *n)
 	} else if (j->init_rc == AXL_ZE_NEED_ENV) {
 		/* an old loader: sysman only with the environment variable axl does not set */
 		char msg[300];
-		snprintf(msg, sizeof msg, "%s; sysman then needs ZES_ENABLE_SYSMAN=1 in the environment of the process "
+		snprintf(msg, sizeof msg,
+			 "%s; sysman then needs ZES_ENABLE_SYSMAN=1 in the environment of the process "
 			 "(not set): Level Zero not used",
-			 j->q.zes_init_called ? "zesInit failed"
-					      : "this loader has no zesInit (it predates the Level Zero 1.5 specification)");
+			 j->q.zes_init_called
+			     ? "zesInit failed"
+			     : "this loader has no zesInit (it predates the Level Zero 1.5 specification)");
 		if (asked)
 			axl__warn(inv, SRC, NULL, "%s", msg);
 		else
@@ -311,7 +314,8 @@ static bool ready(struct axl__scan *scan, void *arg, size_t *n)
 		/* the loader found no Level Zero driver: a loader installed as some program's
 		 * dependency without Intel's compute runtime is common; not worth a warning on
 		 * every listing */
-		axl__log(inv->ctx, AXL_LOG_INFO, "%s: %s: no Level Zero driver", SRC, j->q.legacy ? "zeInit" : "zesInit");
+		axl__log(inv->ctx, AXL_LOG_INFO, "%s: %s: no Level Zero driver", SRC,
+			 j->q.legacy ? "zeInit" : "zesInit");
 	} else if (j->init_rc != ZE_RESULT_SUCCESS) {
 		axl__warn(inv, SRC, NULL, "%s: %s (0x%x)", j->q.legacy ? "zeInit" : "zesInit",
 			  axl__ze_strerror(j->init_rc), (unsigned)j->init_rc);

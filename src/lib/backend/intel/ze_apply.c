@@ -99,12 +99,13 @@ static void apply_identity(struct axl__scan *scan, unsigned i, const struct ze_d
 	 * Intel's compute runtime prints, and it knows the NPU's generation), else sysman's */
 	const struct axl__db_entry *db = NULL;
 	if (scan->ctx->devicedb_enabled && axl__known(dev, AXL_ATTR_DEVICE_ID))
-		db = axl__db_lookup((int)axl__int(dev, AXL_ATTR_VENDOR_ID, -1), (int)axl__int(dev, AXL_ATTR_DEVICE_ID, -1),
-				    (int)axl__int(dev, AXL_ATTR_SUBSYSTEM_VENDOR_ID, -1),
-				    (int)axl__int(dev, AXL_ATTR_SUBSYSTEM_DEVICE_ID, -1),
-				    (int)axl__int(dev, AXL_ATTR_REVISION, -1));
+		db = axl__db_lookup(
+		    (int)axl__int(dev, AXL_ATTR_VENDOR_ID, -1), (int)axl__int(dev, AXL_ATTR_DEVICE_ID, -1),
+		    (int)axl__int(dev, AXL_ATTR_SUBSYSTEM_VENDOR_ID, -1),
+		    (int)axl__int(dev, AXL_ATTR_SUBSYSTEM_DEVICE_ID, -1), (int)axl__int(dev, AXL_ATTR_REVISION, -1));
 	if (!db || !db->s_name) {
-		if ((s = text(inv, i, "the model name", p->modelName)) || (s = text(inv, i, "the device name", p->core.name)))
+		if ((s = text(inv, i, "the model name", p->modelName)) ||
+		    (s = text(inv, i, "the device name", p->core.name)))
 			axl__fill_str(inv, dev, AXL_ATTR_MODEL, Z, s);
 	}
 	bool zero = true, ones = true;
@@ -117,8 +118,9 @@ static void apply_identity(struct axl__scan *scan, unsigned i, const struct ze_d
 	else if (!zero) {
 		char u[40];
 		const uint8_t *b = p->core.uuid.id;
-		snprintf(u, sizeof u, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-			 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+		snprintf(u, sizeof u, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+			 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+			 b[15]);
 		axl__fill_str(inv, dev, AXL_ATTR_UUID, Z, u);
 	}
 	/* the board's serial (printed on its label, as NVML's serial is), else the SoC's */
@@ -212,7 +214,8 @@ static void apply_memory(struct axl__scan *scan, unsigned i, const struct ze_dev
 			bus += m->p.busWidth;
 		} else {
 			if (m->p.busWidth != -1 && m->p.busWidth != 0)
-				axl__warn(inv, SRC, NULL, "device %u: a memory bus %d bits wide? ignored", i, m->p.busWidth);
+				axl__warn(inv, SRC, NULL, "device %u: a memory bus %d bits wide? ignored", i,
+					  m->p.busWidth);
 			bus_ok = false;
 		}
 		if (m->has_s && m->s.health >= ZES_MEM_HEALTH_DEGRADED && m->s.health <= ZES_MEM_HEALTH_REPLACE)
@@ -254,7 +257,8 @@ static void apply_frequency(struct axl_inventory *inv, unsigned i, const struct 
 		if (f->type != ZES_FREQ_DOMAIN_GPU && f->type != ZES_FREQ_DOMAIN_MEMORY)
 			continue;
 		if (!isfinite(f->max) || !isfinite(f->min) || f->max <= 0 || f->max >= 100000 || f->min > f->max) {
-			axl__warn(inv, SRC, NULL, "device %u: a frequency range of %g to %g MHz? ignored", i, f->min, f->max);
+			axl__warn(inv, SRC, NULL, "device %u: a frequency range of %g to %g MHz? ignored", i, f->min,
+				  f->max);
 			continue;
 		}
 		double *best = f->type == ZES_FREQ_DOMAIN_GPU ? &gpu : &mem;
@@ -287,7 +291,10 @@ static void apply_power(struct axl_inventory *inv, unsigned i, const struct ze_d
 		const struct ze_pwr *p = &d->pwr[k];
 		if (!p->has_p || p->p.onSubdevice)
 			continue;
-		int r = !p->has_ext ? 1 : p->e.domain == ZES_POWER_DOMAIN_CARD ? 3 : p->e.domain == ZES_POWER_DOMAIN_PACKAGE ? 2 : 1;
+		int r = !p->has_ext                               ? 1
+			: p->e.domain == ZES_POWER_DOMAIN_CARD    ? 3
+			: p->e.domain == ZES_POWER_DOMAIN_PACKAGE ? 2
+								  : 1;
 		if (r > rank) {
 			rank = r;
 			best = p;
@@ -378,8 +385,8 @@ static void apply_ports(struct axl_inventory *inv, unsigned i, const struct ze_d
 			g = port_gbps(p->p.maxRxSpeed.bitRate, p->p.maxTxSpeed.bitRate);
 			if (g < 0 && (p->p.maxRxSpeed.bitRate > 0 || p->p.maxTxSpeed.bitRate > 0 ||
 				      p->p.maxRxSpeed.bitRate < -1))
-				axl__warn(inv, SRC, NULL, "device %u: Xe Link port %u at most %lld bits/s? ignored", i, k,
-					  (long long)p->p.maxRxSpeed.bitRate);
+				axl__warn(inv, SRC, NULL, "device %u: Xe Link port %u at most %lld bits/s? ignored", i,
+					  k, (long long)p->p.maxRxSpeed.bitRate);
 		}
 		if (g > 0)
 			x->bandwidth_gbps = g;
@@ -407,8 +414,8 @@ void axl__ze_apply(struct axl__scan *scan, struct ze_job *j, struct axl_device *
 			continue;
 		const zes_pci_address_t *a = &d->pci.address;
 		if (a->domain > 0xffff || a->bus > 0xff || a->device > 0x1f || a->function > 7) {
-			axl__warn(inv, SRC, NULL, "device %u: PCI address %x:%x:%x.%x? device skipped", i, a->domain, a->bus,
-				  a->device, a->function);
+			axl__warn(inv, SRC, NULL, "device %u: PCI address %x:%x:%x.%x? device skipped", i, a->domain,
+				  a->bus, a->device, a->function);
 			continue;
 		}
 		if (d->has_props && d->props.core.vendorId != 0x8086) {
@@ -426,8 +433,9 @@ void axl__ze_apply(struct axl__scan *scan, struct ze_job *j, struct axl_device *
 		if (!dev && !d->has_props)
 			continue; /* nothing but an address: not enough to add a device */
 		if (!dev && pci_function_seen(inv, a)) {
-			axl__warn(inv, SRC, NULL, "device %u: %04x:%02x:%02x.%u is a PCI function that is no accelerator; skipped",
-				  i, a->domain, a->bus, a->device, a->function);
+			axl__warn(inv, SRC, NULL,
+				  "device %u: %04x:%02x:%02x.%u is a PCI function that is no accelerator; skipped", i,
+				  a->domain, a->bus, a->device, a->function);
 			continue;
 		}
 		if (!dev) {

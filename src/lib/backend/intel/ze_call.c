@@ -57,8 +57,14 @@ static bool usable(const void *table, const char *name, char *why, size_t cap)
 }
 
 static const char *const sonames[] = {"libze_loader.so.1"};
-const struct axl__vlibrary axl__ze_library = {
-	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__ze_fns), usable, &cache, axl__runtime_lib_dirs};
+const struct axl__vlibrary axl__ze_library = { sonames,
+					       1,
+					       symbols,
+					       sizeof symbols / sizeof *symbols,
+					       sizeof(struct axl__ze_fns),
+					       usable,
+					       &cache,
+					       axl__runtime_lib_dirs };
 
 const char *axl__ze_strerror(ze_result_t r)
 {
@@ -353,14 +359,16 @@ ze_result_t axl__zeq_pci_props(struct axl__zeq *q, ze_device_handle_t d, zes_pci
 {
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_PCI_PROPERTIES;
-	return STRUCT("zesDevicePciGetProperties", d, NULL, 0, pci_fields, out, LIVE(FN(zesDevicePciGetProperties), d, out));
+	return STRUCT("zesDevicePciGetProperties", d, NULL, 0, pci_fields, out,
+		      LIVE(FN(zesDevicePciGetProperties), d, out));
 }
 
 ze_result_t axl__zeq_pci_state(struct axl__zeq *q, ze_device_handle_t d, zes_pci_state_t *out)
 {
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_PCI_STATE;
-	return STRUCT("zesDevicePciGetState", d, NULL, 0, pci_state_fields, out, LIVE(FN(zesDevicePciGetState), d, out));
+	return STRUCT("zesDevicePciGetState", d, NULL, 0, pci_state_fields, out,
+		      LIVE(FN(zesDevicePciGetState), d, out));
 }
 
 ze_result_t axl__zeq_mem_props(struct axl__zeq *q, zes_mem_handle_t h, zes_mem_properties_t *out)
@@ -381,7 +389,8 @@ ze_result_t axl__zeq_freq_props(struct axl__zeq *q, zes_freq_handle_t h, zes_fre
 {
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_FREQ_PROPERTIES;
-	return STRUCT("zesFrequencyGetProperties", h, NULL, 0, freq_fields, out, LIVE(FN(zesFrequencyGetProperties), h, out));
+	return STRUCT("zesFrequencyGetProperties", h, NULL, 0, freq_fields, out,
+		      LIVE(FN(zesFrequencyGetProperties), h, out));
 }
 
 static void pwr_prepare(struct pwr_rec *x, bool ext)
@@ -474,26 +483,30 @@ ze_result_t axl__zeq_power_limits_ext(struct axl__zeq *q, zes_pwr_handle_t h, ze
 ze_result_t axl__zeq_power_limits(struct axl__zeq *q, zes_pwr_handle_t h, zes_power_sustained_limit_t *out)
 {
 	memset(out, 0, sizeof *out);
-	return STRUCT("zesPowerGetLimits", h, NULL, 0, sustained_fields, out, LIVE(FN(zesPowerGetLimits), h, out, NULL, NULL));
+	return STRUCT("zesPowerGetLimits", h, NULL, 0, sustained_fields, out,
+		      LIVE(FN(zesPowerGetLimits), h, out, NULL, NULL));
 }
 
 ze_result_t axl__zeq_engine_props(struct axl__zeq *q, zes_engine_handle_t h, zes_engine_properties_t *out)
 {
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_ENGINE_PROPERTIES;
-	return STRUCT("zesEngineGetProperties", h, NULL, 0, engine_fields, out, LIVE(FN(zesEngineGetProperties), h, out));
+	return STRUCT("zesEngineGetProperties", h, NULL, 0, engine_fields, out,
+		      LIVE(FN(zesEngineGetProperties), h, out));
 }
 
 ze_result_t axl__zeq_port_props(struct axl__zeq *q, zes_fabric_port_handle_t h, zes_fabric_port_properties_t *out)
 {
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_FABRIC_PORT_PROPERTIES;
-	return STRUCT("zesFabricPortGetProperties", h, NULL, 0, port_fields, out, LIVE(FN(zesFabricPortGetProperties), h, out));
+	return STRUCT("zesFabricPortGetProperties", h, NULL, 0, port_fields, out,
+		      LIVE(FN(zesFabricPortGetProperties), h, out));
 }
 
 ze_result_t axl__zeq_port_state(struct axl__zeq *q, zes_fabric_port_handle_t h, zes_fabric_port_state_t *out)
 {
 	memset(out, 0, sizeof *out);
 	out->stype = ZES_STRUCTURE_TYPE_FABRIC_PORT_STATE;
-	return STRUCT("zesFabricPortGetState", h, NULL, 0, port_state_fields, out, LIVE(FN(zesFabricPortGetState), h, out));
+	return STRUCT("zesFabricPortGetState", h, NULL, 0, port_state_fields, out,
+		      LIVE(FN(zesFabricPortGetState), h, out));
 }

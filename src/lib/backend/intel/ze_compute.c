@@ -138,7 +138,8 @@ static int fail(const struct zdev *d, const char *call, ze_result_t r, const cha
 		   : r == ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY || r == ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY ? AXL_ENOMEM
 											       : AXL_EBACKEND;
 	return axl__error(code, "compute level-zero: %s on %s%s%s: result 0x%x%s", call, d ? d->label : "the driver",
-			  *what ? ", " : "", what, (unsigned)r, r == ZE_RESULT_ERROR_DEVICE_LOST ? " (device lost)" : "");
+			  *what ? ", " : "", what, (unsigned)r,
+			  r == ZE_RESULT_ERROR_DEVICE_LOST ? " (device lost)" : "");
 }
 
 /* ---- opening: zeInit, drivers, their GPUs, a context per driver (on a worker) ---- */
@@ -161,9 +162,9 @@ static void found_of(struct zstate *st, struct zdev *d, struct axl__compute_foun
 		zero = zero && p->uuid.id[k] == 0;
 	const uint8_t *b = p->uuid.id;
 	if (!zero) /* as sysman discovery spells it (ze_apply.c) */
-		snprintf(fd->uuid, sizeof fd->uuid, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-			 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-			 b[15]);
+		snprintf(fd->uuid, sizeof fd->uuid,
+			 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3],
+			 b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 	snprintf(fd->name, sizeof fd->name, "%.*s", (int)strnlen(p->name, sizeof p->name), p->name);
 	snprintf(d->label, sizeof d->label, "level-zero device %u (%s)", d->index, fd->pci[0] ? fd->pci : fd->uuid);
 	fd->native = d;
@@ -508,7 +509,8 @@ static int ze_fill(void *state, void *qp, const struct axl__cmem *dst, uint64_t 
 	struct zstate *st = state;
 	struct zqueue *q = qp;
 	pthread_mutex_lock(&q->lock);
-	ze_result_t r = st->f->zeCommandListAppendMemoryFill(q->list, addr(dst, offset), &value, 1, (size_t)size, NULL, 0, NULL);
+	ze_result_t r =
+	    st->f->zeCommandListAppendMemoryFill(q->list, addr(dst, offset), &value, 1, (size_t)size, NULL, 0, NULL);
 	pthread_mutex_unlock(&q->lock);
 	return r ? fail(q->d, "zeCommandListAppendMemoryFill", r, "%" PRIu64 " bytes", size) : 0;
 }

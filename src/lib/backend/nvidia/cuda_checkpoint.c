@@ -55,8 +55,14 @@ static bool usable(const void *table, const char *name, char *why, size_t cap)
 
 static struct axl__vlib_cache cache = AXL__VLIB_CACHE_INIT;
 static const char *const sonames[] = {"libcuda.so.1"};
-static const struct axl__vlibrary library = {
-	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct ck_fns), usable, &cache, axl__nvidia_lib_dirs};
+static const struct axl__vlibrary library = { sonames,
+					      1,
+					      symbols,
+					      sizeof symbols / sizeof *symbols,
+					      sizeof(struct ck_fns),
+					      usable,
+					      &cache,
+					      axl__nvidia_lib_dirs };
 
 static const char *const op_call[] = {"cuCheckpointProcessGetState", "cuCheckpointProcessLock",
 				      "cuCheckpointProcessCheckpoint", "cuCheckpointProcessRestore",
@@ -140,7 +146,8 @@ int axl__cuda_checkpoint(const axl_context *ctx, const struct axl__backend *self
 	case CUDA_ERROR_NOT_FOUND:
 		return axl__error(AXL_EINVAL, "%s: the driver knows no CUDA process %d", what, pid);
 	case CUDA_ERROR_ILLEGAL_STATE:
-		return axl__error(AXL_EINVAL, "%s: process %d is %s; the call needs it %s", what, pid, now, op_needs[op]);
+		return axl__error(AXL_EINVAL, "%s: process %d is %s; the call needs it %s", what, pid, now,
+				  op_needs[op]);
 	case CUDA_ERROR_NOT_SUPPORTED:
 		return axl__error(AXL_ENOTSUP, "%s: the driver does not support it (CUDA_ERROR_NOT_SUPPORTED)", what);
 	default:

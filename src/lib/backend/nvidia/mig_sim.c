@@ -91,9 +91,9 @@ void axl__sim_mig_apply(struct axl_inventory *inv, struct axl_device *dev, size_
 		struct axl_device *c = axl__child_new(inv, dev, suffix);
 		if (!c)
 			return;
-		const axl_attr inherit[] = {AXL_ATTR_VENDOR, AXL_ATTR_VENDOR_ID, AXL_ATTR_DEVICE_ID, AXL_ATTR_PCI_ADDRESS,
-					    AXL_ATTR_NUMA_NODE, AXL_ATTR_ARCHITECTURE, AXL_ATTR_DRIVER,
-					    AXL_ATTR_COMPUTE_CAPABILITY};
+		const axl_attr inherit[] = { AXL_ATTR_VENDOR,      AXL_ATTR_VENDOR_ID,         AXL_ATTR_DEVICE_ID,
+					     AXL_ATTR_PCI_ADDRESS, AXL_ATTR_NUMA_NODE,         AXL_ATTR_ARCHITECTURE,
+					     AXL_ATTR_DRIVER,      AXL_ATTR_COMPUTE_CAPABILITY };
 		for (size_t a = 0; a < sizeof inherit / sizeof *inherit; a++) {
 			if (!axl__known(dev, inherit[a]))
 				continue;
@@ -158,8 +158,8 @@ static int create_change(struct axl__state *st, void *arg)
 		char have[512] = "";
 		size_t len = 0;
 		for (size_t i = 0; i < n && len < sizeof have - 40; i++)
-			len += (size_t)snprintf(have + len, sizeof have - len, "%s%s@%d", i ? ", " : "", used[i].p->name,
-						used[i].start);
+			len += (size_t)snprintf(have + len, sizeof have - len, "%s%s@%d", i ? ", " : "",
+						used[i].p->name, used[i].start);
 		return axl__error(AXL_ENOSPC, "%s (simulated %s): no room for a %s instance (in use: %s)", c->parent_id,
 				  c->g->label, c->p->name, n ? have : "nothing");
 	}

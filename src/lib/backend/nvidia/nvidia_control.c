@@ -59,7 +59,8 @@ static int resolve(const struct axl_device *d, const struct axl__part *part, con
 	long n, m, bn, bm, best_m = -1;
 	if (slices_gb(w, &n, &m)) {
 		for (size_t j = 0; j < np; j++)
-			if (slices_gb(part->profiles.v[j], &bn, &bm) && bn == n && bm >= m && (best_m < 0 || bm < best_m)) {
+			if (slices_gb(part->profiles.v[j], &bn, &bm) && bn == n && bm >= m &&
+			    (best_m < 0 || bm < best_m)) {
 				best_m = bm;
 				*out = j;
 			}
@@ -90,10 +91,11 @@ static int mig_create(axl_context *ctx, const struct axl_device *d, const char *
 	if (!part)
 		return axl__error(AXL_ENOTSUP, "%s: this GPU has no MIG", axl_device_id(d));
 	if (!part->pub.mode || strcmp(part->pub.mode, "enabled") != 0)
-		return axl__error(AXL_ENOTSUP,
-				  "MIG is disabled on %s (mode %s): axl never switches MIG mode; use nvidia-smi -i %s -mig 1",
-				  axl_device_id(d), part->pub.mode ? part->pub.mode : "unknown",
-				  axl__str(d, AXL_ATTR_PCI_ADDRESS) ? axl__str(d, AXL_ATTR_PCI_ADDRESS) : "N");
+		return axl__error(
+		    AXL_ENOTSUP,
+		    "MIG is disabled on %s (mode %s): axl never switches MIG mode; use nvidia-smi -i %s -mig 1",
+		    axl_device_id(d), part->pub.mode ? part->pub.mode : "unknown",
+		    axl__str(d, AXL_ATTR_PCI_ADDRESS) ? axl__str(d, AXL_ATTR_PCI_ADDRESS) : "N");
 	size_t j = 0;
 	int rc = resolve(d, part, profile, &j);
 	if (rc)

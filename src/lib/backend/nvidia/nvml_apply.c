@@ -231,11 +231,13 @@ static void apply_mig(struct axl__scan *scan, unsigned i, const struct nv_gpu *g
 			bool engines = false;
 			for (unsigned p = 0; p < g->nprofs && !engines; p++) {
 				const nvmlGpuInstanceProfileInfo_v2_t *pi = &g->profs[p].info;
-				if (pi->sliceCount != m->attr.gpuInstanceSliceCount || pi->memorySizeMB != m->attr.memorySizeMB)
+				if (pi->sliceCount != m->attr.gpuInstanceSliceCount ||
+				    pi->memorySizeMB != m->attr.memorySizeMB)
 					continue;
 				engines = pi->decoderCount == m->attr.sharedDecoderCount &&
 					  pi->encoderCount == m->attr.sharedEncoderCount &&
-					  pi->jpegCount == m->attr.sharedJpegCount && pi->ofaCount == m->attr.sharedOfaCount;
+					  pi->jpegCount == m->attr.sharedJpegCount &&
+					  pi->ofaCount == m->attr.sharedOfaCount;
 				if (!prof || engines)
 					prof = names[p];
 			}
@@ -338,7 +340,8 @@ static void apply_gpu(struct axl__scan *scan, struct nv_job *j, unsigned i, stru
 			snprintf(v, sizeof v, "%d.%d", g->cc_major, g->cc_minor);
 			axl__set_str(inv, dev, AXL_ATTR_COMPUTE_CAPABILITY, N, v);
 		} else {
-			axl__warn(inv, SRC, NULL, "GPU %u: compute capability %d.%d? ignored", i, g->cc_major, g->cc_minor);
+			axl__warn(inv, SRC, NULL, "GPU %u: compute capability %d.%d? ignored", i, g->cc_major,
+				  g->cc_minor);
 		}
 	}
 	if (g->has_u[U_CORES] && g->u[U_CORES] > 0 && g->u[U_CORES] < (1u << 20))
@@ -372,11 +375,13 @@ static void apply_gpu(struct axl__scan *scan, struct nv_job *j, unsigned i, stru
 			continue;
 		unsigned v = g->u[link[k].u];
 		bool gen = link[k].u == U_GEN || link[k].u == U_GEN_MAX;
-		bool ok = gen ? v >= 1 && v <= 7 : (v == 1 || v == 2 || v == 4 || v == 8 || v == 12 || v == 16 || v == 32);
+		bool ok =
+		    gen ? v >= 1 && v <= 7 : (v == 1 || v == 2 || v == 4 || v == 8 || v == 12 || v == 16 || v == 32);
 		if (ok)
 			axl__fill_int(dev, link[k].a, N, v);
 		else
-			axl__warn(inv, SRC, NULL, "GPU %u: PCIe link %s %u? ignored", i, gen ? "generation" : "width", v);
+			axl__warn(inv, SRC, NULL, "GPU %u: PCIe link %s %u? ignored", i, gen ? "generation" : "width",
+				  v);
 	}
 
 	/* power (NVML: milliwatts) */

@@ -112,8 +112,14 @@ static bool usable(const void *table, const char *name, char *why, size_t cap)
 }
 
 static const char *const sonames[] = {"libnvidia-ml.so.1"};
-const struct axl__vlibrary axl__nvml_library = {
-	sonames, 1, symbols, sizeof symbols / sizeof *symbols, sizeof(struct axl__nvml_fns), usable, &cache, axl__nvidia_lib_dirs};
+const struct axl__vlibrary axl__nvml_library = { sonames,
+						 1,
+						 symbols,
+						 sizeof symbols / sizeof *symbols,
+						 sizeof(struct axl__nvml_fns),
+						 usable,
+						 &cache,
+						 axl__nvidia_lib_dirs };
 
 const struct axl__nvml_fns *axl__nvml_load(const char *path, char *why, size_t cap)
 {
@@ -352,7 +358,8 @@ nvmlReturn_t axl__nvq_attributes(struct axl__vq *q, nvmlDevice_t d, nvmlDeviceAt
 {
 	static const struct axl__vout vo = VO_FIELDS(attr_fields, nvmlDeviceAttributes_t);
 	memset(out, 0, sizeof *out);
-	return ANSWER("nvmlDeviceGetAttributes", HID(d), NULL, NULL, 0, &vo, out, LIVE(FN(DeviceGetAttributes), d, out));
+	return ANSWER("nvmlDeviceGetAttributes", HID(d), NULL, NULL, 0, &vo, out,
+		      LIVE(FN(DeviceGetAttributes), d, out));
 }
 
 nvmlReturn_t axl__nvq_gi_profile(struct axl__vq *q, nvmlDevice_t d, unsigned profile,
@@ -538,9 +545,11 @@ nvmlReturn_t axl__nvq_procs(struct axl__vq *q, nvmlDevice_t d, bool graphics, nv
 		if (v3) {
 			LIST_CALL(r, v3, d, buf, sizeof(nvmlProcessInfo_t), cnt, v3(d, &cnt, (nvmlProcessInfo_t *)buf));
 		} else if (v2) {
-			LIST_CALL(r, v2, d, buf, sizeof(nvmlProcessInfo_v2_t), cnt, v2(d, &cnt, (nvmlProcessInfo_v2_t *)buf));
+			LIST_CALL(r, v2, d, buf, sizeof(nvmlProcessInfo_v2_t), cnt,
+				  v2(d, &cnt, (nvmlProcessInfo_v2_t *)buf));
 		} else if (v1) {
-			LIST_CALL(r, v1, d, buf, sizeof(nvmlProcessInfo_v1_t), cnt, v1(d, &cnt, (nvmlProcessInfo_v1_t *)buf));
+			LIST_CALL(r, v1, d, buf, sizeof(nvmlProcessInfo_v1_t), cnt,
+				  v1(d, &cnt, (nvmlProcessInfo_v1_t *)buf));
 			if (r == NVML_SUCCESS) {
 				/* widen to the v2 rows (no MIG instance ids) */
 				nvmlProcessInfo_v2_t *w = calloc(cnt ? cnt : 1, sizeof *w);
@@ -580,8 +589,9 @@ nvmlReturn_t axl__nvq_proc_util(struct axl__vq *q, nvmlDevice_t d, unsigned long
 		unsigned need = 0;
 		r = fn->DeviceGetProcessUtilization(d, NULL, &need, since);
 		if (r == NVML_ERROR_INSUFFICIENT_SIZE || (r == NVML_SUCCESS && need)) {
-			LIST_CALL(r, fn->DeviceGetProcessUtilization, d, buf, sizeof(nvmlProcessUtilizationSample_t), cnt,
-				  fn->DeviceGetProcessUtilization(d, (nvmlProcessUtilizationSample_t *)buf, &cnt, since));
+			LIST_CALL(
+			    r, fn->DeviceGetProcessUtilization, d, buf, sizeof(nvmlProcessUtilizationSample_t), cnt,
+			    fn->DeviceGetProcessUtilization(d, (nvmlProcessUtilizationSample_t *)buf, &cnt, since));
 		} else {
 			cnt = 0;
 		}

@@ -64,7 +64,8 @@ size_t axl__mig_minor_nodes(const char *text, size_t len, unsigned gpu_minor, in
 			else if (sscanf(line, "gpu%u/gi%u/access %u%1s", &g, &i, &cap, tail) == 3)
 				match = g == gpu_minor && gi >= 0 && i == (unsigned)gi;
 			if (match && out->nnodes < AXL__PART_NODES_MAX) {
-				snprintf(out->nodes[out->nnodes++], sizeof out->nodes[0], "/dev/nvidia-caps/nvidia-cap%u", cap);
+				snprintf(out->nodes[out->nnodes++], sizeof out->nodes[0],
+					 "/dev/nvidia-caps/nvidia-cap%u", cap);
 				added++;
 			}
 		}
@@ -93,7 +94,8 @@ static int fail(struct mig_job *j, const char *call, nvmlReturn_t r)
 		snprintf(j->msg, sizeof j->msg, "no room for profile %lld on %s (%s: %s)", (long long)j->profile_id,
 			 j->gpu_name, call, axl__nvml_strerror(r));
 	else if (code == AXL_EBUSY)
-		snprintf(j->msg, sizeof j->msg, "%s is in use by processes (%s: %s)", j->id[0] ? j->id : j->gpu_name, call, axl__nvml_strerror(r));
+		snprintf(j->msg, sizeof j->msg, "%s is in use by processes (%s: %s)", j->id[0] ? j->id : j->gpu_name,
+			 call, axl__nvml_strerror(r));
 	else
 		snprintf(j->msg, sizeof j->msg, "%s on %s: %s (%d)", call, j->gpu_name, axl__nvml_strerror(r), r);
 	j->rc = code;
@@ -267,7 +269,8 @@ static int do_create(struct mig_job *j, nvmlDevice_t gpu)
 		if (found < 0)
 			return j->rc;
 		if (found > 0 && ci)
-			return say(j, AXL_EBACKEND, "the new MIG instance has no MIG device in NVML; destroyed it again");
+			return say(j, AXL_EBACKEND,
+				   "the new MIG instance has no MIG device in NVML; destroyed it again");
 		return fail(j, call, r);
 	}
 	j->made.gpu_instance = (int)gid;
@@ -364,8 +367,9 @@ static int run(axl_context *ctx, struct mig_job *j, struct axl__vjob **job)
 		return axl__error(AXL_ENOMEM, "cannot start the NVML worker");
 	int ms = ctx->vendor_timeout_ms > AXL__MIG_MIN_TIMEOUT_MS ? ctx->vendor_timeout_ms : AXL__MIG_MIN_TIMEOUT_MS;
 	if (!axl__vjob_wait(*job, ms, SRC))
-		return axl__error(AXL_EBACKEND, "NVML did not answer within %d ms (MIG %s); not called again by this process",
-				  ms, j->op == OP_CREATE ? "create" : "destroy");
+		return axl__error(AXL_EBACKEND,
+				  "NVML did not answer within %d ms (MIG %s); not called again by this process", ms,
+				  j->op == OP_CREATE ? "create" : "destroy");
 	return 0;
 }
 

@@ -177,12 +177,14 @@ static void read_gpu(struct axl__vq *q, struct nvs_target *t, struct tally *c)
 		put(t, AXL_METRIC_MEMORY_UTILIZATION, u.memory, 100);
 	}
 	unsigned a, b;
-	r = axl__nvq_u32x2(q, "nvmlDeviceGetEncoderUtilization", fn ? fn->DeviceGetEncoderUtilization : NULL, t->h, &a, &b);
+	r = axl__nvq_u32x2(q, "nvmlDeviceGetEncoderUtilization", fn ? fn->DeviceGetEncoderUtilization : NULL, t->h, &a,
+			   &b);
 	if (!note(c, r))
 		return;
 	if (r == NVML_SUCCESS)
 		put(t, AXL_METRIC_ENCODER_UTILIZATION, a, 100);
-	r = axl__nvq_u32x2(q, "nvmlDeviceGetDecoderUtilization", fn ? fn->DeviceGetDecoderUtilization : NULL, t->h, &a, &b);
+	r = axl__nvq_u32x2(q, "nvmlDeviceGetDecoderUtilization", fn ? fn->DeviceGetDecoderUtilization : NULL, t->h, &a,
+			   &b);
 	if (!note(c, r))
 		return;
 	if (r == NVML_SUCCESS)
@@ -222,8 +224,8 @@ static void read_gpu(struct axl__vq *q, struct nvs_target *t, struct tally *c)
 		axl_metric m;
 	} clocks[] = {{NVML_CLOCK_SM, AXL_METRIC_SM_CLOCK}, {NVML_CLOCK_MEM, AXL_METRIC_MEMORY_CLOCK}};
 	for (size_t k = 0; k < 2; k++) {
-		r = axl__nvq_u32a(q, "nvmlDeviceGetClockInfo", fn ? fn->DeviceGetClockInfo : NULL, t->h, clocks[k].clock,
-				  &a);
+		r = axl__nvq_u32a(q, "nvmlDeviceGetClockInfo", fn ? fn->DeviceGetClockInfo : NULL, t->h,
+				  clocks[k].clock, &a);
 		if (!note(c, r))
 			return;
 		if (r == NVML_SUCCESS)
@@ -412,7 +414,8 @@ static void watch(struct nvs_shared *sh, bool opening)
 		struct nvs_target *t = &sh->t[k];
 		if (t->mig || t->watched || t->unwatchable)
 			continue;
-		r = axl__nvq_event_register(&sh->q, sh->set, t->h, AXL_NVML_EVENT_XID | AXL_NVML_EVENT_DBE, &t->watched);
+		r = axl__nvq_event_register(&sh->q, sh->set, t->h, AXL_NVML_EVENT_XID | AXL_NVML_EVENT_DBE,
+					    &t->watched);
 		if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND)
 			t->unwatchable = true;
 		else if (r != NVML_SUCCESS)
@@ -721,7 +724,9 @@ static void add_procs(struct axl_sampler *s, struct axl_sample *out, struct nvs_
 		char name[64], cgroup[1024], container[80];
 		read_comm(s->fs, pr->pid, name, sizeof name);
 		read_cgroup(s->fs, pr->pid, cgroup, sizeof cgroup);
-		const char *type = pr->compute && pr->graphics ? "compute+graphics" : pr->graphics ? "graphics" : "compute";
+		const char *type = pr->compute && pr->graphics ? "compute+graphics"
+				   : pr->graphics              ? "graphics"
+							       : "compute";
 		struct axl_process *row =
 			axl__sproc_add(out, (int)pr->pid, axl_device_id(s->devs[i]), name[0] ? name : NULL, type, NV);
 		if (!row)
@@ -774,8 +779,8 @@ static void put_event(struct axl_sample *out, size_t i, const struct nvs_event *
 	if (e->what == EV_DBE) {
 		axl__shealth(out, i, AXL_HEALTH_UNCORRECTABLE, true, 0, NV, "double-bit ECC error%s", where);
 	} else if (e->what == EV_WATCH) {
-		axl__shealth(out, i, AXL_HEALTH_WATCH_FAILED, true, e->rc, NV, "NVML's event watch failed: %s: %s", e->call,
-			     axl__nvml_strerror(e->rc));
+		axl__shealth(out, i, AXL_HEALTH_WATCH_FAILED, true, e->rc, NV, "NVML's event watch failed: %s: %s",
+			     e->call, axl__nvml_strerror(e->rc));
 	} else {
 		const char *what = e->data == 999 ? "unknown Xid" : NULL;
 		bool app = false;
@@ -787,8 +792,9 @@ static void put_event(struct axl_sample *out, size_t i, const struct nvs_event *
 		char text[160] = "";
 		if (what || app)
 			snprintf(text, sizeof text, " (%s%s)", what, app ? ": an application's error" : "");
-		axl__shealth(out, i, AXL_HEALTH_DRIVER_ERROR, !app, (int64_t)(e->data > INT64_MAX ? INT64_MAX : e->data),
-			     NV, "Xid %llu%s%s", e->data, text, where);
+		axl__shealth(out, i, AXL_HEALTH_DRIVER_ERROR, !app,
+			     (int64_t)(e->data > INT64_MAX ? INT64_MAX : e->data), NV, "Xid %llu%s%s", e->data, text,
+			     where);
 	}
 }
 
