@@ -191,7 +191,7 @@ AXL_API const struct axl_pci_function *axl_inventory_pci_function(const axl_inve
 struct axl_timing {
 	const char *stage;
 	double milliseconds;
-	uint64_t syscalls; /**< since 0.1 (issue 25) */
+	uint64_t syscalls; /**< since 0.1 */
 };
 AXL_API size_t axl_inventory_timing_count(const axl_inventory *inv);
 AXL_API const struct axl_timing *axl_inventory_timing(const axl_inventory *inv, size_t i);

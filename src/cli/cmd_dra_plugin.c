@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * axl dra-plugin: the Dynamic Resource Allocation driver for every accelerator axl knows
- * (docs/kubernetes.md, issue 37), beside axl device-plugin (clusters before 1.34).
+ * (docs/kubernetes.md), beside axl device-plugin (clusters before 1.34).
  *
  * Two halves:
  *  - the API-server side: the node's devices as ResourceSlices (src/compat/dra/slices.c

@@ -232,10 +232,11 @@ AXL_API int axl_compute_open(axl_compute **out, const axl_inventory *inv, const 
 	 * a test double), as checkpoints are (control/checkpoint.c), never the system's.
 	 * The system's would find none of the node's devices and may act on this machine:
 	 * a vendor's driver library initialised as root without a device may make its
-	 * device nodes (issue 33). A vendor's runtime drives only that vendor's devices of
-	 * the inventory (it emulates none): asked for by name or not, it is loaded only when
-	 * one is there, so a machine with the vendor's libraries and none of its devices
-	 * pays for no dlopen and no driver init. */
+	 * device nodes on this machine, which is no test's to change. A vendor's runtime
+	 * drives only that vendor's devices of the inventory (it emulates none): asked for
+	 * by name or not, it is loaded only when one is there, so a machine with the
+	 * vendor's libraries and none of its devices pays for no dlopen and no driver
+	 * init. */
 	const axl_context *ctx = inv->ctx;
 	bool live = !ctx->sim && !ctx->fs.rerooted;
 	for (size_t b = 0; b < axl__backend_total && c->nbe < NBE; b++) {

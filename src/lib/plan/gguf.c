@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* GGUF headers (issue 6). Layout (v2/v3, little-endian): "GGUF", u32 version, u64
+/* GGUF headers. Layout (v2/v3, little-endian): "GGUF", u32 version, u64
  * tensor_count, u64 metadata_kv_count; each kv: string key, u32 type, value (string: u64
  * length + bytes; array: u32 element type, u64 count, elements); each tensor info: string
  * name, u32 n_dims, u64 dims[n_dims], u32 ggml type, u64 offset (relative to the data

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Model description from a GGUF header (issue 6): architecture metadata and the tensors'
+/* Model description from a GGUF header: architecture metadata and the tensors'
  * ggml types with their real bits per weight. Only the header is read (bounded buffered
  * reads), never the tensor data. */
 #ifndef AXL_LIB_GGUF_H

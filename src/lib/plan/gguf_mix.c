@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The ggml type llama.cpp's quantiser gives each tensor of a GGUF file type (issue 17).
+/* The ggml type llama.cpp's quantiser gives each tensor of a GGUF file type.
  *
  * The rules are those of llama_tensor_get_type() in llama.cpp's src/llama-quant.cpp
  * (2025), restated here from its behaviour:

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Model descriptions for the planner (issue 6): what a model is, from one of four
+/* Model descriptions for the planner: what a model is, from one of four
  * sources (the built-in catalog, a Hugging Face config.json, safetensors headers, a GGUF
  * header). Every count is < 0 when the source does not give it; 0 is a real zero (no
  * experts, no sliding window). */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The built-in model catalog (issue 6): widely used open models with the architecture
+/* The built-in model catalog: widely used open models with the architecture
  * numbers of their published Hugging Face config.json (the URL above each row; for
  * multimodal models the text_config) and the published parameter counts (model card or
  * the Hub's safetensors count, named in the comment). Generated rows, kept by hand. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The planner's model sources that need no file of weights (issue 6): the built-in
+/* The planner's model sources that need no file of weights: the built-in
  * catalog of open models (model_catalog.c) and a Hugging Face config.json
  * (model_config.c), plus what the planner computes from any struct axl__model: the
  * parameter count and the KV cache per token. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A model from a bare size (issue 17): "7B", "70b", "1.5B", "500M", "7e9". With no
+/* A model from a bare size: "7B", "70b", "1.5B", "500M", "7e9". With no
  * config at hand the planner assumes the architecture of the published model nearest in
  * size among a typical family (Llama 3.x, and Qwen2.5 where Llama has no such size):
  * its real layer count, hidden size, heads, KV heads and vocabulary, with the MLP width

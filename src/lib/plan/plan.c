@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The planner's search and estimates (issue 6, docs/plan.md).
+/* The planner's search and estimates (docs/plan.md).
  *
  * Candidates: for every tensor-parallel size t the model allows (heads divisible by t,
  * KV heads divisible by t or t by them, the MLP's width divisible by t), devices are put

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The planner's internals (issue 6): the devices and nodes it plans on (plan_node.c
+/* The planner's internals: the devices and nodes it plans on (plan_node.c
  * builds them from an inventory or an axl.inventory document), the memory model
  * (plan_mem.c), and the search and estimates (plan.c). */
 #ifndef AXL_LIB_PLAN_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What axl_plan_compute answered, as the "axl.plan" document (issue 6); plan_text.c
+/* What axl_plan_compute answered, as the "axl.plan" document; plan_text.c
  * writes the readable answer. */
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The serving engines the planner estimates for (issue 17, docs/plan.md "Calibration"):
+/* The serving engines the planner estimates for (docs/plan.md "Calibration"):
  * one table of every calibrated factor, each with where it came from.
  *
  * The decode model a row of this table feeds (plan.c stage_time):

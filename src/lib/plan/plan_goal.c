@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What the planner optimises (issue 17, docs/plan.md "Objective"): the order in which the
+/* What the planner optimises (docs/plan.md "Objective"): the order in which the
  * search ranks candidates for each objective, and a candidate's cost per million tokens. */
 #include <math.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The host as a device (issue 17, docs/plan.md "CPU plans"): a node's CPUs and memory,
+/* The host as a device (docs/plan.md "CPU plans"): a node's CPUs and memory,
  * planned on as llama.cpp runs a model on a CPU: its memory is the host's (the cgroup
  * limit when lower), its bandwidth the SMBIOS memory devices' peak when the node reports
  * it, else an assumption by the CPU's class that the plan flags, and its peak compute

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The planner's memory model (issue 6, docs/plan.md): what each layer of a model holds
+/* The planner's memory model (docs/plan.md): what each layer of a model holds
  * in weights and KV cache, what a decode step reads and a token multiplies, at a given
  * quantisation and KV type.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* axl_model_*: a model description from the catalog, a config.json, safetensors headers
- * (with a config.json beside them when there is one) or a GGUF header (issue 6). */
+ * (with a config.json beside them when there is one) or a GGUF header. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>

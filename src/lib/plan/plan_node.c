@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The planner's nodes (issue 6): the accelerators it plans on and the links between
+/* The planner's nodes: the accelerators it plans on and the links between
  * them, from an inventory opened here (axl_planner_add_inventory) or from an
  * "axl.inventory" document written elsewhere (axl_planner_add_json). Both paths fill the
  * same struct axl__pdev, so that a node read back from its own `axl list --json` plans

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* axl_plan_compute and what it answers (issue 6): the request's best plan, the
+/* axl_plan_compute and what it answers: the request's best plan, the
  * alternatives (other splits, other quantisations, a shorter context, more devices);
  * plan_doc.c writes the "axl.plan" document, plan_text.c the readable text. */
 #include <math.h>

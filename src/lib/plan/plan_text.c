@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The readable answer `axl plan` prints (issue 6): the model, the request and its
+/* The readable answer `axl plan` prints: the model, the request and its
  * objective and engine, memory, the split, the estimates with their bands and cost, and the
  * alternatives. */
 #include <math.h>

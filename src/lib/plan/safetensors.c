@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* safetensors headers (issue 6). A file is an 8-byte little-endian header length N, N
+/* safetensors headers. A file is an 8-byte little-endian header length N, N
  * bytes of JSON ({"name": {"dtype": "BF16", "shape": [..], "data_offsets": [b, e]}, ...,
  * "__metadata__": {..}}) and the data section; offsets are relative to the data section.
  * Dtypes and their sizes follow the safetensors crate's Dtype (BOOL U8 I8 F8_E5M2 F8_E4M3

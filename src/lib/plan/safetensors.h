@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Model description from safetensors headers (issue 6): exact parameter counts, dtypes
+/* Model description from safetensors headers: exact parameter counts, dtypes
  * and bytes, and what the tensor names and shapes say about the architecture. Only the
  * 8-byte length and the JSON header of each file are read, never the tensor data. */
 #ifndef AXL_LIB_SAFETENSORS_H
