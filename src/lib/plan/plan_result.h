@@ -80,4 +80,20 @@ const char *axl__plan_quant_label(const struct axl_plan *pl);
  * cost, priced): its index in pl->alt, -1 none. */
 int axl__plan_cheaper_alt(const struct axl_plan *pl);
 
+/* plan_out.c: one search of devs[sel[0..nsel)] with its own memory model for q (keep: the
+ * model kept for the caller, else freed); 1 found, 0 none, -1 error (set) */
+int axl__plan_run(const struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
+		  const struct axl__model *m, const struct axl__quant *q, double kvb, int64_t ctx, int64_t batch,
+		  double net, const struct pgoal *goal, struct pcand *best, struct pcand *alts, int nalts, int *na,
+		  struct axl__mm *keep);
+/* plan_quant.c: what a device planned on holds (the engine's fraction, never more than is
+ * free); "2 x NVIDIA H100 80GB HBM3 + ..." of devs[set[0..n)]; the not-native warnings of
+ * an explicit format; --quant auto's choice (the devices to plan on in sub[0..*nsub)) */
+double axl__plan_usable_bytes(const struct axl__pdev *d, double frac);
+void axl__plan_describe_set(const struct axl_planner *p, const size_t *set, size_t n, char *out, size_t cap);
+void axl__plan_warn_not_native(struct axl_plan *pl, const struct axl_planner *p, const size_t *used, size_t nused);
+int axl__plan_choose_auto(struct axl_plan *pl, const struct axl_planner *p, const size_t *sel, size_t nsel,
+			  const struct axl__model *m, double kvb, double net, const struct pgoal *goal, size_t *sub,
+			  size_t *nsub);
+
 #endif
