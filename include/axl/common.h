@@ -46,7 +46,8 @@ AXL_BEGIN_DECLS
 	X(NVML, "nvml")           /* NVIDIA's NVML (libnvidia-ml.so.1), live or replayed */      \
 	X(ROCM_SMI, "rocm-smi")   /* AMD's ROCm SMI (librocm_smi64.so), live or replayed */      \
 	X(LEVEL_ZERO, "level-zero") /* oneAPI Level Zero sysman (libze_loader.so.1) */           \
-	X(SIM, "sim")             /* invented by a simulated node (axl_context_options.sim) */
+	X(SIM, "sim")             /* invented by a simulated node (axl_context_options.sim) */   \
+	X(DCMI, "dcmi")           /* Huawei's DCMI library (libdcmi.so), live or replayed */
 
 typedef enum axl_source {
 #define AXL_SOURCE_ENUM_(name, str) AXL_SOURCE_##name,

@@ -47,7 +47,7 @@ VENDORS = {
     "neuron": r"neuron|inferentia|trainium",
     "tenstorrent": r"tenstorrent",
     "tpu": r"\btpu\b|\btpu_|google",
-    "ascend": r"ascend|huawei|davinci",
+    "ascend": r"ascend|huawei|davinci|dcmi|npu-smi",
     "qaic": r"qaic|qualcomm",
 }
 # files that are tables of data rather than code about a vendor: the registry (one row per

@@ -27,6 +27,7 @@ extern const struct axl__backend axl__backend_neuron;
 extern const struct axl__backend axl__backend_tpu;
 extern const struct axl__backend axl__backend_tenstorrent;
 extern const struct axl__backend axl__backend_ascend;
+extern const struct axl__backend axl__backend_dcmi;
 extern const struct axl__backend axl__backend_qaic;
 
 const struct axl__backend *const axl__backends[] = {
@@ -43,6 +44,7 @@ const struct axl__backend *const axl__backends[] = {
 	&axl__backend_tpu,
 	&axl__backend_tenstorrent,
 	&axl__backend_ascend,
+	&axl__backend_dcmi,
 	&axl__backend_qaic,
 };
 

@@ -11,7 +11,8 @@
  * id). Nothing in sysfs ties davinciN to a PCI function, so axl names /dev/davinci0
  * only when the node has a single Ascend device, and otherwise lists the shared nodes
  * alone rather than a wrong chip. Identity, memory type and peaks come from the device
- * database.
+ * database; each chip's HBM size and AI Core count from Huawei's DCMI library where it is
+ * installed (dcmi.c, its own row: backend "dcmi").
  */
 #define _GNU_SOURCE
 #include <stdio.h>
