@@ -151,7 +151,8 @@ static void cards_get(const struct axl__jv *o, void *out)
 	if (!l || l->type != AXL__J_ARR)
 		return;
 	for (size_t i = 0; i < l->len && c->n < DCMI_MAX_CARDS; i++)
-		if (l->items[i].type == AXL__J_NUM && l->items[i].is_int && l->items[i].i >= 0 && l->items[i].i < 1 << 20)
+		if (l->items[i].type == AXL__J_NUM && l->items[i].is_int && l->items[i].i >= 0 &&
+		    l->items[i].i < 1 << 20)
 			c->id[c->n++] = (int)l->items[i].i;
 }
 
@@ -188,7 +189,8 @@ static void collect_chip(struct dcmi_job *j, struct dcmi_chip *c)
 {
 	static const struct axl__vout vo_pcie = {AXL__VO_FIELDS, sizeof(struct dcmi_pcie_info_all), pcie_fields, NULL,
 						 NULL};
-	static const struct axl__vout vo_chip = {AXL__VO_FIELDS, sizeof(struct dcmi_chip_info), chip_fields, NULL, NULL};
+	static const struct axl__vout vo_chip = { AXL__VO_FIELDS, sizeof(struct dcmi_chip_info), chip_fields, NULL,
+						  NULL };
 	static const struct axl__vout vo_hbm = {AXL__VO_FIELDS, sizeof(struct dcmi_hbm_info), hbm_fields, NULL, NULL};
 	char name[24];
 	snprintf(name, sizeof name, "%d/%d", c->card, c->dev);
@@ -196,7 +198,8 @@ static void collect_chip(struct dcmi_job *j, struct dcmi_chip *c)
 			   LIVE(FN(get_device_pcie_info_v2), c->card, c->dev, &c->pci));
 	if (c->pci_rc != 0) {
 		if (c->pci_rc != AXL_DCMI_NO_FUNCTION)
-			jwarn(j, "card %d device %d: dcmi_get_device_pcie_info_v2: error %d", c->card, c->dev, c->pci_rc);
+			jwarn(j, "card %d device %d: dcmi_get_device_pcie_info_v2: error %d", c->card, c->dev,
+			      c->pci_rc);
 		return; /* a chip that cannot say where it is matches no device */
 	}
 	c->chip_rc = ANSWER("dcmi_get_device_chip_info", name, &vo_chip, &c->chip,
@@ -285,8 +288,9 @@ static void apply(struct axl__scan *scan, void *arg, struct axl_device **dev)
 		if (c->hbm_rc == 0 && c->hbm.memory_size > 0 && c->hbm.memory_size <= (1ull << 20))
 			axl__set_int(d, AXL_ATTR_MEMORY_TOTAL, D, (int64_t)(c->hbm.memory_size << 20));
 		else if (c->hbm_rc == 0)
-			axl__warn(inv, SRC, NULL, "card %d device %d: dcmi_get_device_hbm_info: %llu MB of HBM; ignored",
-				  c->card, c->dev, c->hbm.memory_size);
+			axl__warn(inv, SRC, NULL,
+				  "card %d device %d: dcmi_get_device_hbm_info: %llu MB of HBM; ignored", c->card,
+				  c->dev, c->hbm.memory_size);
 		if (c->chip_rc == 0 && c->chip.aicore_cnt > 0 && c->chip.aicore_cnt <= 4096)
 			axl__add_cu(inv, d, "AI Core", c->chip.aicore_cnt, D);
 		else if (c->chip_rc == 0)

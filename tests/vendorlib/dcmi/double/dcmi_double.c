@@ -65,7 +65,8 @@ static void load(void)
 		memset(c, 0, sizeof *c);
 		char *card = strtok_r(NULL, " \t\r\n", &save), *dev = strtok_r(NULL, " \t\r\n", &save),
 		     *addr = strtok_r(NULL, " \t\r\n", &save);
-		if (!card || !dev || !addr || sscanf(addr, "%x:%x:%x.%u", (unsigned *)&c->domain, &c->bus, &c->slot, &c->fn) != 4)
+		if (!card || !dev || !addr ||
+		    sscanf(addr, "%x:%x:%x.%u", (unsigned *)&c->domain, &c->bus, &c->slot, &c->fn) != 4)
 			continue;
 		c->card = atoi(card);
 		c->dev = atoi(dev);
