@@ -55,6 +55,13 @@ enum {
 extern void *axl__lim_real[AXL__SYM_N];
 /* the driver's n, with its type from src/abi (NULL: the driver lacks it) */
 #define AXL__LIM_REAL(n) ((__typeof__(&n))axl__lim_real[AXL__SYM_##n])
+/* an entry point whose driver function is missing answers CUDA_ERROR_NOT_SUPPORTED */
+#define AXL__LIM_NOREAL(n)                                 \
+	do {                                               \
+		axl__lim_init();                           \
+		if (!axl__lim_real[AXL__SYM_##n])          \
+			return CUDA_ERROR_NOT_SUPPORTED;   \
+	} while (0)
 /* the driver's functions the limiter calls for itself (NULL: the driver lacks it), typed
  * from their prototypes in src/abi */
 struct axl__lim_drv {
@@ -139,6 +146,8 @@ void *axl__lim_swap(void *p);
  * last reference of either kind) */
 int axl__lim_vmm_hold(CUmemGenericAllocationHandle handle);
 void axl__lim_vmm_unhold(CUmemGenericAllocationHandle handle);
+/* vmap.c: forget every recorded mapping (a child of fork) */
+void axl__lim_vmap_forget(void);
 
 /* arraymap.c: tile pools mapped into sparse and deferred-mapping arrays. An array of kind
  * (CU_RESOURCE_TYPE_ARRAY or _MIPMAPPED_ARRAY) made with these flags; before its destruction
