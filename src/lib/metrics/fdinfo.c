@@ -329,26 +329,27 @@ bool axl__fdinfo_container_id(const char *cg, char *out, size_t cap)
 	return true;
 }
 
-static void read_comm(const struct axl__fs *fs, int pfd, struct axl__fdi_proc *p)
+void axl__proc_comm(const struct axl__fs *fs, int dirfd, const char *path, char *out, size_t cap)
 {
 	char b[64];
-	long n = axl__fs_read(fs, pfd, "comm", b, sizeof b);
-	if (n <= 0)
+	out[0] = '\0';
+	long n = axl__fs_read(fs, dirfd, path, b, sizeof b);
+	if (n <= 0 || cap == 0)
 		return;
 	while (n && (b[n - 1] == '\n'))
 		b[--n] = '\0';
-	if ((size_t)n >= sizeof p->comm)
-		n = (long)sizeof p->comm - 1;
+	if ((size_t)n >= cap)
+		n = (long)cap - 1;
 	for (long i = 0; i < n; i++)
-		p->comm[i] = ((unsigned char)b[i] < ' ' || b[i] == 0x7f) ? '?' : b[i];
-	p->comm[n] = '\0';
+		out[i] = ((unsigned char)b[i] < ' ' || b[i] == 0x7f) ? '?' : b[i];
+	out[n] = '\0';
 }
 
-/* The cgroup v2 path ("0::/path"), or the first line's path on a v1-only host. */
-static void read_cgroup(const struct axl__fs *fs, int pfd, struct axl__fdi_proc *p)
+void axl__proc_cgroup(const struct axl__fs *fs, int dirfd, const char *path, char *out, size_t cap)
 {
 	char b[4096];
-	long n = axl__fs_read(fs, pfd, "cgroup", b, sizeof b);
+	out[0] = '\0';
+	long n = axl__fs_read(fs, dirfd, path, b, sizeof b);
 	if (n < 0 && n != -EFBIG)
 		return;
 	const char *line = NULL;
@@ -375,11 +376,10 @@ static void read_cgroup(const struct axl__fs *fs, int pfd, struct axl__fdi_proc 
 	if (!end)
 		return; /* cut by the cap: not known */
 	size_t len = (size_t)(end - line);
-	if (len == 0 || len >= sizeof p->cgroup || !axl__is_text(line, len))
+	if (len == 0 || len >= cap || !axl__is_text(line, len))
 		return;
-	memcpy(p->cgroup, line, len);
-	p->cgroup[len] = '\0';
-	axl__fdinfo_container_id(p->cgroup, p->container, sizeof p->container);
+	memcpy(out, line, len);
+	out[len] = '\0';
 }
 
 /* ---- the sweep ----------------------------------------------------------------------- */
@@ -573,8 +573,10 @@ int axl__fdinfo_sweep(const struct axl__fs *fs, struct axl__fdi_sweep *out)
 				struct axl__fdi_proc *p = &out->procs[out->n_procs++];
 				memset(p, 0, sizeof *p);
 				p->pid = pid;
-				read_comm(fs, pfd, p);
-				read_cgroup(fs, pfd, p);
+				axl__proc_comm(fs, pfd, "comm", p->comm, sizeof p->comm);
+				axl__proc_cgroup(fs, pfd, "cgroup", p->cgroup, sizeof p->cgroup);
+				if (p->cgroup[0])
+					axl__fdinfo_container_id(p->cgroup, p->container, sizeof p->container);
 			}
 		}
 		close(pfd);

@@ -165,4 +165,12 @@ int axl__fdinfo_proc_mem(const struct axl__fdi_sweep *s, int pid, const char *de
  * crio-<id>, /docker/<id>, libpod-<id>): the last run of exactly 64 hex digits. */
 bool axl__fdinfo_container_id(const char *cgroup, char *out, size_t cap);
 
+/* A process's name and cgroup, read at path below dirfd ("comm" below /proc/<pid>, or
+ * "/proc/<pid>/comm" below AXL__FS_ROOT), into out ("" when not known):
+ * axl__proc_comm: its comm, control characters as '?', cut to cap;
+ * axl__proc_cgroup: the cgroup v2 path (the "0::" line), or the first line's path on a
+ * v1-only host; "" when it does not fit cap or is not text. */
+void axl__proc_comm(const struct axl__fs *fs, int dirfd, const char *path, char *out, size_t cap);
+void axl__proc_cgroup(const struct axl__fs *fs, int dirfd, const char *path, char *out, size_t cap);
+
 #endif

@@ -44,6 +44,7 @@
 
 #include "nvml_job.h"
 #include "capture.h"
+#include "fdinfo.h"
 #include "sample.h"
 
 #define SRC "nvml"
@@ -663,47 +664,19 @@ static bool run(struct nvs_state *st, int timeout_ms)
 	return done;
 }
 
+/* a process's name and cgroup from /proc */
 static void read_comm(const struct axl__fs *fs, unsigned pid, char *out, size_t cap)
 {
 	char path[48];
 	snprintf(path, sizeof path, "/proc/%u/comm", pid);
-	out[0] = '\0';
-	long n = axl__fs_read(fs, AXL__FS_ROOT, path, out, cap);
-	if (n <= 0) {
-		out[0] = '\0';
-		return;
-	}
-	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
-		out[--n] = '\0';
-	for (long i = 0; i < n; i++)
-		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
-			out[i] = '?';
+	axl__proc_comm(fs, AXL__FS_ROOT, path, out, cap);
 }
 
-/* The cgroup v2 path: the "0::" line of /proc/<pid>/cgroup. */
 static void read_cgroup(const struct axl__fs *fs, unsigned pid, char *out, size_t cap)
 {
-	char path[48], buf[4096];
+	char path[48];
 	snprintf(path, sizeof path, "/proc/%u/cgroup", pid);
-	out[0] = '\0';
-	if (axl__fs_read(fs, AXL__FS_ROOT, path, buf, sizeof buf) <= 0)
-		return;
-	for (char *line = buf; line && *line;) {
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = '\0';
-		if (strncmp(line, "0::", 3) == 0) {
-			const char *p = line + 3;
-			size_t len = strlen(p);
-			bool printable = len > 0 && len < cap;
-			for (size_t i = 0; i < len && printable; i++)
-				printable = (unsigned char)p[i] >= 0x20 && p[i] != 0x7f;
-			if (printable)
-				memcpy(out, p, len + 1);
-			return;
-		}
-		line = nl ? nl + 1 : NULL;
-	}
+	axl__proc_cgroup(fs, AXL__FS_ROOT, path, out, cap);
 }
 
 static void add_procs(struct axl_sampler *s, struct axl_sample *out, struct nvs_shared *sh, size_t k, size_t i)
