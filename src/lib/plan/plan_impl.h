@@ -131,6 +131,10 @@ int axl__plan_search_goal(const struct axl_planner *p, const size_t *sel, size_t
 			  double net_gbps, const struct axl__engine *eng, double mem_frac, const struct pgoal *goal,
 			  struct pcand *best, struct pcand *alts, int nalts, int *nalts_out);
 bool axl__pcand_better(const struct pcand *a, const struct pcand *b);
+/* plan_estimate.c: k's decode and prefill times, rates and roofline on c's devices */
+void axl__plan_estimate(const struct pctx *c, struct pcand *k);
+/* the share of a layer's KV cache one of t tensor-parallel ranks holds */
+double axl__plan_kv_share(const struct axl__mm *mm, int t);
 /* Cost per million tokens of a rate (tokens/s) at cost_hour per hour; NaN unknown. */
 double axl__cost_per_mtok(double cost_hour, double tokens_per_s);
 /* The objective of a name ("devices", ...; without case); -1 unknown. */
