@@ -49,7 +49,9 @@ static struct {
 	const char *checks;
 	int publish_only, delete_on_exit, has_recovery;
 	int64_t interval_ms, api_timeout_ms, backoff_ms, watch_timeout_ms, recovery_ms;
+	long health_port;
 } a = { .checks = "all",
+	.health_port = -1,
 	.driver = DRA_DEFAULT_DRIVER,
 	.registry_dir = DEFAULT_REGISTRY_DIR,
 	.cdi_dir = "/var/run/cdi",
@@ -386,6 +388,7 @@ static int cmd_dra_plugin(struct opts *go, int argc, char **argv)
 					       .registry_dir = a.registry_dir,
 					       .plugin_dir = a.plugin_dir,
 					       .cdi_dir = a.cdi_dir,
+					       .health_port = (int)a.health_port,
 					       .request = api->request,
 					       .conn = d.conn,
 					       .devices_json = dra_devices_json };
@@ -526,6 +529,15 @@ static const struct cli_opt options[] = {
 	  .value = &a.recovery_ms,
 	  .help = "the taint goes this long after the last error (default 5m; 0:\nnot until a restart)",
 	  .count = &a.has_recovery },
+	{ .type = CLI_OPT_COUNT,
+	  .name = "healthcheck-port",
+	  .value = &a.health_port,
+	  .value_name = "PORT",
+	  .help = "serve the liveness probe's gRPC health service (service\n\"liveness\": GetInfo and an empty "
+		  "NodePrepareResources on the\nsockets) on this TCP port; 0: one the kernel chooses;\n-1 "
+		  "(default): none",
+	  .min = -1,
+	  .max = 65535 },
 	{ .type = CLI_OPT_STRING,
 	  .name = "driver-root",
 	  .value = &a.driver_root,

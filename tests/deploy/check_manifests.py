@@ -239,6 +239,10 @@ def check_dra(axl, ns):
     check(quantity(req.get("cpu")) is not None and quantity(req["cpu"]) <= 0.05, "dra: cpu request %r" % req.get("cpu"))
     check(quantity(lim.get("memory")) is not None, "dra: no memory limit")
     check(spec.get("affinity") is not None and spec.get("tolerations"), "dra: no node affinity or tolerations")
+    # the liveness probe as the reference's: grpc on --healthcheck-port, service "liveness"
+    probe, hport = c.get("livenessProbe", {}).get("grpc", {}), given.get("--healthcheck-port", "-1")
+    check(int(hport) > 0 and probe.get("port") == int(hport) and probe.get("service") == "liveness",
+          "dra: livenessProbe %r is not grpc on --healthcheck-port %s, service liveness" % (c.get("livenessProbe"), hport))
 
     # RBAC: exactly the reference's rules, bound to the DaemonSet's service account
     role = docs["ClusterRole"][0]

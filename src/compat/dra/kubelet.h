@@ -24,7 +24,7 @@
 
 #include <stddef.h>
 
-#define DRA_KUBELET_ABI 1
+#define DRA_KUBELET_ABI 2
 /* the module's one exported symbol: const struct dra_kubelet_transport *(*)(void) */
 #define DRA_KUBELET_SYMBOL "axl_dra_kubelet_transport"
 
@@ -69,6 +69,9 @@ struct dra_kubelet_config {
 	const char *registry_dir; /* the kubelet's plugin registry (plugins_registry) */
 	const char *plugin_dir;   /* where dra.sock is made (plugins/<driver>) */
 	int verbose;
+	/* the liveness probe's gRPC health service (kubelet_health.c) on this TCP port; 0: a
+	 * port the kernel chooses, negative: none */
+	int health_port;
 };
 
 struct dra_kubelet_transport {

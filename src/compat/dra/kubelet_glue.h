@@ -4,7 +4,7 @@
  * kubelet.h), in the device plugin's pattern (src/compat/kubernetes/glue.h):
  * kubelet_serve.c: the two servers on their sockets and the kubelet's calls on the
  * completion queue they share; kubelet_grpc.c: the module's entry points and the thread
- * that makes a removed socket again.
+ * that makes a removed socket again; kubelet_health.c: the liveness probe's health service.
  *
  * Threads: one drives the completion queue (dk_serve_loop: new calls, received requests,
  * finished replies; the ops' callbacks run here, one request at a time); one watches the
@@ -121,8 +121,9 @@ struct dk_plugin {
 	int stopping;
 	int evfd, ino;
 	int wd[DK_NSOCK]; /* inotify watches of the two directories (-1: none now) */
-	/* counted for the log and the tests: what the kubelet asked */
-	unsigned long n_getinfo, n_notify, n_prepare, n_unprepare, n_remade;
+	/* counted for the log and the tests: what the kubelet asked, the liveness probes */
+	unsigned long n_getinfo, n_notify, n_prepare, n_unprepare, n_remade, n_health;
+	struct dk_health *health; /* the healthcheck service (kubelet_health.c), NULL: none */
 	int registered; /* the last NotifyRegistrationStatus said so */
 };
 
@@ -133,5 +134,9 @@ void dk_call_free(struct dk_call *c);
 struct dk_srv *dk_srv_start(struct dk_plugin *p, int which, char *err, size_t cap);
 /* shut s down; the serve loop learns when gRPC is done with it (the lock held) */
 void dk_srv_retire(struct dk_plugin *p, struct dk_srv *s);
+/* the healthcheck service on TCP port (0: the kernel's choice), its own thread; stop: before
+ * the sockets' servers */
+int dk_health_start(struct dk_plugin *p, int port, char *err, size_t cap);
+void dk_health_stop(struct dk_plugin *p);
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * The DRA kubelet plugin's gRPC glue (kubelet.h, kubelet_glue.h): the module
  * axl-dra-kubelet.so's entry points (start, stop) and the thread that makes a socket
- * again when it was removed from under us.
+ * again when it was removed from under us (the liveness probe's service: kubelet_health.c).
  *
  * A restarting kubelet may wipe its plugin directories; its plugin watcher
  * (kubernetes/kubernetes pkg/kubelet/pluginmanager/pluginwatcher/plugin_watcher.go)
@@ -202,6 +202,8 @@ static void abandon(struct dk_plugin *p)
 	plugin_free(p);
 }
 
+static void stop_here(void *server);
+
 static int start_here(const struct dra_kubelet_config *cfg, const struct dra_kubelet_ops *ops, void **server, char *err,
 		      size_t cap)
 {
@@ -265,6 +267,10 @@ static int start_here(const struct dra_kubelet_config *cfg, const struct dra_kub
 		abandon(p);
 		return -1;
 	}
+	if (cfg->health_port >= 0 && dk_health_start(p, cfg->health_port, err, cap) != 0) {
+		stop_here(p);
+		return -1;
+	}
 	if (pthread_create(&p->watch_thread, NULL, watch_loop, p) == 0)
 		p->watch_started = 1;
 	else
@@ -310,6 +316,7 @@ static void stop_here(void *server)
 	pthread_mutex_lock(&p->lock);
 	p->stopping = 1;
 	pthread_mutex_unlock(&p->lock);
+	dk_health_stop(p);
 	if (p->watch_started) {
 		if (write(p->evfd, &one, sizeof one) != (ssize_t)sizeof one)
 			dk_say(p, 0, "cannot wake the watch thread");
@@ -332,8 +339,8 @@ static void stop_here(void *server)
 	}
 	dk_say(p, 2,
 	       "kubelet calls: GetInfo %lu, NotifyRegistrationStatus %lu, NodePrepareResources %lu, "
-	       "NodeUnprepareResources %lu; sockets made again %lu",
-	       p->n_getinfo, p->n_notify, p->n_prepare, p->n_unprepare, p->n_remade);
+	       "NodeUnprepareResources %lu; sockets made again %lu; liveness checks %lu",
+	       p->n_getinfo, p->n_notify, p->n_prepare, p->n_unprepare, p->n_remade, p->n_health);
 	grpc_shutdown_blocking();
 	plugin_free(p);
 }

@@ -337,6 +337,7 @@ int dra_kubelet_start(struct dra_kubelet **out, const struct dra_kubelet_args *a
 		.registry_dir = args->registry_dir,
 		.plugin_dir = k->plugin_dir,
 		.verbose = args->o->verbose,
+		.health_port = args->health_port,
 	};
 	struct dra_kubelet_ops ops = {
 		.ud = k->prep,

@@ -26,6 +26,7 @@ struct dra_kubelet_args {
 	const char *registry_dir;  /* the kubelet's plugins_registry */
 	const char *plugin_dir;    /* NULL: /var/lib/kubelet/plugins/<driver> */
 	const char *cdi_dir;
+	int health_port; /* the liveness probe's port (kubelet.h); negative: none */
 	/* the API-server module's request() (api.h) and its connection: the claims are read
 	 * with it (the same type, so this file needs no header of that module) */
 	int (*request)(void *conn, const char *method, const char *path, const char *body, long *status, char **resp,

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The DRA plugin's liveness probe (--healthcheck-port): a gRPC health service
+ * (grpc.health.v1.Health, health.proto) on a TCP port, written from
+ * kubernetes-sigs/dra-example-driver cmd/dra-example-kubeletplugin/health.go (commit
+ * 31914ceacda29bbc55208ef75e68c0991e1c9568), whose DaemonSet probes it with a grpc
+ * livenessProbe (service "liveness"):
+ *  - Check for the service "" or "liveness" (any other: NOT_FOUND "unknown service")
+ *    calls GetInfo on the registration socket, then NodePrepareResources with an empty
+ *    request on the DRA socket, each through the socket as the kubelet dials it; both
+ *    answering is SERVING, a failure NOT_SERVING (and a line in the log);
+ *  - Watch is not served (UNIMPLEMENTED, as the reference's UnimplementedHealthServer).
+ * Port 0 takes a port the kernel chooses (logged); the option's default -1 serves none.
+ *
+ * Its own completion queue and thread, one call at a time: a Check's calls to our two
+ * sockets are answered by the serve thread (kubelet_serve.c) meanwhile. Each Check dials
+ * anew, so that a socket made again is seen at once (a kept channel would be in gRPC's
+ * reconnect backoff after the socket was gone), within the probe's deadline, at most
+ * DK_HEALTH_MAX_MS.
+ */
+#define _GNU_SOURCE
+#include "kubelet_glue.h"
+
+#include "health.pb-c.h"
+
+#define DK_HEALTH_CHECK  "/grpc.health.v1.Health/Check"
+#define DK_HEALTH_MAX_MS 10000
+
+/* the tags on the health queue: one call at a time, so one of each */
+enum { HT_NEW = 1, HT_RECV, HT_DONE, HT_SHUTDOWN };
+#define HTAG(k) ((void *)(uintptr_t)(k))
+
+struct dk_health {
+	struct dk_plugin *p;
+	grpc_server *gs;
+	grpc_completion_queue *cq;
+	pthread_t th;
+	int port;
+	grpc_call *out; /* the Check's call to our socket now (the lock held), cancelled by stop */
+	int stopping;
+	/* the call being served */
+	grpc_call *call;
+	grpc_call_details det;
+	grpc_metadata_array md;
+	grpc_byte_buffer *in, *reply;
+	grpc_slice details;
+	int cancelled;
+};
+
+/* One unary call to target (unix:PATH), req packed; 0 when it answered OK with a message. */
+static int call_unary(struct dk_health *h, const char *target, const char *method, const ProtobufCMessage *req,
+		      gpr_timespec deadline, char *err, size_t cap)
+{
+	grpc_channel_credentials *cr = grpc_insecure_credentials_create();
+	grpc_channel *ch = grpc_channel_create(target, cr, NULL);
+	grpc_channel_credentials_release(cr);
+	grpc_completion_queue *cq = grpc_completion_queue_create_for_pluck(NULL);
+	grpc_call *call = grpc_channel_create_call(ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq,
+						   grpc_slice_from_static_string(method), NULL, deadline, NULL);
+	size_t n = protobuf_c_message_get_packed_size(req);
+	grpc_slice s = grpc_slice_malloc(n);
+	protobuf_c_message_pack(req, GRPC_SLICE_START_PTR(s));
+	grpc_byte_buffer *send = grpc_raw_byte_buffer_create(&s, 1);
+	grpc_slice_unref(s);
+	grpc_byte_buffer *recv = NULL;
+	grpc_metadata_array imd, tmd;
+	grpc_metadata_array_init(&imd);
+	grpc_metadata_array_init(&tmd);
+	grpc_status_code st = GRPC_STATUS_UNKNOWN;
+	grpc_slice det = grpc_empty_slice();
+	grpc_op ops[6];
+	memset(ops, 0, sizeof ops);
+	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+	ops[1].op = GRPC_OP_SEND_MESSAGE;
+	ops[1].data.send_message.send_message = send;
+	ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
+	ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
+	ops[3].data.recv_initial_metadata.recv_initial_metadata = &imd;
+	ops[4].op = GRPC_OP_RECV_MESSAGE;
+	ops[4].data.recv_message.recv_message = &recv;
+	ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
+	ops[5].data.recv_status_on_client.trailing_metadata = &tmd;
+	ops[5].data.recv_status_on_client.status = &st;
+	ops[5].data.recv_status_on_client.status_details = &det;
+	int rc = -1;
+	pthread_mutex_lock(&h->p->lock);
+	int stopping = h->stopping;
+	if (!stopping)
+		h->out = call;
+	pthread_mutex_unlock(&h->p->lock);
+	if (stopping) {
+		snprintf(err, cap, "the plugin is stopping");
+	} else if (grpc_call_start_batch(call, ops, 6, HTAG(1), NULL) != GRPC_CALL_OK) {
+		snprintf(err, cap, "%s: the call could not be started", method);
+	} else {
+		grpc_completion_queue_pluck(cq, HTAG(1), gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
+		if (st == GRPC_STATUS_OK && recv) {
+			rc = 0;
+		} else {
+			char *d = grpc_slice_to_c_string(det);
+			snprintf(err, cap, "%s on %s: status %d%s%s", method, target, (int)st, d && *d ? ": " : "",
+				 d ? d : "");
+			gpr_free(d);
+		}
+	}
+	pthread_mutex_lock(&h->p->lock);
+	h->out = NULL;
+	pthread_mutex_unlock(&h->p->lock);
+	grpc_slice_unref(det);
+	grpc_metadata_array_destroy(&imd);
+	grpc_metadata_array_destroy(&tmd);
+	grpc_byte_buffer_destroy(send);
+	if (recv)
+		grpc_byte_buffer_destroy(recv);
+	grpc_call_unref(call);
+	grpc_completion_queue_shutdown(cq);
+	while (grpc_completion_queue_pluck(cq, NULL, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type !=
+	       GRPC_QUEUE_SHUTDOWN)
+		;
+	grpc_completion_queue_destroy(cq);
+	grpc_channel_destroy(ch);
+	return rc;
+}
+
+/* health.go Check: the two sockets answer? 0 SERVING, -1 NOT_SERVING. */
+static int check(struct dk_health *h, gpr_timespec deadline)
+{
+	struct dk_plugin *p = h->p;
+	char target[4200], err[600];
+	Pluginregistration__InfoRequest info = PLUGINREGISTRATION__INFO_REQUEST__INIT;
+	snprintf(target, sizeof target, "unix:%s", p->paths[DK_REG]);
+	if (call_unary(h, target, DK_GRPC_REG "GetInfo", &info.base, deadline, err, sizeof err) != 0) {
+		dk_say(p, 0, "liveness: GetInfo failed: %s", err);
+		return -1;
+	}
+	DkPrepareReq empty = K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_PREPARE_RESOURCES_REQUEST__INIT;
+	snprintf(target, sizeof target, "unix:%s", p->paths[DK_DRA]);
+	if (call_unary(h, target, DK_GRPC_V1 "NodePrepareResources", &empty.base, deadline, err, sizeof err) != 0) {
+		dk_say(p, 0, "liveness: NodePrepareResources with an empty request failed: %s", err);
+		return -1;
+	}
+	dk_say(p, 2, "liveness: GetInfo and an empty NodePrepareResources answered");
+	return 0;
+}
+
+static void request_next(struct dk_health *h)
+{
+	grpc_call_details_init(&h->det);
+	grpc_metadata_array_init(&h->md);
+	h->call = NULL;
+	h->in = h->reply = NULL;
+	h->details = grpc_empty_slice();
+	if (grpc_server_request_call(h->gs, &h->call, &h->det, &h->md, h->cq, h->cq, HTAG(HT_NEW)) != GRPC_CALL_OK)
+		h->call = NULL;
+}
+
+static void call_done(struct dk_health *h)
+{
+	if (h->call)
+		grpc_call_unref(h->call);
+	h->call = NULL;
+	grpc_call_details_destroy(&h->det);
+	grpc_metadata_array_destroy(&h->md);
+	if (h->in)
+		grpc_byte_buffer_destroy(h->in);
+	if (h->reply)
+		grpc_byte_buffer_destroy(h->reply);
+	h->in = h->reply = NULL;
+	grpc_slice_unref(h->details);
+}
+
+/* Answer the received request: the reply and the status. */
+static void answer(struct dk_health *h)
+{
+	grpc_status_code code = GRPC_STATUS_OK;
+	const char *msg = NULL;
+	Grpc__Health__V1__HealthCheckResponse rs = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
+	if (grpc_slice_str_cmp(h->det.method, DK_HEALTH_CHECK) != 0) {
+		code = GRPC_STATUS_UNIMPLEMENTED;
+		msg = "axl's DRA plugin serves grpc.health.v1.Health/Check only";
+	} else {
+		Grpc__Health__V1__HealthCheckRequest *rq = NULL;
+		if (h->in) {
+			grpc_byte_buffer_reader rd;
+			if (grpc_byte_buffer_reader_init(&rd, h->in)) {
+				grpc_slice s = grpc_byte_buffer_reader_readall(&rd);
+				grpc_byte_buffer_reader_destroy(&rd);
+				rq = grpc__health__v1__health_check_request__unpack(NULL, GRPC_SLICE_LENGTH(s),
+										    GRPC_SLICE_START_PTR(s));
+				grpc_slice_unref(s);
+			}
+		}
+		if (!rq) {
+			code = GRPC_STATUS_INVALID_ARGUMENT;
+			msg = "Check: the request is not a HealthCheckRequest";
+		} else if (strcmp(rq->service, "") != 0 && strcmp(rq->service, "liveness") != 0) {
+			code = GRPC_STATUS_NOT_FOUND;
+			msg = "unknown service";
+		} else {
+			gpr_timespec now = gpr_now(GPR_CLOCK_MONOTONIC);
+			gpr_timespec cap = gpr_time_add(now, gpr_time_from_millis(DK_HEALTH_MAX_MS, GPR_TIMESPAN));
+			gpr_timespec dl = gpr_convert_clock_type(h->det.deadline, GPR_CLOCK_MONOTONIC);
+			if (gpr_time_cmp(dl, cap) > 0)
+				dl = cap;
+			rs.status = check(h, dl) == 0
+					? GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING
+					: GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__NOT_SERVING;
+			pthread_mutex_lock(&h->p->lock);
+			h->p->n_health++;
+			pthread_mutex_unlock(&h->p->lock);
+		}
+		if (rq)
+			grpc__health__v1__health_check_request__free_unpacked(rq, NULL);
+	}
+	grpc_op ops[3];
+	memset(ops, 0, sizeof ops);
+	size_t n = 0;
+	if (code == GRPC_STATUS_OK) {
+		size_t len = grpc__health__v1__health_check_response__get_packed_size(&rs);
+		grpc_slice s = grpc_slice_malloc(len);
+		grpc__health__v1__health_check_response__pack(&rs, GRPC_SLICE_START_PTR(s));
+		h->reply = grpc_raw_byte_buffer_create(&s, 1);
+		grpc_slice_unref(s);
+		ops[n].op = GRPC_OP_SEND_MESSAGE;
+		ops[n++].data.send_message.send_message = h->reply;
+	}
+	grpc_slice_unref(h->details);
+	h->details = grpc_slice_from_copied_string(msg ? msg : "");
+	ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
+	ops[n].data.send_status_from_server.status = code;
+	ops[n++].data.send_status_from_server.status_details = msg ? &h->details : NULL;
+	ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+	ops[n++].data.recv_close_on_server.cancelled = &h->cancelled;
+	if (grpc_call_start_batch(h->call, ops, n, HTAG(HT_DONE), NULL) != GRPC_CALL_OK) {
+		call_done(h);
+		request_next(h);
+	}
+}
+
+static void *health_loop(void *arg)
+{
+	struct dk_health *h = arg;
+	request_next(h);
+	for (;;) {
+		grpc_event ev = grpc_completion_queue_next(h->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
+		if (ev.type == GRPC_QUEUE_SHUTDOWN)
+			break;
+		if (ev.type != GRPC_OP_COMPLETE)
+			continue;
+		switch ((int)(uintptr_t)ev.tag) {
+		case HT_NEW:
+			if (!ev.success) { /* shutting down */
+				call_done(h);
+				break;
+			}
+			grpc_op ops[2];
+			memset(ops, 0, sizeof ops);
+			ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+			ops[1].op = GRPC_OP_RECV_MESSAGE;
+			ops[1].data.recv_message.recv_message = &h->in;
+			if (grpc_call_start_batch(h->call, ops, 2, HTAG(HT_RECV), NULL) != GRPC_CALL_OK) {
+				call_done(h);
+				request_next(h);
+			}
+			break;
+		case HT_RECV:
+			if (ev.success) {
+				answer(h);
+				break;
+			}
+			call_done(h);
+			request_next(h);
+			break;
+		case HT_DONE:
+			call_done(h);
+			request_next(h);
+			break;
+		case HT_SHUTDOWN: grpc_completion_queue_shutdown(h->cq); break;
+		}
+	}
+	return NULL;
+}
+
+int dk_health_start(struct dk_plugin *p, int port, char *err, size_t cap)
+{
+	struct dk_health *h = calloc(1, sizeof *h);
+	if (!h) {
+		snprintf(err, cap, "out of memory");
+		return -1;
+	}
+	h->p = p;
+	h->cq = grpc_completion_queue_create_for_next(NULL);
+	h->gs = grpc_server_create(NULL, NULL);
+	grpc_server_register_completion_queue(h->gs, h->cq, NULL);
+	char addr[64];
+	snprintf(addr, sizeof addr, "[::]:%d", port);
+	grpc_server_credentials *cr = grpc_insecure_server_credentials_create();
+	h->port = grpc_server_add_http2_port(h->gs, addr, cr);
+	grpc_server_credentials_release(cr);
+	if (h->port == 0) {
+		snprintf(err, cap, "cannot listen for the healthcheck service on port %d (in use?)", port);
+		grpc_server_destroy(h->gs);
+		grpc_completion_queue_shutdown(h->cq);
+		while (grpc_completion_queue_next(h->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type !=
+		       GRPC_QUEUE_SHUTDOWN)
+			;
+		grpc_completion_queue_destroy(h->cq);
+		free(h);
+		return -1;
+	}
+	grpc_server_start(h->gs);
+	if (pthread_create(&h->th, NULL, health_loop, h) != 0) {
+		snprintf(err, cap, "cannot start the thread of the healthcheck service");
+		grpc_server_shutdown_and_notify(h->gs, h->cq, HTAG(HT_SHUTDOWN));
+		grpc_server_cancel_all_calls(h->gs);
+		grpc_completion_queue_shutdown(h->cq);
+		while (grpc_completion_queue_next(h->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type !=
+		       GRPC_QUEUE_SHUTDOWN)
+			;
+		grpc_server_destroy(h->gs);
+		grpc_completion_queue_destroy(h->cq);
+		free(h);
+		return -1;
+	}
+	p->health = h;
+	dk_say(p, 1, "the healthcheck service (grpc.health.v1, service \"liveness\") listens on port %d", h->port);
+	return 0;
+}
+
+void dk_health_stop(struct dk_plugin *p)
+{
+	struct dk_health *h = p->health;
+	if (!h)
+		return;
+	pthread_mutex_lock(&p->lock);
+	h->stopping = 1;
+	if (h->out)
+		grpc_call_cancel(h->out, NULL);
+	pthread_mutex_unlock(&p->lock);
+	grpc_server_shutdown_and_notify(h->gs, h->cq, HTAG(HT_SHUTDOWN));
+	grpc_server_cancel_all_calls(h->gs);
+	pthread_join(h->th, NULL);
+	grpc_server_destroy(h->gs);
+	grpc_completion_queue_destroy(h->cq);
+	free(h);
+	p->health = NULL;
+}
