@@ -47,10 +47,12 @@
 static struct {
 	const char *kubeconfig, *node, *driver, *registry_dir, *plugin_dir, *cdi_dir, *driver_root, *driver_root_host;
 	const char *checks;
+	const char *partitionable; /* --partitionable-devices */
 	int publish_only, delete_on_exit, has_recovery;
 	int64_t interval_ms, api_timeout_ms, backoff_ms, watch_timeout_ms, recovery_ms;
 	long health_port;
 } a = { .checks = "all",
+	.partitionable = "auto",
 	.health_port = -1,
 	.driver = DRA_DEFAULT_DRIVER,
 	.registry_dir = DEFAULT_REGISTRY_DIR,
@@ -250,9 +252,16 @@ static char *scan(struct dra *d, int quiet)
 		kept = health_watch(d, ctx, inv);
 		kp_health_expire(d->health, watch_now(), health_say, d);
 	}
-	if (dra_devices_json_taints(inv, root ? root : (axl_context_is_simulated(ctx) ? NULL : "/"), a.driver,
-				    d->health ? taint_of : NULL, d, quiet ? NULL : note, d, &json, err,
-				    sizeof err) != 0)
+	struct dra_pool_opts po = { root ? root : (axl_context_is_simulated(ctx) ? NULL : "/"),
+				    a.driver,
+				    d->health ? taint_of : NULL,
+				    d,
+				    quiet ? NULL : note,
+				    d,
+				    strcmp(a.partitionable, "off") == 0 ? DRA_PARTITIONS_OFF :
+				    strcmp(a.partitionable, "on") == 0	? DRA_PARTITIONS_ON :
+									  DRA_PARTITIONS_AUTO };
+	if (dra_pool_json(inv, &po, &json, err, sizeof err) != 0)
 		fprintf(stderr, "axl: dra-plugin: %s\n", err);
 	if (!quiet)
 		print_warnings(inv);
@@ -538,6 +547,13 @@ static const struct cli_opt options[] = {
 		  "(default): none",
 	  .min = -1,
 	  .max = 65535 },
+	{ .type = CLI_OPT_CHOICE,
+	  .name = "partitionable-devices",
+	  .value = &a.partitionable,
+	  .help = "partitions that exist (MIG, compute partitions) as devices\nsharing their GPU's counters "
+		  "(DRAPartitionableDevices);\nauto (default): whole devices when the API server drops\nthe "
+		  "counters; off: whole devices only",
+	  .choices = "auto|on|off" },
 	{ .type = CLI_OPT_STRING,
 	  .name = "driver-root",
 	  .value = &a.driver_root,

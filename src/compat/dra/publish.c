@@ -23,8 +23,12 @@
  *    and UID, controller true), so it goes with the node;
  *  - failures are retried with exponential backoff; a 409 Conflict lists again before the
  *    next try (the store changed under us).
- * What is compared is the content: spec.devices in a canonical form (object keys sorted),
- * the driver, node, pool name, generation and count. A slice changed or deleted by someone
+ * What is compared is the content: spec.devices or spec.sharedCounters in a canonical form
+ * (object keys sorted; pool.h, which also cuts the pool into slices as upstream validation
+ * admits them), the driver, node, pool name, generation and count. With shared counters
+ * (partitionable devices, slices.h) and whole devices to fall back to, an answer without the
+ * counters that were sent (the server's DRAPartitionableDevices gate is off) makes the
+ * publisher write the whole devices instead, at once and from then on, said once. A slice changed or deleted by someone
  * else is put right on the watch's event.
  *
  * One thread: the watch runs in a libcurl multi handle polled by the thread, which the
@@ -49,6 +53,7 @@
 #include "../../util/strbuf.h"
 #include "api.h"
 #include "client.h"
+#include "pool.h"
 
 #define SLICES_PATH "/apis/resource.k8s.io/v1/resourceslices"
 #define LIST_CHUNK  100
@@ -72,12 +77,16 @@ struct pub {
 	struct dra_pub_stats st;
 	CURLM *multi;
 	/* the thread's own */
-	char **chunk; /* the slices' devices, canonical JSON arrays */
+	char **chunk; /* the slices' contents, canonical (pool.h) */
 	/* chunk k as the server stored it, where that differs from what was sent (a field it
 	 * drops: an alpha field whose feature gate is off); NULL: as sent. Without it, each
 	 * watch event of our own write would look like a change and be written again. */
 	char **stored;
-	char *last_canon; /* the devices of the last object a write answered with */
+	char *last_canon; /* the content of the last object a write answered with */
+	char *cur;        /* what was last asked for (pub_set) */
+	bool has_whole;   /* it has whole devices to fall back to (--partitionable-devices auto) */
+	bool whole;       /* the API server drops counters: the whole devices are published */
+	bool said_drop;   /* that it drops them was said */
 	size_t nchunk;
 	struct have *have;
 	size_t nhave;
@@ -118,66 +127,6 @@ static void count(struct pub *p, unsigned long *field)
 	pthread_mutex_lock(&p->lock);
 	(*field)++;
 	pthread_mutex_unlock(&p->lock);
-}
-
-/* ---- canonical JSON: object keys sorted, no spaces --------------------------------- */
-
-static const char *const *sort_keys_base;
-static int key_cmp(const void *a, const void *b)
-{
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	return strcmp(sort_keys_base[i], sort_keys_base[j]);
-}
-
-static void canon(struct axl__json *w, const struct axl__jv *v)
-{
-	switch (v->type) {
-	case AXL__J_NULL: axl__json_null(w); break;
-	case AXL__J_BOOL: axl__json_bool(w, v->b); break;
-	case AXL__J_NUM:
-		if (v->is_int)
-			axl__json_int(w, v->i);
-		else
-			axl__json_num(w, v->num);
-		break;
-	case AXL__J_STR: axl__json_strn(w, v->s, v->len); break;
-	case AXL__J_ARR:
-		axl__json_arr(w);
-		for (size_t i = 0; i < v->len; i++)
-			canon(w, &v->items[i]);
-		axl__json_arr_end(w);
-		break;
-	case AXL__J_OBJ: {
-		size_t *ix = malloc((v->len ? v->len : 1) * sizeof *ix);
-		if (!ix) {
-			w->sb->failed = true;
-			return;
-		}
-		for (size_t i = 0; i < v->len; i++)
-			ix[i] = i;
-		sort_keys_base = v->keys; /* the publisher's thread only */
-		qsort(ix, v->len, sizeof *ix, key_cmp);
-		axl__json_obj(w);
-		for (size_t i = 0; i < v->len; i++) {
-			axl__json_key(w, v->keys[ix[i]]);
-			canon(w, &v->items[ix[i]]);
-		}
-		axl__json_obj_end(w);
-		free(ix);
-		break;
-	}
-	}
-}
-
-static char *canon_str(const struct axl__jv *v)
-{
-	struct axl__sb sb = AXL__SB_INIT;
-	struct axl__json w;
-	axl__json_init(&w, &sb, false);
-	canon(&w, v);
-	if (w.overflow)
-		sb.failed = true;
-	return axl__sb_steal(&sb, NULL);
 }
 
 /* ---- what is stored ---------------------------------------------------------------- */
@@ -224,8 +173,7 @@ static bool have_from(struct pub *p, const struct axl__jv *obj, struct have *h)
 		   *pname = axl__jv_str(pool, "name");
 	h->pool_ok = drv && node && pname && strcmp(drv, p->driver) == 0 && strcmp(node, p->node) == 0 &&
 		     strcmp(pname, p->node) == 0;
-	const struct axl__jv *devs = axl__jv_get(spec, "devices");
-	h->canon = devs && devs->type == AXL__J_ARR ? canon_str(devs) : strdup("[]");
+	h->canon = dra_spec_canon(spec);
 	return h->name && h->rv && h->canon;
 }
 
@@ -316,47 +264,23 @@ static void chunks_free(struct pub *p)
 	p->nchunk = 0;
 }
 
-/* devices (a JSON array of Device objects) into canonical chunks. */
-static int chunk_devices(struct pub *p, const char *devices, char *err, size_t cap)
+/* p->cur into the slices' contents (pool.h): the whole devices once the server dropped
+ * counters. */
+static int chunk_devices(struct pub *p, char *err, size_t cap)
 {
-	struct axl__jdoc *doc = NULL;
-	if (axl__jdoc_parse(devices, strlen(devices), &doc, err, cap) != 0)
+	char **ch;
+	size_t n;
+	bool has_whole;
+	if (dra_pool_chunks(p->cur, p->whole, &ch, &n, &has_whole, err, cap) != 0)
 		return -1;
-	const struct axl__jv *a = axl__jdoc_root(doc);
-	if (a->type != AXL__J_ARR) {
-		snprintf(err, cap, "the devices are not a JSON array");
-		axl__jdoc_free(doc);
-		return -1;
-	}
-	size_t per = DRA_MAX_DEVICES;
-	for (size_t i = 0; i < a->len; i++) {
-		const struct axl__jv *t = axl__jv_get(&a->items[i], "taints"),
-				     *cc = axl__jv_get(&a->items[i], "consumesCounters");
-		if ((t && t->len) || (cc && cc->len))
-			per = DRA_MAX_DEVICES_TAINTED;
-	}
-	size_t n = (a->len + per - 1) / per;
-	char **ch = calloc(n ? n : 1, sizeof *ch);
-	int rc = ch ? 0 : -1;
-	for (size_t k = 0; k < n && rc == 0; k++) {
-		struct axl__jv part = *a; /* a view of items [k*per, k*per+len) */
-		part.items = a->items + k * per;
-		part.len = a->len - k * per < per ? a->len - k * per : per;
-		if (!(ch[k] = canon_str(&part)))
-			rc = -1;
-	}
-	axl__jdoc_free(doc);
-	if (rc != 0) {
-		for (size_t k = 0; ch && k < n; k++)
-			free(ch[k]);
-		free(ch);
-		snprintf(err, cap, "out of memory");
-		return -1;
-	}
 	chunks_free(p);
 	p->chunk = ch;
+	p->has_whole = has_whole;
 	if (!(p->stored = calloc(n ? n : 1, sizeof *p->stored))) {
-		chunks_free(p);
+		for (size_t k = 0; k < n; k++)
+			free(ch[k]);
+		free(ch);
+		p->chunk = NULL;
 		snprintf(err, cap, "out of memory");
 		return -1;
 	}
@@ -532,15 +456,18 @@ static char *slice_json(const struct pub *p, const char *name, const char *rv, l
 	axl__json_kint(&w, "generation", gen);
 	axl__json_kint(&w, "resourceSliceCount", (int64_t)p->nchunk);
 	axl__json_obj_end(&w);
-	/* the devices: the chunk (canonical JSON) read back into the writer */
+	/* the devices or counter sets: the chunk (canonical JSON) read back into the writer */
 	struct axl__jdoc *doc = NULL;
 	char err[128];
 	if (axl__jdoc_parse(p->chunk[k], strlen(p->chunk[k]), &doc, err, sizeof err) != 0) {
 		axl__sb_free(&sb);
 		return NULL;
 	}
-	axl__json_key(&w, "devices");
-	canon(&w, axl__jdoc_root(doc));
+	const struct axl__jv *c = axl__jdoc_root(doc);
+	for (size_t i = 0; c->type == AXL__J_OBJ && i < c->len; i++) {
+		axl__json_key(&w, c->keys[i]);
+		dra_canon(&w, &c->items[i]);
+	}
 	axl__jdoc_free(doc);
 	axl__json_obj_end(&w);
 	axl__json_obj_end(&w);
@@ -566,9 +493,8 @@ static int write_one(struct pub *p, const char *method, const char *path, const 
 		count(p, counter);
 		struct axl__jdoc *doc = NULL;
 		if (strcmp(method, "DELETE") != 0 && axl__jdoc_parse(resp, len, &doc, err, sizeof err) == 0) {
-			const struct axl__jv *devs = axl__jv_get(axl__jv_get(axl__jdoc_root(doc), "spec"), "devices");
 			free(p->last_canon);
-			p->last_canon = devs && devs->type == AXL__J_ARR ? canon_str(devs) : strdup("[]");
+			p->last_canon = dra_spec_canon(axl__jv_get(axl__jdoc_root(doc), "spec"));
 			have_upsert(p, axl__jdoc_root(doc), false);
 		}
 		axl__jdoc_free(doc);
@@ -590,8 +516,35 @@ static int write_one(struct pub *p, const char *method, const char *path, const 
 	return rc;
 }
 
-/* Bring the stored slices to what is wanted. 0 done, 1 list again, -1 failed. */
-static int sync_pool(struct pub *p)
+/* The server stored slice k without the counters it was sent: as upstream's controller
+ * finds dropped fields (resourceslicecontroller.go's DroppedFieldsError), its
+ * DRAPartitionableDevices gate is off (pkg/registry/resource/resourceslice/strategy.go,
+ * dropDisabledDRAPartitionableDevicesFields, drops sharedCounters and consumesCounters).
+ * true: the whole devices are to be published instead (said once). */
+static bool counters_dropped(struct pub *p, size_t k)
+{
+	if (!dra_canon_has_counters(p->chunk[k]) || dra_canon_has_counters(p->last_canon))
+		return false;
+	if (p->has_whole && !p->whole) {
+		say(p, 1,
+		    "the API server dropped the shared counters of the pool (sharedCounters, consumesCounters: its "
+		    "feature gate DRAPartitionableDevices is off): the devices are published whole, without their "
+		    "partitions");
+		p->whole = true;
+		return true;
+	}
+	if (!p->said_drop)
+		say(p, 0,
+		    "the API server dropped the shared counters of the pool (its feature gate "
+		    "DRAPartitionableDevices is off): a device and its partitions are published without them and "
+		    "may be given out together (--partitionable-devices on)");
+	p->said_drop = true;
+	return false;
+}
+
+/* Bring the stored slices to what is wanted. 0 done, 1 list again, -1 failed, 2 the
+ * counters were dropped: the whole devices are to be written instead. */
+static int sync_once(struct pub *p)
 {
 	if (pool_matches(p))
 		return 0;
@@ -624,6 +577,13 @@ static int sync_pool(struct pub *p)
 			rc = write_one(p, "POST", SLICES_PATH, body, &p->st.creates);
 		}
 		free(body);
+		if (rc == 0 && p->last_canon && counters_dropped(p, k)) {
+			char err[256];
+			rc = chunk_devices(p, err, sizeof err) == 0 ? 2 : -1;
+			if (rc < 0)
+				say(p, 0, "the devices cannot be published: %s", err);
+			break;
+		}
 		if (rc == 0 && p->last_canon && strcmp(p->last_canon, p->chunk[k]) != 0) {
 			if (!p->stored[k] || strcmp(p->stored[k], p->last_canon) != 0)
 				say(p, 1,
@@ -662,6 +622,14 @@ static int sync_pool(struct pub *p)
 		    p->nchunk == 1 ? "" : "s", p->node, gen);
 	}
 	return rc;
+}
+
+static int sync_pool(struct pub *p)
+{
+	int rc = sync_once(p);
+	if (rc == 2) /* at once: the whole devices have no counters to drop */
+		rc = sync_once(p);
+	return rc == 2 ? -1 : rc;
 }
 
 /* ---- the watch --------------------------------------------------------------------- */
@@ -830,11 +798,12 @@ static void *run(void *ud)
 			break;
 		if (want) {
 			char err[256];
-			if (chunk_devices(p, want, err, sizeof err) != 0)
+			free(p->cur);
+			p->cur = want;
+			if (chunk_devices(p, err, sizeof err) != 0)
 				say(p, 0, "the devices cannot be published: %s", err);
 			else
 				have_want = true, p->need_sync = true;
-			free(want);
 		}
 		double t = now_s();
 		if (have_want && t >= retry_at) {
@@ -974,10 +943,11 @@ int dra_pub_set(void *pub, const char *devices, char *err, size_t cap)
 	struct axl__jdoc *doc = NULL;
 	if (axl__jdoc_parse(devices, strlen(devices), &doc, err, cap) != 0)
 		return -1;
-	bool arr = axl__jdoc_root(doc)->type == AXL__J_ARR;
+	const struct axl__jv *r = axl__jdoc_root(doc), *d = axl__jv_get(r, "devices");
+	bool arr = r->type == AXL__J_ARR || (r->type == AXL__J_OBJ && d && d->type == AXL__J_ARR);
 	axl__jdoc_free(doc);
 	if (!arr) {
-		snprintf(err, cap, "the devices are not a JSON array");
+		snprintf(err, cap, "the devices are not a JSON array, nor an object with one");
 		return -1;
 	}
 	char *copy = strdup(devices);
@@ -1018,6 +988,7 @@ void dra_pub_stop(void *pub, int remove)
 	chunks_free(p);
 	pthread_mutex_destroy(&p->lock);
 	free(p->want);
+	free(p->cur);
 	free(p->last_canon);
 	free(p->rv);
 	free(p->node_uid);

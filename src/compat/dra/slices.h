@@ -8,8 +8,11 @@
  * staging/src/k8s.io/dynamic-resource-allocation/deviceattribute (resource.kubernetes.io/
  * pcieRoot, resource.kubernetes.io/pciBusID).
  *
- * One Device per accelerator (partitions are item 4's), named after axl's id as a DNS
- * label ("nvidia:0" is "nvidia-0"). Attributes without a domain are the driver's
+ * One Device per accelerator, named after axl's id as a DNS label ("nvidia:0" is
+ * "nvidia-0"). With partitions (dra_pool_json), each partition that exists (a MIG device,
+ * an AMD compute partition: a child device of the inventory) is a Device too
+ * ("nvidia-0-mig1-0"), and the GPU's counters are shared (partitionable devices, KEP-4815,
+ * the DRAPartitionableDevices gate; below). Attributes without a domain are the driver's
  * (device.attributes["<driver>"].model in CEL):
  *   vendor, model, architecture, family, uuid (strings, at most 64 characters: longer ones
  *   are cut); driverVersion (a version: the driver's numbers as semver, "535.261.03" is
@@ -61,6 +64,48 @@ typedef bool (*dra_taint_fn)(void *ud, const char *axl_id, struct dra_taint *t);
  * the domain driver. */
 int dra_devices_json_taints(const axl_inventory *inv, const char *sysroot, const char *driver, dra_taint_fn taint,
 			    void *tud, dra_note_fn note, void *ud, char **out, char *err, size_t cap);
+
+/* Partitionable devices (types.go's CounterSet, Counter, DeviceCounterConsumption;
+ * ResourceSliceMaxCounterSets 8 per slice, ResourceSliceMaxCountersPerCounterSet 32,
+ * ResourceSliceMaxDeviceCounterConsumptionsPerDevice 2). A device with partitions has a
+ * counter set named as the device, with the counters
+ *   partitions     the number of its partitions that exist;
+ *   memory         its memory (a quantity), when it and each partition know theirs and
+ *                  the partitions' sum fits (MIG compute instances of one GPU instance
+ *                  share its memory: then it is no counter);
+ *   compute-units  its compute units (SMs, CUs), by the same rule.
+ * The whole device consumes every counter of its set in full, each partition one
+ * "partitions" and its own memory and compute units: the scheduler can give out the
+ * device or any of its partitions that fit, never the device and a partition together.
+ * Partitions have the attributes "parent" (the device's name) and "profile" (the MIG
+ * profile or partition mode) besides a device's. */
+#define DRA_COUNTER_PARTITIONS    "partitions"
+#define DRA_COUNTER_MEMORY        "memory"
+#define DRA_COUNTER_COMPUTE_UNITS "compute-units"
+
+enum dra_partitions {
+	DRA_PARTITIONS_OFF,  /* the devices only, as without the gate */
+	DRA_PARTITIONS_ON,   /* counters and partitions */
+	DRA_PARTITIONS_AUTO, /* the same, and the whole devices to fall back to */
+};
+
+struct dra_pool_opts {
+	const char *sysroot, *driver; /* as dra_devices_json_taints' */
+	dra_taint_fn taint;
+	void *tud;
+	dra_note_fn note;
+	void *ud;
+	enum dra_partitions partitions;
+};
+
+/* The pool's content for the publisher (api.h's pub_set): without partitions, or with
+ * DRA_PARTITIONS_OFF, the JSON array of dra_devices_json_taints; otherwise an object
+ *   {"devices": [the devices, consuming their counters, then the partitions],
+ *    "sharedCounters": [the counter sets],
+ *    "whole": [the devices alone, as DRA_PARTITIONS_OFF has them]}   (AUTO only)
+ * whose "whole" the publisher falls back to when the API server drops the counters (its
+ * DRAPartitionableDevices gate is off). 0, or -1 with err. */
+int dra_pool_json(const axl_inventory *inv, const struct dra_pool_opts *o, char **out, char *err, size_t cap);
 
 /* s as a DNS label (RFC 1123: [a-z0-9-], alphanumeric at both ends, at most 63) into out;
  * "" when nothing of it is left. */

@@ -201,7 +201,7 @@ def pool_devices(srv, node):
     counts = {s["spec"]["pool"]["resourceSliceCount"] for s in slices}
     if len(gens) != 1 or counts != {len(slices)}:
         return None
-    return [d for s in slices for d in s["spec"]["devices"]]
+    return [d for s in slices for d in s["spec"].get("devices") or []]
 
 
 def write_sim(path, base, count=None):

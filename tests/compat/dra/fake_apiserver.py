@@ -19,7 +19,15 @@ Written from kubernetes/kubernetes (not from axl's docs):
     most 63), exactly one value per attribute, strings and versions of at most 64
     characters, versions semver, quantities well-formed, exactly one of nodeName,
     nodeSelector, allNodes and perDeviceNodeSelection, immutable driver, nodeName and pool
-    name, at most 16 taints with effects None/NoSchedule/NoExecute.
+    name, at most 16 taints with effects None/NoSchedule/NoExecute;
+  - partitionable devices, from validation.go at 02d4c8c3d8ff2961e37c3b7dec11ad904ecffa57
+    (validateResourceSliceSpec, validateCounterSet, validateDevice,
+    validateDeviceCounterConsumption) and types.go's limits: a slice has sharedCounters or
+    devices, not both; at most 8 counter sets (ResourceSliceMaxCounterSets), unique, each
+    with a DNS-label name and 1 to 32 counters (ResourceSliceMaxCountersPerCounterSet) of
+    DNS-label names and quantity values; a device consumes from at most 2 counter sets
+    (ResourceSliceMaxDeviceCounterConsumptionsPerDevice), unique, each with 1 to 32
+    counters (ResourceSliceMaxCountersPerDeviceCounterConsumption).
 A refused write is a 422 Invalid (and kept in /_fake/stats "rejected").
 
 Objects of any other collection (nodes, resourceclaims, ...) are stored as given, so the
@@ -33,7 +41,12 @@ POST /_fake/close_watches, POST /_fake/compact (forget the event history: watche
 older version get 410), POST /_fake/reset_counts, POST /_fake/drop_attribute {"name": ...}
 (that device attribute is not stored, as a server drops a field whose feature gate is off),
 POST /_fake/drop_field {"name": ...} (that Device field is not stored: "taints" on a server
-without the DRADeviceTaints gate).
+without the DRADeviceTaints gate), POST /_fake/gate {"name": "DRAPartitionableDevices",
+"enabled": false} (a server with that gate off: as pkg/registry/resource/resourceslice/
+strategy.go's dropDisabledDRAPartitionableDevicesFields at 02d4c8c3d8ff2961e37c3b7dec11ad904ecffa57,
+spec.sharedCounters, spec.perDeviceNodeSelection and each device's consumesCounters,
+nodeName, nodeSelector and allNodes are dropped before validation, unless the slice being
+updated already uses them).
 
 --state FILE keeps the store across a restart (as etcd does); the event history is not
 kept, so a watch from before the restart gets 410, as after a compaction.
@@ -98,6 +111,7 @@ class Store:
         self.closing = 0  # bumped to end every watch
         self.dropped = set()  # device attributes not kept (as a field whose feature gate is off)
         self.dropped_fields = set()  # Device fields not kept (taints without DRADeviceTaints)
+        self.gates = {"DRAPartitionableDevices": True}
         doc = json.load(open(args.schema))
         root = strict(doc)
         self.validator = jsonschema.Draft7Validator(
@@ -171,6 +185,7 @@ def validate_slice(store, obj, old):
     most = 64 if tainted else 128
     if len(devices) > most:
         errs.append("spec.devices: %d devices, at most %d" % (len(devices), most))
+    validate_partitionable(errs, spec)
     names = set()
     for i, d in enumerate(devices):
         at = "spec.devices[%d]" % i
@@ -222,6 +237,75 @@ def validate_slice(store, obj, old):
                                   for r in refs):
             errs.append("metadata.ownerReferences: not the node %s (uid %s): %s" % (node, n["metadata"]["uid"], refs))
     return errs
+
+
+def partitionable_in_use(obj):
+    """strategy.go's draPartitionableDevicesFeatureInUse"""
+    if obj is None:
+        return False
+    spec = obj.get("spec") or {}
+    if spec.get("sharedCounters") or spec.get("perDeviceNodeSelection") is not None:
+        return True
+    return any(d.get("consumesCounters") or any(k in d for k in ("nodeName", "nodeSelector", "allNodes"))
+               for d in spec.get("devices") or [])
+
+
+def drop_disabled(store, obj, old):
+    """strategy.go's dropDisabledDRAPartitionableDevicesFields (PrepareForCreate/Update, before
+    validation)"""
+    if store.gates.get("DRAPartitionableDevices", True) or partitionable_in_use(old):
+        return
+    spec = obj.get("spec") or {}
+    spec.pop("sharedCounters", None)
+    spec.pop("perDeviceNodeSelection", None)
+    for d in spec.get("devices") or []:
+        for k in ("consumesCounters", "nodeName", "nodeSelector", "allNodes"):
+            d.pop(k, None)
+
+
+def validate_counters(errs, at, counters):
+    """validateMap(counters, 32, DNS1123LabelMaxLength, validateCounterName, validateDeviceCounter)"""
+    if not counters:
+        errs.append("%s: Required value" % at)
+        return
+    if len(counters) > 32:
+        errs.append("%s: %d counters, at most 32" % (at, len(counters)))
+    for name, c in counters.items():
+        if not DNS1123_LABEL.match(name) or len(name) > 63:
+            errs.append("%s[%s]: not a DNS label" % (at, name))
+        v = c.get("value")
+        if not isinstance(v, str) or not QUANTITY.match(v):
+            errs.append("%s[%s].value: not a quantity: %r" % (at, name, v))
+
+
+def validate_partitionable(errs, spec):
+    sets = spec.get("sharedCounters")
+    if sets is not None and spec.get("devices") is not None:
+        errs.append("spec: only one of `sharedCounters` or `devices` is allowed")
+    sets = sets or []
+    if len(sets) > 8:
+        errs.append("spec.sharedCounters: %d counter sets, at most 8" % len(sets))
+    seen = set()
+    for i, cs in enumerate(sets):
+        at = "spec.sharedCounters[%d]" % i
+        if not DNS1123_LABEL.match(cs["name"]) or len(cs["name"]) > 63:
+            errs.append("%s.name: not a DNS label: %r" % (at, cs["name"]))
+        if cs["name"] in seen:
+            errs.append("%s.name: duplicate %r" % (at, cs["name"]))
+        seen.add(cs["name"])
+        validate_counters(errs, at + ".counters", cs.get("counters"))
+    for i, d in enumerate(spec.get("devices") or []):
+        cons = d.get("consumesCounters") or []
+        at = "spec.devices[%d].consumesCounters" % i
+        if len(cons) > 2:
+            errs.append("%s: %d, at most 2" % (at, len(cons)))
+        names = [c["counterSet"] for c in cons]
+        if len(set(names)) != len(names):
+            errs.append("%s: a counter set twice: %s" % (at, names))
+        for j, c in enumerate(cons):
+            if not DNS1123_LABEL.match(c["counterSet"]) or len(c["counterSet"]) > 63:
+                errs.append("%s[%d].counterSet: not a DNS label: %r" % (at, j, c["counterSet"]))
+            validate_counters(errs, "%s[%d].counters" % (at, j), c.get("counters"))
 
 
 def drop(store, obj):
@@ -377,6 +461,7 @@ class Handler(BaseHTTPRequestHandler):
             for k in ("uid", "resourceVersion", "creationTimestamp"):
                 md.pop(k, None)
             if coll == SLICES:
+                drop_disabled(st, obj, None)
                 errs = validate_slice(st, obj, None)
                 if errs:
                     st.rejected.append({"name": name, "errors": errs})
@@ -406,6 +491,7 @@ class Handler(BaseHTTPRequestHandler):
                                                   "been modified; please apply your changes to the latest version and "
                                                   "try again" % name))
             if coll == SLICES:
+                drop_disabled(st, obj, old)
                 errs = validate_slice(st, obj, old)
                 if errs:
                     st.rejected.append({"name": name, "errors": errs})
@@ -497,6 +583,8 @@ class Handler(BaseHTTPRequestHandler):
                 st.dropped.add(body["name"])
             elif what == "drop_field":
                 st.dropped_fields.add(body["name"])
+            elif what == "gate":
+                st.gates[body["name"]] = bool(body["enabled"])
             elif what == "compact":
                 st.history = []
                 st.history_from = st.rv + 1
