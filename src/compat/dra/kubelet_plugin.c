@@ -19,6 +19,7 @@
 #include "../../util/jsonr.h"
 #include "kubelet.h"
 #include "prepare.h"
+#include "slices.h"
 
 #define KUBELET_MODULE_NAME "axl-dra-kubelet.so"
 #define DEFAULT_PLUGINS_DIR "/var/lib/kubelet/plugins"
@@ -126,7 +127,8 @@ static void on_named(void *ud, const axl_device *dev, const char *kind, const ch
 }
 
 /* The devices now into k->prep: each Device of the slices (dra_devices_json: one per
- * device of the inventory, in its order) with its CDI device id. 0, or 1 after a message. */
+ * device of the inventory, then one per partition that exists, in dra_pool_device()'s
+ * order) with its CDI device id. 0, or 1 after a message. */
 static int devices_now(struct dra_kubelet *k, int quiet)
 {
 	axl_context *ctx;
@@ -148,7 +150,7 @@ static int devices_now(struct dra_kubelet *k, int quiet)
 		goto out;
 	}
 	if (axl__jdoc_parse(json, strlen(json), &doc, err, sizeof err) != 0 ||
-	    axl__jdoc_root(doc)->type != AXL__J_ARR || axl__jdoc_root(doc)->len != axl_inventory_device_count(inv)) {
+	    axl__jdoc_root(doc)->type != AXL__J_ARR || axl__jdoc_root(doc)->len != dra_pool_device_count(inv)) {
 		fprintf(stderr, "axl: dra-plugin: the slices' devices do not match the inventory\n");
 		goto out;
 	}
@@ -164,7 +166,7 @@ static int devices_now(struct dra_kubelet *k, int quiet)
 	}
 	for (size_t i = 0; i < n; i++) {
 		const char *name = axl__jv_str(&arr->items[i], "name");
-		const axl_device *dev = axl_inventory_device(inv, i);
+		const axl_device *dev = dra_pool_device(inv, i);
 		const struct named *row = NULL;
 		for (size_t r = 0; r < c.n && !row; r++)
 			if (c.rows[r].dev == dev)

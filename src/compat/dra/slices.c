@@ -199,7 +199,31 @@ static void a_version(struct attrs *a, const char *name, const char *v)
 int dra_devices_json(const axl_inventory *inv, const char *sysroot, dra_note_fn note, void *ud, char **out, char *err,
 		     size_t cap)
 {
-	return dra_devices_json_taints(inv, sysroot, NULL, NULL, NULL, note, ud, out, err, cap);
+	struct dra_pool_opts o = { sysroot, NULL, NULL, NULL, note, ud, DRA_PARTITIONS_LIST };
+	return dra_pool_json(inv, &o, out, err, cap);
+}
+
+size_t dra_pool_device_count(const axl_inventory *inv)
+{
+	size_t n = axl_inventory_device_count(inv), m = n;
+	for (size_t i = 0; i < n; i++)
+		m += axl_device_child_count(axl_inventory_device(inv, i));
+	return m;
+}
+
+const axl_device *dra_pool_device(const axl_inventory *inv, size_t i)
+{
+	size_t n = axl_inventory_device_count(inv);
+	if (i < n)
+		return axl_inventory_device(inv, i);
+	i -= n;
+	for (size_t t = 0; t < n; t++) {
+		const axl_device *d = axl_inventory_device(inv, t);
+		if (i < axl_device_child_count(d))
+			return axl_device_child(d, i);
+		i -= axl_device_child_count(d);
+	}
+	return NULL;
 }
 
 /* RFC 3339 in UTC, as metav1.Time is written */
@@ -474,7 +498,7 @@ int dra_pool_json(const axl_inventory *inv, const struct dra_pool_opts *o, char 
 	for (size_t i = 0; i < n && m < ne; i++)
 		for (size_t k = 0; k < axl_device_child_count(b.e[i].d) && m < ne; k++)
 			b.e[m++] = (struct ent){ axl_device_child(b.e[i].d, k), i, true, "" };
-	bool parts = m > n;
+	bool parts = m > n && o->partitions != DRA_PARTITIONS_LIST;
 	for (size_t i = 0; i < m; i++) {
 		char base[64];
 		dra_dns_label(axl_device_id(b.e[i].d), base, sizeof base);

@@ -44,8 +44,11 @@
 /* A line for the log (something left out). */
 typedef void (*dra_note_fn)(void *ud, const char *msg);
 
-/* The devices of inv as a JSON array of Device objects (malloc'd). sysroot: where the
- * node's /sys is ("/" live, NULL on a simulated node: no pcieRoot). 0, or -1 with err. */
+/* The devices of inv and their partitions that exist, as a JSON array of Device objects
+ * (malloc'd), in dra_pool_device()'s order, named as dra_pool_json names them, without
+ * counters: the names a claim's allocation can carry, whatever was published. sysroot:
+ * where the node's /sys is ("/" live, NULL on a simulated node: no pcieRoot). 0, or -1 with
+ * err. */
 int dra_devices_json(const axl_inventory *inv, const char *sysroot, dra_note_fn note, void *ud, char **out, char *err,
 		     size_t cap);
 
@@ -87,6 +90,7 @@ enum dra_partitions {
 	DRA_PARTITIONS_OFF,  /* the devices only, as without the gate */
 	DRA_PARTITIONS_ON,   /* counters and partitions */
 	DRA_PARTITIONS_AUTO, /* the same, and the whole devices to fall back to */
+	DRA_PARTITIONS_LIST, /* the array of the devices then their partitions, no counters */
 };
 
 struct dra_pool_opts {
@@ -106,6 +110,10 @@ struct dra_pool_opts {
  * whose "whole" the publisher falls back to when the API server drops the counters (its
  * DRAPartitionableDevices gate is off). 0, or -1 with err. */
 int dra_pool_json(const axl_inventory *inv, const struct dra_pool_opts *o, char **out, char *err, size_t cap);
+/* The devices of dra_devices_json's array: the inventory's, then the partitions of each in
+ * turn; device i of them (NULL past the end). */
+size_t dra_pool_device_count(const axl_inventory *inv);
+const axl_device *dra_pool_device(const axl_inventory *inv, size_t i);
 
 /* s as a DNS label (RFC 1123: [a-z0-9-], alphanumeric at both ends, at most 63) into out;
  * "" when nothing of it is left. */

@@ -14,6 +14,9 @@ usage: check_partitions.py --axl AXL --work DIR --case CASE
   CASE gate_off:   a server without the DRAPartitionableDevices gate (it drops the fields as
                    strategy.go does): auto falls back to whole devices, said once, no request
                    after; on keeps publishing without counters, said once, no loop
+  CASE prepare:    NodePrepareResources through the fake kubelet (check_kubelet.py's Env)
+                   for a claim of a MIG device and one of a GPU: the CDI id of each, from the
+                   specs the driver wrote, the MIG device's own UUID
   CASE limits:     26 GPUs, 20 in MIG mode with 3 partitions each: 20 counter sets over 3
                    slices (at most 8 a slice), 86 devices over 2 slices (at most 64 with
                    counters), no slice with both
@@ -228,16 +231,62 @@ def case_limits(axl, work, srv, kcfg):
     check(not srv.stats()["rejected"], "slices refused: %s" % srv.stats()["rejected"])
 
 
+def case_prepare(axl, work):
+    import check_kubelet as ck  # grpc: only this case needs it
+    env = ck.Env(axl, work, os.path.join(work, "mig.json"))
+    write_sim(env.sim, "h100x8-mig2.json")
+    os.makedirs(env.state, exist_ok=True)
+    penv = dict(os.environ, AXL_STATE_DIR=env.state)
+    for prof in ("3g.40gb", "3g.40gb"):
+        partition(axl, env.sim, penv, "nvidia:0", prof)
+    try:
+        env.start_server()
+        env.kubelet.start()
+        env.start_driver()
+        devs = wait_for("the pool", lambda: pool(env.srv, env.node), 15)[0]
+        env.stop_driver()
+        env.srv.stop()
+        parts = [d for d in devs if "parent" in d["attributes"]]
+        check(len(parts) == 2, "partitions published: %s" % [d["name"] for d in devs])
+        mig, gpu = parts[0], "nvidia-2"
+        env.add_claims([ck.claim("mig", "uid-mig", env.node, [("gpus", ck.DRIVER, mig["name"], False)]),
+                        ck.claim("gpu", "uid-gpu", env.node, [("gpus", ck.DRIVER, gpu, False)])])
+        env.start_server()
+        env.start_driver()
+        env.registered()
+        r = env.kubelet.prepare(ck.DRIVER, [(ck.NS, "uid-mig", "mig"), (ck.NS, "uid-gpu", "gpu")])
+        ck.check_prepared(env, r, "uid-mig", [mig["name"]])
+        ck.check_prepared(env, r, "uid-gpu", [gpu])
+        ids = list(r.claims["uid-mig"].devices[0].cdi_device_ids)
+        check(len(ids) == 1 and ids[0].endswith("=" + mig["attributes"]["uuid"]["string"]),
+              "%s: CDI ids %s, not its UUID" % (mig["name"], ids))
+        print("prepare: %s is %s, %s is %s" % (mig["name"], ids[0], gpu,
+                                              list(r.claims["uid-gpu"].devices[0].cdi_device_ids)[0]))
+        u = env.kubelet.unprepare(ck.DRIVER, [(ck.NS, "uid-mig", "mig"), (ck.NS, "uid-gpu", "gpu")])
+        check(not any(v.error for v in u.claims.values()), "unprepare: %s" % u)
+        check(env.stop_driver() == 0, "exit status")
+    finally:
+        env.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--axl", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--case", required=True, choices=["partitions", "gate_off", "limits"])
+    ap.add_argument("--case", required=True, choices=["partitions", "gate_off", "limits", "prepare"])
     args = ap.parse_args()
     work = os.path.abspath(args.work)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     make_certs(work)
+    if args.case == "prepare":
+        try:
+            case_prepare(args.axl, work)
+        except Fail as e:
+            print("FAIL: %s\n(the work directory %s is kept)" % (e, work))
+            return 1
+        print("ok")
+        return 0
     srv = Server(work, ["node-0", "node-1", "node-2", "node-3", "node-big"])
     srv.start()
     try:
