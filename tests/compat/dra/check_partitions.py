@@ -29,11 +29,12 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.error
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from check_slices import (Fail, Plugin, Server, check, kubeconfig, make_certs, wait_for,  # noqa: E402
-                          write_sim)
+from check_slices import (DRIVER, TOKEN, Fail, Plugin, Server, check, kubeconfig, make_certs,  # noqa: E402
+                          wait_for, write_sim)
 
 UNITS = {"": 1, "k": 1000, "M": 1000**2, "G": 1000**3, "T": 1000**4, "Ki": 1024, "Mi": 1024**2, "Gi": 1024**3,
          "Ti": 1024**4}
@@ -229,6 +230,36 @@ def case_limits(axl, work, srv, kcfg):
     finally:
         p.stop()
     check(not srv.stats()["rejected"], "slices refused: %s" % srv.stats()["rejected"])
+    refused(srv)
+
+
+def refused(srv):
+    """The fake API server refuses what validation.go refuses (so that the checks above can fail)."""
+    def cset(name, n=1):
+        return {"name": name, "counters": {"c%d" % i: {"value": "1"} for i in range(n)}}
+
+    def dev(name, sets):
+        return {"name": name, "consumesCounters": [{"counterSet": c, "counters": {"c0": {"value": "1"}}} for c in sets]}
+
+    bad = {
+        "devices and sharedCounters": {"devices": [dev("d", ["a"])], "sharedCounters": [cset("a")]},
+        "9 counter sets": {"sharedCounters": [cset("s%d" % i) for i in range(9)]},
+        "33 counters in a set": {"sharedCounters": [cset("a", 33)]},
+        "a counter set twice": {"sharedCounters": [cset("a"), cset("a")]},
+        "a counter set not a DNS label": {"sharedCounters": [cset("Nvidia_0")]},
+        "3 consumptions": {"devices": [dev("d", ["a", "b", "c"])]},
+        "65 devices with counters": {"devices": [dev("d%d" % i, ["a"]) for i in range(65)]},
+    }
+    for what, spec in bad.items():
+        obj = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "bad-slice"},
+               "spec": dict(spec, driver=DRIVER, nodeName="node-0",
+                            pool={"name": "node-0", "generation": 1, "resourceSliceCount": 1})}
+        try:
+            srv.call("POST", "/apis/resource.k8s.io/v1/resourceslices", obj, token=TOKEN)
+            raise Fail("the fake API server took a slice with %s" % what)
+        except urllib.error.HTTPError as e:
+            check(e.code == 422, "%s: HTTP %d" % (what, e.code))
+    print("the fake API server refuses: %s" % ", ".join(bad))
 
 
 def case_prepare(axl, work):
