@@ -2,7 +2,7 @@
 /*
  * What the publisher (publish.c) compares and writes: a pool's content cut into the
  * ResourceSlices that upstream validation admits (kubernetes/kubernetes
- * pkg/apis/resource/validation/validation.go at 02d4c8c3d8ff2961e37c3b7dec11ad904ecffa57,
+ * pkg/apis/resource/validation/validation.go at 009801d930e2e3c8b3671a3ec28e31a2f64865ac,
  * validateResourceSliceSpec; the limits of staging/src/k8s.io/api/resource/v1/types.go):
  *  - a slice holds devices or shared counters, never both ("only one of `sharedCounters`
  *    or `devices` is allowed");

@@ -20,7 +20,7 @@ Written from kubernetes/kubernetes (not from axl's docs):
     characters, versions semver, quantities well-formed, exactly one of nodeName,
     nodeSelector, allNodes and perDeviceNodeSelection, immutable driver, nodeName and pool
     name, at most 16 taints with effects None/NoSchedule/NoExecute;
-  - partitionable devices, from validation.go at 02d4c8c3d8ff2961e37c3b7dec11ad904ecffa57
+  - partitionable devices, from validation.go at 009801d930e2e3c8b3671a3ec28e31a2f64865ac
     (validateResourceSliceSpec, validateCounterSet, validateDevice,
     validateDeviceCounterConsumption) and types.go's limits: a slice has sharedCounters or
     devices, not both; at most 8 counter sets (ResourceSliceMaxCounterSets), unique, each
