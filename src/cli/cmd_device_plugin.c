@@ -19,7 +19,6 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -35,19 +34,14 @@
 #include "../compat/kubernetes/health.h"
 #include "../compat/kubernetes/plugin.h"
 #include "../compat/kubernetes/transport.h"
-#include "../util/file.h"
 
 #define DEFAULT_KUBELET_DIR "/var/lib/kubelet/device-plugins"
 #define MODULE_NAME "axl-kubernetes.so"
-#define LIMITER_NAME "libaxl_limiter.so"
 #define MAX_SPECS 32
 #define MAX_SHARES 64
 
 #ifndef AXL_PKGLIBDIR
 #define AXL_PKGLIBDIR "/usr/local/lib/axl"
-#endif
-#ifndef AXL_REL_PKGLIBDIR
-#define AXL_REL_PKGLIBDIR "lib/axl"
 #endif
 
 /* ---- each device's CDI edits ------------------------------------------------------- */
@@ -552,47 +546,10 @@ static void say_health(const struct dp *d, const struct kp_node *old, const stru
 
 /* ---- where the module and the limiter are ------------------------------------------- */
 
-/* dir of this executable, "" when unknown */
-static void exe_dir(char *out, size_t cap)
-{
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-	if (n <= 0) {
-		out[0] = 0;
-		return;
-	}
-	buf[n] = 0;
-	snprintf(out, cap, "%s", dirname(buf));
-}
-
-/* The first of: the variable's value, <exe dir>/<build>/<name> (a build tree),
- * <exe dir>/../<libdir>/axl/<name> (an installed prefix, wherever it was moved),
- * <AXL_PKGLIBDIR>/<name>. */
-static const char *find_file(const char *var, const char *build_sub, const char *name, char *out, size_t cap)
-{
-	const char *v = var ? getenv(var) : NULL;
-	if (v && *v) {
-		snprintf(out, cap, "%s", v);
-		return out;
-	}
-	char dir[PATH_MAX];
-	exe_dir(dir, sizeof dir);
-	if (*dir) {
-		snprintf(out, cap, "%s/%s/%s", dir, build_sub, name);
-		if (access(out, R_OK) == 0)
-			return out;
-		snprintf(out, cap, "%s/../%s/%s", dir, AXL_REL_PKGLIBDIR, name);
-		if (access(out, R_OK) == 0)
-			return out;
-	}
-	snprintf(out, cap, "%s/%s", AXL_PKGLIBDIR, name);
-	return access(out, R_OK) == 0 ? out : NULL;
-}
-
 static const struct k8s_transport *load_module(void)
 {
 	char path[PATH_MAX];
-	if (!find_file("AXL_KUBERNETES_MODULE", "kubernetes", MODULE_NAME, path, sizeof path)) {
+	if (!kp_find_file("AXL_KUBERNETES_MODULE", "kubernetes", MODULE_NAME, path, sizeof path)) {
 		fprintf(stderr, "axl: device-plugin needs %s (the gRPC glue), which is neither beside axl nor in %s "
 				"(AXL_KUBERNETES_MODULE names another)\n",
 			MODULE_NAME, AXL_PKGLIBDIR);
@@ -692,40 +649,12 @@ static int cmd_device_plugin(struct opts *go, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	char limpath[PATH_MAX];
+	static char prepath[PATH_MAX];
 	if (d.kopt.shares > 1) {
-		if (limiter) {
-			snprintf(limpath, sizeof limpath, "%s", limiter);
-		} else if (!find_file(NULL, "limiter", LIMITER_NAME, limpath, sizeof limpath)) {
-			fprintf(stderr,
-				"axl: device-plugin: --shares %d needs the limiter (%s) to hold each share: not found "
-				"beside axl nor in %s; name it with --limiter PATH\n",
-				d.kopt.shares, LIMITER_NAME, AXL_PKGLIBDIR);
+		if (kp_limiter_find("device-plugin", d.kopt.shares, limiter, limpath, sizeof limpath, prepath,
+				    sizeof prepath, &d.kopt.preload_file))
 			return 1;
-		}
-		if (limpath[0] != '/' || access(limpath, R_OK) != 0) {
-			fprintf(stderr, "axl: device-plugin: --limiter %s: %s\n", limpath,
-				limpath[0] != '/' ? "an absolute path is needed (the kubelet mounts it)"
-						  : strerror(errno));
-			return 1;
-		}
 		d.kopt.limiter = limpath;
-		/* the preload list beside it (installed with it): mounted at /etc/ld.so.preload,
-		 * the limiter joins the workload's own LD_PRELOAD instead of replacing it */
-		char *slash = strrchr(limpath, '/');
-		static char prepath[PATH_MAX];
-		snprintf(prepath, sizeof prepath, "%.*s/%s", (int)(slash - limpath), limpath, KP_PRELOAD_FILE);
-		char *text = NULL;
-		size_t len = 0;
-		if (axl__file_read(prepath, 4096, 0, &text, &len) == 0 && strcmp(text, KP_LIMITER_PATH "\n") == 0) {
-			d.kopt.preload_file = prepath;
-		} else {
-			fprintf(
-			    stderr,
-			    "axl: device-plugin: %s %s: shares preload the limiter with LD_PRELOAD, which replaces a "
-			    "workload's own\n",
-			    prepath, text ? "does not hold " KP_LIMITER_PATH : "is missing");
-		}
-		free(text);
 	}
 	struct stat st;
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {

@@ -29,8 +29,10 @@
 #include "cli.h"
 #include "../compat/dra/api.h"
 #include "../compat/dra/kubelet_plugin.h"
+#include "../compat/dra/shares.h"
 #include "../compat/dra/slices.h"
 #include "../compat/kubernetes/health.h"
+#include "../compat/kubernetes/limiter.h"
 
 #define DRA_MODULE_NAME      "axl-dra.so"
 #define DEFAULT_REGISTRY_DIR "/var/lib/kubelet/plugins_registry"
@@ -39,14 +41,13 @@
 #ifndef AXL_PKGLIBDIR
 #define AXL_PKGLIBDIR "/usr/local/lib/axl"
 #endif
-#ifndef AXL_REL_PKGLIBDIR
-#define AXL_REL_PKGLIBDIR "lib/axl"
-#endif
 
 /* The options (the table closes the file) */
 static struct {
 	const char *kubeconfig, *node, *driver, *registry_dir, *plugin_dir, *cdi_dir, *driver_root, *driver_root_host;
 	const char *checks;
+	const char *limiter;
+	long shares;
 	const char *partitionable; /* --partitionable-devices */
 	int publish_only, delete_on_exit, has_recovery;
 	int64_t interval_ms, api_timeout_ms, backoff_ms, watch_timeout_ms, recovery_ms;
@@ -64,36 +65,11 @@ static const struct cli_opt options[];
 
 /* ---- the module -------------------------------------------------------------------- */
 
-/* The first of: $AXL_DRA_MODULE, <exe dir>/dra/<name> (a build tree), <exe dir>/../<libdir>/
- * axl/<name> (an installed prefix), <AXL_PKGLIBDIR>/<name>: where axl device-plugin looks for
- * its module, beside it. */
-static const char *find_module(char *out, size_t cap)
-{
-	const char *v = getenv("AXL_DRA_MODULE");
-	if (v && *v) {
-		snprintf(out, cap, "%s", v);
-		return out;
-	}
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-	if (n > 0) {
-		buf[n] = 0;
-		const char *dir = dirname(buf);
-		snprintf(out, cap, "%s/dra/%s", dir, DRA_MODULE_NAME);
-		if (access(out, R_OK) == 0)
-			return out;
-		snprintf(out, cap, "%s/../%s/%s", dir, AXL_REL_PKGLIBDIR, DRA_MODULE_NAME);
-		if (access(out, R_OK) == 0)
-			return out;
-	}
-	snprintf(out, cap, "%s/%s", AXL_PKGLIBDIR, DRA_MODULE_NAME);
-	return access(out, R_OK) == 0 ? out : NULL;
-}
-
 static const struct dra_api *load_module(void)
 {
 	char path[PATH_MAX];
-	if (!find_module(path, sizeof path)) {
+	/* $AXL_DRA_MODULE, beside axl in a build tree (dra/), in an installed prefix */
+	if (!kp_find_file("AXL_DRA_MODULE", "dra", DRA_MODULE_NAME, path, sizeof path)) {
 		fprintf(stderr,
 			"axl: dra-plugin needs %s (the API-server glue), which is neither beside axl nor in %s "
 			"(AXL_DRA_MODULE names another)\n",
@@ -347,6 +323,13 @@ static int cmd_dra_plugin(struct opts *go, int argc, char **argv)
 		fprintf(stderr, "axl dra-plugin: %s\n", perr);
 		return EXIT_USAGE;
 	}
+	/* --shares: devices as consumable capacity (shares.h), each claim held by the limiter */
+	char limpath[PATH_MAX], prepath[PATH_MAX];
+	const char *preload = NULL;
+	if (a.shares > 1 && kp_limiter_find("dra-plugin", (int)a.shares, a.limiter, limpath, sizeof limpath, prepath,
+					    sizeof prepath, &preload))
+		return 1;
+	dra_shares_set(a.shares > 1 ? (int)a.shares : 1);
 	const struct dra_api *api = load_module();
 	if (!api)
 		return 1;
@@ -400,7 +383,9 @@ static int cmd_dra_plugin(struct opts *go, int argc, char **argv)
 					       .health_port = (int)a.health_port,
 					       .request = api->request,
 					       .conn = d.conn,
-					       .devices_json = dra_devices_json };
+					       .devices_json = dra_devices_json,
+					       .limiter = a.shares > 1 ? limpath : NULL,
+					       .preload = preload };
 		if ((rc = dra_kubelet_start(&kl, &ka)) != 0)
 			goto out;
 		rc = 1;
@@ -500,6 +485,20 @@ static const struct cli_opt options[] = {
 	  .value = &a.delete_on_exit,
 	  .help = "delete the node's slices when stopped (the driver is removed);\nby default they stay for the next "
 		  "start to take over" },
+	{ .type = CLI_OPT_COUNT,
+	  .name = "shares",
+	  .value = &a.shares,
+	  .value_name = "N",
+	  .help = "publish each device the limiter can hold as shared by up to N\nclaims (consumable capacity: "
+		  "memory and compute, 1/N by\ndefault), each claim held by the limiter to its share",
+	  .min = 1,
+	  .max = DRA_SHARES_MAX },
+	{ .type = CLI_OPT_STRING,
+	  .name = "limiter",
+	  .value = &a.limiter,
+	  .value_name = "PATH",
+	  .help = "the limiter a claim's share mounts (default: beside axl, or the\ninstalled one); the "
+		  "ld.so.preload beside it is mounted at\n/etc/ld.so.preload" },
 	{ .type = CLI_OPT_DURATION,
 	  .name = "interval",
 	  .value = &a.interval_ms,

@@ -5,7 +5,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "../../cli/cli.h"
 #include "../../cli/output.h"
 #include "../../util/jsonr.h"
+#include "../kubernetes/limiter.h"
 #include "kubelet.h"
 #include "prepare.h"
 #include "slices.h"
@@ -27,9 +27,6 @@
 
 #ifndef AXL_PKGLIBDIR
 #define AXL_PKGLIBDIR "/usr/local/lib/axl"
-#endif
-#ifndef AXL_REL_PKGLIBDIR
-#define AXL_REL_PKGLIBDIR "lib/axl"
 #endif
 
 struct dra_kubelet {
@@ -158,9 +155,11 @@ static int devices_now(struct dra_kubelet *k, int quiet)
 	size_t n = arr->len, m = 0;
 	struct dra_dev *devs = calloc(n ? n : 1, sizeof *devs);
 	char **ids = calloc(n ? n : 1, sizeof *ids);
-	if (!devs || !ids) {
+	struct dra_share_dev *sh = calloc(n ? n : 1, sizeof *sh);
+	if (!devs || !ids || !sh) {
 		free(devs);
 		free(ids);
+		free(sh);
 		fprintf(stderr, "axl: dra-plugin: out of memory\n");
 		goto out;
 	}
@@ -182,7 +181,9 @@ static int devices_now(struct dra_kubelet *k, int quiet)
 			continue;
 		}
 		ids[m] = (char *)row->id;
-		devs[m] = (struct dra_dev){ (char *)k->a.node, (char *)name, &ids[m], 1 };
+		devs[m] = (struct dra_dev){ (char *)k->a.node, (char *)name, &ids[m], 1, NULL };
+		if (k->a.limiter && dra_share_read_device(&arr->items[i], &sh[m])) /* shared: shares.h */
+			devs[m].share = &sh[m];
 		m++;
 	}
 	if (dra_prep_set_devices(k->prep, devs, m) == 0)
@@ -193,6 +194,7 @@ static int devices_now(struct dra_kubelet *k, int quiet)
 		fprintf(stderr, "axl: dra-plugin: %zu of %zu devices can be prepared\n", m, n);
 	free(devs);
 	free(ids);
+	free(sh);
 out:
 	axl__jdoc_free(doc);
 	free(json);
@@ -214,35 +216,11 @@ void dra_kubelet_rescan(struct dra_kubelet *k, int quiet)
 
 /* ---- the module ---------------------------------------------------------------------- */
 
-/* $AXL_DRA_KUBELET_MODULE, <exe dir>/dra/<name> (a build tree), <exe dir>/../<libdir>/axl/
- * <name> (an installed prefix), <AXL_PKGLIBDIR>/<name>: beside axl-dra.so */
-static const char *find_module(char *out, size_t cap)
-{
-	const char *v = getenv("AXL_DRA_KUBELET_MODULE");
-	if (v && *v) {
-		snprintf(out, cap, "%s", v);
-		return out;
-	}
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-	if (n > 0) {
-		buf[n] = 0;
-		const char *dir = dirname(buf);
-		snprintf(out, cap, "%s/dra/%s", dir, KUBELET_MODULE_NAME);
-		if (access(out, R_OK) == 0)
-			return out;
-		snprintf(out, cap, "%s/../%s/%s", dir, AXL_REL_PKGLIBDIR, KUBELET_MODULE_NAME);
-		if (access(out, R_OK) == 0)
-			return out;
-	}
-	snprintf(out, cap, "%s/%s", AXL_PKGLIBDIR, KUBELET_MODULE_NAME);
-	return access(out, R_OK) == 0 ? out : NULL;
-}
-
 static const struct dra_kubelet_transport *load_module(void)
 {
 	char path[PATH_MAX];
-	if (!find_module(path, sizeof path)) {
+	/* $AXL_DRA_KUBELET_MODULE, beside axl in a build tree (dra/), in an installed prefix */
+	if (!kp_find_file("AXL_DRA_KUBELET_MODULE", "dra", KUBELET_MODULE_NAME, path, sizeof path)) {
 		fprintf(stderr,
 			"axl: dra-plugin needs %s (the kubelet's gRPC glue), which is neither beside axl nor in %s "
 			"(AXL_DRA_KUBELET_MODULE names another)\n",
@@ -323,6 +301,12 @@ int dra_kubelet_start(struct dra_kubelet **out, const struct dra_kubelet_args *a
 		fprintf(stderr, "axl: dra-plugin: %s\n", err);
 		cdi_job_free(&k->cdi);
 		free(k);
+		return 1;
+	}
+	struct dra_share_cfg shc = { args->cdi_dir, args->driver, args->limiter, args->preload };
+	if (dra_prep_set_shares(k->prep, &shc) != 0) {
+		fprintf(stderr, "axl: dra-plugin: out of memory\n");
+		dra_kubelet_stop(k);
 		return 1;
 	}
 	if (k->prep->nclaims)

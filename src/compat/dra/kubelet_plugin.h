@@ -36,6 +36,9 @@ struct dra_kubelet_args {
 	 * claims' allocation results carry */
 	int (*devices_json)(const axl_inventory *inv, const char *sysroot, void (*note)(void *ud, const char *msg),
 			    void *ud, char **out, char *err, size_t cap);
+	/* --shares: the limiter on the host and the ld.so.preload beside it (NULL: LD_PRELOAD),
+	 * mounted by the CDI spec of each claim given a share (shares.h); NULL: no shares */
+	const char *limiter, *preload;
 };
 
 /* Write the CDI specs, read the checkpoint, load the module and serve the kubelet. 0, or

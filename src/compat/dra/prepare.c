@@ -91,6 +91,7 @@ static void devs_free(struct dra_dev *d, size_t n)
 		free(d[i].pool);
 		free(d[i].device);
 		strv_free(d[i].cdi, d[i].n_cdi);
+		free(d[i].share);
 	}
 	free(d);
 }
@@ -105,7 +106,9 @@ int dra_prep_set_devices(struct dra_prep *p, const struct dra_dev *devs, size_t 
 		d[i].device = strdup(devs[i].device);
 		d[i].cdi = strv_dup((const char *const *)devs[i].cdi, devs[i].n_cdi);
 		d[i].n_cdi = devs[i].n_cdi;
-		if (!d[i].pool || !d[i].device || !d[i].cdi) {
+		if (devs[i].share && (d[i].share = malloc(sizeof *d[i].share)))
+			*d[i].share = *devs[i].share;
+		if (!d[i].pool || !d[i].device || !d[i].cdi || (devs[i].share && !d[i].share)) {
 			devs_free(d, i + 1);
 			return -1;
 		}
@@ -114,6 +117,31 @@ int dra_prep_set_devices(struct dra_prep *p, const struct dra_dev *devs, size_t 
 	devs_free(p->devs, p->ndevs);
 	p->devs = d;
 	p->ndevs = n;
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+}
+
+static void share_cfg_free(struct dra_share_cfg *c)
+{
+	free((char *)c->cdi_dir);
+	free((char *)c->driver);
+	free((char *)c->limiter);
+	free((char *)c->preload);
+	memset(c, 0, sizeof *c);
+}
+
+int dra_prep_set_shares(struct dra_prep *p, const struct dra_share_cfg *c)
+{
+	struct dra_share_cfg n = { c->cdi_dir ? strdup(c->cdi_dir) : NULL, c->driver ? strdup(c->driver) : NULL,
+				   c->limiter ? strdup(c->limiter) : NULL, c->preload ? strdup(c->preload) : NULL };
+	if ((c->cdi_dir && !n.cdi_dir) || (c->driver && !n.driver) || (c->limiter && !n.limiter) ||
+	    (c->preload && !n.preload)) {
+		share_cfg_free(&n);
+		return -1;
+	}
+	pthread_mutex_lock(&p->lock);
+	share_cfg_free(&p->share);
+	p->share = n;
 	pthread_mutex_unlock(&p->lock);
 	return 0;
 }
@@ -149,6 +177,7 @@ void dra_prep_free(struct dra_prep *p)
 		dra_prepared_clear(&p->claims[i]);
 	free(p->claims);
 	devs_free(p->devs, p->ndevs);
+	share_cfg_free(&p->share);
 	free(p->driver);
 	free(p->ckpt);
 	pthread_mutex_destroy(&p->lock);
@@ -226,6 +255,53 @@ static const struct dra_prepared *holder(struct dra_prep *p, const char *uid, co
 	return NULL;
 }
 
+/* A result res of claim r on shared device d: what it consumes, added to the claim's use
+ * of d. NULL, or the error for the claim (kept in o). */
+static const char *share(struct owner *o, const struct dra_claim_ref *r, const struct axl__jv *res,
+			 const struct dra_dev *d, struct dra_share_use *use, const struct dra_dev **used, size_t *nuse)
+{
+	char e[256];
+	long long mem = 0, pct = 0;
+	if (dra_share_consumed(d->share, axl__jv_get(res, "consumedCapacity"), &mem, &pct, e, sizeof e) != 0)
+		return oom(kprintf(o, "claim %s/%s: device %s/%s: %s", r->ns, r->name, d->pool, d->device, e));
+	size_t k = 0;
+	while (k < *nuse && used[k] != d)
+		k++;
+	if (k == *nuse) {
+		used[k] = d;
+		use[k] = (struct dra_share_use){ d->share->uuid, 0, 0 };
+		(*nuse)++;
+	}
+	use[k].mem += mem;
+	use[k].pct += pct;
+	if (use[k].mem > d->share->mem.value || use[k].pct > d->share->compute.value)
+		return oom(kprintf(o,
+				   "claim %s/%s: its shares of device %s/%s add up to more than the device has (%lld "
+				   "of %lld bytes, %lld of %lld%% compute)",
+				   r->ns, r->name, d->pool, d->device, use[k].mem, d->share->mem.value, use[k].pct,
+				   d->share->compute.value));
+	return NULL;
+}
+
+/* The claim's CDI spec of its shares written, its id added to the CDI ids of the first
+ * shared device (once per claim: the limiter's variables are the container's). */
+static const char *share_spec(struct dra_prep *p, struct owner *o, const struct dra_claim_ref *r,
+			      const struct dra_share_use *use, size_t nuse, struct dra_pdev *pd)
+{
+	char id[512], e[512];
+	if (dra_share_spec_write(&p->share, r->uid, use, nuse, id, sizeof id, e, sizeof e) != 0)
+		return oom(kprintf(o, "claim %s/%s: %s", r->ns, r->name, e));
+	char **cdi = realloc(pd->cdi, (pd->n_cdi + 1) * sizeof *cdi);
+	if (cdi)
+		pd->cdi = cdi;
+	if (!cdi || !(cdi[pd->n_cdi] = strdup(id))) {
+		dra_share_spec_remove(&p->share, r->uid, e, sizeof e);
+		return "out of memory";
+	}
+	pd->n_cdi++;
+	return NULL;
+}
+
 /* Read the claim ref from the API server and work out its devices into c (0), or an
  * error message for it (kept in o). */
 static const char *resolve(struct dra_prep *p, struct owner *o, const struct dra_claim_ref *r, struct dra_prepared *c)
@@ -247,6 +323,11 @@ static const char *resolve(struct dra_prep *p, struct owner *o, const struct dra
 	}
 	free(json);
 	const char *msg = NULL;
+	/* the shared devices of the claim, what its results consume of each summed */
+	struct dra_share_use *use = NULL;
+	const struct dra_dev **used = NULL;
+	struct dra_pdev *first_shared = NULL;
+	size_t nuse = 0;
 	const struct axl__jv *root = axl__jdoc_root(doc);
 	const struct axl__jv *meta = axl__jv_get(root, "metadata");
 	const char *uid = axl__jv_str(meta, "uid");
@@ -271,7 +352,9 @@ static const char *resolve(struct dra_prep *p, struct owner *o, const struct dra
 	}
 	size_t n = results ? results->len : 0, mine = 0;
 	c->devs = calloc(n ? n : 1, sizeof *c->devs);
-	if (!c->devs) {
+	use = calloc(n ? n : 1, sizeof *use);
+	used = calloc(n ? n : 1, sizeof *used);
+	if (!c->devs || !use || !used) {
 		msg = "out of memory";
 		goto out;
 	}
@@ -294,7 +377,7 @@ static const char *resolve(struct dra_prep *p, struct owner *o, const struct dra
 		}
 		const struct axl__jv *adm = axl__jv_get(res, "adminAccess");
 		int admin = adm && adm->type == AXL__J_BOOL && adm->b;
-		const struct dra_prepared *h = admin ? NULL : holder(p, r->uid, pool, dev);
+		const struct dra_prepared *h = admin || d->share ? NULL : holder(p, r->uid, pool, dev);
 		if (h) {
 			msg = oom(kprintf(o, "claim %s/%s: device %s/%s is already prepared for claim %s/%s (uid %s)",
 					  r->ns, r->name, pool, dev, h->ns, h->name, h->uid));
@@ -316,6 +399,10 @@ static const char *resolve(struct dra_prep *p, struct owner *o, const struct dra
 			msg = "out of memory";
 			goto out;
 		}
+		if (d->share && !admin && (msg = share(o, r, res, d, use, used, &nuse)))
+			goto out;
+		if (d->share && !admin && !first_shared)
+			first_shared = pd;
 	}
 	if (mine == 0) {
 		msg =
@@ -324,7 +411,11 @@ static const char *resolve(struct dra_prep *p, struct owner *o, const struct dra
 	}
 	if (!(c->uid = strdup(r->uid)) || !(c->ns = strdup(r->ns)) || !(c->name = strdup(r->name)))
 		msg = "out of memory";
+	else if (first_shared)
+		msg = share_spec(p, o, r, use, nuse, first_shared);
 out:
+	free(use);
+	free(used);
 	axl__jdoc_free(doc);
 	return msg;
 }
@@ -401,6 +492,8 @@ int dra_prep_prepare(void *ud, const struct dra_claim_ref *claims, size_t n, str
 			for (size_t i = 0; i < n; i++)
 				if (done[i]) {
 					struct dra_prepared *c = find_claim(p, claims[i].uid);
+					char e2[256];
+					dra_share_spec_remove(&p->share, claims[i].uid, e2, sizeof e2);
 					if (c) {
 						dra_prepared_clear(c);
 						*c = p->claims[--p->nclaims];
@@ -466,6 +559,13 @@ int dra_prep_unprepare(void *ud, const struct dra_claim_ref *claims, size_t n, s
 				memset(&gone[k], 0, sizeof gone[k]);
 			}
 		}
+	}
+	/* the specs of their shares go (also of a claim the checkpoint never held: killed
+	 * between the spec and the checkpoint) */
+	for (size_t i = 0; gone && i < n; i++) {
+		char e[512];
+		if (!a[i].error && claims[i].uid && dra_share_spec_remove(&p->share, claims[i].uid, e, sizeof e) != 0)
+			a[i].error = oom(kprintf(o, "%s", e));
 	}
 	pthread_mutex_unlock(&p->lock);
 	for (size_t k = 0; gone && k < ngone; k++)

@@ -12,7 +12,10 @@
  * getResourceClaims, PrepareResourceClaims' contract: idempotent, one result per claim
  * UID, a device used by another claim refused, request names without their subrequest)
  * and the ResourceClaim of resource.k8s.io/v1 (kubernetes/api resource/v1/types.go:
- * status.allocation.devices.results[] {request, driver, pool, device, adminAccess}).
+ * status.allocation.devices.results[] {request, driver, pool, device, adminAccess,
+ * consumedCapacity}). A device shared under --shares (shares.h) is prepared for
+ * every claim given a share of it, each held to what its results consumed by the limiter
+ * in a CDI spec of the claim's own, removed at unprepare.
  */
 #ifndef AXL_DRA_PREPARE_H
 #define AXL_DRA_PREPARE_H
@@ -21,6 +24,7 @@
 #include <stddef.h>
 
 #include "kubelet.h"
+#include "shares.h"
 
 /* Where claims come from: the API server's GET of a ResourceClaim (the API client's
  * api.h once it is there). fetch: the claim ns/name as JSON text (malloc'd, NUL
@@ -38,6 +42,7 @@ struct dra_dev {
 	char *pool, *device;
 	char **cdi;
 	size_t n_cdi;
+	struct dra_share_dev *share; /* shared by claims under --shares (shares.h); NULL: whole */
 };
 
 /* One prepared device of a claim, as answered and checkpointed. */
@@ -61,6 +66,7 @@ struct dra_prep {
 	char *driver;
 	char *ckpt; /* the checkpoint's path; NULL: none (kept in memory only) */
 	struct dra_claim_source src;
+	struct dra_share_cfg share; /* the claims' CDI specs of shares (strings owned) */
 	struct dra_dev *devs;
 	size_t ndevs;
 	struct dra_prepared *claims;
@@ -78,6 +84,9 @@ void dra_prep_free(struct dra_prep *p);
 /* Replace the devices (the command calls it again when devices come and go). 0 or -1
  * (out of memory: the devices are unchanged). */
 int dra_prep_set_devices(struct dra_prep *p, const struct dra_dev *devs, size_t n);
+/* Where the specs of shared devices' claims go and the limiter they mount (copied). 0 or
+ * -1 (out of memory). */
+int dra_prep_set_shares(struct dra_prep *p, const struct dra_share_cfg *c);
 /* kubelet.h's callbacks with ud = the struct dra_prep. */
 int dra_prep_prepare(void *ud, const struct dra_claim_ref *claims, size_t n, struct dra_claim_out **out, void **owner,
 		     char *err, size_t cap);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../../util/json.h"
+#include "shares.h"
 #include "slices.h"
 
 #define STD_DOMAIN "resource.kubernetes.io/"
@@ -313,7 +314,7 @@ static void device_obj(struct build *b, const struct ent *en, bool with_counters
 	axl__json_kstr(w, "name", en->name);
 	axl__json_key(w, "attributes");
 	axl__json_obj(w);
-	struct attrs a = { w, 1 }; /* the memory capacity counts too */
+	struct attrs a = { w, dra_share_capacity_count(d, mem_of(d)) }; /* the capacities count too */
 	if (axl_device_get_str(d, AXL_ATTR_VENDOR, &s) == 0)
 		a_str(&a, "vendor", s);
 	if (axl_device_get_str(d, AXL_ATTR_MODEL, &s) == 0)
@@ -373,17 +374,7 @@ static void device_obj(struct build *b, const struct ent *en, bool with_counters
 			 en->name, left_out, left_out == 1 ? "" : "s", DRA_MAX_ATTRS);
 		o->note(o->ud, msg);
 	}
-	if (mem_of(d) > 0) {
-		char q[48];
-		dra_quantity(mem_of(d), q, sizeof q);
-		axl__json_key(w, "capacity");
-		axl__json_obj(w);
-		axl__json_key(w, "memory");
-		axl__json_obj(w);
-		axl__json_kstr(w, "value", q);
-		axl__json_obj_end(w);
-		axl__json_obj_end(w);
-	}
+	dra_share_device_json(w, d, mem_of(d)); /* memory, and under --shares compute too (shares.c) */
 	const struct cset *cs = &b->cs[en->top];
 	if (with_counters && cs->parts > 0) {
 		/* the whole device takes every counter of its set, a partition its share: the

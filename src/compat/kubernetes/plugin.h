@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "axl.h"
+#include "limiter.h"
 #include "transport.h"
 
 /* How partitions (rt->partitions, when enabled on a device) are advertised:
@@ -105,12 +106,5 @@ int kp_preferred(const struct kp_resource *r, const char *const *avail, size_t n
 int kp_allocate(const struct kp_resource *r, const struct kp_options *o, const char *const *ids, size_t n,
 		struct k8s_container *out, void **owner, int *code, char *err, size_t cap);
 void kp_release(void *owner);
-
-/* Where a share's limiter is mounted in the container. */
-#define KP_LIMITER_PATH "/opt/axl/lib/libaxl_limiter.so"
-/* The dynamic loader's list of libraries every process preloads (ld.so(8)). */
-#define KP_PRELOAD_LIST "/etc/ld.so.preload"
-/* The file beside the limiter that holds KP_LIMITER_PATH for KP_PRELOAD_LIST. */
-#define KP_PRELOAD_FILE "ld.so.preload"
 
 #endif

@@ -156,8 +156,9 @@ class Env:
         return [d["name"] for d in devs]
 
     def claim_gets(self):
-        return sum(1 for e in self.srv.stats()["log"] if e[2] != "control" and e[1] == "GET"
-                   and "resourceclaims" in str(e))
+        """GETs of the claims (the fake API server logs an object's GET under its name)"""
+        names = {c["metadata"]["name"] for c in self.claims}
+        return sum(1 for e in self.srv.stats()["log"] if e[1] == "GET" and e[2] in names)
 
 
 def cdi_devices(cdi_dir):

@@ -103,9 +103,109 @@ static void set_devices(struct dra_prep *p)
 		snprintf(names[i], sizeof names[i], "gpu-%d", i);
 		snprintf(ids[i], sizeof ids[i], "example.com/gpu=%d", i);
 		cdi[i] = ids[i];
-		d[i] = (struct dra_dev){ (char *)POOL, names[i], &cdi[i], 1 };
+		d[i] = (struct dra_dev){ (char *)POOL, names[i], &cdi[i], 1, NULL };
 	}
 	CHECK(dra_prep_set_devices(p, d, 8) == 0);
+}
+
+/* --shares (shares.c): quantities read as the API server writes them, the policy of a
+ * device shared n ways, and a shared device prepared from consumedCapacity: the claim's
+ * CDI spec with the limiter's variables, refused past the device, removed at unprepare,
+ * and removed with the claim when the checkpoint cannot be written. */
+static void test_shares(const char *work)
+{
+	long long v = -1;
+	CHECK(dra_quantity_parse("20Gi", &v) == 0 && v == 20LL << 30);
+	CHECK(dra_quantity_parse("21474836480", &v) == 0 && v == 21474836480LL);
+	CHECK(dra_quantity_parse("1.5Gi", &v) == 0 && v == 3LL << 29);
+	CHECK(dra_quantity_parse("25", &v) == 0 && v == 25);
+	CHECK(dra_quantity_parse("2k", &v) == 0 && v == 2000);
+	CHECK(dra_quantity_parse("1e3", &v) == 0 && v == 1000);
+	CHECK(dra_quantity_parse("500m", &v) == 0 && v == 1); /* Value() rounds up */
+	CHECK(dra_quantity_parse("-1", &v) != 0 && dra_quantity_parse("lots", &v) != 0);
+	CHECK(dra_quantity_parse("20Gb", &v) != 0 && dra_quantity_parse("", &v) != 0);
+	CHECK(dra_quantity_parse("9Ei", &v) != 0); /* past int64's Value() */
+
+	struct dra_share_dev sd;
+	CHECK(dra_share_policy(80LL << 30, 4, &sd) == 0);
+	CHECK(sd.mem.value == 80LL << 30 && sd.mem.def == 20LL << 30 && sd.mem.min == sd.mem.def);
+	CHECK(sd.mem.step == sd.mem.def && sd.mem.max == 80LL << 30);
+	CHECK(sd.compute.value == 100 && sd.compute.def == 25 && sd.compute.max == 100);
+	CHECK(dra_share_policy(80LL << 30, 3, &sd) == 0); /* a MiB multiple; max a multiple of step */
+	CHECK(sd.mem.step == 27306LL << 20 && sd.mem.max == 3 * sd.mem.step && sd.compute.max == 99);
+	CHECK(dra_share_policy(80LL << 30, 1, &sd) != 0 && dra_share_policy(1 << 20, 2, &sd) != 0);
+
+	char ckpt[4200], cdi_dir[4200], spec[4300];
+	snprintf(ckpt, sizeof ckpt, "%s/shares.json", work);
+	snprintf(cdi_dir, sizeof cdi_dir, "%s/cdi", work);
+	mkdir(cdi_dir, 0755);
+	snprintf(spec, sizeof spec, "%s/" DRIVER "-claim-uid-q.json", cdi_dir);
+	const char *res = "[{\"request\":\"gpus\",\"driver\":\"" DRIVER "\",\"pool\":\"" POOL "\",\"device\":"
+			  "\"gpu-0\",\"shareID\":\"0d1c\",\"consumedCapacity\":{\"memory\":\"20Gi\"}}]";
+	const char *big = "[{\"request\":\"gpus\",\"driver\":\"" DRIVER "\",\"pool\":\"" POOL "\",\"device\":"
+			  "\"gpu-0\",\"consumedCapacity\":{\"memory\":\"81Gi\"}}]";
+	char *q = claim_json("q", "uid-q", res), *q2 = claim_json("q2", "uid-q2", res),
+	     *b = claim_json("b", "uid-b", big);
+	struct fake_claim fc[] = { { "q", q }, { "q2", q2 }, { "b", b } };
+	fake_claims = fc;
+	fake_n = 3;
+	struct dra_claim_source src = { NULL, fake_fetch };
+	struct dra_prep *p = NULL;
+	char err[512];
+	CHECK(dra_prep_open(&p, DRIVER, ckpt, &src, err, sizeof err) == 0);
+	if (!p)
+		return;
+	set_devices(p);
+	CHECK(dra_share_policy(80LL << 30, 4, &sd) == 0);
+	snprintf(sd.uuid, sizeof sd.uuid, "GPU-0000");
+	char *id0 = (char *)"example.com/gpu=0";
+	struct dra_dev d0 = { (char *)POOL, (char *)"gpu-0", &id0, 1, &sd };
+	CHECK(dra_prep_set_devices(p, &d0, 1) == 0);
+	struct dra_share_cfg cfg = { cdi_dir, DRIVER, "/host/libaxl_limiter.so", NULL };
+	CHECK(dra_prep_set_shares(p, &cfg) == 0);
+	struct dra_claim_ref refs[] = { { "default", "uid-q", "q" }, { "default", "uid-q2", "q2" },
+					{ "default", "uid-b", "b" } };
+	struct dra_claim_out *out = NULL;
+	void *own = NULL;
+	CHECK(dra_prep_prepare(p, refs, 3, &out, &own, err, sizeof err) == 0);
+	if (out) {
+		CHECK(!out[0].error && out[0].n_devs == 1 && out[0].devs[0].n_cdi == 2);
+		CHECK(!out[1].error); /* a second claim on the shared device */
+		if (!out[0].error && out[0].devs[0].n_cdi == 2)
+			CHECK(strcmp(out[0].devs[0].cdi[1], DRIVER "/claim=uid-q-shares") == 0);
+		CHECK(has(out[2].error, "more than the device has"));
+	}
+	dra_prep_release(p, own);
+	char *text = NULL;
+	FILE *f = fopen(spec, "r");
+	size_t cap = 0;
+	if (f) {
+		CHECK(getdelim(&text, &cap, 0, f) > 0);
+		fclose(f);
+	}
+	CHECK(has(text, "AXL_LIMIT_MEMORY_BYTES=21474836480") && has(text, "AXL_LIMIT_COMPUTE_PERCENT=25"));
+	CHECK(has(text, "AXL_LIMIT_DEVICES=GPU-0000") && has(text, "LD_PRELOAD=/opt/axl/lib/libaxl_limiter.so"));
+	CHECK(has(text, "/host/libaxl_limiter.so"));
+	free(text);
+	struct dra_claim_ref un = { "default", "uid-q", "q" };
+	CHECK(dra_prep_unprepare(p, &un, 1, &out, &own, err, sizeof err) == 0);
+	CHECK(out && !out[0].error && access(spec, F_OK) != 0);
+	dra_prep_release(p, own);
+	dra_prep_free(p);
+	/* a checkpoint that cannot be written: no spec left behind */
+	snprintf(ckpt, sizeof ckpt, "%s/missing/dir/ckpt.json", work);
+	p = NULL;
+	CHECK(dra_prep_open(&p, DRIVER, ckpt, &src, err, sizeof err) == 0);
+	if (p) {
+		CHECK(dra_prep_set_devices(p, &d0, 1) == 0 && dra_prep_set_shares(p, &cfg) == 0);
+		CHECK(dra_prep_prepare(p, refs, 1, &out, &own, err, sizeof err) == 0);
+		CHECK(out && has(out[0].error, "cannot checkpoint") && access(spec, F_OK) != 0);
+		dra_prep_release(p, own);
+		dra_prep_free(p);
+	}
+	free(q);
+	free(q2);
+	free(b);
 }
 
 int main(int argc, char **argv)
@@ -303,6 +403,7 @@ int main(int argc, char **argv)
 		dra_prep_free(p);
 	}
 
+	test_shares(work);
 	free(a_json);
 	free(other);
 	free(unknown);
@@ -317,6 +418,6 @@ int main(int argc, char **argv)
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
 	if (!getenv("AXL_KEEP_WORK") && system(cmd) != 0) /* kept when asked, as tests/workdir.py */
 		return 1;
-	printf("ok: prepare, idempotence, errors per claim, checkpoint and restart\n");
+	printf("ok: prepare, idempotence, errors per claim, checkpoint and restart, shares\n");
 	return 0;
 }
