@@ -342,6 +342,7 @@ static int cmd_dra_plugin(struct opts *go, int argc, char **argv)
 		.kubeconfig = a.kubeconfig,
 		.host = getenv("KUBERNETES_SERVICE_HOST"),
 		.port = getenv("KUBERNETES_SERVICE_PORT"),
+		.sa_dir = getenv("AXL_SERVICE_ACCOUNT_DIR"), /* NULL or empty: the pod's own */
 		.timeout_s = (double)a.api_timeout_ms / 1000,
 		.user_agent = "axl-dra-plugin",
 	};

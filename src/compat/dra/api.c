@@ -8,7 +8,8 @@
  * config.go and tools/clientcmd):
  *  - in cluster: https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT, the CA in
  *    <sa>/ca.crt, the token in <sa>/token, read again when the file changes (the kubelet
- *    rotates a projected token well before it expires);
+ *    rotates a projected token well before it expires); <sa> is client-go's
+ *    /var/run/secrets/kubernetes.io/serviceaccount, or the command's sa_dir;
  *  - --kubeconfig FILE: the current context's cluster (server, certificate-authority or
  *    certificate-authority-data) and user (token, tokenFile, client-certificate(-data) and
  *    client-key(-data)); paths relative to the file's folder. The reader takes the block
@@ -540,7 +541,8 @@ int dra_conn_open(const struct dra_conn_config *cfg, void **out, char *err, size
 			     "name a --kubeconfig");
 			goto fail;
 		}
-		const char *sa = cfg->sa_dir ? cfg->sa_dir : "/var/run/secrets/kubernetes.io/serviceaccount";
+		const char *sa =
+		    cfg->sa_dir && *cfg->sa_dir ? cfg->sa_dir : "/var/run/secrets/kubernetes.io/serviceaccount";
 		/* an IPv6 address in brackets, as net.JoinHostPort writes it */
 		if (asprintf(&c->server, strchr(cfg->host, ':') ? "https://[%s]:%s" : "https://%s:%s", cfg->host,
 			     cfg->port) < 0) {

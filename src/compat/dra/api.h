@@ -36,7 +36,8 @@ struct dra_conn_config {
 	 * certificate); NULL: in cluster, from host/port and sa_dir */
 	const char *kubeconfig;
 	const char *host, *port; /* KUBERNETES_SERVICE_HOST/PORT */
-	const char *sa_dir;      /* the service account's token and ca.crt (in cluster) */
+	const char *sa_dir;      /* the service account's token and ca.crt (in cluster); NULL or
+				  * empty: /var/run/secrets/kubernetes.io/serviceaccount */
 	double timeout_s;        /* one request's deadline (not a watch's) */
 	const char *user_agent;
 };
