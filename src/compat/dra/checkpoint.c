@@ -10,7 +10,8 @@
  *
  *   {"schema": "axl.dra.checkpoint", "schema_version": 1, "driver": "...",
  *    "claims": [{"uid", "namespace", "name",
- *                "devices": [{"requests": [...], "pool", "device", "cdi": [...], "admin"}]}]}
+ *                "devices": [{"requests": [...], "pool", "device", "cdi": [...], "admin",
+ *                             "share" (a shared device's shareID, when it has one)}]}]}
  */
 #define _GNU_SOURCE
 #include "prepare.h"
@@ -41,6 +42,7 @@ void dra_prepared_clear(struct dra_prepared *c)
 		free(c->devs[i].pool);
 		free(c->devs[i].device);
 		strv_free(c->devs[i].cdi, c->devs[i].n_cdi);
+		free(c->devs[i].share_id);
 	}
 	free(c->devs);
 	free(c->uid);
@@ -92,6 +94,9 @@ static int claim_read(const struct axl__jv *j, struct dra_prepared *c)
 			return -1;
 		pd->admin = adm->b;
 		if (!(pd->pool = strdup(pool)) || !(pd->device = strdup(dev)))
+			return -1;
+		const char *share = axl__jv_str(d, "share"); /* absent before --shares */
+		if (share && !(pd->share_id = strdup(share)))
 			return -1;
 		if (strv_read(axl__jv_get(d, "requests"), &pd->requests, &pd->n_requests) != 0 ||
 		    strv_read(axl__jv_get(d, "cdi"), &pd->cdi, &pd->n_cdi) != 0)
@@ -197,6 +202,8 @@ int dra_ckpt_write(struct dra_prep *p, char *err, size_t cap)
 			axl__json_kstr(&w, "device", d->device);
 			strv_write(&w, "cdi", d->cdi, d->n_cdi);
 			axl__json_kbool(&w, "admin", d->admin != 0);
+			if (d->share_id)
+				axl__json_kstr(&w, "share", d->share_id);
 			axl__json_obj_end(&w);
 		}
 		axl__json_arr_end(&w);

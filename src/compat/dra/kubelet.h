@@ -24,7 +24,7 @@
 
 #include <stddef.h>
 
-#define DRA_KUBELET_ABI 2
+#define DRA_KUBELET_ABI 3
 /* the module's one exported symbol: const struct dra_kubelet_transport *(*)(void) */
 #define DRA_KUBELET_SYMBOL "axl_dra_kubelet_transport"
 
@@ -40,6 +40,7 @@ struct dra_device_out {
 	const char *pool, *device;
 	const char *const *cdi; /* fully qualified CDI device ids */
 	size_t n_cdi;
+	const char *share_id; /* the allocation result's shareID (a shared device, v1); NULL: none */
 };
 
 /* One claim's answer, keyed by its UID: error NULL and its devices, or an error. */

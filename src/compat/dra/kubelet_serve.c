@@ -17,8 +17,9 @@
  *    "v1beta1.DRAPlugin"; NodePrepareResources answers a map claim UID -> {devices
  *    {request_names, pool_name, device_name, cdi_device_ids}, error} with an entry for
  *    every claim of the request, NodeUnprepareResources one {error} per claim UID.
- * The v1 and v1beta1 messages are the same but for Device.share_id (field 5, v1 only,
- * never set here), so one set of messages serves both services (dra.proto).
+ * The v1 and v1beta1 messages are the same but for Device.share_id (field 5, v1 only: set
+ * for a device shared under --shares, which a v1beta1 kubelet skips as an unknown field),
+ * so one set of messages serves both services (dra.proto).
  */
 #define _GNU_SOURCE
 #include "kubelet_glue.h"
@@ -263,6 +264,8 @@ static void do_prepare(struct dk_call *c)
 					dv[k].device_name = (char *)o->device;
 					dv[k].cdi_device_ids = (char **)o->cdi;
 					dv[k].n_cdi_device_ids = o->n_cdi;
+					if (o->share_id)
+						dv[k].share_id = (char *)o->share_id;
 					dvp[k] = &dv[k];
 				}
 			}

@@ -229,6 +229,8 @@ static int answer(struct owner *o, const struct dra_prepared *c, struct dra_clai
 		d[i].n_cdi = s->n_cdi;
 		if (!(d[i].pool = kstrdup(o, s->pool)) || !(d[i].device = kstrdup(o, s->device)))
 			return -1;
+		if (s->share_id && !(d[i].share_id = kstrdup(o, s->share_id)))
+			return -1;
 	}
 	a->devs = d;
 	return 0;
@@ -403,6 +405,11 @@ static const char *resolve(struct dra_prep *p, struct owner *o, const struct dra
 			goto out;
 		if (d->share && !admin && !first_shared)
 			first_shared = pd;
+		const char *sid = axl__jv_str(res, "shareID");
+		if (d->share && sid && !(pd->share_id = strdup(sid))) {
+			msg = "out of memory";
+			goto out;
+		}
 	}
 	if (mine == 0) {
 		msg =

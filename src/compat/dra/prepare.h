@@ -52,7 +52,8 @@ struct dra_pdev {
 	char *pool, *device;
 	char **cdi;
 	size_t n_cdi;
-	int admin; /* adminAccess: shares the device with other claims */
+	int admin;      /* adminAccess: shares the device with other claims */
+	char *share_id; /* the result's shareID (a shared device); NULL: none */
 };
 
 struct dra_prepared {

@@ -176,6 +176,10 @@ def case_prepare(axl, work):
             check(all(c in ids for c in all_ids), "%s: CDI ids %s not all in %s" % (uid, all_ids, sorted(ids)[:5]))
             check(all(x.device_name in names[:2] for x in devs), "%s: devices %s" % (uid, devs))
         check(len(r.claims["uid-two"].devices) == 2, "two results, two devices: %s" % r.claims["uid-two"])
+        # each device answered with its result's shareID (kubelet v1 Device.share_id)
+        sids = {uid: sorted(x.share_id for x in r.claims[uid].devices) for uid in r.claims}
+        check(sids == {"uid-quarter": ["s-1"], "uid-default": ["s-2"], "uid-two": ["s-3", "s-4"]},
+              "share ids %s" % sids)
         # idempotent, and kept across kill -9
         g1 = env.claim_gets()
         check(g1 - g0 == 3, "%d claim reads for 3 claims" % (g1 - g0))

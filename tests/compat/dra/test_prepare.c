@@ -171,8 +171,10 @@ static void test_shares(const char *work)
 	if (out) {
 		CHECK(!out[0].error && out[0].n_devs == 1 && out[0].devs[0].n_cdi == 2);
 		CHECK(!out[1].error); /* a second claim on the shared device */
-		if (!out[0].error && out[0].devs[0].n_cdi == 2)
+		if (!out[0].error && out[0].devs[0].n_cdi == 2) {
 			CHECK(strcmp(out[0].devs[0].cdi[1], DRIVER "/claim=uid-q-shares") == 0);
+			CHECK(out[0].devs[0].share_id && strcmp(out[0].devs[0].share_id, "0d1c") == 0);
+		}
 		CHECK(has(out[2].error, "more than the device has"));
 	}
 	dra_prep_release(p, own);
