@@ -243,6 +243,9 @@ struct ent {
 	const axl_device *d;
 	size_t top; /* the index of its top-level device */
 	bool part;  /* a partition */
+	bool whole; /* in the devices without counters: a device its partitions do not replace, or
+		     * a partition that replaces its device */
+	bool shown; /* in the devices with counters: all but a device its partitions replace */
 	char name[64];
 };
 
@@ -410,6 +413,15 @@ static void device_obj(struct build *b, const struct ent *en, bool with_counters
 	axl__json_obj_end(w);
 }
 
+/* The device's partitions replace it (AXL_RUNTIME_PARTITIONS_REPLACE: AMD's compute
+ * partitions: a GPU in CPX mode is eight GPUs to its runtime and is not used whole): its
+ * partitions are devices of their own in every form, and it is none, so it has no counters */
+static bool replaced(const axl_device *d)
+{
+	const struct axl_runtime *rt = axl_device_runtime(d);
+	return rt && (rt->flags & AXL_RUNTIME_PARTITIONS_REPLACE) && axl_device_child_count(d) > 0;
+}
+
 /* The counter set of top-level device i: "partitions" always (its partitions that exist
  * take one each, the whole device all), memory and compute units where the device and every
  * partition of it know theirs and the partitions' sum fits in the device (compute
@@ -464,9 +476,7 @@ int dra_devices_json_taints(const axl_inventory *inv, const char *sysroot, const
 int dra_pool_json(const axl_inventory *inv, const struct dra_pool_opts *o, char **out, char *err, size_t cap)
 {
 	*out = NULL;
-	size_t n = axl_inventory_device_count(inv), ne = n;
-	for (size_t i = 0; i < n && o->partitions != DRA_PARTITIONS_OFF; i++)
-		ne += axl_device_child_count(axl_inventory_device(inv, i));
+	size_t n = axl_inventory_device_count(inv), ne = dra_pool_device_count(inv);
 	struct build b = { .inv = inv, .o = o, .ne = ne, .ntop = n };
 	b.isl = malloc((n ? n : 1) * sizeof *b.isl);
 	b.ikind = malloc((n ? n : 1) * sizeof *b.ikind);
@@ -484,12 +494,18 @@ int dra_pool_json(const axl_inventory *inv, const struct dra_pool_opts *o, char 
 	/* the devices, then their partitions; names: axl's ids as DNS labels, made unique (a
 	 * device keeps the name it has without partitions) */
 	size_t m = 0;
-	for (size_t i = 0; i < n; i++)
-		b.e[m++] = (struct ent){ axl_inventory_device(inv, i), i, false, "" };
+	bool parts = false; /* counters: a device with partitions that do not replace it */
+	for (size_t i = 0; i < n; i++) {
+		const axl_device *d = axl_inventory_device(inv, i);
+		bool repl = replaced(d), list = o->partitions == DRA_PARTITIONS_LIST;
+		b.e[m++] = (struct ent){ d, i, false, !repl || list, !repl || list, "" };
+		parts = parts || (!repl && axl_device_child_count(d) > 0);
+	}
 	for (size_t i = 0; i < n && m < ne; i++)
 		for (size_t k = 0; k < axl_device_child_count(b.e[i].d) && m < ne; k++)
-			b.e[m++] = (struct ent){ axl_device_child(b.e[i].d, k), i, true, "" };
-	bool parts = m > n && o->partitions != DRA_PARTITIONS_LIST;
+			b.e[m++] = (struct ent){ axl_device_child(b.e[i].d, k), i, true,
+						 replaced(b.e[i].d) || o->partitions == DRA_PARTITIONS_LIST, true, "" };
+	parts = parts && (o->partitions == DRA_PARTITIONS_ON || o->partitions == DRA_PARTITIONS_AUTO);
 	for (size_t i = 0; i < m; i++) {
 		char base[64];
 		dra_dns_label(axl_device_id(b.e[i].d), base, sizeof base);
@@ -506,7 +522,8 @@ int dra_pool_json(const axl_inventory *inv, const struct dra_pool_opts *o, char 
 		}
 	}
 	for (size_t i = 0; i < n && parts; i++)
-		cset_of(&b, i);
+		if (!replaced(b.e[i].d))
+			cset_of(&b, i);
 	struct axl__sb sb = AXL__SB_INIT;
 	struct axl__json w;
 	axl__json_init(&w, &sb, false);
@@ -517,7 +534,8 @@ int dra_pool_json(const axl_inventory *inv, const struct dra_pool_opts *o, char 
 	}
 	axl__json_arr(&w);
 	for (size_t i = 0; i < m; i++)
-		device_obj(&b, &b.e[i], parts);
+		if (parts ? b.e[i].shown : b.e[i].whole)
+			device_obj(&b, &b.e[i], parts);
 	axl__json_arr_end(&w);
 	if (parts) {
 		axl__json_key(&w, "sharedCounters");
@@ -526,8 +544,9 @@ int dra_pool_json(const axl_inventory *inv, const struct dra_pool_opts *o, char 
 			axl__json_key(&w, "whole");
 			axl__json_arr(&w);
 			b.quiet = true;
-			for (size_t i = 0; i < n; i++)
-				device_obj(&b, &b.e[i], false);
+			for (size_t i = 0; i < m; i++)
+				if (b.e[i].whole)
+					device_obj(&b, &b.e[i], false);
 			axl__json_arr_end(&w);
 		}
 		axl__json_obj_end(&w);

@@ -10,7 +10,9 @@ allocatable together when, for each counter set, what they consume fits in its c
 usage: check_partitions.py --axl AXL --work DIR --case CASE
   CASE partitions: the counters, their consistency, the scheduler's view; mi300x8 and mixed
                    (no partitions) publish no counters; --partitionable-devices off: whole
-                   devices only
+                   devices only; two MI300X in CPX mode (tests/trees/nodes/mi300x-2x-cpx-nps4:
+                   partitions that replace their GPU, AXL_RUNTIME_PARTITIONS_REPLACE): the 16
+                   partitions, not the GPUs, without counters, in every mode
   CASE gate_off:   a server without the DRAPartitionableDevices gate (it drops the fields as
                    strategy.go does): auto falls back to whole devices, said once, no request
                    after; on keeps publishing without counters, said once, no loop
@@ -163,7 +165,26 @@ def case_partitions(axl, work, srv, kcfg):
             print("%s (no partitions): %d devices, no counters" % (base, n))
         finally:
             p.stop()
+    cpx(axl, work, srv, kcfg)
     check(not srv.stats()["rejected"], "slices refused: %s" % srv.stats()["rejected"])
+
+
+def cpx(axl, work, srv, kcfg):
+    trees = os.path.join(HERE, "..", "..", "trees")
+    t = os.path.join(work, "tree-cpx")
+    subprocess.run([sys.executable, os.path.join(trees, "mktree.py"),
+                    os.path.join(trees, "nodes", "mi300x-2x-cpx-nps4.json"), t], check=True, stdout=subprocess.DEVNULL)
+    for mode, node in (("auto", "node-4"), ("off", "node-5")):
+        p = Plugin(axl, work, None, node, kcfg, extra=["--partitionable-devices", mode], node_args=["--sysroot", t])
+        try:
+            devs, sets = wait_for("CPX published (%s)" % mode, lambda: pool(srv, node), 15, p)
+            names = sorted(d["name"] for d in devs)
+            check(len(devs) == 16 and not sets and not any("consumesCounters" in d for d in devs) and
+                  all(d["attributes"].get("parent", {}).get("string") in ("amdgpu-0", "amdgpu-1") for d in devs),
+                  "CPX, %s: %s" % (mode, names))
+        finally:
+            p.stop()
+    print("2 MI300X in CPX mode: the 16 partitions (%s ...), not the GPUs, no counters, auto and off" % names[0])
 
 
 def case_gate_off(axl, work, srv, kcfg):
@@ -318,7 +339,7 @@ def main():
             return 1
         print("ok")
         return 0
-    srv = Server(work, ["node-0", "node-1", "node-2", "node-3", "node-big"])
+    srv = Server(work, ["node-0", "node-1", "node-2", "node-3", "node-4", "node-5", "node-big"])
     srv.start()
     try:
         kcfg = kubeconfig(work, srv.port, ca_inline=False)
