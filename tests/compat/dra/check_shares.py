@@ -12,7 +12,7 @@ internal/experimental/consumed_capacity.go (what the scheduler writes in consume
 the request rounded up to min + k*step; the policy's default for a capacity not
 requested). No scheduler runs here: the claims carry what it would have written.
 
-usage: check_shares.py AXL WORKDIR CASE   (CASE: slices, prepare, bad)
+usage: check_shares.py AXL WORKDIR CASE   (CASE: slices, prepare, bad, gate_off)
   slices:  --shares 4 on the 8xH100 and mixed sims: each NVIDIA device published with
            allowMultipleAllocations, memory (80Gi; default, min, step 20Gi, max 80Gi) and
            compute (100; 25, 25, 25, 100); the AMD devices whole; --shares 3: max 3 steps;
@@ -23,6 +23,8 @@ usage: check_shares.py AXL WORKDIR CASE   (CASE: slices, prepare, bad)
            and mounts; idempotent; kill -9 and restart; unprepare removes the spec.
   bad:     more memory than the device has, not a quantity, zero compute, two shares
            adding up past the device: an error for that claim only, the others prepared.
+  gate_off: a server that drops allowMultipleAllocations (DRAConsumableCapacity off, as the
+           upstream resourceslice controller's tests make one): written once, no loop.
 The work directory is removed when the check passes, kept when it fails.
 """
 import json
@@ -131,6 +133,31 @@ def case_slices(axl, work):
             env.close()
 
 
+def case_gate_off(axl, work):
+    """A server without DRAConsumableCapacity drops allowMultipleAllocations from what it
+    stores (as the resourceslice controller's tests make one: disableConsumableCapacity):
+    the slice stored is taken as published once, not written again in a loop."""
+    import time
+    cs.make_certs(work)
+    env = ck.Env(axl, work, os.path.join(SIMS, "h100x8-nvswitch.json"))
+    try:
+        env.start_server()
+        env.srv.call("POST", "/_fake/drop_field", {"name": "allowMultipleAllocations"})
+        env.start_driver(["--shares", "4", "--publish-only"])
+        devs = published(env)
+        check(all("allowMultipleAllocations" not in d for d in devs), "the server kept the field")
+        check(all(d["capacity"]["memory"]["requestPolicy"]["default"] == "20Gi" for d in devs), "the policies")
+        time.sleep(1)
+        t = time.time()
+        time.sleep(2)
+        reqs = env.srv.requests(t)
+        check(not reqs, "the field dropped by the server: a rewrite loop: %s" % reqs[:10])
+        env.alive()
+        check(env.stop_driver() == 0, "exit status")
+    finally:
+        env.close()
+
+
 def start(axl, work, claims_fn):
     cs.make_certs(work)
     env = ck.Env(axl, work, os.path.join(SIMS, "h100x8-nvswitch.json"))
@@ -231,7 +258,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     try:
-        {"slices": case_slices, "prepare": case_prepare, "bad": case_bad}[case](axl, work)
+        {"slices": case_slices, "prepare": case_prepare, "bad": case_bad, "gate_off": case_gate_off}[case](axl, work)
     except Fail as e:
         print("FAIL: %s\n(the work directory %s is kept)" % (e, work))
         return 1
