@@ -16,7 +16,7 @@ endif()
 if(CURL_FOUND)
   set(AXL_HAVE_CURL ON)
   add_library(axl_dra MODULE ${AXL_DRA_SRC}/module.c ${AXL_DRA_SRC}/api.c ${AXL_DRA_SRC}/publish.c
-    ${AXL_DRA_SRC}/pool.c)
+    ${AXL_DRA_SRC}/publish_read.c ${AXL_DRA_SRC}/pool.c)
   set_target_properties(axl_dra PROPERTIES PREFIX "" OUTPUT_NAME axl-dra
     LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/dra C_VISIBILITY_PRESET hidden)
   target_include_directories(axl_dra PRIVATE ${AXL_DRA_SRC} ${CURL_INCLUDE_DIRS})

@@ -38,216 +38,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#include <curl/curl.h>
 
 #include "../../util/json.h"
-#include "../../util/jsonr.h"
-#include "../../util/strbuf.h"
-#include "api.h"
-#include "client.h"
 #include "pool.h"
-
-#define SLICES_PATH "/apis/resource.k8s.io/v1/resourceslices"
-#define LIST_CHUNK  100
-#define MAX_LINE    (64u << 20)
-#define MAX_DOC     (64u << 20)
-
-struct have {
-	char *name, *rv, *canon;
-	long long gen, count;
-	bool pool_ok; /* driver, node and pool name as ours */
-};
-
-struct pub {
-	struct dra_conn *c;
-	char *driver, *node;
-	struct dra_pub_config cfg;
-	pthread_t th;
-	pthread_mutex_t lock; /* want, changed, stop, remove, st */
-	char *want;           /* the devices (a JSON array) */
-	bool changed, stop, remove;
-	struct dra_pub_stats st;
-	CURLM *multi;
-	/* the thread's own */
-	char **chunk; /* the slices' contents, canonical (pool.h) */
-	/* chunk k as the server stored it, where that differs from what was sent (a field it
-	 * drops: an alpha field whose feature gate is off); NULL: as sent. Without it, each
-	 * watch event of our own write would look like a change and be written again. */
-	char **stored;
-	char *last_canon; /* the content of the last object a write answered with */
-	char *cur;        /* what was last asked for (pub_set) */
-	bool has_whole;   /* it has whole devices to fall back to (--partitionable-devices auto) */
-	bool whole;       /* the API server drops counters: the whole devices are published */
-	bool said_drop;   /* that it drops them was said */
-	size_t nchunk;
-	struct have *have;
-	size_t nhave;
-	char *rv; /* the collection's resourceVersion to watch from */
-	char *node_uid;
-	bool need_list, need_sync;
-	/* the watch */
-	CURL *w;
-	struct curl_slist *whdrs;
-	struct axl__sb line;
-	double w_started;
-	unsigned long w_events;
-	bool w_gone;
-	char w_err[256];
-};
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void say(struct pub *p, int level, const char *fmt, ...)
-{
-	if (!p->cfg.say)
-		return;
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	p->cfg.say(p->cfg.ud, level, msg);
-}
-
-static void count(struct pub *p, unsigned long *field)
-{
-	pthread_mutex_lock(&p->lock);
-	(*field)++;
-	pthread_mutex_unlock(&p->lock);
-}
-
-/* ---- what is stored ---------------------------------------------------------------- */
-
-static void have_clear(struct have *h)
-{
-	free(h->name);
-	free(h->rv);
-	free(h->canon);
-	memset(h, 0, sizeof *h);
-}
-
-static void have_reset(struct pub *p)
-{
-	for (size_t i = 0; i < p->nhave; i++)
-		have_clear(&p->have[i]);
-	free(p->have);
-	p->have = NULL;
-	p->nhave = 0;
-}
-
-static const char *jstr(const struct axl__jv *o, const char *a, const char *b)
-{
-	const struct axl__jv *x = axl__jv_get(o, a);
-	return b ? axl__jv_str(x, b) : axl__jv_str(o, a);
-}
-
-/* A ResourceSlice object into h; false when it has no name. */
-static bool have_from(struct pub *p, const struct axl__jv *obj, struct have *h)
-{
-	memset(h, 0, sizeof *h);
-	const char *name = jstr(obj, "metadata", "name"), *rv = jstr(obj, "metadata", "resourceVersion");
-	const struct axl__jv *spec = axl__jv_get(obj, "spec"), *pool = axl__jv_get(spec, "pool");
-	if (!name)
-		return false;
-	h->name = strdup(name);
-	h->rv = strdup(rv ? rv : "");
-	int64_t g = -1, n = -1;
-	axl__jv_int(pool, "generation", &g);
-	axl__jv_int(pool, "resourceSliceCount", &n);
-	h->gen = g;
-	h->count = n;
-	const char *drv = axl__jv_str(spec, "driver"), *node = axl__jv_str(spec, "nodeName"),
-		   *pname = axl__jv_str(pool, "name");
-	h->pool_ok = drv && node && pname && strcmp(drv, p->driver) == 0 && strcmp(node, p->node) == 0 &&
-		     strcmp(pname, p->node) == 0;
-	h->canon = dra_spec_canon(spec);
-	return h->name && h->rv && h->canon;
-}
-
-static int have_find(const struct pub *p, const char *name)
-{
-	for (size_t i = 0; i < p->nhave; i++)
-		if (strcmp(p->have[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct have *)a)->name, ((const struct have *)b)->name);
-}
-
-/* Put obj in (replacing the one of its name), or take it out (gone). */
-static void have_upsert(struct pub *p, const struct axl__jv *obj, bool gone)
-{
-	struct have h;
-	if (!have_from(p, obj, &h)) {
-		have_clear(&h);
-		return;
-	}
-	int i = have_find(p, h.name);
-	if (gone) {
-		if (i >= 0) {
-			have_clear(&p->have[i]);
-			p->have[i] = p->have[--p->nhave];
-			qsort(p->have, p->nhave, sizeof *p->have, name_cmp);
-		}
-		have_clear(&h);
-		return;
-	}
-	if (i >= 0) {
-		have_clear(&p->have[i]);
-		p->have[i] = h;
-		return;
-	}
-	struct have *nh = realloc(p->have, (p->nhave + 1) * sizeof *nh);
-	if (!nh) {
-		have_clear(&h);
-		return;
-	}
-	p->have = nh;
-	p->have[p->nhave++] = h;
-	qsort(p->have, p->nhave, sizeof *p->have, name_cmp);
-}
-
-/* Is what is stored what is wanted? */
-static bool pool_matches(const struct pub *p)
-{
-	if (p->nhave != p->nchunk)
-		return false;
-	bool *used = calloc(p->nchunk ? p->nchunk : 1, 1);
-	if (!used)
-		return false;
-	bool ok = true;
-	for (size_t i = 0; i < p->nhave && ok; i++) {
-		const struct have *h = &p->have[i];
-		if (!h->pool_ok || h->gen != p->have[0].gen || h->count != (long long)p->nchunk) {
-			ok = false;
-			break;
-		}
-		bool found = false;
-		for (size_t k = 0; k < p->nchunk && !found; k++)
-			if (!used[k] && (strcmp(h->canon, p->chunk[k]) == 0 ||
-					 (p->stored[k] && strcmp(h->canon, p->stored[k]) == 0)))
-				used[k] = found = true;
-		ok = found;
-	}
-	free(used);
-	return ok;
-}
+#include "publish.h"
 
 /* ---- what is wanted ---------------------------------------------------------------- */
 
@@ -320,97 +117,6 @@ static int node_uid(struct pub *p)
 				    : "");
 	axl__jdoc_free(doc);
 	free(body);
-	return rc;
-}
-
-/* The message of a Status answer, for the log. */
-static void status_msg(const char *body, size_t len, char *out, size_t cap)
-{
-	struct axl__jdoc *doc = NULL;
-	char e[64];
-	out[0] = 0;
-	if (axl__jdoc_parse(body, len, &doc, e, sizeof e) == 0) {
-		const char *m = axl__jv_str(axl__jdoc_root(doc), "message");
-		if (m)
-			snprintf(out, cap, ": %s", m);
-	}
-	axl__jdoc_free(doc);
-}
-
-static char *selector_query(const struct pub *p)
-{
-	char sel[1024];
-	snprintf(sel, sizeof sel, "spec.nodeName=%s,spec.driver=%s", p->node, p->driver);
-	char *esc = curl_easy_escape(NULL, sel, 0), *out = NULL;
-	if (!esc || asprintf(&out, "fieldSelector=%s", esc) < 0)
-		out = NULL;
-	curl_free(esc);
-	return out;
-}
-
-/* LIST in chunks. 0, or -1 (said). */
-static int list(struct pub *p)
-{
-	char *q = selector_query(p);
-	if (!q)
-		return -1;
-	count(p, &p->st.lists);
-	have_reset(p);
-	char *cont = NULL, *rv = NULL;
-	int rc = -1;
-	for (;;) {
-		char path[4096], err[512];
-		char *ce = cont ? curl_easy_escape(NULL, cont, 0) : NULL;
-		snprintf(path, sizeof path, "%s?%s&limit=%d%s%s", SLICES_PATH, q, LIST_CHUNK, ce ? "&continue=" : "",
-			 ce ? ce : "");
-		curl_free(ce);
-		long status;
-		char *body;
-		size_t len;
-		if (dra_conn_do(p->c, "GET", path, NULL, &status, &body, &len, err, sizeof err) != 0) {
-			say(p, 0, "LIST: %s", err);
-			break;
-		}
-		if (status != 200) {
-			char m[300];
-			status_msg(body, len, m, sizeof m);
-			say(p, 0, "LIST %s: %ld%s", SLICES_PATH, status, m);
-			free(body);
-			if (status == 410) /* the continue token expired: from the start */
-				count(p, &p->st.gones);
-			break;
-		}
-		struct axl__jdoc *doc = NULL;
-		if (axl__jdoc_parse(body, len, &doc, err, sizeof err) != 0) {
-			say(p, 0, "LIST: the answer is not JSON: %s", err);
-			free(body);
-			break;
-		}
-		free(body);
-		const struct axl__jv *root = axl__jdoc_root(doc), *items = axl__jv_get(root, "items");
-		const char *lrv = jstr(root, "metadata", "resourceVersion"), *next = jstr(root, "metadata", "continue");
-		if (!rv && lrv)
-			rv = strdup(lrv); /* every chunk of a list is at the first one's version */
-		for (size_t i = 0; items && items->type == AXL__J_ARR && i < items->len; i++)
-			have_upsert(p, &items->items[i], false);
-		free(cont);
-		cont = next && *next ? strdup(next) : NULL;
-		axl__jdoc_free(doc);
-		if (!cont) {
-			rc = rv ? 0 : -1;
-			if (!rv)
-				say(p, 0, "LIST: the answer has no resourceVersion");
-			break;
-		}
-	}
-	free(cont);
-	free(q);
-	if (rc == 0) {
-		free(p->rv);
-		p->rv = rv;
-	} else {
-		free(rv);
-	}
 	return rc;
 }
 
@@ -495,14 +201,14 @@ static int write_one(struct pub *p, const char *method, const char *path, const 
 		if (strcmp(method, "DELETE") != 0 && axl__jdoc_parse(resp, len, &doc, err, sizeof err) == 0) {
 			free(p->last_canon);
 			p->last_canon = dra_spec_canon(axl__jv_get(axl__jdoc_root(doc), "spec"));
-			have_upsert(p, axl__jdoc_root(doc), false);
+			pub_have_upsert(p, axl__jdoc_root(doc), false);
 		}
 		axl__jdoc_free(doc);
 	} else if (strcmp(method, "DELETE") == 0 && status == 404) {
 		rc = 0; /* gone already */
 	} else {
 		char m[400];
-		status_msg(resp, len, m, sizeof m);
+		pub_status_msg(resp, len, m, sizeof m);
 		if (status == 409 || (status == 404 && strcmp(method, "PUT") == 0)) {
 			count(p, &p->st.conflicts);
 			say(p, 2, "%s %s: %ld%s (listing again)", method, path, status, m);
@@ -546,7 +252,7 @@ static bool counters_dropped(struct pub *p, size_t k)
  * counters were dropped: the whole devices are to be written instead. */
 static int sync_once(struct pub *p)
 {
-	if (pool_matches(p))
+	if (pub_pool_matches(p))
 		return 0;
 	if (p->nchunk && node_uid(p) != 0)
 		return -1;
@@ -600,11 +306,11 @@ static int sync_once(struct pub *p)
 		snprintf(path, sizeof path, "%s/%s", SLICES_PATH, names[i]);
 		rc = write_one(p, "DELETE", path, NULL, &p->st.deletes);
 		if (rc == 0) {
-			int j = have_find(p, names[i]);
+			int j = pub_have_find(p, names[i]);
 			if (j >= 0) {
-				have_clear(&p->have[j]);
+				pub_have_clear(&p->have[j]);
 				p->have[j] = p->have[--p->nhave];
-				qsort(p->have, p->nhave, sizeof *p->have, name_cmp);
+				qsort(p->have, p->nhave, sizeof *p->have, pub_name_cmp);
 			}
 		}
 	}
@@ -630,153 +336,6 @@ static int sync_pool(struct pub *p)
 	if (rc == 2) /* at once: the whole devices have no counters to drop */
 		rc = sync_once(p);
 	return rc == 2 ? -1 : rc;
-}
-
-/* ---- the watch --------------------------------------------------------------------- */
-
-static void watch_event(struct pub *p, const char *text, size_t len)
-{
-	struct axl__jdoc *doc = NULL;
-	char err[256];
-	if (axl__jdoc_parse(text, len, &doc, err, sizeof err) != 0) {
-		snprintf(p->w_err, sizeof p->w_err, "a watch event that is not JSON: %s", err);
-		return;
-	}
-	const struct axl__jv *ev = axl__jdoc_root(doc), *obj = axl__jv_get(ev, "object");
-	const char *type = axl__jv_str(ev, "type");
-	p->w_events++;
-	if (type && strcmp(type, "ERROR") == 0) {
-		int64_t code = 0;
-		axl__jv_int(obj, "code", &code);
-		if (code == 410)
-			p->w_gone = true;
-		else
-			snprintf(p->w_err, sizeof p->w_err, "the watch ended with an error %lld: %s", (long long)code,
-				 axl__jv_str(obj, "message") ? axl__jv_str(obj, "message") : "");
-	} else if (type && obj) {
-		const char *rv = jstr(obj, "metadata", "resourceVersion");
-		if (rv && *rv) {
-			free(p->rv);
-			p->rv = strdup(rv);
-		}
-		if (strcmp(type, "ADDED") == 0 || strcmp(type, "MODIFIED") == 0)
-			have_upsert(p, obj, false);
-		else if (strcmp(type, "DELETED") == 0)
-			have_upsert(p, obj, true);
-		/* BOOKMARK: the version only */
-		if (strcmp(type, "BOOKMARK") != 0 && !pool_matches(p))
-			p->need_sync = true;
-	}
-	axl__jdoc_free(doc);
-}
-
-static size_t on_watch(char *data, size_t size, size_t nmemb, void *ud)
-{
-	struct pub *p = ud;
-	size_t n = size * nmemb;
-	long status = 0;
-	curl_easy_getinfo(p->w, CURLINFO_RESPONSE_CODE, &status);
-	if (status != 200) { /* an error's Status: kept for the message */
-		if (p->line.len < 4096)
-			axl__sb_put(&p->line, data, n);
-		return n;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (data[i] != '\n') {
-			axl__sb_putc(&p->line, data[i]);
-			if (p->line.len > MAX_LINE)
-				return 0;
-			continue;
-		}
-		if (p->line.len)
-			watch_event(p, p->line.buf, p->line.len);
-		p->line.len = 0;
-		if (p->line.buf)
-			p->line.buf[0] = 0;
-		if (p->w_gone)
-			return 0; /* list again */
-	}
-	return n;
-}
-
-static void watch_end(struct pub *p)
-{
-	if (!p->w)
-		return;
-	curl_multi_remove_handle(p->multi, p->w);
-	curl_easy_cleanup(p->w);
-	curl_slist_free_all(p->whdrs);
-	p->w = NULL;
-	p->whdrs = NULL;
-	axl__sb_free(&p->line);
-}
-
-static int watch_begin(struct pub *p)
-{
-	char *q = selector_query(p);
-	char path[4096], err[512];
-	char *rve = curl_easy_escape(NULL, p->rv ? p->rv : "", 0);
-	snprintf(path, sizeof path, "%s?%s&watch=true&allowWatchBookmarks=true&resourceVersion=%s&timeoutSeconds=%.0f",
-		 SLICES_PATH, q ? q : "", rve ? rve : "", p->cfg.watch_timeout_s);
-	curl_free(rve);
-	free(q);
-	p->w = dra_conn_easy(p->c, "GET", path, &p->whdrs, err, sizeof err);
-	if (!p->w) {
-		curl_slist_free_all(p->whdrs);
-		p->whdrs = NULL;
-		say(p, 0, "WATCH: %s", err);
-		return -1;
-	}
-	curl_easy_setopt(p->w, CURLOPT_WRITEFUNCTION, on_watch);
-	curl_easy_setopt(p->w, CURLOPT_WRITEDATA, p);
-	/* the server ends the watch after timeoutSeconds; a dead peer is found by keepalives
-	 * and, at worst, this bound */
-	curl_easy_setopt(p->w, CURLOPT_TIMEOUT_MS, (long)((p->cfg.watch_timeout_s + 60) * 1000));
-	curl_easy_setopt(p->w, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(p->w, CURLOPT_TCP_KEEPIDLE, 30L);
-	curl_easy_setopt(p->w, CURLOPT_TCP_KEEPINTVL, 10L);
-	p->w_started = now_s();
-	p->w_events = 0;
-	p->w_gone = false;
-	p->w_err[0] = 0;
-	p->line = (struct axl__sb)AXL__SB_INIT;
-	curl_multi_add_handle(p->multi, p->w);
-	count(p, &p->st.watches);
-	return 0;
-}
-
-/* The watch's transfer ended: 0 start another at once, 1 list again, -1 a failure. */
-static int watch_done(struct pub *p, CURLcode res)
-{
-	long status = 0;
-	curl_easy_getinfo(p->w, CURLINFO_RESPONSE_CODE, &status);
-	double lived = now_s() - p->w_started;
-	int rc;
-	if (p->w_gone || status == 410) {
-		count(p, &p->st.gones);
-		say(p, 2, "WATCH: 410 Gone: resourceVersion %s is too old; listing again", p->rv ? p->rv : "");
-		rc = 1;
-	} else if (status != 200) {
-		char m[300] = "";
-		if (status)
-			status_msg(axl__sb_str(&p->line), p->line.len, m, sizeof m);
-		say(p, 0, "WATCH %s: %s%ld%s", SLICES_PATH, status ? "" : curl_easy_strerror(res), status, m);
-		rc = -1;
-	} else if (*p->w_err) {
-		say(p, 0, "WATCH: %s", p->w_err);
-		rc = -1;
-	} else if (res != CURLE_OK && res != CURLE_OPERATION_TIMEDOUT) {
-		/* the server went away mid-stream (a restart): start again from what was seen,
-		 * after a wait when it happens at once */
-		say(p, 2, "WATCH: %s after %.1f s", curl_easy_strerror(res), lived);
-		rc = lived < 1.0 ? -1 : 0;
-	} else {
-		/* ended by timeoutSeconds: once more, unless it ended at once with nothing said
-		 * (a server that closes every watch: not a reason to spin) */
-		rc = lived < 1.0 && p->w_events == 0 ? -1 : 0;
-	}
-	watch_end(p);
-	return rc;
 }
 
 /* ---- the thread -------------------------------------------------------------------- */
@@ -810,8 +369,8 @@ static void *run(void *ud)
 			int rc = 0;
 			bool talked = p->need_list || p->need_sync; /* a request answered, or refused */
 			if (p->need_list) {
-				watch_end(p);
-				rc = list(p) == 0 ? 0 : -1;
+				pub_watch_end(p);
+				rc = pub_list(p) == 0 ? 0 : -1;
 				if (rc == 0)
 					p->need_list = false, p->need_sync = true;
 			}
@@ -822,7 +381,7 @@ static void *run(void *ud)
 				else if (rc == 0)
 					p->need_sync = false;
 			}
-			if (rc == 0 && !p->w && watch_begin(p) != 0)
+			if (rc == 0 && !p->w && pub_watch_begin(p) != 0)
 				rc = -1;
 			pthread_mutex_lock(&p->lock);
 			p->st.synced = rc == 0 && !p->need_sync && !p->need_list;
@@ -840,7 +399,7 @@ static void *run(void *ud)
 					say(p, 2, "trying again in %.1f s", wait * jitter);
 			} else {
 				/* only an answer resets the backoff: a watch started is not one (that it
-				 * cannot connect is known later, in watch_done) */
+				 * cannot connect is known later, in pub_watch_done) */
 				if (talked)
 					backoff = p->cfg.backoff_min_s;
 				retry_at = 0;
@@ -864,7 +423,7 @@ static void *run(void *ud)
 			int left;
 			while ((m = curl_multi_info_read(p->multi, &left)))
 				if (m->msg == CURLMSG_DONE && m->easy_handle == p->w) {
-					int rc = watch_done(p, m->data.result);
+					int rc = pub_watch_done(p, m->data.result);
 					if (rc == 1) {
 						p->need_list = true;
 						retry_at = 0;
@@ -882,11 +441,11 @@ static void *run(void *ud)
 				retry_at = now_s(); /* an event: put it right at once */
 		}
 	}
-	watch_end(p);
+	pub_watch_end(p);
 	pthread_mutex_lock(&p->lock);
 	bool remove = p->remove;
 	pthread_mutex_unlock(&p->lock);
-	if (remove && list(p) == 0) {
+	if (remove && pub_list(p) == 0) {
 		for (size_t i = 0; i < p->nhave; i++) {
 			char path[1024];
 			snprintf(path, sizeof path, "%s/%s", SLICES_PATH, p->have[i].name);
@@ -984,7 +543,7 @@ void dra_pub_stop(void *pub, int remove)
 	curl_multi_wakeup(p->multi);
 	pthread_join(p->th, NULL);
 	curl_multi_cleanup(p->multi);
-	have_reset(p);
+	pub_have_reset(p);
 	chunks_free(p);
 	pthread_mutex_destroy(&p->lock);
 	free(p->want);
