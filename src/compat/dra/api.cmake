@@ -8,7 +8,7 @@
 # from its archive (hidden symbols), so the module's only export is axl_dra_api.
 set(AXL_DRA_SRC ${CMAKE_SOURCE_DIR}/src/compat/dra)
 target_sources(axl_cli_obj PRIVATE ${CMAKE_SOURCE_DIR}/src/cli/cmd_dra_plugin.c ${AXL_DRA_SRC}/slices.c
-  ${AXL_DRA_SRC}/shares.c)
+  ${AXL_DRA_SRC}/shares.c ${AXL_DRA_SRC}/quantity.c)
 set(AXL_HAVE_CURL OFF)
 if(PKG_CONFIG_FOUND)
   pkg_check_modules(CURL libcurl>=7.77)

@@ -31,26 +31,6 @@ void dra_dns_label(const char *s, char *out, size_t cap)
 	out[o] = 0;
 }
 
-void dra_quantity(long long v, char *out, size_t cap)
-{
-	/* resource.Quantity's canonical forms: a multiple of 1024 in the largest binary
-	 * suffix that keeps it whole (BinarySI), else of 1000 in the largest decimal one
-	 * (DecimalSI), else the number */
-	static const char *const bin[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
-	static const char *const dec[] = { "", "k", "M", "G", "T", "P", "E" };
-	int k = 0;
-	long long x = v;
-	if (v > 0 && v % 1024 == 0) {
-		while (k < 6 && x % 1024 == 0)
-			x /= 1024, k++;
-		snprintf(out, cap, "%lld%s", x, bin[k]);
-		return;
-	}
-	while (v > 0 && k < 6 && x % 1000 == 0)
-		x /= 1000, k++;
-	snprintf(out, cap, "%lld%s", x, dec[k]);
-}
-
 /* the driver's version as semver: up to three numbers, leading zeros dropped; false when
  * it does not start with a number */
 static bool semver(const char *s, char *out, size_t cap)
