@@ -349,11 +349,13 @@ static int cmd_dra_plugin(struct opts *go, int argc, char **argv)
 	char err[1024];
 	if (api->open(&cc, &d.conn, err, sizeof err) != 0) {
 		fprintf(stderr, "axl: dra-plugin: %s\n", err);
+		kp_health_free(d.health);
 		return 1;
 	}
 	struct watch w;
 	if (watch_open(&w, &o, a.interval_ms)) { /* blocks SIGINT and SIGTERM before any thread starts */
 		api->close(d.conn);
+		kp_health_free(d.health);
 		return 1;
 	}
 	watch_sim_file(&w, o.sim);
