@@ -23,8 +23,8 @@ tests/compat/dra/check_kubelet.py drives them:
 Environment: AXL (default build/axl), ITERATIONS (200), CHANGES (10), IDLE (30),
 STATE (the checkpoint's folder; default under the work folder, on disk as the DaemonSet's
 /var/lib/kubelet/plugins/gpu.axl.dev is), WORK (default a new folder in $TMPDIR; removed at
-the end unless the harness failed or AXL_KEEP_WORK=1). The fake API server sets TCP_NODELAY on its connections as kube-apiserver
-(Go) does (check_kubelet.py's bench explains why).
+the end unless the harness failed or AXL_KEEP_WORK=1). The fake API server sets TCP_NODELAY
+on its connections as kube-apiserver (Go) does (check_kubelet.py's bench explains why).
 Exits 0 whatever the figures (a benchmark, not a test), 1 when the harness failed (the
 plugin did not register, a claim was refused); run with Debian's /usr/bin/python3
 (python3-grpcio, python3-jsonschema, protoc, openssl).

@@ -106,7 +106,8 @@ def run(axl, work):
         r = subprocess.run([axl, "dra-plugin", "--sim", simpath, "--node-name", "n", "--publish-only"],
                            env={k: v for k, v in os.environ.items() if not k.startswith("KUBERNETES_SERVICE")},
                            capture_output=True, text=True, timeout=30)
-        check(r.returncode == 1 and "not in a cluster" in r.stderr, "without a cluster: %d %s" % (r.returncode, r.stderr))
+        check(r.returncode == 1 and "not in a cluster" in r.stderr,
+              "without a cluster: %d %s" % (r.returncode, r.stderr))
         empty = os.path.join(work, "empty-sa")
         os.makedirs(empty)
         r = subprocess.run([axl, "dra-plugin", "--sim", simpath, "--node-name", "n", "--publish-only"],
@@ -144,8 +145,8 @@ def run(axl, work):
 
         # the next requests: a device change published, a new claim prepared
         cs.write_sim(simpath, SIM, 7)
-        cs.wait_for("7 devices published with the new token", lambda: len(cs.pool_devices(env.srv, env.node) or []) == 7,
-                    10)
+        cs.wait_for("7 devices published with the new token",
+                    lambda: len(cs.pool_devices(env.srv, env.node) or []) == 7, 10)
         r = env.kubelet.prepare(DRIVER, [(NS, "uid-c1", "c1")])
         check(not r.claims["uid-c1"].error, "claim c1 after the rotation: %s" % r)
         after = driver_answers(env.srv, t_rot)
