@@ -19,12 +19,12 @@ if(AXL_HAVE_GRPC)
     DEPENDS ${AXL_DRA_SRC}/dra.proto ${AXL_DRA_SRC}/pluginregistration.proto ${AXL_DRA_SRC}/health.proto
     COMMENT "protoc-c: the kubelet's DRA API (v1), plugin registration API (v1), gRPC health (v1)")
   add_library(axl_dra_kubelet MODULE ${AXL_DRA_SRC}/kubelet_grpc.c ${AXL_DRA_SRC}/kubelet_serve.c
-    ${AXL_DRA_SRC}/kubelet_health.c
+    ${AXL_DRA_SRC}/kubelet_health.c ${CMAKE_SOURCE_DIR}/src/compat/kubelet/grpc_glue.c
     ${AXL_DRA_GEN}/dra.pb-c.c ${AXL_DRA_GEN}/pluginregistration.pb-c.c ${AXL_DRA_GEN}/health.pb-c.c)
   set_target_properties(axl_dra_kubelet PROPERTIES PREFIX "" OUTPUT_NAME axl-dra-kubelet
     LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/dra C_VISIBILITY_PRESET hidden)
   target_include_directories(axl_dra_kubelet PRIVATE ${AXL_DRA_GEN} ${AXL_DRA_SRC}
-    ${GRPC_INCLUDE_DIRS} ${PROTOBUF_C_INCLUDE_DIRS})
+    ${CMAKE_SOURCE_DIR}/src/compat/kubelet ${GRPC_INCLUDE_DIRS} ${PROTOBUF_C_INCLUDE_DIRS})
   target_compile_options(axl_dra_kubelet PRIVATE ${AXL_WARNINGS})
   set_source_files_properties(${AXL_DRA_GEN}/dra.pb-c.c ${AXL_DRA_GEN}/pluginregistration.pb-c.c
     ${AXL_DRA_GEN}/health.pb-c.c PROPERTIES COMPILE_OPTIONS "-w")

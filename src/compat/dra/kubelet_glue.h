@@ -40,6 +40,7 @@
 
 #include "dra.pb-c.h"
 #include "pluginregistration.pb-c.h"
+#include "grpc_glue.h"
 #include "kubelet.h"
 
 /* the generated names, shortened */
@@ -127,7 +128,8 @@ struct dk_plugin {
 	int registered; /* the last NotifyRegistrationStatus said so */
 };
 
-void dk_say(struct dk_plugin *p, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* a line for the log (grpc_glue.h: kl_say) */
+#define dk_say(p, level, ...) kl_say((p)->ops.say, (p)->ops.ud, (p)->cfg.verbose, level, __VA_ARGS__)
 void *dk_serve_loop(void *arg);
 void dk_call_free(struct dk_call *c);
 /* a server on socket which (the lock held, or p not yet shared) */

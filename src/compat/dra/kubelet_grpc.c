@@ -146,30 +146,6 @@ static void *watch_loop(void *arg)
 	return NULL;
 }
 
-/* ---- the module's own threads for the command's calls --------------------------------- */
-
-struct apart {
-	void (*fn)(void *);
-	void *arg;
-};
-
-static void *apart_main(void *arg)
-{
-	const struct apart *a = arg;
-	a->fn(a->arg);
-	return NULL;
-}
-
-static int apart(void (*fn)(void *), void *arg)
-{
-	struct apart a = { fn, arg };
-	pthread_t th;
-	int e = pthread_create(&th, NULL, apart_main, &a);
-	if (e == 0)
-		pthread_join(th, NULL);
-	return e;
-}
-
 /* Shut down the servers started so far before the serve loop ever ran, then gRPC. */
 static void abandon(struct dk_plugin *p)
 {
@@ -194,10 +170,7 @@ static void abandon(struct dk_plugin *p)
 			dk_call_free(t->c);
 		}
 	}
-	grpc_completion_queue_shutdown(p->cq);
-	while (grpc_completion_queue_next(p->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type != GRPC_QUEUE_SHUTDOWN)
-		;
-	grpc_completion_queue_destroy(p->cq);
+	kl_queue_close(p->cq);
 	grpc_shutdown_blocking();
 	plugin_free(p);
 }
@@ -301,7 +274,7 @@ static int dk_start(const struct dra_kubelet_config *cfg, const struct dra_kubel
 {
 	struct start_call a = { cfg, ops, server, err, cap, -1 };
 	*server = NULL;
-	int e = apart(start_apart, &a);
+	int e = kl_apart(start_apart, &a);
 	if (e != 0) {
 		snprintf(err, cap, "cannot start a thread: %s", strerror(e));
 		return -1;
@@ -349,7 +322,7 @@ static void dk_stop(void *server)
 {
 	if (!server)
 		return;
-	if (apart(stop_here, server) != 0)
+	if (kl_apart(stop_here, server) != 0)
 		stop_here(server);
 }
 

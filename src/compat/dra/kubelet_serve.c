@@ -24,42 +24,6 @@
 #define _GNU_SOURCE
 #include "kubelet_glue.h"
 
-void dk_say(struct dk_plugin *p, int level, const char *fmt, ...)
-{
-	if (level >= 2 && !p->cfg.verbose)
-		return;
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	p->ops.say(p->ops.ud, level, msg);
-}
-
-static grpc_byte_buffer *pack(const ProtobufCMessage *m)
-{
-	size_t n = protobuf_c_message_get_packed_size(m);
-	grpc_slice s = grpc_slice_malloc(n);
-	protobuf_c_message_pack(m, GRPC_SLICE_START_PTR(s));
-	grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(&s, 1);
-	grpc_slice_unref(s);
-	return bb;
-}
-
-static ProtobufCMessage *unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffer *bb)
-{
-	if (!bb)
-		return NULL;
-	grpc_byte_buffer_reader rd;
-	if (!grpc_byte_buffer_reader_init(&rd, bb))
-		return NULL;
-	grpc_slice s = grpc_byte_buffer_reader_readall(&rd);
-	grpc_byte_buffer_reader_destroy(&rd);
-	ProtobufCMessage *m = protobuf_c_message_unpack(d, NULL, GRPC_SLICE_LENGTH(s), GRPC_SLICE_START_PTR(s));
-	grpc_slice_unref(s);
-	return m;
-}
-
 /* ---- calls ---------------------------------------------------------------------- */
 
 void dk_call_free(struct dk_call *c)
@@ -126,7 +90,7 @@ static void finish(struct dk_call *c, ProtobufCMessage *reply, grpc_status_code 
 	memset(ops, 0, sizeof ops);
 	size_t n = 0;
 	if (reply && code == GRPC_STATUS_OK) {
-		c->out = pack(reply);
+		c->out = kl_pack(reply);
 		ops[n].op = GRPC_OP_SEND_MESSAGE;
 		ops[n++].data.send_message.send_message = c->out;
 	}
@@ -145,7 +109,7 @@ static void do_getinfo(struct dk_call *c)
 {
 	struct dk_plugin *p = c->p;
 	Pluginregistration__InfoRequest *rq =
-	    (Pluginregistration__InfoRequest *)unpack(&pluginregistration__info_request__descriptor, c->in);
+	    (Pluginregistration__InfoRequest *)kl_unpack(&pluginregistration__info_request__descriptor, c->in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT, "GetInfo: the request is not an InfoRequest");
 		return;
@@ -168,7 +132,7 @@ static void do_getinfo(struct dk_call *c)
 static void do_notify(struct dk_call *c)
 {
 	struct dk_plugin *p = c->p;
-	Pluginregistration__RegistrationStatus *rq = (Pluginregistration__RegistrationStatus *)unpack(
+	Pluginregistration__RegistrationStatus *rq = (Pluginregistration__RegistrationStatus *)kl_unpack(
 	    &pluginregistration__registration_status__descriptor, c->in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT,
@@ -204,7 +168,7 @@ static struct dra_claim_ref *claim_refs(DkClaim **claims, size_t n)
 static void do_prepare(struct dk_call *c)
 {
 	struct dk_plugin *p = c->p;
-	DkPrepareReq *rq = (DkPrepareReq *)unpack(
+	DkPrepareReq *rq = (DkPrepareReq *)kl_unpack(
 	    &k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_request__descriptor, c->in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT,
@@ -289,7 +253,7 @@ static void do_prepare(struct dk_call *c)
 static void do_unprepare(struct dk_call *c)
 {
 	struct dk_plugin *p = c->p;
-	DkUnprepareReq *rq = (DkUnprepareReq *)unpack(
+	DkUnprepareReq *rq = (DkUnprepareReq *)kl_unpack(
 	    &k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_request__descriptor, c->in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT,
@@ -402,18 +366,7 @@ void *dk_serve_loop(void *arg)
 		case DK_T_NEW: on_new(t->c, ev.success); break;
 		case DK_T_RECV: on_recv(t->c, ev.success); break;
 		case DK_T_DONE: dk_call_free(t->c); break;
-		case DK_T_SHUTDOWN: {
-			struct dk_srv *s = t->s;
-			pthread_mutex_lock(&p->lock);
-			p->live_servers--;
-			int last = p->stopping && p->live_servers == 0;
-			grpc_server_destroy(s->gs);
-			s->gs = NULL;
-			pthread_mutex_unlock(&p->lock);
-			if (last)
-				grpc_completion_queue_shutdown(p->cq);
-			break;
-		}
+		case DK_T_SHUTDOWN: kl_server_gone(&p->lock, &t->s->gs, &p->live_servers, &p->stopping, p->cq); break;
 		}
 	}
 	return NULL;
@@ -421,75 +374,25 @@ void *dk_serve_loop(void *arg)
 
 /* ---- servers -------------------------------------------------------------------- */
 
-/* Is something listening on path? 1 yes, 0 a stale socket (or none), -1 not a socket. */
-static int socket_alive(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) != 0)
-		return 0;
-	if (!S_ISSOCK(st.st_mode))
-		return -1;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return 0;
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
-	int r = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
-	close(fd);
-	return r;
-}
-
 struct dk_srv *dk_srv_start(struct dk_plugin *p, int which, char *err, size_t cap)
 {
-	const char *path = p->paths[which];
-	struct sockaddr_un sa;
-	if (strlen(path) >= sizeof sa.sun_path) {
-		snprintf(err, cap, "%s: a unix socket's path is at most %zu bytes, this one has %zu", path,
-			 sizeof sa.sun_path - 1, strlen(path));
-		return NULL;
-	}
-	int alive = socket_alive(path);
-	if (alive == 1) {
-		snprintf(err, cap, "%s is in use by another process (another instance of the driver %s?)", path,
-			 p->cfg.driver);
-		return NULL;
-	}
-	if (alive < 0) {
-		snprintf(err, cap, "%s exists and is not a socket; not removing it", path);
-		return NULL;
-	}
-	struct stat st;
-	if (lstat(path, &st) == 0) {
-		dk_say(p, 1, "removing the stale socket %s of an earlier run", path);
-		if (unlink(path) != 0) {
-			snprintf(err, cap, "cannot remove the stale socket %s: %s", path, strerror(errno));
-			return NULL;
-		}
-	}
+	char in_use[512];
+	snprintf(in_use, sizeof in_use, " (another instance of the driver %s?)", p->cfg.driver);
+	const struct kl_hints h = { "", in_use };
 	struct dk_srv *s = calloc(1, sizeof *s);
 	if (!s) {
 		snprintf(err, cap, "out of memory");
 		return NULL;
 	}
-	s->p = p;
-	s->which = which;
-	s->t_shutdown = (struct dk_tag){ DK_T_SHUTDOWN, NULL, s };
-	s->gs = grpc_server_create(NULL, NULL);
-	grpc_server_register_completion_queue(s->gs, p->cq, NULL);
-	char addr[4200];
-	snprintf(addr, sizeof addr, "unix:%s", path);
-	grpc_server_credentials *cr = grpc_insecure_server_credentials_create();
-	int port = grpc_server_add_http2_port(s->gs, addr, cr);
-	grpc_server_credentials_release(cr);
-	if (port == 0 || lstat(path, &st) != 0) {
-		int e = access(p->dirs[which], W_OK) != 0 ? errno : 0;
-		snprintf(err, cap, "cannot listen on %s%s%s", path, e ? ": " : "", e ? strerror(e) : "");
-		grpc_server_destroy(s->gs);
+	s->gs = kl_listen(p->cq, p->paths[which], p->dirs[which], &h, p->ops.say, p->ops.ud, p->cfg.verbose,
+			  &p->inos[which], err, cap);
+	if (!s->gs) {
 		free(s);
 		return NULL;
 	}
-	p->inos[which] = st.st_ino;
-	grpc_server_start(s->gs);
+	s->p = p;
+	s->which = which;
+	s->t_shutdown = (struct dk_tag){ DK_T_SHUTDOWN, NULL, s };
 	s->next_all = p->all;
 	p->all = s;
 	p->live_servers++;

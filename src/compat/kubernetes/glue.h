@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the files of axl's gRPC glue (the module axl-kubernetes.so, transport.h) share:
- * the plugin, its servers and calls. glue.c: the log and packing; serve.c: the servers
+ * the plugin, its servers and calls. The log, packing, listening on a socket and a thread
+ * of the module's own are ../kubelet/grpc_glue.c's (shared with axl-dra-kubelet.so, the DRA
+ * plugin's module; compiled into each). serve.c: the servers
  * on their sockets and the kubelet's calls on the completion queue they share;
  * register.c: registration with the kubelet and its restarts; grpc.c: the module's entry
  * points. Each uses only the ones before it.
@@ -47,6 +49,7 @@
 #define register register_
 #include "deviceplugin.pb-c.h"
 #undef register
+#include "grpc_glue.h"
 #include "transport.h"
 
 #define API_VERSION "v1beta1"
@@ -118,9 +121,9 @@ struct plugin {
 };
 
 
-void k8s_glue_say(struct plugin *p, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* a line for the log (grpc_glue.h: kl_say) */
+#define k8s_glue_say(p, level, ...) kl_say((p)->ops.say, (p)->ops.ud, (p)->cfg.verbose, level, __VA_ARGS__)
 /* m packed into a byte buffer for gRPC */
-grpc_byte_buffer *k8s_glue_pack(const ProtobufCMessage *m);
 /* the completion queue's loop (serve.c) */
 void *k8s_glue_serve_loop(void *arg);
 /* ask for the next call on s (the lock held, or s not yet shared) */

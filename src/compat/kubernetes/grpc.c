@@ -6,7 +6,7 @@
  * on their sockets, and the module's entry points (start, changed, stop).
  *
  * The command's thread runs no gRPC code: each entry point does its work on a thread of
- * the module's own and joins it before it returns (apart()). gRPC and Abseil keep
+ * the module's own and joins it before it returns (kl_apart()). gRPC and Abseil keep
  * thread-local state in libraries loaded with dlopen (gRPC's ExecCtx, the Cord sampling
  * counter an error status touches: grpc_server_add_http2_port makes one when a unix
  * socket refuses SO_ZEROCOPY), so whichever thread calls them gets dynamic TLS blocks.
@@ -53,33 +53,6 @@ static void plugin_free(struct plugin *p)
 	free(p);
 }
 
-/* ---- the module's own threads for the command's calls --------------------------------- */
-
-struct apart {
-	void (*fn)(void *);
-	void *arg;
-};
-
-static void *apart_main(void *arg)
-{
-	const struct apart *a = arg;
-	a->fn(a->arg);
-	return NULL;
-}
-
-/* fn(arg) on a thread of the module's own, joined: 0, or pthread_create's error when no
- * thread could start (fn not run). The thread inherits the caller's signal mask (the
- * command blocks SIGINT and SIGTERM before it starts the module). */
-static int apart(void (*fn)(void *), void *arg)
-{
-	struct apart a = {fn, arg};
-	pthread_t th;
-	int e = pthread_create(&th, NULL, apart_main, &a);
-	if (e == 0)
-		pthread_join(th, NULL);
-	return e;
-}
-
 /* Shut down the first n servers of p before its serve loop ever ran: their shutdown
  * notifications and the calls they had pending drained here, then the queue; gRPC shut
  * down, p freed. */
@@ -104,10 +77,7 @@ static void abandon(struct plugin *p, size_t n)
 			k8s_glue_call_free(t->c);
 		}
 	}
-	grpc_completion_queue_shutdown(p->cq);
-	while (grpc_completion_queue_next(p->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type != GRPC_QUEUE_SHUTDOWN)
-		;
-	grpc_completion_queue_destroy(p->cq);
+	kl_queue_close(p->cq);
 	grpc_shutdown_blocking();
 	plugin_free(p);
 }
@@ -209,7 +179,7 @@ static int k8s_start(const struct k8s_config *cfg, const struct k8s_ops *ops, vo
 {
 	struct start_call a = {cfg, ops, server, err, cap, -1};
 	*server = NULL;
-	int e = apart(start_apart, &a);
+	int e = kl_apart(start_apart, &a);
 	if (e != 0) {
 		snprintf(err, cap, "cannot start a thread: %s", strerror(e));
 		return -1;
@@ -230,7 +200,7 @@ static void k8s_changed(void *server)
 {
 	if (!server)
 		return;
-	if (apart(changed_here, server) != 0) /* no thread to spare: the streams still learn of it */
+	if (kl_apart(changed_here, server) != 0) /* no thread to spare: the streams still learn of it */
 		changed_here(server);
 }
 
@@ -269,7 +239,7 @@ static void k8s_stop(void *server)
 {
 	if (!server)
 		return;
-	if (apart(stop_here, server) != 0) /* no thread to spare: stopped all the same */
+	if (kl_apart(stop_here, server) != 0) /* no thread to spare: stopped all the same */
 		stop_here(server);
 }
 

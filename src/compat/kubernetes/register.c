@@ -26,7 +26,7 @@ static int register_one(struct plugin *p, size_t r, char *err, size_t cap)
 	rq.endpoint = (char *)p->cfg.sockets[r];
 	rq.resource_name = (char *)p->cfg.resources[r];
 	rq.options = &o;
-	grpc_byte_buffer *out = k8s_glue_pack(&rq.base), *in = NULL;
+	grpc_byte_buffer *out = kl_pack(&rq.base), *in = NULL;
 	grpc_metadata_array imd, tmd;
 	grpc_metadata_array_init(&imd);
 	grpc_metadata_array_init(&tmd);

@@ -12,20 +12,6 @@
 
 /* ---- messages ------------------------------------------------------------------- */
 
-static ProtobufCMessage *unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffer *bb)
-{
-	if (!bb)
-		return NULL;
-	grpc_byte_buffer_reader rd;
-	if (!grpc_byte_buffer_reader_init(&rd, bb))
-		return NULL;
-	grpc_slice s = grpc_byte_buffer_reader_readall(&rd);
-	grpc_byte_buffer_reader_destroy(&rd);
-	ProtobufCMessage *m = protobuf_c_message_unpack(d, NULL, GRPC_SLICE_LENGTH(s), GRPC_SLICE_START_PTR(s));
-	grpc_slice_unref(s);
-	return m;
-}
-
 /* The ListAndWatch message of resource r now, packed; NULL when the list failed. */
 static uint8_t *list_bytes(struct plugin *p, size_t r, size_t *len)
 {
@@ -144,7 +130,7 @@ static void finish(struct call *c, ProtobufCMessage *reply, grpc_status_code cod
 	memset(ops, 0, sizeof ops);
 	size_t n = 0;
 	if (reply && code == GRPC_STATUS_OK) {
-		c->out = k8s_glue_pack(reply);
+		c->out = kl_pack(reply);
 		ops[n].op = GRPC_OP_SEND_MESSAGE;
 		ops[n++].data.send_message.send_message = c->out;
 	}
@@ -179,7 +165,7 @@ static void do_prestart(struct call *c)
 static void do_preferred(struct call *c)
 {
 	struct plugin *p = c->p;
-	V1beta1__PreferredAllocationRequest *rq = (V1beta1__PreferredAllocationRequest *)unpack(
+	V1beta1__PreferredAllocationRequest *rq = (V1beta1__PreferredAllocationRequest *)kl_unpack(
 		&v1beta1__preferred_allocation_request__descriptor, c->in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT,
@@ -306,7 +292,7 @@ static void do_allocate(struct call *c)
 {
 	struct plugin *p = c->p;
 	V1beta1__AllocateRequest *rq =
-	    (V1beta1__AllocateRequest *)unpack(&v1beta1__allocate_request__descriptor, c->in);
+	    (V1beta1__AllocateRequest *)kl_unpack(&v1beta1__allocate_request__descriptor, c->in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT, "Allocate: the request is not an AllocateRequest");
 		return;
@@ -528,18 +514,9 @@ void *k8s_glue_serve_loop(void *arg)
 				k8s_glue_call_free(c);
 			pthread_mutex_unlock(&p->lock);
 			break;
-		case T_SHUTDOWN: {
-			struct srv *s = t->s;
-			pthread_mutex_lock(&p->lock);
-			p->live_servers--;
-			int last = p->stopping && p->live_servers == 0;
-			grpc_server_destroy(s->gs);
-			s->gs = NULL;
-			pthread_mutex_unlock(&p->lock);
-			if (last)
-				grpc_completion_queue_shutdown(p->cq);
+		case T_SHUTDOWN:
+			kl_server_gone(&p->lock, &t->s->gs, &p->live_servers, &p->stopping, p->cq);
 			break;
-		}
 		}
 	}
 	return NULL;
@@ -547,77 +524,26 @@ void *k8s_glue_serve_loop(void *arg)
 
 /* ---- servers -------------------------------------------------------------------- */
 
-/* Is something listening on path? 1 yes, 0 a stale socket (or none), -1 not a socket. */
-static int socket_alive(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) != 0)
-		return 0;
-	if (!S_ISSOCK(st.st_mode))
-		return -1;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return 0;
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
-	int r = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
-	close(fd);
-	return r;
-}
-
 /* A server for resource r on its socket (lock held or not yet shared). */
 struct srv *k8s_glue_srv_start(struct plugin *p, size_t r, char *err, size_t cap)
 {
-	const char *path = p->paths[r];
-	struct sockaddr_un sa;
-	if (strlen(path) >= sizeof sa.sun_path) {
-		snprintf(err, cap,
-			 "%s: a unix socket's path is at most %zu bytes, this one has %zu (a shorter --kubelet-dir)",
-			 path, sizeof sa.sun_path - 1, strlen(path));
-		return NULL;
-	}
-	int alive = socket_alive(path);
-	if (alive == 1) {
-		snprintf(err, cap, "%s is in use by another process (another device plugin for %s?)", path,
-			 p->cfg.resources[r]);
-		return NULL;
-	}
-	if (alive < 0) {
-		snprintf(err, cap, "%s exists and is not a socket; not removing it", path);
-		return NULL;
-	}
-	struct stat st;
-	if (lstat(path, &st) == 0) {
-		k8s_glue_say(p, 1, "removing the stale socket %s of an earlier run", path);
-		if (unlink(path) != 0) {
-			snprintf(err, cap, "cannot remove the stale socket %s: %s", path, strerror(errno));
-			return NULL;
-		}
-	}
+	char in_use[512];
+	snprintf(in_use, sizeof in_use, " (another device plugin for %s?)", p->cfg.resources[r]);
+	const struct kl_hints h = {" (a shorter --kubelet-dir)", in_use};
 	struct srv *s = calloc(1, sizeof *s);
 	if (!s) {
 		snprintf(err, cap, "out of memory");
 		return NULL;
 	}
-	s->p = p;
-	s->r = r;
-	s->t_shutdown = (struct tag){T_SHUTDOWN, NULL, s};
-	s->gs = grpc_server_create(NULL, NULL);
-	grpc_server_register_completion_queue(s->gs, p->cq, NULL);
-	char addr[4200];
-	snprintf(addr, sizeof addr, "unix:%s", path);
-	grpc_server_credentials *cr = grpc_insecure_server_credentials_create();
-	int port = grpc_server_add_http2_port(s->gs, addr, cr);
-	grpc_server_credentials_release(cr);
-	if (port == 0 || lstat(path, &st) != 0) {
-		int e = access(p->cfg.dir, W_OK) != 0 ? errno : 0;
-		snprintf(err, cap, "cannot listen on %s%s%s", path, e ? ": " : "", e ? strerror(e) : "");
-		grpc_server_destroy(s->gs);
+	s->gs = kl_listen(p->cq, p->paths[r], p->cfg.dir, &h, p->ops.say, p->ops.ud, p->cfg.verbose, &p->inos[r], err,
+			  cap);
+	if (!s->gs) {
 		free(s);
 		return NULL;
 	}
-	p->inos[r] = st.st_ino;
-	grpc_server_start(s->gs);
+	s->p = p;
+	s->r = r;
+	s->t_shutdown = (struct tag){T_SHUTDOWN, NULL, s};
 	s->next_all = p->all;
 	p->all = s;
 	p->live_servers++;

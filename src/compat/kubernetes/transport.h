@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Between `axl device-plugin` (src/cli/cmd_device_plugin.c, which knows the devices:
- * plugin.c) and its gRPC glue (glue.c, serve.c, register.c, grpc.c: the module axl-kubernetes.so, so
+ * plugin.c) and its gRPC glue (serve.c, register.c, grpc.c, ../kubelet/grpc_glue.c: the module axl-kubernetes.so, so
  * that no other command loads gRPC and what it pulls in). Plain C types only: the
  * module never sees an axl type, the command never sees a gRPC or protobuf one.
  *
