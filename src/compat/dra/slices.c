@@ -316,7 +316,7 @@ static void device_obj(struct build *b, const struct ent *en, bool with_counters
 	if (cus_of(d) > 0)
 		a_int(&a, "computeUnits", cus_of(d));
 	if (axl_device_get_int(d, AXL_ATTR_NUMA_NODE, &v) == 0 && v >= 0)
-		a_int(&a, "numaNode", v);
+		a_int(&a, STD_DOMAIN "numaNode", v);
 	if (b->isl[en->top] >= 0) {
 		a_int(&a, "island", b->isl[en->top]);
 		a_str(&a, "interconnect", b->ikind[en->top]);

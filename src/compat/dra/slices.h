@@ -16,11 +16,12 @@
  * (device.attributes["<driver>"].model in CEL):
  *   vendor, model, architecture, family, uuid (strings, at most 64 characters: longer ones
  *   are cut); driverVersion (a version: the driver's numbers as semver, "535.261.03" is
- *   535.261.3); index, computeUnits, numaNode, island (integers: island is the smallest
+ *   535.261.3); index, computeUnits, island (integers: island is the smallest
  *   index of the devices joined with it by NVLink/NVSwitch/xGMI/RoCE); interconnect (the
  *   kind of those links); one boolean per number format of the precision table, true
  *   when the hardware has it natively (fp8, bf16, ...);
- *   resource.kubernetes.io/pciBusID and resource.kubernetes.io/pcieRoot ("pci0000:00",
+ *   resource.kubernetes.io/numaNode (an integer), resource.kubernetes.io/pciBusID and
+ *   resource.kubernetes.io/pcieRoot ("pci0000:00",
  *   the root complex above the device in sysfs; left out on a simulated node).
  * Capacity: memory (the total, as a quantity: "80Gi").
  * A fact axl does not know is left out, never written as zero. At most 32 attributes and

@@ -216,8 +216,8 @@ def write_sim(path, base, count=None):
 
 def check_device(d, sim):
     at, cap = d["attributes"], d.get("capacity", {})
-    for k in ("vendor", "model", "architecture", "uuid", "family", "index", "computeUnits", "numaNode",
-              "resource.kubernetes.io/pciBusID"):
+    for k in ("vendor", "model", "architecture", "uuid", "family", "index", "computeUnits",
+              "resource.kubernetes.io/numaNode", "resource.kubernetes.io/pciBusID"):
         check(k in at, "%s: no attribute %s: %s" % (d["name"], k, at))
     check("memory" in cap and cap["memory"]["value"].endswith("Gi"), "%s: memory %s" % (d["name"], cap))
     check(len(at) + len(cap) <= 32, "%s: %d attributes and capacities" % (d["name"], len(at) + len(cap)))
