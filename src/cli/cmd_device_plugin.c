@@ -217,10 +217,7 @@ struct dp {
 	struct slice *slices; /* the resources served, by the command's thread only */
 	/* health (health.h), by the command's thread only: NULL when the checks are off */
 	struct kp_health *health;
-	axl_context *hctx;   /* the node the health sampler watches, kept until its devices change */
-	axl_inventory *hinv;
-	axl_sampler *hs;
-	char *hsig;          /* its devices (signature()) */
+	struct kp_health_watch hw; /* the health sampler (health.h) */
 	double next_health;  /* monotonic time of the next health sample */
 };
 
@@ -250,73 +247,6 @@ static void health_say(void *ud, bool counted, const char *msg)
 		fprintf(stderr, "axl: device-plugin: %s\n", msg);
 }
 
-/* The devices of inv and their partitions, by id and UUID: what a health sampler watches. */
-static char *signature(const axl_inventory *inv)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	for (size_t i = 0; i < axl_inventory_device_count(inv); i++) {
-		const axl_device *dev = axl_inventory_device(inv, i);
-		for (size_t c = 0; c <= axl_device_child_count(dev); c++) {
-			const axl_device *x = c ? axl_device_child(dev, c - 1) : dev;
-			const char *uuid = NULL;
-			axl_device_get_str(x, AXL_ATTR_UUID, &uuid);
-			fprintf(f, "%s|%s;", axl_device_id(x), uuid ? uuid : "");
-		}
-	}
-	return fclose(f) == 0 ? buf : (free(buf), NULL);
-}
-
-/* One health sample: true when a device became Unhealthy. */
-static bool health_poll(struct dp *d)
-{
-	axl_sample *smp = NULL;
-	if (!d->hs || axl_sampler_sample(d->hs, &smp) != 0)
-		return false;
-	bool became = kp_health_take(d->health, smp, watch_now(), health_say, d);
-	axl_sample_free(smp);
-	return became;
-}
-
-static void health_close(struct dp *d)
-{
-	axl_sampler_free(d->hs);
-	axl_inventory_free(d->hinv);
-	axl_context_free(d->hctx);
-	free(d->hsig);
-	d->hs = NULL;
-	d->hinv = NULL;
-	d->hctx = NULL;
-	d->hsig = NULL;
-}
-
-/* A rediscovery's inventory: watched from now on when its devices are not those watched
- * (the last events of the old node taken first). True when ctx and inv are kept. */
-static bool health_watch(struct dp *d, axl_context *ctx, axl_inventory *inv)
-{
-	char *sig = signature(inv);
-	if (!sig || (d->hs && strcmp(sig, d->hsig) == 0) || (!d->hs && !*sig)) {
-		free(sig); /* the same devices; or none at all (an idle node is not sampled) */
-		return false;
-	}
-	axl_sampler *s = NULL;
-	if (axl_sampler_open(&s, inv, AXL_SAMPLER_HEALTH | AXL_SAMPLER_NO_METRICS) != 0) {
-		fprintf(stderr, "axl: device-plugin: the devices' errors cannot be watched: %s\n", axl_error_last());
-		free(sig);
-		return false;
-	}
-	health_poll(d);
-	health_close(d);
-	d->hctx = ctx;
-	d->hinv = inv;
-	d->hs = s;
-	d->hsig = sig;
-	return true;
-}
-
 /* The node's resources now; NULL after a message. */
 static struct kp_node *scan(struct dp *d, int quiet)
 {
@@ -339,7 +269,7 @@ static struct kp_node *scan(struct dp *d, int quiet)
 		print_warnings(inv);
 	bool kept = false;
 	if (d->health) { /* the devices with a recent critical error stay Unhealthy */
-		kept = health_watch(d, ctx, inv);
+		kept = kp_health_watch_set(&d->hw, d->health, ctx, inv, watch_now(), health_say, d);
 		kp_health_expire(d->health, watch_now(), health_say, d);
 		kp_health_apply(d->health, node, inv);
 	}
@@ -703,7 +633,7 @@ static int cmd_device_plugin(struct opts *go, int argc, char **argv)
 	for (;;) {
 		/* asleep until the next rediscovery, health sample or recovery, whichever is first */
 		double wake = next_scan;
-		if (d.hs) {
+		if (d.hw.hs) {
 			double back = kp_health_next(d.health);
 			wake = d.next_health < wake ? d.next_health : wake;
 			wake = back >= 0 && back < wake ? back : wake;
@@ -713,9 +643,9 @@ static int cmd_device_plugin(struct opts *go, int argc, char **argv)
 			break;
 		double tnow = watch_now();
 		bool rescan = strcmp(why, "interval") != 0 || tnow >= next_scan - 0.001;
-		if (d.hs && tnow >= d.next_health - 0.001) {
+		if (d.hw.hs && tnow >= d.next_health - 0.001) {
 			d.next_health = tnow + period;
-			if (health_poll(&d))
+			if (kp_health_watch_poll(&d.hw, d.health, tnow, health_say, &d))
 				rescan = true, why = "a device's error";
 		}
 		if (d.health && kp_health_expire(d.health, tnow + 0.001, health_say, &d))
@@ -752,7 +682,7 @@ out:
 	}
 	watch_close(&w);
 	kp_node_free(d.node);
-	health_close(&d);
+	kp_health_watch_close(&d.hw);
 	kp_health_free(d.health);
 	pthread_mutex_destroy(&d.lock);
 	return rc;

@@ -103,16 +103,11 @@ struct dra {
 	char *devices; /* what the publisher was last given */
 	/* health as device taints (health.h, as axl device-plugin judges it): NULL when off */
 	struct kp_health *health;
-	axl_sampler *hs;
-	axl_context *hctx;
-	axl_inventory *hinv;
-	char *hsig;
+	struct kp_health_watch hw; /* the health sampler, kept as axl device-plugin keeps its own */
 };
 
 /* ---- health: the vendors' errors as device taints (health.h) ------------------------ */
-/* The health sampler is kept as axl device-plugin keeps its own (cmd_device_plugin.c):
- * opened on a rediscovery's inventory when its devices differ from those watched, asked
- * every HEALTH_PERIOD_S. */
+/* The health sampler (struct kp_health_watch) is asked every HEALTH_PERIOD_S. */
 
 #define HEALTH_PERIOD_S 5.0
 
@@ -121,70 +116,6 @@ static void health_say(void *ud, bool counted, const char *msg)
 	const struct dra *d = ud;
 	if (counted || d->o->verbose)
 		fprintf(stderr, "axl: dra-plugin: %s\n", msg);
-}
-
-static char *signature(const axl_inventory *inv)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	for (size_t i = 0; i < axl_inventory_device_count(inv); i++) {
-		const axl_device *dev = axl_inventory_device(inv, i);
-		for (size_t c = 0; c <= axl_device_child_count(dev); c++) {
-			const axl_device *x = c ? axl_device_child(dev, c - 1) : dev;
-			const char *uuid = NULL;
-			axl_device_get_str(x, AXL_ATTR_UUID, &uuid);
-			fprintf(f, "%s|%s;", axl_device_id(x), uuid ? uuid : "");
-		}
-	}
-	return fclose(f) == 0 ? buf : (free(buf), NULL);
-}
-
-static bool health_poll(struct dra *d)
-{
-	axl_sample *smp = NULL;
-	if (!d->hs || axl_sampler_sample(d->hs, &smp) != 0)
-		return false;
-	bool became = kp_health_take(d->health, smp, watch_now(), health_say, d);
-	axl_sample_free(smp);
-	return became;
-}
-
-static void health_close(struct dra *d)
-{
-	axl_sampler_free(d->hs);
-	axl_inventory_free(d->hinv);
-	axl_context_free(d->hctx);
-	free(d->hsig);
-	d->hs = NULL;
-	d->hinv = NULL;
-	d->hctx = NULL;
-	d->hsig = NULL;
-}
-
-/* True when ctx and inv are kept (watched from now on). */
-static bool health_watch(struct dra *d, axl_context *ctx, axl_inventory *inv)
-{
-	char *sig = signature(inv);
-	if (!sig || (d->hs && strcmp(sig, d->hsig) == 0) || (!d->hs && !*sig)) {
-		free(sig);
-		return false;
-	}
-	axl_sampler *s = NULL;
-	if (axl_sampler_open(&s, inv, AXL_SAMPLER_HEALTH | AXL_SAMPLER_NO_METRICS) != 0) {
-		fprintf(stderr, "axl: dra-plugin: the devices' errors cannot be watched: %s\n", axl_error_last());
-		free(sig);
-		return false;
-	}
-	health_poll(d);
-	health_close(d);
-	d->hctx = ctx;
-	d->hinv = inv;
-	d->hs = s;
-	d->hsig = sig;
-	return true;
 }
 
 static bool taint_of(void *ud, const char *axl_id, struct dra_taint *t)
@@ -225,7 +156,7 @@ static char *scan(struct dra *d, int quiet)
 	char *json = NULL, err[256];
 	bool kept = false;
 	if (d->health) { /* the devices with a recent critical error are tainted */
-		kept = health_watch(d, ctx, inv);
+		kept = kp_health_watch_set(&d->hw, d->health, ctx, inv, watch_now(), health_say, d);
 		kp_health_expire(d->health, watch_now(), health_say, d);
 	}
 	struct dra_pool_opts po = { root ? root : (axl_context_is_simulated(ctx) ? NULL : "/"),
@@ -399,7 +330,7 @@ static int cmd_dra_plugin(struct opts *go, int argc, char **argv)
 	for (;;) {
 		/* asleep until the next rediscovery, health sample or recovery, whichever is first */
 		double wake = next_scan;
-		if (d.hs) {
+		if (d.hw.hs) {
 			double back = kp_health_next(d.health);
 			wake = next_health < wake ? next_health : wake;
 			wake = back >= 0 && back < wake ? back : wake;
@@ -409,9 +340,9 @@ static int cmd_dra_plugin(struct opts *go, int argc, char **argv)
 			break;
 		double tnow = watch_now();
 		bool rescan = strcmp(why, "interval") != 0 || tnow >= next_scan - 0.001;
-		if (d.hs && tnow >= next_health - 0.001) {
+		if (d.hw.hs && tnow >= next_health - 0.001) {
 			next_health = tnow + period;
-			if (health_poll(&d))
+			if (kp_health_watch_poll(&d.hw, d.health, tnow, health_say, &d))
 				rescan = true, why = "a device's error";
 		}
 		if (d.health && kp_health_expire(d.health, tnow + 0.001, health_say, &d))
@@ -442,7 +373,7 @@ out:
 	watch_close(&w);
 	api->close(d.conn);
 	free(d.devices);
-	health_close(&d);
+	kp_health_watch_close(&d.hw);
 	kp_health_free(d.health);
 	return rc;
 }

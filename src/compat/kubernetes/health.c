@@ -326,3 +326,67 @@ double kp_health_next(const struct kp_health *h)
 			next = h->m[i].until;
 	return next;
 }
+
+/* ---- the health sampler a command keeps ---------------------------------------------- */
+
+/* The devices of inv and their partitions, by id and UUID: what a health sampler watches. */
+static char *signature(const axl_inventory *inv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < axl_inventory_device_count(inv); i++) {
+		const axl_device *dev = axl_inventory_device(inv, i);
+		for (size_t c = 0; c <= axl_device_child_count(dev); c++) {
+			const axl_device *x = c ? axl_device_child(dev, c - 1) : dev;
+			const char *uuid = NULL;
+			axl_device_get_str(x, AXL_ATTR_UUID, &uuid);
+			fprintf(f, "%s|%s;", axl_device_id(x), uuid ? uuid : "");
+		}
+	}
+	return fclose(f) == 0 ? buf : (free(buf), NULL);
+}
+
+bool kp_health_watch_poll(struct kp_health_watch *w, struct kp_health *h, double now,
+			  void (*say)(void *ud, bool counted, const char *msg), void *ud)
+{
+	axl_sample *smp = NULL;
+	if (!w->hs || axl_sampler_sample(w->hs, &smp) != 0)
+		return false;
+	bool became = kp_health_take(h, smp, now, say, ud);
+	axl_sample_free(smp);
+	return became;
+}
+
+void kp_health_watch_close(struct kp_health_watch *w)
+{
+	axl_sampler_free(w->hs);
+	axl_inventory_free(w->inv);
+	axl_context_free(w->ctx);
+	free(w->sig);
+	memset(w, 0, sizeof *w);
+}
+
+bool kp_health_watch_set(struct kp_health_watch *w, struct kp_health *h, axl_context *ctx, axl_inventory *inv,
+			 double now, void (*say)(void *ud, bool counted, const char *msg), void *ud)
+{
+	char *sig = signature(inv);
+	if (!sig || (w->hs && strcmp(sig, w->sig) == 0) || (!w->hs && !*sig)) {
+		free(sig); /* the same devices; or none at all (an idle node is not sampled) */
+		return false;
+	}
+	axl_sampler *s = NULL;
+	if (axl_sampler_open(&s, inv, AXL_SAMPLER_HEALTH | AXL_SAMPLER_NO_METRICS) != 0) {
+		char msg[1024];
+		snprintf(msg, sizeof msg, "the devices' errors cannot be watched: %s", axl_error_last());
+		say(ud, true, msg);
+		free(sig);
+		return false;
+	}
+	kp_health_watch_poll(w, h, now, say, ud);
+	kp_health_watch_close(w);
+	*w = (struct kp_health_watch){ctx, inv, s, sig};
+	return true;
+}

@@ -77,4 +77,26 @@ int kp_health_severity(const struct kp_health *h, const char *axl_id, long long 
 /* The soonest time a marked device is Healthy again; < 0 when none will be. */
 double kp_health_next(const struct kp_health *h);
 
+/* The health sampler a command keeps (`axl device-plugin`, `axl dra-plugin`): opened on a
+ * rediscovery's inventory when its devices differ from those watched, asked every period.
+ * All NULL: none (zeroed: nothing watched yet). */
+struct kp_health_watch {
+	axl_context *ctx; /* the node the sampler watches, kept until its devices change */
+	axl_inventory *inv;
+	axl_sampler *hs;
+	char *sig; /* its devices: the ids and UUIDs of the devices and their partitions */
+};
+/* One health sample into h at monotonic time now (kp_health_take): true when a device
+ * became Unhealthy; false too when nothing is watched. */
+bool kp_health_watch_poll(struct kp_health_watch *w, struct kp_health *h, double now,
+			  void (*say)(void *ud, bool counted, const char *msg), void *ud);
+/* A rediscovery's inventory: watched from now on when its devices are not those watched
+ * (the last events of the old node taken first) and not none at all (an idle node is not
+ * sampled). True when ctx and inv are kept (w owns them); a sampler that cannot open is
+ * said through say, as an event that counts. */
+bool kp_health_watch_set(struct kp_health_watch *w, struct kp_health *h, axl_context *ctx, axl_inventory *inv,
+			 double now, void (*say)(void *ud, bool counted, const char *msg), void *ud);
+/* The sampler, context and inventory freed; w zeroed. */
+void kp_health_watch_close(struct kp_health_watch *w);
+
 #endif
