@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../../util/json.h"
+#include "../kubernetes/islands.h"
 #include "shares.h"
 #include "slices.h"
 
@@ -85,51 +86,6 @@ static bool pcie_root(const char *root, const char *addr, char *out, size_t cap)
 	memcpy(out, p, len);
 	out[len] = 0;
 	return true;
-}
-
-/* Islands: devices joined by NVLink, NVSwitch, xGMI or RoCE links (union-find over the
- * inventory's links, as the device plugin's preferred allocation groups them) */
-static void islands(const axl_inventory *inv, int *island, const char **kind, size_t n)
-{
-	int *up = malloc((n ? n : 1) * sizeof *up);
-	for (size_t i = 0; i < n; i++)
-		island[i] = -1, kind[i] = NULL;
-	if (!up)
-		return;
-	for (size_t i = 0; i < n; i++)
-		up[i] = (int)i;
-	for (size_t l = 0; l < axl_inventory_link_count(inv); l++) {
-		const struct axl_link *k = axl_inventory_link(inv, l);
-		if (!k->kind || (strcmp(k->kind, "nvlink") && strcmp(k->kind, "nvswitch") && strcmp(k->kind, "xgmi") &&
-				 strcmp(k->kind, "roce")))
-			continue;
-		int a = -1, b = -1;
-		for (size_t i = 0; i < n; i++) {
-			const char *id = axl_device_id(axl_inventory_device(inv, i));
-			if (k->a && strcmp(id, k->a) == 0)
-				a = (int)i;
-			if (k->b && strcmp(id, k->b) == 0)
-				b = (int)i;
-		}
-		if (a < 0 || b < 0)
-			continue;
-		kind[a] = kind[a] ? kind[a] : k->kind;
-		kind[b] = kind[b] ? kind[b] : k->kind;
-		island[a] = island[b] = 0; /* linked */
-		while (up[a] != a)
-			a = up[a];
-		while (up[b] != b)
-			b = up[b];
-		if (a != b)
-			up[a < b ? b : a] = a < b ? a : b;
-	}
-	for (size_t i = 0; i < n; i++) {
-		int r = (int)i;
-		while (up[r] != r)
-			r = up[r];
-		island[i] = island[i] == 0 ? r : -1;
-	}
-	free(up);
 }
 
 struct attrs {
@@ -470,7 +426,7 @@ int dra_pool_json(const axl_inventory *inv, const struct dra_pool_opts *o, char 
 		snprintf(err, cap, "out of memory");
 		return -1;
 	}
-	islands(inv, b.isl, b.ikind, n);
+	kp_islands(inv, b.isl, b.ikind, n); /* as the device plugin groups them */
 	/* the devices, then their partitions; names: axl's ids as DNS labels, made unique (a
 	 * device keeps the name it has without partitions) */
 	size_t m = 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "islands.h"
 #include "plugin.h"
 
 /* ---- building the node's resources ------------------------------------------------- */
@@ -181,56 +182,6 @@ static bool partitions_enabled(const axl_device *d, const struct axl_runtime *rt
 			return p->mode && strcmp(p->mode, "enabled") == 0;
 	}
 	return false;
-}
-
-/* Islands: devices joined by NVLink, NVSwitch, xGMI or RoCE links (the last: the Ethernet
- * ports a Gaudi baseboard joins its modules with; union-find over the inventory's links).
- * island[i] for top-level device i: the smallest index of its island; -1 when it has no
- * such link. */
-static void islands(const axl_inventory *inv, int *island, size_t n)
-{
-	int *up = malloc((n ? n : 1) * sizeof *up);
-	char *linked = calloc(n ? n : 1, 1);
-	for (size_t i = 0; i < n; i++)
-		island[i] = -1;
-	if (!up || !linked) {
-		free(up);
-		free(linked);
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		up[i] = (int)i;
-	for (size_t l = 0; l < axl_inventory_link_count(inv); l++) {
-		const struct axl_link *k = axl_inventory_link(inv, l);
-		if (!k->kind || (strcmp(k->kind, "nvlink") && strcmp(k->kind, "nvswitch") && strcmp(k->kind, "xgmi") &&
-				 strcmp(k->kind, "roce")))
-			continue;
-		int a = -1, b = -1;
-		for (size_t i = 0; i < n; i++) {
-			const char *id = axl_device_id(axl_inventory_device(inv, i));
-			if (k->a && strcmp(id, k->a) == 0)
-				a = (int)i;
-			if (k->b && strcmp(id, k->b) == 0)
-				b = (int)i;
-		}
-		if (a < 0 || b < 0)
-			continue;
-		linked[a] = linked[b] = 1;
-		while (up[a] != a)
-			a = up[a];
-		while (up[b] != b)
-			b = up[b];
-		if (a != b)
-			up[a < b ? b : a] = a < b ? a : b;
-	}
-	for (size_t i = 0; i < n; i++) {
-		int r = (int)i;
-		while (up[r] != r)
-			r = up[r];
-		island[i] = linked[i] ? r : -1;
-	}
-	free(linked);
-	free(up);
 }
 
 /* A name the kubelet takes for an extended resource: a domain, '/', and at most 63
@@ -436,7 +387,7 @@ int kp_build(const axl_inventory *inv, const struct kp_options *o, kp_edits_fn f
 		snprintf(err, cap, "out of memory");
 		return -1;
 	}
-	islands(inv, isl, nd);
+	kp_islands(inv, isl, NULL, nd);
 	char msg[512];
 	/* KP_PARTS_SINGLE: what the vendor's own plugin requires (NVIDIA's
 	 * internal/rm/device_map.go): every partitioned device has partitions, all of one
