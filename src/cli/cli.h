@@ -224,6 +224,9 @@ typedef void (*cdi_named_fn)(void *ud, const axl_device *dev, const char *kind, 
 size_t cdi_build_specs(const axl_inventory *inv, const axl_context *ctx, const struct opts *o, struct val **specs,
 		       size_t cap, cdi_named_fn fn, void *ud, int quiet);
 int cdi_refresh(struct cdi_job *j, int *wrote);
+/* cdi_refresh from an inventory the caller discovered (and frees): one discovery serving
+ * several users (axl dra-plugin's rediscovery) */
+int cdi_refresh_inv(struct cdi_job *j, const axl_context *ctx, const axl_inventory *inv, int *wrote);
 void cdi_job_free(struct cdi_job *j);
 
 #endif

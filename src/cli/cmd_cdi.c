@@ -207,6 +207,15 @@ int cdi_refresh(struct cdi_job *j, int *wrote)
 	axl_inventory *inv;
 	if (open_inventory(j->o, &ctx, &inv))
 		return 1;
+	int rc = cdi_refresh_inv(j, ctx, inv, wrote);
+	axl_inventory_free(inv);
+	axl_context_free(ctx);
+	return rc;
+}
+
+int cdi_refresh_inv(struct cdi_job *j, const axl_context *ctx, const axl_inventory *inv, int *wrote)
+{
+	*wrote = 0;
 	struct cdi_gen g;
 	cdi_gen_init(&g, ctx, j->o);
 	struct val *specs[CDI_MAX_KINDS];
@@ -226,8 +235,6 @@ int cdi_refresh(struct cdi_job *j, int *wrote)
 	for (size_t i = 0; i < ns; i++)
 		vfree(specs[i]);
 	print_warnings(inv);
-	axl_inventory_free(inv);
-	axl_context_free(ctx);
 	return rc;
 }
 

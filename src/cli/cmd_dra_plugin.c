@@ -145,18 +145,14 @@ static void note(void *ud, const char *msg)
 	say(ud, 1, msg);
 }
 
-/* The node's devices now, as Device objects; NULL after a message. */
-static char *scan(struct dra *d, int quiet)
+/* The devices of a discovery, as Device objects; NULL after a message. *kept: ctx and inv
+ * are the health sampler's from now on (the caller frees them otherwise). */
+static char *devices_of(struct dra *d, axl_context *ctx, axl_inventory *inv, int quiet, bool *kept)
 {
-	axl_context *ctx;
-	axl_inventory *inv;
-	if (open_inventory(d->o, &ctx, &inv))
-		return NULL;
 	const char *root = axl_context_is_simulated(ctx) ? NULL : axl_context_sysroot(ctx);
 	char *json = NULL, err[256];
-	bool kept = false;
 	if (d->health) { /* the devices with a recent critical error are tainted */
-		kept = kp_health_watch_set(&d->hw, d->health, ctx, inv, watch_now(), health_say, d);
+		*kept = kp_health_watch_set(&d->hw, d->health, ctx, inv, watch_now(), health_say, d);
 		kp_health_expire(d->health, watch_now(), health_say, d);
 	}
 	struct dra_pool_opts po = { root ? root : (axl_context_is_simulated(ctx) ? NULL : "/"),
@@ -172,10 +168,6 @@ static char *scan(struct dra *d, int quiet)
 		fprintf(stderr, "axl: dra-plugin: %s\n", err);
 	if (!quiet)
 		print_warnings(inv);
-	if (!kept) {
-		axl_inventory_free(inv);
-		axl_context_free(ctx);
-	}
 	return json;
 }
 
@@ -196,6 +188,23 @@ static void publish(struct dra *d, char *devices)
 	}
 	free(d->devices);
 	d->devices = devices;
+}
+
+/* Rediscover: one discovery serves the slices (published when their devices changed), the
+ * health sampler and the kubelet side (kl; NULL: none yet, or --publish-only). */
+static void rediscover(struct dra *d, struct dra_kubelet *kl, int quiet)
+{
+	axl_context *ctx;
+	axl_inventory *inv;
+	if (open_inventory(d->o, &ctx, &inv))
+		return;
+	bool kept = false;
+	publish(d, devices_of(d, ctx, inv, quiet, &kept));
+	dra_kubelet_rescan_inv(kl, ctx, inv, quiet);
+	if (!kept) {
+		axl_inventory_free(inv);
+		axl_context_free(ctx);
+	}
 }
 
 /* A simulated node has no /dev to watch: its --sim file is (written in place or renamed
@@ -306,7 +315,7 @@ static int cmd_dra_plugin(struct opts *go, int argc, char **argv)
 		goto out;
 	}
 	fprintf(stderr, "axl: dra-plugin: publishing the ResourceSlices of driver %s, pool %s\n", a.driver, node);
-	publish(&d, scan(&d, 0));
+	rediscover(&d, NULL, 0);
 	if (!a.publish_only) {
 		struct dra_kubelet_args ka = { .o = &o,
 					       .driver = a.driver,
@@ -352,8 +361,7 @@ static int cmd_dra_plugin(struct opts *go, int argc, char **argv)
 		next_scan = tnow + w.interval;
 		if (o.verbose)
 			fprintf(stderr, "axl: dra-plugin: rediscovering (%s)\n", why);
-		publish(&d, scan(&d, 1));
-		dra_kubelet_rescan(kl, 1);
+		rediscover(&d, kl, 1);
 	}
 	rc = 0;
 out:

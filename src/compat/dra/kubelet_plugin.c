@@ -123,15 +123,11 @@ static void on_named(void *ud, const axl_device *dev, const char *kind, const ch
 	r->by_uuid = by_uuid;
 }
 
-/* The devices now into k->prep: each Device of the slices (dra_devices_json: one per
+/* The devices of inv into k->prep: each Device of the slices (dra_devices_json: one per
  * device of the inventory, then one per partition that exists, in dra_pool_device()'s
  * order) with its CDI device id. 0, or 1 after a message. */
-static int devices_now(struct dra_kubelet *k, int quiet)
+static int devices_now(struct dra_kubelet *k, axl_context *ctx, axl_inventory *inv, int quiet)
 {
-	axl_context *ctx;
-	axl_inventory *inv;
-	if (open_inventory(k->a.o, &ctx, &inv))
-		return 1;
 	struct names c = { 0 };
 	struct val *specs[MAX_SPECS];
 	size_t ns = cdi_build_specs(inv, ctx, k->a.o, specs, MAX_SPECS, on_named, &c, 1);
@@ -199,19 +195,28 @@ out:
 	axl__jdoc_free(doc);
 	free(json);
 	free(c.rows);
-	axl_inventory_free(inv);
-	axl_context_free(ctx);
 	return rc;
 }
 
-void dra_kubelet_rescan(struct dra_kubelet *k, int quiet)
+void dra_kubelet_rescan_inv(struct dra_kubelet *k, axl_context *ctx, axl_inventory *inv, int quiet)
 {
 	if (!k)
 		return;
 	int wrote = 0;
-	if (cdi_refresh(&k->cdi, &wrote) != 0)
+	if (cdi_refresh_inv(&k->cdi, ctx, inv, &wrote) != 0)
 		fprintf(stderr, "axl: dra-plugin: the CDI specs in %s could not be written\n", k->a.cdi_dir);
-	devices_now(k, quiet);
+	devices_now(k, ctx, inv, quiet);
+}
+
+void dra_kubelet_rescan(struct dra_kubelet *k, int quiet)
+{
+	axl_context *ctx;
+	axl_inventory *inv;
+	if (!k || open_inventory(k->a.o, &ctx, &inv))
+		return;
+	dra_kubelet_rescan_inv(k, ctx, inv, quiet);
+	axl_inventory_free(inv);
+	axl_context_free(ctx);
 }
 
 /* ---- the module ---------------------------------------------------------------------- */

@@ -47,6 +47,9 @@ int dra_kubelet_start(struct dra_kubelet **out, const struct dra_kubelet_args *a
 /* Rediscover: the CDI specs rewritten when they changed, the devices the claims are
  * prepared from replaced. quiet: no notes about devices left out. */
 void dra_kubelet_rescan(struct dra_kubelet *k, int quiet);
+/* The same from an inventory the caller discovered (and frees): one discovery serving the
+ * slices and the kubelet side. NULL-safe. */
+void dra_kubelet_rescan_inv(struct dra_kubelet *k, axl_context *ctx, axl_inventory *inv, int quiet);
 /* Stop serving (the sockets removed), free k. NULL-safe. */
 void dra_kubelet_stop(struct dra_kubelet *k);
 
