@@ -165,6 +165,35 @@ static struct dra_claim_ref *claim_refs(DkClaim **claims, size_t n)
 	return r;
 }
 
+/* The claims of a NodePrepareResources or NodeUnprepareResources request (what) handed to
+ * fn (ops.prepare, ops.unprepare), counted: 0 with *refs, *out and *owner for the answer;
+ * -1 when the call was finished here (out of memory, or fn failed: said). */
+static int claims_call(struct dk_call *c, unsigned long *count, DkClaim **claims, size_t n,
+		       int (*fn)(void *ud, const struct dra_claim_ref *claims, size_t n, struct dra_claim_out **out,
+				 void **owner, char *err, size_t cap),
+		       const char *what, struct dra_claim_ref **refs, struct dra_claim_out **out, void **owner)
+{
+	struct dk_plugin *p = c->p;
+	pthread_mutex_lock(&p->lock);
+	(*count)++;
+	pthread_mutex_unlock(&p->lock);
+	*refs = claim_refs(claims, n);
+	*out = NULL;
+	*owner = NULL;
+	char err[512] = "";
+	if (!*refs) {
+		finish(c, NULL, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+		return -1;
+	}
+	if (n && fn(p->ops.ud, *refs, n, out, owner, err, sizeof err) != 0) {
+		dk_say(p, 0, "%s failed: %s", what, err);
+		finish(c, NULL, GRPC_STATUS_INTERNAL, err);
+		free(*refs);
+		return -1;
+	}
+	return 0;
+}
+
 static void do_prepare(struct dk_call *c)
 {
 	struct dk_plugin *p = c->p;
@@ -175,23 +204,11 @@ static void do_prepare(struct dk_call *c)
 		       "NodePrepareResources: the request is not a NodePrepareResourcesRequest");
 		return;
 	}
-	pthread_mutex_lock(&p->lock);
-	p->n_prepare++;
-	pthread_mutex_unlock(&p->lock);
 	size_t n = rq->n_claims;
-	struct dra_claim_ref *refs = claim_refs(rq->claims, n);
-	struct dra_claim_out *out = NULL;
-	void *owner = NULL;
-	char err[512] = "";
-	if (!refs) {
-		finish(c, NULL, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-		protobuf_c_message_free_unpacked(&rq->base, NULL);
-		return;
-	}
-	if (n && p->ops.prepare(p->ops.ud, refs, n, &out, &owner, err, sizeof err) != 0) {
-		dk_say(p, 0, "NodePrepareResources failed: %s", err);
-		finish(c, NULL, GRPC_STATUS_INTERNAL, err);
-		free(refs);
+	struct dra_claim_ref *refs;
+	struct dra_claim_out *out;
+	void *owner;
+	if (claims_call(c, &p->n_prepare, rq->claims, n, p->ops.prepare, "NodePrepareResources", &refs, &out, &owner)) {
 		protobuf_c_message_free_unpacked(&rq->base, NULL);
 		return;
 	}
@@ -260,23 +277,12 @@ static void do_unprepare(struct dk_call *c)
 		       "NodeUnprepareResources: the request is not a NodeUnprepareResourcesRequest");
 		return;
 	}
-	pthread_mutex_lock(&p->lock);
-	p->n_unprepare++;
-	pthread_mutex_unlock(&p->lock);
 	size_t n = rq->n_claims;
-	struct dra_claim_ref *refs = claim_refs(rq->claims, n);
-	struct dra_claim_out *out = NULL;
-	void *owner = NULL;
-	char err[512] = "";
-	if (!refs) {
-		finish(c, NULL, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
-		protobuf_c_message_free_unpacked(&rq->base, NULL);
-		return;
-	}
-	if (n && p->ops.unprepare(p->ops.ud, refs, n, &out, &owner, err, sizeof err) != 0) {
-		dk_say(p, 0, "NodeUnprepareResources failed: %s", err);
-		finish(c, NULL, GRPC_STATUS_INTERNAL, err);
-		free(refs);
+	struct dra_claim_ref *refs;
+	struct dra_claim_out *out;
+	void *owner;
+	if (claims_call(c, &p->n_unprepare, rq->claims, n, p->ops.unprepare, "NodeUnprepareResources", &refs, &out,
+			&owner)) {
 		protobuf_c_message_free_unpacked(&rq->base, NULL);
 		return;
 	}
