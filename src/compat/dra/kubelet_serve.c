@@ -86,22 +86,7 @@ static enum dk_method method_of(const struct dk_srv *s, const grpc_slice m)
 /* Finish a unary call: the reply (may be NULL) and the status. */
 static void finish(struct dk_call *c, ProtobufCMessage *reply, grpc_status_code code, const char *msg)
 {
-	grpc_op ops[3];
-	memset(ops, 0, sizeof ops);
-	size_t n = 0;
-	if (reply && code == GRPC_STATUS_OK) {
-		c->out = kl_pack(reply);
-		ops[n].op = GRPC_OP_SEND_MESSAGE;
-		ops[n++].data.send_message.send_message = c->out;
-	}
-	grpc_slice_unref(c->details);
-	c->details = grpc_slice_from_copied_string(msg ? msg : "");
-	ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
-	ops[n].data.send_status_from_server.status = code;
-	ops[n++].data.send_status_from_server.status_details = msg ? &c->details : NULL;
-	ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
-	ops[n++].data.recv_close_on_server.cancelled = &c->cancelled;
-	if (grpc_call_start_batch(c->call, ops, n, &c->t_done, NULL) != GRPC_CALL_OK)
+	if (kl_finish_unary(c->call, &c->out, &c->details, &c->cancelled, reply, code, msg, &c->t_done) != GRPC_CALL_OK)
 		dk_call_free(c);
 }
 

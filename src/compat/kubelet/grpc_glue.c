@@ -54,6 +54,27 @@ ProtobufCMessage *kl_unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffe
 	return m;
 }
 
+grpc_call_error kl_finish_unary(grpc_call *call, grpc_byte_buffer **out, grpc_slice *details, int *cancelled,
+				const ProtobufCMessage *reply, grpc_status_code code, const char *msg, void *tag)
+{
+	grpc_op ops[3];
+	memset(ops, 0, sizeof ops);
+	size_t n = 0;
+	if (reply && code == GRPC_STATUS_OK) {
+		*out = kl_pack(reply);
+		ops[n].op = GRPC_OP_SEND_MESSAGE;
+		ops[n++].data.send_message.send_message = *out;
+	}
+	grpc_slice_unref(*details);
+	*details = grpc_slice_from_copied_string(msg ? msg : "");
+	ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
+	ops[n].data.send_status_from_server.status = code;
+	ops[n++].data.send_status_from_server.status_details = msg ? details : NULL;
+	ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+	ops[n++].data.recv_close_on_server.cancelled = cancelled;
+	return grpc_call_start_batch(call, ops, n, tag, NULL);
+}
+
 struct apart {
 	void (*fn)(void *);
 	void *arg;

@@ -31,6 +31,13 @@ grpc_byte_buffer *kl_pack(const ProtobufCMessage *m);
 /* The message of descriptor d in bb, or NULL (none received, or not one). */
 ProtobufCMessage *kl_unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffer *bb);
 
+/* Finish a unary call: the reply packed into *out (only when code is GRPC_STATUS_OK and
+ * reply is not NULL), the status with msg (NULL: none) kept in *details, the close received
+ * into *cancelled; tag when gRPC is done. grpc_call_start_batch's answer: not GRPC_CALL_OK,
+ * the call is the caller's to free. */
+grpc_call_error kl_finish_unary(grpc_call *call, grpc_byte_buffer **out, grpc_slice *details, int *cancelled,
+				const ProtobufCMessage *reply, grpc_status_code code, const char *msg, void *tag);
+
 /* fn(arg) on a thread of the module's own, joined: 0, or pthread_create's error when no
  * thread could start (fn not run). The thread inherits the caller's signal mask. The
  * command's thread runs no gRPC code (src/compat/kubernetes/grpc.c explains why). */
