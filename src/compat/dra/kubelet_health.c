@@ -57,31 +57,8 @@ static int call_unary(struct dk_health *h, const char *target, const char *metho
 	grpc_completion_queue *cq = grpc_completion_queue_create_for_pluck(NULL);
 	grpc_call *call = grpc_channel_create_call(ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq,
 						   grpc_slice_from_static_string(method), NULL, deadline, NULL);
-	size_t n = protobuf_c_message_get_packed_size(req);
-	grpc_slice s = grpc_slice_malloc(n);
-	protobuf_c_message_pack(req, GRPC_SLICE_START_PTR(s));
-	grpc_byte_buffer *send = grpc_raw_byte_buffer_create(&s, 1);
-	grpc_slice_unref(s);
-	grpc_byte_buffer *recv = NULL;
-	grpc_metadata_array imd, tmd;
-	grpc_metadata_array_init(&imd);
-	grpc_metadata_array_init(&tmd);
-	grpc_status_code st = GRPC_STATUS_UNKNOWN;
-	grpc_slice det = grpc_empty_slice();
-	grpc_op ops[6];
-	memset(ops, 0, sizeof ops);
-	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
-	ops[1].op = GRPC_OP_SEND_MESSAGE;
-	ops[1].data.send_message.send_message = send;
-	ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
-	ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
-	ops[3].data.recv_initial_metadata.recv_initial_metadata = &imd;
-	ops[4].op = GRPC_OP_RECV_MESSAGE;
-	ops[4].data.recv_message.recv_message = &recv;
-	ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
-	ops[5].data.recv_status_on_client.trailing_metadata = &tmd;
-	ops[5].data.recv_status_on_client.status = &st;
-	ops[5].data.recv_status_on_client.status_details = &det;
+	struct kl_unary u;
+	kl_unary_init(&u, req);
 	int rc = -1;
 	pthread_mutex_lock(&h->p->lock);
 	int stopping = h->stopping;
@@ -90,34 +67,25 @@ static int call_unary(struct dk_health *h, const char *target, const char *metho
 	pthread_mutex_unlock(&h->p->lock);
 	if (stopping) {
 		snprintf(err, cap, "the plugin is stopping");
-	} else if (grpc_call_start_batch(call, ops, 6, HTAG(1), NULL) != GRPC_CALL_OK) {
+	} else if (kl_unary_start(&u, call, HTAG(1)) != GRPC_CALL_OK) {
 		snprintf(err, cap, "%s: the call could not be started", method);
 	} else {
 		grpc_completion_queue_pluck(cq, HTAG(1), gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
-		if (st == GRPC_STATUS_OK && recv) {
+		if (u.status == GRPC_STATUS_OK && u.recv) {
 			rc = 0;
 		} else {
-			char *d = grpc_slice_to_c_string(det);
-			snprintf(err, cap, "%s on %s: status %d%s%s", method, target, (int)st, d && *d ? ": " : "",
-				 d ? d : "");
+			char *d = grpc_slice_to_c_string(u.details);
+			snprintf(err, cap, "%s on %s: status %d%s%s", method, target, (int)u.status,
+				 d && *d ? ": " : "", d ? d : "");
 			gpr_free(d);
 		}
 	}
 	pthread_mutex_lock(&h->p->lock);
 	h->out = NULL;
 	pthread_mutex_unlock(&h->p->lock);
-	grpc_slice_unref(det);
-	grpc_metadata_array_destroy(&imd);
-	grpc_metadata_array_destroy(&tmd);
-	grpc_byte_buffer_destroy(send);
-	if (recv)
-		grpc_byte_buffer_destroy(recv);
+	kl_unary_free(&u);
 	grpc_call_unref(call);
-	grpc_completion_queue_shutdown(cq);
-	while (grpc_completion_queue_pluck(cq, NULL, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type !=
-	       GRPC_QUEUE_SHUTDOWN)
-		;
-	grpc_completion_queue_destroy(cq);
+	kl_pluck_queue_close(cq);
 	grpc_channel_destroy(ch);
 	return rc;
 }
@@ -300,11 +268,7 @@ int dk_health_start(struct dk_plugin *p, int port, char *err, size_t cap)
 	if (h->port == 0) {
 		snprintf(err, cap, "cannot listen for the healthcheck service on port %d (in use?)", port);
 		grpc_server_destroy(h->gs);
-		grpc_completion_queue_shutdown(h->cq);
-		while (grpc_completion_queue_next(h->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type !=
-		       GRPC_QUEUE_SHUTDOWN)
-			;
-		grpc_completion_queue_destroy(h->cq);
+		kl_queue_close(h->cq);
 		free(h);
 		return -1;
 	}

@@ -75,6 +75,54 @@ grpc_call_error kl_finish_unary(grpc_call *call, grpc_byte_buffer **out, grpc_sl
 	return grpc_call_start_batch(call, ops, n, tag, NULL);
 }
 
+void kl_unary_init(struct kl_unary *u, const ProtobufCMessage *req)
+{
+	u->send = kl_pack(req);
+	u->recv = NULL;
+	grpc_metadata_array_init(&u->imd);
+	grpc_metadata_array_init(&u->tmd);
+	u->status = GRPC_STATUS_UNKNOWN;
+	u->details = grpc_empty_slice();
+}
+
+grpc_call_error kl_unary_start(struct kl_unary *u, grpc_call *call, void *tag)
+{
+	grpc_op ops[6];
+	memset(ops, 0, sizeof ops);
+	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+	ops[1].op = GRPC_OP_SEND_MESSAGE;
+	ops[1].data.send_message.send_message = u->send;
+	ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
+	ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
+	ops[3].data.recv_initial_metadata.recv_initial_metadata = &u->imd;
+	ops[4].op = GRPC_OP_RECV_MESSAGE;
+	ops[4].data.recv_message.recv_message = &u->recv;
+	ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
+	ops[5].data.recv_status_on_client.trailing_metadata = &u->tmd;
+	ops[5].data.recv_status_on_client.status = &u->status;
+	ops[5].data.recv_status_on_client.status_details = &u->details;
+	return grpc_call_start_batch(call, ops, 6, tag, NULL);
+}
+
+void kl_unary_free(struct kl_unary *u)
+{
+	grpc_byte_buffer_destroy(u->send);
+	if (u->recv)
+		grpc_byte_buffer_destroy(u->recv);
+	grpc_metadata_array_destroy(&u->imd);
+	grpc_metadata_array_destroy(&u->tmd);
+	grpc_slice_unref(u->details);
+}
+
+void kl_pluck_queue_close(grpc_completion_queue *q)
+{
+	grpc_completion_queue_shutdown(q);
+	while (grpc_completion_queue_pluck(q, NULL, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type !=
+	       GRPC_QUEUE_SHUTDOWN)
+		;
+	grpc_completion_queue_destroy(q);
+}
+
 struct apart {
 	void (*fn)(void *);
 	void *arg;

@@ -38,6 +38,23 @@ ProtobufCMessage *kl_unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffe
 grpc_call_error kl_finish_unary(grpc_call *call, grpc_byte_buffer **out, grpc_slice *details, int *cancelled,
 				const ProtobufCMessage *reply, grpc_status_code code, const char *msg, void *tag);
 
+/* A unary call of a client's (the device plugin's Register, the DRA liveness probe's calls):
+ * what it sends and receives. */
+struct kl_unary {
+	grpc_byte_buffer *send, *recv; /* recv: NULL when no message came */
+	grpc_metadata_array imd, tmd;
+	grpc_status_code status;
+	grpc_slice details;
+};
+/* u ready to send req. */
+void kl_unary_init(struct kl_unary *u, const ProtobufCMessage *req);
+/* The whole call in one batch (send, close, receive the answer and the status); tag when it
+ * is done. */
+grpc_call_error kl_unary_start(struct kl_unary *u, grpc_call *call, void *tag);
+void kl_unary_free(struct kl_unary *u);
+/* Shut a queue made for pluck down, drain it, destroy it. */
+void kl_pluck_queue_close(grpc_completion_queue *q);
+
 /* fn(arg) on a thread of the module's own, joined: 0, or pthread_create's error when no
  * thread could start (fn not run). The thread inherits the caller's signal mask. The
  * command's thread runs no gRPC code (src/compat/kubernetes/grpc.c explains why). */

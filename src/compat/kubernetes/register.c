@@ -26,29 +26,11 @@ static int register_one(struct plugin *p, size_t r, char *err, size_t cap)
 	rq.endpoint = (char *)p->cfg.sockets[r];
 	rq.resource_name = (char *)p->cfg.resources[r];
 	rq.options = &o;
-	grpc_byte_buffer *out = kl_pack(&rq.base), *in = NULL;
-	grpc_metadata_array imd, tmd;
-	grpc_metadata_array_init(&imd);
-	grpc_metadata_array_init(&tmd);
-	grpc_status_code status = GRPC_STATUS_UNKNOWN;
-	grpc_slice details = grpc_empty_slice();
-	grpc_op ops[6];
-	memset(ops, 0, sizeof ops);
-	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
-	ops[1].op = GRPC_OP_SEND_MESSAGE;
-	ops[1].data.send_message.send_message = out;
-	ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
-	ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
-	ops[3].data.recv_initial_metadata.recv_initial_metadata = &imd;
-	ops[4].op = GRPC_OP_RECV_MESSAGE;
-	ops[4].data.recv_message.recv_message = &in;
-	ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
-	ops[5].data.recv_status_on_client.trailing_metadata = &tmd;
-	ops[5].data.recv_status_on_client.status = &status;
-	ops[5].data.recv_status_on_client.status_details = &details;
+	struct kl_unary u;
+	kl_unary_init(&u, &rq.base);
 	int rc = -1;
 	static char tag;
-	if (grpc_call_start_batch(call, ops, 6, &tag, NULL) == GRPC_CALL_OK) {
+	if (kl_unary_start(&u, call, &tag) == GRPC_CALL_OK) {
 		/* wait in slices, so that a stop cancels the call rather than waiting it out */
 		grpc_event ev;
 		int cancelled = 0;
@@ -66,33 +48,24 @@ static int register_one(struct plugin *p, size_t r, char *err, size_t cap)
 				cancelled = 1;
 			}
 		}
-		if (ev.type == GRPC_OP_COMPLETE && status == GRPC_STATUS_OK) {
+		if (ev.type == GRPC_OP_COMPLETE && u.status == GRPC_STATUS_OK) {
 			rc = 0;
 		} else {
-			char *d = grpc_slice_to_c_string(details);
-			if (status == GRPC_STATUS_DEADLINE_EXCEEDED)
+			char *d = grpc_slice_to_c_string(u.details);
+			if (u.status == GRPC_STATUS_DEADLINE_EXCEEDED)
 				snprintf(err, cap, "the kubelet at %s did not answer Register within %.0f s",
 					 p->kubelet, p->cfg.register_timeout_s);
 			else
 				snprintf(err, cap, "the kubelet at %s refused Register (status %d: %s)", p->kubelet,
-					 (int)status, d && *d ? d : "no details");
+					 (int)u.status, d && *d ? d : "no details");
 			gpr_free(d);
 		}
 	} else {
 		snprintf(err, cap, "cannot call the kubelet at %s", p->kubelet);
 	}
 	grpc_call_unref(call);
-	grpc_byte_buffer_destroy(out);
-	if (in)
-		grpc_byte_buffer_destroy(in);
-	grpc_metadata_array_destroy(&imd);
-	grpc_metadata_array_destroy(&tmd);
-	grpc_slice_unref(details);
-	grpc_completion_queue_shutdown(q);
-	while (grpc_completion_queue_pluck(q, NULL, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type !=
-	       GRPC_QUEUE_SHUTDOWN)
-		;
-	grpc_completion_queue_destroy(q);
+	kl_unary_free(&u);
+	kl_pluck_queue_close(q);
 	grpc_channel_destroy(ch);
 	return rc;
 }
