@@ -632,24 +632,15 @@ static int cmd_device_plugin(struct opts *go, int argc, char **argv)
 	double next_scan = watch_now() + w.interval;
 	for (;;) {
 		/* asleep until the next rediscovery, health sample or recovery, whichever is first */
-		double wake = next_scan;
-		if (d.hw.hs) {
-			double back = kp_health_next(d.health);
-			wake = d.next_health < wake ? d.next_health : wake;
-			wake = back >= 0 && back < wake ? back : wake;
-		}
+		double wake = kp_health_watch_wake(&d.hw, d.health, d.next_health, next_scan);
 		double left = wake - watch_now();
 		if (!watch_wait(&w, left > 0.001 ? left : 0.001, &why))
 			break;
 		double tnow = watch_now();
 		bool rescan = strcmp(why, "interval") != 0 || tnow >= next_scan - 0.001;
-		if (d.hw.hs && tnow >= d.next_health - 0.001) {
-			d.next_health = tnow + period;
-			if (kp_health_watch_poll(&d.hw, d.health, tnow, health_say, &d))
-				rescan = true, why = "a device's error";
-		}
-		if (d.health && kp_health_expire(d.health, tnow + 0.001, health_say, &d))
-			rescan = true, why = "a device's recovery";
+		const char *hwhy = kp_health_watch_tick(&d.hw, d.health, tnow, &d.next_health, period, health_say, &d);
+		if (hwhy)
+			rescan = true, why = hwhy;
 		if (!rescan)
 			continue;
 		next_scan = tnow + w.interval;

@@ -390,3 +390,28 @@ bool kp_health_watch_set(struct kp_health_watch *w, struct kp_health *h, axl_con
 	*w = (struct kp_health_watch){ctx, inv, s, sig};
 	return true;
 }
+
+double kp_health_watch_wake(const struct kp_health_watch *w, const struct kp_health *h, double next_sample,
+			    double wake)
+{
+	if (w->hs) {
+		double back = kp_health_next(h);
+		wake = next_sample < wake ? next_sample : wake;
+		wake = back >= 0 && back < wake ? back : wake;
+	}
+	return wake;
+}
+
+const char *kp_health_watch_tick(struct kp_health_watch *w, struct kp_health *h, double now, double *next_sample,
+				 double period, void (*say)(void *ud, bool counted, const char *msg), void *ud)
+{
+	const char *why = NULL;
+	if (w->hs && now >= *next_sample - 0.001) {
+		*next_sample = now + period;
+		if (kp_health_watch_poll(w, h, now, say, ud))
+			why = "a device's error";
+	}
+	if (h && kp_health_expire(h, now + 0.001, say, ud))
+		why = "a device's recovery";
+	return why;
+}

@@ -96,6 +96,15 @@ bool kp_health_watch_poll(struct kp_health_watch *w, struct kp_health *h, double
  * said through say, as an event that counts. */
 bool kp_health_watch_set(struct kp_health_watch *w, struct kp_health *h, axl_context *ctx, axl_inventory *inv,
 			 double now, void (*say)(void *ud, bool counted, const char *msg), void *ud);
+/* The main loop's side of it: when to wake (the soonest of wake, the next sample and the next
+ * recovery, these while a sampler watches) ... */
+double kp_health_watch_wake(const struct kp_health_watch *w, const struct kp_health *h, double next_sample,
+			    double wake);
+/* ... and what to do at monotonic time now: a sample when it is due (*next_sample: now +
+ * period), the marks whose time is up dropped (h may be NULL: health off). Why to rediscover
+ * ("a device's error", "a device's recovery"), or NULL. */
+const char *kp_health_watch_tick(struct kp_health_watch *w, struct kp_health *h, double now, double *next_sample,
+				 double period, void (*say)(void *ud, bool counted, const char *msg), void *ud);
 /* The sampler, context and inventory freed; w zeroed. */
 void kp_health_watch_close(struct kp_health_watch *w);
 
