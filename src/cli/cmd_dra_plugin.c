@@ -474,7 +474,7 @@ static const struct cli_opt options[] = {
 	  .name = "healthcheck-port",
 	  .value = &a.health_port,
 	  .value_name = "PORT",
-	  .help = "serve the liveness probe's gRPC health service (service\n\"liveness\": GetInfo and an empty "
+	  .help = "serve the liveness probe's gRPC health service (service\n'liveness': GetInfo and an empty "
 		  "NodePrepareResources on the\nsockets) on this TCP port; 0: one the kernel chooses;\n-1 "
 		  "(default): none",
 	  .min = -1,

@@ -2,7 +2,7 @@
 /* axl_device_runtime (include/axl/runtime.h): the rows each vendor's folder gives, read
  * on a simulated node (tests/sim/mixed.json), and the proof that axl cdi and the
  * TensorFusion provider take their files from it rather than from lists of their own.
- * usage: test_runtime SIM_SPEC CMD_CDI_C TF_CONTROL_C */
+ * usage: test_runtime SIM_SPEC CDI_SPEC_C TF_CONTROL_C */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +45,7 @@ static void consumer(const char *path)
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: %s SIM_SPEC CMD_CDI_C TF_CONTROL_C\n", argv[0]);
+		fprintf(stderr, "usage: %s SIM_SPEC CDI_SPEC_C TF_CONTROL_C\n", argv[0]);
 		return 2;
 	}
 	CHECK(axl_device_runtime(NULL) == NULL);
