@@ -701,9 +701,11 @@ static void parse_pair(long line, char *key, char *v)
 			die(line, "'%s' given twice in entry [%s]", key, e->key);
 		if (parse_size(v, bytes))
 			die(line, "malformed number '%s' in %s (integer and unit expected)", v, key);
-		/* per compute unit: more than 16 MiB is a whole-chip figure written by mistake */
-		if (*bytes == 0 || *bytes > (16ull << 20))
-			die(line, "implausible %s '%s' per compute unit (1 B to 16 MiB)", key, v);
+		/* per compute unit: more is a whole-chip figure written by mistake (an L1 of 16 MiB;
+		 * a scratchpad of 64 MiB: a NeuronCore-v4's SBUF is 32 MiB) */
+		unsigned max_mib = l1 ? 16 : 64;
+		if (*bytes == 0 || *bytes > ((uint64_t)max_mib << 20))
+			die(line, "implausible %s '%s' per compute unit (1 B to %u MiB)", key, v, max_mib);
 		*have = 1;
 	} else if (strcmp(key, "memory_channels") == 0 || strcmp(key, "memory_stacks") == 0) {
 		int ch = strcmp(key, "memory_channels") == 0;

@@ -116,9 +116,10 @@ static void test_entries(void)
 			       e->bandwidth_gbps, e->tdp_watts, (unsigned long long)e->memory_bytes,
 			       (unsigned long long)e->l2_bytes);
 		}
-		/* Per compute unit figures are KiB-sized; stacks never exceed channels. */
+		/* Per compute unit figures are KiB-sized (an L1 up to 16 MiB, a scratchpad up to
+		 * 64 MiB, as the generator admits); stacks never exceed channels. */
 		if ((e->l1_bytes_per_unit % 1024) != 0 || (e->shared_bytes_per_unit % 1024) != 0 ||
-		    e->l1_bytes_per_unit > (16u << 20) || e->shared_bytes_per_unit > (16u << 20) ||
+		    e->l1_bytes_per_unit > (16u << 20) || e->shared_bytes_per_unit > (64u << 20) ||
 		    (e->memory_channels && e->memory_stacks > e->memory_channels) ||
 		    (e->memory_stacks && !axl__db_memory_type(e))) {
 			bad_numbers++;
@@ -211,9 +212,9 @@ static void test_entries(void)
 			shared += e->shared_bytes_per_unit != 0;
 			channels += e->memory_channels != 0;
 		}
-		CHECK(l1 >= 70 && l2 >= 52 && shared >= 63 && channels >= 30,
+		CHECK(l1 >= 70 && l2 >= 52 && shared >= 65 && channels >= 30,
 		      "memory hierarchy: %zu entries with L1 (floor 70), %zu with L2 (52), "
-		      "%zu with shared memory (63), %zu with memory channels (30)",
+		      "%zu with shared memory (65), %zu with memory channels (30)",
 		      l1, l2, shared, channels);
 	}
 }
@@ -449,6 +450,11 @@ static void test_find(void)
 
 	e = axl__db_find_key("nvidia-h100-sxm5-80gb");
 	CHECK(e && e == axl__db_lookup(0x10de, 0x2330, -1, -1, -1), "find_key H100");
+	/* a NeuronCore's SBUF, above an L1's 16 MiB (AWS's Trainium3 guide for NKI) */
+	e = axl__db_find_key("aws-trainium2");
+	CHECK(e && e->shared_bytes_per_unit == 28ull << 20, "Trainium2 SBUF per NeuronCore-v3: 28 MiB");
+	e = axl__db_find_key("aws-trainium3");
+	CHECK(e && e->shared_bytes_per_unit == 32ull << 20, "Trainium3 SBUF per NeuronCore-v4: 32 MiB");
 	CHECK(axl__db_find_key("no-such-entry") == NULL, "find_key unknown");
 	CHECK(axl__db_find_key("") == NULL, "find_key empty");
 	CHECK(axl__db_find_key(NULL) == NULL, "find_key NULL");
