@@ -31,3 +31,20 @@ def finish(rc, argv=None):
     if rc in (0, 77) and path and not os.environ.get("AXL_KEEP_WORK"):
         shutil.rmtree(path, ignore_errors=True)
     return rc
+
+
+def run_fresh(work, fn, fail):
+    """fn(work) in an empty folder work, for a script that takes its folder by position.
+    0 ("ok") when fn returns: the folder removed as finish() removes it; 1 when fn raises
+    fail: the message said and the folder kept."""
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    try:
+        fn(work)
+    except fail as e:
+        print("FAIL: %s\n(the work directory %s is kept)" % (e, work))
+        return 1
+    if not os.environ.get("AXL_KEEP_WORK"):
+        shutil.rmtree(work, ignore_errors=True)
+    print("ok")
+    return 0

@@ -34,6 +34,8 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", ".."))
+import workdir  # noqa: E402
 import check_kubelet as ck  # noqa: E402
 import check_slices as cs  # noqa: E402
 
@@ -167,17 +169,7 @@ def run(axl, work):
 
 def main():
     axl, work = sys.argv[1], os.path.abspath(sys.argv[2])
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    try:
-        run(axl, work)
-    except Fail as e:
-        print("FAIL: %s\n(the work directory %s is kept)" % (e, work))
-        return 1
-    if not os.environ.get("AXL_KEEP_WORK"):
-        shutil.rmtree(work, ignore_errors=True)
-    print("ok")
-    return 0
+    return workdir.run_fresh(work, lambda w: run(axl, w), Fail)
 
 
 if __name__ == "__main__":

@@ -21,13 +21,14 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", ".."))
+import workdir  # noqa: E402  (tests/workdir.py: the work folder kept on failure only)
 import check_slices as cs  # noqa: E402  (the fake API server's harness: certs, kubeconfig, Server)
 import fake_kubelet as fk  # noqa: E402
 
@@ -516,38 +517,35 @@ def case_bench(axl, work, n=200):
             shutil.rmtree(env.state, ignore_errors=True)
 
 
+def run_case(axl, work, case):
+    if case == "register":
+        cs.make_certs(work)
+        env = Env(axl, work, os.path.join(SIMS, "h100x8-nvswitch.json"))
+        try:
+            case_register(env)
+        finally:
+            env.close()
+    elif case == "prepare":
+        case_prepare(axl, work)
+    elif case == "restart":
+        case_restart(axl, work)
+    elif case == "bad":
+        case_bad(axl, work)
+    elif case == "idle":
+        case_idle(axl, work)
+    elif case == "bench":
+        case_bench(axl, work, int(os.environ.get("AXL_DRA_BENCH_N", "200")))
+
+
+CASES = ("register", "prepare", "restart", "bad", "idle", "bench")
+
+
 def main():
     axl, work, case = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    try:
-        if case == "register":
-            cs.make_certs(work)
-            env = Env(axl, work, os.path.join(SIMS, "h100x8-nvswitch.json"))
-            try:
-                case_register(env)
-            finally:
-                env.close()
-        elif case == "prepare":
-            case_prepare(axl, work)
-        elif case == "restart":
-            case_restart(axl, work)
-        elif case == "bad":
-            case_bad(axl, work)
-        elif case == "idle":
-            case_idle(axl, work)
-        elif case == "bench":
-            case_bench(axl, work, int(os.environ.get("AXL_DRA_BENCH_N", "200")))
-        else:
-            print("unknown case %s" % case)
-            return 2
-    except Fail as e:
-        print("FAIL: %s\n(the work directory %s is kept)" % (e, work))
-        return 1
-    if not os.environ.get("AXL_KEEP_WORK"):  # as tests/workdir.py: kept to be read when asked
-        shutil.rmtree(work, ignore_errors=True)
-    print("ok")
-    return 0
+    if case not in CASES:
+        print("unknown case %s" % case)
+        return 2
+    return workdir.run_fresh(work, lambda w: run_case(axl, w, case), Fail)
 
 
 if __name__ == "__main__":

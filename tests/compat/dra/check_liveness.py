@@ -30,6 +30,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", ".."))
+import workdir  # noqa: E402
 import check_kubelet as ck  # noqa: E402  (Env: the fake API server, the fake kubelet, the driver)
 import check_slices as cs  # noqa: E402
 import fake_kubelet as fk  # noqa: E402
@@ -159,17 +161,7 @@ def run(axl, work):
 
 def main():
     axl, work = sys.argv[1], os.path.abspath(sys.argv[2])
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    try:
-        run(axl, work)
-    except Fail as e:
-        print("FAIL: %s\n(the work directory %s is kept)" % (e, work))
-        return 1
-    if not os.environ.get("AXL_KEEP_WORK"):
-        shutil.rmtree(work, ignore_errors=True)
-    print("ok")
-    return 0
+    return workdir.run_fresh(work, lambda w: run(axl, w), Fail)
 
 
 if __name__ == "__main__":

@@ -29,12 +29,13 @@ The work directory is removed when the check passes, kept when it fails.
 """
 import json
 import os
-import shutil
 import signal
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", ".."))
+import workdir  # noqa: E402
 import check_kubelet as ck  # noqa: E402
 import check_slices as cs  # noqa: E402
 
@@ -255,17 +256,8 @@ def case_bad(axl, work):
 
 def main():
     axl, work, case = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    try:
-        {"slices": case_slices, "prepare": case_prepare, "bad": case_bad, "gate_off": case_gate_off}[case](axl, work)
-    except Fail as e:
-        print("FAIL: %s\n(the work directory %s is kept)" % (e, work))
-        return 1
-    if not os.environ.get("AXL_KEEP_WORK"):
-        shutil.rmtree(work, ignore_errors=True)
-    print("ok")
-    return 0
+    fn = {"slices": case_slices, "prepare": case_prepare, "bad": case_bad, "gate_off": case_gate_off}[case]
+    return workdir.run_fresh(work, lambda w: fn(axl, w), Fail)
 
 
 if __name__ == "__main__":
