@@ -606,7 +606,12 @@ int labels_refresh(struct labels_job *j, int *wrote, double *renew_in)
 	*renew_in = -1;
 	char expiry[96] = "";
 	if (j->expiry_s) {
-		long long now = (long long)time(NULL);
+		/* CLOCK_REALTIME, not time(): glibc's time() reads the clock of the last tick,
+		 * up to a tick behind, so "now" could be a second older than any other reader's
+		 * clock_gettime() taken just before (labels.expiry saw it in CI). */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		long long now = (long long)ts.tv_sec;
 		if (!j->expires || now >= j->expires - j->expiry_s / 2)
 			j->expires = now + j->expiry_s;
 		rfc3339(j->expires, expiry, sizeof expiry);
