@@ -332,6 +332,7 @@ static int cmd_dra_plugin(struct opts *go, int argc, char **argv)
 		if ((rc = dra_kubelet_start(&kl, &ka)) != 0)
 			goto out;
 		rc = 1;
+		dra_kubelet_health(kl, d.devices, d.health != NULL);
 	}
 	const char *why = "start";
 	double period = w.interval < HEALTH_PERIOD_S ? w.interval : HEALTH_PERIOD_S;
@@ -347,12 +348,14 @@ static int cmd_dra_plugin(struct opts *go, int argc, char **argv)
 		const char *hwhy = kp_health_watch_tick(&d.hw, d.health, tnow, &next_health, period, health_say, &d);
 		if (hwhy)
 			rescan = true, why = hwhy;
-		if (!rescan)
-			continue;
-		next_scan = tnow + w.interval;
-		if (o.verbose)
-			fprintf(stderr, "axl: dra-plugin: rediscovering (%s)\n", why);
-		rediscover(&d, kl, 1);
+		if (rescan) {
+			next_scan = tnow + w.interval;
+			if (o.verbose)
+				fprintf(stderr, "axl: dra-plugin: rediscovering (%s)\n", why);
+			rediscover(&d, kl, 1);
+		}
+		/* the kubelet's health streams: sent at once when a device's health changed */
+		dra_kubelet_health(kl, d.devices, d.health != NULL);
 	}
 	rc = 0;
 out:

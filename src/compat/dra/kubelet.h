@@ -13,7 +13,9 @@
  *    "DRAPlugin", the driver name, the DRA socket as endpoint and the DRA services it
  *    serves ("v1.DRAPlugin", "v1beta1.DRAPlugin"); NotifyRegistrationStatus is logged;
  *  - the DRA socket PLUGIN_DIR/dra.sock, services k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin
- *    and ...v1beta1.DRAPlugin (dra.proto): NodePrepareResources, NodeUnprepareResources.
+ *    and ...v1beta1.DRAPlugin (dra.proto): NodePrepareResources, NodeUnprepareResources;
+ *    and v1alpha1.DRAResourceHealth and v1.DRAResourceHealth (drahealth.proto, KEP-4680):
+ *    NodeWatchResources streams the devices' health that set_health gave (kubelet_watch.c).
  * A socket removed from under it (a restarting kubelet wipes its plugin directories) is
  * made again, and the kubelet's plugin watcher then registers the plugin anew.
  * The callbacks run on the module's serving thread, one request at a time (the helper's
@@ -24,7 +26,7 @@
 
 #include <stddef.h>
 
-#define DRA_KUBELET_ABI 3
+#define DRA_KUBELET_ABI 4
 /* the module's one exported symbol: const struct dra_kubelet_transport *(*)(void) */
 #define DRA_KUBELET_SYMBOL "axl_dra_kubelet_transport"
 
@@ -65,6 +67,16 @@ struct dra_kubelet_ops {
 	void (*say)(void *ud, int level, const char *msg);
 };
 
+/* One device's health for the kubelet (drahealth.proto DeviceHealth): the device as the
+ * ResourceSlices name it, and the proto's HealthStatus numbers. */
+enum { DRA_HEALTH_UNKNOWN = 0, DRA_HEALTH_HEALTHY = 1, DRA_HEALTH_UNHEALTHY = 2 };
+struct dra_device_health {
+	const char *pool, *device;
+	int health;
+	const char *message; /* at most 1024 bytes are sent; NULL: none */
+	long long updated;   /* wall-clock seconds when this was last judged */
+};
+
 struct dra_kubelet_config {
 	const char *driver;       /* the driver name: the plugin's name in GetInfo */
 	const char *registry_dir; /* the kubelet's plugin registry (plugins_registry) */
@@ -82,6 +94,11 @@ struct dra_kubelet_transport {
 		     size_t cap);
 	/* Stop serving, remove the sockets (those still ours). */
 	void (*stop)(void *server);
+	/* The devices' health now, copied: every health stream is sent it at once when a
+	 * device's health or message changed, and again every DK_WATCH_RESEND_S regardless (the
+	 * kubelet takes a device not reported for health_check_timeout_seconds as unknown).
+	 * Until the first call, a stream is sent nothing. Any thread. */
+	void (*set_health)(void *server, const struct dra_device_health *devs, size_t n);
 };
 
 #endif

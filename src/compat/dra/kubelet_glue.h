@@ -4,7 +4,8 @@
  * kubelet.h), in the device plugin's pattern (src/compat/kubernetes/glue.h):
  * kubelet_serve.c: the two servers on their sockets and the kubelet's calls on the
  * completion queue they share; kubelet_grpc.c: the module's entry points and the thread
- * that makes a removed socket again; kubelet_health.c: the liveness probe's health service.
+ * that makes a removed socket again; kubelet_health.c: the liveness probe's health service;
+ * kubelet_watch.c: the devices' health streamed to the kubelet (DRAResourceHealth).
  *
  * Threads: one drives the completion queue (dk_serve_loop: new calls, received requests,
  * finished replies; the ops' callbacks run here, one request at a time); one watches the
@@ -39,6 +40,7 @@
 #include <grpc/support/time.h>
 
 #include "dra.pb-c.h"
+#include "drahealth.pb-c.h"
 #include "pluginregistration.pb-c.h"
 #include "grpc_glue.h"
 #include "kubelet.h"
@@ -69,13 +71,24 @@ typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__Claim DkClaim;
 /* a directory that is gone is looked for again this often (nothing else is timed) */
 #define DK_DIR_RETRY_MS 1000
 
-enum dk_tag_kind { DK_T_NEW, DK_T_RECV, DK_T_DONE, DK_T_SHUTDOWN };
-enum dk_method { DK_M_UNKNOWN, DK_M_GETINFO, DK_M_NOTIFY, DK_M_PREPARE, DK_M_UNPREPARE };
+/* k8s.io/kubelet pkg/apis/dra-health/{v1alpha1,v1}: the service names the kubeletplugin
+ * helper lists in GetInfo (DRAResourceHealth_ServiceDesc.ServiceName) and the method */
+#define DK_HEALTH_V1ALPHA1 "v1alpha1.DRAResourceHealth"
+#define DK_HEALTH_V1       "v1.DRAResourceHealth"
+#define DK_WATCH_METHOD    "NodeWatchResources"
+/* each device's health_check_timeout_seconds (the kubelet's DefaultHealthTimeout, said
+ * outright), and how often every stream is sent the list again within it */
+#define DK_WATCH_TIMEOUT_S 30
+#define DK_WATCH_RESEND_S  10
+
+enum dk_tag_kind { DK_T_NEW, DK_T_RECV, DK_T_DONE, DK_T_SHUTDOWN, DK_T_SEND, DK_T_CLOSE };
+enum dk_method { DK_M_UNKNOWN, DK_M_GETINFO, DK_M_NOTIFY, DK_M_PREPARE, DK_M_UNPREPARE, DK_M_WATCH };
 enum { DK_REG = 0, DK_DRA = 1, DK_NSOCK = 2 };
 
 struct dk_plugin;
 struct dk_srv;
 struct dk_call;
+struct dk_hdev;
 
 struct dk_tag {
 	enum dk_tag_kind kind;
@@ -94,6 +107,11 @@ struct dk_call {
 	enum dk_method m;
 	grpc_slice details;
 	struct dk_tag t_new, t_recv, t_done;
+	/* a health stream (kubelet_watch.c), under the plugin's lock: the next stream, the
+	 * batches in flight, a send in flight, the list changed meanwhile, the kubelet gone */
+	struct dk_call *next;
+	int pending, sending, dirty, closed;
+	struct dk_tag t_send, t_close;
 };
 
 /* one socket's server; replaced by a new one when its socket was removed */
@@ -124,6 +142,13 @@ struct dk_plugin {
 	int wd[DK_NSOCK]; /* inotify watches of the two directories (-1: none now) */
 	/* counted for the log and the tests: what the kubelet asked, the liveness probes */
 	unsigned long n_getinfo, n_notify, n_prepare, n_unprepare, n_remade, n_health;
+	unsigned long n_watch, n_watch_sent; /* health streams opened, health lists sent */
+	/* the devices' health (set_health) and the streams sent it (kubelet_watch.c) */
+	struct dk_hdev *hdevs;
+	size_t n_hdevs;
+	int health_set;
+	struct dk_call *streams;
+	gpr_timespec next_resend; /* monotonic; tv_sec 0: not due */
 	struct dk_health *health; /* the healthcheck service (kubelet_health.c), NULL: none */
 	int registered; /* the last NotifyRegistrationStatus said so */
 };
@@ -140,5 +165,16 @@ void dk_srv_retire(struct dk_plugin *p, struct dk_srv *s);
  * the sockets' servers */
 int dk_health_start(struct dk_plugin *p, int port, char *err, size_t cap);
 void dk_health_stop(struct dk_plugin *p);
+/* the health streams (kubelet_watch.c): the method a path names (DK_M_WATCH or
+ * DK_M_UNKNOWN); a stream's start once its request came (the serve thread); its send and
+ * close events; the serve loop's deadline (infinite without a stream) and what is due at
+ * it; the transport's set_health; the list freed (plugin_free) */
+enum dk_method dk_watch_method(const grpc_slice m);
+void dk_watch_start(struct dk_call *c);
+void dk_watch_event(struct dk_plugin *p, const struct dk_tag *t);
+gpr_timespec dk_watch_deadline(struct dk_plugin *p);
+void dk_watch_due(struct dk_plugin *p);
+void dk_watch_set(void *server, const struct dra_device_health *devs, size_t n);
+void dk_watch_free(struct dk_plugin *p);
 
 #endif

@@ -38,6 +38,7 @@ static void plugin_free(struct dk_plugin *p)
 		close(p->evfd);
 	if (p->ino >= 0)
 		close(p->ino);
+	dk_watch_free(p);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 }
@@ -312,8 +313,10 @@ static void stop_here(void *server)
 	}
 	dk_say(p, 2,
 	       "kubelet calls: GetInfo %lu, NotifyRegistrationStatus %lu, NodePrepareResources %lu, "
-	       "NodeUnprepareResources %lu; sockets made again %lu; liveness checks %lu",
-	       p->n_getinfo, p->n_notify, p->n_prepare, p->n_unprepare, p->n_remade, p->n_health);
+	       "NodeUnprepareResources %lu, NodeWatchResources %lu (health lists sent %lu); sockets made again %lu; "
+	       "liveness checks %lu",
+	       p->n_getinfo, p->n_notify, p->n_prepare, p->n_unprepare, p->n_watch, p->n_watch_sent, p->n_remade,
+	       p->n_health);
 	grpc_shutdown_blocking();
 	plugin_free(p);
 }
@@ -330,6 +333,7 @@ static const struct dra_kubelet_transport transport = {
 	.abi = DRA_KUBELET_ABI,
 	.start = dk_start,
 	.stop = dk_stop,
+	.set_health = dk_watch_set,
 };
 
 __attribute__((visibility("default"))) const struct dra_kubelet_transport *axl_dra_kubelet_transport(void);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../cli/cdi_val.h"
@@ -217,6 +218,56 @@ void dra_kubelet_rescan(struct dra_kubelet *k, int quiet)
 	dra_kubelet_rescan_inv(k, ctx, inv, quiet);
 	axl_inventory_free(inv);
 	axl_context_free(ctx);
+}
+
+/* ---- the devices' health ----------------------------------------------------------- */
+
+void dra_kubelet_health(struct dra_kubelet *k, const char *pool, int checks)
+{
+	if (!k || !k->server || !pool)
+		return;
+	struct axl__jdoc *doc = NULL;
+	char err[256];
+	if (axl__jdoc_parse(pool, strlen(pool), &doc, err, sizeof err) != 0) {
+		axl__jdoc_free(doc);
+		return; /* ours, and parsed by the publisher before: cannot happen */
+	}
+	const struct axl__jv *root = axl__jdoc_root(doc);
+	const struct axl__jv *arr = root->type == AXL__J_OBJ ? axl__jv_get(root, "devices") : root;
+	size_t n = arr && arr->type == AXL__J_ARR ? arr->len : 0, m = 0;
+	struct dra_device_health *h = calloc(n ? n : 1, sizeof *h);
+	char **msgs = calloc(n ? n : 1, sizeof *msgs);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	for (size_t i = 0; h && msgs && i < n; i++) {
+		const struct axl__jv *d = &arr->items[i];
+		const char *name = axl__jv_str(d, "name");
+		if (!name)
+			continue;
+		const struct axl__jv *taints = axl__jv_get(d, "taints");
+		const struct axl__jv *t = taints && taints->type == AXL__J_ARR && taints->len ? &taints->items[0] : NULL;
+		h[m] = (struct dra_device_health){ k->a.node, name, DRA_HEALTH_HEALTHY, NULL, (long long)now.tv_sec };
+		if (!checks) {
+			h[m].health = DRA_HEALTH_UNKNOWN;
+			h[m].message = "not checked (axl dra-plugin --health-checks none)";
+		} else if (t) {
+			const char *key = axl__jv_str(t, "key"), *value = axl__jv_str(t, "value");
+			const char *effect = axl__jv_str(t, "effect"), *since = axl__jv_str(t, "timeAdded");
+			h[m].health = DRA_HEALTH_UNHEALTHY;
+			if (asprintf(&msgs[m], "tainted %s%s%s:%s%s%s", key ? key : "", value ? "=" : "", value ? value : "",
+				     effect ? effect : "", since ? " since " : "", since ? since : "") < 0)
+				msgs[m] = NULL;
+			h[m].message = msgs[m];
+		}
+		m++;
+	}
+	if (h && msgs)
+		k->t->set_health(k->server, h, m);
+	for (size_t i = 0; msgs && i < n; i++)
+		free(msgs[i]);
+	free(msgs);
+	free(h);
+	axl__jdoc_free(doc);
 }
 
 /* ---- the module ---------------------------------------------------------------------- */

@@ -50,6 +50,12 @@ void dra_kubelet_rescan(struct dra_kubelet *k, int quiet);
 /* The same from an inventory the caller discovered (and frees): one discovery serving the
  * slices and the kubelet side. NULL-safe. */
 void dra_kubelet_rescan_inv(struct dra_kubelet *k, axl_context *ctx, axl_inventory *inv, int quiet);
+/* The devices' health for the kubelet's health streams (kubelet.h set_health), from what
+ * the publisher was last given (pool: api.h's pub_set JSON, slices.h's dra_pool_json): a
+ * device with a taint is unhealthy (the message names the taint), one without healthy;
+ * with checks off (--health-checks none) each is unknown, as nothing judged it. The
+ * devices are in the pool named after the node. NULL-safe; pool NULL: nothing said. */
+void dra_kubelet_health(struct dra_kubelet *k, const char *pool, int checks);
 /* Stop serving (the sockets removed), free k. NULL-safe. */
 void dra_kubelet_stop(struct dra_kubelet *k);
 

@@ -3,7 +3,8 @@
  * The DRA plugin's two servers and the kubelet's calls on them (kubelet_glue.h), as the
  * completion queue they share sees them (the device plugin's serve.c, unary calls only):
  *   request_call -> DK_T_NEW -> {send initial metadata, receive the request} -> DK_T_RECV
- *   -> {send reply, send status, receive close} -> DK_T_DONE -> freed.
+ *   -> {send reply, send status, receive close} -> DK_T_DONE -> freed;
+ * a health stream (NodeWatchResources) goes on in kubelet_watch.c after DK_T_RECV.
  *
  * What the kubelet sends and expects, from kubernetes/kubernetes and k8s.io/kubelet:
  *  - pkg/kubelet/pluginmanager/operationexecutor/operation_generator.go: the plugin
@@ -80,7 +81,7 @@ static enum dk_method method_of(const struct dk_srv *s, const grpc_slice m)
 		if (grpc_slice_str_cmp(m, name) == 0)
 			return DK_M_UNPREPARE;
 	}
-	return DK_M_UNKNOWN;
+	return dk_watch_method(m);
 }
 
 /* Finish a unary call: the reply (may be NULL) and the status. */
@@ -100,12 +101,14 @@ static void do_getinfo(struct dk_call *c)
 		return;
 	}
 	protobuf_c_message_free_unpacked(&rq->base, NULL);
-	static char *versions[] = { DK_SERVICE_V1, DK_SERVICE_V1BETA1 };
+	/* the DRA services newest first, then the health services (the kubelet picks the DRA
+	 * service it knows and passes over the rest: registration.go) */
+	static char *versions[] = { DK_SERVICE_V1, DK_SERVICE_V1BETA1, DK_HEALTH_V1ALPHA1, DK_HEALTH_V1 };
 	Pluginregistration__PluginInfo o = PLUGINREGISTRATION__PLUGIN_INFO__INIT;
 	o.type = "DRAPlugin"; /* k8s.io/kubelet pkg/apis/pluginregistration/v1/constants.go DRAPlugin */
 	o.name = (char *)p->cfg.driver;
 	o.endpoint = p->paths[DK_DRA];
-	o.n_supported_versions = 2;
+	o.n_supported_versions = sizeof versions / sizeof *versions;
 	o.supported_versions = versions;
 	pthread_mutex_lock(&p->lock);
 	p->n_getinfo++;
@@ -312,6 +315,7 @@ static void on_recv(struct dk_call *c, int ok)
 	case DK_M_NOTIFY: do_notify(c); break;
 	case DK_M_PREPARE: do_prepare(c); break;
 	case DK_M_UNPREPARE: do_unprepare(c); break;
+	case DK_M_WATCH: dk_watch_start(c); break;
 	default: {
 		char msg[300];
 		char *m = grpc_slice_to_c_string(c->det.method);
@@ -347,9 +351,12 @@ void *dk_serve_loop(void *arg)
 {
 	struct dk_plugin *p = arg;
 	for (;;) {
-		grpc_event ev = grpc_completion_queue_next(p->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
+		/* asleep until a call's event, or the health streams' resend */
+		grpc_event ev = grpc_completion_queue_next(p->cq, dk_watch_deadline(p), NULL);
 		if (ev.type == GRPC_QUEUE_SHUTDOWN)
 			break;
+		if (ev.type == GRPC_QUEUE_TIMEOUT)
+			dk_watch_due(p);
 		if (ev.type != GRPC_OP_COMPLETE)
 			continue;
 		struct dk_tag *t = ev.tag;
@@ -358,6 +365,8 @@ void *dk_serve_loop(void *arg)
 		case DK_T_RECV: on_recv(t->c, ev.success); break;
 		case DK_T_DONE: dk_call_free(t->c); break;
 		case DK_T_SHUTDOWN: kl_server_gone(&p->lock, &t->s->gs, &p->live_servers, &p->stopping, p->cq); break;
+		case DK_T_SEND:
+		case DK_T_CLOSE: dk_watch_event(p, t); break;
 		}
 	}
 	return NULL;

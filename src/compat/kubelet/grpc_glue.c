@@ -75,6 +75,41 @@ grpc_call_error kl_finish_unary(grpc_call *call, grpc_byte_buffer **out, grpc_sl
 	return grpc_call_start_batch(call, ops, n, tag, NULL);
 }
 
+grpc_call_error kl_stream_close_watch(grpc_call *call, int *cancelled, int *pending, void *tag)
+{
+	grpc_op op;
+	memset(&op, 0, sizeof op);
+	op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+	op.data.recv_close_on_server.cancelled = cancelled;
+	(*pending)++;
+	grpc_call_error e = grpc_call_start_batch(call, &op, 1, tag, NULL);
+	if (e != GRPC_CALL_OK)
+		(*pending)--;
+	return e;
+}
+
+int kl_stream_send(grpc_call *call, grpc_byte_buffer **out, grpc_byte_buffer *msg, int *sending, int *pending,
+		   void *tag)
+{
+	if (*out)
+		grpc_byte_buffer_destroy(*out);
+	*out = msg;
+	if (!msg)
+		return -1;
+	grpc_op op;
+	memset(&op, 0, sizeof op);
+	op.op = GRPC_OP_SEND_MESSAGE;
+	op.data.send_message.send_message = msg;
+	*sending = 1;
+	(*pending)++;
+	if (grpc_call_start_batch(call, &op, 1, tag, NULL) != GRPC_CALL_OK) {
+		*sending = 0;
+		(*pending)--;
+		return -1;
+	}
+	return 0;
+}
+
 void kl_unary_init(struct kl_unary *u, const ProtobufCMessage *req)
 {
 	u->send = kl_pack(req);

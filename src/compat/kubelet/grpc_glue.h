@@ -38,6 +38,16 @@ ProtobufCMessage *kl_unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffe
 grpc_call_error kl_finish_unary(grpc_call *call, grpc_byte_buffer **out, grpc_slice *details, int *cancelled,
 				const ProtobufCMessage *reply, grpc_status_code code, const char *msg, void *tag);
 
+/* A server stream (the device plugin's ListAndWatch, the DRA plugin's NodeWatchResources):
+ * the close awaited (tag when the client goes or the call is cancelled), and one message
+ * sent, msg taken into *out (destroying the one before, kept until the next) and sent
+ * with tag; *pending counts the batches in flight and *sending the send. The close's
+ * answer is grpc_call_start_batch's; the send's 0, or -1 when msg is NULL or the batch
+ * did not start. */
+grpc_call_error kl_stream_close_watch(grpc_call *call, int *cancelled, int *pending, void *tag);
+int kl_stream_send(grpc_call *call, grpc_byte_buffer **out, grpc_byte_buffer *msg, int *sending, int *pending,
+		   void *tag);
+
 /* A unary call of a client's (the device plugin's Register, the DRA liveness probe's calls):
  * what it sends and receives. */
 struct kl_unary {

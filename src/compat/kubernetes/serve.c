@@ -350,22 +350,10 @@ void k8s_glue_push(struct call *c)
 	c->last = b;
 	c->nlast = n;
 	grpc_slice s = grpc_slice_from_copied_buffer((const char *)b, n);
-	if (c->out)
-		grpc_byte_buffer_destroy(c->out);
-	c->out = grpc_raw_byte_buffer_create(&s, 1);
+	grpc_byte_buffer *msg = grpc_raw_byte_buffer_create(&s, 1);
 	grpc_slice_unref(s);
-	grpc_op op;
-	memset(&op, 0, sizeof op);
-	op.op = GRPC_OP_SEND_MESSAGE;
-	op.data.send_message.send_message = c->out;
-	c->sending = 1;
-	c->pending++;
-	if (grpc_call_start_batch(c->call, &op, 1, &c->t_send, NULL) != GRPC_CALL_OK) {
-		c->sending = 0;
-		c->pending--;
-	} else {
+	if (kl_stream_send(c->call, &c->out, msg, &c->sending, &c->pending, &c->t_send) == 0)
 		k8s_glue_say(c->p, 2, "%s: ListAndWatch: sent the device list", c->p->cfg.resources[c->r]);
-	}
 }
 
 static void unlink_stream(struct plugin *p, struct call *c)
@@ -380,14 +368,8 @@ static void unlink_stream(struct plugin *p, struct call *c)
 static void start_stream(struct call *c)
 {
 	struct plugin *p = c->p;
-	grpc_op op;
-	memset(&op, 0, sizeof op);
-	op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
-	op.data.recv_close_on_server.cancelled = &c->cancelled;
 	pthread_mutex_lock(&p->lock);
-	c->pending++;
-	if (grpc_call_start_batch(c->call, &op, 1, &c->t_close, NULL) != GRPC_CALL_OK) {
-		c->pending--;
+	if (kl_stream_close_watch(c->call, &c->cancelled, &c->pending, &c->t_close) != GRPC_CALL_OK) {
 		pthread_mutex_unlock(&p->lock);
 		k8s_glue_call_free(c);
 		return;

@@ -16,9 +16,19 @@ k8s.io/kubelet (read with the fetch tool; the commits are those of the files rea
     ("v1.DRAPlugin" in k8s.io/kubelet pkg/apis/dra/v1/types.go at 63b32497, then
     "v1beta1.DRAPlugin"), the endpoint dialled with a 1 s wait, calls with a 45 s
     deadline; NodePrepareResources must answer every claim of the request by UID.
+With health=True, the ResourceHealthStatus gate's side (KEP-4680), from
+  pkg/kubelet/cm/dra/plugin/dra_plugin_manager.go (f8297306) add(): once a plugin is
+    registered, NodeWatchResources of "v1alpha1.DRAResourceHealth" is called whatever
+    GetInfo listed, and called again 5 s after it failed or ended (wait.UntilWithContext);
+    DeRegisterPlugin cancels it;
+  pkg/kubelet/cm/dra/manager.go (HandleWatchResourcesStream): each message replaces the
+    driver's devices by (pool_name, device_name), a timeout <= 0 is the default; the
+    stream's end clears the driver's cache (clearDriver);
+  pkg/kubelet/cm/dra/healthinfo.go (DefaultHealthTimeout 30 s, getHealthInfo): a device
+    not reported within its timeout reads Unknown.
 The messages come from the protos the driver is built with (src/compat/dra/dra.proto,
-pluginregistration.proto: k8s.io/kubelet's, provenance in each), compiled here with
-protoc --python_out. Every call the fake makes is counted (calls), so a test sees that
+pluginregistration.proto, drahealth.proto: k8s.io/kubelet's, provenance in each),
+compiled here with protoc --python_out. Every call the fake makes is counted (calls), so a test sees that
 nothing is asked twice and nothing spins.
 """
 from __future__ import annotations
@@ -52,17 +62,43 @@ def load_pb(work: str):
     return dra_pb2, pluginregistration_pb2
 
 
-class Plugin:
-    """A registered DRA plugin: its name, endpoint and the service chosen."""
+def load_health_pb(work: str):
+    """drahealth_pb2 (v1alpha1's messages, the same as v1's), compiled into work."""
+    out = os.path.join(work, "pb")
+    os.makedirs(out, exist_ok=True)
+    subprocess.run(["protoc", "--python_out=" + out, "-I", PROTO_DIR, os.path.join(PROTO_DIR, "drahealth.proto")],
+                   check=True)
+    if out not in sys.path:
+        sys.path.insert(0, out)
+    import drahealth_pb2  # noqa: E402
+    return drahealth_pb2
 
-    def __init__(self, name, endpoint, service, socket):
+
+HEALTH_METHOD = "/v1alpha1.DRAResourceHealth/NodeWatchResources"
+DEFAULT_HEALTH_TIMEOUT = 30.0  # healthinfo.go DefaultHealthTimeout
+HEALTH_RETRY_S = 5.0           # dra_plugin_manager.go: wait.UntilWithContext(..., 5*time.Second)
+
+
+class Plugin:
+    """A registered DRA plugin: its name, endpoint, the service chosen, GetInfo's list."""
+
+    def __init__(self, name, endpoint, service, socket, versions=()):
         self.name, self.endpoint, self.service, self.socket = name, endpoint, service, socket
+        self.versions = list(versions)
+        self.cancel = threading.Event()  # DeRegisterPlugin: the health stream's context
 
 
 class FakeKubelet:
-    def __init__(self, work: str, registry_dir: str, pb, poll_s: float = 0.02):
+    def __init__(self, work: str, registry_dir: str, pb, poll_s: float = 0.02, health=False):
         self.work, self.dir = work, registry_dir
         self.dra, self.reg = pb
+        self.hpb = load_health_pb(work) if health else None
+        # driver -> {(pool, device): {"health", "message", "timeout", "seen"}}; the messages
+        # received, (monotonic time, driver, [(pool, device, health, message, timeout, last)]);
+        # the streams' ends, (time, driver, why)
+        self.health: dict[str, dict] = {}
+        self.health_msgs: list = []
+        self.health_ends: list = []
         self.poll_s = poll_s
         self.lock = threading.Lock()
         self.plugins: dict[str, Plugin] = {}   # by name
@@ -93,6 +129,9 @@ class FakeKubelet:
 
     def stop(self):
         self.stopping.set()
+        with self.lock:
+            for p in self.plugins.values():
+                p.cancel.set()
         if self.thread:
             self.thread.join()
             self.thread = None
@@ -123,6 +162,7 @@ class FakeKubelet:
                         for n, p in list(self.plugins.items()):
                             if p.socket == path:
                                 del self.plugins[n]  # DeRegisterPlugin
+                                p.cancel.set()
             self.stopping.wait(self.poll_s)
 
     def _register(self, path):
@@ -159,12 +199,73 @@ class FakeKubelet:
             if err:
                 self.errors.append(err)
             else:
+                plugin = Plugin(info.name, info.endpoint, service, path, info.supported_versions)
                 with self.lock:
-                    self.plugins[info.name] = Plugin(info.name, info.endpoint, service, path)
+                    old = self.plugins.get(info.name)
+                    self.plugins[info.name] = plugin
+                if old:
+                    old.cancel.set()
+                if self.hpb:
+                    threading.Thread(target=self._health_loop, args=(plugin,), daemon=True).start()
         except (grpc.RpcError, grpc.FutureTimeoutError) as e:
             self.errors.append("RegisterPlugin error at socket %s: %s" % (path, e))
         finally:
             ch.close()
+
+    # ---- the health streams (ResourceHealthStatus) ----------------------------------------
+    def _health_loop(self, plugin):
+        while not (plugin.cancel.is_set() or self.stopping.is_set()):
+            self._health_stream(plugin)
+            plugin.cancel.wait(HEALTH_RETRY_S)
+
+    def _health_stream(self, plugin):
+        ch = grpc.insecure_channel("unix:" + plugin.endpoint)
+        why, done = "EOF", None
+        try:
+            watch = ch.unary_stream(HEALTH_METHOD,
+                                    request_serializer=self.hpb.NodeWatchResourcesRequest.SerializeToString,
+                                    response_deserializer=self.hpb.NodeWatchResourcesResponse.FromString)
+            self.count("NodeWatchResources")
+            stream = watch(self.hpb.NodeWatchResourcesRequest())
+            done = threading.Event()
+
+            def stopper():  # the stream's context, cancelled by DeRegisterPlugin or the kubelet's stop
+                while not done.wait(0.05):
+                    if plugin.cancel.is_set() or self.stopping.is_set():
+                        stream.cancel()
+                        return
+            threading.Thread(target=stopper, daemon=True).start()
+            for resp in stream:
+                now = time.monotonic()
+                got = []
+                with self.lock:
+                    cache = self.health.setdefault(plugin.name, {})
+                    for d in resp.devices:
+                        t = d.health_check_timeout_seconds
+                        got.append((d.device.pool_name, d.device.device_name, d.health, d.message, t,
+                                    d.last_updated_time))
+                        cache[(d.device.pool_name, d.device.device_name)] = {
+                            "health": self.hpb.HealthStatus.Name(d.health), "message": d.message,
+                            "timeout": float(t) if t > 0 else DEFAULT_HEALTH_TIMEOUT, "seen": now}
+                    self.health_msgs.append((now, plugin.name, got))
+        except grpc.RpcError as e:
+            why = e.code().name if hasattr(e, "code") else str(e)
+        finally:
+            if done:
+                done.set()
+            with self.lock:
+                self.health.pop(plugin.name, None)  # clearDriver
+                self.health_ends.append((time.monotonic(), plugin.name, why))
+            ch.close()
+
+    def device_health(self, driver, pool, device):
+        """getHealthInfo: (health, message) of a device, Unknown when it timed out or was
+        never reported."""
+        with self.lock:
+            d = self.health.get(driver, {}).get((pool, device))
+            if not d or time.monotonic() - d["seen"] > d["timeout"]:
+                return ("UNKNOWN", "")
+            return (d["health"], d["message"])
 
     def wait_registered(self, name, timeout=10.0):
         end = time.time() + timeout
