@@ -99,18 +99,11 @@ struct dk_tag {
 struct dk_call {
 	struct dk_plugin *p;
 	struct dk_srv *s;
-	grpc_call *call;
-	grpc_call_details det;
-	grpc_metadata_array md;
-	grpc_byte_buffer *in, *out;
-	int cancelled;
+	struct kl_call k; /* gRPC's side of it (grpc_glue.h) */
 	enum dk_method m;
-	grpc_slice details;
 	struct dk_tag t_new, t_recv, t_done;
-	/* a health stream (kubelet_watch.c), under the plugin's lock: the next stream, the
-	 * batches in flight, a send in flight, the list changed meanwhile, the kubelet gone */
+	/* a health stream (kubelet_watch.c), under the plugin's lock: the next stream */
 	struct dk_call *next;
-	int pending, sending, dirty, closed;
 	struct dk_tag t_send, t_close;
 };
 

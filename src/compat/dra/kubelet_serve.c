@@ -29,15 +29,7 @@
 
 void dk_call_free(struct dk_call *c)
 {
-	if (c->call)
-		grpc_call_unref(c->call);
-	grpc_call_details_destroy(&c->det);
-	grpc_metadata_array_destroy(&c->md);
-	if (c->in)
-		grpc_byte_buffer_destroy(c->in);
-	if (c->out)
-		grpc_byte_buffer_destroy(c->out);
-	grpc_slice_unref(c->details);
+	kl_call_destroy(&c->k);
 	free(c);
 }
 
@@ -50,13 +42,11 @@ static void request_next(struct dk_srv *s)
 		return;
 	c->p = s->p;
 	c->s = s;
-	grpc_call_details_init(&c->det);
-	grpc_metadata_array_init(&c->md);
-	c->details = grpc_empty_slice();
+	kl_call_init(&c->k);
 	c->t_new = (struct dk_tag){ DK_T_NEW, c, s };
 	c->t_recv = (struct dk_tag){ DK_T_RECV, c, s };
 	c->t_done = (struct dk_tag){ DK_T_DONE, c, s };
-	if (grpc_server_request_call(s->gs, &c->call, &c->det, &c->md, s->p->cq, s->p->cq, &c->t_new) != GRPC_CALL_OK)
+	if (kl_call_request(&c->k, s->gs, s->p->cq, &c->t_new) != GRPC_CALL_OK)
 		dk_call_free(c);
 }
 
@@ -87,7 +77,7 @@ static enum dk_method method_of(const struct dk_srv *s, const grpc_slice m)
 /* Finish a unary call: the reply (may be NULL) and the status. */
 static void finish(struct dk_call *c, ProtobufCMessage *reply, grpc_status_code code, const char *msg)
 {
-	if (kl_finish_unary(c->call, &c->out, &c->details, &c->cancelled, reply, code, msg, &c->t_done) != GRPC_CALL_OK)
+	if (kl_call_finish(&c->k, reply, code, msg, &c->t_done) != GRPC_CALL_OK)
 		dk_call_free(c);
 }
 
@@ -95,7 +85,7 @@ static void do_getinfo(struct dk_call *c)
 {
 	struct dk_plugin *p = c->p;
 	Pluginregistration__InfoRequest *rq =
-	    (Pluginregistration__InfoRequest *)kl_unpack(&pluginregistration__info_request__descriptor, c->in);
+	    (Pluginregistration__InfoRequest *)kl_unpack(&pluginregistration__info_request__descriptor, c->k.in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT, "GetInfo: the request is not an InfoRequest");
 		return;
@@ -121,7 +111,7 @@ static void do_notify(struct dk_call *c)
 {
 	struct dk_plugin *p = c->p;
 	Pluginregistration__RegistrationStatus *rq = (Pluginregistration__RegistrationStatus *)kl_unpack(
-	    &pluginregistration__registration_status__descriptor, c->in);
+	    &pluginregistration__registration_status__descriptor, c->k.in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT,
 		       "NotifyRegistrationStatus: the request is not a RegistrationStatus");
@@ -186,7 +176,7 @@ static void do_prepare(struct dk_call *c)
 {
 	struct dk_plugin *p = c->p;
 	DkPrepareReq *rq = (DkPrepareReq *)kl_unpack(
-	    &k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_request__descriptor, c->in);
+	    &k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_request__descriptor, c->k.in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT,
 		       "NodePrepareResources: the request is not a NodePrepareResourcesRequest");
@@ -259,7 +249,7 @@ static void do_unprepare(struct dk_call *c)
 {
 	struct dk_plugin *p = c->p;
 	DkUnprepareReq *rq = (DkUnprepareReq *)kl_unpack(
-	    &k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_request__descriptor, c->in);
+	    &k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_request__descriptor, c->k.in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT,
 		       "NodeUnprepareResources: the request is not a NodeUnprepareResourcesRequest");
@@ -306,6 +296,7 @@ static void do_unprepare(struct dk_call *c)
 
 static void on_recv(struct dk_call *c, int ok)
 {
+	c->k.pending--;
 	if (!ok) {
 		dk_call_free(c);
 		return;
@@ -318,7 +309,7 @@ static void on_recv(struct dk_call *c, int ok)
 	case DK_M_WATCH: dk_watch_start(c); break;
 	default: {
 		char msg[300];
-		char *m = grpc_slice_to_c_string(c->det.method);
+		char *m = grpc_slice_to_c_string(c->k.det.method);
 		snprintf(msg, sizeof msg, "axl's DRA plugin does not implement %s on this socket",
 			 m ? m : "this method");
 		gpr_free(m);
@@ -337,13 +328,8 @@ static void on_new(struct dk_call *c, int ok)
 	pthread_mutex_lock(&p->lock);
 	request_next(c->s);
 	pthread_mutex_unlock(&p->lock);
-	c->m = method_of(c->s, c->det.method);
-	grpc_op ops[2];
-	memset(ops, 0, sizeof ops);
-	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
-	ops[1].op = GRPC_OP_RECV_MESSAGE;
-	ops[1].data.recv_message.recv_message = &c->in;
-	if (grpc_call_start_batch(c->call, ops, 2, &c->t_recv, NULL) != GRPC_CALL_OK)
+	c->m = method_of(c->s, c->k.det.method);
+	if (kl_call_begin(&c->k, &c->t_recv) != GRPC_CALL_OK)
 		dk_call_free(c);
 }
 

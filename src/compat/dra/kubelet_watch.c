@@ -101,13 +101,13 @@ static grpc_byte_buffer *list_message(const struct dk_plugin *p)
 static void push(struct dk_call *c)
 {
 	struct dk_plugin *p = c->p;
-	if (c->closed || !p->health_set)
+	if (c->k.closed || !p->health_set)
 		return;
-	if (c->sending) {
-		c->dirty = 1;
+	if (c->k.sending) {
+		c->k.dirty = 1;
 		return;
 	}
-	if (kl_stream_send(c->call, &c->out, list_message(p), &c->sending, &c->pending, &c->t_send) == 0)
+	if (kl_call_send(&c->k, list_message(p), &c->t_send) == GRPC_CALL_OK)
 		p->n_watch_sent++;
 }
 
@@ -129,11 +129,11 @@ void dk_watch_start(struct dk_call *c)
 {
 	struct dk_plugin *p = c->p;
 	V1alpha1__NodeWatchResourcesRequest *rq = (V1alpha1__NodeWatchResourcesRequest *)kl_unpack(
-	    &v1alpha1__node_watch_resources_request__descriptor, c->in);
+	    &v1alpha1__node_watch_resources_request__descriptor, c->k.in);
 	if (!rq) {
-		if (kl_finish_unary(c->call, &c->out, &c->details, &c->cancelled, NULL, GRPC_STATUS_INVALID_ARGUMENT,
-				    "NodeWatchResources: the request is not a NodeWatchResourcesRequest",
-				    &c->t_done) != GRPC_CALL_OK)
+		if (kl_call_finish(&c->k, NULL, GRPC_STATUS_INVALID_ARGUMENT,
+				   "NodeWatchResources: the request is not a NodeWatchResourcesRequest",
+				   &c->t_done) != GRPC_CALL_OK)
 			dk_call_free(c);
 		return;
 	}
@@ -141,7 +141,7 @@ void dk_watch_start(struct dk_call *c)
 	c->t_send = (struct dk_tag){ DK_T_SEND, c, c->s };
 	c->t_close = (struct dk_tag){ DK_T_CLOSE, c, c->s };
 	pthread_mutex_lock(&p->lock);
-	if (kl_stream_close_watch(c->call, &c->cancelled, &c->pending, &c->t_close) != GRPC_CALL_OK) {
+	if (kl_call_watch_close(&c->k, &c->t_close) != GRPC_CALL_OK) {
 		pthread_mutex_unlock(&p->lock);
 		dk_call_free(c);
 		return;
@@ -160,15 +160,15 @@ void dk_watch_event(struct dk_plugin *p, const struct dk_tag *t)
 {
 	struct dk_call *c = t->c;
 	pthread_mutex_lock(&p->lock);
-	c->pending--;
+	c->k.pending--;
 	if (t->kind == DK_T_SEND) {
-		c->sending = 0;
-		if (!c->closed && c->dirty) {
-			c->dirty = 0;
+		c->k.sending = 0;
+		if (!c->k.closed && c->k.dirty) {
+			c->k.dirty = 0;
 			push(c);
 		}
 	} else {
-		c->closed = 1;
+		c->k.closed = 1;
 		for (struct dk_call **pp = &p->streams; *pp; pp = &(*pp)->next)
 			if (*pp == c) {
 				*pp = c->next;
@@ -176,7 +176,7 @@ void dk_watch_event(struct dk_plugin *p, const struct dk_tag *t)
 			}
 		dk_say(p, 2, "NodeWatchResources: the stream closed");
 	}
-	int done = c->closed && !c->pending;
+	int done = c->k.closed && !c->k.pending;
 	pthread_mutex_unlock(&p->lock);
 	if (done)
 		dk_call_free(c);

@@ -54,60 +54,98 @@ ProtobufCMessage *kl_unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffe
 	return m;
 }
 
-grpc_call_error kl_finish_unary(grpc_call *call, grpc_byte_buffer **out, grpc_slice *details, int *cancelled,
-				const ProtobufCMessage *reply, grpc_status_code code, const char *msg, void *tag)
+void kl_call_init(struct kl_call *k)
+{
+	memset(k, 0, sizeof *k);
+	grpc_call_details_init(&k->det);
+	grpc_metadata_array_init(&k->md);
+	k->details = grpc_empty_slice();
+}
+
+void kl_call_destroy(struct kl_call *k)
+{
+	if (k->call)
+		grpc_call_unref(k->call);
+	grpc_call_details_destroy(&k->det);
+	grpc_metadata_array_destroy(&k->md);
+	if (k->in)
+		grpc_byte_buffer_destroy(k->in);
+	if (k->out)
+		grpc_byte_buffer_destroy(k->out);
+	grpc_slice_unref(k->details);
+}
+
+grpc_call_error kl_call_request(struct kl_call *k, grpc_server *gs, grpc_completion_queue *cq, void *tag)
+{
+	return grpc_server_request_call(gs, &k->call, &k->det, &k->md, cq, cq, tag);
+}
+
+/* ops[0..n) as one batch, counted in k->pending */
+static grpc_call_error batch(struct kl_call *k, const grpc_op *ops, size_t n, void *tag)
+{
+	k->pending++;
+	grpc_call_error e = grpc_call_start_batch(k->call, ops, n, tag, NULL);
+	if (e != GRPC_CALL_OK)
+		k->pending--;
+	return e;
+}
+
+grpc_call_error kl_call_begin(struct kl_call *k, void *tag)
+{
+	grpc_op ops[2];
+	memset(ops, 0, sizeof ops);
+	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+	ops[1].op = GRPC_OP_RECV_MESSAGE;
+	ops[1].data.recv_message.recv_message = &k->in;
+	return batch(k, ops, 2, tag);
+}
+
+grpc_call_error kl_call_finish(struct kl_call *k, const ProtobufCMessage *reply, grpc_status_code code,
+			       const char *msg, void *tag)
 {
 	grpc_op ops[3];
 	memset(ops, 0, sizeof ops);
 	size_t n = 0;
 	if (reply && code == GRPC_STATUS_OK) {
-		*out = kl_pack(reply);
+		if (k->out)
+			grpc_byte_buffer_destroy(k->out);
+		k->out = kl_pack(reply);
 		ops[n].op = GRPC_OP_SEND_MESSAGE;
-		ops[n++].data.send_message.send_message = *out;
+		ops[n++].data.send_message.send_message = k->out;
 	}
-	grpc_slice_unref(*details);
-	*details = grpc_slice_from_copied_string(msg ? msg : "");
+	grpc_slice_unref(k->details);
+	k->details = grpc_slice_from_copied_string(msg ? msg : "");
 	ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
 	ops[n].data.send_status_from_server.status = code;
-	ops[n++].data.send_status_from_server.status_details = msg ? details : NULL;
+	ops[n++].data.send_status_from_server.status_details = msg ? &k->details : NULL;
 	ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
-	ops[n++].data.recv_close_on_server.cancelled = cancelled;
-	return grpc_call_start_batch(call, ops, n, tag, NULL);
+	ops[n++].data.recv_close_on_server.cancelled = &k->cancelled;
+	return batch(k, ops, n, tag);
 }
 
-grpc_call_error kl_stream_close_watch(grpc_call *call, int *cancelled, int *pending, void *tag)
+grpc_call_error kl_call_watch_close(struct kl_call *k, void *tag)
 {
 	grpc_op op;
 	memset(&op, 0, sizeof op);
 	op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
-	op.data.recv_close_on_server.cancelled = cancelled;
-	(*pending)++;
-	grpc_call_error e = grpc_call_start_batch(call, &op, 1, tag, NULL);
-	if (e != GRPC_CALL_OK)
-		(*pending)--;
-	return e;
+	op.data.recv_close_on_server.cancelled = &k->cancelled;
+	return batch(k, &op, 1, tag);
 }
 
-int kl_stream_send(grpc_call *call, grpc_byte_buffer **out, grpc_byte_buffer *msg, int *sending, int *pending,
-		   void *tag)
+grpc_call_error kl_call_send(struct kl_call *k, grpc_byte_buffer *msg, void *tag)
 {
-	if (*out)
-		grpc_byte_buffer_destroy(*out);
-	*out = msg;
+	if (k->out)
+		grpc_byte_buffer_destroy(k->out);
+	k->out = msg;
 	if (!msg)
-		return -1;
+		return GRPC_CALL_ERROR;
 	grpc_op op;
 	memset(&op, 0, sizeof op);
 	op.op = GRPC_OP_SEND_MESSAGE;
 	op.data.send_message.send_message = msg;
-	*sending = 1;
-	(*pending)++;
-	if (grpc_call_start_batch(call, &op, 1, tag, NULL) != GRPC_CALL_OK) {
-		*sending = 0;
-		(*pending)--;
-		return -1;
-	}
-	return 0;
+	grpc_call_error e = batch(k, &op, 1, tag);
+	k->sending = e == GRPC_CALL_OK;
+	return e;
 }
 
 void kl_unary_init(struct kl_unary *u, const ProtobufCMessage *req)

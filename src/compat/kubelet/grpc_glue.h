@@ -31,22 +31,37 @@ grpc_byte_buffer *kl_pack(const ProtobufCMessage *m);
 /* The message of descriptor d in bb, or NULL (none received, or not one). */
 ProtobufCMessage *kl_unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffer *bb);
 
-/* Finish a unary call: the reply packed into *out (only when code is GRPC_STATUS_OK and
- * reply is not NULL), the status with msg (NULL: none) kept in *details, the close received
- * into *cancelled; tag when gRPC is done. grpc_call_start_batch's answer: not GRPC_CALL_OK,
- * the call is the caller's to free. */
-grpc_call_error kl_finish_unary(grpc_call *call, grpc_byte_buffer **out, grpc_slice *details, int *cancelled,
-				const ProtobufCMessage *reply, grpc_status_code code, const char *msg, void *tag);
-
-/* A server stream (the device plugin's ListAndWatch, the DRA plugin's NodeWatchResources):
- * the close awaited (tag when the client goes or the call is cancelled), and one message
- * sent, msg taken into *out (destroying the one before, kept until the next) and sent
- * with tag; *pending counts the batches in flight and *sending the send. The close's
- * answer is grpc_call_start_batch's; the send's 0, or -1 when msg is NULL or the batch
- * did not start. */
-grpc_call_error kl_stream_close_watch(grpc_call *call, int *cancelled, int *pending, void *tag);
-int kl_stream_send(grpc_call *call, grpc_byte_buffer **out, grpc_byte_buffer *msg, int *sending, int *pending,
-		   void *tag);
+/* A call the kubelet makes on a server of ours, as both modules hold it: what gRPC gives
+ * and is given for it, and, for a stream (the device plugin's ListAndWatch, the DRA
+ * plugin's NodeWatchResources), the sends' state. */
+struct kl_call {
+	grpc_call *call;
+	grpc_call_details det;
+	grpc_metadata_array md;
+	grpc_byte_buffer *in, *out; /* the request received; the message sent last */
+	grpc_slice details;         /* the status's message */
+	int cancelled;              /* the close received */
+	int pending;                /* batches in flight */
+	int sending, dirty, closed; /* a stream: a send in flight, a change meanwhile, the client gone */
+};
+void kl_call_init(struct kl_call *k);
+void kl_call_destroy(struct kl_call *k);
+/* Each starts one batch and counts it in pending (not when it did not start); tag when
+ * gRPC is done with it; grpc_call_start_batch's answer (not GRPC_CALL_OK: the call is the
+ * caller's to free).
+ * request: the server gs's next call into k, on cq (no batch: not counted);
+ * begin: a new call's initial metadata sent and its request received into in;
+ * finish: a unary call's reply (packed into out, when code is GRPC_STATUS_OK and reply is
+ * not NULL), its status with msg (NULL: none) and the close received;
+ * watch_close: a stream's close awaited (the client went, or the call was cancelled);
+ * send: msg sent on a stream, taken into out (the message before destroyed), sending set
+ * (msg NULL: nothing sent, GRPC_CALL_ERROR). */
+grpc_call_error kl_call_request(struct kl_call *k, grpc_server *gs, grpc_completion_queue *cq, void *tag);
+grpc_call_error kl_call_begin(struct kl_call *k, void *tag);
+grpc_call_error kl_call_finish(struct kl_call *k, const ProtobufCMessage *reply, grpc_status_code code,
+			       const char *msg, void *tag);
+grpc_call_error kl_call_watch_close(struct kl_call *k, void *tag);
+grpc_call_error kl_call_send(struct kl_call *k, grpc_byte_buffer *msg, void *tag);
 
 /* A unary call of a client's (the device plugin's Register, the DRA liveness probe's calls):
  * what it sends and receives. */

@@ -76,18 +76,11 @@ struct call {
 	struct plugin *p;
 	struct srv *s;
 	size_t r;
-	grpc_call *call;
-	grpc_call_details det;
-	grpc_metadata_array md;
-	grpc_byte_buffer *in, *out;
-	int cancelled;
+	struct kl_call k; /* gRPC's side of it (grpc_glue.h) */
 	enum method m;
-	int pending; /* batches in flight */
-	int closed, sending, dirty;
 	uint8_t *last; /* the list last sent on this stream */
 	size_t nlast;
 	struct call *next; /* the plugin's streams */
-	grpc_slice details;
 	struct tag t_new, t_recv, t_done, t_send, t_close;
 };
 

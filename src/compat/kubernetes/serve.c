@@ -63,15 +63,7 @@ static uint8_t *list_bytes(struct plugin *p, size_t r, size_t *len)
 
 void k8s_glue_call_free(struct call *c)
 {
-	if (c->call)
-		grpc_call_unref(c->call);
-	grpc_call_details_destroy(&c->det);
-	grpc_metadata_array_destroy(&c->md);
-	if (c->in)
-		grpc_byte_buffer_destroy(c->in);
-	if (c->out)
-		grpc_byte_buffer_destroy(c->out);
-	grpc_slice_unref(c->details);
+	kl_call_destroy(&c->k);
 	free(c->last);
 	free(c);
 }
@@ -84,9 +76,7 @@ static struct call *call_new(struct srv *s)
 	c->p = s->p;
 	c->s = s;
 	c->r = s->r;
-	grpc_call_details_init(&c->det);
-	grpc_metadata_array_init(&c->md);
-	c->details = grpc_empty_slice();
+	kl_call_init(&c->k);
 	c->t_new = (struct tag){T_NEW, c, s};
 	c->t_recv = (struct tag){T_RECV, c, s};
 	c->t_done = (struct tag){T_DONE, c, s};
@@ -103,7 +93,7 @@ void k8s_glue_request_next(struct srv *s)
 	struct call *c = call_new(s);
 	if (!c)
 		return;
-	if (grpc_server_request_call(s->gs, &c->call, &c->det, &c->md, s->p->cq, s->p->cq, &c->t_new) != GRPC_CALL_OK)
+	if (kl_call_request(&c->k, s->gs, s->p->cq, &c->t_new) != GRPC_CALL_OK)
 		k8s_glue_call_free(c);
 }
 
@@ -126,12 +116,8 @@ static enum method method_of(const grpc_slice m)
 /* Finish a unary call: the reply (may be NULL) and the status. */
 static void finish(struct call *c, ProtobufCMessage *reply, grpc_status_code code, const char *msg)
 {
-	c->pending++;
-	grpc_call_error e = kl_finish_unary(c->call, &c->out, &c->details, &c->cancelled, reply, code, msg, &c->t_done);
-	if (e != GRPC_CALL_OK) {
-		c->pending--;
+	if (kl_call_finish(&c->k, reply, code, msg, &c->t_done) != GRPC_CALL_OK)
 		k8s_glue_call_free(c);
-	}
 }
 
 static void do_options(struct call *c)
@@ -152,7 +138,7 @@ static void do_preferred(struct call *c)
 {
 	struct plugin *p = c->p;
 	V1beta1__PreferredAllocationRequest *rq = (V1beta1__PreferredAllocationRequest *)kl_unpack(
-		&v1beta1__preferred_allocation_request__descriptor, c->in);
+		&v1beta1__preferred_allocation_request__descriptor, c->k.in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT,
 		       "GetPreferredAllocation: the request is not a PreferredAllocationRequest");
@@ -278,7 +264,7 @@ static void do_allocate(struct call *c)
 {
 	struct plugin *p = c->p;
 	V1beta1__AllocateRequest *rq =
-	    (V1beta1__AllocateRequest *)kl_unpack(&v1beta1__allocate_request__descriptor, c->in);
+	    (V1beta1__AllocateRequest *)kl_unpack(&v1beta1__allocate_request__descriptor, c->k.in);
 	if (!rq) {
 		finish(c, NULL, GRPC_STATUS_INVALID_ARGUMENT, "Allocate: the request is not an AllocateRequest");
 		return;
@@ -332,10 +318,10 @@ static void do_allocate(struct call *c)
 /* Send stream c its resource's list if it changed since the last one (lock held). */
 void k8s_glue_push(struct call *c)
 {
-	if (c->closed)
+	if (c->k.closed)
 		return;
-	if (c->sending) {
-		c->dirty = 1;
+	if (c->k.sending) {
+		c->k.dirty = 1;
 		return;
 	}
 	size_t n = 0;
@@ -352,7 +338,7 @@ void k8s_glue_push(struct call *c)
 	grpc_slice s = grpc_slice_from_copied_buffer((const char *)b, n);
 	grpc_byte_buffer *msg = grpc_raw_byte_buffer_create(&s, 1);
 	grpc_slice_unref(s);
-	if (kl_stream_send(c->call, &c->out, msg, &c->sending, &c->pending, &c->t_send) == 0)
+	if (kl_call_send(&c->k, msg, &c->t_send) == GRPC_CALL_OK)
 		k8s_glue_say(c->p, 2, "%s: ListAndWatch: sent the device list", c->p->cfg.resources[c->r]);
 }
 
@@ -369,7 +355,7 @@ static void start_stream(struct call *c)
 {
 	struct plugin *p = c->p;
 	pthread_mutex_lock(&p->lock);
-	if (kl_stream_close_watch(c->call, &c->cancelled, &c->pending, &c->t_close) != GRPC_CALL_OK) {
+	if (kl_call_watch_close(&c->k, &c->t_close) != GRPC_CALL_OK) {
 		pthread_mutex_unlock(&p->lock);
 		k8s_glue_call_free(c);
 		return;
@@ -383,7 +369,7 @@ static void start_stream(struct call *c)
 
 static void on_recv(struct call *c, int ok)
 {
-	c->pending--;
+	c->k.pending--;
 	if (!ok) {
 		k8s_glue_call_free(c);
 		return;
@@ -406,7 +392,7 @@ static void on_recv(struct call *c, int ok)
 		break;
 	default: {
 		char msg[300];
-		char *m = grpc_slice_to_c_string(c->det.method);
+		char *m = grpc_slice_to_c_string(c->k.det.method);
 		snprintf(msg, sizeof msg, "axl's device plugin does not implement %s", m ? m : "this method");
 		gpr_free(m);
 		finish(c, NULL, GRPC_STATUS_UNIMPLEMENTED, msg);
@@ -424,17 +410,9 @@ static void on_new(struct call *c, int ok)
 	pthread_mutex_lock(&p->lock);
 	k8s_glue_request_next(c->s);
 	pthread_mutex_unlock(&p->lock);
-	c->m = method_of(c->det.method);
-	grpc_op ops[2];
-	memset(ops, 0, sizeof ops);
-	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
-	ops[1].op = GRPC_OP_RECV_MESSAGE;
-	ops[1].data.recv_message.recv_message = &c->in;
-	c->pending++;
-	if (grpc_call_start_batch(c->call, ops, 2, &c->t_recv, NULL) != GRPC_CALL_OK) {
-		c->pending--;
+	c->m = method_of(c->k.det.method);
+	if (kl_call_begin(&c->k, &c->t_recv) != GRPC_CALL_OK)
 		k8s_glue_call_free(c);
-	}
 }
 
 void *k8s_glue_serve_loop(void *arg)
@@ -456,29 +434,29 @@ void *k8s_glue_serve_loop(void *arg)
 			on_recv(c, ev.success);
 			break;
 		case T_DONE:
-			c->pending--;
+			c->k.pending--;
 			k8s_glue_call_free(c);
 			break;
 		case T_SEND:
 			pthread_mutex_lock(&p->lock);
-			c->pending--;
-			c->sending = 0;
-			if (c->closed) {
-				if (!c->pending)
+			c->k.pending--;
+			c->k.sending = 0;
+			if (c->k.closed) {
+				if (!c->k.pending)
 					k8s_glue_call_free(c);
-			} else if (c->dirty) {
-				c->dirty = 0;
+			} else if (c->k.dirty) {
+				c->k.dirty = 0;
 				k8s_glue_push(c);
 			}
 			pthread_mutex_unlock(&p->lock);
 			break;
 		case T_CLOSE:
 			pthread_mutex_lock(&p->lock);
-			c->pending--;
-			c->closed = 1;
+			c->k.pending--;
+			c->k.closed = 1;
 			unlink_stream(p, c);
 			k8s_glue_say(p, 2, "%s: ListAndWatch: the stream closed", p->cfg.resources[c->r]);
-			if (!c->pending)
+			if (!c->k.pending)
 				k8s_glue_call_free(c);
 			pthread_mutex_unlock(&p->lock);
 			break;
