@@ -79,6 +79,8 @@ void axl__lim_compute_min(struct axl__lim_dev *d, int v);
 /* AXL_LIMIT_* for device i, matched by d->uuid (case-insensitive): d->memory, d->compute,
  * d->broken (a malformed or unknown-version variable) */
 void axl__lim_limits_axl(int i, struct axl__lim_dev *d);
+/* Does the environment hold a set of AXL_LIMIT_* lists (with a suffix or without)? */
+int axl__lim_env_named(void);
 /* The state directory's limit records (state.c), read for one side ("CUDA", "HIP") with an
  * error logged when the file is unusable; NULL (logged) when out of memory; free() it. */
 struct axl__lim_state;

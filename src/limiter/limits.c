@@ -52,29 +52,36 @@ void axl__lim_compute_min(struct axl__lim_dev *d, int v)
 		d->compute = v;
 }
 
-/* AXL_LIMIT_* (axl limit env, version 1) for device i, of any side */
-void axl__lim_limits_axl(int i, struct axl__lim_dev *d)
+#define SET_DEVICES "AXL_LIMIT_DEVICES"
+#define SET_MEMORY  "AXL_LIMIT_MEMORY_BYTES"
+#define SET_COMPUTE "AXL_LIMIT_COMPUTE_PERCENT"
+
+/* getenv of base followed by sfx ("" or "_<SET>") */
+static const char *env_sfx(const char *base, const char *sfx)
 {
-	const char *devs = getenv("AXL_LIMIT_DEVICES");
-	if (!devs || !*devs)
-		return;
-	const char *ver = getenv("AXL_LIMIT_VERSION");
-	const char *mem = getenv("AXL_LIMIT_MEMORY_BYTES");
-	const char *cpu = getenv("AXL_LIMIT_COMPUTE_PERCENT");
+	char name[256];
+	if ((size_t)snprintf(name, sizeof name, "%s%s", base, sfx) >= sizeof name)
+		return NULL;
+	return getenv(name);
+}
+
+/* One set of lists (AXL_LIMIT_DEVICES<sfx>, AXL_LIMIT_MEMORY_BYTES<sfx>,
+ * AXL_LIMIT_COMPUTE_PERCENT<sfx>) for device i: the smallest of its entries for d's UUID
+ * into *mem and *cpu (-1: none; *mem_none, *cpu_none: an entry says `none`). A broken
+ * set breaks d. */
+static void set_limits(int i, struct axl__lim_dev *d, const char *sfx, const char *devs, int64_t *mem, int *cpu,
+		       int *mem_none, int *cpu_none)
+{
+	const char *ml = env_sfx(SET_MEMORY, sfx), *cl = env_sfx(SET_COMPUTE, sfx);
 	int n = count_fields(devs);
-	if (!ver || strcmp(ver, "1")) {
+	*mem = -1;
+	*cpu = -1;
+	*mem_none = *cpu_none = 0;
+	if ((ml && count_fields(ml) != n) || (cl && count_fields(cl) != n)) {
 		if (i == 0)
 			axl__lim_log(AXL__LOG_ERROR,
-				     "AXL_LIMIT_VERSION=%s: only version 1 is known; allocations refused",
-				     ver ? ver : "(unset)");
-		d->broken = 1;
-		return;
-	}
-	if ((mem && count_fields(mem) != n) || (cpu && count_fields(cpu) != n)) {
-		if (i == 0)
-			axl__lim_log(AXL__LOG_ERROR,
-				     "AXL_LIMIT_MEMORY_BYTES / AXL_LIMIT_COMPUTE_PERCENT do not have %d entries like "
-				     "AXL_LIMIT_DEVICES; allocations refused", n);
+				     SET_MEMORY "%s / " SET_COMPUTE "%s do not have %d entries like " SET_DEVICES
+				     "%s; allocations refused", sfx, sfx, n, sfx);
 		d->broken = 1;
 		return;
 	}
@@ -83,29 +90,99 @@ void axl__lim_limits_axl(int i, struct axl__lim_dev *d)
 		field(devs, j, key, sizeof key);
 		if (strcasecmp(key, d->uuid))
 			continue;
-		if (mem && field(mem, j, val, sizeof val) && strcmp(val, "none")) {
+		if (ml && field(ml, j, val, sizeof val) && strcmp(val, "none")) {
 			char *end;
 			unsigned long long v = strtoull(val, &end, 10);
 			if (!isdigit((unsigned char)val[0]) || *end || v == 0 || v > INT64_MAX) {
 				axl__lim_log(AXL__LOG_ERROR,
-					     "AXL_LIMIT_MEMORY_BYTES entry %d '%s' (device %d, %s) is not a "
-					     "positive number of bytes; allocations on it refused",
-					     j, val, i, d->uuid);
+					     SET_MEMORY "%s entry %d '%s' (device %d, %s) is not a positive number of "
+					     "bytes; allocations on it refused", sfx, j, val, i, d->uuid);
 				d->broken = 1;
-			} else {
-				axl__lim_memory_min(d, (int64_t)v);
+			} else if (*mem < 0 || (int64_t)v < *mem) {
+				*mem = (int64_t)v;
 			}
+		} else if (ml) {
+			*mem_none = 1;
 		}
-		if (cpu && field(cpu, j, val, sizeof val) && strcmp(val, "none")) {
+		if (cl && field(cl, j, val, sizeof val) && strcmp(val, "none")) {
 			char *end;
 			long v = strtol(val, &end, 10);
 			if (!isdigit((unsigned char)val[0]) || *end || v < 1 || v > 100)
-				axl__lim_log(AXL__LOG_ERROR,
-					     "AXL_LIMIT_COMPUTE_PERCENT entry %d '%s' is not 1..100; ignored", j, val);
-			else
-				axl__lim_compute_min(d, (int)v);
+				axl__lim_log(AXL__LOG_ERROR, SET_COMPUTE "%s entry %d '%s' is not 1..100; ignored", sfx,
+					     j, val);
+			else if (*cpu < 0 || v < *cpu)
+				*cpu = (int)v;
+		} else if (cl) {
+			*cpu_none = 1;
 		}
 	}
+}
+
+/* AXL_LIMIT_* (axl limit env, version 1) for device i, of any side: the set without a
+ * suffix, and each set AXL_LIMIT_DEVICES_<SET> with its AXL_LIMIT_MEMORY_BYTES_<SET> and
+ * AXL_LIMIT_COMPUTE_PERCENT_<SET> (one per DRA claim with shares: docs/limits.md). The sets
+ * with a suffix are grants that add up on a device (two claims' shares of it in one
+ * container: their sum; a set naming it with `none`: no such limit from these); the
+ * smallest of that sum and the set without a suffix applies. */
+extern char **environ;
+
+int axl__lim_env_named(void)
+{
+	const char *plain = getenv(SET_DEVICES);
+	int any = plain && *plain;
+	for (char **e = environ; e && *e && !any; e++) {
+		const char *eq = strchr(*e, '=');
+		any = !strncmp(*e, SET_DEVICES "_", sizeof SET_DEVICES) && eq && eq[1];
+	}
+	return any;
+}
+
+void axl__lim_limits_axl(int i, struct axl__lim_dev *d)
+{
+	const char *plain = getenv(SET_DEVICES);
+	if (!axl__lim_env_named())
+		return;
+	const char *ver = getenv("AXL_LIMIT_VERSION");
+	if (!ver || strcmp(ver, "1")) {
+		if (i == 0)
+			axl__lim_log(AXL__LOG_ERROR,
+				     "AXL_LIMIT_VERSION=%s: only version 1 is known; allocations refused",
+				     ver ? ver : "(unset)");
+		d->broken = 1;
+		return;
+	}
+	int64_t mem;
+	int cpu, none, cnone;
+	if (plain && *plain) {
+		set_limits(i, d, "", plain, &mem, &cpu, &none, &cnone);
+		axl__lim_memory_min(d, mem);
+		axl__lim_compute_min(d, cpu);
+	}
+	int64_t sum_mem = -1;
+	int sum_cpu = -1, mem_none = 0, cpu_none = 0, named = 0;
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (strncmp(*e, SET_DEVICES "_", sizeof SET_DEVICES) || !eq || !eq[1])
+			continue;
+		char sfx[128];
+		size_t len = (size_t)(eq - *e) - (sizeof SET_DEVICES - 1);
+		if (len >= sizeof sfx)
+			continue;
+		memcpy(sfx, *e + sizeof SET_DEVICES - 1, len);
+		sfx[len] = 0;
+		set_limits(i, d, sfx, eq + 1, &mem, &cpu, &none, &cnone);
+		named |= mem >= 0 || cpu >= 0 || none || cnone;
+		mem_none |= none;
+		cpu_none |= cnone;
+		if (mem >= 0)
+			sum_mem = sum_mem < 0 ? mem : (mem > INT64_MAX - sum_mem ? INT64_MAX : sum_mem + mem);
+		if (cpu >= 0)
+			sum_cpu = sum_cpu < 0 ? cpu : (sum_cpu + cpu > 100 ? 100 : sum_cpu + cpu);
+	}
+	if (named && !mem_none)
+		axl__lim_memory_min(d, sum_mem);
+	if (named && !cpu_none)
+		axl__lim_compute_min(d, sum_cpu);
 }
 
 struct axl__lim_state *axl__lim_state_load(const char *side)

@@ -1200,6 +1200,77 @@ static void case_malformed(void)
 	}
 }
 
+/* One set of AXL_LIMIT_* lists with a suffix (a DRA claim's shares, docs/limits.md):
+ * devices "0", "1" or "01" (g_uuid's), the memory and compute lists as given. */
+static void claim_set(const char *sfx, const char *which, const char *mem, const char *pct)
+{
+	char name[128], devs[256] = "";
+	for (const char *w = which; *w; w++)
+		snprintf(devs + strlen(devs), sizeof devs - strlen(devs), "%s%s", w == which ? "" : ",", g_uuid[*w - '0']);
+	snprintf(name, sizeof name, "AXL_LIMIT_DEVICES_%s", sfx);
+	setenv(name, devs, 1);
+	snprintf(name, sizeof name, "AXL_LIMIT_MEMORY_BYTES_%s", sfx);
+	setenv(name, mem, 1);
+	snprintf(name, sizeof name, "AXL_LIMIT_COMPUTE_PERCENT_%s", sfx);
+	setenv(name, pct, 1);
+}
+
+/* Two DRA claims' shares in one container, each its own suffixed set (the CDI specs'
+ * variables do not overwrite each other): on one device their grants add up; a set for
+ * another device does not touch device 0; the set without a suffix still caps the sum; a
+ * set that names device 0 with `none` leaves its memory unlimited by the sets; a broken
+ * set fails closed. */
+static void case_claims(void)
+{
+	for (int i = 0; i < 5; i++) {
+		pid_t kid = fork();
+		if (kid == 0) {
+			g_fail = 0; /* this case's own */
+			char name[64];
+			snprintf(name, sizeof name, "claims%d", i);
+			region(name);
+			start();
+			setenv("AXL_LIMIT_VERSION", "1", 1);
+			if (i == 0) { /* 1 MiB + 2 MiB of device 0 */
+				claim_set("UID_A", "0", "1048576", "25");
+				claim_set("UID_B", "0", "2097152", "25");
+				exact(cuMemAlloc_v2, cuMemFree_v2, 3 * MIB);
+				info_is(3 * MIB, 0);
+			} else if (i == 1) { /* device 0 from one claim, device 1 from the other */
+				claim_set("UID_A", "01", "1048576,4194304", "25,50");
+				claim_set("UID_B", "1", "2097152", "50");
+				exact(cuMemAlloc_v2, cuMemFree_v2, MIB);
+			} else if (i == 2) { /* the plain set below the claims' sum */
+				claim_set("UID_A", "0", "2097152", "25");
+				claim_set("UID_B", "0", "2097152", "25");
+				setenv("AXL_LIMIT_DEVICES", g_uuid[0], 1);
+				setenv("AXL_LIMIT_MEMORY_BYTES", "3145728", 1);
+				exact(cuMemAlloc_v2, cuMemFree_v2, 3 * MIB);
+			} else if (i == 3) { /* one claim without a memory limit */
+				claim_set("UID_A", "0", "1048576", "25");
+				claim_set("UID_B", "0", "none", "25");
+				CUdeviceptr p;
+				RC(cuMemAlloc_v2(&p, 64 * MIB), CUDA_SUCCESS);
+				RC(cuMemFree_v2(p), CUDA_SUCCESS);
+			} else { /* lists of unequal length in one set */
+				claim_set("UID_A", "0", "1048576", "25");
+				claim_set("UID_B", "0", "1048576,1", "25");
+				size_t before = double_used();
+				CUdeviceptr p;
+				RC(cuMemAlloc_v2(&p, 512), CUDA_ERROR_OUT_OF_MEMORY);
+				CHECK(double_used() == before);
+			}
+			_exit(g_fail);
+		}
+		int st;
+		waitpid(kid, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			fprintf(stderr, "claims case %d failed\n", i);
+			g_fail = 1;
+		}
+	}
+}
+
 /* no limit anywhere: everything as the double answers, no region made */
 static void case_unlimited(void)
 {
@@ -1262,6 +1333,7 @@ int main(int argc, char **argv)
 		{"direct", case_direct}, {"dlsym", case_dlsym},         {"procaddr", case_procaddr},
 		{"paths", case_paths},   {"pools", case_pools},         {"concurrent", case_concurrent},
 		{"kill9", case_kill9},   {"hami", case_hami},           {"malformed", case_malformed},
+		{"claims", case_claims},
 		{"unlimited", case_unlimited}, {"state", case_state}, {"state_bad", case_state_bad},
 		{"legacy", case_legacy}, {"arrays", case_arrays}, {"graphmem", case_graphmem},
 		{"vmm_retain", case_vmm_retain}, {"graphnode", case_graphnode}, {"vmm_map", case_vmm_map},

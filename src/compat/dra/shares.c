@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "shares.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -230,6 +231,14 @@ int dra_share_consumed(const struct dra_share_dev *d, const struct axl__jv *cons
 
 /* ---- the claim's CDI spec -------------------------------------------------------------- */
 
+void dra_share_env_set(const char *uid, char *out, size_t cap)
+{
+	size_t k = 0;
+	for (const char *q = uid; q && *q && k + 1 < cap; q++)
+		out[k++] = (char)(isalnum((unsigned char)*q) ? toupper((unsigned char)*q) : '_');
+	out[k] = 0;
+}
+
 static int spec_path(const struct dra_share_cfg *c, const char *uid, char *out, size_t cap)
 {
 	/* a claim's UID is a UUID; anything else is not made a file name */
@@ -279,12 +288,17 @@ int dra_share_spec_write(const struct dra_share_cfg *c, const char *uid, const s
 	char line[8192];
 	if (!c->preload)
 		axl__json_str(&w, "LD_PRELOAD=" KP_LIMITER_PATH);
+	/* the claim's own set of lists (docs/limits.md), named after its UID: a container given
+	 * two claims' shares gets both sets (a runtime applying CDI edits keeps the last value
+	 * of a name), and the limiter adds them up on a device */
+	char set[80];
+	dra_share_env_set(uid, set, sizeof set);
 	axl__json_str(&w, "AXL_LIMIT_VERSION=1");
-	snprintf(line, sizeof line, "AXL_LIMIT_DEVICES=%s", axl__sb_str(&devs));
+	snprintf(line, sizeof line, "AXL_LIMIT_DEVICES_%s=%s", set, axl__sb_str(&devs));
 	axl__json_str(&w, line);
-	snprintf(line, sizeof line, "AXL_LIMIT_MEMORY_BYTES=%s", axl__sb_str(&mem));
+	snprintf(line, sizeof line, "AXL_LIMIT_MEMORY_BYTES_%s=%s", set, axl__sb_str(&mem));
 	axl__json_str(&w, line);
-	snprintf(line, sizeof line, "AXL_LIMIT_COMPUTE_PERCENT=%s", axl__sb_str(&pct));
+	snprintf(line, sizeof line, "AXL_LIMIT_COMPUTE_PERCENT_%s=%s", set, axl__sb_str(&pct));
 	axl__json_str(&w, line);
 	axl__json_arr_end(&w);
 	axl__json_key(&w, "mounts");

@@ -26,7 +26,9 @@
  * The kubelet's side (prepare.c): each allocation result's consumedCapacity (missing: the
  * policy's defaults, as the scheduler would have allocated) becomes the limiter's
  * variables in a CDI spec of the claim's own (<cdi dir>/<driver>-claim-<uid>.json, kind
- * <driver>/claim, device <uid>-shares), removed at unprepare.
+ * <driver>/claim, device <uid>-shares), removed at unprepare; the variables are a set of
+ * the claim's own (AXL_LIMIT_DEVICES_<SET>, ...), so that two claims in one container add
+ * up rather than overwrite each other.
  * util and the public API only: no vendor names (layers.vendors).
  */
 #ifndef AXL_DRA_SHARES_H
@@ -99,8 +101,11 @@ struct dra_share_use {
 	long long mem, pct;
 };
 
-/* Write the claim's CDI spec (atomically) and its CDI device id into id. 0, or -1 with
- * err. */
+/* The suffix of a claim's set of limiter variables (AXL_LIMIT_DEVICES_<SET>, ...): its
+ * UID upper-cased, any other character than a letter or a digit an underscore. */
+void dra_share_env_set(const char *uid, char *out, size_t cap);
+/* Write the claim's CDI spec (atomically) and its CDI device id into id: the limiter
+ * mounted, its variables as the claim's own set. 0, or -1 with err. */
 int dra_share_spec_write(const struct dra_share_cfg *c, const char *uid, const struct dra_share_use *u, size_t n,
 			 char *id, size_t idcap, char *err, size_t cap);
 /* Remove the claim's spec (none: nothing to do). 0, or -1 with err. */

@@ -168,7 +168,7 @@ static void read_devices(void)
 		axl__lim_limits_state(state, d); /* a broken file: every device, identified or not */
 		if (d->uuid[0])
 			axl__lim_limits_axl(i, d);
-		else if (getenv("AXL_LIMIT_DEVICES"))
+		else if (axl__lim_env_named())
 			axl__lim_log(AXL__LOG_WARN, "HIP device %d has neither a UUID nor a PCI bus id: not limited",
 				     i);
 		d->compute = -1; /* the HIP side enforces memory only */

@@ -29,6 +29,7 @@ The work directory is removed when the check passes, kept when it fails.
 """
 import json
 import os
+import re
 import signal
 import sys
 
@@ -79,9 +80,12 @@ def check_limits(env, uid, want):
     check(spec["kind"] == DRIVER + "/claim" and len(spec["devices"]) == 1, "spec %s" % spec)
     ed = spec["devices"][0]["containerEdits"]
     env_ = dict(e.split("=", 1) for e in ed["env"])
-    devs = env_["AXL_LIMIT_DEVICES"].split(",")
-    mem = [int(x) for x in env_["AXL_LIMIT_MEMORY_BYTES"].split(",")]
-    pct = [int(x) for x in env_["AXL_LIMIT_COMPUTE_PERCENT"].split(",")]
+    # the claim's own set of the limiter's lists, named after its UID (docs/limits.md)
+    sfx = "_" + re.sub(r"[^A-Z0-9]", "_", uid.upper())
+    check(not any(k in env_ for k in ("AXL_LIMIT_DEVICES", "AXL_LIMIT_MEMORY_BYTES")), "a plain set: %s" % env_)
+    devs = env_["AXL_LIMIT_DEVICES" + sfx].split(",")
+    mem = [int(x) for x in env_["AXL_LIMIT_MEMORY_BYTES" + sfx].split(",")]
+    pct = [int(x) for x in env_["AXL_LIMIT_COMPUTE_PERCENT" + sfx].split(",")]
     check(env_["AXL_LIMIT_VERSION"] == "1", "version %s" % env_)
     got = {d: (m, p) for d, m, p in zip(devs, mem, pct)}
     check(got == want, "claim %s: limits %s, want %s" % (uid, got, want))
@@ -196,6 +200,18 @@ def case_prepare(axl, work):
         d = check_limits(env, "uid-default", {u0: (20 * GI, 25)})  # the policy's defaults
         t = check_limits(env, "uid-two", {u1: (60 * GI, 75)})  # two shares of one device add up
         check(len({q, d, t}) == 3, "CDI ids repeat: %s" % [q, d, t])
+        # one container given the quarter and the default claim: a runtime applies both
+        # specs' env (a name given again replaces the value, as runtime-tools'
+        # AddProcessEnv does for the CDI edits); both claims' sets stay, and the limiter
+        # adds them up on the device (limiter.claims)
+        merged = {}
+        for uid in ("uid-quarter", "uid-default"):
+            for e in claim_spec(env, uid)["devices"][0]["containerEdits"]["env"]:
+                k, v = e.split("=", 1)
+                merged[k] = v
+        sets = sorted(k for k in merged if k.startswith("AXL_LIMIT_DEVICES_"))
+        check(sets == ["AXL_LIMIT_DEVICES_UID_DEFAULT", "AXL_LIMIT_DEVICES_UID_QUARTER"]
+              and all(merged[k] == u0 for k in sets), "two claims in one container: %s" % merged)
         ids = ck.cdi_devices(env.cdi)
         for uid, cid in (("uid-quarter", q), ("uid-default", d), ("uid-two", t)):
             devs = r.claims[uid].devices

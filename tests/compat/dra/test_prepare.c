@@ -185,8 +185,9 @@ static void test_shares(const char *work)
 		CHECK(getdelim(&text, &cap, 0, f) > 0);
 		fclose(f);
 	}
-	CHECK(has(text, "AXL_LIMIT_MEMORY_BYTES=21474836480") && has(text, "AXL_LIMIT_COMPUTE_PERCENT=25"));
-	CHECK(has(text, "AXL_LIMIT_DEVICES=GPU-0000") && has(text, "LD_PRELOAD=/opt/axl/lib/libaxl_limiter.so"));
+	CHECK(has(text, "AXL_LIMIT_MEMORY_BYTES_UID_Q=21474836480") && has(text, "AXL_LIMIT_COMPUTE_PERCENT_UID_Q=25"));
+	CHECK(has(text, "AXL_LIMIT_DEVICES_UID_Q=GPU-0000") && has(text, "LD_PRELOAD=/opt/axl/lib/libaxl_limiter.so"));
+	CHECK(!has(text, "AXL_LIMIT_DEVICES=")); /* the claim's own set only */
 	CHECK(has(text, "/host/libaxl_limiter.so"));
 	free(text);
 	struct dra_claim_ref un = { "default", "uid-q", "q" };
