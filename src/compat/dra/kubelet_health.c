@@ -38,13 +38,7 @@ struct dk_health {
 	int port;
 	grpc_call *out; /* the Check's call to our socket now (the lock held), cancelled by stop */
 	int stopping;
-	/* the call being served */
-	grpc_call *call;
-	grpc_call_details det;
-	grpc_metadata_array md;
-	grpc_byte_buffer *in, *reply;
-	grpc_slice details;
-	int cancelled;
+	struct kl_call k; /* the call being served (grpc_glue.h) */
 };
 
 /* One unary call to target (unix:PATH), req packed; 0 when it answered OK with a message. */
@@ -113,28 +107,14 @@ static int check(struct dk_health *h, gpr_timespec deadline)
 
 static void request_next(struct dk_health *h)
 {
-	grpc_call_details_init(&h->det);
-	grpc_metadata_array_init(&h->md);
-	h->call = NULL;
-	h->in = h->reply = NULL;
-	h->details = grpc_empty_slice();
-	if (grpc_server_request_call(h->gs, &h->call, &h->det, &h->md, h->cq, h->cq, HTAG(HT_NEW)) != GRPC_CALL_OK)
-		h->call = NULL;
+	kl_call_init(&h->k);
+	if (kl_call_request(&h->k, h->gs, h->cq, HTAG(HT_NEW)) != GRPC_CALL_OK)
+		h->k.call = NULL;
 }
 
 static void call_done(struct dk_health *h)
 {
-	if (h->call)
-		grpc_call_unref(h->call);
-	h->call = NULL;
-	grpc_call_details_destroy(&h->det);
-	grpc_metadata_array_destroy(&h->md);
-	if (h->in)
-		grpc_byte_buffer_destroy(h->in);
-	if (h->reply)
-		grpc_byte_buffer_destroy(h->reply);
-	h->in = h->reply = NULL;
-	grpc_slice_unref(h->details);
+	kl_call_destroy(&h->k);
 }
 
 /* Answer the received request: the reply and the status. */
@@ -143,21 +123,12 @@ static void answer(struct dk_health *h)
 	grpc_status_code code = GRPC_STATUS_OK;
 	const char *msg = NULL;
 	Grpc__Health__V1__HealthCheckResponse rs = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
-	if (grpc_slice_str_cmp(h->det.method, DK_HEALTH_CHECK) != 0) {
+	if (grpc_slice_str_cmp(h->k.det.method, DK_HEALTH_CHECK) != 0) {
 		code = GRPC_STATUS_UNIMPLEMENTED;
 		msg = "axl's DRA plugin serves grpc.health.v1.Health/Check only";
 	} else {
-		Grpc__Health__V1__HealthCheckRequest *rq = NULL;
-		if (h->in) {
-			grpc_byte_buffer_reader rd;
-			if (grpc_byte_buffer_reader_init(&rd, h->in)) {
-				grpc_slice s = grpc_byte_buffer_reader_readall(&rd);
-				grpc_byte_buffer_reader_destroy(&rd);
-				rq = grpc__health__v1__health_check_request__unpack(NULL, GRPC_SLICE_LENGTH(s),
-										    GRPC_SLICE_START_PTR(s));
-				grpc_slice_unref(s);
-			}
-		}
+		Grpc__Health__V1__HealthCheckRequest *rq = (Grpc__Health__V1__HealthCheckRequest *)kl_unpack(
+		    &grpc__health__v1__health_check_request__descriptor, h->k.in);
 		if (!rq) {
 			code = GRPC_STATUS_INVALID_ARGUMENT;
 			msg = "Check: the request is not a HealthCheckRequest";
@@ -167,7 +138,7 @@ static void answer(struct dk_health *h)
 		} else {
 			gpr_timespec now = gpr_now(GPR_CLOCK_MONOTONIC);
 			gpr_timespec cap = gpr_time_add(now, gpr_time_from_millis(DK_HEALTH_MAX_MS, GPR_TIMESPAN));
-			gpr_timespec dl = gpr_convert_clock_type(h->det.deadline, GPR_CLOCK_MONOTONIC);
+			gpr_timespec dl = gpr_convert_clock_type(h->k.det.deadline, GPR_CLOCK_MONOTONIC);
 			if (gpr_time_cmp(dl, cap) > 0)
 				dl = cap;
 			rs.status = check(h, dl) == 0
@@ -180,26 +151,7 @@ static void answer(struct dk_health *h)
 		if (rq)
 			grpc__health__v1__health_check_request__free_unpacked(rq, NULL);
 	}
-	grpc_op ops[3];
-	memset(ops, 0, sizeof ops);
-	size_t n = 0;
-	if (code == GRPC_STATUS_OK) {
-		size_t len = grpc__health__v1__health_check_response__get_packed_size(&rs);
-		grpc_slice s = grpc_slice_malloc(len);
-		grpc__health__v1__health_check_response__pack(&rs, GRPC_SLICE_START_PTR(s));
-		h->reply = grpc_raw_byte_buffer_create(&s, 1);
-		grpc_slice_unref(s);
-		ops[n].op = GRPC_OP_SEND_MESSAGE;
-		ops[n++].data.send_message.send_message = h->reply;
-	}
-	grpc_slice_unref(h->details);
-	h->details = grpc_slice_from_copied_string(msg ? msg : "");
-	ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
-	ops[n].data.send_status_from_server.status = code;
-	ops[n++].data.send_status_from_server.status_details = msg ? &h->details : NULL;
-	ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
-	ops[n++].data.recv_close_on_server.cancelled = &h->cancelled;
-	if (grpc_call_start_batch(h->call, ops, n, HTAG(HT_DONE), NULL) != GRPC_CALL_OK) {
+	if (kl_call_finish(&h->k, &rs.base, code, msg, HTAG(HT_DONE)) != GRPC_CALL_OK) {
 		call_done(h);
 		request_next(h);
 	}
@@ -221,12 +173,7 @@ static void *health_loop(void *arg)
 				call_done(h);
 				break;
 			}
-			grpc_op ops[2];
-			memset(ops, 0, sizeof ops);
-			ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
-			ops[1].op = GRPC_OP_RECV_MESSAGE;
-			ops[1].data.recv_message.recv_message = &h->in;
-			if (grpc_call_start_batch(h->call, ops, 2, HTAG(HT_RECV), NULL) != GRPC_CALL_OK) {
+			if (kl_call_begin(&h->k, HTAG(HT_RECV)) != GRPC_CALL_OK) {
 				call_done(h);
 				request_next(h);
 			}
