@@ -5,14 +5,15 @@ serving the ResourceClaims): registration, NodePrepareResources/NodeUnprepareRes
 the simulated nodes with CDI ids that resolve in the specs the driver wrote, a kubelet
 restart, the registration socket removed from under the driver, kill -9 mid-prepare, bad
 input (an error per claim, the driver keeps serving), no busy loop (requests and CPU
-counted while idle), and the latency of NodePrepareResources (bench).
+counted while idle). The latency of NodePrepareResources is bench/bench_dra_plugin.py's,
+on this harness.
 
 The claims are resource.k8s.io/v1 ResourceClaims written from kubernetes/kubernetes
 staging/src/k8s.io/api/resource/v1/types.go (ResourceClaim: metadata, spec.devices.requests
 [] {name, exactly {deviceClassName, allocationMode, count}}, status.allocation {devices
 {results [] {request, driver, pool, device, adminAccess}}, nodeSelector}, status.reservedFor).
 
-usage: check_kubelet.py AXL WORKDIR CASE   (CASE: register, prepare, restart, bad, idle, bench)
+usage: check_kubelet.py AXL WORKDIR CASE   (CASE: register, prepare, restart, bad, idle)
 The work directory is removed when the check passes (unless AXL_KEEP_WORK=1, as
 tests/workdir.py), kept when it fails.
 """
@@ -86,9 +87,8 @@ class Env:
         self.kcfg = cs.kubeconfig(self.work, self.srv.port, ca_inline=True)
 
     def state_dir(self):
-        """axl's state directory for the driver: under the work directory; for the bench,
-        AXL_DRA_BENCH_STATE (a tmpfs such as /dev/shm, as /run/axl is on a node: the
-        checkpoint's fsync then costs what it costs there)"""
+        """axl's state directory for the driver: under the work directory (the bench puts it
+        on a tmpfs by setting env.state)"""
         return self.state
 
     def notified(self):
@@ -458,65 +458,6 @@ def case_idle(axl, work):
         env.close()
 
 
-def case_bench(axl, work, n=200):
-    """NodePrepareResources latency: a new claim each time (the API server's read on
-    loopback and the checkpoint's fsync included), for 1 and 8 devices; each unprepared
-    after. Prints p50/p99."""
-    cs.make_certs(work)
-    env = Env(axl, work, os.path.join(SIMS, "h100x8-nvswitch.json"))
-    tmpfs = os.environ.get("AXL_DRA_BENCH_STATE")
-    if tmpfs:
-        env.state = os.path.join(tmpfs, "axl-dra-bench-%d" % os.getpid())
-    # The fake API server answers with Python's http.server, which writes the headers and
-    # the body separately on a socket with Nagle's algorithm on: the body then waits for the
-    # client's delayed ACK (40 ms on Linux: curl -w shows the first byte at 0.5 ms, the last
-    # at 48 ms). kube-apiserver is Go, whose net package sets TCP_NODELAY on every
-    # connection (net.TCPConn.SetNoDelay: "The default is true"); the bench's server does
-    # the same through a sitecustomize that sets it on each accepted connection.
-    site = os.path.join(work, "site")
-    os.makedirs(site)
-    with open(os.path.join(site, "sitecustomize.py"), "w") as f:
-        f.write("import socket, socketserver\n"
-                "_setup = socketserver.StreamRequestHandler.setup\n"
-                "def setup(self):\n"
-                "    self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)\n"
-                "    _setup(self)\n"
-                "socketserver.StreamRequestHandler.setup = setup\n")
-    os.environ["PYTHONPATH"] = site + os.pathsep + os.environ.get("PYTHONPATH", "")
-    try:
-        env.start_server()
-        env.kubelet.start()
-        env.start_driver()
-        names = env.devices()
-        env.stop_driver()
-        env.srv.stop()
-        for i in range(n):
-            env.add_claims([claim("b1-%d" % i, "uid-b1-%d" % i, env.node, [("gpus", DRIVER, names[i % 8], False)]),
-                            claim("b8-%d" % i, "uid-b8-%d" % i, env.node, [("gpus", DRIVER, d, False) for d in names[:8]])])
-        env.start_server()
-        env.start_driver()
-        env.registered()
-        out = {}
-        for kind in ("b1", "b8"):
-            lat = []
-            for i in range(n):
-                t = time.perf_counter()
-                r = env.kubelet.prepare(DRIVER, [(NS, "uid-%s-%d" % (kind, i), "%s-%d" % (kind, i))])
-                lat.append(time.perf_counter() - t)
-                check(not r.claims["uid-%s-%d" % (kind, i)].error, "%s" % r)
-                env.kubelet.unprepare(DRIVER, [(NS, "uid-%s-%d" % (kind, i), "%s-%d" % (kind, i))])
-            lat.sort()
-            out[kind] = (lat[len(lat) // 2] * 1e3, lat[int(len(lat) * 0.99) - 1] * 1e3)
-        print("NodePrepareResources, %d claims each, new claim per call (API read + checkpoint fsync in %s): "
-              "1 device p50 %.2f ms p99 %.2f ms; 8 devices p50 %.2f ms p99 %.2f ms"
-              % (n, env.state, out["b1"][0], out["b1"][1], out["b8"][0], out["b8"][1]))
-        check(env.stop_driver() == 0, "exit status")
-    finally:
-        env.close()
-        if tmpfs:
-            shutil.rmtree(env.state, ignore_errors=True)
-
-
 def run_case(axl, work, case):
     if case == "register":
         cs.make_certs(work)
@@ -533,11 +474,9 @@ def run_case(axl, work, case):
         case_bad(axl, work)
     elif case == "idle":
         case_idle(axl, work)
-    elif case == "bench":
-        case_bench(axl, work, int(os.environ.get("AXL_DRA_BENCH_N", "200")))
 
 
-CASES = ("register", "prepare", "restart", "bad", "idle", "bench")
+CASES = ("register", "prepare", "restart", "bad", "idle")
 
 
 def main():
