@@ -18,7 +18,9 @@ tests/compat/dra/check_kubelet.py drives them:
                  target <= 1 s
   idle CPU       the plugin's utime+stime (/proc/PID/stat) over IDLE seconds with nothing
                  asked and nothing changing, as a share of one core, and the API-server
-                 requests and kubelet calls meanwhile; target <= 0.1 %
+                 requests and kubelet calls meanwhile; target <= 0.1 %. The fake kubelet
+                 has the ResourceHealthStatus gate on, so the health stream is open
+                 throughout (its resends every 10 s are counted)
 
 Environment: AXL (default build/axl), ITERATIONS (200), CHANGES (10), IDLE (30),
 STATE (the checkpoint's folder; default under the work folder, on disk as the DaemonSet's
@@ -203,7 +205,7 @@ def publication(env, simpath):
 def idle(env):
     time.sleep(1)
     pid = env.proc.pid
-    calls0, t_req = dict(env.kubelet.calls), time.time()
+    calls0, t_req, h0 = dict(env.kubelet.calls), time.time(), len(env.kubelet.health_msgs)
     c0, t0 = cpu_seconds(pid), time.monotonic()
     time.sleep(IDLE)
     used, wall = cpu_seconds(pid) - c0, time.monotonic() - t0
@@ -212,8 +214,9 @@ def idle(env):
     share = 100 * used / wall
     tick = 1.0 / os.sysconf("SC_CLK_TCK")
     print("idle CPU over %.0f s: %.3f s, %.4f %% of a core (one clock tick of %.0f ms is %.3f %% here): %s the "
-          "0.1 %% target; %d API-server requests, kubelet calls %s meanwhile" % (
-              wall, used, share, tick * 1e3, 100 * tick / wall, verdict(share <= 0.1), len(reqs), calls or "none"))
+          "0.1 %% target; %d API-server requests, kubelet calls %s, %d health lists meanwhile" % (
+              wall, used, share, tick * 1e3, 100 * tick / wall, verdict(share <= 0.1), len(reqs), calls or "none",
+              len(env.kubelet.health_msgs) - h0))
 
 
 def main():
@@ -224,6 +227,7 @@ def main():
     nodelay(work)
     cs.make_certs(work)
     env = ck.Env(AXL, work, simpath)
+    env.kubelet = fk.FakeKubelet(work, env.reg, fk.load_pb(work), health=True)  # the ResourceHealthStatus gate
     if os.environ.get("STATE"):
         env.state = os.path.join(os.environ["STATE"], "axl-dra-bench-%d" % os.getpid())
     rc = 0
