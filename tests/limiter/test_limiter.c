@@ -1206,7 +1206,8 @@ static void claim_set(const char *sfx, const char *which, const char *mem, const
 {
 	char name[128], devs[256] = "";
 	for (const char *w = which; *w; w++)
-		snprintf(devs + strlen(devs), sizeof devs - strlen(devs), "%s%s", w == which ? "" : ",", g_uuid[*w - '0']);
+		snprintf(devs + strlen(devs), sizeof devs - strlen(devs), "%s%s", w == which ? "" : ",",
+			 g_uuid[*w - '0']);
 	snprintf(name, sizeof name, "AXL_LIMIT_DEVICES_%s", sfx);
 	setenv(name, devs, 1);
 	snprintf(name, sizeof name, "AXL_LIMIT_MEMORY_BYTES_%s", sfx);

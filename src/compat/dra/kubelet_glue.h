@@ -159,12 +159,13 @@ void dk_srv_retire(struct dk_plugin *p, struct dk_srv *s);
 int dk_health_start(struct dk_plugin *p, int port, char *err, size_t cap);
 void dk_health_stop(struct dk_plugin *p);
 /* the health streams (kubelet_watch.c): the method a path names (DK_M_WATCH or
- * DK_M_UNKNOWN); a stream's start once its request came (the serve thread); its send and
- * close events; the serve loop's deadline (infinite without a stream) and what is due at
- * it; the transport's set_health; the list freed (plugin_free) */
+ * DK_M_UNKNOWN); a stream's start once its request came (the serve thread; -1: the call
+ * is the caller's to free); its send and close events (1: the call is done, the caller's
+ * to free); the serve loop's deadline (infinite without a stream) and what is due at it;
+ * the transport's set_health; the list freed (plugin_free) */
 enum dk_method dk_watch_method(const grpc_slice m);
-void dk_watch_start(struct dk_call *c);
-void dk_watch_event(struct dk_plugin *p, const struct dk_tag *t);
+int dk_watch_start(struct dk_call *c);
+int dk_watch_event(struct dk_plugin *p, const struct dk_tag *t);
 gpr_timespec dk_watch_deadline(struct dk_plugin *p);
 void dk_watch_due(struct dk_plugin *p);
 void dk_watch_set(void *server, const struct dra_device_health *devs, size_t n);

@@ -245,7 +245,8 @@ void dra_kubelet_health(struct dra_kubelet *k, const char *pool, int checks)
 		if (!name)
 			continue;
 		const struct axl__jv *taints = axl__jv_get(d, "taints");
-		const struct axl__jv *t = taints && taints->type == AXL__J_ARR && taints->len ? &taints->items[0] : NULL;
+		const struct axl__jv *t =
+		    taints && taints->type == AXL__J_ARR && taints->len ? &taints->items[0] : NULL;
 		h[m] = (struct dra_device_health){ k->a.node, name, DRA_HEALTH_HEALTHY, NULL, (long long)now.tv_sec };
 		if (!checks) {
 			h[m].health = DRA_HEALTH_UNKNOWN;
@@ -254,8 +255,9 @@ void dra_kubelet_health(struct dra_kubelet *k, const char *pool, int checks)
 			const char *key = axl__jv_str(t, "key"), *value = axl__jv_str(t, "value");
 			const char *effect = axl__jv_str(t, "effect"), *since = axl__jv_str(t, "timeAdded");
 			h[m].health = DRA_HEALTH_UNHEALTHY;
-			if (asprintf(&msgs[m], "tainted %s%s%s:%s%s%s", key ? key : "", value ? "=" : "", value ? value : "",
-				     effect ? effect : "", since ? " since " : "", since ? since : "") < 0)
+			if (asprintf(&msgs[m], "tainted %s%s%s:%s%s%s", key ? key : "", value ? "=" : "",
+				     value ? value : "", effect ? effect : "", since ? " since " : "",
+				     since ? since : "") < 0)
 				msgs[m] = NULL;
 			h[m].message = msgs[m];
 		}

@@ -306,7 +306,10 @@ static void on_recv(struct dk_call *c, int ok)
 	case DK_M_NOTIFY: do_notify(c); break;
 	case DK_M_PREPARE: do_prepare(c); break;
 	case DK_M_UNPREPARE: do_unprepare(c); break;
-	case DK_M_WATCH: dk_watch_start(c); break;
+	case DK_M_WATCH:
+		if (dk_watch_start(c) != 0)
+			dk_call_free(c);
+		break;
 	default: {
 		char msg[300];
 		char *m = grpc_slice_to_c_string(c->k.det.method);
@@ -352,7 +355,10 @@ void *dk_serve_loop(void *arg)
 		case DK_T_DONE: dk_call_free(t->c); break;
 		case DK_T_SHUTDOWN: kl_server_gone(&p->lock, &t->s->gs, &p->live_servers, &p->stopping, p->cq); break;
 		case DK_T_SEND:
-		case DK_T_CLOSE: dk_watch_event(p, t); break;
+		case DK_T_CLOSE:
+			if (dk_watch_event(p, t))
+				dk_call_free(t->c);
+			break;
 		}
 	}
 	return NULL;

@@ -125,17 +125,15 @@ static gpr_timespec resend_at(void)
 	return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_seconds(DK_WATCH_RESEND_S, GPR_TIMESPAN));
 }
 
-void dk_watch_start(struct dk_call *c)
+int dk_watch_start(struct dk_call *c)
 {
 	struct dk_plugin *p = c->p;
 	V1alpha1__NodeWatchResourcesRequest *rq = (V1alpha1__NodeWatchResourcesRequest *)kl_unpack(
 	    &v1alpha1__node_watch_resources_request__descriptor, c->k.in);
 	if (!rq) {
-		if (kl_call_finish(&c->k, NULL, GRPC_STATUS_INVALID_ARGUMENT,
-				   "NodeWatchResources: the request is not a NodeWatchResourcesRequest",
-				   &c->t_done) != GRPC_CALL_OK)
-			dk_call_free(c);
-		return;
+		return kl_call_finish(&c->k, NULL, GRPC_STATUS_INVALID_ARGUMENT,
+				      "NodeWatchResources: the request is not a NodeWatchResourcesRequest",
+				      &c->t_done) == GRPC_CALL_OK ? 0 : -1;
 	}
 	protobuf_c_message_free_unpacked(&rq->base, NULL);
 	c->t_send = (struct dk_tag){ DK_T_SEND, c, c->s };
@@ -143,8 +141,7 @@ void dk_watch_start(struct dk_call *c)
 	pthread_mutex_lock(&p->lock);
 	if (kl_call_watch_close(&c->k, &c->t_close) != GRPC_CALL_OK) {
 		pthread_mutex_unlock(&p->lock);
-		dk_call_free(c);
-		return;
+		return -1;
 	}
 	if (!p->streams)
 		p->next_resend = resend_at();
@@ -154,9 +151,10 @@ void dk_watch_start(struct dk_call *c)
 	dk_say(p, 2, "NodeWatchResources: the kubelet is watching the devices' health");
 	push(c);
 	pthread_mutex_unlock(&p->lock);
+	return 0;
 }
 
-void dk_watch_event(struct dk_plugin *p, const struct dk_tag *t)
+int dk_watch_event(struct dk_plugin *p, const struct dk_tag *t)
 {
 	struct dk_call *c = t->c;
 	pthread_mutex_lock(&p->lock);
@@ -178,8 +176,7 @@ void dk_watch_event(struct dk_plugin *p, const struct dk_tag *t)
 	}
 	int done = c->k.closed && !c->k.pending;
 	pthread_mutex_unlock(&p->lock);
-	if (done)
-		dk_call_free(c);
+	return done;
 }
 
 gpr_timespec dk_watch_deadline(struct dk_plugin *p)
